@@ -1,0 +1,7 @@
+"""One module per CLI verb; each exposes ``register(subparsers)`` that sets ``run``."""
+
+from __future__ import annotations
+
+from mnemo_core.commands import find, graph, index, stats
+
+COMMANDS = (index, stats, find, graph)

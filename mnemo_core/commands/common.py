@@ -1,0 +1,48 @@
+"""Helpers shared by the commands: the repository argument, output formats, JSON printing."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from mnemo_core.model import Symbol
+from mnemo_core.repository import Repository
+
+
+def add_repo_argument(parser: argparse.ArgumentParser) -> None:
+    """``--repo PATH`` (default: the current directory)."""
+    parser.add_argument("--repo", default=".", help="repository directory (default: current directory)")
+
+
+def add_format_argument(parser: argparse.ArgumentParser, choices: tuple[str, ...] = ("text", "json")) -> None:
+    """``--format`` with the given choices, the first being the default."""
+    parser.add_argument("--format", choices=choices, default=choices[0], help="output format")
+
+
+def open_indexed(args: argparse.Namespace) -> Repository:
+    """Open the repository and bring its index up to date (a no-op when nothing changed)."""
+    repo = Repository.open(args.repo)
+    stats = repo.update_index()
+    if stats.parsed and stats.files > 0:
+        print(f"mnemo: indexed {stats.parsed} changed file(s)", file=sys.stderr)
+    return repo
+
+
+def print_json(value: object) -> None:
+    """Print JSON with stable key order."""
+    print(json.dumps(value, indent=2, sort_keys=False))
+
+
+def symbol_json(symbol: Symbol) -> dict[str, object]:
+    """A symbol in the JSON contract's shape."""
+    return {
+        "path": symbol.path, "name": symbol.name, "kind": symbol.kind, "language": symbol.language,
+        "start_line": symbol.start_line, "end_line": symbol.end_line, "signature": symbol.signature,
+        "is_test": symbol.is_test,
+    }
+
+
+def symbol_line(symbol: Symbol) -> str:
+    """``path:line  kind  name  signature`` for text output."""
+    return f"{symbol.path}:{symbol.start_line}  {symbol.kind:<9} {symbol.name}  {symbol.signature}".rstrip()

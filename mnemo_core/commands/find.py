@@ -1,0 +1,31 @@
+"""``mnemo find NAME``: symbols by name or glob."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from mnemo_core.commands.common import add_format_argument, add_repo_argument, open_indexed, print_json, symbol_json, symbol_line
+from mnemo_core.lookup import find
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser("find", help="find symbols by name or pattern (globs: * ?)")
+    parser.add_argument("name", help="a name, Class.method, path:name, or a glob such as 'get_*'")
+    parser.add_argument("--limit", type=int, default=50, help="at most this many results")
+    add_repo_argument(parser)
+    add_format_argument(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    repo = open_indexed(args)
+    found = find(repo, args.name, args.limit)
+    if args.format == "json":
+        print_json([symbol_json(s) for s in found])
+    else:
+        for symbol in found:
+            print(symbol_line(symbol))
+        if not found:
+            print(f"no symbol matches {args.name!r}")
+    return 0 if found else 1

@@ -1,0 +1,58 @@
+"""``mnemo index [PATH] [--full]``: build or update the index."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+from mnemo_core.repository import Repository
+
+PROGRESS_AFTER_S = 1.0  # only runs that take a while get a progress bar
+
+
+class _ProgressBar:
+    """A one-line progress bar on stderr, shown in a terminal once a run passes one second."""
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+        self.shown = False
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        if not sys.stderr.isatty() or time.monotonic() - self.started < PROGRESS_AFTER_S:
+            return
+        width = 30
+        filled = int(width * done / max(total, 1))
+        sys.stderr.write(f"\r{phase} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        sys.stderr.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\033[K")
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser("index", help="build or update the index of a repository")
+    parser.add_argument("path", nargs="?", default=".", help="repository directory (default: .)")
+    parser.add_argument("--full", action="store_true", help="re-parse every file")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    repo = Repository.open(args.path)
+    bar = _ProgressBar()
+    try:
+        stats = repo.update_index(full=args.full, progress=bar)
+    finally:
+        bar.close()
+    if stats.walked:
+        print(f"mnemo: {repo.root} is not a git repository; indexed it by walking the directory", file=sys.stderr)
+    skipped = ", ".join(f"{n} {why}" for why, n in sorted(stats.skipped.items()))
+    print(
+        f"indexed {repo.root}: {stats.files} files ({stats.parsed} parsed, {stats.removed} removed"
+        f"{', skipped ' + skipped if skipped else ''}), {stats.symbols} symbols, {stats.edges} edges"
+        f" in {stats.elapsed_ms / 1000:.2f}s"
+    )
+    return 0

@@ -1,0 +1,1 @@
+"""Files -> symbols and typed edges, stored in SQLite and kept fresh incrementally."""

@@ -1,0 +1,195 @@
+"""One file's bytes -> symbols, unresolved references and imports.
+
+Pure (no I/O, no database), so it runs in worker processes. One query per language finds the
+definitions (``@definition.<kind>`` with ``@name``), the references (``@reference.call`` /
+``@reference.inherit`` with ``@name`` and an optional ``@receiver``) and the import statements
+(``@import``). Definitions are nested by byte range to give qualified names (``Class.method``);
+an optional ``@scope`` capture names the owner of a definition written outside it (Go methods,
+Rust ``impl`` blocks). Each reference belongs to the innermost definition around it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from tree_sitter import Node, QueryCursor
+
+from mnemo_core.index.languages import LanguageSpec
+from mnemo_core.index.languages.base import Definition, node_text
+from mnemo_core.model import CLASS_KINDS, FileExtract, RawImport, RawRef, RawSymbol
+from mnemo_core.tokens import estimate_tokens
+
+SIGNATURE_MAX_CHARS = 300
+DOCSTRING_MAX_CHARS = 2000
+CONTAINER_ONLY = "impl"  # a named container that owns methods but is not itself a symbol
+_SPACES = re.compile(r"\s+")
+_LINE_COMMENT = re.compile(r"\s+(?:#|//)[^\"']*$")
+_CONSTANT = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
+
+
+def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
+    """Extract the symbols, references and imports of one file."""
+    tree = spec.parser.parse(source)
+    root = tree.root_node
+    definitions: list[Definition] = []
+    refs: list[tuple[int, str, str, str, int]] = []
+    imports: list[RawImport] = []
+    for _, captures in QueryCursor(spec.query).matches(root):
+        _collect(captures, spec, definitions, refs, imports)
+    definitions = _nest(definitions, spec)
+    symbols = [_module_symbol(path, source, root, spec)]
+    symbols += [_symbol(path, d, spec) for d in definitions if d.kind != CONTAINER_ONLY]
+    return FileExtract(
+        path=path,
+        language=spec.name,
+        symbols=tuple(symbols),
+        refs=tuple(_scoped_refs(refs, definitions)),
+        imports=tuple(imports),
+        exports=_exports(root) if spec.name == "python" else None,
+        parse_errors=_count_errors(root),
+    )
+
+
+def _collect(
+    captures: dict[str, list[Node]],
+    spec: LanguageSpec,
+    definitions: list[Definition],
+    refs: list[tuple[int, str, str, str, int]],
+    imports: list[RawImport],
+) -> None:
+    names = captures.get("name")
+    for capture, nodes in captures.items():
+        node = nodes[0]
+        if capture.startswith("definition.") and names:
+            kind = capture[len("definition.") :]
+            name = node_text(names[0])
+            if kind == "constant" and not _CONSTANT.match(name):
+                continue
+            definition = Definition(node=node, outer=spec.hooks.outer(node), kind=kind, name=name)
+            if "scope" in captures:
+                definition.extra["scope"] = node_text(captures["scope"][0])
+            definitions.append(definition)
+        elif capture.startswith("reference.") and names:
+            receiver = node_text(captures["receiver"][0]) if "receiver" in captures else ""
+            refs.append(
+                (node.start_byte, capture[len("reference.") :], node_text(names[0]), receiver, names[0].start_point[0] + 1)
+            )
+        elif capture == "import":
+            imports.extend(spec.hooks.parse_import(node))
+
+
+def _nest(definitions: list[Definition], spec: LanguageSpec) -> list[Definition]:
+    """Give each definition its parent and qualified name; drop duplicate captures of one node."""
+    unique: dict[tuple[int, int], Definition] = {}
+    for d in definitions:
+        unique.setdefault((d.node.start_byte, d.node.end_byte), d)
+    ordered = sorted(unique.values(), key=lambda d: (d.outer.start_byte, -d.outer.end_byte))
+    stack: list[Definition] = []
+    for d in ordered:
+        while stack and stack[-1].outer.end_byte <= d.outer.start_byte:
+            stack.pop()
+        d.parent = stack[-1] if stack else None
+        owner = d.extra.get("scope")
+        if owner:
+            d.qualified = f"{owner}.{d.name}"
+        else:
+            d.qualified = f"{d.parent.qualified}.{d.name}" if d.parent else d.name
+        if d.kind == "function" and (owner or (d.parent and d.parent.kind in CLASS_KINDS | {CONTAINER_ONLY})):
+            d.kind = "method"
+        if d.kind == "class":
+            bases = d.node.child_by_field_name("superclasses")
+            d.extra["bases"] = node_text(bases)
+        stack.append(d)
+    return ordered
+
+
+def _symbol(path: str, d: Definition, spec: LanguageSpec) -> RawSymbol:
+    hooks = spec.hooks
+    d.decorators = hooks.decorators(d)
+    d.is_test, d.is_test_case = hooks.classify_test(path, d)
+    return RawSymbol(
+        name=d.qualified,
+        kind=d.kind,
+        start_line=d.outer.start_point[0] + 1,
+        end_line=d.outer.end_point[0] + 1,
+        signature=_signature(d.node),
+        docstring=hooks.docstring(d)[:DOCSTRING_MAX_CHARS],
+        tokens=estimate_tokens(node_text(d.outer)),
+        is_test=d.is_test,
+        is_test_case=d.is_test_case,
+        exported=hooks.is_exported(d),
+        params=hooks.params(d),
+        decorators=d.decorators,
+    )
+
+
+def _module_symbol(path: str, source: bytes, root: Node, spec: LanguageSpec) -> RawSymbol:
+    hooks = spec.hooks
+    docstring = getattr(hooks, "module_docstring", lambda _root: "")(root)
+    return RawSymbol(
+        name=hooks.module_name(path),
+        kind="module",
+        start_line=1,
+        end_line=max(1, source.count(b"\n") + (0 if source.endswith(b"\n") else 1)),
+        signature="",
+        docstring=docstring[:DOCSTRING_MAX_CHARS],
+        tokens=0,
+        is_test=hooks.is_test_file(path),
+    )
+
+
+def _signature(node: Node) -> str:
+    """The definition's text up to its body, whitespace collapsed."""
+    body = node.child_by_field_name("body")
+    text = node.text or b""
+    if body is not None and body.start_byte > node.start_byte:
+        text = text[: body.start_byte - node.start_byte]
+    else:
+        text = text.split(b"\n", 1)[0]
+    lines = (_LINE_COMMENT.sub("", line) for line in text.decode("utf-8", "replace").splitlines())
+    signature = _SPACES.sub(" ", " ".join(lines)).strip().rstrip("{:=").rstrip()
+    return signature[:SIGNATURE_MAX_CHARS]
+
+
+def _scoped_refs(refs: list[tuple[int, str, str, str, int]], definitions: list[Definition]) -> list[RawRef]:
+    """Attach each reference to the innermost enclosing definition."""
+    starts = [d.outer.start_byte for d in definitions]
+    position = {id(d): i for i, d in enumerate(definitions)}
+    result = []
+    for start, kind, name, receiver, line in sorted(refs):
+        i = bisect.bisect_right(starts, start) - 1
+        scope = ""
+        while i >= 0:
+            d = definitions[i]
+            if d.outer.end_byte > start:
+                scope = d.qualified if d.kind != CONTAINER_ONLY else d.extra.get("scope", d.qualified)
+                break
+            i = position[id(d.parent)] if d.parent is not None else -1
+        result.append(RawRef(kind=kind, name=name, receiver=receiver, scope=scope, line=line))  # type: ignore[arg-type]
+    return result
+
+
+def _exports(root: Node) -> tuple[str, ...] | None:
+    """Names listed in a Python module's ``__all__``, when it has one."""
+    for child in root.named_children:
+        node = child.named_children[0] if child.type == "expression_statement" and child.named_child_count else child
+        if node.type != "assignment" or node_text(node.child_by_field_name("left")) != "__all__":
+            continue
+        value = node.child_by_field_name("right")
+        if value is None or value.type not in {"list", "tuple"}:
+            return None
+        return tuple(node_text(item).strip("\"'") for item in value.named_children if item.type == "string")
+    return None
+
+
+def _count_errors(root: Node) -> int:
+    if not root.has_error:
+        return 0
+    count, stack = 0, [root]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            count += 1
+        stack.extend(c for c in node.children if c.has_error or c.is_missing)
+    return count

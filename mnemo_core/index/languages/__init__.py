@@ -1,0 +1,100 @@
+"""The language registry, discovered from the query files in this package.
+
+Each ``<name>.scm`` declares its file extensions (and, when it differs from the name, its
+tree-sitter-language-pack grammar) in header comments::
+
+    ; extensions: .py .pyi
+    ; grammar: python
+
+A language whose imports, docstrings or tests need more than a query adds ``<name>.py`` with a
+``HOOKS`` object (a :class:`~mnemo_core.index.languages.base.Hooks` subclass). Adding a language
+is adding files.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.util
+import re
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import PurePosixPath
+
+from tree_sitter import Language as TSLanguage
+from tree_sitter import Parser, Query
+from tree_sitter_language_pack import get_language, get_parser
+
+from mnemo_core.index.languages.base import Hooks
+
+_HEADER = re.compile(r"^;\s*(extensions|grammar):\s*(.+)$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class LanguageSpec:
+    """A language mnemo can index: its grammar, its query and its hooks."""
+
+    name: str
+    grammar: str
+    extensions: tuple[str, ...]
+    query_text: str
+    hooks: Hooks
+
+    @functools.cached_property
+    def ts_language(self) -> TSLanguage:
+        """The compiled tree-sitter grammar (loaded from the wheel, never downloaded)."""
+        return get_language(self.grammar)  # type: ignore[arg-type]
+
+    @functools.cached_property
+    def parser(self) -> Parser:
+        """A parser for this grammar."""
+        return get_parser(self.grammar)  # type: ignore[arg-type]
+
+    @functools.cached_property
+    def query(self) -> Query:
+        """The compiled definitions/references query."""
+        return Query(self.ts_language, self.query_text)
+
+
+def _load_hooks(name: str) -> Hooks:
+    module_name = f"{__name__}.{name}"
+    if importlib.util.find_spec(module_name) is None:
+        return Hooks()
+    hooks: Hooks = importlib.import_module(module_name).HOOKS
+    return hooks
+
+
+@functools.cache
+def registry() -> dict[str, LanguageSpec]:
+    """All languages, by name."""
+    specs: dict[str, LanguageSpec] = {}
+    for entry in sorted(resources.files(__name__).iterdir(), key=lambda e: e.name):
+        if not entry.name.endswith(".scm"):
+            continue
+        name = entry.name[: -len(".scm")]
+        text = entry.read_text(encoding="utf-8")
+        header = {key: value.strip() for key, value in _HEADER.findall(text)}
+        specs[name] = LanguageSpec(
+            name=name,
+            grammar=header.get("grammar", name),
+            extensions=tuple(header.get("extensions", "").split()),
+            query_text=text,
+            hooks=_load_hooks(name),
+        )
+    return specs
+
+
+@functools.cache
+def _by_extension() -> dict[str, str]:
+    return {ext: spec.name for spec in registry().values() for ext in spec.extensions}
+
+
+def language_for_path(path: str) -> LanguageSpec | None:
+    """The language of a file, judged by its extension; None when mnemo does not index it."""
+    suffixes = PurePosixPath(path).suffixes
+    table = _by_extension()
+    for i in range(len(suffixes)):
+        name = table.get("".join(suffixes[i:]))
+        if name:
+            return registry()[name]
+    return None

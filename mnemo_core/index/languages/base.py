@@ -1,0 +1,152 @@
+"""Default language hooks: what a query file cannot say, with sensible defaults for any language."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from tree_sitter import Node
+
+from mnemo_core.model import RawImport
+
+_COMMENT_MARKERS = re.compile(r"^\s*(?:/\*\*?|\*/|\*|///?|//!|#+|--|;+)\s?")
+TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})
+
+
+@dataclass
+class Definition:
+    """A definition while it is being extracted; hooks read it to classify tests and exports."""
+
+    node: Node  # the definition node the query captured
+    outer: Node  # the node whose lines the definition covers (with decorators/attributes)
+    kind: str
+    name: str
+    qualified: str = ""
+    parent: Definition | None = None
+    decorators: tuple[str, ...] = ()
+    is_test: bool = False
+    is_test_case: bool = False
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+def node_text(node: Node | None) -> str:
+    """The source text of a node, decoded leniently."""
+    if node is None or node.text is None:
+        return ""
+    return node.text.decode("utf-8", "replace")
+
+
+def clean_comment(text: str) -> str:
+    """Strip comment markers and blank edges from a comment block."""
+    lines = [_COMMENT_MARKERS.sub("", line).rstrip() for line in text.splitlines()]
+    lines = [line.rstrip("*/").rstrip() for line in lines]
+    return "\n".join(lines).strip()
+
+
+def path_parts(path: str) -> tuple[str, ...]:
+    """The directory components of a repo-relative POSIX path."""
+    return PurePosixPath(path).parts[:-1]
+
+
+class Hooks:
+    """Behaviour shared by every language; languages override what differs."""
+
+    self_names: frozenset[str] = frozenset({"this"})  # receivers that mean "this object"
+    receiver_is_first_param: bool = False  # Go: ``func (s *T) m()`` names its receiver ``s``
+    super_names: frozenset[str] = frozenset({"super", "super()"})
+    builtin_names: frozenset[str] = frozenset()  # bare names never linked by name alone
+    builtin_methods: frozenset[str] = frozenset()  # methods of built-in types: never linked by name alone
+    constructor_names: frozenset[str] = frozenset()  # a class's constructor methods
+    comment_types: frozenset[str] = frozenset({"comment", "line_comment", "block_comment"})
+    decorator_types: frozenset[str] = frozenset()
+    wrapper_types: frozenset[str] = frozenset()  # parents that own a definition's decorators
+
+    def outer(self, node: Node) -> Node:
+        """The node whose lines belong to the definition (decorators and attributes included)."""
+        parent = node.parent
+        if parent is not None and parent.type in self.wrapper_types:
+            return parent
+        return node
+
+    def leading_siblings(self, outer: Node) -> list[Node]:
+        """Comments and attributes directly above a definition, nearest last."""
+        found: list[Node] = []
+        sibling = outer.prev_sibling
+        line = outer.start_point[0]
+        while sibling is not None and sibling.type in self.comment_types | self.decorator_types:
+            if sibling.end_point[0] < line - 1:
+                break
+            found.append(sibling)
+            line = sibling.start_point[0]
+            sibling = sibling.prev_sibling
+        found.reverse()
+        return found
+
+    def docstring(self, definition: Definition) -> str:
+        """The doc comment directly above the definition."""
+        comments = [s for s in self.leading_siblings(definition.outer) if s.type in self.comment_types]
+        return clean_comment("\n".join(node_text(c) for c in comments))
+
+    def decorators(self, definition: Definition) -> tuple[str, ...]:
+        """Decorator, annotation or attribute texts attached to the definition."""
+        siblings = self.leading_siblings(definition.outer)
+        return tuple(node_text(s) for s in siblings if s.type in self.decorator_types)
+
+    def params(self, definition: Definition) -> tuple[str, ...]:
+        """Plain parameter names; a method's receiver comes first where the language names it."""
+        params = definition.node.child_by_field_name("parameters")
+        if params is None:
+            return ()
+        names = []
+        for child in params.named_children:
+            target = child if child.type == "identifier" else child.child_by_field_name("name")
+            if target is not None and target.type == "identifier":
+                names.append(node_text(target))
+        return tuple(names)
+
+    def parse_import(self, node: Node) -> list[RawImport]:
+        """The names an import statement binds."""
+        return []
+
+    def is_test_file(self, path: str) -> bool:
+        """Whether a file holds test code."""
+        return any(part in TEST_DIRS for part in path_parts(path))
+
+    def classify_test(self, path: str, definition: Definition) -> tuple[bool, bool]:
+        """``(is_test, is_test_case)`` for a definition: test code, and a runnable test."""
+        return self.is_test_file(path), False
+
+    def is_exported(self, definition: Definition) -> bool:
+        """Whether the definition is part of its module's public surface."""
+        return not definition.name.startswith("_")
+
+    def module_name(self, path: str) -> str:
+        """The name of the module symbol of a file."""
+        return PurePosixPath(path).stem
+
+    def module_index(self, paths: Iterable[str]) -> object:
+        """A lookup structure over the repo's files of this language, built once per resolve."""
+        return None
+
+    def resolve_module(self, importer: str, imp: RawImport, index: object) -> list[str]:
+        """The repo paths an import refers to (empty when it is external)."""
+        return []
+
+    def package_of(self, path: str) -> str:
+        """The package a file belongs to: names in one package see each other without imports."""
+        return str(PurePosixPath(path).parent)
+
+    def shares_package_scope(self) -> bool:
+        """Whether files in one package see each other's top-level names (Go, Java)."""
+        return False
+
+    def member_scope(self, path: str) -> str:
+        """Where ``Type.method`` written outside ``Type`` still attaches to it: the file by default;
+        the package directory in Go; the whole repository for Rust ``impl`` blocks."""
+        return path
+
+    def resolve_member_module(self, importer: str, imp: RawImport, index: object) -> list[str]:
+        """For ``from pkg import name``: the file of submodule ``pkg.name``, when there is one."""
+        return []

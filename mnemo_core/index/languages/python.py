@@ -1,0 +1,196 @@
+"""Python: imports (absolute, relative, aliased, wildcard), docstrings, pytest and unittest tests."""
+
+from __future__ import annotations
+
+import builtins
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from tree_sitter import Node
+
+from mnemo_core.index.languages.base import Definition, Hooks, node_text, path_parts
+from mnemo_core.model import RawImport
+
+_SUFFIXES = (".py", ".pyi")
+_TEST_DIRS = frozenset({"test", "tests", "testing"})
+
+
+def _string_value(node: Node) -> str:
+    text = node_text(node)
+    for quote in ('"""', "'''", '"', "'"):
+        start = text.find(quote)
+        if start != -1 and text.endswith(quote) and len(text) >= start + 2 * len(quote):
+            return text[start + len(quote) : len(text) - len(quote)]
+    return text
+
+
+def _first_string(block: Node | None) -> str:
+    if block is None or block.named_child_count == 0:
+        return ""
+    first = block.named_children[0]
+    if first.type == "expression_statement" and first.named_child_count:
+        first = first.named_children[0]
+    if first.type != "string":
+        return ""
+    return _clean_docstring(_string_value(first))
+
+
+def _clean_docstring(text: str) -> str:
+    lines = text.expandtabs().splitlines()
+    if not lines:
+        return ""
+    indents = [len(line) - len(line.lstrip()) for line in lines[1:] if line.strip()]
+    margin = min(indents, default=0)
+    body = [lines[0].strip()] + [line[margin:].rstrip() for line in lines[1:]]
+    return "\n".join(body).strip()
+
+
+def module_parts(path: str) -> tuple[str, ...]:
+    """``pkg/sub/mod.py`` -> ("pkg", "sub", "mod"); a package's ``__init__.py`` names the package."""
+    pure = PurePosixPath(path)
+    parts = pure.parent.parts if pure.stem == "__init__" else (*pure.parent.parts, pure.stem)
+    return tuple(parts)
+
+
+class PythonHooks(Hooks):
+    """Hooks for Python."""
+
+    wrapper_types = frozenset({"decorated_definition"})
+    self_names = frozenset({"self", "cls"})
+    builtin_names = frozenset(dir(builtins))
+    builtin_methods = frozenset(
+        name for kind in (dict, list, str, bytes, set, tuple, int, float, object) for name in dir(kind)
+    ) - {"__init__", "__call__"}
+    constructor_names = frozenset({"__init__", "__new__"})
+
+    def decorators(self, definition: Definition) -> tuple[str, ...]:
+        outer = definition.outer
+        if outer.type != "decorated_definition":
+            return ()
+        return tuple(node_text(c).lstrip("@").strip() for c in outer.named_children if c.type == "decorator")
+
+    def docstring(self, definition: Definition) -> str:
+        if definition.kind == "constant":
+            return ""
+        return _first_string(definition.node.child_by_field_name("body"))
+
+    def module_docstring(self, root: Node) -> str:
+        """The module's docstring."""
+        return _first_string(root)
+
+    def parse_import(self, node: Node) -> list[RawImport]:
+        line = node.start_point[0] + 1
+        if node.type == "import_statement":
+            return [self._plain_import(child, line) for child in node.children_by_field_name("name")]
+        if node.type != "import_from_statement":
+            return []
+        module_node = node.child_by_field_name("module_name")
+        level, module = 0, node_text(module_node)
+        if module_node is not None and module_node.type == "relative_import":
+            prefix = next((c for c in module_node.children if c.type == "import_prefix"), None)
+            level = len(node_text(prefix).strip())
+            module = module.lstrip(".").strip()
+        if any(c.type == "wildcard_import" for c in node.children):
+            return [RawImport(module=module, name="*", alias="*", line=line, level=level)]
+        result = []
+        for child in node.children_by_field_name("name"):
+            name, alias = self._name_alias(child)
+            result.append(RawImport(module=module, name=name, alias=alias, line=line, level=level))
+        return result
+
+    def _plain_import(self, child: Node, line: int) -> RawImport:
+        name, alias = self._name_alias(child)
+        return RawImport(module=name, name="", alias=alias, line=line)
+
+    @staticmethod
+    def _name_alias(child: Node) -> tuple[str, str]:
+        if child.type == "aliased_import":
+            name = node_text(child.child_by_field_name("name"))
+            return name, node_text(child.child_by_field_name("alias"))
+        name = node_text(child)
+        return name, name
+
+    def is_test_file(self, path: str) -> bool:
+        name = PurePosixPath(path).name
+        if name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py":
+            return True
+        return any(part in _TEST_DIRS for part in path_parts(path))
+
+    def classify_test(self, path: str, definition: Definition) -> tuple[bool, bool]:
+        in_test_file = self.is_test_file(path)
+        name, parent = definition.name, definition.parent
+        if definition.kind in {"function", "method"} and name.startswith("test"):
+            if parent is None:
+                return True, in_test_file
+            if parent.kind == "class" and (parent.name.startswith("Test") or _is_testcase(parent)):
+                return True, True
+        if definition.kind == "class" and (name.startswith("Test") and in_test_file or _is_testcase(definition)):
+            return True, False
+        return in_test_file, False
+
+    def is_exported(self, definition: Definition) -> bool:
+        name = definition.name
+        if definition.parent is not None and definition.parent.kind in {"function", "method"}:
+            return False
+        return not name.startswith("_") or (name.startswith("__") and name.endswith("__"))
+
+    def module_name(self, path: str) -> str:
+        return ".".join(module_parts(path)) or PurePosixPath(path).stem
+
+    def module_index(self, paths: Iterable[str]) -> ModuleIndex:
+        """Every dotted suffix of every module path -> the files it may name."""
+        index = ModuleIndex()
+        for path in paths:
+            parts = module_parts(path)
+            if PurePosixPath(path).stem == "__init__":
+                index.packages.add(str(PurePosixPath(path).parent))
+            for i in range(len(parts)):
+                index.by_suffix[".".join(parts[i:])].append(path)
+        for candidates in index.by_suffix.values():
+            candidates.sort(key=lambda p: (len(PurePosixPath(p).parts), p.endswith(".pyi"), p))
+        return index
+
+    def resolve_module(self, importer: str, imp: RawImport, index: object) -> list[str]:
+        assert isinstance(index, ModuleIndex)
+        if imp.level:
+            base = PurePosixPath(importer).parent.parts
+            base = base[: len(base) - (imp.level - 1)] if imp.level > 1 else base
+            target = (*base, *imp.module.split(".")) if imp.module else base
+            hits = index.by_suffix.get(".".join(target), [])
+            return [p for p in hits if module_parts(p) == target][:1]
+        wanted = tuple(imp.module.split("."))
+        for path in index.by_suffix.get(imp.module, []):
+            if index.is_import_root(module_parts(path)[: -len(wanted)], importer):
+                return [path]
+        return []
+
+    def resolve_member_module(self, importer: str, imp: RawImport, index: object) -> list[str]:
+        if not imp.name or imp.name == "*":
+            return []
+        dotted = f"{imp.module}.{imp.name}" if imp.module else imp.name
+        return self.resolve_module(importer, RawImport(dotted, "", imp.alias, imp.line, imp.level), index)
+
+
+@dataclass
+class ModuleIndex:
+    """Python modules by every dotted suffix of their path, and the directories that are packages."""
+
+    by_suffix: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    packages: set[str] = field(default_factory=set)
+
+    def is_import_root(self, prefix: tuple[str, ...], importer: str) -> bool:
+        """Whether ``prefix`` can be on ``sys.path``: the repo root, a non-package directory such as
+        ``src/``, or a directory above the importer (pytest's rootdir insertion)."""
+        if not prefix:
+            return True
+        directory = "/".join(prefix)
+        return directory not in self.packages or importer.startswith(directory + "/")
+
+
+def _is_testcase(definition: Definition) -> bool:
+    return "TestCase" in definition.extra.get("bases", "")
+
+
+HOOKS = PythonHooks()

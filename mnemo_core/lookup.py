@@ -1,0 +1,88 @@
+"""Direct questions to the index: find a symbol, walk its callers or callees, count what is there."""
+
+from __future__ import annotations
+
+import difflib
+from collections import deque
+from dataclasses import dataclass
+
+from mnemo_core.errors import MnemoError
+from mnemo_core.model import Edge, Symbol
+from mnemo_core.repository import Repository
+
+CALL_EDGE_TYPES = frozenset({"calls"})
+SUGGESTIONS = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Hop:
+    """A symbol reached by a walk, how far away, and the edge that reached it."""
+
+    symbol: Symbol
+    depth: int
+    via: Edge
+
+
+def find(repo: Repository, pattern: str, limit: int = 50) -> list[Symbol]:
+    """Symbols whose name, qualified name or ``path:name`` matches ``pattern`` (globs allowed)."""
+    return repo.store.find_symbols(pattern, limit)
+
+
+def resolve_symbol(repo: Repository, handle: str) -> list[Symbol]:
+    """The symbols a user means by ``handle`` (``name``, ``Class.method`` or ``path:name``).
+
+    Raises a MnemoError that suggests close names when nothing matches.
+    """
+    found = repo.store.find_symbols(handle, limit=20)
+    if found:
+        exact = [s for s in found if s.key == handle or s.name == handle]
+        return exact or found
+    raise MnemoError(f"no symbol named {handle!r} in the index{_suggest(repo, handle)}")
+
+
+def _suggest(repo: Repository, handle: str) -> str:
+    short = handle.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
+    names = [r[0] for r in repo.store.conn.execute("SELECT DISTINCT short_name FROM symbols")]
+    close = difflib.get_close_matches(short, names, n=SUGGESTIONS, cutoff=0.6)
+    return f"; did you mean {', '.join(close)}?" if close else ""
+
+
+def walk(repo: Repository, start: list[Symbol], direction: str, depth: int,
+         edge_types: frozenset[str] = CALL_EDGE_TYPES) -> list[Hop]:
+    """Breadth-first over ``edge_types``: ``direction='in'`` finds callers, ``'out'`` callees."""
+    if depth < 1:
+        raise MnemoError(f"--depth must be at least 1 (got {depth})")
+    seen = {s.id for s in start}
+    frontier = deque((s.id, 0) for s in start)
+    hops: list[tuple[int, int, Edge]] = []
+    while frontier:
+        node, d = frontier.popleft()
+        if d >= depth:
+            continue
+        for edge in sorted(repo.store.edges_touching([node], direction), key=lambda e: (-e.confidence, e.src, e.dst)):
+            if edge.type not in edge_types:
+                continue
+            other = edge.src if direction == "in" else edge.dst
+            if other in seen:
+                continue
+            seen.add(other)
+            hops.append((other, d + 1, edge))
+            frontier.append((other, d + 1))
+    symbols = repo.store.symbols_by_ids(h[0] for h in hops)
+    return [Hop(symbols[i], d, e) for i, d, e in hops if i in symbols]
+
+
+def stats(repo: Repository) -> dict[str, object]:
+    """What the index holds: files by language, symbols by kind, edges by type and resolution."""
+    store = repo.store
+    counts = store.counts()
+    return {
+        "repo": str(repo.root),
+        "files": counts["files"],
+        "symbols": counts["symbols"],
+        "edges": counts["edges"],
+        "resolution": counts["resolution"],
+        "index_bytes": repo.index_bytes(),
+        "commit": store.meta("commit") or None,
+        "indexed_at": int(store.meta("indexed_at") or 0) or None,
+    }

@@ -1,0 +1,166 @@
+"""The vocabulary shared by the engine and its front ends: frozen records, no behaviour."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+EdgeType = Literal["calls", "imports", "contains", "inherits", "overrides", "tests"]
+EDGE_TYPES: tuple[EdgeType, ...] = ("calls", "imports", "contains", "inherits", "overrides", "tests")
+
+CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "type"})
+CALLABLE_KINDS = frozenset({"function", "method"})
+
+
+@dataclass(frozen=True, slots=True)
+class RawSymbol:
+    """A definition as extracted from one file, before it has a database id."""
+
+    name: str  # qualified within the file: ``Class.method``, ``outer.inner``
+    kind: str
+    start_line: int  # 1-based, inclusive
+    end_line: int
+    signature: str
+    docstring: str
+    tokens: int
+    is_test: bool = False
+    is_test_case: bool = False
+    exported: bool = True
+    params: tuple[str, ...] = ()
+    decorators: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RawRef:
+    """A use of a name inside ``scope`` (the qualified name of the enclosing symbol, "" for module code)."""
+
+    kind: Literal["call", "inherit"]
+    name: str
+    receiver: str  # the object expression of ``a.b.name()``: "a.b"; "" for a bare call
+    scope: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class RawImport:
+    """One name bound by an import statement.
+
+    ``module`` is the module as written; ``name`` the member imported from it ("" for the
+    module itself, "*" for a wildcard); ``alias`` the local name it is bound to.
+    """
+
+    module: str
+    name: str
+    alias: str
+    line: int
+    level: int = 0  # leading dots of a Python relative import
+
+
+@dataclass(frozen=True, slots=True)
+class FileExtract:
+    """Everything extraction learns from one file's bytes."""
+
+    path: str
+    language: str
+    symbols: tuple[RawSymbol, ...]
+    refs: tuple[RawRef, ...]
+    imports: tuple[RawImport, ...]
+    exports: tuple[str, ...] | None = None  # Python ``__all__`` when the module declares one
+    parse_errors: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    """An indexed symbol. ``id`` is stable while the symbol keeps its file, name and kind."""
+
+    id: int
+    path: str
+    name: str
+    kind: str
+    language: str
+    signature: str
+    docstring: str
+    start_line: int
+    end_line: int
+    tokens: int
+    is_test: bool
+    is_test_case: bool
+    exported: bool
+    parent_id: int | None = None
+
+    @property
+    def short_name(self) -> str:
+        """The last component of the qualified name."""
+        return self.name.rsplit(".", 1)[-1]
+
+    @property
+    def key(self) -> str:
+        """A human-readable unique handle: ``path:qualified.name``."""
+        return f"{self.path}:{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """A typed, resolved relation between two symbols, with how it was resolved."""
+
+    src: int
+    dst: int
+    type: str
+    resolution: str  # self, local, import, package, name, fixture, structure, derived
+    confidence: float
+    line: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class IndexStats:
+    """What one run of the indexer did."""
+
+    files: int
+    parsed: int
+    removed: int
+    skipped: dict[str, int]
+    symbols: int
+    edges: int
+    elapsed_ms: int
+    walked: bool  # True when the directory is not a git repository and was walked instead
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredSymbol:
+    """A symbol in an answer, with the parts of its score and the reasons in words."""
+
+    symbol: Symbol
+    score: float
+    components: dict[str, float]
+    reasons: tuple[str, ...]
+    distance: int = 0
+    changed: bool = False
+    body: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Impact:
+    """The blast radius of a change."""
+
+    changed: tuple[ScoredSymbol, ...] = ()
+    callers: tuple[ScoredSymbol, ...] = ()
+    tests: tuple[ScoredSymbol, ...] = ()
+    risk: Literal["low", "medium", "high"] = "low"
+    reasons: tuple[str, ...] = ()
+    changed_files: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ContextPack:
+    """The answer every front end renders: ranked symbols within a budget, plus impact for changes."""
+
+    mode: Literal["task", "files", "pr"]
+    query: str
+    repo: str
+    commit: str | None
+    budget_tokens: int
+    used_tokens: int
+    symbols: tuple[ScoredSymbol, ...]
+    impact: Impact | None = None
+    stats: dict[str, int] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()

@@ -1,0 +1,55 @@
+"""A repository and its index: the handle every pipeline and front end works through."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from mnemo_core.index.indexer import Progress, index_repo, resolve_root
+from mnemo_core.index.store import Store, db_size
+from mnemo_core.model import IndexStats
+
+
+@dataclass
+class Repository:
+    """An opened repository. Keeps one read connection to its index."""
+
+    root: Path
+    _store: Store | None = None
+
+    @classmethod
+    def open(cls, path: str | Path) -> Repository:
+        """Open the repository containing ``path`` (its git top level, or the directory itself)."""
+        return cls(resolve_root(path))
+
+    def update_index(self, full: bool = False, progress: Progress | None = None,
+                     only: list[str] | None = None) -> IndexStats:
+        """Bring the index up to date (incremental unless ``full``)."""
+        return index_repo(self.root, full=full, progress=progress, only=only)
+
+    @property
+    def store(self) -> Store:
+        """The open index (created empty if there is none yet)."""
+        if self._store is None:
+            self._store = Store.open(self.root)
+        return self._store
+
+    def index_bytes(self) -> int:
+        """Bytes the index takes on disk."""
+        return db_size(self.store.path)
+
+    def close(self) -> None:
+        """Close the index connection."""
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    def relpath(self, path: str | Path) -> str:
+        """A user-given path as a repo-relative POSIX path."""
+        p = Path(path)
+        if not p.is_absolute():
+            p = (Path.cwd() / p)
+        try:
+            return p.resolve().relative_to(self.root).as_posix()
+        except ValueError:
+            return Path(path).as_posix()
