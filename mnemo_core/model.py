@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 EdgeType = Literal["calls", "imports", "contains", "inherits", "overrides", "tests"]
 EDGE_TYPES: tuple[EdgeType, ...] = ("calls", "imports", "contains", "inherits", "overrides", "tests")
@@ -12,8 +12,7 @@ CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "type"
 CALLABLE_KINDS = frozenset({"function", "method"})
 
 
-@dataclass(frozen=True, slots=True)
-class RawSymbol:
+class RawSymbol(NamedTuple):
     """A definition as extracted from one file, before it has a database id."""
 
     name: str  # qualified within the file: ``Class.method``, ``outer.inner``
@@ -22,27 +21,26 @@ class RawSymbol:
     end_line: int
     signature: str
     docstring: str
-    tokens: int
+    size: int  # bytes of source text, decorators included
     is_test: bool = False
     is_test_case: bool = False
     exported: bool = True
     params: tuple[str, ...] = ()
     decorators: tuple[str, ...] = ()
+    words: str = ""  # the qualified name split into lower-case words, for full-text search
 
 
-@dataclass(frozen=True, slots=True)
-class RawRef:
+class RawRef(NamedTuple):
     """A use of a name inside ``scope`` (the qualified name of the enclosing symbol, "" for module code)."""
 
-    kind: Literal["call", "inherit"]
+    kind: str  # "call" or "inherit"
     name: str
     receiver: str  # the object expression of ``a.b.name()``: "a.b"; "" for a bare call
     scope: str
     line: int
 
 
-@dataclass(frozen=True, slots=True)
-class RawImport:
+class RawImport(NamedTuple):
     """One name bound by an import statement.
 
     ``module`` is the module as written; ``name`` the member imported from it ("" for the
@@ -82,7 +80,7 @@ class Symbol:
     docstring: str
     start_line: int
     end_line: int
-    tokens: int
+    size: int  # bytes of source text
     is_test: bool
     is_test_case: bool
     exported: bool
@@ -99,8 +97,7 @@ class Symbol:
         return f"{self.path}:{self.name}"
 
 
-@dataclass(frozen=True, slots=True)
-class Edge:
+class Edge(NamedTuple):
     """A typed, resolved relation between two symbols, with how it was resolved."""
 
     src: int

@@ -18,7 +18,7 @@ from tree_sitter import Node, QueryCursor
 from mnemo_core.index.languages import LanguageSpec
 from mnemo_core.index.languages.base import Definition, node_text
 from mnemo_core.model import CLASS_KINDS, FileExtract, RawImport, RawRef, RawSymbol
-from mnemo_core.tokens import estimate_tokens
+from mnemo_core.index.textsplit import identifier_words
 
 SIGNATURE_MAX_CHARS = 300
 DOCSTRING_MAX_CHARS = 2000
@@ -35,11 +35,23 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
     definitions: list[Definition] = []
     refs: list[tuple[int, str, str, str, int]] = []
     imports: list[RawImport] = []
-    for _, captures in QueryCursor(spec.query).matches(root):
-        _collect(captures, spec, definitions, refs, imports)
-    definitions = _nest(definitions, spec)
-    symbols = [_module_symbol(path, source, root, spec)]
-    symbols += [_symbol(path, d, spec) for d in definitions if d.kind != CONTAINER_ONLY]
+    roles = _roles(spec)
+    for pattern, captures in QueryCursor(spec.query).matches(root):
+        role, capture = roles[pattern]
+        names = captures.get("name")
+        if role == "ref" and names:
+            receiver = captures.get("receiver")
+            name = names[0]
+            refs.append((captures[capture][0].start_byte, capture[10:], _text(name),
+                         _text(receiver[0]) if receiver else "", name.start_point[0] + 1))
+        elif role == "def" and names:
+            _add_definition(definitions, captures, capture[11:], spec)
+        elif role == "import":
+            imports.extend(spec.hooks.parse_import(captures[capture][0]))
+    definitions = _nest(definitions)
+    in_test_file = spec.hooks.is_test_file(path)
+    symbols = [_module_symbol(path, source, root, spec, in_test_file)]
+    symbols += [_symbol(d, spec, in_test_file) for d in definitions if d.kind != CONTAINER_ONLY]
     return FileExtract(
         path=path,
         language=spec.name,
@@ -51,35 +63,44 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
     )
 
 
-def _collect(
-    captures: dict[str, list[Node]],
-    spec: LanguageSpec,
-    definitions: list[Definition],
-    refs: list[tuple[int, str, str, str, int]],
-    imports: list[RawImport],
-) -> None:
-    names = captures.get("name")
-    for capture, nodes in captures.items():
-        node = nodes[0]
-        if capture.startswith("definition.") and names:
-            kind = capture[len("definition.") :]
-            name = node_text(names[0])
-            if kind == "constant" and not _CONSTANT.match(name):
-                continue
-            definition = Definition(node=node, outer=spec.hooks.outer(node), kind=kind, name=name)
-            if "scope" in captures:
-                definition.extra["scope"] = node_text(captures["scope"][0])
-            definitions.append(definition)
-        elif capture.startswith("reference.") and names:
-            receiver = node_text(captures["receiver"][0]) if "receiver" in captures else ""
-            refs.append(
-                (node.start_byte, capture[len("reference.") :], node_text(names[0]), receiver, names[0].start_point[0] + 1)
-            )
-        elif capture == "import":
-            imports.extend(spec.hooks.parse_import(node))
+def _text(node: Node) -> str:
+    return (node.text or b"").decode("utf-8", "replace")
 
 
-def _nest(definitions: list[Definition], spec: LanguageSpec) -> list[Definition]:
+_ROLE = re.compile(rb"@(definition\.\w+|reference\.\w+|import)\b")
+_ROLE_CACHE: dict[str, dict[int, tuple[str, str]]] = {}
+
+
+def _roles(spec: LanguageSpec) -> dict[int, tuple[str, str]]:
+    """For each query pattern: its role (def, ref, import) and the capture that carries it."""
+    cached = _ROLE_CACHE.get(spec.name)
+    if cached is not None:
+        return cached
+    query, text = spec.query, spec.query_text.encode()
+    roles: dict[int, tuple[str, str]] = {}
+    for pattern in range(query.pattern_count):
+        found = _ROLE.search(text, query.start_byte_for_pattern(pattern), query.end_byte_for_pattern(pattern))
+        capture = found.group(1).decode() if found else ""
+        role = {"definition": "def", "reference": "ref", "import": "import"}.get(capture.split(".")[0], "")
+        roles[pattern] = (role, capture)
+    _ROLE_CACHE[spec.name] = roles
+    return roles
+
+
+def _add_definition(definitions: list[Definition], captures: dict[str, list[Node]], kind: str,
+                    spec: LanguageSpec) -> None:
+    name = _text(captures["name"][0])
+    if kind == "constant" and not _CONSTANT.match(name):
+        return
+    node = captures["definition." + kind][0]
+    definition = Definition(node=node, outer=spec.hooks.outer(node), kind=kind, name=name)
+    scope = captures.get("scope")
+    if scope:
+        definition.extra["scope"] = _text(scope[0])
+    definitions.append(definition)
+
+
+def _nest(definitions: list[Definition]) -> list[Definition]:
     """Give each definition its parent and qualified name; drop duplicate captures of one node."""
     unique: dict[tuple[int, int], Definition] = {}
     for d in definitions:
@@ -104,38 +125,41 @@ def _nest(definitions: list[Definition], spec: LanguageSpec) -> list[Definition]
     return ordered
 
 
-def _symbol(path: str, d: Definition, spec: LanguageSpec) -> RawSymbol:
+def _symbol(d: Definition, spec: LanguageSpec, in_test_file: bool) -> RawSymbol:
     hooks = spec.hooks
     d.decorators = hooks.decorators(d)
-    d.is_test, d.is_test_case = hooks.classify_test(path, d)
+    d.is_test, d.is_test_case = hooks.classify_test(d, in_test_file)
+    start, end = d.outer.start_point[0] + 1, d.outer.end_point[0] + 1
     return RawSymbol(
         name=d.qualified,
         kind=d.kind,
-        start_line=d.outer.start_point[0] + 1,
-        end_line=d.outer.end_point[0] + 1,
+        start_line=start,
+        end_line=end,
         signature=_signature(d.node),
         docstring=hooks.docstring(d)[:DOCSTRING_MAX_CHARS],
-        tokens=estimate_tokens(node_text(d.outer)),
+        size=d.outer.end_byte - d.outer.start_byte,
         is_test=d.is_test,
         is_test_case=d.is_test_case,
         exported=hooks.is_exported(d),
         params=hooks.params(d),
         decorators=d.decorators,
+        words=" ".join(identifier_words(d.qualified)),
     )
 
 
-def _module_symbol(path: str, source: bytes, root: Node, spec: LanguageSpec) -> RawSymbol:
+def _module_symbol(path: str, source: bytes, root: Node, spec: LanguageSpec, in_test_file: bool) -> RawSymbol:
     hooks = spec.hooks
-    docstring = getattr(hooks, "module_docstring", lambda _root: "")(root)
+    name = hooks.module_name(path)
     return RawSymbol(
-        name=hooks.module_name(path),
+        name=name,
         kind="module",
         start_line=1,
         end_line=max(1, source.count(b"\n") + (0 if source.endswith(b"\n") else 1)),
         signature="",
-        docstring=docstring[:DOCSTRING_MAX_CHARS],
-        tokens=0,
-        is_test=hooks.is_test_file(path),
+        docstring=hooks.module_docstring(root)[:DOCSTRING_MAX_CHARS],
+        size=len(source),
+        is_test=in_test_file,
+        words=" ".join(identifier_words(path)),
     )
 
 

@@ -18,7 +18,7 @@ import logging
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import get_context
@@ -29,15 +29,18 @@ from mnemo_core.index.extract import extract
 from mnemo_core.index.files import list_files, read_source
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.lock import index_lock
-from mnemo_core.index.resolve import FileInfo, Resolver, World
+from mnemo_core.index.resolve import Resolver
+from mnemo_core.index.world import World
 from mnemo_core.index.store import FileFacts, FileRow, Store
-from mnemo_core.model import FileExtract, IndexStats
+from mnemo_core.model import FileExtract, IndexStats, RawRef
 from mnemo_core.vcs.git import head_commit, repo_toplevel
 
 log = logging.getLogger(__name__)
 
 PARALLEL_MIN_FILES = 48  # below this, starting worker processes costs more than it saves
 CHUNK_SIZE = 8  # files per task sent to a worker
+MAX_WORKERS = 8
+PRELOAD_SHARE = 0.2  # re-resolving more than this share of files: load the whole index up front
 Progress = Callable[[str, int, int], None]
 
 
@@ -91,24 +94,44 @@ def _update(
         removed = [known[p] for p in paths if p in known and not (root / p).is_file()]
         paths = [p for p in paths if (root / p).is_file()]
     stale = _stale(root, paths, known, full)
-    parsed = _parse_all(root, stale, known, progress)
-    skipped = Counter(p.skipped for p in parsed if p.skipped)
-    removed += [known[p.path] for p in parsed if p.skipped and p.path in known]
+    parsed: list[_Parsed] = []
     with store.transaction():
-        affected = _write(store, parsed, removed, known)
-        edges = _resolve(store, affected) if affected or removed else None
-        if edges is not None or store.meta("commit") is None:
+        affected = store.files_with_edges_into([row.id for row in removed])
+        store.remove_files([row.id for row in removed])
+        refs, changed_names = {}, set()
+        for p in _parse_all(root, stale, known, progress):
+            parsed.append(p)
+            if p.skipped and p.path in known:
+                removed.append(known[p.path])
+                affected |= store.files_with_edges_into([known[p.path].id])
+                store.remove_files([known[p.path].id])
+            file_id, names, dependents = _write_one(store, p, known.get(p.path))
+            if file_id is not None and p.extract is not None:
+                refs[file_id] = list(p.extract.refs)
+                affected |= dependents | {file_id}
+                changed_names |= names
+        if changed_names and len(affected) < len(known) + len(parsed):
+            affected |= store.files_referencing(changed_names, exclude=affected)
+        affected -= {row.id for row in removed}
+        if affected:
+            affected |= store.files_subclassing(affected)
+        log.info("parsed and stored %d files in %.2fs", len(parsed), time.perf_counter() - started)
+        if affected or removed:
+            _resolve(store, affected, refs, len(known) + len(parsed))
+            log.info("resolved %d files in %.2fs", len(affected), time.perf_counter() - started)
+        if affected or removed or store.meta("commit") is None:
             store.set_meta("generation", str(store.generation() + 1))
         store.set_meta("commit", head_commit(root) or "")
         store.set_meta("indexed_at", str(int(time.time())))
-        counts = store.counts()
+        files, symbols, edges = store.totals()
+    skipped = Counter(p.skipped for p in parsed if p.skipped)
     return IndexStats(
-        files=sum(counts["files"].values()),
+        files=files,
         parsed=sum(1 for p in parsed if p.extract is not None),
         removed=len(removed),
         skipped=dict(skipped),
-        symbols=sum(counts["symbols"].values()),
-        edges=sum(counts["edges"].values()),
+        symbols=symbols,
+        edges=edges,
         elapsed_ms=round((time.perf_counter() - started) * 1000),
         walked=walked,
     )
@@ -151,51 +174,41 @@ def _parse_chunk(root: Path, jobs: list[tuple[str, str | None]]) -> list[_Parsed
     return [_parse_one(root, path, old_hash) for path, old_hash in jobs]
 
 
-def _parse_all(root: Path, stale: list[str], known: dict[str, FileRow], progress: Progress | None) -> list[_Parsed]:
+def _parse_all(
+    root: Path, stale: list[str], known: dict[str, FileRow], progress: Progress | None
+) -> Iterator[_Parsed]:
+    """Parse results as they complete (in a process pool when there are many files)."""
     jobs = [(path, known[path].hash if path in known else None) for path in stale]
-    results: list[_Parsed] = []
     if len(jobs) < PARALLEL_MIN_FILES or (os.cpu_count() or 1) < 2:
         for i, job in enumerate(jobs):
-            results.append(_parse_one(root, *job))
+            yield _parse_one(root, *job)
             if progress:
                 progress("parse", i + 1, len(jobs))
-        return results
+        return
     chunks = [jobs[i : i + CHUNK_SIZE] for i in range(0, len(jobs), CHUNK_SIZE)]
-    workers = min(os.cpu_count() or 2, 8)
+    workers = min(os.cpu_count() or 2, MAX_WORKERS)
+    done = 0
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
         for chunk in pool.map(_parse_chunk, [root] * len(chunks), chunks):
-            results.extend(chunk)
+            yield from chunk
+            done += len(chunk)
             if progress:
-                progress("parse", len(results), len(jobs))
-    return results
+                progress("parse", done, len(jobs))
 
 
-def _write(store: Store, parsed: list[_Parsed], removed: list[FileRow], known: dict[str, FileRow]) -> set[int]:
-    """Store parse results; return the ids of files whose references must be resolved again."""
-    affected = store.files_with_edges_into([row.id for row in removed])
-    store.remove_files([row.id for row in removed])
-    changed_names: set[str] = set()
-    for p in parsed:
-        if p.facts is None:
-            continue
-        old = known.get(p.path)
-        if p.extract is None:
-            if old is not None:
-                store.touch_file(old.id, p.facts)
-            continue
-        file_id, names, dependents = store.write_file(p.extract, p.facts, old)
-        affected.add(file_id)
-        affected.update(dependents)
-        changed_names.update(names)
-    if changed_names:
-        affected.update(store.files_referencing(changed_names))
-    return affected - {row.id for row in removed}
+def _write_one(store: Store, p: _Parsed, old: FileRow | None) -> tuple[int | None, set[str], set[int]]:
+    """Store one parse result: new content is written, same content only gets its new mtime."""
+    if p.facts is None:
+        return None, set(), set()
+    if p.extract is None:
+        if old is not None:
+            store.touch_file(old.id, p.facts)
+        return None, set(), set()
+    return store.write_file(p.extract, p.facts, old)
 
 
-def _resolve(store: Store, affected: set[int]) -> int:
-    files = [FileInfo(fid, path, language, tuple(imports), exports)
-             for fid, path, language, imports, exports in store.resolver_files()]
-    world = World(files, store.resolver_symbols(), store.inherits_edges(exclude_files=affected))
-    edges = Resolver(world).resolve(store.refs_of(affected))
+def _resolve(store: Store, affected: set[int], refs: dict[int, list[RawRef]], total_files: int) -> None:
+    world = World(store, replaced_files=affected, preload=len(affected) > PRELOAD_SHARE * total_files)
+    refs.update(store.refs_of(affected - set(refs)))
+    edges = Resolver(world).resolve({fid: refs[fid] for fid in affected if fid in refs})
     store.replace_edges(affected, edges)
-    return len(edges)

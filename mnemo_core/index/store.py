@@ -17,9 +17,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.textsplit import identifier_words
+from mnemo_core.index.world import SymbolRow
 from mnemo_core.model import Edge, FileExtract, RawImport, RawRef, RawSymbol, Symbol
 
 log = logging.getLogger(__name__)
@@ -28,6 +30,7 @@ SCHEMA_VERSION = 1
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0
+INSTR_SCAN_MAX_NAMES = 40  # beyond this, decoding every file's references is cheaper than text scans
 
 # BM25 column weights for symbols_fts(name, words, qualified, signature, docstring, path):
 # a hit in the name says far more about a symbol than a hit in its docstring or path.
@@ -42,26 +45,22 @@ CREATE TABLE files(
 CREATE TABLE symbols(
     id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, name TEXT NOT NULL, short_name TEXT NOT NULL,
     kind TEXT NOT NULL, signature TEXT NOT NULL, docstring TEXT NOT NULL,
-    start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, tokens INTEGER NOT NULL,
+    start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, size INTEGER NOT NULL,
     is_test INTEGER NOT NULL, is_test_case INTEGER NOT NULL, exported INTEGER NOT NULL,
     parent_id INTEGER, params TEXT NOT NULL, decorators TEXT NOT NULL);
 CREATE INDEX symbols_file ON symbols(file_id);
 CREATE INDEX symbols_short ON symbols(short_name);
-CREATE TABLE ref_names(name TEXT NOT NULL, file_id INTEGER NOT NULL, PRIMARY KEY(name, file_id)) WITHOUT ROWID;
-CREATE INDEX ref_names_file ON ref_names(file_id);
 CREATE TABLE edges(
     src INTEGER NOT NULL, dst INTEGER NOT NULL, type TEXT NOT NULL, resolution TEXT NOT NULL,
     confidence REAL NOT NULL, line INTEGER NOT NULL, file_id INTEGER NOT NULL);
-CREATE INDEX edges_src ON edges(src);
-CREATE INDEX edges_dst ON edges(dst);
-CREATE INDEX edges_file ON edges(file_id);
 CREATE VIRTUAL TABLE symbols_fts USING fts5(
-    name, words, qualified, signature, docstring, path, tokenize='porter unicode61');
+    name, words, qualified, signature, docstring, path, tokenize='porter unicode61', detail=column);
 """
 
+_EDGE_INDEXES = {"edges_src": "src", "edges_dst": "dst", "edges_file": "file_id"}
 _SYMBOL_COLUMNS = (
     "s.id, f.path, s.name, s.kind, f.language, s.signature, s.docstring, s.start_line, s.end_line, "
-    "s.tokens, s.is_test, s.is_test_case, s.exported, s.parent_id"
+    "s.size, s.is_test, s.is_test_case, s.exported, s.parent_id"
 )
 
 
@@ -84,22 +83,6 @@ class FileFacts:
     hash: str
     size: int
     mtime_ns: int
-
-
-@dataclass(frozen=True, slots=True)
-class SymbolRow:
-    """A symbol as the resolver needs it."""
-
-    id: int
-    file_id: int
-    name: str
-    short_name: str
-    kind: str
-    parent_id: int | None
-    is_test: bool
-    is_test_case: bool
-    params: tuple[str, ...]
-    decorators: tuple[str, ...]
 
 
 def index_path(root: Path) -> Path:
@@ -150,6 +133,7 @@ class Store:
         self.conn = conn
         self.path = path
         self.rebuilt_because = rebuilt_because
+        self._next_id: int | None = None
 
     @classmethod
     def open(cls, root: Path, create: bool = True) -> Store:
@@ -182,6 +166,8 @@ class Store:
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     conn.execute(statement)
+            for name, column in _EDGE_INDEXES.items():
+                conn.execute(f"CREATE INDEX {name} ON edges({column})")
             conn.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         return cls(conn, path, rebuilt_because=reason)
 
@@ -192,8 +178,12 @@ class Store:
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """One write transaction: all of it lands, or none of it does."""
-        with _transaction(self.conn):
-            yield
+        self._next_id = None
+        try:
+            with _transaction(self.conn):
+                yield
+        finally:
+            self._next_id = None
 
     # -- meta -------------------------------------------------------------------------------
     def meta(self, key: str) -> str | None:
@@ -228,7 +218,6 @@ class Store:
             self.conn.execute(f"DELETE FROM edges WHERE dst IN ({ids})", chunk)
             self.conn.execute(f"DELETE FROM symbols_fts WHERE rowid IN ({ids})", chunk)
             self.conn.execute(f"DELETE FROM symbols WHERE file_id IN ({marks})", chunk)
-            self.conn.execute(f"DELETE FROM ref_names WHERE file_id IN ({marks})", chunk)
             self.conn.execute(f"DELETE FROM files WHERE id IN ({marks})", chunk)
 
     def write_file(
@@ -236,8 +225,8 @@ class Store:
     ) -> tuple[int, set[str], set[int]]:
         """Store one file's extraction, reusing old symbol ids. Returns the file id, the short names
         whose definitions appeared or disappeared, and the files that had edges to removed symbols."""
-        imports = json.dumps([[i.module, i.name, i.alias, i.line, i.level] for i in extract.imports])
-        refs = json.dumps([[r.kind, r.name, r.receiver, r.scope, r.line] for r in extract.refs])
+        imports = json.dumps(extract.imports)  # NamedTuples encode as JSON arrays
+        refs = json.dumps(extract.refs)
         exports = json.dumps(list(extract.exports)) if extract.exports is not None else None
         values = (extract.language, facts.hash, facts.size, facts.mtime_ns, extract.parse_errors, exports, imports, refs)
         if old is None:
@@ -255,9 +244,6 @@ class Store:
                 (*values, file_id),
             )
         changed_names, dependents = self._write_symbols(file_id, extract)
-        self.conn.execute("DELETE FROM ref_names WHERE file_id=?", (file_id,))
-        names = {r.name for r in extract.refs}
-        self.conn.executemany("INSERT INTO ref_names VALUES (?, ?)", ((n, file_id) for n in names))
         return file_id, changed_names, dependents - {file_id}
 
     def _write_symbols(self, file_id: int, extract: FileExtract) -> tuple[set[str], set[int]]:
@@ -265,27 +251,37 @@ class Store:
         old_ids = dict(zip(_ordinal_keys((name, kind) for _, name, kind in old), (row[0] for row in old)))
         keys = _ordinal_keys((s.name, s.kind) for s in extract.symbols)
         new_keys = set(keys)
-        gone = [sid for key, sid in old_ids.items() if key not in new_keys]
-        dependents = self._delete_symbols(gone)
-        ids: dict[str, int] = {}
-        path = extract.path
-        for key, sym in zip(keys, extract.symbols):
-            parent_id = ids.get(sym.name.rsplit(".", 1)[0]) if "." in sym.name and sym.kind != "module" else None
-            if parent_id is None and sym.kind != "module":
-                parent_id = ids.get("\0module")
-            row = _symbol_row(sym, file_id, parent_id)
-            sid = old_ids.get(key)
-            if sid is None:
-                sid = int(self.conn.execute(_INSERT_SYMBOL, row).lastrowid or 0)
-            else:
-                self.conn.execute(_UPDATE_SYMBOL, (*row, sid))
-                self.conn.execute("DELETE FROM symbols_fts WHERE rowid=?", (sid,))
-            self.conn.execute("INSERT INTO symbols_fts(rowid, name, words, qualified, signature, docstring, path)"
-                              " VALUES (?,?,?,?,?,?,?)", (sid, *_fts_row(sym, path)))
-            ids.setdefault("\0module" if sym.kind == "module" else sym.name, sid)
+        dependents = self._delete_symbols([sid for key, sid in old_ids.items() if key not in new_keys])
+        kept = [sid for key, sid in old_ids.items() if key in new_keys]
+        for chunk in _chunks(kept):
+            marks = ",".join("?" * len(chunk))
+            self.conn.execute(f"DELETE FROM symbols WHERE id IN ({marks})", chunk)
+            self.conn.execute(f"DELETE FROM symbols_fts WHERE rowid IN ({marks})", chunk)
+        ids = [old_ids.get(key) or self._allocate_id() for key in keys]
+        by_name: dict[str, int] = {}
+        rows, fts = [], []
+        path_words = " ".join(identifier_words(extract.path))
+        module_id = ids[0] if extract.symbols and extract.symbols[0].kind == "module" else None
+        for sid, sym in zip(ids, extract.symbols):
+            parent_id = None
+            if sym.kind != "module":
+                parent_id = by_name.get(sym.name.rsplit(".", 1)[0]) if "." in sym.name else None
+                parent_id = parent_id or module_id
+                by_name.setdefault(sym.name, sid)
+            rows.append((sid, *_symbol_row(sym, file_id, parent_id)))
+            fts.append((sid, sym.name.rsplit(".", 1)[-1], sym.words, sym.name, sym.signature, sym.docstring,
+                        path_words))
+        self.conn.executemany(_INSERT_SYMBOL, rows)
+        self.conn.executemany(_INSERT_FTS, fts)
         before = {name.rsplit(".", 1)[-1] for (name, _kind, _n) in old_ids}
         after = {s.name.rsplit(".", 1)[-1] for s in extract.symbols}
         return before ^ after, dependents
+
+    def _allocate_id(self) -> int:
+        if self._next_id is None:
+            self._next_id = int(self.conn.execute("SELECT coalesce(max(id), 0) FROM symbols").fetchone()[0])
+        self._next_id += 1
+        return self._next_id
 
     def _delete_symbols(self, ids: Sequence[int]) -> set[int]:
         """Delete symbols and their edges; return the files that had edges into them."""
@@ -299,14 +295,19 @@ class Store:
             self.conn.execute(f"DELETE FROM symbols WHERE id IN ({marks})", chunk)
         return dependents
 
-    def files_referencing(self, names: Iterable[str]) -> set[int]:
-        """Files with a reference to any of ``names``."""
-        result: set[int] = set()
-        for chunk in _chunks(list(names)):
-            marks = ",".join("?" * len(chunk))
-            rows = self.conn.execute(f"SELECT DISTINCT file_id FROM ref_names WHERE name IN ({marks})", chunk)
-            result.update(r[0] for r in rows)
-        return result
+    def files_referencing(self, names: set[str], exclude: set[int]) -> set[int]:
+        """Files (other than ``exclude``) with a reference to any of ``names``."""
+        if len(names) <= INSTR_SCAN_MAX_NAMES:
+            result: set[int] = set()
+            for chunk in _chunks([json.dumps(n) for n in names], INSTR_SCAN_MAX_NAMES):
+                where = " OR ".join("instr(refs, ?) > 0" for _ in chunk)
+                result.update(r[0] for r in self.conn.execute(f"SELECT id FROM files WHERE {where}", chunk))
+            return result - exclude
+        found = set()
+        for fid, refs in self.conn.execute("SELECT id, refs FROM files"):
+            if fid not in exclude and any(ref[1] in names for ref in json.loads(refs)):
+                found.add(fid)
+        return found
 
     def files_with_edges_into(self, file_ids: Iterable[int]) -> set[int]:
         """Files whose resolved edges point into any of ``file_ids``."""
@@ -321,52 +322,79 @@ class Store:
         return result
 
     # -- resolver input and output ----------------------------------------------------------
-    def resolver_files(self) -> list[tuple[int, str, str, list[RawImport], tuple[str, ...] | None]]:
-        """(id, path, language, imports, exports) of every file."""
+    def resolver_files(self) -> list[tuple[int, str, str]]:
+        """(id, path, language) of every file."""
+        return list(self.conn.execute("SELECT id, path, language FROM files"))
+
+    def imports_of(
+        self, file_ids: Iterable[int] | None
+    ) -> dict[int, tuple[list[RawImport], tuple[str, ...] | None]]:
+        """The imports and declared exports of some files (all of them for None)."""
+        out = {}
+        for where, args in _id_filters("id", file_ids):
+            for fid, imports, exports in self.conn.execute(f"SELECT id, imports, exports FROM files {where}", args):
+                parsed = [RawImport(*row) for row in json.loads(imports)]
+                out[fid] = (parsed, tuple(json.loads(exports)) if exports else None)
+        return out
+
+    def resolver_symbols(self, file_ids: Iterable[int] | None) -> list[SymbolRow]:
+        """The symbols of some files (all of them for None), in the shape the resolver needs."""
         out = []
-        for fid, path, language, imports, exports in self.conn.execute(
-            "SELECT id, path, language, imports, exports FROM files"
-        ):
-            parsed = [RawImport(m, n, a, line, level) for m, n, a, line, level in json.loads(imports)]
-            out.append((fid, path, language, parsed, tuple(json.loads(exports)) if exports else None))
+        for where, args in _id_filters("file_id", file_ids):
+            out.extend(_symbol_rows(self.conn.execute(f"SELECT {_RESOLVER_COLUMNS} FROM symbols {where}", args)))
         return out
 
-    def resolver_symbols(self) -> list[SymbolRow]:
-        """Every symbol, in the shape the resolver needs."""
-        rows = self.conn.execute(
-            "SELECT id, file_id, name, short_name, kind, parent_id, is_test, is_test_case, params, decorators"
-            " FROM symbols"
-        )
-        return [
-            SymbolRow(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6]), bool(r[7]),
-                      tuple(r[8].split()) if r[8] else (), tuple(json.loads(r[9])) if r[9] != "[]" else ())
-            for r in rows
-        ]
-
-    def refs_of(self, file_ids: Iterable[int]) -> dict[int, list[RawRef]]:
-        """The unresolved references of some files."""
-        out: dict[int, list[RawRef]] = {}
-        for chunk in _chunks(list(file_ids)):
-            marks = ",".join("?" * len(chunk))
-            for fid, refs in self.conn.execute(f"SELECT id, refs FROM files WHERE id IN ({marks})", chunk):
-                out[fid] = [RawRef(k, n, r, s, line) for k, n, r, s, line in json.loads(refs)]
+    def symbol_files(self, symbol_ids: Iterable[int]) -> dict[int, int]:
+        """The file of each symbol."""
+        out: dict[int, int] = {}
+        for where, args in _id_filters("id", symbol_ids):
+            out.update(self.conn.execute(f"SELECT id, file_id FROM symbols {where}", args))
         return out
 
-    def inherits_edges(self, exclude_files: set[int]) -> list[tuple[int, int]]:
-        """Resolved (class, base) pairs, leaving out those resolved from ``exclude_files``."""
-        rows = self.conn.execute("SELECT src, dst, file_id FROM edges WHERE type='inherits'")
-        return [(s, d) for s, d, f in rows if f not in exclude_files]
+    def symbols_with_short_name(self, name: str) -> list[SymbolRow]:
+        """Every symbol whose last name component is ``name``."""
+        return _symbol_rows(self.conn.execute(f"SELECT {_RESOLVER_COLUMNS} FROM symbols WHERE short_name=?", (name,)))
+
+    def bases_of(self, class_ids: Iterable[int] | None, exclude_files: set[int]) -> list[tuple[int, int]]:
+        """Stored (class, base) pairs, leaving out those resolved from ``exclude_files``."""
+        out = []
+        for where, args in _id_filters("src", class_ids):
+            clause = f"{where} AND type='inherits'" if where else "WHERE type='inherits'"
+            rows = self.conn.execute(f"SELECT src, dst, file_id FROM edges {clause}", args)
+            out.extend((src, dst) for src, dst, fid in rows if fid not in exclude_files)
+        return out
+
+    def refs_of(self, file_ids: Iterable[int]) -> dict[int, list[Any]]:
+        """The unresolved references of some files, as ``RawRef``-shaped lists."""
+        out: dict[int, list[Any]] = {}
+        for where, args in _id_filters("id", file_ids):
+            out.update((fid, json.loads(refs)) for fid, refs in self.conn.execute(f"SELECT id, refs FROM files {where}", args))
+        return out
+
+    def files_subclassing(self, file_ids: Iterable[int]) -> set[int]:
+        """Files with classes whose bases are defined in ``file_ids`` (their overrides may change)."""
+        result: set[int] = set()
+        for where, args in _id_filters("s.file_id", file_ids):
+            rows = self.conn.execute(
+                f"SELECT DISTINCT e.file_id FROM edges e JOIN symbols s ON s.id = e.dst {where}"
+                " AND e.type='inherits'", args)
+            result.update(r[0] for r in rows)
+        return result
 
     def replace_edges(self, file_ids: Iterable[int], edges: Iterable[tuple[Edge, int]]) -> None:
-        """Swap the resolved edges of some files (and all derived ``overrides``) for new ones."""
-        for chunk in _chunks(list(file_ids)):
-            marks = ",".join("?" * len(chunk))
-            self.conn.execute(f"DELETE FROM edges WHERE file_id IN ({marks}) AND type != 'overrides'", chunk)
-        self.conn.execute("DELETE FROM edges WHERE type='overrides'")
+        """Swap the resolved edges of some files for new ones."""
+        empty = self.conn.execute("SELECT NOT EXISTS (SELECT 1 FROM edges)").fetchone()[0]
+        if empty:  # a cold build: filling the table and then indexing it is faster than both at once
+            for name in _EDGE_INDEXES:
+                self.conn.execute(f"DROP INDEX IF EXISTS {name}")
+        for where, args in _id_filters("file_id", list(file_ids)):
+            self.conn.execute(f"DELETE FROM edges {where}", args)
         self.conn.executemany(
             "INSERT INTO edges VALUES (?,?,?,?,?,?,?)",
             ((e.src, e.dst, e.type, e.resolution, e.confidence, e.line, fid) for e, fid in edges),
         )
+        for name, column in _EDGE_INDEXES.items():
+            self.conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON edges({column})")
 
     # -- reads for the pipelines ------------------------------------------------------------
     def symbols_by_ids(self, ids: Iterable[int]) -> dict[int, Symbol]:
@@ -417,8 +445,12 @@ class Store:
         return out
 
     def all_edges(self) -> list[tuple[int, int, str, float]]:
-        """Every edge as (src, dst, type, confidence)."""
-        return list(self.conn.execute("SELECT src, dst, type, confidence FROM edges"))
+        """Every edge as (src, dst, type, confidence); ``contains`` edges come from the symbol tree."""
+        edges = list(self.conn.execute("SELECT src, dst, type, confidence FROM edges"))
+        edges += self.conn.execute(
+            "SELECT parent_id, id, 'contains', 1.0 FROM symbols WHERE parent_id IS NOT NULL"
+        ).fetchall()
+        return edges
 
     def fts_search(self, match: str, limit: int) -> list[tuple[int, float]]:
         """BM25-ranked symbol ids for an FTS5 match expression (best first)."""
@@ -447,13 +479,23 @@ class Store:
                 out.setdefault(name, []).append(sid)
         return out
 
+    def totals(self) -> tuple[int, int, int]:
+        """(files, symbols, edges) in the index, ``contains`` edges included."""
+        row = self.conn.execute(
+            "SELECT (SELECT count(*) FROM files), (SELECT count(*) FROM symbols),"
+            " (SELECT count(*) FROM edges) + (SELECT count(*) FROM symbols WHERE parent_id IS NOT NULL)"
+        ).fetchone()
+        return int(row[0]), int(row[1]), int(row[2])
+
     def counts(self) -> dict[str, dict[str, int]]:
         """Files by language, symbols by kind, edges by type and by resolution."""
         queries = {
             "files": "SELECT language, count(*) FROM files GROUP BY language",
             "symbols": "SELECT kind, count(*) FROM symbols GROUP BY kind",
-            "edges": "SELECT type, count(*) FROM edges GROUP BY type",
-            "resolution": "SELECT resolution, count(*) FROM edges GROUP BY resolution",
+            "edges": "SELECT type, count(*) FROM edges GROUP BY type"
+                     " UNION ALL SELECT 'contains', count(*) FROM symbols WHERE parent_id IS NOT NULL",
+            "resolution": "SELECT resolution, count(*) FROM edges GROUP BY resolution"
+                          " UNION ALL SELECT 'structure', count(*) FROM symbols WHERE parent_id IS NOT NULL",
         }
         return {key: dict(self.conn.execute(sql).fetchall()) for key, sql in queries.items()}
 
@@ -469,16 +511,13 @@ def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
     conn.execute("COMMIT")
 
 
+_INSERT_FTS = (
+    "INSERT INTO symbols_fts(rowid, name, words, qualified, signature, docstring, path) VALUES (?,?,?,?,?,?,?)"
+)
 _INSERT_SYMBOL = (
-    "INSERT INTO symbols(file_id, name, short_name, kind, signature, docstring, start_line, end_line, tokens,"
-    " is_test, is_test_case, exported, parent_id, params, decorators) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    "INSERT INTO symbols(id, file_id, name, short_name, kind, signature, docstring, start_line, end_line, size,"
+    " is_test, is_test_case, exported, parent_id, params, decorators) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
-_UPDATE_SYMBOL = (
-    "UPDATE symbols SET file_id=?, name=?, short_name=?, kind=?, signature=?, docstring=?, start_line=?,"
-    " end_line=?, tokens=?, is_test=?, is_test_case=?, exported=?, parent_id=?, params=?, decorators=? WHERE id=?"
-)
-
-
 def _ordinal_keys(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str, int]]:
     """(name, kind, n): the n-th definition of that name and kind in a file (overloads, setters)."""
     seen: Counter[tuple[str, str]] = Counter()
@@ -492,23 +531,37 @@ def _ordinal_keys(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str, int]
 def _symbol_row(sym: RawSymbol, file_id: int, parent_id: int | None) -> tuple[object, ...]:
     return (
         file_id, sym.name, sym.name.rsplit(".", 1)[-1], sym.kind, sym.signature, sym.docstring, sym.start_line,
-        sym.end_line, sym.tokens, int(sym.is_test), int(sym.is_test_case), int(sym.exported), parent_id,
-        " ".join(sym.params), json.dumps(list(sym.decorators)),
+        sym.end_line, sym.size, int(sym.is_test), int(sym.is_test_case), int(sym.exported), parent_id,
+        " ".join(sym.params), "\n".join(sym.decorators),
     )
-
-
-def _fts_row(sym: RawSymbol, path: str) -> tuple[str, ...]:
-    short = sym.name.rsplit(".", 1)[-1]
-    words = " ".join(identifier_words(sym.name))
-    return (short, words, sym.name, sym.signature, sym.docstring, " ".join(identifier_words(path)))
 
 
 def _symbol(r: Sequence[object]) -> Symbol:
     return Symbol(
         id=int(r[0]), path=str(r[1]), name=str(r[2]), kind=str(r[3]), language=str(r[4]), signature=str(r[5]),
-        docstring=str(r[6]), start_line=int(r[7]), end_line=int(r[8]), tokens=int(r[9]), is_test=bool(r[10]),
+        docstring=str(r[6]), start_line=int(r[7]), end_line=int(r[8]), size=int(r[9]), is_test=bool(r[10]),
         is_test_case=bool(r[11]), exported=bool(r[12]), parent_id=int(r[13]) if r[13] is not None else None,
     )
+
+
+_RESOLVER_COLUMNS = "id, file_id, name, kind, parent_id, is_test, is_test_case, params, decorators"
+
+
+def _symbol_rows(rows: Iterable[Sequence[Any]]) -> list[SymbolRow]:
+    return [
+        SymbolRow(r[0], r[1], r[2], r[3], r[4], bool(r[5]), bool(r[6]),
+                  tuple(r[7].split()) if r[7] else (), tuple(r[8].split("\n")) if r[8] else ())
+        for r in rows
+    ]
+
+
+def _id_filters(column: str, ids: Iterable[int] | None) -> Iterator[tuple[str, list[object]]]:
+    """``WHERE column IN (...)`` clauses in chunks; one empty clause for "all rows"."""
+    if ids is None:
+        yield "", []
+        return
+    for chunk in _chunks(list(ids)):
+        yield f"WHERE {column} IN ({','.join('?' * len(chunk))})", chunk
 
 
 def _chunks(items: Sequence[object] | list[object], size: int = 500) -> Iterator[list[object]]:

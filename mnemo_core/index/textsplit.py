@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import re
 
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_NON_WORD = re.compile(r"[^A-Za-z0-9]+")
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_UNICODE_WORD = re.compile(r"[^\W_]+")
 
 
 def identifier_words(text: str) -> list[str]:
-    """``getUserById`` -> get user by id; ``snake_case.Name`` -> snake case name (lower case)."""
-    words: list[str] = []
-    for chunk in _NON_WORD.split(text):
-        words.extend(w.lower() for w in _CAMEL.findall(chunk))
-    return words
+    """``getUserById`` -> get user by id; ``snake_case.Name`` -> snake case name (lower case).
+
+    CamelCase is split for ASCII identifiers; other scripts split on underscores and punctuation.
+    """
+    if text.isascii():
+        return " ".join(_WORD.findall(text)).lower().split()
+    return [w for part in _UNICODE_WORD.findall(text)
+            for w in (identifier_words(part) if part.isascii() else [part.lower()])]

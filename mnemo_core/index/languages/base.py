@@ -114,9 +114,13 @@ class Hooks:
         """Whether a file holds test code."""
         return any(part in TEST_DIRS for part in path_parts(path))
 
-    def classify_test(self, path: str, definition: Definition) -> tuple[bool, bool]:
+    def classify_test(self, definition: Definition, in_test_file: bool) -> tuple[bool, bool]:
         """``(is_test, is_test_case)`` for a definition: test code, and a runnable test."""
-        return self.is_test_file(path), False
+        return in_test_file, False
+
+    def module_docstring(self, root: Node) -> str:
+        """The module's own documentation."""
+        return ""
 
     def is_exported(self, definition: Definition) -> bool:
         """Whether the definition is part of its module's public surface."""

@@ -118,8 +118,7 @@ class PythonHooks(Hooks):
             return True
         return any(part in _TEST_DIRS for part in path_parts(path))
 
-    def classify_test(self, path: str, definition: Definition) -> tuple[bool, bool]:
-        in_test_file = self.is_test_file(path)
+    def classify_test(self, definition: Definition, in_test_file: bool) -> tuple[bool, bool]:
         name, parent = definition.name, definition.parent
         if definition.kind in {"function", "method"} and name.startswith("test"):
             if parent is None:

@@ -1,0 +1,341 @@
+"""What the resolver knows of the repository: files, symbols, imports and base classes.
+
+The world loads lazily from the index: re-resolving one saved file reads that file's symbols,
+the files its imports reach, and the few names it falls back on, not the whole repository.
+A cold build preloads everything in a handful of bulk queries instead.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from mnemo_core.index.languages import registry
+from mnemo_core.index.languages.base import Hooks
+from mnemo_core.model import CLASS_KINDS, RawImport
+
+REEXPORT_DEPTH = 4  # how many re-export hops an imported name is followed through
+BASES_DEPTH = 6  # how far up the class hierarchy a member is looked for
+NAME_TARGET_KINDS = frozenset({"function", "class", "struct", "interface", "trait", "enum", "type"})
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolRow:
+    """A symbol as the resolver needs it."""
+
+    id: int
+    file_id: int
+    name: str
+    kind: str
+    parent_id: int | None
+    is_test: bool
+    is_test_case: bool
+    params: tuple[str, ...]
+    decorators: tuple[str, ...]
+
+
+class WorldSource(Protocol):
+    """Where the world reads from (the index store)."""
+
+    def resolver_files(self) -> list[tuple[int, str, str]]: ...
+    def imports_of(self, file_ids: Iterable[int] | None) -> dict[int, tuple[list[RawImport], tuple[str, ...] | None]]: ...
+    def resolver_symbols(self, file_ids: Iterable[int] | None) -> list[SymbolRow]: ...
+    def symbol_files(self, symbol_ids: Iterable[int]) -> dict[int, int]: ...
+    def symbols_with_short_name(self, name: str) -> list[SymbolRow]: ...
+    def bases_of(self, class_ids: Iterable[int] | None, exclude_files: set[int]) -> list[tuple[int, int]]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class FileInfo:
+    """A file as the resolver sees it."""
+
+    id: int
+    path: str
+    language: str
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """What an import binds a local name to: a module (``member`` empty) or a member of one."""
+
+    modules: tuple[int, ...]  # file ids; empty when the import leaves the repository
+    member: str = ""
+
+
+@dataclass
+class FileBindings:
+    """The names a file's imports bind, and the modules it imports ``*`` from."""
+
+    names: dict[str, Binding] = field(default_factory=dict)
+    stars: list[tuple[int, ...]] = field(default_factory=list)
+
+
+class World:
+    """A lazily loaded view of the index for resolution."""
+
+    def __init__(self, source: WorldSource, replaced_files: set[int], preload: bool = False) -> None:
+        self.source = source
+        self.replaced_files = replaced_files  # files being re-resolved: their stored edges do not count
+        self._hooks: dict[str, Hooks] = {name: spec.hooks for name, spec in registry().items()}
+        self.files: dict[int, FileInfo] = {}
+        self.by_path: dict[str, FileInfo] = {}
+        self.scope_files: dict[tuple[str, str], list[int]] = defaultdict(list)
+        self.package_files: dict[tuple[str, str], list[int]] = defaultdict(list)
+        for fid, path, language in source.resolver_files():
+            info = FileInfo(fid, path, language)
+            self.files[fid] = info
+            self.by_path[path] = info
+            hooks = self._hooks[language]
+            self.scope_files[(language, hooks.member_scope(path))].append(fid)
+            self.package_files[(language, hooks.package_of(path))].append(fid)
+        self.symbols: dict[int, SymbolRow] = {}
+        self._top: dict[int, dict[str, list[int]]] = {}
+        self._module_symbol: dict[int, int] = {}
+        self._members: dict[tuple[str, str, str], dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+        self._classes: dict[tuple[str, str, str], list[int]] = defaultdict(list)
+        self._loaded_scopes: set[tuple[str, str]] = set()
+        self._imports: dict[int, tuple[list[RawImport], tuple[str, ...] | None]] = {}
+        self._bindings: dict[int, FileBindings] = {}
+        self._names: dict[tuple[str, str, bool], list[int]] = {}
+        self._bases: dict[int, list[int]] = {}
+        self._added_bases: dict[int, list[int]] = defaultdict(list)
+        self._module_indexes: dict[str, object] = {}
+        self._preloaded = preload
+        if preload:
+            self._preload()
+
+    def hooks(self, file_id: int) -> Hooks:
+        """The language hooks of a file."""
+        return self._hooks[self.files[file_id].language]
+
+    # -- loading ----------------------------------------------------------------------------
+    def _preload(self) -> None:
+        self._index(self.source.resolver_symbols(None))
+        for fid in self.files:
+            self._top.setdefault(fid, {})
+        self._loaded_scopes.update(self.scope_files)
+        self._imports = self.source.imports_of(None)
+        bases: dict[int, list[int]] = defaultdict(list)
+        for cls, base in self.source.bases_of(None, self.replaced_files):
+            bases[cls].append(base)
+        self._bases = bases
+        methods: dict[tuple[str, str, bool], list[int]] = defaultdict(list)
+        for s in self.symbols.values():
+            key = self._name_key(s)
+            if key is not None:
+                methods[key].append(s.id)
+        self._names = methods
+
+    def _name_key(self, s: SymbolRow) -> tuple[str, str, bool] | None:
+        language = self.files[s.file_id].language
+        if s.kind == "method":
+            return (language, s.name.rsplit(".", 1)[-1], True)
+        if "." not in s.name and s.kind in NAME_TARGET_KINDS:
+            return (language, s.name, False)
+        return None
+
+    def _load(self, file_ids: Iterable[int]) -> None:
+        missing = [fid for fid in file_ids if fid not in self._top and fid in self.files]
+        if not missing:
+            return
+        for fid in missing:
+            self._top[fid] = {}
+        self._index(self.source.resolver_symbols(missing))
+
+    def _index(self, rows: Iterable[SymbolRow]) -> None:
+        for s in sorted(rows, key=lambda r: r.id):
+            f = self.files.get(s.file_id)
+            if f is None or s.id in self.symbols:
+                continue
+            self.symbols[s.id] = s
+            if s.kind == "module":
+                self._module_symbol[f.id] = s.id
+                continue
+            self._top.setdefault(f.id, {}).setdefault(s.name, []).append(s.id)
+            scope = (f.language, self._hooks[f.language].member_scope(f.path))
+            if s.kind in CLASS_KINDS:
+                self._classes[(*scope, s.name)].append(s.id)
+            if "." in s.name:
+                owner, short = s.name.rsplit(".", 1)
+                self._members[(*scope, owner)][short].append(s.id)
+
+    def _ensure_scope(self, scope: tuple[str, str]) -> None:
+        if scope not in self._loaded_scopes:
+            self._loaded_scopes.add(scope)
+            self._load(self.scope_files.get(scope, ()))
+
+    def symbol(self, symbol_id: int) -> SymbolRow:
+        """A symbol by id, loading its file when needed."""
+        found = self.symbols.get(symbol_id)
+        if found is None:
+            self._load(self.source.symbol_files([symbol_id]).values())
+            found = self.symbols[symbol_id]
+        return found
+
+    def top(self, file_id: int) -> dict[str, list[int]]:
+        """A file's symbols by qualified name."""
+        if file_id not in self._top:
+            self._load([file_id])
+        return self._top.get(file_id, {})
+
+    def module_symbol(self, file_id: int) -> int | None:
+        """The module symbol of a file."""
+        self.top(file_id)
+        return self._module_symbol.get(file_id)
+
+    def named(self, language: str, name: str, methods: bool) -> list[int]:
+        """Every method (``methods``) or top-level function/type called ``name`` in a language."""
+        key = (language, name, methods)
+        found = self._names.get(key)
+        if found is None:
+            found = [] if self._preloaded else self._query_names(key)
+            self._names[key] = found
+        return found
+
+    def _query_names(self, key: tuple[str, str, bool]) -> list[int]:
+        rows = [r for r in self.source.symbols_with_short_name(key[1]) if r.file_id in self.files]
+        self._load({r.file_id for r in rows})
+        return [r.id for r in rows if self._name_key(self.symbols[r.id]) == key]
+
+    # -- modules and imports ----------------------------------------------------------------
+    def _module_index(self, language: str) -> object:
+        if language not in self._module_indexes:
+            paths = [f.path for f in self.files.values() if f.language == language]
+            self._module_indexes[language] = self._hooks[language].module_index(paths)
+        return self._module_indexes[language]
+
+    def _paths_to_ids(self, paths: list[str]) -> tuple[int, ...]:
+        return tuple(self.by_path[p].id for p in paths if p in self.by_path)
+
+    def _imports_of(self, file_id: int) -> tuple[list[RawImport], tuple[str, ...] | None]:
+        if file_id not in self._imports:
+            self._imports.update(self.source.imports_of([file_id]))
+        return self._imports.get(file_id, ([], None))
+
+    def exports(self, file_id: int) -> tuple[str, ...] | None:
+        """A module's declared public names (Python ``__all__``), when it declares them."""
+        return self._imports_of(file_id)[1]
+
+    def bindings(self, file_id: int) -> FileBindings:
+        """The names a file's imports bind (computed once per file)."""
+        cached = self._bindings.get(file_id)
+        if cached is not None:
+            return cached
+        f = self.files[file_id]
+        hooks = self.hooks(file_id)
+        index = self._module_index(f.language)
+        result = FileBindings()
+        for imp in self._imports_of(file_id)[0]:
+            if imp.name == "*":
+                result.stars.append(self._paths_to_ids(hooks.resolve_module(f.path, imp, index)))
+                continue
+            submodule = self._paths_to_ids(hooks.resolve_member_module(f.path, imp, index)) if imp.name else ()
+            if submodule:
+                result.names[imp.alias] = Binding(submodule)
+            else:
+                modules = self._paths_to_ids(hooks.resolve_module(f.path, imp, index))
+                result.names[imp.alias] = Binding(modules, imp.name)
+        self._bindings[file_id] = result
+        return result
+
+    def resolve_binding(self, binding: Binding, depth: int = REEXPORT_DEPTH) -> list[int]:
+        """The symbols an import binding stands for."""
+        if not binding.member:
+            return [m for m in (self.module_symbol(f) for f in binding.modules) if m is not None]
+        return self.lookup_member(binding.modules, binding.member, depth)
+
+    def lookup_member(self, modules: Iterable[int], name: str, depth: int = REEXPORT_DEPTH) -> list[int]:
+        """A top-level name of a module, following re-exports and wildcard imports."""
+        for module in modules:
+            ids = self.top(module).get(name)
+            if ids:
+                return ids
+            if depth <= 0:
+                continue
+            bindings = self.bindings(module)
+            binding = bindings.names.get(name)
+            if binding is not None:
+                found = self.resolve_binding(binding, depth - 1)
+                if found:
+                    return found
+            for star in bindings.stars:
+                if name.startswith("_") or any(name not in (self.exports(m) or (name,)) for m in star):
+                    continue
+                found = self.lookup_member(star, name, depth - 1)
+                if found:
+                    return found
+        return []
+
+    # -- classes ----------------------------------------------------------------------------
+    def _scope_of(self, file_id: int) -> tuple[str, str]:
+        f = self.files[file_id]
+        return (f.language, self._hooks[f.language].member_scope(f.path))
+
+    def members(self, class_id: int) -> dict[str, list[int]]:
+        """The members of a class, by short name (across files where the language allows it)."""
+        s = self.symbol(class_id)
+        scope = self._scope_of(s.file_id)
+        self._ensure_scope(scope)
+        return self._members.get((*scope, s.name), {})
+
+    def bases(self, class_id: int) -> list[int]:
+        """The resolved base classes of a class."""
+        found = self._bases.get(class_id)
+        if found is None:
+            found = [] if self._preloaded else [b for _, b in self.source.bases_of([class_id], self.replaced_files)]
+            self._bases[class_id] = found
+        return found + self._added_bases.get(class_id, [])
+
+    def add_bases(self, inherits: Iterable[tuple[int, int]]) -> None:
+        """Add freshly resolved ``(class, base)`` pairs."""
+        for cls, base in inherits:
+            if base not in self._added_bases[cls]:
+                self._added_bases[cls].append(base)
+
+    def classes_with_bases(self) -> list[int]:
+        """Every class known to have a base (all of them after a preload)."""
+        return sorted({c for c, b in self._bases.items() if b} | {c for c, b in self._added_bases.items() if b})
+
+    def find_member(self, class_ids: Iterable[int], name: str, include_self: bool = True) -> list[int]:
+        """A member by name on the classes or, breadth first, their bases."""
+        frontier = list(class_ids)
+        seen: set[int] = set()
+        first = True
+        for _ in range(BASES_DEPTH):
+            next_frontier: list[int] = []
+            for cls in frontier:
+                if cls in seen:
+                    continue
+                seen.add(cls)
+                if include_self or not first:
+                    found = self.members(cls).get(name)
+                    if found:
+                        return list(found)
+                next_frontier.extend(self.bases(cls))
+            first = False
+            frontier = next_frontier
+            if not frontier:
+                break
+        return []
+
+    def enclosing_classes(self, file_id: int, scope: str) -> list[int]:
+        """The innermost class around a scope (``A.f.inner`` -> ``A``)."""
+        member_scope = self._scope_of(file_id)
+        self._ensure_scope(member_scope)
+        parts = scope.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            found = self._classes.get((*member_scope, ".".join(parts[:i])))
+            if found:
+                return found
+        return []
+
+    def constructors(self, class_ids: Iterable[int]) -> list[int]:
+        """The constructor methods of classes (``__init__``, ``constructor``...)."""
+        found: list[int] = []
+        for cls in class_ids:
+            members = self.members(cls)
+            for name in self.hooks(self.symbol(cls).file_id).constructor_names:
+                found.extend(members.get(name, ()))
+        return found
