@@ -60,3 +60,30 @@ def commit(repo: Path, files: Mapping[str, str | bytes | None], message: str, da
            "GIT_AUTHOR_NAME": author[0], "GIT_AUTHOR_EMAIL": author[1]}
     git(repo, "commit", "-q", "-m", message, env=env)
     return git(repo, "rev-parse", "HEAD").strip()
+
+
+def indexed_edges(root: Path, edge_type: str | None = None) -> set[tuple[str, str, str]]:
+    """The stored edges of an indexed repository as ``(src key, dst key, resolution)``."""
+    from mnemo_core.index.store import Store
+
+    store = Store.open(root)
+    try:
+        keys = {sid: f"{path}:{name}" for sid, path, name in store.conn.execute(
+            "SELECT s.id, f.path, s.name FROM symbols s JOIN files f ON f.id = s.file_id")}
+        rows = store.conn.execute("SELECT src, dst, type, resolution FROM edges")
+        return {(keys[s], keys[d], r) for s, d, t, r in rows if edge_type in (None, t)}
+    finally:
+        store.close()
+
+
+def indexed_symbols(root: Path) -> dict[str, tuple[str, int, int]]:
+    """The stored symbols of an indexed repository: ``path:name`` -> (kind, start, end)."""
+    from mnemo_core.index.store import Store
+
+    store = Store.open(root)
+    try:
+        rows = store.conn.execute(
+            "SELECT f.path, s.name, s.kind, s.start_line, s.end_line FROM symbols s JOIN files f ON f.id = s.file_id")
+        return {f"{path}:{name}": (kind, start, end) for path, name, kind, start, end in rows}
+    finally:
+        store.close()

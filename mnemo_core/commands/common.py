@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
+import logging
 
 from mnemo_core.model import Symbol
 from mnemo_core.repository import Repository
+
+log = logging.getLogger(__name__)
 
 
 def add_repo_argument(parser: argparse.ArgumentParser) -> None:
@@ -24,8 +26,7 @@ def open_indexed(args: argparse.Namespace) -> Repository:
     """Open the repository and bring its index up to date (a no-op when nothing changed)."""
     repo = Repository.open(args.repo)
     stats = repo.update_index()
-    if stats.parsed and stats.files > 0:
-        print(f"mnemo: indexed {stats.parsed} changed file(s)", file=sys.stderr)
+    log.info("index updated: %d file(s) parsed in %d ms", stats.parsed, stats.elapsed_ms)
     return repo
 
 

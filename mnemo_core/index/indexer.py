@@ -31,7 +31,7 @@ from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.lock import index_lock
 from mnemo_core.index.resolve import Resolver
 from mnemo_core.index.world import World
-from mnemo_core.index.store import FileFacts, FileRow, Store
+from mnemo_core.index.store import FileFacts, FileRow, Store, prepare_index_dir
 from mnemo_core.model import FileExtract, IndexStats, RawRef
 from mnemo_core.vcs.git import head_commit, repo_toplevel
 
@@ -69,19 +69,17 @@ def index_repo(
     """Update (or with ``full``, rebuild) the index of ``root``; ``only`` limits the check to some
     repo-relative paths (an editor saving a file)."""
     started = time.perf_counter()
-    store = Store.open(root)
-    try:
-        with index_lock(store.path.parent):
+    with index_lock(prepare_index_dir(root)):
+        store = Store.open(root)
+        try:
             return _update(root, store, full, progress, only, started)
-    finally:
-        store.close()
+        finally:
+            store.close()
 
 
 def _update(
     root: Path, store: Store, full: bool, progress: Progress | None, only: Sequence[str] | None, started: float
 ) -> IndexStats:
-    if store.rebuilt_because:
-        log.warning("the index was %s; rebuilding it", store.rebuilt_because)
     known = store.files()
     walked = False
     if only is None:
@@ -99,7 +97,7 @@ def _update(
         affected = store.files_with_edges_into([row.id for row in removed])
         store.remove_files([row.id for row in removed])
         refs, changed_names = {}, set()
-        for p in _parse_all(root, stale, known, progress):
+        for p in _parse_all(root, stale, known, full, progress):
             parsed.append(p)
             if p.skipped and p.path in known:
                 removed.append(known[p.path])
@@ -175,10 +173,10 @@ def _parse_chunk(root: Path, jobs: list[tuple[str, str | None]]) -> list[_Parsed
 
 
 def _parse_all(
-    root: Path, stale: list[str], known: dict[str, FileRow], progress: Progress | None
+    root: Path, stale: list[str], known: dict[str, FileRow], full: bool, progress: Progress | None
 ) -> Iterator[_Parsed]:
     """Parse results as they complete (in a process pool when there are many files)."""
-    jobs = [(path, known[path].hash if path in known else None) for path in stale]
+    jobs = [(path, known[path].hash if path in known and not full else None) for path in stale]
     if len(jobs) < PARALLEL_MIN_FILES or (os.cpu_count() or 1) < 2:
         for i, job in enumerate(jobs):
             yield _parse_one(root, *job)

@@ -21,8 +21,9 @@ POLL_S = 0.05
 
 
 @contextmanager
-def index_lock(directory: Path, wait_s: float = LOCK_WAIT_S) -> Iterator[None]:
+def index_lock(directory: Path, wait_s: float | None = None) -> Iterator[None]:
     """Hold the index lock of ``directory`` (the ``.mnemo`` folder) for the duration of the block."""
+    wait_s = LOCK_WAIT_S if wait_s is None else wait_s
     path = directory / "index.lock"
     with open(path, "a+", encoding="utf-8") as handle:
         deadline = time.monotonic() + wait_s

@@ -16,7 +16,7 @@ A reference is resolved in this order, and the edge records which step found it:
 A name bound by an import that leaves the repository (``from requests import get``) is never linked
 by name. Derived edges: ``imports`` from the module to what it
 imports, ``overrides`` from a method to the base-class method it redefines, and ``tests`` from a test
-case to the non-test code it calls directly or through its fixtures.
+case to the non-test code it calls directly.
 """
 
 from __future__ import annotations
@@ -316,22 +316,10 @@ class Resolver:
         return None
 
     def _tests_edges(self, calls: list[Edge]) -> list[Edge]:
+        """From each test case to the non-test code it calls directly (fixtures are reached by walking)."""
         w = self.world
-        by_src: dict[int, list[Edge]] = defaultdict(list)
-        for e in calls:
-            by_src[e.src].append(e)
-        edges: dict[tuple[int, int], Edge] = {}
-        for src, out in by_src.items():
-            if not w.symbol(src).is_test_case:
-                continue
-            reached = list(out)
-            for e in out:
-                if e.resolution == "fixture":
-                    reached.extend(by_src.get(e.dst, ()))
-            for e in reached:
-                if not w.symbol(e.dst).is_test and e.dst != src:
-                    edges.setdefault((src, e.dst), Edge(src, e.dst, "tests", "derived", e.confidence, e.line))
-        return list(edges.values())
+        return [Edge(e.src, e.dst, "tests", "derived", e.confidence, e.line) for e in calls
+                if w.symbol(e.src).is_test_case and not w.symbol(e.dst).is_test]
 
     def _import_edges(self, file_id: int) -> list[Edge]:
         """From a module to the modules and names its imports bind."""

@@ -90,7 +90,7 @@ def index_path(root: Path) -> Path:
     return root / INDEX_DIR / DB_NAME
 
 
-def _prepare_dir(root: Path) -> Path:
+def prepare_index_dir(root: Path) -> Path:
     directory = root / INDEX_DIR
     try:
         directory.mkdir(exist_ok=True)
@@ -104,7 +104,10 @@ def _prepare_dir(root: Path) -> Path:
 
 def _connect(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
-    conn.execute("PRAGMA journal_mode=WAL")
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+    except sqlite3.DatabaseError:
+        return conn  # a corrupt file: the schema check reports it
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA temp_store=MEMORY")
     conn.execute("PRAGMA cache_size=-65536")
@@ -114,6 +117,29 @@ def _connect(path: Path) -> sqlite3.Connection:
 def _remove_db(path: Path) -> None:
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+def _open_checked(path: Path) -> tuple[sqlite3.Connection, int | None, str | None]:
+    """Connect and read the schema version: None for a new file, -1 for a foreign one, -2 if corrupt."""
+    conn = _connect(path)
+    try:
+        return conn, _schema_version(conn), None
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            conn.close()
+            raise MnemoError(f"the index {path} is locked by another process; try again shortly") from exc
+        return conn, -2, f"unreadable ({exc})"
+    except sqlite3.DatabaseError as exc:
+        return conn, -2, f"corrupt ({exc})"
+
+
+def _create_schema(conn: sqlite3.Connection) -> None:
+    for statement in _SCHEMA.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+    for name, column in _EDGE_INDEXES.items():
+        conn.execute(f"CREATE INDEX {name} ON edges({column})")
+    conn.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
 
 
 def _schema_version(conn: sqlite3.Connection) -> int | None:
@@ -129,10 +155,9 @@ def _schema_version(conn: sqlite3.Connection) -> int | None:
 class Store:
     """An open index database."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path, rebuilt_because: str | None = None) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
         self.conn = conn
         self.path = path
-        self.rebuilt_because = rebuilt_because
         self._next_id: int | None = None
 
     @classmethod
@@ -142,34 +167,20 @@ class Store:
         if not create and not path.exists():
             raise MnemoError(f"no index at {path}. Run `mnemo index {root}` first.")
         if create:
-            _prepare_dir(root)
-        reason = None
-        try:
-            conn = _connect(path)
-            version = _schema_version(conn)
-        except sqlite3.OperationalError as exc:
-            if "locked" in str(exc) or "busy" in str(exc):
-                raise MnemoError(f"the index {path} is locked by another process; try again shortly") from exc
-            reason, version = f"unreadable ({exc})", -2
-        except sqlite3.DatabaseError as exc:
-            reason, version = f"corrupt ({exc})", -2
+            prepare_index_dir(root)
+        conn, version, reason = _open_checked(path)
         if version == SCHEMA_VERSION:
             return cls(conn, path)
-        if version is not None and version != SCHEMA_VERSION:
+        if version is not None:
             reason = reason or f"built by another version of mnemo (schema {version}, expected {SCHEMA_VERSION})"
-            log.warning("index %s is %s; rebuilding it", path, reason)
-            if version != -2:
-                conn.close()
+            log.warning("the index %s is %s; rebuilding it", path, reason)
+            conn.close()
             _remove_db(path)
             conn = _connect(path)
         with _transaction(conn):
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    conn.execute(statement)
-            for name, column in _EDGE_INDEXES.items():
-                conn.execute(f"CREATE INDEX {name} ON edges({column})")
-            conn.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-        return cls(conn, path, rebuilt_because=reason)
+            if _schema_version(conn) is None:  # another process may have created it meanwhile
+                _create_schema(conn)
+        return cls(conn, path)
 
     def close(self) -> None:
         """Close the connection."""
@@ -251,13 +262,12 @@ class Store:
         old_ids = dict(zip(_ordinal_keys((name, kind) for _, name, kind in old), (row[0] for row in old)))
         keys = _ordinal_keys((s.name, s.kind) for s in extract.symbols)
         new_keys = set(keys)
+        ids = [old_ids.get(key) or self._allocate_id() for key in keys]
         dependents = self._delete_symbols([sid for key, sid in old_ids.items() if key not in new_keys])
         kept = [sid for key, sid in old_ids.items() if key in new_keys]
-        for chunk in _chunks(kept):
-            marks = ",".join("?" * len(chunk))
-            self.conn.execute(f"DELETE FROM symbols WHERE id IN ({marks})", chunk)
-            self.conn.execute(f"DELETE FROM symbols_fts WHERE rowid IN ({marks})", chunk)
-        ids = [old_ids.get(key) or self._allocate_id() for key in keys]
+        for where, args in _id_filters("id", kept):
+            self.conn.execute(f"DELETE FROM symbols {where}", args)
+            self.conn.execute(f"DELETE FROM symbols_fts {where.replace('id', 'rowid', 1)}", args)
         by_name: dict[str, int] = {}
         rows, fts = [], []
         path_words = " ".join(identifier_words(extract.path))
@@ -502,7 +512,10 @@ class Store:
 
 @contextmanager
 def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
-    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        raise MnemoError(f"the index is locked by another process ({exc}); try again when it finishes") from exc
     try:
         yield
     except BaseException:

@@ -1,0 +1,138 @@
+"""Extraction of Python files: symbols, qualified names, line ranges, references, imports."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from mnemo_core.index.extract import extract
+from mnemo_core.index.languages import language_for_path
+
+SOURCE = textwrap.dedent('''\
+    """Module doc."""
+    import os.path as osp, sys
+    from .models import User as U, Admin
+    from . import views
+    from ..base import *
+
+    MAX_RETRIES = 3
+    __all__ = ["A", "helper"]
+
+
+    @decor(1)
+    class A(B, metaclass=M):
+        """Class doc.
+
+        More.
+        """
+
+        def f(self, a: int = 2, *args, **kw) -> int:  # a comment
+            """Method doc."""
+            self.g().h(1)
+            osp.join(a)
+
+            def inner(x):
+                return helper(x)
+
+            return inner(a)
+
+
+    def helper(x):
+        # not a docstring
+        return x
+''')
+
+
+@pytest.fixture(scope="module")
+def extracted():
+    spec = language_for_path("pkg/sample.py")
+    assert spec is not None
+    return extract("pkg/sample.py", SOURCE.encode(), spec)
+
+
+def test_symbols_have_qualified_names_kinds_and_inclusive_line_ranges(extracted) -> None:
+    got = [(s.name, s.kind, s.start_line, s.end_line) for s in extracted.symbols]
+    assert got == [
+        ("pkg.sample", "module", 1, 31),
+        ("MAX_RETRIES", "constant", 7, 7),
+        ("A", "class", 11, 26),
+        ("A.f", "method", 18, 26),
+        ("A.f.inner", "function", 23, 24),
+        ("helper", "function", 29, 31),
+    ]
+
+
+def test_signatures_and_docstrings(extracted) -> None:
+    by_name = {s.name: s for s in extracted.symbols}
+    assert by_name["A.f"].signature == "def f(self, a: int = 2, *args, **kw) -> int"
+    assert by_name["A"].signature == "class A(B, metaclass=M)"
+    assert by_name["A"].docstring == "Class doc.\n\nMore."
+    assert by_name["A.f"].docstring == "Method doc."
+    assert by_name["helper"].docstring == ""
+    assert by_name["pkg.sample"].docstring == "Module doc."
+    assert by_name["A"].decorators == ("decor(1)",)
+    assert by_name["A.f"].params == ("self", "a")
+
+
+def test_references_are_scoped_to_the_innermost_definition(extracted) -> None:
+    refs = {(r.kind, r.receiver, r.name, r.scope) for r in extracted.refs}
+    assert ("call", "self", "g", "A.f") in refs
+    assert ("call", "self.g()", "h", "A.f") in refs
+    assert ("call", "osp", "join", "A.f") in refs
+    assert ("call", "", "helper", "A.f.inner") in refs
+    assert ("call", "", "inner", "A.f") in refs
+    assert ("call", "", "decor", "A") in refs
+    assert ("inherit", "", "B", "A") in refs
+    assert not any(r.name == "M" for r in extracted.refs), "metaclass= is not a base class"
+
+
+def test_imports(extracted) -> None:
+    got = [(i.module, i.name, i.alias, i.level) for i in extracted.imports]
+    assert got == [
+        ("os.path", "", "osp", 0),
+        ("sys", "", "sys", 0),
+        ("models", "User", "U", 1),
+        ("models", "Admin", "Admin", 1),
+        ("", "views", "views", 1),
+        ("base", "*", "*", 2),
+    ]
+    assert extracted.exports == ("A", "helper")
+
+
+@pytest.mark.parametrize(
+    ("path", "source", "expected"),
+    [
+        ("tests/test_x.py", "def test_a():\n    pass\ndef helper():\n    pass\n",
+         {"test_a": (True, True), "helper": (True, False)}),
+        ("tests/test_x.py", "class TestA:\n    def test_b(self):\n        pass\n    def setup(self):\n        pass\n",
+         {"TestA": (True, False), "TestA.test_b": (True, True), "TestA.setup": (True, False)}),
+        ("pkg/checks.py", "import unittest\nclass Checks(unittest.TestCase):\n    def test_c(self):\n        pass\n",
+         {"Checks": (True, False), "Checks.test_c": (True, True)}),
+        ("pkg/app.py", "def test_like_name():\n    pass\n", {"test_like_name": (True, False)}),
+        ("conftest.py", "import pytest\n@pytest.fixture\ndef app():\n    return 1\n", {"app": (True, False)}),
+    ],
+)
+def test_python_test_detection(path: str, source: str, expected: dict[str, tuple[bool, bool]]) -> None:
+    spec = language_for_path(path)
+    assert spec is not None
+    symbols = {s.name: (s.is_test, s.is_test_case) for s in extract(path, source.encode(), spec).symbols}
+    for name, flags in expected.items():
+        assert symbols[name] == flags, name
+
+
+def test_syntax_errors_keep_what_parses() -> None:
+    spec = language_for_path("broken.py")
+    assert spec is not None
+    source = b"def ok():\n    return 1\n\ndef broken(:\n    pass\n\nclass Fine:\n    def m(self):\n        ok()\n"
+    result = extract("broken.py", source, spec)
+    names = {s.name for s in result.symbols}
+    assert {"ok", "Fine", "Fine.m"} <= names
+    assert result.parse_errors > 0
+
+
+def test_non_utf8_bytes_do_not_break_extraction() -> None:
+    spec = language_for_path("latin.py")
+    assert spec is not None
+    result = extract("latin.py", "def caf\u00e9():\n    s = '\xe9t\xe9'\n".encode("latin-1"), spec)
+    assert any(s.kind == "function" for s in result.symbols)

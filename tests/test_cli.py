@@ -1,0 +1,79 @@
+"""The ``mnemo`` command line: exit codes and messages, called through ``main``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import make_repo
+
+from mnemo_core.cli import main
+
+FILES = {
+    "shop/cart.py": (
+        "from shop.pricing import total\n\n"
+        "class Cart:\n"
+        "    def checkout(self):\n"
+        "        return total(self.items())\n"
+        "    def items(self):\n"
+        "        return []\n"
+    ),
+    "shop/pricing.py": "def total(items):\n    return sum(items)\n\ndef tax(x):\n    return total([x])\n",
+}
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "repo", FILES)
+
+
+def test_index_prints_a_summary(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["index", str(repo)]) == 0
+    out = capsys.readouterr().out
+    assert "2 files (2 parsed, 0 removed)" in out
+
+
+def test_stats_json(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["stats", "--repo", str(repo), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["files"] == {"python": 2}
+    assert data["symbols"]["method"] == 2
+    assert data["edges"]["calls"] >= 3
+    assert len(data["commit"]) == 40
+
+
+def test_find_with_glob(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["find", "t*", "--repo", str(repo)]) == 0
+    out = capsys.readouterr().out
+    assert "shop/pricing.py:1  function  total  def total(items)" in out
+    assert "tax" in out
+
+
+def test_callers_transitively(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["callers", "total", "--depth", "2", "--repo", str(repo), "--format", "json"]) == 0
+    hops = {(h["name"], h["depth"]) for h in json.loads(capsys.readouterr().out)["hops"]}
+    assert hops == {("Cart.checkout", 1), ("tax", 1)}
+
+
+def test_callees(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["callees", "Cart.checkout", "--repo", str(repo)]) == 0
+    out = capsys.readouterr().out
+    assert "shop/pricing.py:total" in out and "shop/cart.py:Cart.items" in out
+
+
+def test_unknown_symbol_suggests_close_names(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["callers", "totl", "--repo", str(repo)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err == "mnemo: error: no symbol named 'totl' in the index; did you mean total?"
+
+
+def test_missing_directory_is_one_line_and_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["index", str(tmp_path / "nope")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no such directory" in err
+
+
+def test_bad_depth_is_an_error(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["callers", "total", "--depth", "0", "--repo", str(repo)]) == 1
+    assert "--depth must be at least 1" in capsys.readouterr().err
