@@ -1,0 +1,301 @@
+"""Indexing speed on the Python standard library: cold, no-op and one-file re-index, peak memory.
+
+The machine's stdlib ``.py`` files (``site-packages`` and ``__pycache__`` excluded) are copied into a
+temporary directory, once as a plain directory (mnemo walks it) and once as a fresh git repository
+(mnemo lists it with ``git ls-files``). Then, in one run, so that ratios compare like with like on a
+noisy machine:
+
+- floor: a pure tree-sitter parse of the same files in one process (read + ``parser.parse(bytes)``);
+- cold: ``index_repo(root)`` with no ``.mnemo/`` (removed before each repeat; the page cache is warm);
+- no-op: re-index with nothing changed;
+- touch: re-index after changing one file's mtime only (content hash unchanged);
+- edit: re-index after appending a function to one file;
+- peak RSS of the cold index: the sampled peak of the summed RSS of the indexing process and its
+  worker processes (an upper bound: shared pages count in each process), next to the exact
+  ``ru_maxrss`` of the main process and the sampled peak of the largest worker. (``RUSAGE_CHILDREN``
+  is no use for the workers: ``ru_maxrss`` survives ``exec``, so a ``git`` forked late by the main
+  process reports the main process's size.)
+
+Every indexer timing is the wall time of a fresh ``python -c`` subprocess around ``index_repo``, so
+interpreter start-up, imports and process-pool start-up are all counted. Each timing is repeated
+``--repeat`` times and the median is reported; the floors in ``FLOORS`` are checked and printed as
+PASS/FAIL lines.
+
+Run: ``python bench/index_speed.py [--repeat 3] [--variants walked,git]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import (  # noqa: E402
+    check_run,
+    machine_info,
+    machine_line,
+    markdown_table,
+    median,
+    python_json_run,
+    table,
+    verdict,
+    write_json,
+)
+
+NAME = "index_speed"
+DEFAULT_REPEAT = 3
+DEFAULT_EDIT_FILE = "argparse.py"  # a large (2.6k lines), widely imported module: a realistic edit
+SKIPPED_DIRS = frozenset({"site-packages", "__pycache__"})
+VARIANTS = ("walked", "git")
+KIB_PER_GIB = 1024 * 1024
+FLOORS = {
+    "cold_over_floor": 3.0,  # cold index at most 3x a single-process tree-sitter parse
+    "noop_s": 1.5,  # a no-op re-index costs about a stat per file
+    "one_file_s": 0.5,  # saving one file in an editor must feel instant
+    "peak_rss_kib": 1 * KIB_PER_GIB,  # the cold index fits comfortably on a laptop or a CI runner
+}
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+    "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+    "GIT_AUTHOR_DATE": "2024-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2024-01-01T00:00:00Z",
+}
+
+# Run in a fresh interpreter: read and parse every .py file under argv[1] with tree-sitter only.
+FLOOR_CODE = """
+import json, sys, time
+from pathlib import Path
+from tree_sitter_language_pack import get_parser
+parser = get_parser("python")
+files = sorted(p for p in Path(sys.argv[1]).rglob("*.py") if ".mnemo" not in p.parts and ".git" not in p.parts)
+started = time.perf_counter()
+data = [f.read_bytes() for f in files]
+read = time.perf_counter()
+for source in data:
+    parser.parse(source)
+done = time.perf_counter()
+print(json.dumps({"files": len(files), "bytes": sum(map(len, data)), "read_s": read - started,
+                  "parse_s": done - read, "floor_s": done - started}))
+"""
+
+# Run in a fresh interpreter: index argv[1] with mnemo, report its stats and peak memory.
+INDEX_CODE = """
+import json, resource, sys, time
+started = time.perf_counter()
+from pathlib import Path
+from mnemo_core.index.indexer import index_repo
+imported = time.perf_counter()
+stats = index_repo(Path(sys.argv[1]))
+done = time.perf_counter()
+print(json.dumps({"files": stats.files, "parsed": stats.parsed, "skipped": stats.skipped,
+                  "symbols": stats.symbols, "edges": stats.edges, "walked": stats.walked,
+                  "import_s": imported - started, "index_s": done - imported,
+                  "self_maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+"""
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=DEFAULT_REPEAT, help="repeats per timing (median reported)")
+    parser.add_argument("--stdlib", type=Path, default=Path(sysconfig.get_paths()["stdlib"]),
+                        help="the source tree to copy (default: this interpreter's stdlib)")
+    parser.add_argument("--variants", default=",".join(VARIANTS),
+                        help="comma-separated: walked (plain directory), git (a git repository)")
+    parser.add_argument("--edit-file", default=DEFAULT_EDIT_FILE, help="repo-relative file to touch and edit")
+    parser.add_argument("--workdir", type=Path, default=None, help="where to copy the tree (default: a temp dir)")
+    args = parser.parse_args(argv)
+    args.variants = [v for v in args.variants.split(",") if v]
+    unknown = set(args.variants) - set(VARIANTS)
+    if unknown or args.repeat < 1:
+        parser.error(f"unknown variants {sorted(unknown)}" if unknown else "--repeat must be at least 1")
+    return args
+
+
+# -- the corpus -----------------------------------------------------------------------------
+def copy_python_tree(source: Path, dest: Path) -> tuple[int, int]:
+    """Copy every ``.py`` file under ``source`` (skipping ``SKIPPED_DIRS``) to ``dest``; (files, bytes)."""
+    files = size = 0
+    for directory, dirs, names in os.walk(source):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS)
+        rel = Path(directory).relative_to(source)
+        for name in sorted(n for n in names if n.endswith(".py")):
+            target = dest / rel / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(Path(directory) / name, target)
+            files += 1
+            size += target.stat().st_size
+    return files, size
+
+
+def make_git_repo(root: Path) -> None:
+    """Turn ``root`` into a git repository with everything committed (dates and author pinned)."""
+    env = {**os.environ, **GIT_ENV}
+    for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "stdlib copy"]):
+        subprocess.run(["git", "-C", str(root), *cmd], check=True, env=env, capture_output=True)
+
+
+# -- measurements ---------------------------------------------------------------------------
+def measure_floor(root: Path, repeat: int) -> dict[str, Any]:
+    """The single-process tree-sitter parse of every file, ``repeat`` times."""
+    runs = [python_json_run(FLOOR_CODE, [str(root)]) for _ in range(repeat)]
+    samples = [data for _, data in runs]
+    return {
+        "files": samples[0]["files"], "bytes": samples[0]["bytes"],
+        "floor_s": [s["floor_s"] for s in samples], "parse_s": [s["parse_s"] for s in samples],
+        "wall_s": [run.wall_s for run, _ in runs],
+    }
+
+
+def index_once(root: Path, prepare: Callable[[], None] | None = None) -> dict[str, Any]:
+    """One fresh-process ``index_repo(root)``: its wall time, stats and memory."""
+    if prepare is not None:
+        prepare()
+    run, data = python_json_run(INDEX_CODE, [str(root)])
+    check_run(run, "index_repo")
+    return {**data, "wall_s": run.wall_s, "tree_rss_kib": run.peak_tree_rss_kib,
+            "worker_rss_kib": run.peak_child_rss_kib}
+
+
+def measure_variant(root: Path, edit_file: str, repeat: int) -> dict[str, list[dict[str, Any]]]:
+    """Cold, no-op, touch and edit timings on one copy of the tree."""
+    target = root / edit_file
+    if not target.is_file():
+        raise SystemExit(f"--edit-file {edit_file} is not a file under {root}")
+
+    def cold() -> None:
+        shutil.rmtree(root / ".mnemo", ignore_errors=True)
+
+    def touch() -> None:
+        stamp = time.time_ns()
+        os.utime(target, ns=(stamp, stamp))
+
+    def edit() -> None:
+        with target.open("a", encoding="utf-8") as f:
+            f.write(f"\n\ndef _mnemo_bench_edit_{time.time_ns()}(value):\n    return value\n")
+
+    results: dict[str, list[dict[str, Any]]] = {"cold": [index_once(root, cold) for _ in range(repeat)]}
+    for name, prepare in (("noop", None), ("touch", touch), ("edit", edit)):
+        results[name] = [index_once(root, prepare) for _ in range(repeat)]
+    return results
+
+
+# -- report ---------------------------------------------------------------------------------
+def summarize(floor: dict[str, Any], variants: dict[str, dict[str, list[dict[str, Any]]]]) -> dict[str, Any]:
+    """Medians per measure, ratios, and the floor checks."""
+    floor_s = median(floor["floor_s"])
+    rows, checks = [], []
+    for variant, measures in variants.items():
+        cold = measures["cold"]
+        tree_rss = max(s["tree_rss_kib"] for s in cold)
+        main_rss = max(s["self_maxrss_kib"] for s in cold)
+        worker_rss = max(s["worker_rss_kib"] for s in cold)
+        for measure, samples in measures.items():
+            walls = [s["wall_s"] for s in samples]
+            rows.append({
+                "variant": variant, "measure": measure, "median_s": median(walls), "min_s": min(walls),
+                "max_s": max(walls), "in_process_s": median(s["index_s"] for s in samples),
+                "startup_s": median(s["import_s"] for s in samples), "parsed": samples[-1]["parsed"],
+                "files": samples[-1]["files"], "edges": samples[-1]["edges"],
+            })
+            if measure == "cold":
+                rows[-1].update(peak_tree_rss_mib=round(tree_rss / 1024), main_rss_mib=round(main_rss / 1024),
+                                worker_rss_mib=round(worker_rss / 1024))
+        cold_s = median(s["wall_s"] for s in cold)
+        peak = max(tree_rss, main_rss)
+        one_file = max(median(s["wall_s"] for s in measures[m]) for m in ("touch", "edit"))
+        checks += [
+            _check(variant, "cold / floor", cold_s / floor_s, FLOORS["cold_over_floor"], "x"),
+            _check(variant, "no-op re-index", median(s["wall_s"] for s in measures["noop"]), FLOORS["noop_s"], "s"),
+            _check(variant, "one-file re-index (worst of touch, edit)", one_file, FLOORS["one_file_s"], "s"),
+            _check(variant, "peak RSS of cold index (process tree)", peak / 1024, FLOORS["peak_rss_kib"] / 1024,
+                   "MiB"),
+        ]
+    return {"floor_s": floor_s, "floor_parse_s": median(floor["parse_s"]), "floor_wall_s": median(floor["wall_s"]),
+            "rows": rows, "checks": checks}
+
+
+def _check(variant: str, what: str, value: float, limit: float, unit: str) -> dict[str, Any]:
+    return {"variant": variant, "what": what, "value": round(value, 3), "limit": limit, "unit": unit,
+            "pass": value <= limit}
+
+
+ROW_HEADERS = ("variant", "measure", "median s", "min s", "max s", "in-process s", "start-up s", "parsed",
+               "peak RSS MiB (tree / main / worker)")
+
+
+def row_cells(row: dict[str, Any]) -> list[object]:
+    """One results row as table cells."""
+    rss = (f"{row['peak_tree_rss_mib']} / {row['main_rss_mib']} / {row['worker_rss_mib']}"
+           if "peak_tree_rss_mib" in row else "")
+    return [row["variant"], row["measure"], row["median_s"], row["min_s"], row["max_s"], row["in_process_s"],
+            row["startup_s"], row["parsed"], rss]
+
+
+def check_lines(checks: list[dict[str, Any]]) -> list[str]:
+    """One PASS/FAIL line per floor."""
+    return [f"{verdict(c['pass'])}  [{c['variant']}] {c['what']}: {c['value']:g} {c['unit']} (floor <= {c['limit']:g})"
+            for c in checks]
+
+
+def report(info: dict[str, Any], corpus: dict[str, Any], summary: dict[str, Any], repeat: int,
+           edit_file: str) -> str:
+    """The printed report."""
+    lines = [
+        f"machine: {machine_line(info)}",
+        f"corpus: {corpus['files']} .py files, {corpus['bytes'] / 1e6:.1f} MB copied from {corpus['source']}",
+        f"every indexer timing is a fresh `python -c` process around index_repo (imports and pool start-up"
+        f" included); median of {repeat}; touch/edit file: {edit_file}",
+        f"floor (tree-sitter read+parse, one process): {summary['floor_s']:.3f} s"
+        f" (parse only {summary['floor_parse_s']:.3f} s; whole subprocess {summary['floor_wall_s']:.3f} s)",
+        "",
+        table(ROW_HEADERS, [row_cells(r) for r in summary["rows"]]),
+        "",
+        *check_lines(summary["checks"]),
+    ]
+    return "\n".join(lines)
+
+
+def markdown(info: dict[str, Any], corpus: dict[str, Any], summary: dict[str, Any]) -> str:
+    """The results table in Markdown (for RESULTS.md)."""
+    return markdown_table(ROW_HEADERS, [row_cells(r) for r in summary["rows"]])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Copy the corpus, measure, print the table and floors, write JSON."""
+    args = parse_args(argv)
+    info = machine_info()
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="mnemo-bench-"))
+    try:
+        roots: dict[str, Path] = {}
+        corpus: dict[str, Any] = {"source": str(args.stdlib)}
+        for variant in args.variants:
+            roots[variant] = workdir / variant / "stdlib"
+            corpus["files"], corpus["bytes"] = copy_python_tree(args.stdlib, roots[variant])
+            if variant == "git":
+                make_git_repo(roots[variant])
+        floor = measure_floor(roots[args.variants[0]], args.repeat)
+        variants = {v: measure_variant(root, args.edit_file, args.repeat) for v, root in roots.items()}
+    finally:
+        if args.workdir is None:
+            shutil.rmtree(workdir, ignore_errors=True)
+    summary = summarize(floor, variants)
+    print(report(info, corpus, summary, args.repeat, args.edit_file))
+    print("\n" + markdown(info, corpus, summary))
+    path = write_json(NAME, {"machine": info, "corpus": corpus, "repeat": args.repeat, "edit_file": args.edit_file,
+                             "floors": FLOORS, "floor": floor, "samples": variants, "summary": summary})
+    print(f"\nwrote {path}")
+    return 0 if all(c["pass"] for c in summary["checks"]) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
