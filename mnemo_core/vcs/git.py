@@ -2,7 +2,10 @@
 
 Every call uses ``-z`` or porcelain output where git offers it, disables external diff drivers and
 colour, and strips inherited ``GIT_*`` variables (a pre-commit hook runs with ``GIT_INDEX_FILE``
-and friends set, which would make git read the wrong repository).
+and friends set, which would make git read the wrong repository). Optional locks are off: the
+engine only reads, so a ``git diff`` of ours must never hold ``index.lock`` while the user commits.
+Paths come back as ``str`` decoded with ``surrogateescape``, so a non-UTF-8 name survives the
+round trip into a later git argument.
 """
 
 from __future__ import annotations
@@ -16,16 +19,30 @@ from mnemo_core.errors import MnemoError
 
 _KEEP_GIT_VARS = frozenset({"GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
                             "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_CONFIG_NOSYSTEM"})
+_NOT_A_REPO = "not a git repository"
+_NO_DIRECTORY = "cannot change to"
+_DUBIOUS_OWNERSHIP = "detected dubious ownership"
+_C_ESCAPES = {ord("a"): 7, ord("b"): 8, ord("t"): 9, ord("n"): 10, ord("v"): 11, ord("f"): 12, ord("r"): 13,
+              ord('"'): ord('"'), ord("\\"): ord("\\")}
 
 
 class GitError(MnemoError):
-    """git failed; the message carries git's own first line."""
+    """git failed; the message carries git's own first line, ``stderr`` all of it."""
+
+    def __init__(self, message: str, stderr: str = "") -> None:
+        super().__init__(message)
+        self.stderr = stderr
+
+
+class NotARepositoryError(GitError):
+    """The directory is not inside a git work tree (or does not exist)."""
 
 
 def git_env() -> dict[str, str]:
     """The environment for git: inherited minus repository-selecting ``GIT_*`` variables."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in _KEEP_GIT_VARS}
     env["GIT_TERMINAL_PROMPT"] = "0"
+    env["GIT_OPTIONAL_LOCKS"] = "0"
     env["LC_ALL"] = "C"
     return env
 
@@ -38,9 +55,22 @@ def run_git(root: Path, *args: str, check: bool = True, input_bytes: bytes | Non
     except FileNotFoundError as exc:
         raise GitError("git is not installed or not on PATH. Install git and try again.") from exc
     if check and proc.returncode != 0:
-        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitError(f"git {args[0]} failed: {message[0] if message else f'exit code {proc.returncode}'}")
+        raise _error(root, args[0], proc.returncode, proc.stderr.decode("utf-8", "replace"))
     return proc.stdout
+
+
+def _error(root: Path, verb: str, code: int, stderr: str) -> GitError:
+    """The most helpful error for a failed git call."""
+    if _NOT_A_REPO in stderr:
+        return NotARepositoryError(
+            f"{root} is not inside a git repository. Run mnemo in a clone, or `git init` one first.", stderr)
+    if _NO_DIRECTORY in stderr:
+        return NotARepositoryError(f"{root} does not exist or is not a directory.", stderr)
+    if _DUBIOUS_OWNERSHIP in stderr:
+        return GitError(f"git refuses to read {root}: it is owned by another user. If you trust it, run "
+                        f"`git config --global --add safe.directory {root}`.", stderr)
+    lines = stderr.strip().splitlines()
+    return GitError(f"git {verb} failed: {lines[0] if lines else f'exit code {code}'}", stderr)
 
 
 @lru_cache(maxsize=64)
@@ -54,6 +84,12 @@ def repo_toplevel(root: Path) -> Path | None:
     return Path(text) if text else None
 
 
+def require_toplevel(root: Path) -> Path:
+    """The top of the git work tree containing ``root``; NotARepositoryError when there is none."""
+    out = run_git(root, "rev-parse", "--show-toplevel")
+    return Path(decode_path(out.rstrip(b"\n")))
+
+
 def head_commit(root: Path) -> str | None:
     """The sha of HEAD, or None (not a repository, or no commits yet)."""
     out = run_git(root, "rev-parse", "--verify", "-q", "HEAD^{commit}", check=False)
@@ -61,7 +97,46 @@ def head_commit(root: Path) -> str | None:
     return sha or None
 
 
+def is_shallow(root: Path) -> bool:
+    """Whether the repository is a shallow clone (its history is cut off)."""
+    return run_git(root, "rev-parse", "--is-shallow-repository").strip() == b"true"
+
+
 def tracked_and_untracked(root: Path) -> list[str]:
     """Files git knows plus untracked files that are not ignored, relative to ``root``."""
     out = run_git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate")
     return sorted({p for p in out.decode("utf-8", "surrogateescape").split("\0") if p})
+
+
+def untracked_files(root: Path) -> list[str]:
+    """Untracked files that are not ignored, relative to ``root``."""
+    out = run_git(root, "ls-files", "-z", "--others", "--exclude-standard")
+    return sorted(decode_path(p) for p in out.split(b"\0") if p)
+
+
+def decode_path(raw: bytes) -> str:
+    """A path from git output as ``str`` (``surrogateescape`` keeps undecodable bytes)."""
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def unquote_path(raw: bytes) -> str:
+    """A path as git prints it outside ``-z`` output: C-quoted when it holds ``"``, ``\\`` or controls.
+
+    With ``core.quotepath=off`` non-ASCII bytes are printed as they are, but a name with a tab,
+    newline, quote or backslash is still wrapped in double quotes with C escapes (octal included).
+    """
+    if len(raw) < 2 or not (raw.startswith(b'"') and raw.endswith(b'"')):
+        return decode_path(raw)
+    body, out, i = raw[1:-1], bytearray(), 0
+    while i < len(body):
+        byte = body[i]
+        if byte != ord("\\") or i + 1 == len(body):
+            out.append(byte)
+            i += 1
+        elif body[i + 1] in _C_ESCAPES:
+            out.append(_C_ESCAPES[body[i + 1]])
+            i += 2
+        else:
+            out.append(int(body[i + 1:i + 4], 8))
+            i += 4
+    return decode_path(bytes(out))
