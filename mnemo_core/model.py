@@ -132,7 +132,8 @@ class ScoredSymbol:
     reasons: tuple[str, ...]
     distance: int = 0
     changed: bool = False
-    body: str | None = None
+    tokens: int = 0
+    body: str | None = None  # the text shown: the whole source, or None when only the header fits
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,4 +161,36 @@ class ContextPack:
     symbols: tuple[ScoredSymbol, ...]
     impact: Impact | None = None
     stats: dict[str, int] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Contribution:
+    """One scoring component of an explanation: its value, weight and share of the score."""
+
+    name: str
+    value: float
+    weight: float
+    contribution: float
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """Why one symbol ranked where it did for a task."""
+
+    symbol: Symbol
+    task: str
+    rank: int | None  # 1-based among all candidates; None when it never became one
+    candidates: int
+    score: float
+    contributions: tuple[Contribution, ...]
+    channel_hits: tuple[tuple[str, int, str], ...]  # (channel, rank, detail)
+    seed_score: float
+    walk_score: float
+    walk_rank: int | None
+    authority: float
+    hub: float
+    hops: int | None
+    multipliers: dict[str, float]
+    recency: str
     notes: tuple[str, ...] = ()

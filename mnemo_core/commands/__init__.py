@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from mnemo_core.commands import find, graph, index, stats
+from mnemo_core.commands import find, graph, index, stats, task
 
-COMMANDS = (index, stats, find, graph)
+COMMANDS = (index, stats, find, graph, task)

@@ -26,7 +26,7 @@ from mnemo_core.model import Edge, FileExtract, RawImport, RawRef, RawSymbol, Sy
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0
@@ -50,6 +50,7 @@ CREATE TABLE symbols(
     parent_id INTEGER, params TEXT NOT NULL, decorators TEXT NOT NULL);
 CREATE INDEX symbols_file ON symbols(file_id);
 CREATE INDEX symbols_short ON symbols(short_name);
+CREATE INDEX symbols_short_lower ON symbols(lower(short_name));
 CREATE TABLE edges(
     src INTEGER NOT NULL, dst INTEGER NOT NULL, type TEXT NOT NULL, resolution TEXT NOT NULL,
     confidence REAL NOT NULL, line INTEGER NOT NULL, file_id INTEGER NOT NULL);
@@ -487,6 +488,84 @@ class Store:
             )
             for name, sid in rows:
                 out.setdefault(name, []).append(sid)
+        return out
+
+    def symbols_named(self, names: Iterable[str], prefix: bool = False, limit: int = 50) -> dict[str, list[Symbol]]:
+        """Symbols by case-insensitive short name (or name prefix), best candidates first."""
+        out: dict[str, list[Symbol]] = {}
+        for name in names:
+            lower = name.lower()
+            if prefix:
+                where, args = "lower(s.short_name) >= ? AND lower(s.short_name) < ? AND lower(s.short_name) != ?", (
+                    lower, lower + "\uffff", lower)
+            else:
+                where, args = "lower(s.short_name) = ?", (lower,)
+            rows = self.conn.execute(
+                f"SELECT {_SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE {where}"
+                " AND s.kind != 'module' ORDER BY s.is_test, length(s.short_name), f.path, s.start_line LIMIT ?",
+                (*args, limit),
+            )
+            out[name] = [_symbol(r) for r in rows]
+        return out
+
+    def symbols_with_qualified_name(self, qualified: str) -> list[Symbol]:
+        """Symbols whose qualified name is ``qualified`` or ends with ``.qualified``."""
+        rows = self.conn.execute(
+            f"SELECT {_SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id"
+            " WHERE (s.name = ? OR s.name LIKE ?) AND s.kind != 'module' ORDER BY s.is_test, f.path LIMIT 20",
+            (qualified, "%." + qualified),
+        )
+        return [_symbol(r) for r in rows]
+
+    def file_paths(self) -> list[tuple[int, str]]:
+        """(id, path) of every file."""
+        return list(self.conn.execute("SELECT id, path FROM files ORDER BY path"))
+
+    def file_symbols_by_fan_in(self, file_id: int, limit: int) -> list[Symbol]:
+        """A file's symbols, the most called first."""
+        rows = self.conn.execute(
+            f"SELECT {_SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id"
+            " WHERE s.file_id = ? AND s.kind != 'module'"
+            " ORDER BY (SELECT count(*) FROM edges e WHERE e.dst = s.id AND e.type = 'calls') DESC, s.start_line"
+            " LIMIT ?",
+            (file_id, limit),
+        )
+        return [_symbol(r) for r in rows]
+
+    def neighbourhood_edges(self, ids: Iterable[int]) -> list[tuple[int, int, str, float]]:
+        """Every edge with an end in ``ids`` as (src, dst, type, confidence), ``contains`` included."""
+        ids = list(ids)
+        out: list[tuple[int, int, str, float]] = []
+        for where, args in _id_filters("src", ids):
+            out += self.conn.execute(f"SELECT src, dst, type, confidence FROM edges {where}", args).fetchall()
+            dst_where = where.replace("src", "dst", 1)
+            out += self.conn.execute(f"SELECT src, dst, type, confidence FROM edges {dst_where}", args).fetchall()
+            parent = where.replace("src", "id", 1)
+            out += self.conn.execute(
+                f"SELECT parent_id, id, 'contains', 1.0 FROM symbols {parent} AND parent_id IS NOT NULL", args
+            ).fetchall()
+            child = where.replace("src", "parent_id", 1)
+            out += self.conn.execute(f"SELECT parent_id, id, 'contains', 1.0 FROM symbols {child}", args).fetchall()
+        return out
+
+    def children_of(self, ids: Iterable[int]) -> dict[int, list[Symbol]]:
+        """Direct members of some symbols, in line order."""
+        out: dict[int, list[Symbol]] = {}
+        for where, args in _id_filters("s.parent_id", list(ids)):
+            rows = self.conn.execute(
+                f"SELECT {_SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id {where}"
+                " ORDER BY s.start_line", args)
+            for r in rows:
+                symbol = _symbol(r)
+                out.setdefault(symbol.parent_id or 0, []).append(symbol)
+        return out
+
+    def fan_in(self, ids: Iterable[int]) -> dict[int, int]:
+        """How many distinct callers each symbol has."""
+        out: dict[int, int] = {}
+        for where, args in _id_filters("dst", list(ids)):
+            clause = f"{where} AND type='calls'"
+            out.update(self.conn.execute(f"SELECT dst, count(DISTINCT src) FROM edges {clause} GROUP BY dst", args))
         return out
 
     def totals(self) -> tuple[int, int, int]:

@@ -1,0 +1,46 @@
+"""``mnemo task "TEXT"`` and ``mnemo why --task "TEXT" SYMBOL``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from mnemo_core.commands.common import add_format_argument, add_repo_argument
+from mnemo_core.pipelines import DEFAULT_BUDGET, explain, for_task
+from mnemo_core.render import explanation_json, explanation_text, to_json, to_markdown, to_text
+from mnemo_core.repository import Repository
+
+RENDERERS = {"text": to_text, "markdown": to_markdown, "json": to_json}
+
+
+def register(sub: Any) -> None:
+    task = sub.add_parser("task", help="the code to read for a task, ranked and packed into a token budget")
+    task.add_argument("text", help='the task in words, e.g. "add retry to the upload client"')
+    task.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help=f"token budget (default {DEFAULT_BUDGET})")
+    task.add_argument("--limit", type=int, default=None, help="at most this many symbols")
+    add_repo_argument(task)
+    add_format_argument(task, ("text", "markdown", "json"))
+    task.set_defaults(run=run_task)
+
+    why = sub.add_parser("why", help="explain one symbol's score for a task")
+    why.add_argument("symbol", help="name, Class.method or path:name")
+    why.add_argument("--task", required=True, help="the task the score is for")
+    add_repo_argument(why)
+    add_format_argument(why)
+    why.set_defaults(run=run_why)
+
+
+def run_task(args: argparse.Namespace) -> int:
+    pack = for_task(Repository.open(args.repo), args.text, budget=args.budget, limit=args.limit)
+    print(RENDERERS[args.format](pack))
+    return 0
+
+
+def run_why(args: argparse.Namespace) -> int:
+    explanation = explain(Repository.open(args.repo), args.task, args.symbol)
+    if args.format == "json":
+        print(json.dumps(explanation_json(explanation), indent=2))
+    else:
+        print(explanation_text(explanation))
+    return 0

@@ -1,0 +1,36 @@
+"""Reasons in words for a symbol's rank in a task answer."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mnemo_core.vcs.history import relative_date
+
+if TYPE_CHECKING:
+    from mnemo_core.retrieve.task import TaskRanking
+
+HIGH_AUTHORITY = 0.5  # above this, "relied on by the other matches" is worth saying
+MAX_CHANNEL_REASONS = 2
+
+
+def task_reasons(ranking: TaskRanking, sid: int) -> list[str]:
+    """Why ``sid`` ranked where it did, strongest evidence first."""
+    reasons: list[str] = []
+    seed = ranking.seeds.get(sid)
+    if seed:
+        reasons += [h.detail for h in sorted(seed.hits, key=lambda h: h.rank)[:MAX_CHANNEL_REASONS]]
+    else:
+        hops = ranking.walk.hops.get(sid)
+        reasons.append(f"{hops} hop{'s' if hops != 1 else ''} from the task's matches in the call graph"
+                       if hops else "reached by the walk from the task's matches")
+    if ranking.walk.authority.get(sid, 0.0) >= HIGH_AUTHORITY:
+        reasons.append("relied on by the other matches (high authority)")
+    callers = ranking.fan_in.get(sid, 0)
+    if callers:
+        reasons.append(f"called by {callers} symbol{'s' if callers != 1 else ''}")
+    recency = ranking.recency.get(sid)
+    if recency and ranking.reference_time is not None:
+        reasons.append(f"last changed {relative_date(recency.timestamp, ranking.reference_time)} ({recency.sha[:7]})")
+    if ranking.symbols[sid].is_test and not ranking.keywords.about_tests:  # mirrors score.multipliers_for
+        reasons.append("test code, demoted (the task is not about tests)")
+    return reasons

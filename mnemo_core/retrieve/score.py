@@ -1,0 +1,129 @@
+"""The composite score: named components, each in [0, 1], times named weights.
+
+``score = sum(weight_c * component_c)``, then multiplied by the test demotion when the symbol is
+test code and the task is not about tests, and by a prior for kinds that are rarely the target
+(constants). Every component, weight and multiplier shows up in ``mnemo why``.
+
+- lexical: the fused seed score (RRF), scaled so the best seed has 1.
+- walk: the random-walk probability, scaled so the best candidate has 1.
+- authority: HITS authority among the top walk nodes; counts fully for seeds (central seeds rise),
+  half for the rest.
+- proximity: ``1 / (1 + hops)`` from the nearest seed.
+- recency: ``0.5 ** (age / RECENCY_HALF_LIFE_DAYS)``, age of the newest commit over the symbol's lines,
+  measured back from the newest commit in the repository (so an old checkout is judged on its own time).
+- generic: how much of a catch-all the symbol is (many callers, no lexical match): subtracted.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from mnemo_core.model import Symbol
+from mnemo_core.retrieve.seeds import Seed
+from mnemo_core.retrieve.walk import WalkResult
+
+WEIGHTS = {
+    "lexical": 0.40,  # the task names it: the most direct evidence
+    "walk": 0.25,  # it sits where the walk from the task's seeds spends its time
+    "authority": 0.10,  # code that the relevant code relies on
+    "proximity": 0.10,  # close to a seed in the graph
+    "recency": 0.15,  # recently changed code is more likely to change again
+    "generic": -0.10,  # a catch-all helper called from everywhere says little about this task
+}
+TEST_DEMOTION = 0.5  # test code, unless the task is about tests, is context rather than target
+KIND_PRIOR = {
+    "constant": 0.6,  # a named value is worth seeing, but a task is rarely done by editing one
+    "type": 0.8,
+}
+NON_SEED_AUTHORITY = 0.5
+RECENCY_HALF_LIFE_DAYS = 90.0
+GENERIC_FAN_IN = 30  # a symbol with this many distinct callers counts as fully generic
+SECONDS_PER_DAY = 86400.0
+
+
+@dataclass(frozen=True, slots=True)
+class Recency:
+    """When a symbol's lines last changed, and by which commit."""
+
+    timestamp: int
+    sha: str
+    author: str
+    subject: str
+    source: str  # "blame" (line level) or "log" (file level)
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """A candidate's score, its components (values before weighting) and the multipliers applied."""
+
+    symbol_id: int
+    score: float
+    components: dict[str, float]
+    multipliers: dict[str, float]
+
+    @property
+    def demoted(self) -> bool:
+        """Whether the test demotion applies."""
+        return "test" in self.multipliers
+
+
+def recency_component(recency: Recency | None, reference: int | None) -> float:
+    """``0.5 ** (age_days / half_life)``; neutral 0 when there is no history."""
+    if recency is None or reference is None:
+        return 0.0
+    age_days = max(0.0, (reference - recency.timestamp) / SECONDS_PER_DAY)
+    return 0.5 ** (age_days / RECENCY_HALF_LIFE_DAYS)
+
+
+def generic_component(fan_in: int, lexical: float) -> float:
+    """How generic a symbol is: grows with the log of its callers; zero when the task names it."""
+    if lexical > 0 or fan_in <= 1:
+        return 0.0
+    return min(1.0, math.log1p(fan_in) / math.log1p(GENERIC_FAN_IN))
+
+
+def multipliers_for(symbol: Symbol, about_tests: bool) -> dict[str, float]:
+    """The factors applied after the weighted sum: test demotion and the kind prior."""
+    factors = {}
+    if symbol.is_test and not about_tests:
+        factors["test"] = TEST_DEMOTION
+    if symbol.kind in KIND_PRIOR:
+        factors["kind"] = KIND_PRIOR[symbol.kind]
+    return factors
+
+
+def score_candidates(
+    candidates: list[int],
+    seeds: Mapping[int, Seed],
+    walk: WalkResult,
+    fan_in: Mapping[int, int],
+    recency: Mapping[int, Recency],
+    reference_time: int | None,
+    symbols: Mapping[int, Symbol],
+    about_tests: bool,
+) -> list[Scored]:
+    """Score every candidate; best first, ties broken by symbol id."""
+    top_seed = max((s.score for s in seeds.values()), default=0.0) or 1.0
+    top_walk = max((walk.scores.get(c, 0.0) for c in candidates), default=0.0) or 1.0
+    scored = []
+    for sid in candidates:
+        seed = seeds.get(sid)
+        lexical = seed.score / top_seed if seed else 0.0
+        hops = walk.hops.get(sid)
+        components = {
+            "lexical": lexical,
+            "walk": walk.scores.get(sid, 0.0) / top_walk,
+            "authority": walk.authority.get(sid, 0.0) * (1.0 if seed else NON_SEED_AUTHORITY),
+            "proximity": 1.0 / (1 + hops) if hops is not None else 0.0,
+            "recency": recency_component(recency.get(sid), reference_time),
+            "generic": generic_component(fan_in.get(sid, 0), lexical),
+        }
+        total = sum(WEIGHTS[name] * value for name, value in components.items())
+        multipliers = multipliers_for(symbols[sid], about_tests)
+        for factor in multipliers.values():
+            total *= factor
+        scored.append(Scored(sid, total, {k: round(v, 4) for k, v in components.items()}, multipliers))
+    scored.sort(key=lambda s: (-s.score, s.symbol_id))
+    return scored

@@ -1,0 +1,170 @@
+"""Seed channels, each a ranked list of symbols, fused by reciprocal-rank fusion.
+
+- **name**: symbols whose name is a term: backtick-exact terms first, then compounds (exact, then as
+  a prefix), then components. A generic term matches many symbols, so each term contributes at most
+  ``NAME_MATCHES_PER_TERM``.
+- **fts**: BM25 over the weighted columns of the full-text index (name, split name words, qualified
+  name, signature, docstring, path).
+- **path**: the symbols of files whose directory or file name is a term (``upload client`` ->
+  ``uploads/client.py``), the most called first.
+
+RRF gives ``sum(weight_c / (RRF_K + rank_c))`` over the channels that found a symbol: rank positions
+matter, raw channel scores (incomparable across channels) do not.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from mnemo_core.index.store import Store
+from mnemo_core.index.textsplit import identifier_words
+from mnemo_core.model import Symbol
+from mnemo_core.retrieve.keywords import Keywords
+
+RRF_K = 60  # the standard constant: damps the difference between the first few ranks
+CHANNEL_WEIGHTS = {
+    "name": 1.0,  # a symbol named after a task term is the strongest evidence
+    "fts": 1.0,  # term overlap across names, signatures and docstrings
+    "path": 0.5,  # the file is about the topic; its symbols are only candidates
+}
+NAME_MATCHES_PER_TERM = 12
+MIN_PREFIX_CHARS = 4  # shorter prefixes match half the repository
+MIN_COMPONENT_NAME_CHARS = 3
+FTS_LIMIT = 150
+PATH_FILES = 6
+PATH_MAX_SHARE = 0.1  # a path word shared by more than this share of files does not pick files out
+PATH_MIN_FILES = 3
+PATH_SYMBOLS_PER_FILE = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One channel's vote for a symbol: its rank there (1-based) and why."""
+
+    channel: str
+    rank: int
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class Seed:
+    """A fused seed: its RRF score and every channel hit that produced it."""
+
+    symbol_id: int
+    score: float
+    hits: tuple[Hit, ...]
+
+
+Channel = list[tuple[int, str]]  # (symbol id, why), best first
+
+
+def name_channel(store: Store, keywords: Keywords) -> Channel:
+    """Symbols named after the task's terms, strongest tier first."""
+    ranked: list[tuple[int, str]] = []
+    for term in keywords.exact:
+        qualified = term.split(":")[-1]
+        matches = store.symbols_with_qualified_name(qualified) if "." in qualified else []
+        matches += store.symbols_named([qualified.rsplit(".", 1)[-1]], limit=NAME_MATCHES_PER_TERM)[
+            qualified.rsplit(".", 1)[-1]]
+        ranked += [(s.id, f"exact name match: {term}") for s in matches]
+    for term in keywords.compounds:
+        if "." in term:
+            ranked += [(s.id, f"qualified name match: {term}") for s in store.symbols_with_qualified_name(term)]
+    compounds = [t.rsplit(".", 1)[-1] for t in keywords.compounds]
+    for term, matches in store.symbols_named(compounds, limit=NAME_MATCHES_PER_TERM).items():
+        ranked += [(s.id, f"name match: {term}") for s in matches]
+    prefixes = [t for t in compounds if len(t) >= MIN_PREFIX_CHARS]
+    for term, matches in store.symbols_named(prefixes, prefix=True, limit=NAME_MATCHES_PER_TERM).items():
+        ranked += [(s.id, f"name starts with {term}") for s in matches]
+    components = [t for t in keywords.components if len(t) >= MIN_COMPONENT_NAME_CHARS]
+    for term, matches in store.symbols_named(components, limit=NAME_MATCHES_PER_TERM).items():
+        ranked += [(s.id, f"name is the word {term}") for s in matches]
+    return _first_occurrence(ranked)
+
+
+def fts_query(keywords: Keywords) -> str:
+    """An FTS5 MATCH expression: any of the terms, each quoted so no term is read as syntax."""
+    terms = _terms(keywords)
+    return " OR ".join(f'"{t}"' for t in terms)
+
+
+def _terms(keywords: Keywords) -> list[str]:
+    terms = [w for t in keywords.exact for w in identifier_words(t)] + list(keywords.components)
+    return list(dict.fromkeys(t.replace('"', "") for t in terms if t))
+
+
+def fts_channel(store: Store, keywords: Keywords) -> Channel:
+    """BM25 over the weighted full-text columns."""
+    query = fts_query(keywords)
+    if not query:
+        return []
+    terms = _terms(keywords)
+    return [(sid, f"text match ({', '.join(terms[:4])}{'...' if len(terms) > 4 else ''})")
+            for sid, _ in store.fts_search(query, FTS_LIMIT)]
+
+
+def path_channel(store: Store, keywords: Keywords) -> Channel:
+    """Symbols of the files whose path names the task's terms; a term that names a large share of
+    the files (``src``, ``index`` in ``index/``) says nothing and is ignored."""
+    terms = set(_terms(keywords)) | {t.lower() for t in keywords.compounds if "." not in t}
+    if not terms:
+        return []
+    files = [(fid, path, _path_words(path) & terms) for fid, path in store.file_paths()]
+    counts: dict[str, int] = defaultdict(int)
+    for _, _, matched in files:
+        for term in matched:
+            counts[term] += 1
+    common = {t for t, n in counts.items() if n > max(PATH_MIN_FILES, PATH_MAX_SHARE * len(files))}
+    scored = sorted((-len(m - common), len(path), path, fid, m - common) for fid, path, m in files if m - common)
+    per_file = [
+        [(s.id, f"in {path}, whose path names {', '.join(sorted(matched))}")
+         for s in store.file_symbols_by_fan_in(fid, PATH_SYMBOLS_PER_FILE)]
+        for _, _, path, fid, matched in scored[:PATH_FILES]
+    ]
+    interleaved = [item for group in _round_robin(per_file) for item in group]
+    return _first_occurrence(interleaved)
+
+
+def _path_words(path: str) -> set[str]:
+    return set(identifier_words(path.rsplit(".", 1)[0])) | {p.lower() for p in path.split("/")}
+
+
+def fuse(channels: dict[str, Channel], weights: dict[str, float] | None = None) -> list[Seed]:
+    """Reciprocal-rank fusion of ranked channels; ties broken by symbol id for determinism."""
+    weights = weights or CHANNEL_WEIGHTS
+    scores: dict[int, float] = defaultdict(float)
+    hits: dict[int, list[Hit]] = defaultdict(list)
+    for channel, ranked in channels.items():
+        for rank, (sid, detail) in enumerate(ranked, start=1):
+            scores[sid] += weights.get(channel, 1.0) / (RRF_K + rank)
+            hits[sid].append(Hit(channel, rank, detail))
+    order = sorted(scores, key=lambda sid: (-scores[sid], sid))
+    return [Seed(sid, scores[sid], tuple(hits[sid])) for sid in order]
+
+
+def seed(store: Store, keywords: Keywords) -> list[Seed]:
+    """Every channel, fused."""
+    channels = {
+        "name": name_channel(store, keywords),
+        "fts": fts_channel(store, keywords),
+        "path": path_channel(store, keywords),
+    }
+    return fuse(channels)
+
+
+def _first_occurrence(ranked: list[tuple[int, str]]) -> Channel:
+    seen: dict[int, str] = {}
+    for sid, detail in ranked:
+        seen.setdefault(sid, detail)
+    return list(seen.items())
+
+
+def _round_robin(groups: list[list[tuple[int, str]]]) -> list[list[tuple[int, str]]]:
+    longest = max((len(g) for g in groups), default=0)
+    return [[g[i] for g in groups if i < len(g)] for i in range(longest)]
+
+
+def symbols_of(store: Store, seeds: list[Seed]) -> dict[int, Symbol]:
+    """The symbols behind some seeds."""
+    return store.symbols_by_ids(s.symbol_id for s in seeds)

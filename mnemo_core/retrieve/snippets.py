@@ -1,0 +1,55 @@
+"""The text shown for a symbol: its header (signature and docstring) or its whole source.
+
+A class's "whole source" is an outline: its own header plus its members' signatures, since its
+methods are candidates of their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from mnemo_core.model import CLASS_KINDS, Symbol
+from mnemo_core.tokens import estimate_tokens
+
+DOCSTRING_PREVIEW_LINES = 12  # a header shows the start of a long docstring, not all of it
+
+
+class SourceCache:
+    """Reads each file once per answer, leniently decoded."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._lines: dict[str, list[str]] = {}
+
+    def lines(self, path: str) -> list[str]:
+        """The file's lines (empty when it cannot be read any more)."""
+        if path not in self._lines:
+            try:
+                text = (self.root / path).read_bytes().decode("utf-8", "replace")
+            except OSError:
+                text = ""
+            self._lines[path] = text.splitlines()
+        return self._lines[path]
+
+
+def header(symbol: Symbol) -> str:
+    """Signature plus the start of the docstring."""
+    doc = "\n".join(symbol.docstring.splitlines()[:DOCSTRING_PREVIEW_LINES])
+    return f"{symbol.signature or symbol.name}\n{doc}".rstrip() if doc else (symbol.signature or symbol.name)
+
+
+def full_text(symbol: Symbol, source: SourceCache, members: Iterable[Symbol] = ()) -> str:
+    """The symbol's source lines, or a class outline (header and member signatures)."""
+    if symbol.kind in CLASS_KINDS:
+        outline = [header(symbol)] + [f"    {m.signature or m.name}" for m in members]
+        return "\n".join(outline)
+    lines = source.lines(symbol.path)[symbol.start_line - 1 : symbol.end_line]
+    return "\n".join(lines) if lines else header(symbol)
+
+
+def token_costs(symbol: Symbol, source: SourceCache, members: Iterable[Symbol] = ()) -> tuple[int, int, str]:
+    """(header tokens, full tokens, full text) of a symbol."""
+    text = full_text(symbol, source, members)
+    head = estimate_tokens(header(symbol))
+    return head, max(head, estimate_tokens(text)), text
