@@ -48,19 +48,29 @@ def git_env() -> dict[str, str]:
 
 
 def run_git(root: Path, *args: str, check: bool = True, input_bytes: bytes | None = None) -> bytes:
-    """Run ``git -C root args...`` and return its stdout."""
+    """Run ``git -C root args...`` and return its stdout.
+
+    With ``check=False`` a non-zero exit is an answer (a ref that does not exist), not an error,
+    except when there is no repository to ask: that still raises ``NotARepositoryError``.
+    """
     cmd = ["git", "-C", str(root), "-c", "core.quotepath=off", "-c", "color.ui=never", *args]
     try:
         proc = subprocess.run(cmd, capture_output=True, env=git_env(), input=input_bytes, check=False)
     except FileNotFoundError as exc:
         raise GitError("git is not installed or not on PATH. Install git and try again.") from exc
-    if check and proc.returncode != 0:
-        raise _error(root, args[0], proc.returncode, proc.stderr.decode("utf-8", "replace"))
+    if proc.returncode != 0:
+        stderr = proc.stderr.decode("utf-8", "replace")
+        unusable = _unusable_repository(root, stderr)
+        if unusable is not None:
+            raise unusable
+        if check:
+            first = stderr.strip().splitlines()[:1] or [f"exit code {proc.returncode}"]
+            raise GitError(f"git {args[0]} failed: {first[0]}", stderr)
     return proc.stdout
 
 
-def _error(root: Path, verb: str, code: int, stderr: str) -> GitError:
-    """The most helpful error for a failed git call."""
+def _unusable_repository(root: Path, stderr: str) -> GitError | None:
+    """The error for a ``root`` git cannot work in at all, or None when git failed for another reason."""
     if _NOT_A_REPO in stderr:
         return NotARepositoryError(
             f"{root} is not inside a git repository. Run mnemo in a clone, or `git init` one first.", stderr)
@@ -69,8 +79,7 @@ def _error(root: Path, verb: str, code: int, stderr: str) -> GitError:
     if _DUBIOUS_OWNERSHIP in stderr:
         return GitError(f"git refuses to read {root}: it is owned by another user. If you trust it, run "
                         f"`git config --global --add safe.directory {root}`.", stderr)
-    lines = stderr.strip().splitlines()
-    return GitError(f"git {verb} failed: {lines[0] if lines else f'exit code {code}'}", stderr)
+    return None
 
 
 @lru_cache(maxsize=64)
@@ -92,9 +101,11 @@ def require_toplevel(root: Path) -> Path:
 
 def head_commit(root: Path) -> str | None:
     """The sha of HEAD, or None (not a repository, or no commits yet)."""
-    out = run_git(root, "rev-parse", "--verify", "-q", "HEAD^{commit}", check=False)
-    sha = out.decode().strip()
-    return sha or None
+    try:
+        out = run_git(root, "rev-parse", "--verify", "-q", "HEAD^{commit}", check=False)
+    except NotARepositoryError:
+        return None
+    return out.decode().strip() or None
 
 
 def is_shallow(root: Path) -> bool:

@@ -11,6 +11,7 @@ from mnemo_core.errors import MnemoError
 from mnemo_core.vcs.git import (
     NotARepositoryError,
     head_commit,
+    repo_toplevel,
     require_toplevel,
     run_git,
     unquote_path,
@@ -67,3 +68,8 @@ def test_untracked_files_skip_ignored(tmp_path: Path) -> None:
     (repo / "new file \u00e9.py").write_text("x\n", encoding="utf-8")
     (repo / "debug.log").write_text("noise\n", encoding="utf-8")
     assert untracked_files(repo) == ["new file \u00e9.py"]
+
+
+def test_lookups_answer_none_outside_a_repository(tmp_path: Path) -> None:
+    assert head_commit(tmp_path) is None
+    assert repo_toplevel(tmp_path) is None
