@@ -23,6 +23,7 @@ from mnemo_core.index.textsplit import identifier_words
 SIGNATURE_MAX_CHARS = 300
 DOCSTRING_MAX_CHARS = 2000
 CONTAINER_ONLY = "impl"  # a named container that owns methods but is not itself a symbol
+NAME_DOT = "_"  # a "." inside one name (a test named by its description) would read as nesting
 _SPACES = re.compile(r"\s+")
 _LINE_COMMENT = re.compile(r"\s+(?:#|//)[^\"']*$")
 _CONSTANT = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
@@ -36,14 +37,17 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
     refs: list[tuple[int, str, str, str, int]] = []
     imports: list[RawImport] = []
     roles = _roles(spec)
+    separator = spec.hooks.path_separator
     for pattern, captures in QueryCursor(spec.query).matches(root):
         role, capture = roles[pattern]
         names = captures.get("name")
         if role == "ref" and names:
-            receiver = captures.get("receiver")
+            receiver = _text(captures["receiver"][0]) if "receiver" in captures else ""
+            if separator != "." and separator in receiver:
+                receiver = receiver.replace(separator, ".")
             name = names[0]
-            refs.append((captures[capture][0].start_byte, capture[10:], _text(name),
-                         _text(receiver[0]) if receiver else "", name.start_point[0] + 1))
+            refs.append((captures[capture][0].start_byte, capture[10:], _text(name), receiver,
+                         name.start_point[0] + 1))
         elif role == "def" and names:
             _add_definition(definitions, captures, capture[11:], spec)
         elif role == "import":
@@ -89,7 +93,7 @@ def _roles(spec: LanguageSpec) -> dict[int, tuple[str, str]]:
 
 def _add_definition(definitions: list[Definition], captures: dict[str, list[Node]], kind: str,
                     spec: LanguageSpec) -> None:
-    name = _text(captures["name"][0])
+    name = _text(captures["name"][0]).replace(".", NAME_DOT)
     if kind == "constant" and not _CONSTANT.match(name):
         return
     node = captures["definition." + kind][0]

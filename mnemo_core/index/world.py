@@ -200,11 +200,16 @@ class World:
         return [r.id for r in rows if self._name_key(self.symbols[r.id]) == key]
 
     # -- modules and imports ----------------------------------------------------------------
+    def _family(self, language: str) -> str:
+        return self._hooks[language].module_family or language
+
     def _module_index(self, language: str) -> object:
-        if language not in self._module_indexes:
-            paths = [f.path for f in self.files.values() if f.language == language]
-            self._module_indexes[language] = self._hooks[language].module_index(paths)
-        return self._module_indexes[language]
+        """The import lookup over the files of a language and of those in its module family."""
+        family = self._family(language)
+        if family not in self._module_indexes:
+            paths = [f.path for f in self.files.values() if self._family(f.language) == family]
+            self._module_indexes[family] = self._hooks[language].module_index(paths)
+        return self._module_indexes[family]
 
     def _paths_to_ids(self, paths: list[str]) -> tuple[int, ...]:
         return tuple(self.by_path[p].id for p in paths if p in self.by_path)
@@ -336,6 +341,7 @@ class World:
         found: list[int] = []
         for cls in class_ids:
             members = self.members(cls)
-            for name in self.hooks(self.symbol(cls).file_id).constructor_names:
+            symbol = self.symbol(cls)
+            for name in self.hooks(symbol.file_id).constructors_of(symbol.name):
                 found.extend(members.get(name, ()))
         return found

@@ -6,6 +6,9 @@ tree-sitter-language-pack grammar) in header comments::
     ; extensions: .py .pyi
     ; grammar: python
 
+An ``; include: _ecmascript _jsx`` header prepends shared query fragments: ``_<name>.scm`` files,
+which are not languages themselves (JavaScript, TypeScript and TSX share most patterns this way).
+
 A language whose imports, docstrings or tests need more than a query adds ``<name>.py`` with a
 ``HOOKS`` object (a :class:`~mnemo_core.index.languages.base.Hooks` subclass). Adding a language
 is adding files.
@@ -27,7 +30,8 @@ from tree_sitter_language_pack import get_language, get_parser
 
 from mnemo_core.index.languages.base import Hooks
 
-_HEADER = re.compile(r"^;\s*(extensions|grammar):\s*(.+)$", re.MULTILINE)
+_HEADER = re.compile(r"^;\s*(extensions|grammar|include):\s*(.+)$", re.MULTILINE)
+_FRAGMENT_PREFIX = "_"  # ``_name.scm`` is a fragment other query files include, not a language
 
 
 @dataclass(frozen=True)
@@ -67,18 +71,21 @@ def _load_hooks(name: str) -> Hooks:
 @functools.cache
 def registry() -> dict[str, LanguageSpec]:
     """All languages, by name."""
+    package = resources.files(__name__)
     specs: dict[str, LanguageSpec] = {}
-    for entry in sorted(resources.files(__name__).iterdir(), key=lambda e: e.name):
-        if not entry.name.endswith(".scm"):
+    for entry in sorted(package.iterdir(), key=lambda e: e.name):
+        if not entry.name.endswith(".scm") or entry.name.startswith(_FRAGMENT_PREFIX):
             continue
         name = entry.name[: -len(".scm")]
         text = entry.read_text(encoding="utf-8")
         header = {key: value.strip() for key, value in _HEADER.findall(text)}
+        included = [package.joinpath(f"{part}.scm").read_text(encoding="utf-8")
+                    for part in header.get("include", "").split()]
         specs[name] = LanguageSpec(
             name=name,
             grammar=header.get("grammar", name),
             extensions=tuple(header.get("extensions", "").split()),
-            query_text=text,
+            query_text="\n".join([*included, text]),
             hooks=_load_hooks(name),
         )
     return specs

@@ -59,9 +59,12 @@ class Hooks:
     builtin_names: frozenset[str] = frozenset()  # bare names never linked by name alone
     builtin_methods: frozenset[str] = frozenset()  # methods of built-in types: never linked by name alone
     constructor_names: frozenset[str] = frozenset()  # a class's constructor methods
+    constructors_named_after_class: bool = False  # Java, C#, C++: ``User(...)`` constructs a ``User``
     comment_types: frozenset[str] = frozenset({"comment", "line_comment", "block_comment"})
     decorator_types: frozenset[str] = frozenset()
     wrapper_types: frozenset[str] = frozenset()  # parents that own a definition's decorators
+    module_family: str = ""  # languages that import each other's files share a family (JS, TS, TSX)
+    path_separator: str = "."  # written between a receiver's parts (Rust's ``a::b``); stored as "."
 
     def outer(self, node: Node) -> Node:
         """The node whose lines belong to the definition (decorators and attributes included)."""
@@ -145,6 +148,12 @@ class Hooks:
     def shares_package_scope(self) -> bool:
         """Whether files in one package see each other's top-level names (Go, Java)."""
         return False
+
+    def constructors_of(self, class_name: str) -> frozenset[str]:
+        """The names of a class's constructor methods."""
+        if self.constructors_named_after_class:
+            return self.constructor_names | {class_name.rsplit(".", 1)[-1]}
+        return self.constructor_names
 
     def member_scope(self, path: str) -> str:
         """Where ``Type.method`` written outside ``Type`` still attaches to it: the file by default;

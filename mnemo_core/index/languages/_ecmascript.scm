@@ -1,0 +1,40 @@
+; Patterns shared by JavaScript, TypeScript and TSX (see their query files).
+
+(function_declaration name: (identifier) @name) @definition.function
+(generator_function_declaration name: (identifier) @name) @definition.function
+(class_declaration name: (_) @name) @definition.class
+(class_body (method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.function)
+(lexical_declaration (variable_declarator
+  name: (identifier) @name value: [(arrow_function) (function_expression) (generator_function)])) @definition.function
+(variable_declaration (variable_declarator
+  name: (identifier) @name value: [(arrow_function) (function_expression) (generator_function)])) @definition.function
+(expression_statement (assignment_expression
+  left: (member_expression object: (identifier) @_exports property: (property_identifier) @name)
+  right: [(arrow_function) (function_expression)])
+  (#eq? @_exports "exports")) @definition.function
+(program (lexical_declaration (variable_declarator name: (identifier) @name value: [
+  (number) (string) (template_string) (object) (array) (true) (false) (regex) (unary_expression)
+  (binary_expression) (member_expression) (call_expression) (new_expression)])) @definition.constant)
+(program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name value: [
+  (number) (string) (template_string) (object) (array) (true) (false) (regex) (unary_expression)
+  (binary_expression) (member_expression) (call_expression) (new_expression)])) @definition.constant))
+
+; Test suites and cases: describe("...", () => {}) and it/test("...", () => {}) callbacks, named by
+; their description with its quotes, so that describe("UserService") cannot shadow UserService.
+(call_expression
+  function: [(identifier) @_call (member_expression object: (identifier) @_call)]
+  arguments: (arguments . (string) @name . [(arrow_function) (function_expression)] @definition.function)
+  (#any-of? @_call "describe" "context" "suite" "it" "test" "specify"))
+
+(call_expression function: (identifier) @name) @reference.call
+(call_expression function: (member_expression
+  object: (_) @receiver property: [(property_identifier) (private_property_identifier)] @name)) @reference.call
+(new_expression constructor: (identifier) @name) @reference.call
+(new_expression constructor: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
+
+(import_statement) @import
+(export_statement source: (_)) @import
+(lexical_declaration (variable_declarator value: (call_expression function: (identifier) @_require))
+  (#eq? @_require "require")) @import
+(variable_declaration (variable_declarator value: (call_expression function: (identifier) @_require))
+  (#eq? @_require "require")) @import

@@ -1,0 +1,19 @@
+"""C++: ``a::b`` receivers, constructors named after their class, and methods defined in a
+``.cpp`` file attaching to the class declared in the header beside it."""
+
+from __future__ import annotations
+
+from mnemo_core.index.languages.base import Hooks
+
+
+class CppHooks(Hooks):
+    """Hooks for C++."""
+
+    path_separator = "::"
+    constructors_named_after_class = True
+
+    def member_scope(self, path: str) -> str:
+        return self.package_of(path)
+
+
+HOOKS = CppHooks()

@@ -1,0 +1,176 @@
+"""Go: import paths to package directories, receivers, package scope, ``go test`` functions.
+
+An import path names a directory of the repository when the path ends with that directory: the
+rest of the path is the module path (``github.com/acme/shop/internal/store`` ->
+``internal/store``). go.mod is not read (hooks see paths, not contents), so a one-segment match
+must be the whole directory path, and paths under the standard library's roots never match.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from tree_sitter import Node
+
+from mnemo_core.index.languages.base import Definition, Hooks, clean_comment, node_text
+from mnemo_core.model import RawImport
+
+TEST_SUFFIX = "_test.go"
+UNNAMED_RECEIVER = "_"
+_TEST_FUNCTION = re.compile(r"^(?:Test|Benchmark|Example|Fuzz)(?:[A-Z0-9_]|$)")
+_MAJOR_VERSION = re.compile(r"^v\d+$")
+_VERSION_SUFFIX = re.compile(r"\.v\d+$")
+STDLIB_ROOTS = frozenset({
+    "archive", "bufio", "bytes", "cmp", "compress", "container", "context", "crypto", "database", "debug",
+    "embed", "encoding", "errors", "expvar", "flag", "fmt", "go", "hash", "html", "image", "index", "io",
+    "iter", "log", "maps", "math", "mime", "net", "os", "path", "plugin", "reflect", "regexp", "runtime",
+    "slices", "sort", "strconv", "strings", "structs", "sync", "syscall", "testing", "text", "time",
+    "unicode", "unique", "unsafe", "weak",
+})
+BUILTINS = frozenset({
+    "append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make", "max", "min", "new",
+    "panic", "print", "println", "real", "recover", "any", "bool", "byte", "complex128", "complex64", "error",
+    "float32", "float64", "int", "int16", "int32", "int64", "int8", "rune", "string", "uint", "uint16",
+    "uint32", "uint64", "uint8", "uintptr",
+})
+# Methods of the standard library's everyday types (testing.T, error, fmt.Stringer, sync, io):
+# a call to one on an unknown receiver is not linked by name to a repo type's method.
+BUILTIN_METHODS = frozenset({
+    "Cleanup", "Close", "Done", "Error", "Errorf", "Fail", "FailNow", "Fatal", "Fatalf", "Helper", "Lock",
+    "Log", "Logf", "Parallel", "Read", "Run", "Skip", "Skipf", "String", "TempDir", "Unlock", "Wait", "Write",
+})
+
+
+@dataclass
+class PackageIndex:
+    """Go package directories, by every suffix of their path."""
+
+    files: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    by_suffix: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+
+
+def package_names(import_path: str) -> tuple[str, ...]:
+    """The names a package may be used by when imported without an alias: its last path element
+    without a ``.vN`` suffix or ``go-`` prefix; for a final ``vN`` element, both ``vN`` (an API
+    version package) and the element before it (a module's major version)."""
+    segments = import_path.split("/")
+    names = [segments[-1]]
+    if _MAJOR_VERSION.match(segments[-1]) and len(segments) > 1:
+        names.append(segments[-2])
+    return tuple(_VERSION_SUFFIX.sub("", n).removeprefix("go-").removesuffix("-go").replace("-", "_")
+                 for n in names)
+
+
+class GoHooks(Hooks):
+    """Hooks for Go."""
+
+    self_names = frozenset()
+    super_names = frozenset()
+    receiver_is_first_param = True
+    builtin_names = BUILTINS
+    builtin_methods = BUILTIN_METHODS
+
+    def outer(self, node: Node) -> Node:
+        parent = node.parent
+        if node.type == "type_spec" and parent is not None and parent.named_child_count == 1:
+            return parent
+        return node
+
+    def params(self, definition: Definition) -> tuple[str, ...]:
+        node = definition.node
+        names: list[str] = []
+        receiver = node.child_by_field_name("receiver")
+        if receiver is not None and receiver.named_child_count:
+            name = receiver.named_children[0].child_by_field_name("name")
+            names.append(node_text(name) if name is not None else UNNAMED_RECEIVER)
+        params = node.child_by_field_name("parameters")
+        for param in params.named_children if params is not None else ():
+            names.extend(node_text(n) for n in param.children_by_field_name("name"))
+        return tuple(names)
+
+    def parse_import(self, node: Node) -> list[RawImport]:
+        specs = [c for c in node.named_children if c.type == "import_spec"]
+        for group in (c for c in node.named_children if c.type == "import_spec_list"):
+            specs += [c for c in group.named_children if c.type == "import_spec"]
+        result = []
+        for spec in specs:
+            path = node_text(spec.child_by_field_name("path")).strip('"`')
+            name = spec.child_by_field_name("name")
+            line = spec.start_point[0] + 1
+            if name is not None and name.type == "dot":
+                result.append(RawImport(path, "*", "*", line))
+            elif name is not None and name.type == "blank_identifier":
+                result.append(RawImport(path, "", "", line))
+            else:
+                aliases = (node_text(name),) if name is not None else package_names(path)
+                result.extend(RawImport(path, "", alias, line) for alias in aliases)
+        return result
+
+    def module_docstring(self, root: Node) -> str:
+        """The package comment above the ``package`` clause."""
+        clause = next((c for c in root.named_children if c.type == "package_clause"), None)
+        if clause is None:
+            return ""
+        comments = [c for c in self.leading_siblings(clause) if c.type in self.comment_types]
+        return clean_comment("\n".join(node_text(c) for c in comments))
+
+    def is_test_file(self, path: str) -> bool:
+        return path.endswith(TEST_SUFFIX)
+
+    def classify_test(self, definition: Definition, in_test_file: bool) -> tuple[bool, bool]:
+        if in_test_file and definition.kind == "function" and _TEST_FUNCTION.match(definition.name):
+            return True, True
+        return in_test_file, False
+
+    def is_exported(self, definition: Definition) -> bool:
+        return definition.name[:1].isupper()
+
+    def module_name(self, path: str) -> str:
+        return path.removesuffix(".go")
+
+    def module_index(self, paths: Iterable[str]) -> PackageIndex:
+        index = PackageIndex()
+        for path in paths:
+            if not path.endswith(TEST_SUFFIX):
+                index.files[str(PurePosixPath(path).parent)].append(path)
+        for directory in index.files:
+            parts = directory.split("/")
+            for i in range(len(parts)):
+                index.by_suffix["/".join(parts[i:])].append(directory)
+        return index
+
+    def resolve_module(self, importer: str, imp: RawImport, index: object) -> list[str]:
+        assert isinstance(index, PackageIndex)
+        segments = imp.module.split("/")
+        if "." not in segments[0] and segments[0] in STDLIB_ROOTS:
+            return []
+        for i in range(1, len(segments)):
+            suffix = "/".join(segments[i:])
+            found = [d for d in index.by_suffix.get(suffix, ()) if d == suffix or "/" in suffix]
+            if found:
+                best = max(found, key=lambda d: (_shared_prefix(d, importer), -len(d)))
+                return sorted(index.files[best])
+        return []
+
+    def shares_package_scope(self) -> bool:
+        return True
+
+    def member_scope(self, path: str) -> str:
+        return self.package_of(path)
+
+
+def _shared_prefix(directory: str, importer: str) -> int:
+    """How many leading path components two paths share (the closest package wins)."""
+    count = 0
+    for a, b in zip(directory.split("/"), importer.split("/")):
+        if a != b:
+            break
+        count += 1
+    return count
+
+
+HOOKS = GoHooks()

@@ -1,0 +1,36 @@
+; extensions: .go
+
+(function_declaration name: (identifier) @name) @definition.function
+(method_declaration
+  receiver: (parameter_list (parameter_declaration type: [
+    (type_identifier) @scope
+    (pointer_type (type_identifier) @scope)
+    (generic_type type: (type_identifier) @scope)
+    (pointer_type (generic_type type: (type_identifier) @scope))]))
+  name: (field_identifier) @name) @definition.function
+(type_spec name: (type_identifier) @name type: (struct_type)) @definition.struct
+(type_spec name: (type_identifier) @name type: (interface_type)) @definition.interface
+(type_spec name: (type_identifier) @name type: [
+  (type_identifier) (qualified_type) (pointer_type) (generic_type) (function_type) (map_type) (slice_type)
+  (array_type) (channel_type)]) @definition.type
+(type_alias name: (type_identifier) @name) @definition.type
+(interface_type (method_elem name: (field_identifier) @name) @definition.function)
+
+(call_expression function: (identifier) @name) @reference.call
+(call_expression function: (selector_expression operand: (_) @receiver field: (field_identifier) @name)) @reference.call
+(composite_literal type: (type_identifier) @name) @reference.call
+(composite_literal type: (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name))
+  @reference.call
+
+; Embedded structs and interfaces: the outer type gets the embedded one's methods.
+(field_declaration_list (field_declaration !name type: [(type_identifier) @name (pointer_type (type_identifier) @name)])
+  @reference.inherit)
+(field_declaration_list (field_declaration !name type: [
+  (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name)
+  (pointer_type (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name))])
+  @reference.inherit)
+(interface_type (type_elem (type_identifier) @name) @reference.inherit)
+(interface_type (type_elem (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name))
+  @reference.inherit)
+
+(import_declaration) @import

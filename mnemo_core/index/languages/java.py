@@ -1,0 +1,123 @@
+"""Java: imports resolved to class files, packages shared across source trees, annotations,
+constructors, and JUnit tests.
+
+A package is the directory path below the source root (``src/main/java/com/acme/model`` and
+``src/test/java/com/acme/model`` are both ``com/acme/model``), so a test sees the classes of its
+package without importing them. ``import com.acme.model.User`` names ``.../com/acme/model/User.java``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from tree_sitter import Node
+
+from mnemo_core.index.languages.base import TEST_DIRS, Definition, Hooks, node_text, path_parts
+from mnemo_core.model import RawImport
+
+SUFFIX = ".java"
+SOURCE_ROOT_DIRS = frozenset({"java", "kotlin"})  # Maven/Gradle: src/main/java/<package path>
+TEST_SOURCE_DIR = "src/test/"
+TEST_CLASS_SUFFIXES = ("Test", "Tests", "IT", "TestCase")
+TEST_ANNOTATIONS = frozenset({
+    "Test", "ParameterizedTest", "RepeatedTest", "TestFactory", "TestTemplate", "Property", "Theory",
+})
+_ANNOTATION_TYPES = frozenset({"marker_annotation", "annotation"})
+BUILTIN_METHODS = frozenset({
+    "add", "addAll", "append", "charAt", "collect", "contains", "containsKey", "equals", "filter", "forEach",
+    "format", "get", "getClass", "getOrDefault", "hashCode", "isEmpty", "isPresent", "iterator", "length",
+    "map", "of", "orElse", "orElseThrow", "println", "put", "remove", "size", "stream", "substring",
+    "toList", "toString", "trim", "valueOf",
+})
+
+
+@dataclass
+class PackageIndex:
+    """Java package directories (by every suffix of their path) and their files."""
+
+    files: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    by_suffix: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+
+
+def _annotation_name(text: str) -> str:
+    """``@org.junit.jupiter.api.Test`` -> ``Test``; ``@ParameterizedTest(name = "x")`` -> ``ParameterizedTest``."""
+    return text.lstrip("@").split("(", 1)[0].rsplit(".", 1)[-1].strip()
+
+
+class JavaHooks(Hooks):
+    """Hooks for Java."""
+
+    self_names = frozenset({"this"})
+    super_names = frozenset({"super"})
+    constructors_named_after_class = True
+    builtin_methods = BUILTIN_METHODS
+
+    def decorators(self, definition: Definition) -> tuple[str, ...]:
+        modifiers = next((c for c in definition.node.named_children if c.type == "modifiers"), None)
+        if modifiers is None:
+            return ()
+        return tuple(node_text(c).lstrip("@") for c in modifiers.named_children if c.type in _ANNOTATION_TYPES)
+
+    def parse_import(self, node: Node) -> list[RawImport]:
+        line = node.start_point[0] + 1
+        path = next((c for c in node.named_children if c.type in ("scoped_identifier", "identifier")), None)
+        segments = node_text(path).replace(" ", "").split(".")
+        if any(c.type == "asterisk" for c in node.named_children):
+            return [RawImport(".".join(segments), "*", "*", line)]
+        # Packages are lower case by convention; the first capitalised segment is the class.
+        first_class = next((i for i, s in enumerate(segments) if s[:1].isupper()), len(segments) - 1)
+        module, members = segments[:first_class], segments[first_class:]
+        return [RawImport(".".join(module), ".".join(members), members[-1], line)]
+
+    def is_test_file(self, path: str) -> bool:
+        stem = PurePosixPath(path).stem
+        return (TEST_SOURCE_DIR in f"/{path}" or stem.endswith(TEST_CLASS_SUFFIXES)
+                or any(part in TEST_DIRS for part in path_parts(path)))
+
+    def classify_test(self, definition: Definition, in_test_file: bool) -> tuple[bool, bool]:
+        if definition.kind == "method" and any(_annotation_name(d) in TEST_ANNOTATIONS for d in definition.decorators):
+            return True, True
+        parent = definition.parent
+        return in_test_file or (parent is not None and parent.is_test), False
+
+    def is_exported(self, definition: Definition) -> bool:
+        parent = definition.parent
+        if parent is not None and parent.kind == "interface":
+            return True
+        modifiers = next((c for c in definition.node.named_children if c.type == "modifiers"), None)
+        return modifiers is not None and any(c.type == "public" for c in modifiers.children)
+
+    def module_name(self, path: str) -> str:
+        return ".".join((*self.package_of(path).split("/"), PurePosixPath(path).stem)).lstrip(".")
+
+    def package_of(self, path: str) -> str:
+        parts = path_parts(path)
+        roots = [i for i, part in enumerate(parts) if part in SOURCE_ROOT_DIRS]
+        return "/".join(parts[roots[-1] + 1:] if roots else parts)
+
+    def shares_package_scope(self) -> bool:
+        return True
+
+    def module_index(self, paths: Iterable[str]) -> PackageIndex:
+        index = PackageIndex()
+        for path in paths:
+            index.files[str(PurePosixPath(path).parent)].append(path)
+        for directory in index.files:
+            parts = directory.split("/")
+            for i in range(len(parts)):
+                index.by_suffix["/".join(parts[i:])].append(directory)
+        return index
+
+    def resolve_module(self, importer: str, imp: RawImport, index: object) -> list[str]:
+        assert isinstance(index, PackageIndex)
+        directories = index.by_suffix.get(imp.module.replace(".", "/"), [])
+        if imp.name == "*":
+            return sorted(p for d in directories for p in index.files[d])
+        wanted = imp.name.split(".", 1)[0] + SUFFIX
+        return sorted(p for d in directories for p in index.files[d] if PurePosixPath(p).name == wanted)
+
+
+HOOKS = JavaHooks()

@@ -1,0 +1,14 @@
+; extensions: .kt .kts
+
+(class_declaration "class" (type_identifier) @name) @definition.class
+(class_declaration "interface" (type_identifier) @name) @definition.interface
+(object_declaration (type_identifier) @name) @definition.class
+(function_declaration (simple_identifier) @name) @definition.function
+
+(delegation_specifier [
+  (user_type (type_identifier) @name)
+  (constructor_invocation (user_type (type_identifier) @name))] @reference.inherit)
+
+(call_expression . (simple_identifier) @name) @reference.call
+(call_expression . (navigation_expression . (_) @receiver (navigation_suffix (simple_identifier) @name) .))
+  @reference.call

@@ -1,0 +1,16 @@
+"""Ruby: ``self`` receivers and ``initialize`` constructors."""
+
+from __future__ import annotations
+
+from mnemo_core.index.languages.base import Hooks
+
+
+class RubyHooks(Hooks):
+    """Hooks for Ruby."""
+
+    self_names = frozenset({"self"})
+    super_names = frozenset({"super"})
+    constructor_names = frozenset({"initialize"})
+
+
+HOOKS = RubyHooks()

@@ -1,0 +1,2 @@
+; extensions: .tsx
+; include: _ecmascript _typescript _jsx

@@ -1,0 +1,2 @@
+; extensions: .ts .mts .cts
+; include: _ecmascript _typescript
