@@ -1,0 +1,606 @@
+"""Call-graph accuracy: mnemo's resolved ``calls`` edges against an independent ``ast`` oracle.
+
+For each repository (a bare mirror brought by the search tool's ``fetch`` under
+``/work/.mirror/<owner>+<name>/repo``; it is cloned into a temporary directory and never committed),
+mnemo indexes the checkout in a fresh process, and ``pyoracle.Oracle`` (no mnemo code) resolves every
+call site of every ``.py`` file mnemo indexed. Both sides become sets of ``(caller, callee)`` pairs of
+symbols written ``path:qualified_name`` (``path:<module>`` for module-level code).
+
+Normalisation (applied to both sides):
+
+- constructors: mnemo links ``Foo()`` to the class ``Foo`` *and* to ``Foo.__init__``/``Foo.__new__``;
+  every callee ``X.__init__`` / ``X.__new__`` is counted as ``X`` (so ``super().__init__()`` is an edge to
+  the base class, on both sides);
+- callers: mnemo gives module-level ``UPPER_CASE = ...`` constants their own symbol and attributes calls
+  in their right-hand side to it; such callers are counted as the module. Decorators, defaults and
+  annotations belong to the definition they decorate, on both sides (mnemo's convention);
+- self-loops (recursion) are dropped (mnemo never emits them); ``fixture`` edges (pytest parameter ->
+  fixture, no call site) are left out; only files the oracle could parse are compared.
+
+Metrics, per repository and over all of them:
+
+- **recall** = |mnemo ∩ oracle| / |oracle|, where the oracle pairs come from the call sites it
+  resolves to a repository definition;
+- **precision** = |mnemo ∩ oracle| / |judged|, on calls the oracle can resolve: a mnemo pair is judged
+  when it is an oracle pair, or when one of its edges sits at a call site the oracle resolved to a
+  repository definition. An edge is located by its caller and line; when several calls share the line,
+  the sites whose called name is the callee's short name (or whose oracle target is the callee) are the
+  candidates, and all candidates must be resolved. Edges at sites the oracle leaves unresolved
+  (unknown receiver types, dynamic attributes, names bound several ways) are not judged.
+  ``precision+ext`` also judges edges at sites the oracle resolves *outside* the repository (builtins,
+  stdlib and third-party members): a mnemo edge there is wrong too, but the brief counts externals out.
+- both broken down by mnemo's resolution kind (self, local, import, name) and by the oracle's call form.
+
+The disagreements are grouped into patterns (false positive: which resolution, which call form, what
+the oracle saw; false negative: which call form, what mnemo did at that site) and the most common ones
+are printed with ``path:line`` examples. Optionally Jedi checks a random sample of oracle sites and of
+the disagreements, as a second opinion on who is right.
+
+Run: ``python bench/callgraph.py [--repos pallets/flask,psf/black] [--jedi-sample 50]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import check_run, machine_info, machine_line, markdown_table, run_measured, table, verdict, write_json  # noqa: E402,I001
+from pyoracle import MODULE_CALLER, Oracle, Site, Target, _import_root  # noqa: E402
+
+NAME = "callgraph"
+DEFAULT_REPOS = ("pallets/flask", "psf/black", "pytest-dev/pytest")
+MIRROR_ROOT = Path("/work/.mirror")
+FLOORS = {"precision": 0.90, "recall": 0.80}
+CONSTRUCTOR_SUFFIXES = (".__init__", ".__new__")
+TOP_PATTERNS = 15
+EXAMPLES_PER_PATTERN = 3
+DEFAULT_JEDI_SAMPLE = 40  # per pool (oracle sites, false positives, false negatives) and repository
+SEED = 20240101  # the Jedi sample and the examples are reproducible
+RESOLUTIONS = ("self", "local", "import", "package", "name")
+VERDICT_RANK = {"repo": 3, "external": 2, "unresolved": 1, "no-site": 0}
+
+
+# -- the two graphs ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MEdge:
+    """One mnemo ``calls`` edge, with normalised symbol keys."""
+
+    caller: str
+    callee: str  # normalised (constructors -> class)
+    raw_callee: str
+    line: int
+    resolution: str
+    confidence: float
+
+
+@dataclass
+class MnemoGraph:
+    """mnemo's symbols and call edges for the files the oracle analysed."""
+
+    symbols: dict[str, str] = field(default_factory=dict)  # key -> kind
+    edges: list[MEdge] = field(default_factory=list)
+    fixture_edges: int = 0
+    outside_edges: int = 0  # edges from files the oracle did not analyse
+
+
+def normalise(key: str) -> str:
+    """``path:X.__init__`` -> ``path:X`` (see the module docstring)."""
+    for suffix in CONSTRUCTOR_SUFFIXES:
+        if key.endswith(suffix) and ":" in key[: -len(suffix)]:
+            return key[: -len(suffix)]
+    return key
+
+
+def short(key: str) -> str:
+    """The last component of a symbol key's qualified name."""
+    return key.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
+
+
+def load_mnemo(root: Path, analysed: set[str]) -> MnemoGraph:
+    """Read symbols and ``calls`` edges from ``.mnemo/index.db``."""
+    from mnemo_core.index.store import Store
+
+    store = Store.open(root, create=False)
+    try:
+        conn = store.conn
+        rows = conn.execute("SELECT s.id, f.path, s.name, s.kind FROM symbols s JOIN files f ON f.id = s.file_id")
+        by_id: dict[int, tuple[str, str, str]] = {}
+        graph = MnemoGraph()
+        for sid, path, name, kind in rows:
+            key = f"{path}:{MODULE_CALLER if kind == 'module' else name}"
+            by_id[sid] = (path, key, kind)
+            graph.symbols.setdefault(key, kind)
+        edges = conn.execute("SELECT src, dst, resolution, confidence, line FROM edges WHERE type = 'calls'")
+        for src, dst, resolution, confidence, line in edges:
+            if resolution == "fixture":
+                graph.fixture_edges += 1
+                continue
+            path, caller, kind = by_id[src]
+            if path not in analysed:
+                graph.outside_edges += 1
+                continue
+            if kind == "constant":
+                caller = f"{path}:{MODULE_CALLER}"
+            raw = by_id[dst][1]
+            callee = normalise(raw)
+            if callee != caller:
+                graph.edges.append(MEdge(caller, callee, raw, line, resolution, confidence))
+        return graph
+    finally:
+        store.close()
+
+
+def target_key(target: Target) -> str:
+    """The normalised symbol key of a repository definition."""
+    return normalise(f"{target.path}:{target.qualname}")
+
+
+def caller_key(site: Site) -> str:
+    """The symbol key of a site's caller."""
+    return f"{site.path}:{site.caller}"
+
+
+# -- comparison -------------------------------------------------------------------------------
+@dataclass
+class Comparison:
+    """Everything the metrics and the disagreement patterns are computed from."""
+
+    oracle: dict[tuple[str, str], list[Site]]  # oracle pairs -> their sites
+    mnemo: dict[tuple[str, str], list[MEdge]]  # mnemo pairs -> their edges
+    verdicts: dict[tuple[str, str], tuple[str, list[Site]]]  # mnemo pair -> (verdict, candidate sites)
+    sites_at: dict[tuple[str, int], list[Site]]
+    edges_at: dict[tuple[str, int], list[MEdge]]
+
+
+def compare(sites: list[Site], graph: MnemoGraph) -> Comparison:
+    """Pair up the two graphs and judge every mnemo pair against the oracle's sites."""
+    oracle: dict[tuple[str, str], list[Site]] = defaultdict(list)
+    sites_at: dict[tuple[str, int], list[Site]] = defaultdict(list)
+    for site in sites:
+        sites_at[(caller_key(site), site.line)].append(site)
+        if site.status == "repo" and site.target is not None:
+            pair = (caller_key(site), target_key(site.target))
+            if pair[0] != pair[1]:
+                oracle[pair].append(site)
+    mnemo: dict[tuple[str, str], list[MEdge]] = defaultdict(list)
+    edges_at: dict[tuple[str, int], list[MEdge]] = defaultdict(list)
+    for edge in graph.edges:
+        mnemo[(edge.caller, edge.callee)].append(edge)
+        edges_at[(edge.caller, edge.line)].append(edge)
+    verdicts = {}
+    for pair, edges in mnemo.items():
+        judged = [_judge(e, sites_at) for e in edges]
+        best = max(judged, key=lambda j: VERDICT_RANK[j[0]])
+        verdicts[pair] = ("repo", oracle[pair]) if pair in oracle else best
+    return Comparison(dict(oracle), dict(mnemo), verdicts, sites_at, edges_at)
+
+
+def _judge(edge: MEdge, sites_at: dict[tuple[str, int], list[Site]]) -> tuple[str, list[Site]]:
+    """Whether the oracle resolved the call site an edge comes from: repo, external, unresolved, no-site."""
+    sites = sites_at.get((edge.caller, edge.line), [])
+    if not sites:
+        return "no-site", []
+    names = {short(edge.raw_callee), short(edge.callee)}
+    candidates = [s for s in sites if s.name in names
+                  or (s.target is not None and s.status == "repo" and target_key(s.target) == edge.callee)]
+    candidates = candidates or sites
+    statuses = {s.status for s in candidates}
+    if statuses == {"repo"}:
+        return "repo", candidates
+    if statuses <= {"repo", "external"}:
+        return "external", candidates
+    return "unresolved", candidates
+
+
+def best_edge(edges: list[MEdge]) -> MEdge:
+    """The edge mnemo is most sure of (its resolution names the pair)."""
+    return max(edges, key=lambda e: (e.confidence, -e.line))
+
+
+def metrics(c: Comparison) -> dict[str, Any]:
+    """Precision, recall and their breakdowns."""
+    oracle, mnemo = set(c.oracle), set(c.mnemo)
+    tp = oracle & mnemo
+    judged = {p for p, (v, _) in c.verdicts.items() if v == "repo"}
+    judged_ext = {p for p, (v, _) in c.verdicts.items() if v in {"repo", "external"}}
+    by_resolution: dict[str, dict[str, int]] = defaultdict(lambda: {"judged": 0, "tp": 0, "all": 0})
+    for pair, edges in c.mnemo.items():
+        row = by_resolution[best_edge(edges).resolution]
+        row["all"] += 1
+        row["judged"] += pair in judged
+        row["tp"] += pair in tp
+    by_form: dict[str, dict[str, int]] = defaultdict(lambda: {"oracle": 0, "found": 0, "judged": 0, "tp": 0})
+    for pair, sites in c.oracle.items():
+        row = by_form[_first(sites).form]
+        row["oracle"] += 1
+        row["found"] += pair in mnemo
+    for pair in judged:
+        candidates = [s for s in c.verdicts[pair][1] if s.status == "repo"] or c.verdicts[pair][1]
+        row = by_form[_first(candidates).form]
+        row["judged"] += 1
+        row["tp"] += pair in tp
+    edge_verdicts = Counter(v for v, _ in c.verdicts.values())
+    unresolved_reasons = Counter(s.reason for p, (v, sites) in c.verdicts.items() if v == "unresolved"
+                                 for s in sites[:1])
+    return {
+        "oracle_pairs": len(oracle), "mnemo_pairs": len(mnemo), "judged": len(judged), "tp": len(tp),
+        "precision": _ratio(len(tp), len(judged)), "recall": _ratio(len(tp), len(oracle)),
+        "judged_ext": len(judged_ext), "precision_ext": _ratio(len(tp), len(judged_ext)),
+        "by_resolution": {k: {**v, "precision": _ratio(v["tp"], v["judged"])}
+                          for k, v in sorted(by_resolution.items())},
+        "by_form": {k: {**v, "recall": _ratio(v["found"], v["oracle"]), "precision": _ratio(v["tp"], v["judged"])}
+                    for k, v in sorted(by_form.items())},
+        "mnemo_pair_verdicts": dict(edge_verdicts),
+        "mnemo_pairs_at_unresolved_sites_by_reason": dict(unresolved_reasons.most_common()),
+    }
+
+
+def _first(sites: list[Site]) -> Site:
+    return min(sites, key=lambda s: (s.line, s.column))
+
+
+def _ratio(a: int, b: int) -> float:
+    return round(a / b, 4) if b else 0.0
+
+
+# -- disagreement patterns --------------------------------------------------------------------
+@dataclass
+class Disagreement:
+    """One false positive or false negative, with the pattern it belongs to."""
+
+    kind: str  # FP or FN
+    pattern: str
+    example: str
+    pair: tuple[str, str]
+    site: Site | None
+    mnemo_callee: str = ""
+    oracle_callee: str = ""
+
+
+def disagreements(c: Comparison, graph: MnemoGraph) -> list[Disagreement]:
+    """Every judged false positive and every false negative, classified."""
+    found: list[Disagreement] = []
+    for pair, (v, candidates) in sorted(c.verdicts.items()):
+        if pair in c.oracle or v not in {"repo", "external"}:
+            continue
+        edge = best_edge(c.mnemo[pair])
+        site = _first(candidates)
+        found.append(_false_positive(pair, edge, site, candidates, graph, v))
+    for pair, sites in sorted(c.oracle.items()):
+        if pair not in c.mnemo:
+            found.append(_false_negative(pair, _first(sites), c, graph))
+    return found
+
+
+def _false_positive(pair: tuple[str, str], edge: MEdge, site: Site, candidates: list[Site], graph: MnemoGraph,
+                    v: str) -> Disagreement:
+    mnemo_kind = graph.symbols.get(edge.raw_callee, "?")
+    targets = sorted({target_key(s.target) if s.status == "repo" and s.target else
+                      f"external {s.target.qualname}" if s.target else "?" for s in candidates})
+    if v == "external":
+        what = "oracle: an external callee"
+    elif any(short(t) == short(pair[1]) for t in targets):
+        same_file = any(t.split(":")[0] == pair[1].split(":")[0] for t in targets)
+        what = f"oracle: another same-named {'def in the same file' if same_file else 'def in another file'}"
+    else:
+        what = "oracle: a differently named callee"
+    pattern = f"FP {edge.resolution:<6} {site.form}: mnemo -> {mnemo_kind}, {what}"
+    example = (f"{site.path}:{site.line} {site.caller} calls `{site.name}`: mnemo -> {edge.raw_callee} "
+               f"[{edge.resolution}]; oracle -> {', '.join(targets)}")
+    return Disagreement("FP", pattern, example, pair, site, edge.raw_callee, ", ".join(targets))
+
+
+def _false_negative(pair: tuple[str, str], site: Site, c: Comparison, graph: MnemoGraph) -> Disagreement:
+    at_site = [e for e in c.edges_at.get((pair[0], site.line), []) if short(e.callee) == site.name
+               or short(e.raw_callee) == site.name] or c.edges_at.get((pair[0], site.line), [])
+    if pair[1] not in graph.symbols:
+        what = "callee not in mnemo's symbols"
+    elif pair[0] not in graph.symbols:
+        what = "caller not in mnemo's symbols"
+    elif at_site:
+        what = f"mnemo links another target [{best_edge(at_site).resolution}]"
+    else:
+        what = "no mnemo edge at this site"
+    mnemo_targets = ", ".join(sorted({f"{e.raw_callee} [{e.resolution}]" for e in at_site})) or "none"
+    pattern = f"FN {site.form}: {what}"
+    example = (f"{site.path}:{site.line} {site.caller} calls `{site.name}`: oracle -> {pair[1]}; "
+               f"mnemo -> {mnemo_targets}")
+    return Disagreement("FN", pattern, example, pair, site, mnemo_targets, pair[1])
+
+
+def top_patterns(found: list[Disagreement], limit: int = TOP_PATTERNS) -> list[dict[str, Any]]:
+    """The most common patterns with a few reproducible examples each."""
+    groups: dict[str, list[Disagreement]] = defaultdict(list)
+    for d in found:
+        groups[d.pattern].append(d)
+    rng = random.Random(SEED)
+    out = []
+    for pattern, items in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:limit]:
+        sample = rng.sample(items, min(EXAMPLES_PER_PATTERN, len(items)))
+        out.append({"pattern": pattern, "count": len(items), "examples": [d.example for d in sample]})
+    return out
+
+
+# -- Jedi as a second opinion -------------------------------------------------------------------
+class JediOracle:
+    """Jedi's ``goto`` at a call site, mapped to the same symbol keys (or ``external``/``none``)."""
+
+    def __init__(self, root: Path, oracle: Oracle) -> None:
+        import jedi
+
+        self.jedi = jedi
+        self.root = root
+        self.oracle = oracle
+        roots = sorted({_import_root(m) for m in oracle.modules.values()})
+        sys_path = [str(root / r) if r else str(root) for r in roots] + [sysconfig.get_paths()["stdlib"]]
+        self.project = jedi.Project(root, sys_path=sys_path, smart_sys_path=False, load_unsafe_extensions=False)
+        self._scripts: dict[str, Any] = {}
+
+    def keys(self, site: Site) -> set[str]:
+        """The normalised keys Jedi's definitions map to."""
+        script = self._scripts.get(site.path)
+        if script is None:
+            source = (self.root / site.path).read_text(encoding="utf-8", errors="replace")
+            script = self._scripts[site.path] = self.jedi.Script(source, path=self.root / site.path,
+                                                                 project=self.project)
+        try:
+            names = script.goto(site.line, site.column, follow_imports=True)
+        except Exception:  # noqa: BLE001 - Jedi's own failures count as "no answer"
+            return {"error"}
+        keys = set()
+        for name in names:
+            path = name.module_path
+            if path is None or not str(path).startswith(str(self.root) + "/"):
+                keys.add("external")
+                continue
+            rel = Path(path).relative_to(self.root).as_posix()
+            qual = self.oracle.def_lines.get((rel, name.line or 0))
+            keys.add(normalise(f"{rel}:{qual}") if qual else f"other {name.type}")
+        return keys or {"none"}
+
+
+def jedi_check(root: Path, oracle: Oracle, sites: list[Site], found: list[Disagreement],
+               sample: int) -> dict[str, Any]:
+    """Jedi on a random sample of oracle-resolved sites, false positives and false negatives."""
+    if sample <= 0:
+        return {}
+    started = time.perf_counter()
+    jedi = JediOracle(root, oracle)
+    rng = random.Random(SEED)
+    resolved = [s for s in sites if s.status == "repo"]
+    result: dict[str, Any] = {}
+    agree = Counter()
+    for site in rng.sample(resolved, min(sample, len(resolved))):
+        keys = jedi.keys(site)
+        agree["agrees" if site.target and target_key(site.target) in keys else
+              "jedi external/none" if keys & {"external", "none", "error"} else "disagrees"] += 1
+    result["oracle_sites"] = dict(agree)
+    for kind in ("FP", "FN"):
+        pool = [d for d in found if d.kind == kind and d.site is not None]
+        votes = Counter()
+        examples = []
+        for d in rng.sample(pool, min(sample, len(pool))):
+            keys = jedi.keys(d.site)
+            mnemo_ok = (d.pair[1] in keys) if kind == "FP" else any(
+                normalise(k.split(" [")[0]) in keys for k in d.mnemo_callee.split(", "))
+            oracle_ok = (d.pair[1] in keys) if kind == "FN" else any(k in keys for k in d.oracle_callee.split(", "))
+            vote = ("jedi agrees with mnemo" if mnemo_ok and not oracle_ok else
+                    "jedi agrees with the oracle" if oracle_ok and not mnemo_ok else
+                    "jedi agrees with both" if oracle_ok else "jedi agrees with neither")
+            votes[vote] += 1
+            if vote == "jedi agrees with mnemo" and len(examples) < EXAMPLES_PER_PATTERN:
+                examples.append(f"{d.example}; jedi -> {', '.join(sorted(keys))}")
+        result[kind] = {**votes, "examples_jedi_sides_with_mnemo": examples}
+    result["seconds"] = round(time.perf_counter() - started, 1)
+    return result
+
+
+# -- one repository -----------------------------------------------------------------------------
+def checkout(repo: str, workdir: Path, mirror_root: Path) -> tuple[Path, str]:
+    """Clone the fetched mirror of ``owner/name`` into ``workdir``; returns (path, commit)."""
+    mirror = mirror_root / repo.replace("/", "+") / "repo"
+    if not mirror.is_dir():
+        raise FileNotFoundError(f"{mirror} is missing: fetch github:{repo} with the search tool first")
+    dest = workdir / repo.replace("/", "+")
+    subprocess.run(["git", "clone", "-q", str(mirror), str(dest)], check=True, capture_output=True)
+    commit = subprocess.run(["git", "-C", str(dest), "rev-parse", "HEAD"], check=True, capture_output=True,
+                            text=True).stdout.strip()
+    return dest, commit
+
+
+def index_with_mnemo(root: Path) -> dict[str, Any]:
+    """``mnemo index`` in a fresh process."""
+    run = check_run(run_measured([sys.executable, "-m", "mnemo_core.cli", "index", str(root)]), "mnemo index")
+    return {"wall_s": round(run.wall_s, 2), "output": run.stdout.strip()}
+
+
+def python_files(root: Path) -> list[str]:
+    """The ``.py`` files mnemo indexed (the comparison's universe)."""
+    from mnemo_core.index.store import Store
+
+    store = Store.open(root, create=False)
+    try:
+        rows = store.conn.execute("SELECT path FROM files WHERE language = 'python'")
+        return sorted(p for (p,) in rows if p.endswith(".py"))
+    finally:
+        store.close()
+
+
+def evaluate(repo: str, workdir: Path, mirror_root: Path, jedi_sample: int) -> dict[str, Any]:
+    """Check out, index, build the oracle, compare; everything for one repository."""
+    root, commit = checkout(repo, workdir, mirror_root)
+    indexed = index_with_mnemo(root)
+    paths = python_files(root)
+    started = time.perf_counter()
+    oracle = Oracle(root, paths)
+    sites = list(oracle.sites())
+    oracle_s = time.perf_counter() - started
+    graph = load_mnemo(root, set(oracle.modules))
+    c = compare(sites, graph)
+    found = disagreements(c, graph)
+    return {
+        "repo": repo, "commit": commit, "mnemo_index": indexed,
+        "files": len(paths), "files_not_parsed": len(oracle.failed), "oracle_seconds": round(oracle_s, 1),
+        "sites": dict(Counter(s.status for s in sites)),
+        "unresolved_reasons": dict(Counter(s.reason for s in sites if s.status == "unresolved").most_common()),
+        "mnemo_edges": len(graph.edges), "mnemo_fixture_edges": graph.fixture_edges,
+        "mnemo_edges_outside_analysed_files": graph.outside_edges,
+        "metrics": metrics(c),
+        "fp": sum(d.kind == "FP" and c.verdicts[d.pair][0] == "repo" for d in found),
+        "fn": sum(d.kind == "FN" for d in found),
+        "patterns": top_patterns([d for d in found if d.kind == "FN" or c.verdicts[d.pair][0] == "repo"]),
+        "external_site_patterns": top_patterns([d for d in found if d.kind == "FP"
+                                                and c.verdicts[d.pair][0] == "external"], limit=5),
+        "jedi": jedi_check(root, oracle, sites, found, jedi_sample),
+    }
+
+
+# -- report -----------------------------------------------------------------------------------
+SUMMARY_HEADERS = ("repo", "commit", "files", "oracle sites repo/ext/unres", "oracle pairs", "mnemo pairs",
+                   "judged", "TP", "precision", "recall", "precision+ext")
+
+
+def summary_row(r: dict[str, Any]) -> list[object]:
+    """One repository's headline numbers."""
+    m, s = r["metrics"], r["sites"]
+    return [r["repo"], r["commit"][:8], f"{r['files']} ({r['files_not_parsed']} unparsed)",
+            f"{s.get('repo', 0)}/{s.get('external', 0)}/{s.get('unresolved', 0)}", m["oracle_pairs"],
+            m["mnemo_pairs"], m["judged"], m["tp"], m["precision"], m["recall"], m["precision_ext"]]
+
+
+def overall(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Micro-averaged totals over the repositories."""
+    tot = Counter()
+    for r in results:
+        for k in ("oracle_pairs", "mnemo_pairs", "judged", "tp", "judged_ext"):
+            tot[k] += r["metrics"][k]
+    return {**tot, "precision": _ratio(tot["tp"], tot["judged"]), "recall": _ratio(tot["tp"], tot["oracle_pairs"]),
+            "precision_ext": _ratio(tot["tp"], tot["judged_ext"])}
+
+
+def breakdown_rows(results: list[dict[str, Any]], key: str, columns: tuple[str, ...]) -> list[list[object]]:
+    """Per-repository rows of a breakdown (by resolution or by form)."""
+    rows = []
+    for r in results:
+        for name, row in r["metrics"][key].items():
+            rows.append([r["repo"], name, *(row[c] for c in columns)])
+    return rows
+
+
+def floor_lines(results: list[dict[str, Any]], total: dict[str, Any]) -> list[str]:
+    """PASS/FAIL per repository and overall, per floor."""
+    lines = []
+    for label, m in [*((r["repo"], r["metrics"]) for r in results), ("overall", total)]:
+        for metric, limit in FLOORS.items():
+            lines.append(f"{verdict(m[metric] >= limit)}  [{label}] {metric} {m[metric]:.3f} (floor >= {limit})")
+    return lines
+
+
+def report(info: dict[str, Any], results: list[dict[str, Any]], total: dict[str, Any]) -> str:
+    """The printed report."""
+    out = [f"machine: {machine_line(info)}", "",
+           table(SUMMARY_HEADERS, [*(summary_row(r) for r in results),
+                                   ["overall", "", "", "", total["oracle_pairs"], total["mnemo_pairs"],
+                                    total["judged"], total["tp"], total["precision"], total["recall"],
+                                    total["precision_ext"]]]),
+           "", "by mnemo resolution (pairs; judged = at a site the oracle resolved in the repo):",
+           table(("repo", "resolution", "all", "judged", "TP", "precision"),
+                 breakdown_rows(results, "by_resolution", ("all", "judged", "tp", "precision"))),
+           "", "by oracle call form:",
+           table(("repo", "form", "oracle", "found", "recall", "judged", "TP", "precision"),
+                 breakdown_rows(results, "by_form", ("oracle", "found", "recall", "judged", "tp", "precision"))),
+           ""]
+    for r in results:
+        out.append(f"{r['repo']}: mnemo {r['mnemo_index']['output']}")
+        out.append(f"  mnemo pair verdicts: {r['metrics']['mnemo_pair_verdicts']}; "
+                   f"unjudged (oracle unresolved) by reason: {r['metrics']['mnemo_pairs_at_unresolved_sites_by_reason']}")
+        if r["jedi"]:
+            j = r["jedi"]
+            out.append(f"  jedi ({j['seconds']} s): oracle sites {j['oracle_sites']}; "
+                       f"FP {_votes(j['FP'])}; FN {_votes(j['FN'])}")
+    out += ["", f"top {TOP_PATTERNS} disagreement patterns (all repositories):"]
+    for p in merge_patterns(results):
+        out.append(f"{p['count']:6d}  {p['pattern']}")
+        out += [f"          e.g. {e}" for e in p["examples"]]
+    out += ["", *floor_lines(results, total)]
+    return "\n".join(out)
+
+
+def _votes(votes: dict[str, Any]) -> str:
+    return ", ".join(f"{k}: {v}" for k, v in votes.items() if isinstance(v, int))
+
+
+def merge_patterns(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The repositories' patterns merged by name, most common first (examples from each repo)."""
+    merged: dict[str, dict[str, Any]] = {}
+    for r in results:
+        for p in r["patterns"]:
+            m = merged.setdefault(p["pattern"], {"pattern": p["pattern"], "count": 0, "examples": []})
+            m["count"] += p["count"]
+            m["examples"] += [f"{r['repo']}: {e}" for e in p["examples"]]
+    ranked = sorted(merged.values(), key=lambda p: -p["count"])[:TOP_PATTERNS]
+    for p in ranked:
+        p["examples"] = p["examples"][:EXAMPLES_PER_PATTERN]
+    return ranked
+
+
+def markdown(results: list[dict[str, Any]], total: dict[str, Any]) -> str:
+    """The summary table in Markdown (for RESULTS.md)."""
+    rows = [*(summary_row(r) for r in results),
+            ["overall", "", "", "", total["oracle_pairs"], total["mnemo_pairs"], total["judged"], total["tp"],
+             total["precision"], total["recall"], total["precision_ext"]]]
+    return markdown_table(SUMMARY_HEADERS, rows)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repos", default=",".join(DEFAULT_REPOS), help="comma-separated owner/name list")
+    parser.add_argument("--mirror-root", type=Path, default=MIRROR_ROOT, help="where fetched mirrors live")
+    parser.add_argument("--jedi-sample", type=int, default=DEFAULT_JEDI_SAMPLE,
+                        help="sites per pool checked with Jedi (0: skip Jedi)")
+    parser.add_argument("--workdir", type=Path, default=None, help="where to check out (default: a temp dir)")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Evaluate every repository, print the report, write JSON."""
+    args = parse_args(argv)
+    info = machine_info()
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="mnemo-callgraph-"))
+    results = []
+    try:
+        for repo in (r for r in args.repos.split(",") if r):
+            try:
+                results.append(evaluate(repo, workdir, args.mirror_root, args.jedi_sample))
+            except FileNotFoundError as exc:
+                print(f"skipping {repo}: {exc}", file=sys.stderr)
+    finally:
+        if args.workdir is None:
+            shutil.rmtree(workdir, ignore_errors=True)
+    if not results:
+        print("no repository evaluated", file=sys.stderr)
+        return 2
+    total = overall(results)
+    print(report(info, results, total))
+    print("\n" + markdown(results, total))
+    path = write_json(NAME, {"machine": info, "floors": FLOORS, "overall": total, "repos": results,
+                             "top_patterns": merge_patterns(results)})
+    print(f"\nwrote {path}")
+    return 0 if all(total[m] >= v for m, v in FLOORS.items()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

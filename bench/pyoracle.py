@@ -1,0 +1,747 @@
+"""An independent oracle for intra-repository Python calls, built on the ``ast`` module.
+
+It shares no code with mnemo. Two passes over every ``.py`` file of a repository:
+
+1. **Scopes and bindings.** Each module, class, function, lambda and comprehension is a scope; every
+   name a scope binds is recorded with how it is bound: a ``def``/``class`` (with its qualified name,
+   ``Class.method``, ``outer.inner``), ``import a.b [as c]``, ``from .x import y [as z]`` (relative
+   imports made absolute), ``from x import *``, or anything else (parameter, assignment, loop target,
+   ``with``/``except``/``match`` target, ``del``, ``global`` rebinding): "other". Per class: its base
+   expressions and the attributes its methods assign on their first parameter (``self.x = ...``).
+   Module names come from the file system: a file's import root is the nearest directory above it
+   without an ``__init__.py`` that is not itself inside a package (so ``src/flask/app.py`` is
+   ``flask.app``, ``src/flask/sansio/app.py`` is ``flask.sansio.app``, ``tests/test_x.py`` is ``test_x``);
+   an absolute import found nowhere else is looked up beside the importing file (``sys.path[0]`` of a script).
+2. **Call sites.** Every ``ast.Call`` and every bare decorator (``@name``, ``@a.b``: the decorator is
+   called with the function) is attributed to its *caller*, the innermost ``def``/``class`` around it
+   with decorators, defaults, annotations and bases counted as part of the definition, or the module.
+   Its callee is then resolved with Python's scoping rules (LEGB, class scopes invisible to nested
+   functions, ``global``/``nonlocal``):
+
+   - ``f()``: a name bound by exactly one ``def``/``class`` in the nearest scope binding it, or by an
+     import that leads (through re-exports, any depth, cycles guarded) to one; ``C()`` is a
+     constructor call and resolves to the class;
+   - ``mod.f()``, ``pkg.sub.C()``, ``C.m()``, ``mod.C.m()``: attribute chains through modules
+     (module bindings, then submodules, then ``*`` imports) and classes (members along the C3 MRO);
+   - ``self.m()`` / ``cls.m()``: the receiver is the first parameter of the method that binds it (not a
+     ``staticmethod``, never rebound), the member is looked up along the class's MRO;
+   - ``super().m()`` / ``super(C, self).m()``: the MRO after the enclosing class;
+   - ``C().m()``: a method on a freshly constructed instance.
+
+   A site is **repo** (resolved to a repository ``def``/``class``), **external** (a builtin not shadowed,
+   a member of a module outside the repository, or an ``object`` dunder), or **unresolved** with a reason:
+   a name bound several ways (``try: from a import f / except: def f``), a variable or parameter, an
+   unknown receiver type, a member that an instance attribute may shadow, an MRO that reaches a
+   base outside the repository before the member is found, a dynamic module attribute.
+
+Anything uncertain is unresolved rather than guessed: the oracle trades coverage for certainty.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+MAX_DEPTH = 25  # re-export and attribute chains longer than this are treated as cycles
+BUILTIN_NAMES = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "__spec__", "__loader__",
+                                             "__package__", "__path__", "__builtins__"}
+LITERALS = (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.SetComp,
+            ast.DictComp)  # receivers of built-in type: "".join(), [].append()
+# Bases that define no public (non-dunder) methods: a lookup of ``self.m`` may look past them.
+TRANSPARENT_BASES = frozenset({
+    "builtins.object", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol", "abc.ABC",
+})
+OBJECT_DUNDERS = frozenset(dir(object))
+FUNCTION_KINDS = (ast.FunctionDef, ast.AsyncFunctionDef)
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+MODULE_CALLER = "<module>"
+
+
+# -- records ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Target:
+    """What an expression refers to: a repository definition, a repository module, or something outside."""
+
+    kind: str  # "def", "module", "external"
+    path: str = ""  # the file (def, module; "" for a namespace package)
+    qualname: str = ""  # a def's qualified name in its file; a module's or an external's dotted name
+    def_kind: str = ""  # "function" or "class" for a def
+
+
+@dataclass(frozen=True)
+class Unresolved:
+    """Why the oracle will not say what an expression refers to."""
+
+    reason: str
+
+
+Result = Target | Unresolved
+
+
+@dataclass(frozen=True)
+class Binding:
+    """How a scope binds a name."""
+
+    kind: str  # "def", "module" (import a.b), "from" (from m import n), "other"
+    qualname: str = ""  # def
+    def_kind: str = ""  # def: function or class
+    module: str = ""  # module, from: absolute dotted module name
+    name: str = ""  # from: the member imported
+
+
+OTHER = Binding("other")
+
+
+@dataclass(eq=False)
+class Scope:
+    """A module, class, function, lambda or comprehension scope and the names it binds."""
+
+    kind: str  # module, class, function, lambda, comprehension
+    qualname: str  # the definition's qualified name ("" for the module); lambdas inherit their owner's
+    parent: Scope | None
+    module: ModuleInfo
+    bindings: dict[str, list[Binding]] = field(default_factory=dict)
+    globals: set[str] = field(default_factory=set)
+    nonlocals: set[str] = field(default_factory=set)
+    first_param: str | None = None  # functions: the first positional parameter
+    decorators: tuple[str, ...] = ()  # functions: decorator names (last dotted component)
+
+    def bind(self, name: str, binding: Binding) -> None:
+        """Record one binding of ``name`` (respecting ``global`` / ``nonlocal`` declarations)."""
+        target: Scope = self
+        if name in self.globals:
+            target = self.module.scope
+        elif name in self.nonlocals:
+            target = _enclosing_binder(self, name) or self
+        target.bindings.setdefault(name, []).append(binding)
+
+
+def _enclosing_binder(scope: Scope, name: str) -> Scope | None:
+    s = scope.parent
+    while s is not None and s.kind != "module":
+        if s.kind in {"function", "lambda"} and name in s.bindings:
+            return s
+        s = s.parent
+    return None
+
+
+@dataclass(eq=False)
+class ClassInfo:
+    """A class: its body scope, the scope its bases are evaluated in, and its instance attributes."""
+
+    key: tuple[str, str]  # (path, qualname)
+    scope: Scope
+    outer: Scope
+    bases: list[ast.expr]
+    instance_attrs: set[str] = field(default_factory=set)
+
+
+@dataclass(eq=False)
+class ModuleInfo:
+    """One parsed ``.py`` file."""
+
+    path: str
+    dotted: str
+    is_package: bool
+    scope: Scope = field(init=False)
+    stars: list[str] = field(default_factory=list)  # absolute modules imported with *
+    all_names: tuple[str, ...] | None = None  # a literal __all__
+
+    @property
+    def package(self) -> str:
+        """The package relative imports start from."""
+        return self.dotted if self.is_package else self.dotted.rpartition(".")[0]
+
+
+@dataclass(frozen=True)
+class RawSite:
+    """A call site before resolution."""
+
+    func: ast.expr
+    scope: Scope
+    caller: str  # qualified name of the innermost def/class, MODULE_CALLER for module code
+    decorator: bool  # a bare decorator, not an ast.Call
+
+
+@dataclass(frozen=True)
+class Site:
+    """A resolved (or not) call site."""
+
+    path: str
+    caller: str
+    line: int  # the line of the called name (the attribute's line for a.b.name)
+    column: int  # 0-based character column of the called name
+    name: str  # the called identifier ("" when the callee is not a name or attribute)
+    form: str  # the call form, see CALL_FORMS
+    status: str  # repo, external, unresolved
+    target: Target | None
+    reason: str = ""  # unresolved: why
+
+
+CALL_FORMS = (
+    "f() local", "f() nested", "f() imported", "C() constructor", "mod.f()", "mod.C() constructor",
+    "C.m()", "self.m()", "super().m()", "C().m()", "@decorator", "f() builtin/undefined", "f() variable", "literal.m()",
+    "other",
+)
+
+
+# -- pass 1: modules, scopes and bindings ----------------------------------------------------
+def module_name(root: Path, rel: str) -> tuple[str, bool]:
+    """The dotted module name of a repo-relative file and whether it is a package's ``__init__``.
+
+    The import root is the nearest directory above the file that has no ``__init__.py`` and is not
+    inside a package (a directory without ``__init__.py`` inside a package is a namespace portion)."""
+    pure = PurePosixPath(rel)
+    is_package = pure.stem == "__init__"
+    parts = [] if is_package else [pure.stem]
+    directory = pure.parent
+    while directory.parts and ((root / directory / "__init__.py").is_file()
+                               or (root / directory.parent / "__init__.py").is_file()):
+        parts.insert(0, directory.name)  # a package, or a namespace portion inside one (flask/sansio)
+        directory = directory.parent
+    return ".".join(parts) or pure.stem, is_package
+
+
+class _Builder:
+    """Walks one module: scopes, bindings, classes and raw call sites."""
+
+    def __init__(self, oracle: Oracle, module: ModuleInfo) -> None:
+        self.oracle = oracle
+        self.module = module
+
+    def build(self, tree: ast.Module) -> None:
+        scope = Scope("module", "", None, self.module)
+        self.module.scope = scope
+        for stmt in tree.body:
+            self.visit(stmt, scope, MODULE_CALLER)
+            if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__"
+                                                    for t in stmt.targets):
+                self.module.all_names = _literal_names(stmt.value)
+
+    def visit(self, node: ast.AST, scope: Scope, caller: str) -> None:  # noqa: C901 - one case per node type
+        if isinstance(node, FUNCTION_KINDS):
+            self._function(node, scope)
+        elif isinstance(node, ast.ClassDef):
+            self._class(node, scope)
+        elif isinstance(node, ast.Lambda):
+            self._args_outer(node.args, scope, caller)
+            inner = Scope("lambda", scope.qualname, scope, self.module)
+            self._bind_params(node.args, inner)
+            self.visit(node.body, inner, caller)
+        elif isinstance(node, COMPREHENSIONS):
+            self._comprehension(node, scope, caller)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    scope.bind(alias.asname, Binding("module", module=alias.name))
+                else:
+                    head = alias.name.split(".")[0]
+                    scope.bind(head, Binding("module", module=head))
+        elif isinstance(node, ast.ImportFrom):
+            self._import_from(node, scope)
+        elif isinstance(node, ast.Global):
+            scope.globals.update(node.names)
+        elif isinstance(node, ast.Nonlocal):
+            scope.nonlocals.update(node.names)
+        else:
+            self._generic(node, scope, caller)
+
+    def _generic(self, node: ast.AST, scope: Scope, caller: str) -> None:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            scope.bind(node.id, OTHER)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            scope.bind(node.name, OTHER)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            scope.bind(node.name, OTHER)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            scope.bind(node.rest, OTHER)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            self._instance_attr(node, scope)
+        elif isinstance(node, ast.Call):
+            self.oracle.raw_sites.append(RawSite(node.func, scope, caller, decorator=False))
+        for child in ast.iter_child_nodes(node):
+            self.visit(child, scope, caller)
+
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope) -> None:
+        qual = _qual(scope, node.name)
+        scope.bind(node.name, Binding("def", qualname=qual, def_kind="function"))
+        self.oracle.def_lines[(self.module.path, node.lineno)] = qual
+        self._decorators(node.decorator_list, scope, qual)
+        self._args_outer(node.args, scope, qual)
+        if node.returns is not None:
+            self.visit(node.returns, scope, qual)
+        params = [*node.args.posonlyargs, *node.args.args]
+        inner = Scope("function", qual, scope, self.module, first_param=params[0].arg if params else None,
+                      decorators=tuple(_decorator_name(d) for d in node.decorator_list))
+        self._bind_params(node.args, inner)
+        for stmt in node.body:
+            self.visit(stmt, inner, qual)
+
+    def _class(self, node: ast.ClassDef, scope: Scope) -> None:
+        qual = _qual(scope, node.name)
+        scope.bind(node.name, Binding("def", qualname=qual, def_kind="class"))
+        self.oracle.def_lines[(self.module.path, node.lineno)] = qual
+        self._decorators(node.decorator_list, scope, qual)
+        for expr in [*node.bases, *(k.value for k in node.keywords)]:
+            self.visit(expr, scope, qual)
+        inner = Scope("class", qual, scope, self.module)
+        self.oracle.classes[(self.module.path, qual)] = ClassInfo((self.module.path, qual), inner, scope,
+                                                                  list(node.bases))
+        for stmt in node.body:
+            self.visit(stmt, inner, qual)
+
+    def _decorators(self, decorators: list[ast.expr], scope: Scope, owner: str) -> None:
+        for d in decorators:
+            if isinstance(d, (ast.Name, ast.Attribute)):
+                self.oracle.raw_sites.append(RawSite(d, scope, owner, decorator=True))
+            self.visit(d, scope, owner)
+
+    def _args_outer(self, args: ast.arguments, scope: Scope, caller: str) -> None:
+        """Defaults and annotations: evaluated in the scope around the definition."""
+        for expr in [*args.defaults, *(d for d in args.kw_defaults if d is not None)]:
+            self.visit(expr, scope, caller)
+        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+            if arg is not None and arg.annotation is not None:
+                self.visit(arg.annotation, scope, caller)
+
+    @staticmethod
+    def _bind_params(args: ast.arguments, scope: Scope) -> None:
+        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+            if arg is not None:
+                scope.bind(arg.arg, OTHER)
+
+    def _comprehension(self, node: ast.expr, scope: Scope, caller: str) -> None:
+        generators: list[ast.comprehension] = node.generators  # type: ignore[attr-defined]
+        self.visit(generators[0].iter, scope, caller)  # the first iterable is evaluated outside
+        inner = Scope("comprehension", scope.qualname, scope, self.module)
+        for i, gen in enumerate(generators):
+            self.visit(gen.target, inner, caller)
+            if i:
+                self.visit(gen.iter, inner, caller)
+            for cond in gen.ifs:
+                self.visit(cond, inner, caller)
+        for part in ("elt", "key", "value"):
+            expr = getattr(node, part, None)
+            if expr is not None:
+                self.visit(expr, inner, caller)
+
+    def _import_from(self, node: ast.ImportFrom, scope: Scope) -> None:
+        module = node.module or ""
+        if node.level:
+            base = self.module.package.split(".") if self.module.package else []
+            base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
+            module = ".".join([*base, *([module] if module else [])])
+        for alias in node.names:
+            if alias.name == "*":
+                if scope.kind == "module":
+                    self.module.stars.append(module)
+                continue
+            scope.bind(alias.asname or alias.name, Binding("from", module=module, name=alias.name))
+
+    def _instance_attr(self, node: ast.Attribute, scope: Scope) -> None:
+        """``self.x = ...`` inside a method: ``x`` may shadow a method of the same name."""
+        if not isinstance(node.value, ast.Name):
+            return
+        s: Scope | None = scope
+        while s is not None and s.kind in {"lambda", "comprehension"}:
+            s = s.parent
+        if s is None or s.kind != "function" or s.first_param != node.value.id or s.parent is None:
+            return
+        if s.parent.kind == "class":
+            info = self.oracle.classes.get((self.module.path, s.parent.qualname))
+            if info is not None:
+                info.instance_attrs.add(node.attr)
+
+
+def _qual(scope: Scope, name: str) -> str:
+    return f"{scope.qualname}.{name}" if scope.qualname else name
+
+
+def _decorator_name(node: ast.expr) -> str:
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _literal_names(node: ast.expr) -> tuple[str, ...] | None:
+    if not isinstance(node, (ast.List, ast.Tuple)):
+        return None
+    names = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return tuple(names) if len(names) == len(node.elts) else None
+
+
+# -- pass 2: resolution ----------------------------------------------------------------------
+class Oracle:
+    """The oracle over one repository: build it, then iterate :meth:`sites`."""
+
+    def __init__(self, root: Path, paths: list[str]) -> None:
+        self.root = root
+        self.modules: dict[str, ModuleInfo] = {}
+        self.by_dotted: dict[str, list[ModuleInfo]] = {}
+        self.classes: dict[tuple[str, str], ClassInfo] = {}
+        self.raw_sites: list[RawSite] = []
+        self.def_lines: dict[tuple[str, int], str] = {}  # (path, line of `def`/`class`) -> qualified name
+        self.failed: dict[str, str] = {}  # path -> why it was not analysed
+        self._mro: dict[tuple[str, str], list[object]] = {}
+        trees = {}
+        for rel in paths:
+            try:
+                source = (root / rel).read_bytes()
+                trees[rel] = ast.parse(source, filename=rel)
+            except (SyntaxError, ValueError, OSError) as exc:
+                self.failed[rel] = type(exc).__name__
+                continue
+            dotted, is_package = module_name(root, rel)
+            info = ModuleInfo(rel, dotted, is_package)
+            self.modules[rel] = info
+            self.by_dotted.setdefault(dotted, []).append(info)
+        self.top_packages = {d.split(".")[0] for d in self.by_dotted}
+        for rel, tree in trees.items():
+            _Builder(self, self.modules[rel]).build(tree)
+
+    # -- modules --
+    def find_module(self, dotted: str, importer: ModuleInfo | None) -> Result:
+        """A module by absolute dotted name (a namespace package has no path)."""
+        found = self.by_dotted.get(dotted, [])
+        if len(found) > 1 and importer is not None:
+            root = _import_root(importer)
+            same_root = [m for m in found if _import_root(m) == root]
+            found = same_root or found
+        if len(found) == 1:
+            return Target("module", found[0].path, dotted)
+        if found:
+            return Unresolved("module name defined by several files")
+        if any(d.startswith(dotted + ".") for d in self.by_dotted):
+            return Target("module", "", dotted)
+        if dotted.split(".")[0] in self.top_packages:
+            return Unresolved("repo module not found")
+        beside = self._beside(dotted, importer)
+        return beside if beside is not None else Target("external", qualname=dotted)
+
+    def _beside(self, dotted: str, importer: ModuleInfo | None) -> Target | None:
+        """A module next to the importing file: a script's directory is ``sys.path[0]``."""
+        if importer is None:
+            return None
+        directory = PurePosixPath(importer.path).parent
+        stem = directory.joinpath(*dotted.split("."))
+        for candidate in (f"{stem}.py", f"{stem}/__init__.py"):
+            if candidate in self.modules:
+                return Target("module", candidate, dotted)
+        return None
+
+    def module_member(self, module: Target, name: str, importer: ModuleInfo | None, depth: int) -> Result:
+        """``module.name``: a binding of the module, a submodule, or a name from a * import."""
+        if module.kind == "external":
+            return Target("external", qualname=f"{module.qualname}.{name}")
+        info = self.modules.get(module.path) if module.path else None
+        sub = self.find_module(f"{module.qualname}.{name}", importer)
+        if info is not None:
+            bound = info.scope.bindings.get(name)
+            if bound:
+                found = self.resolve_bindings(info, bound, depth + 1)
+                if isinstance(found, Unresolved) and found.reason == "import cycle" and \
+                        isinstance(sub, Target) and sub.kind == "module":
+                    return sub  # a package re-exporting its own submodule through a cycle
+                return found
+        if isinstance(sub, Target) and sub.kind == "module":
+            return sub
+        if info is not None:
+            for star in info.stars:
+                found = self._star_member(star, name, info, depth)
+                if found is not None:
+                    return found
+            if "__getattr__" in info.scope.bindings:
+                return Unresolved("module __getattr__")
+        return Unresolved("no such module attribute")
+
+    def _star_member(self, star: str, name: str, importer: ModuleInfo, depth: int) -> Result | None:
+        module = self.find_module(star, importer)
+        if not isinstance(module, Target):
+            return Unresolved("star import of an unknown module")
+        if module.kind == "external":
+            return None  # cannot know what an external * brings: the caller treats the name as unknown
+        info = self.modules.get(module.path)
+        if info is None or depth > MAX_DEPTH:
+            return None
+        exported = info.all_names if info.all_names is not None else [
+            n for n in info.scope.bindings if not n.startswith("_")]
+        if name not in exported:
+            return None
+        return self.module_member(module, name, importer, depth + 1)
+
+    # -- names --
+    def resolve_bindings(self, module: ModuleInfo, bindings: list[Binding], depth: int) -> Result:
+        """What a list of bindings of one name leads to: one answer, or unresolved when they disagree."""
+        if depth > MAX_DEPTH:
+            return Unresolved("import cycle")
+        results = {self._resolve_binding(module, b, depth) for b in bindings}
+        if len(results) == 1:
+            return results.pop()
+        unresolved = [r for r in results if isinstance(r, Unresolved)]
+        if any(r.reason == "variable" for r in unresolved):
+            return Unresolved("variable")
+        return Unresolved("name bound several ways")
+
+    def _resolve_binding(self, module: ModuleInfo, b: Binding, depth: int) -> Result:
+        if b.kind == "def":
+            return Target("def", module.path, b.qualname, b.def_kind)
+        if b.kind == "module":
+            return self.find_module(b.module, module)
+        if b.kind == "from":
+            source = self.find_module(b.module, module)
+            if not isinstance(source, Target):
+                return source
+            if source.path and source.path == module.path:  # `from . import sub` in pkg/__init__.py
+                return self.find_module(f"{b.module}.{b.name}", module)
+            return self.module_member(source, b.name, module, depth)
+        return Unresolved("variable")
+
+    def lookup(self, scope: Scope, name: str) -> tuple[Scope | None, list[Binding]]:
+        """The scope that binds ``name`` as seen from ``scope`` (LEGB; enclosing class scopes are skipped)."""
+        s: Scope | None = scope
+        first = True
+        while s is not None:
+            if name in s.globals:
+                s = s.module.scope
+            if s.kind == "class" and not first:
+                s = s.parent
+                continue
+            if name in s.bindings:
+                return s, s.bindings[name]
+            first = False
+            s = s.parent
+        return None, []
+
+    def resolve_name(self, scope: Scope, name: str, depth: int = 0) -> tuple[Result, Scope | None]:
+        """A bare name: the binding scope's answer, a * import, a builtin, or unresolved."""
+        binder, bindings = self.lookup(scope, name)
+        if binder is not None:
+            return self.resolve_bindings(scope.module, bindings, depth), binder
+        module = scope.module
+        for star in module.stars:
+            found = self._star_member(star, name, module, depth)
+            if found is not None:
+                return found, module.scope
+        if module.stars and any(isinstance(self.find_module(s, module), Target)
+                                and self.find_module(s, module).kind == "external" for s in module.stars):
+            return Unresolved("maybe from an external * import"), None
+        if name in BUILTIN_NAMES:
+            return Target("external", qualname=f"builtins.{name}"), None
+        return Unresolved("undefined name"), None
+
+    def resolve_expr(self, scope: Scope, expr: ast.expr, depth: int = 0) -> Result:
+        """A name or attribute chain made of modules and classes."""
+        if depth > MAX_DEPTH:
+            return Unresolved("chain too long")
+        if isinstance(expr, ast.Name):
+            return self.resolve_name(scope, expr.id, depth)[0]
+        if isinstance(expr, ast.Attribute):
+            base = self.resolve_expr(scope, expr.value, depth + 1)
+            return self.member(base, expr.attr, scope.module, depth)
+        if isinstance(expr, ast.Subscript):  # Generic[T], Base[int]: the subscripted class
+            return self.resolve_expr(scope, expr.value, depth + 1)
+        if isinstance(expr, LITERALS):
+            return Target("external", qualname=f"builtins.{type(expr).__name__.lower()}")
+        return Unresolved("complex expression")
+
+    def member(self, base: Result, name: str, importer: ModuleInfo, depth: int) -> Result:
+        """``base.name`` for a module, a class (class-level lookup) or something outside."""
+        if isinstance(base, Unresolved):
+            return base
+        if base.kind in {"module", "external"}:
+            return self.module_member(base, name, importer, depth)
+        if base.def_kind == "class":
+            return self.class_member((base.path, base.qualname), name, depth=depth)
+        return Unresolved("attribute of a function")
+
+    # -- classes --
+    def mro(self, key: tuple[str, str], active: frozenset[tuple[str, str]] = frozenset()) -> list[object]:
+        """The C3 linearisation; a base outside the repository is an opaque string entry."""
+        if key in self._mro:
+            return self._mro[key]
+        info = self.classes[key]
+        if key in active:
+            return [key]
+        heads: list[list[object]] = []
+        for expr in info.bases:
+            base = self.resolve_expr(info.outer, expr)
+            if isinstance(base, Target) and base.kind == "def" and base.def_kind == "class":
+                base_key = (base.path, base.qualname)
+                if base_key in self.classes:
+                    heads.append(self.mro(base_key, active | {key}))
+                    continue
+            if isinstance(base, Target) and base.kind == "external":
+                heads.append([base.qualname])
+            else:
+                heads.append([f"?{ast.unparse(expr)}"])
+        heads.append(["builtins.object"])
+        result = [key, *_c3_merge([*heads, [h[0] for h in heads]])]
+        self._mro[key] = result
+        return result
+
+    def class_member(self, key: tuple[str, str], name: str, skip_self: bool = False, instance: bool = False,
+                     depth: int = 0) -> Result:
+        """A member along the MRO; unresolved when an opaque base or an instance attribute could supply it."""
+        order = self.mro(key)
+        if instance and any(name in self.classes[k].instance_attrs for k in order if isinstance(k, tuple)):
+            return Unresolved("instance attribute of the same name")
+        for entry in order[1:] if skip_self else order:
+            if isinstance(entry, str):
+                if entry in TRANSPARENT_BASES and not name.startswith("__"):
+                    continue
+                if entry == "builtins.object" and name in OBJECT_DUNDERS:
+                    return Target("external", qualname=f"object.{name}")
+                if entry == "builtins.object":
+                    continue
+                return Unresolved("base outside the repository")
+            info = self.classes[entry]
+            bound = info.scope.bindings.get(name)
+            if bound:
+                return self.resolve_bindings(info.scope.module, bound, depth + 1)
+        return Unresolved("no such member")
+
+    # -- sites --
+    def sites(self) -> Iterator[Site]:
+        """Every call site, resolved or with the reason it is not."""
+        for raw in self.raw_sites:
+            yield self._site(raw)
+
+    def _site(self, raw: RawSite) -> Site:
+        func = raw.func
+        if isinstance(func, ast.Name):
+            name, line, col = func.id, func.lineno, func.col_offset
+        elif isinstance(func, ast.Attribute):
+            name, line = func.attr, func.end_lineno or func.lineno
+            col = (func.end_col_offset or 0) - len(func.attr.encode())
+        else:
+            name, line, col = "", func.lineno, func.col_offset
+        form, result = self._resolve_callee(raw)
+        if raw.decorator:
+            form = "@decorator"
+        module = raw.scope.module
+        col = _char_column(self.root / module.path, line, col)
+        if isinstance(result, Unresolved):
+            return Site(module.path, raw.caller, line, col, name, form, "unresolved", None, result.reason)
+        if result.kind == "def":
+            return Site(module.path, raw.caller, line, col, name, form, "repo", result)
+        if result.kind == "external":
+            return Site(module.path, raw.caller, line, col, name, form, "external", result)
+        return Site(module.path, raw.caller, line, col, name, form, "unresolved", None, "calls a module")
+
+    def _resolve_callee(self, raw: RawSite) -> tuple[str, Result]:
+        func, scope = raw.func, raw.scope
+        if isinstance(func, ast.Name):
+            result, binder = self.resolve_name(scope, func.id)
+            return _name_form(result, binder, func.id), result
+        if not isinstance(func, ast.Attribute):
+            return "other", Unresolved("callee is not a name")
+        receiver = func.value
+        if _is_super(receiver):
+            return "super().m()", self._super_member(scope, func.attr)
+        if isinstance(receiver, ast.Name):
+            method = self._method_binding_self(scope, receiver.id)
+            if method is not None:
+                cls_scope, classmethod = method
+                key = (cls_scope.module.path, cls_scope.qualname)
+                return "self.m()", self.class_member(key, func.attr, instance=not classmethod)
+        if isinstance(receiver, LITERALS):
+            return "literal.m()", Target("external", qualname=f"builtins.{type(receiver).__name__.lower()}.{func.attr}")
+        if isinstance(receiver, ast.Call):
+            made = self.resolve_expr(scope, receiver.func)
+            if isinstance(made, Target) and made.def_kind == "class":
+                return "C().m()", self.class_member((made.path, made.qualname), func.attr, instance=True)
+            return "other", Unresolved("method of a call's result")
+        base = self.resolve_expr(scope, receiver)
+        result = self.member(base, func.attr, scope.module, 0)
+        if isinstance(base, Target) and base.def_kind == "class":
+            return "C.m()", result
+        if isinstance(result, Target) and result.def_kind == "class":
+            return "mod.C() constructor", result
+        if isinstance(base, Target) and base.kind in {"module", "external"}:
+            return "mod.f()", result
+        if isinstance(base, Unresolved) and base.reason == "variable":
+            return "other", Unresolved("unknown receiver type")
+        return "other", result if isinstance(result, Unresolved) else Unresolved("unknown receiver type")
+
+    def _method_binding_self(self, scope: Scope, name: str) -> tuple[Scope, bool] | None:
+        """When ``name`` is the first parameter of the method binding it: (class scope, is classmethod)."""
+        binder, bindings = self.lookup(scope, name)
+        if binder is None or binder.kind != "function" or binder.first_param != name or len(bindings) != 1:
+            return None
+        owner = binder.parent
+        if owner is None or owner.kind != "class" or "staticmethod" in binder.decorators:
+            return None
+        short = binder.qualname.rsplit(".", 1)[-1]
+        classmethod = "classmethod" in binder.decorators or short in {"__new__", "__init_subclass__",
+                                                                       "__class_getitem__"}
+        return owner, classmethod
+
+    def _super_member(self, scope: Scope, name: str) -> Result:
+        s: Scope | None = scope
+        while s is not None and s.kind in {"lambda", "comprehension"}:
+            s = s.parent
+        if s is None or s.kind != "function" or s.parent is None or s.parent.kind != "class":
+            return Unresolved("super() outside a method")
+        return self.class_member((s.module.path, s.parent.qualname), name, skip_self=True)
+
+
+def _name_form(result: Result, binder: Scope | None, name: str) -> str:
+    """The call form of ``name()``, from what the name resolved to and how its scope binds it."""
+    if isinstance(result, Target) and result.def_kind == "class":
+        return "C() constructor"
+    if binder is None:
+        return "f() imported" if isinstance(result, Target) and result.kind == "def" else "f() builtin/undefined"
+    kinds = {b.kind for b in binder.bindings.get(name, [])}
+    if kinds == {"def"}:
+        return "f() nested" if binder.kind in {"function", "lambda"} else "f() local"
+    if kinds & {"module", "from"}:
+        return "f() imported"
+    return "f() variable"
+
+
+def _is_super(expr: ast.expr) -> bool:
+    return (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "super"
+            and (not expr.args or len(expr.args) == 2))
+
+
+def _import_root(module: ModuleInfo) -> str:
+    """The directory a module is imported from (``src`` for ``src/flask/app.py``)."""
+    depth = module.dotted.count(".") + (1 if module.is_package else 0)  # package directories in its path
+    parts = PurePosixPath(module.path).parent.parts
+    return "/".join(parts[: len(parts) - depth])
+
+
+def _c3_merge(seqs: list[list[object]]) -> list[object]:
+    """C3 merge; on an inconsistent hierarchy, falls back to a left-to-right depth-first order."""
+    seqs = [list(s) for s in seqs if s]
+    result: list[object] = []
+    while seqs:
+        for seq in seqs:
+            head = seq[0]
+            if not any(head in s[1:] for s in seqs):
+                break
+        else:
+            rest = [x for s in seqs for x in s]
+            return result + [x for i, x in enumerate(rest) if x not in rest[:i] and x not in result]
+        result.append(head)
+        seqs = [[x for x in s if x != head] for s in seqs]
+        seqs = [s for s in seqs if s]
+    return result
+
+
+_LINE_CACHE: dict[Path, list[bytes]] = {}
+
+
+def _char_column(path: Path, line: int, byte_col: int) -> int:
+    """ast columns count UTF-8 bytes; editors and Jedi count characters."""
+    lines = _LINE_CACHE.get(path)
+    if lines is None:
+        lines = _LINE_CACHE[path] = path.read_bytes().splitlines()
+    if line - 1 >= len(lines):
+        return byte_col
+    return len(lines[line - 1][:byte_col].decode("utf-8", "replace"))
