@@ -1,0 +1,222 @@
+"""Line history: which commit last touched each line, and the recency and churn of a line span.
+
+``git blame --incremental`` prints groups of lines: ``<sha> <orig-line> <final-line> <count>``,
+then header lines, then ``filename <path>``, which closes the group. The headers (author, mail,
+time, summary, ``previous`` or ``boundary``) appear only the first time a commit is seen; later
+groups of the same commit carry only the sha line and ``filename``. The parser keeps the first
+sighting of each commit and reuses it; each group becomes one ``BlameLine`` shared by its lines.
+
+A symbol's recency is the newest commit on *any* of its lines and its churn the number of distinct
+commits on its lines inside a window, so callers blame a file once and ask about many spans.
+
+Results are cached (see ``cache.py``) in memory and, when the repository has a ``.mnemo/``
+directory, on disk. The key is not the blob id alone: the same content can carry different blame
+(a commit amended or rebased, a revert to an earlier version, a working-tree edit committed as
+is). It is the newest commit touching the path (``git rev-list -1 <rev> -- <path>``), which fixes
+both the content and every step of history blame walks, plus the path. The working-tree version
+is blamed through ``--contents -`` with exactly the bytes that were hashed for its key; its
+uncommitted lines get git's all-zero "Not Committed Yet" commit, and so does every line of a file
+HEAD does not have. Only blames without uncommitted lines are written to disk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+from mnemo_core.vcs.cache import TwoLevelCache
+from mnemo_core.vcs.git import GitError, head_commit, run_git, unquote_path
+from mnemo_core.vcs.history import CHURN_WINDOW_DAYS, DAY_S, UNCOMMITTED_SHA, CommitInfo
+from mnemo_core.vcs.refs import resolve_ref
+
+CACHE_FORMAT = 1  # bump when the encoded shape changes; older files are then ignored
+MEMORY_ENTRIES = 512  # files; a blame is a few KB, and a pull request rarely touches more
+CACHE_SUBDIR = Path(".mnemo") / "blame"
+NOT_COMMITTED_AUTHOR = "Not Committed Yet"
+NOT_COMMITTED_EMAIL = "not.committed.yet"
+
+
+class BlameLine(NamedTuple):
+    """The commit that last touched a line, and the file's path in that commit."""
+
+    commit: CommitInfo
+    path: str
+    boundary: bool  # a root commit, or the edge of a shallow clone: blame stopped there
+    previous: str | None  # the parent holding the earlier version of these lines
+
+
+Blame = tuple[BlameLine, ...]
+
+
+def blame_lines(root: Path, path: str, rev: str | None = None, *, disk_cache: bool = True) -> Blame:
+    """Per line of ``path`` (index 0 is line 1): the commit that last touched it.
+
+    ``rev`` None blames the working-tree file, uncommitted lines included; otherwise the file as
+    of that commit. Results are cached (see the module docstring).
+    """
+    directory = root / CACHE_SUBDIR if disk_cache and (root / CACHE_SUBDIR.parent).is_dir() else None
+    if rev is not None:
+        sha = resolve_ref(root, rev)
+        last = _last_change(root, sha, path)
+        if not last:
+            raise GitError(f"'{path}' does not exist at {rev}.")
+        return _cached(f"{last}:{path}", directory, lambda: _run_blame(root, path, [sha], None))
+    content = _worktree_bytes(root, path)
+    head = head_commit(root)
+    last = _last_change(root, head, path) if head else ""
+    if not head or not last:
+        return _uncommitted(path, content)
+    key = f"worktree:{last}:{_blob_id(content)}:{path}"
+    return _cached(key, directory, lambda: _run_blame(root, path, ["--contents", "-"], content))
+
+
+def _cached(key: str, directory: Path | None, compute: Callable[[], Blame]) -> Blame:
+    """The cached blame for ``key``, else ``compute()`` (kept; on disk only when fully committed)."""
+    hit = _CACHE.get(key, directory)
+    if hit is not None:
+        return hit
+    blame = compute()
+    clean = not any(line.commit.uncommitted for line in blame)
+    _CACHE.put(key, blame, directory if clean else None)
+    return blame
+
+
+def clear_blame_cache() -> None:
+    """Forget the blames held in memory (for long-running processes and tests)."""
+    _CACHE.clear()
+
+
+def _last_change(root: Path, sha: str, path: str) -> str:
+    """The newest commit reachable from ``sha`` that touched ``path``; '' when none did."""
+    return run_git(root, "rev-list", "-1", sha, "--", f":(literal){path}").strip().decode()
+
+
+def _run_blame(root: Path, path: str, args: list[str], stdin: bytes | None) -> Blame:
+    """Blame with git; a working-tree file HEAD does not have (renamed, re-added) is all uncommitted."""
+    try:
+        out = run_git(root, "blame", "--incremental", *args, "--", path, input_bytes=stdin)
+    except GitError as exc:
+        if stdin is not None and "no such path" in exc.stderr:
+            return _uncommitted(path, stdin)
+        raise
+    return parse_incremental(out)
+
+
+def _worktree_bytes(root: Path, path: str) -> bytes:
+    try:
+        return (root / path).read_bytes()
+    except OSError as exc:
+        raise GitError(f"cannot read '{path}' in the working tree: {exc.strerror}.") from exc
+
+
+def _blob_id(content: bytes) -> str:
+    """git's object id of ``content`` as a blob (SHA-1), computed without a subprocess."""
+    return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
+
+
+def _uncommitted(path: str, content: bytes) -> Blame:
+    """Every line of a file git has no history for, attributed to the "Not Committed Yet" commit."""
+    commit = CommitInfo(UNCOMMITTED_SHA, NOT_COMMITTED_AUTHOR, NOT_COMMITTED_EMAIL, int(time.time()),
+                        f"Version of {path} from {path}")
+    count = content.count(b"\n") + (0 if content.endswith(b"\n") or not content else 1)
+    return (BlameLine(commit, path, False, None),) * count
+
+
+def parse_incremental(data: bytes) -> Blame:
+    """Parse ``git blame --incremental`` output into one record per final line."""
+    try:
+        return _parse_incremental(data)
+    except (ValueError, KeyError) as exc:
+        raise GitError(f"unexpected output from git blame --incremental: {exc}") from exc
+
+
+def _parse_incremental(data: bytes) -> Blame:
+    seen: dict[str, tuple[CommitInfo, bool, str | None]] = {}
+    by_line: dict[int, BlameLine] = {}
+    group: list[bytes] | None = None  # "<sha> <orig-line> <final-line> <count>" of the open group
+    fields: dict[bytes, bytes] = {}
+    for raw in data.split(b"\n"):
+        if group is None:
+            if raw:
+                group, fields = raw.split(b" "), {}
+            continue
+        key, _, value = raw.partition(b" ")
+        if key != b"filename":
+            fields[key] = value
+            continue
+        sha, final, count = group[0].decode(), int(group[2]), int(group[3])
+        if sha not in seen:
+            seen[sha] = _commit(sha, fields)
+        commit, boundary, previous = seen[sha]
+        line = BlameLine(commit, unquote_path(value), boundary, previous)
+        by_line.update(dict.fromkeys(range(final, final + count), line))
+        group = None
+    if sorted(by_line) != list(range(1, len(by_line) + 1)):
+        raise ValueError("some lines were not attributed")
+    return tuple(by_line[n] for n in range(1, len(by_line) + 1))
+
+
+def _commit(sha: str, fields: dict[bytes, bytes]) -> tuple[CommitInfo, bool, str | None]:
+    """A commit from the headers of its first group."""
+    previous = fields.get(b"previous")
+    email = _text(fields.get(b"author-mail", b"")).strip("<>")
+    info = CommitInfo(sha, _text(fields.get(b"author", b"")), email, int(fields[b"author-time"]),
+                      _text(fields.get(b"summary", b"")))
+    return info, b"boundary" in fields, previous.split(b" ", 1)[0].decode() if previous else None
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", "replace")
+
+
+def _in_ranges(blame: Sequence[BlameLine], ranges: Iterable[tuple[int, int]]) -> Iterator[CommitInfo]:
+    """The commits of the lines inside 1-based inclusive ``ranges`` (clamped to the file)."""
+    for start, end in ranges:
+        for line in blame[max(start, 1) - 1:max(end, 0)]:
+            yield line.commit
+
+
+def newest_commit_in_ranges(blame: Sequence[BlameLine],
+                            ranges: Iterable[tuple[int, int]]) -> CommitInfo | None:
+    """The newest commit (by author time) touching any line of ``ranges``; None if they hold no line.
+
+    Uncommitted lines count as newest: git stamps them with the time of the blame.
+    """
+    return max(_in_ranges(blame, ranges), key=lambda commit: commit.time, default=None)
+
+
+def churn_in_ranges(blame: Sequence[BlameLine], ranges: Iterable[tuple[int, int]], now: float,
+                    window_days: int = CHURN_WINDOW_DAYS) -> int:
+    """Distinct commits, not counting uncommitted edits, on lines of ``ranges`` authored in the
+    ``window_days`` before ``now``."""
+    cutoff = now - window_days * DAY_S
+    return len({c.sha for c in _in_ranges(blame, ranges) if not c.uncommitted and c.time >= cutoff})
+
+
+def _encode(blame: Blame) -> object:
+    """Run-length form: distinct records once, then ``[record index, line count]`` runs."""
+    records: dict[BlameLine, int] = {}
+    runs: list[list[int]] = []
+    for line in blame:
+        index = records.setdefault(line, len(records))
+        if runs and runs[-1][0] == index:
+            runs[-1][1] += 1
+        else:
+            runs.append([index, 1])
+    table = [[c.sha, c.author, c.author_email, c.time, c.summary, line.path, line.boundary, line.previous]
+             for line, c in ((line, line.commit) for line in records)]
+    return {"records": table, "runs": runs}
+
+
+def _decode(value: object) -> Blame:
+    if not isinstance(value, dict):
+        raise TypeError("a cached blame is a JSON object")
+    lines = [BlameLine(CommitInfo(sha, author, email, int(when), summary), path, bool(boundary), previous)
+             for sha, author, email, when, summary, path, boundary, previous in value["records"]]
+    return tuple(line for index, count in value["runs"] for line in (lines[index],) * count)
+
+
+_CACHE: TwoLevelCache[Blame] = TwoLevelCache(CACHE_FORMAT, _encode, _decode, MEMORY_ENTRIES)
