@@ -1,0 +1,259 @@
+"""Tasks from real git history: a cleaned commit message -> the functions that commit changed.
+
+A commit on the first-parent line (merges skipped) becomes a task when its message is descriptive
+and it changes 1..``MAX_FUNCTIONS`` existing functions or methods in non-test, non-doc Python code.
+The task text is the message with trailers, issue/PR numbers and URLs stripped; the ground truth is
+every function of the *parent* version of a changed file that the commit touched:
+
+- a deleted or replaced line of the parent side falls in the function's lines, or
+- lines are inserted strictly inside it (after its first line and before its last);
+
+each line counts for the innermost function or method around it (never the enclosing class), and
+functions the commit adds do not exist in the parent, so they are not part of the answer.
+
+Candidates are the commits of the newest ``window`` first-parent commits whose message and author
+pass the cheap filters; they are shuffled with a seeded RNG (so tasks spread across that stretch
+of history) and the expensive ground-truth mapping runs in that order until enough tasks are found.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import subprocess
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from mnemo_core.index.extract import extract
+from mnemo_core.index.languages import language_for_path
+from mnemo_core.model import CALLABLE_KINDS, RawSymbol
+
+MAX_FUNCTIONS = 8  # bigger commits are refactorings or features whose message cannot point at code
+MIN_WORDS = 4  # "Fix it", "Update foo.py" say nothing a retriever can use
+DOC_DIRS = frozenset({"doc", "docs", "example", "examples"})  # code that illustrates, not code that runs
+PYTHON = "python"
+LOG_FIELD, LOG_RECORD = "\x1f", "\x1e"
+
+# -- message cleaning -----------------------------------------------------------------------
+_TRAILER = re.compile(r"^\s*(?:[\w-]+-by|cc|change-id)\s*:.*$", re.IGNORECASE | re.MULTILINE)
+_CHERRY_PICK = re.compile(r"^\s*\(cherry picked from commit [0-9a-f]+\)\s*$", re.IGNORECASE | re.MULTILINE)
+_MARKDOWN_LINK = re.compile(r"\[([^\]]*)\]\((?:https?://|/|#)[^)]*\)")
+_URL = re.compile(r"<?https?://[^\s>)]+>?")
+_ISSUE = re.compile(r"(?:\b[\w.-]+/[\w.-]+)?#\d+\b|\b(?:gh|bpo|issue|pr)-\d+\b", re.IGNORECASE)
+_EMPTY_BRACKETS = re.compile(r"\(\s*[,;]?\s*\)|\[\s*\]")
+_RULE = re.compile(r"^\s*(?:[-*=_~]\s*){3,}$", re.MULTILINE)
+_REF_ONLY_LINE = re.compile(
+    r"^\s*(?:[-*]\s*)?(?:(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|refs?|see(?: also)?|related(?: to)?"
+    r"|part of|follow[- ]up(?: to| of)?|backport(?: of)?)\b)?[\s:,.;&]*(?:and[\s,]*)*$",
+    re.IGNORECASE,
+)
+_SPACES = re.compile(r"[ \t]+")
+_BLANK_RUN = re.compile(r"\n{3,}")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_NON_DESCRIPTIVE = re.compile(
+    r"^\s*(?:merge\b|revert\b|wip\b|fix(?:ed|es)?\s+(?:a\s+|some\s+)?typos?\b|typos?\b|(?:fix\s+)?spelling\b|grammar\b|bump\b|release\b"
+    r"|prepare(?:\s+for)?\s+(?:the\s+)?release|(?:update\s+)?changelog\b|v?\d+(?:\.\d+)+\b"
+    r"|\[pre-commit\.ci\]|\[automated\]|pre-commit autoupdate|(?:apply|run)\s+(?:black|isort|ruff|pre-commit)"
+    r"|blacken\b|reformat(?:ted)?\s+(?:with|code|codebase|using)|update (?:the )?version\b)",
+    re.IGNORECASE,
+)
+_BOT = re.compile(r"\[bot\]|\bbot\b", re.IGNORECASE)
+
+
+def clean_message(message: str) -> str:
+    """A commit message as a task: subject and body without trailers, issue/PR numbers and URLs."""
+    text = _CHERRY_PICK.sub("", _TRAILER.sub("", message))
+    text = _MARKDOWN_LINK.sub(r"\1", text)
+    text = _ISSUE.sub("", _URL.sub("", text))
+    text = _RULE.sub("", _EMPTY_BRACKETS.sub("", text))
+    lines = [_SPACES.sub(" ", line).strip() for line in text.splitlines()]
+    lines = [line for line in lines if not (line and _REF_ONLY_LINE.match(line))]
+    return _BLANK_RUN.sub("\n\n", "\n".join(lines)).strip()
+
+
+def is_descriptive(text: str) -> bool:
+    """True when a cleaned message says enough to be a task (several words, not a chore)."""
+    return len(_WORD.findall(text)) >= MIN_WORDS and not _NON_DESCRIPTIVE.match(text)
+
+
+def is_bot(author: str) -> bool:
+    """Dependabot, pre-commit.ci and friends: their commits are chores, not tasks."""
+    return bool(_BOT.search(author))
+
+
+# -- diffs -> changed lines of the parent side ----------------------------------------------
+@dataclass
+class OldSideChange:
+    """What a diff did to one file, in the parent's line numbers."""
+
+    changed: list[tuple[int, int]]  # deleted or replaced lines, inclusive ranges
+    inserted_after: list[int]  # pure insertions: new lines go after this parent line (0: at the top)
+
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@")
+
+
+def parse_zero_context_diff(diff: str) -> dict[str, OldSideChange]:
+    """Parse ``git diff -U0`` output: for each file of the parent side, its changed lines.
+
+    Files the commit added (no parent side) are left out; a renamed file is keyed by its old path.
+    Header lines are only read between ``diff --git`` and the first hunk, so a removed line that
+    happens to start with ``-- a/`` is never mistaken for a file name.
+    """
+    changes: dict[str, OldSideChange] = {}
+    old_path: str | None = None
+    in_header = False
+    for line in diff.splitlines():
+        if line.startswith("diff --git "):
+            old_path, in_header = None, True
+        elif in_header and line.startswith("--- "):
+            old_path = _diff_path(line[4:])
+        elif line.startswith("@@"):
+            in_header = False
+            found = _HUNK.match(line)
+            if old_path is None or found is None:
+                continue
+            start, count = int(found.group(1)), int(found.group(2) or "1")
+            change = changes.setdefault(old_path, OldSideChange([], []))
+            if count:
+                change.changed.append((start, start + count - 1))
+            else:
+                change.inserted_after.append(start)
+    return changes
+
+
+def _diff_path(raw: str) -> str | None:
+    """A ``---`` header's path; git appends a tab to names with spaces and quotes exotic ones."""
+    raw = raw.rstrip("\t").strip('"')
+    if raw == "/dev/null":
+        return None
+    return raw[2:] if raw.startswith("a/") else raw
+
+
+def touched_functions(symbols: Iterable[RawSymbol], change: OldSideChange) -> list[str]:
+    """The qualified names of the innermost non-test functions/methods a change touches."""
+    callables = [s for s in symbols if s.kind in CALLABLE_KINDS and not s.is_test]
+    touched: dict[str, None] = {}
+    for start, end in change.changed:
+        for line in range(start, end + 1):
+            inner = _innermost(s for s in callables if s.start_line <= line <= s.end_line)
+            if inner is not None:
+                touched.setdefault(inner.name)
+    for after in change.inserted_after:
+        inner = _innermost(s for s in callables if s.start_line <= after < s.end_line)
+        if inner is not None:
+            touched.setdefault(inner.name)
+    return list(touched)
+
+
+def _innermost(symbols: Iterable[RawSymbol]) -> RawSymbol | None:
+    return min(symbols, key=lambda s: (s.end_line - s.start_line, -s.start_line), default=None)
+
+
+def is_source_path(path: str) -> bool:
+    """A non-test, non-doc Python file (judged by mnemo's own language and test-file rules)."""
+    spec = language_for_path(path)
+    if spec is None or spec.name != PYTHON:
+        return False
+    return not spec.hooks.is_test_file(path) and not DOC_DIRS.intersection(PurePosixPath(path).parts[:-1])
+
+
+# -- git --------------------------------------------------------------------------------------
+def git(root: Path, *args: str) -> str:
+    """Run git in ``root`` (no inherited ``GIT_*`` variables, no pager, no colour); return stdout."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    done = subprocess.run(["git", "-c", "core.quotePath=false", "-C", str(root), *args],
+                          capture_output=True, env=env, check=False)
+    if done.returncode != 0:
+        message = done.stderr.decode(errors="replace").strip()
+        raise RuntimeError(f"git {' '.join(args)} failed in {root}: {message}")
+    return done.stdout.decode("utf-8", "replace")
+
+
+def git_bytes(root: Path, *args: str) -> bytes:
+    """Like :func:`git`, returning raw bytes (file contents)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, env=env, check=True).stdout
+
+
+def ground_truth(root: Path, parent: str, commit: str) -> list[str]:
+    """``path:qualified.name`` of every parent-side function ``commit`` changed (see the module doc)."""
+    diff = git(root, "diff", "-U0", "-M", "--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/",
+               parent, commit, "--", "*.py")
+    truth: list[str] = []
+    for path, change in sorted(parse_zero_context_diff(diff).items()):
+        if not is_source_path(path):
+            continue
+        spec = language_for_path(path)
+        assert spec is not None  # is_source_path checked it
+        symbols = extract(path, git_bytes(root, "show", f"{parent}:{path}"), spec).symbols
+        truth += [f"{path}:{name}" for name in touched_functions(symbols, change)]
+    return truth
+
+
+# -- commits -> tasks -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Commit:
+    """A first-parent, non-merge commit; ``position`` counts back from the mined head (0 = head)."""
+
+    sha: str
+    parent: str
+    author: str
+    message: str
+    position: int
+
+
+@dataclass(frozen=True)
+class Task:
+    """One benchmark task: the text a developer would write, and the functions that had to change."""
+
+    id: str  # the commit's sha
+    parent: str  # the tree the task is evaluated on
+    position: int
+    subject: str
+    text: str
+    ground_truth: tuple[str, ...]  # ``path:qualified.name`` in the parent tree
+
+    def to_json(self) -> dict[str, Any]:
+        """A plain dict for the task file."""
+        return {**asdict(self), "ground_truth": list(self.ground_truth)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Task:
+        """The inverse of :meth:`to_json`."""
+        return cls(**{**data, "ground_truth": tuple(data["ground_truth"])})
+
+
+def first_parent_commits(root: Path, head: str, window: int) -> list[Commit]:
+    """The newest ``window`` first-parent, non-merge commits from ``head`` back (root commits skipped)."""
+    fmt = LOG_FIELD.join(("%H", "%P", "%an <%ae>", "%B")) + LOG_RECORD
+    out = git(root, "log", "--first-parent", "--no-merges", f"-n{window}", f"--format={fmt}", head)
+    commits = []
+    for position, record in enumerate(r for r in out.split(LOG_RECORD) if r.strip()):
+        sha, parents, author, message = record.lstrip("\n").split(LOG_FIELD, 3)
+        if parents.split():
+            commits.append(Commit(sha, parents.split()[0], author, message, position))
+    return commits
+
+
+def candidates(commits: Sequence[Commit]) -> list[Commit]:
+    """Commits whose author is a person and whose cleaned message is descriptive."""
+    return [c for c in commits if not is_bot(c.author) and is_descriptive(clean_message(c.message))]
+
+
+def mine(root: Path, head: str, count: int, seed: int, window: int) -> Iterator[Task]:
+    """Up to ``count`` tasks, in seeded-random order over the candidates of the ``window``."""
+    pool = candidates(first_parent_commits(root, head, window))
+    random.Random(seed).shuffle(pool)
+    found = 0
+    for commit in pool:
+        if found >= count:
+            return
+        truth = ground_truth(root, commit.parent, commit.sha)
+        if 1 <= len(truth) <= MAX_FUNCTIONS:
+            found += 1
+            text = clean_message(commit.message)
+            yield Task(commit.sha, commit.parent, commit.position, text.splitlines()[0], text, tuple(truth))

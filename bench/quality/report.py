@@ -1,0 +1,134 @@
+"""Summaries, floor checks, tables and the failure dump of the quality benchmark.
+
+Everything here reads the per-task records of ``bench/out/quality-<repo>.json`` (the output of
+``TaskResult.to_json``), so a report can be re-printed from a saved run without running it again.
+"""
+
+from __future__ import annotations
+
+import statistics
+import textwrap
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bench.quality.metrics import METRICS, mean_metrics, relative_gain
+
+RANKER_LABELS = {"full": "full", "bm25": "bm25"}
+MIN_GAIN = 0.15  # the full pipeline must beat BM25 alone by 15% (relative) ...
+GAIN_METRICS = ("R@10", "MRR")  # ... on these metrics, on every repository
+MAX_MEDIAN_MS = 300.0  # median query time of the full pipeline (warm process, index up to date)
+DUMP_TEXT_CHARS = 400
+Record = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Floor:
+    """One checked requirement."""
+
+    repo: str
+    what: str
+    value: str
+    ok: bool
+
+
+def summarize(records: Sequence[Record]) -> dict[str, dict[str, float]]:
+    """Mean metrics and median query time of each ranker over the tasks."""
+    summary = {}
+    for ranker in RANKER_LABELS:
+        summary[ranker] = {
+            **mean_metrics([r[ranker]["metrics"] for r in records]),
+            "median_ms": statistics.median(r[ranker]["ms"] for r in records if r["error"] is None)
+            if any(r["error"] is None for r in records) else 0.0,
+        }
+    return summary
+
+
+def floors(repo: str, summary: Mapping[str, Mapping[str, float]]) -> list[Floor]:
+    """The benchmark's floors for one repository."""
+    checks = []
+    for metric in GAIN_METRICS:
+        gain = relative_gain(summary["full"][metric], summary["bm25"][metric])
+        shown = "n/a (baseline 0)" if gain is None else f"{gain:+.0%}"
+        ok = summary["full"][metric] > 0 if gain is None else gain >= MIN_GAIN
+        checks.append(Floor(repo, f"{metric} gain over bm25 >= {MIN_GAIN:.0%}", shown, ok))
+    ms = summary["full"]["median_ms"]
+    checks.append(Floor(repo, f"median query <= {MAX_MEDIAN_MS:.0f} ms", f"{ms:.0f} ms", ms <= MAX_MEDIAN_MS))
+    return checks
+
+
+# -- tables -------------------------------------------------------------------------------------
+HEADERS = ("repo", "tasks", "ranker", *METRICS, "median ms")
+LABEL_COLUMNS = 3  # left-aligned; the metric columns are right-aligned
+
+
+def summary_rows(repo: str, tasks: int, summary: Mapping[str, Mapping[str, float]]) -> list[list[str]]:
+    """Three rows per repository: full, bm25, and the relative gain of full over bm25."""
+    rows = [[repo if ranker == "full" else "", str(tasks) if ranker == "full" else "", label,
+             *(f"{summary[ranker][m]:.3f}" for m in METRICS), f"{summary[ranker]['median_ms']:.0f}"]
+            for ranker, label in RANKER_LABELS.items()]
+    gains = [relative_gain(summary["full"][m], summary["bm25"][m]) for m in METRICS]
+    rows.append(["", "", "gain", *("n/a" if g is None else f"{g:+.0%}" for g in gains), ""])
+    return rows
+
+
+def text_table(rows: Sequence[Sequence[str]]) -> str:
+    """A plain-text table: the first three columns left-aligned, numbers right-aligned."""
+    widths = [max(len(HEADERS[i]), *(len(r[i]) for r in rows)) for i in range(len(HEADERS))]
+
+    def line(cells: Sequence[str]) -> str:
+        padded = (c.ljust(w) if i < LABEL_COLUMNS else c.rjust(w)
+                  for i, (c, w) in enumerate(zip(cells, widths, strict=True)))
+        return "  ".join(padded).rstrip()
+
+    return "\n".join([line(HEADERS), line(["-" * w for w in widths]), *(line(r) for r in rows)])
+
+
+def markdown_table(rows: Sequence[Sequence[str]]) -> str:
+    """The same table in Markdown."""
+    rule = ["---"] * LABEL_COLUMNS + ["---:"] * (len(HEADERS) - LABEL_COLUMNS)
+    head = ["| " + " | ".join(HEADERS) + " |", "|" + "|".join(rule) + "|"]
+    return "\n".join(head + ["| " + " | ".join(r) + " |" for r in rows])
+
+
+def floor_lines(checks: Sequence[Floor]) -> list[str]:
+    """``PASS  pytest  R@10 gain over bm25 >= 15%: +32%`` lines."""
+    return [f"{'PASS' if c.ok else 'FAIL'}  {c.repo:<10} {c.what}: {c.value}" for c in checks]
+
+
+# -- the failure dump -----------------------------------------------------------------------------
+def worst(records: Sequence[tuple[str, Record]], count: int) -> list[tuple[str, Record]]:
+    """The tasks the full pipeline did worst on: lowest MRR, then lowest R@10; among equals, those
+    where BM25 alone did best come first (the most instructive: the pipeline lost what it had)."""
+    def key(item: tuple[str, Record]) -> tuple[float, float, float]:
+        full, bm25 = item[1]["full"]["metrics"], item[1]["bm25"]["metrics"]
+        return full["MRR"], full["R@10"], -bm25["MRR"]
+    return sorted(records, key=key)[:count]
+
+
+def dump(records: Sequence[tuple[str, Record]], count: int) -> str:
+    """The worst tasks with their ground truth (rank in each ranking) and both top-10 lists."""
+    blocks = []
+    for n, (repo, r) in enumerate(worst(records, count), start=1):
+        truth = set(r["ground_truth"])
+        text = textwrap.shorten(r["text"].replace("\n", " "), DUMP_TEXT_CHARS)
+        lines = [f"#{n} {repo} {r['id'][:10]}  full MRR {r['full']['metrics']['MRR']:.3f} "
+                 f"R@10 {r['full']['metrics']['R@10']:.2f} | bm25 MRR {r['bm25']['metrics']['MRR']:.3f} "
+                 f"R@10 {r['bm25']['metrics']['R@10']:.2f}", f"  task: {text}"]
+        if r["error"]:
+            lines.append(f"  error: {r['error']}")
+        if r["unindexed"]:
+            lines.append(f"  not in the index: {', '.join(r['unindexed'])}")
+        lines.append("  ground truth (rank full / bm25):")
+        lines += [f"    {key}  {_rank(r['full']['ranks'][key])} / {_rank(r['bm25']['ranks'][key])}"
+                  for key in r["ground_truth"]]
+        for ranker in RANKER_LABELS:
+            lines.append(f"  {ranker} top {len(r[ranker]['top'])}:")
+            lines += [f"    {'*' if key in truth else ' '}{i:>2}. {key}"
+                      for i, key in enumerate(r[ranker]["top"], start=1)]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def _rank(rank: int | None) -> str:
+    return "-" if rank is None else str(rank)

@@ -1,0 +1,203 @@
+"""Task mining of the quality benchmark: message cleaning, diff parsing, diff -> functions, sampling."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import commit, git, make_repo
+
+from bench.quality.metrics import first_files, task_metrics
+from bench.quality.mining import (
+    OldSideChange,
+    clean_message,
+    ground_truth,
+    is_bot,
+    is_descriptive,
+    mine,
+    parse_zero_context_diff,
+    touched_functions,
+)
+from mnemo_core.index.extract import extract
+from mnemo_core.index.languages import language_for_path
+from mnemo_core.model import RawSymbol
+
+MODULE = '''import os
+
+
+class Greeter:
+    """Says hello."""
+
+    greeting = "hi"
+
+    def greet(self, name):
+        return f"{self.greeting} {name}"
+
+    @staticmethod
+    def shout(name):
+        def upper(text):
+            return text.upper()
+        return upper(name)
+
+
+def helper(x):
+    y = x + 1
+    return y
+'''
+# Line map of MODULE: Greeter 4-16, Greeter.greet 9-10, Greeter.shout 12-16 (decorator included),
+# Greeter.shout.upper 14-15, helper 19-21; line 7 is a class attribute, line 1 module code.
+
+
+# -- messages -----------------------------------------------------------------------------------
+@pytest.mark.parametrize(("message", "expected"), [
+    ("Fix crash in parser (#1234)\n\nSigned-off-by: A <a@x.org>\nCo-authored-by: B <b@x.org>\n",
+     "Fix crash in parser"),
+    ("Handle empty config (gh-77)\n\nThe loader failed on an empty file.\n\nFixes #12\nCloses o/r#99\n",
+     "Handle empty config\n\nThe loader failed on an empty file."),
+    ("Retry uploads\n\nSee https://example.com/issue/5 and [the docs](https://example.com/d) for why.",
+     "Retry uploads\n\nSee and the docs for why."),
+    ("* Fix chained output\n\nCo-authored-by: B <x@y>\n\n* Add tests\n\n-------\n\nCo-authored-by: B <x@y>",
+     "* Fix chained output\n\n* Add tests"),
+    ("Backport the loader fix (issue-42, bpo-7)\n\n(cherry picked from commit 0123abcd)\n",
+     "Backport the loader fix"),
+])
+def test_clean_message_strips_trailers_references_and_urls(message: str, expected: str) -> None:
+    assert clean_message(message) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Fix crash when the config file is empty", True),
+    ("Avoid quadratic node removal in fmt: off blocks", True),
+    ("wip", False),
+    ("Update foo.py", False),
+    ("Fix typo in the error message of the loader", False),
+    ("Bump version to 8.1.0 for the release", False),
+    ("Merge branch 'stable' into main please", False),
+    ("Release 3.0.0 with all the new things", False),
+    ("8.1.2 and some other words here", False),
+    ("[pre-commit.ci] auto fixes from pre-commit.com hooks", False),
+])
+def test_is_descriptive(text: str, expected: bool) -> None:
+    assert is_descriptive(text) is expected
+
+
+def test_bots_are_recognised_by_author() -> None:
+    assert is_bot("dependabot[bot] <49699333+dependabot[bot]@users.noreply.github.com>")
+    assert is_bot("pytest bot <pytestbot@users.noreply.github.com>")
+    assert not is_bot("Ada Tester <ada@example.com>")
+
+
+# -- diffs --------------------------------------------------------------------------------------
+DIFF = """diff --git a/pkg/mod.py b/pkg/mod.py
+index 1111111..2222222 100644
+--- a/pkg/mod.py
++++ b/pkg/mod.py
+@@ -10 +10 @@ class Greeter:
+-        return f"{self.greeting} {name}"
++        return f"{self.greeting}, {name}"
+@@ -20,0 +21,2 @@ def helper(x):
++    z = y
++    y = z
+@@ -30,3 +31,0 @@ def gone():
+--- a/not/a/header.py
+-    removed
+-    lines
+diff --git a/old/name.py b/new/name.py
+similarity index 90%
+rename from old/name.py
+rename to new/name.py
+--- a/old/name.py
++++ b/new/name.py
+@@ -5,2 +5,3 @@
+-a
+-b
++c
++d
++e
+diff --git a/added.py b/added.py
+new file mode 100644
+--- /dev/null
++++ b/added.py
+@@ -0,0 +1,2 @@
++def new():
++    pass
+"""
+
+
+def test_parse_zero_context_diff_reads_parent_side_lines() -> None:
+    changes = parse_zero_context_diff(DIFF)
+    assert set(changes) == {"pkg/mod.py", "old/name.py"}  # added files have no parent side
+    assert changes["pkg/mod.py"].changed == [(10, 10), (30, 32)]
+    assert changes["pkg/mod.py"].inserted_after == [20]
+    assert changes["old/name.py"].changed == [(5, 6)]
+
+
+def _symbols() -> list[RawSymbol]:
+    spec = language_for_path("pkg/mod.py")
+    assert spec is not None
+    return list(extract("pkg/mod.py", MODULE.encode(), spec).symbols)
+
+
+@pytest.mark.parametrize(("change", "expected"), [
+    (OldSideChange([(10, 10)], []), ["Greeter.greet"]),
+    (OldSideChange([(15, 15)], []), ["Greeter.shout.upper"]),  # innermost, not shout, not Greeter
+    (OldSideChange([(12, 12)], []), ["Greeter.shout"]),  # the decorator belongs to the method
+    (OldSideChange([(7, 7), (1, 1)], []), []),  # class attribute and module code: no function
+    (OldSideChange([(9, 21)], []), ["Greeter.greet", "Greeter.shout", "Greeter.shout.upper", "helper"]),
+    (OldSideChange([], [19]), ["helper"]),  # inserted after the def line: inside the body
+    (OldSideChange([], [20]), ["helper"]),
+    (OldSideChange([], [21]), []),  # after the last line: appended, outside
+    (OldSideChange([], [18]), []),  # before the def
+    (OldSideChange([], [10]), []),  # between two methods
+])
+def test_touched_functions_maps_lines_to_innermost(change: OldSideChange, expected: list[str]) -> None:
+    assert sorted(touched_functions(_symbols(), change)) == expected
+
+
+# -- against a real repository ------------------------------------------------------------------
+def _history(root: Path) -> dict[str, str]:
+    """A small history: one commit of each kind the miner must accept or reject."""
+    make_repo(root, {"pkg/mod.py": MODULE, "tests/test_mod.py": "def test_greet():\n    assert True\n"})
+    shas = {"good": commit(root, {
+        "pkg/mod.py": MODULE.replace('{self.greeting} {name}', '{self.greeting}, {name}')
+        + "\n\ndef added():\n    return 1\n",
+        "tests/test_mod.py": "def test_greet():\n    assert 1\n",
+    }, "Separate the greeting from the name with a comma (#12)\n\nSigned-off-by: Ada <ada@example.com>")}
+    shas["typo"] = commit(root, {"pkg/mod.py": MODULE.replace("x + 1", "x + 2")}, "fix typo")
+    shas["tests_only"] = commit(root, {"tests/test_mod.py": "def test_greet():\n    assert 2\n"},
+                                "Make the greeting test stricter than before")
+    shas["bot"] = commit(root, {"pkg/mod.py": MODULE.replace("x + 1", "x + 3")},
+                         "Apply automatic fixes from the linter", author=("ci[bot]", "bot@example.com"))
+    many = "".join(f"def f{i}():\n    return {i}\n\n\n" for i in range(10))
+    commit(root, {"pkg/many.py": many}, "Add ten small functions to the package")
+    shas["big"] = commit(root, {"pkg/many.py": many.replace("return", "return -")},
+                         "Negate every small function result in the package")
+    return shas
+
+
+def test_ground_truth_is_parent_side_non_test_functions(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    shas = _history(root)
+    # the test file and the added function are not part of the answer
+    assert ground_truth(root, f"{shas['good']}~1", shas["good"]) == ["pkg/mod.py:Greeter.greet"]
+    assert ground_truth(root, f"{shas['tests_only']}~1", shas["tests_only"]) == []
+
+
+def test_mine_keeps_only_descriptive_small_commits_by_people(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    shas = _history(root)
+    tasks = list(mine(root, "HEAD", count=10, seed=0, window=100))
+    assert [t.id for t in tasks] == [shas["good"]]
+    task = tasks[0]
+    assert task.text == "Separate the greeting from the name with a comma"
+    assert task.parent == git(root, "rev-parse", f"{shas['good']}~1").strip()
+    assert task.ground_truth == ("pkg/mod.py:Greeter.greet",)
+
+
+# -- metrics ------------------------------------------------------------------------------------
+def test_task_metrics_definitions() -> None:
+    ranking = ["a.py:x", "b.py:y", "a.py:z", "c.py:w", "d.py:v", "e.py:u", "f.py:t"]
+    metrics = task_metrics(ranking, ["a.py:z", "g.py:missing"])
+    assert metrics == {"R@5": 0.5, "R@10": 0.5, "Acc@10": 0.0, "P@10": 0.1, "MRR": 1 / 3, "fileAcc@5": 0.0}
+    assert task_metrics(ranking, ["b.py:y", "d.py:v"])["fileAcc@5"] == 1.0
+    assert first_files(ranking, 3) == ["a.py", "b.py", "c.py"]
