@@ -26,8 +26,8 @@ from enum import Enum
 from pathlib import Path
 from typing import NamedTuple
 
-from mnemo_core.vcs.git import GitError, decode_path, run_git, unquote_path, untracked_files
-from mnemo_core.vcs.refs import Snapshot, default_base_name, head_state, merge_base, resolve_ref
+from mnemo_core.vcs.git import GitError, decode_path, head_commit, run_git, unquote_path, untracked_files
+from mnemo_core.vcs.refs import Snapshot, default_base_name, merge_base, resolve_ref
 
 log = logging.getLogger(__name__)
 
@@ -195,7 +195,7 @@ def _endpoints(root: Path, base: str | None, head: str | Snapshot, use_merge_bas
         return resolve_ref(root, base), new
     if new:
         return _first_parent(root, new), new
-    return head_state(root).sha or empty_tree(root), new
+    return head_commit(root) or empty_tree(root), new
 
 
 def _first_parent(root: Path, sha: str) -> str:

@@ -116,7 +116,7 @@ def is_shallow(root: Path) -> bool:
 def tracked_and_untracked(root: Path) -> list[str]:
     """Files git knows plus untracked files that are not ignored, relative to ``root``."""
     out = run_git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate")
-    return sorted({p for p in out.decode("utf-8", "surrogateescape").split("\0") if p})
+    return sorted({decode_path(p) for p in out.split(b"\0") if p})
 
 
 def untracked_files(root: Path) -> list[str]:

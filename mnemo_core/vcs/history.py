@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from mnemo_core.vcs.git import decode_path, run_git
-from mnemo_core.vcs.refs import head_state, resolve_ref
+from mnemo_core.vcs.git import decode_path, head_commit, require_toplevel, run_git
+from mnemo_core.vcs.refs import resolve_ref
 
 CHURN_WINDOW_DAYS = 90  # one quarter: long enough to see a hot spot, short enough to forget old ones
 DAY_S = 86_400
@@ -67,7 +67,8 @@ def file_history(root: Path, rev: str = "HEAD", *, max_commits: int | None = Non
     date ``git log --since`` accepts) bound the walk; paths untouched inside it are absent. An
     empty repository has no history: the result is empty.
     """
-    if rev == "HEAD" and head_state(root).unborn:
+    if rev == "HEAD" and head_commit(root) is None:
+        require_toplevel(root)
         return {}
     args = ["log", "-z", "--name-only", "--no-renames", "--no-merges", "--no-show-signature",
             "--no-relative", f"--format={_LOG_FORMAT}"]

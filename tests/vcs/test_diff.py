@@ -346,3 +346,21 @@ def test_file_at_a_path_with_a_newline(tmp_path: Path) -> None:
     assert files_at(repo, "HEAD", ["odd\nname.txt", "empty.txt"]) == {
         "odd\nname.txt": b"odd\n", "empty.txt": b""}
     assert file_at(repo, "HEAD", "no\nsuch") is None
+
+
+def test_user_config_cannot_change_what_is_parsed(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path, {"a b.py": TEXT, "old.py": BODY})
+    base = git(repo, "rev-parse", "HEAD").strip()
+    for key, value in [("diff.noprefix", "true"), ("diff.mnemonicPrefix", "true"), ("color.diff", "always"),
+                       ("color.ui", "always"), ("diff.renames", "false"), ("diff.interHunkContext", "10"),
+                       ("diff.submodule", "log"), ("core.quotepath", "true"), ("diff.relative", "true"),
+                       ("diff.external", "false"), ("diff.context", "5")]:
+        git(repo, "config", key, value)
+    lines = TEXT.splitlines(keepends=True)
+    lines[1], lines[4] = "changed 2\n", "changed 5\n"
+    git(repo, "mv", "old.py", "n\u00e9w.py")
+    head = commit(repo, {"a b.py": "".join(lines)}, "edit")
+    changes = {c.path: c for c in changed_files(repo, base, head)}
+    assert changes["a b.py"].hunks == (Hunk(2, 1, 2, 1), Hunk(5, 1, 5, 1))
+    renamed = changes["n\u00e9w.py"]
+    assert (renamed.status, renamed.old_path) == (ChangeStatus.RENAMED, "old.py")

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from helpers import commit, git, make_repo
 
+from mnemo_core.vcs.git import NotARepositoryError
 from mnemo_core.vcs.history import CommitInfo, file_history, parse_log, relative_date, summarise
 
 NOW = datetime.fromisoformat("2026-04-01T00:00:00+00:00").timestamp()  # window starts 2026-01-01
@@ -129,3 +130,8 @@ DAY = 86400
 ])
 def test_relative_date(age: int, text: str) -> None:
     assert relative_date(NOW - age, NOW) == text
+
+
+def test_not_a_repository_is_an_error_not_an_empty_history(tmp_path: Path) -> None:
+    with pytest.raises(NotARepositoryError):
+        file_history(tmp_path, now=NOW)
