@@ -3,7 +3,8 @@
 A reference is resolved in this order, and the edge records which step found it:
 
 - ``self``: ``self.m()`` / ``this.m()`` / a Go receiver -> the method on the enclosing class or,
-  failing that, on its bases (breadth first); ``super().m()`` looks at the bases only.
+  failing that, on its bases (breadth first); ``super().m()`` looks at the bases only. Where a bare
+  ``m()`` means ``this.m()`` (Java, C#, C++, Kotlin, Ruby), it is looked up the same way first.
 - ``local``: an enclosing function's nested definition, then the file's top level.
 - ``import``: a name bound by an import (following re-exports and wildcard imports), or a member
   of an imported module or class (``models.User.create()``).
@@ -92,6 +93,7 @@ class Resolver:
         nested = self._nested_names(file_id)
         scoped_receivers = hooks.self_names | hooks.super_names
         every_receiver_scoped = hooks.receiver_is_first_param
+        every_bare_call_scoped = hooks.implicit_self
         edge_type = "calls" if kind == "call" else "inherits"
         cache: dict[tuple[str, str, str], tuple[tuple[int, ...], str, float]] = {}
         sources: dict[str, int | None] = {}
@@ -108,7 +110,7 @@ class Resolver:
                 scoped = (every_receiver_scoped or receiver in scoped_receivers or receiver.startswith("super(")
                           or _HEAD.split(receiver, 1)[0] in nested)
             else:
-                scoped = name in nested
+                scoped = every_bare_call_scoped or name in nested
             key = (scope if scoped else "", receiver, name)
             target = cache.get(key)
             if target is None:
@@ -162,6 +164,10 @@ class Resolver:
         hooks = w.hooks(file_id)
         receiver = ref.receiver
         if not receiver:
+            if hooks.implicit_self:
+                members = w.find_member(w.enclosing_classes(file_id, ref.scope), ref.name)
+                if members:
+                    return _Resolution(members, "self")
             found = self._resolve_bare(file_id, ref.scope, ref.name)
             return found if found.final else self._by_name(file_id, ref.name, methods=False)
         if receiver in hooks.super_names or receiver.startswith("super("):

@@ -55,6 +55,7 @@ class Hooks:
 
     self_names: frozenset[str] = frozenset({"this"})  # receivers that mean "this object"
     receiver_is_first_param: bool = False  # Go: ``func (s *T) m()`` names its receiver ``s``
+    implicit_self: bool = False  # Java, C#, C++: a bare ``m()`` inside a class may mean ``this.m()``
     super_names: frozenset[str] = frozenset({"super", "super()"})
     builtin_names: frozenset[str] = frozenset()  # bare names never linked by name alone
     builtin_methods: frozenset[str] = frozenset()  # methods of built-in types: never linked by name alone

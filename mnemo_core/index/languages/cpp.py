@@ -11,6 +11,7 @@ class CppHooks(Hooks):
 
     path_separator = "::"
     constructors_named_after_class = True
+    implicit_self = True
 
     def member_scope(self, path: str) -> str:
         return self.package_of(path)

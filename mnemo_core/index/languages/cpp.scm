@@ -12,6 +12,12 @@
     scope: (namespace_identifier) @scope name: (identifier) @name)))
   (reference_declarator (function_declarator declarator: (qualified_identifier
     scope: (namespace_identifier) @scope name: (identifier) @name)))]) @definition.function
+; Member functions declared in a class body (defined elsewhere, or pure virtual).
+(field_declaration_list (field_declaration
+  declarator: (function_declarator declarator: [(field_identifier) (operator_name) (destructor_name)] @name))
+  @definition.function)
+(field_declaration_list (declaration
+  declarator: (function_declarator declarator: [(identifier) (destructor_name)] @name)) @definition.function)
 (class_specifier name: (type_identifier) @name body: (_)) @definition.class
 (struct_specifier name: (type_identifier) @name body: (_)) @definition.struct
 (union_specifier name: (type_identifier) @name body: (_)) @definition.struct

@@ -1,4 +1,4 @@
-"""C#: ``base`` calls and constructors named after their class."""
+"""C#: ``base`` calls, constructors named after their class, and bare calls of its own methods."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ class CSharpHooks(Hooks):
 
     super_names = frozenset({"base"})
     constructors_named_after_class = True
+    implicit_self = True
 
 
 HOOKS = CSharpHooks()

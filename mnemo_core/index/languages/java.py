@@ -53,6 +53,7 @@ class JavaHooks(Hooks):
     self_names = frozenset({"this"})
     super_names = frozenset({"super"})
     constructors_named_after_class = True
+    implicit_self = True
     builtin_methods = BUILTIN_METHODS
 
     def decorators(self, definition: Definition) -> tuple[str, ...]:

@@ -9,6 +9,7 @@
 
 (base_clause (name) @name @reference.inherit)
 (class_interface_clause (name) @name @reference.inherit)
+(use_declaration (name) @name @reference.inherit)
 
 (function_call_expression function: (name) @name) @reference.call
 (member_call_expression object: (_) @receiver name: (name) @name) @reference.call

@@ -1,4 +1,4 @@
-"""Ruby: ``self`` receivers and ``initialize`` constructors."""
+"""Ruby: ``self`` receivers (written or implied) and ``initialize`` constructors."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ class RubyHooks(Hooks):
     self_names = frozenset({"self"})
     super_names = frozenset({"super"})
     constructor_names = frozenset({"initialize"})
+    implicit_self = True
 
 
 HOOKS = RubyHooks()

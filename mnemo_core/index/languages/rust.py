@@ -16,6 +16,7 @@ from pathlib import PurePosixPath
 
 from tree_sitter import Node
 
+from mnemo_core.index.extract import CONTAINER_ONLY
 from mnemo_core.index.languages.base import Definition, Hooks, clean_comment, node_text
 from mnemo_core.model import RawImport
 
@@ -136,6 +137,8 @@ class RustHooks(Hooks):
         if any(_TEST_MODULE_ATTRIBUTE.match(d) for d in definition.decorators):
             return True, False
         parent = definition.parent
+        while parent is not None and parent.kind == CONTAINER_ONLY:  # an impl block is never classified
+            parent = parent.parent
         return in_test_file or (parent is not None and parent.is_test), False
 
     def is_exported(self, definition: Definition) -> bool:
@@ -147,7 +150,7 @@ class RustHooks(Hooks):
             return False
         if parent.kind == "trait":
             return self.is_exported(parent)
-        return parent.kind == "impl" and parent.node.child_by_field_name("trait") is not None
+        return parent.kind == CONTAINER_ONLY and parent.node.child_by_field_name("trait") is not None
 
     def module_name(self, path: str) -> str:
         return path.removesuffix(".rs")

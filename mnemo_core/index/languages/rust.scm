@@ -38,6 +38,11 @@
   (field_expression value: (_) @receiver field: (field_identifier) @name)
   (scoped_identifier path: (_) @receiver name: (identifier) @name)])) @reference.call
 (macro_invocation macro: (identifier) @name) @reference.call
+; Calls inside macro arguments (``assert_eq!(User::new(x).id(), y)``), which the grammar leaves as
+; token trees. A method call there is also seen as a bare call of its name, which rarely resolves.
+(token_tree (identifier) @name . (token_tree)) @reference.call
+(token_tree (identifier) @receiver . "::" . (identifier) @name . (token_tree)) @reference.call
+(token_tree (_) @receiver . "." . (identifier) @name . (token_tree)) @reference.call
 (struct_expression name: (type_identifier) @name) @reference.call
 (struct_expression name: (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)) @reference.call
 

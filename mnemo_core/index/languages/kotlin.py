@@ -1,0 +1,14 @@
+"""Kotlin: a bare call inside a class may be a call of one of its methods."""
+
+from __future__ import annotations
+
+from mnemo_core.index.languages.base import Hooks
+
+
+class KotlinHooks(Hooks):
+    """Hooks for Kotlin."""
+
+    implicit_self = True
+
+
+HOOKS = KotlinHooks()
