@@ -7,13 +7,17 @@ groups of the same commit carry only the sha line and ``filename``. The parser k
 sighting of each commit and reuses it; each group becomes one ``BlameLine`` shared by its lines.
 
 A symbol's recency is the newest commit on *any* of its lines and its churn the number of distinct
-commits on its lines inside a window, so callers blame a file once and ask about many spans.
+commits on its lines inside a window, so callers blame a file once and ask about many spans;
+``blame_files`` blames many files, running the uncached ones in parallel.
 
 Results are cached (see ``cache.py``) in memory and, when the repository has a ``.mnemo/``
 directory, on disk. The key is not the blob id alone: the same content can carry different blame
 (a commit amended or rebased, a revert to an earlier version, a working-tree edit committed as
 is). It is the newest commit touching the path (``git rev-list -1 <rev> -- <path>``), which fixes
-both the content and every step of history blame walks, plus the path. The working-tree version
+both the content and every step of history blame walks, plus the path; blame runs at that commit,
+which gives the same answer as at ``<rev>`` (blame passes unchanged files to the parent, as
+rev-list's history simplification does). That commit is itself remembered per (commit, path), so
+a repeated question about a full sha starts no git process at all. The working-tree version
 is blamed through ``--contents -`` with exactly the bytes that were hashed for its key; its
 uncommitted lines get git's all-zero "Not Committed Yet" commit, and so does every line of a file
 HEAD does not have. Only blames without uncommitted lines are written to disk.
@@ -22,8 +26,12 @@ HEAD does not have. Only blames without uncommitted lines are written to disk.
 from __future__ import annotations
 
 import hashlib
+import logging
+import os
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
 
@@ -32,8 +40,13 @@ from mnemo_core.vcs.git import GitError, head_commit, run_git, unquote_path
 from mnemo_core.vcs.history import CHURN_WINDOW_DAYS, DAY_S, UNCOMMITTED_SHA, CommitInfo
 from mnemo_core.vcs.refs import resolve_ref
 
+log = logging.getLogger(__name__)
+
 CACHE_FORMAT = 1  # bump when the encoded shape changes; older files are then ignored
 MEMORY_ENTRIES = 512  # files; a blame is a few KB, and a pull request rarely touches more
+LAST_CHANGE_ENTRIES = 16_384  # (commit, path) -> sha strings: tiny, and one saves a git process each
+BLAME_WORKERS = min(8, os.cpu_count() or 1)  # blame is one single-threaded process per file
+_FULL_SHA = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
 CACHE_SUBDIR = Path(".mnemo") / "blame"
 NOT_COMMITTED_AUTHOR = "Not Committed Yet"
 NOT_COMMITTED_EMAIL = "not.committed.yet"
@@ -57,17 +70,54 @@ def blame_lines(root: Path, path: str, rev: str | None = None, *, disk_cache: bo
     ``rev`` None blames the working-tree file, uncommitted lines included; otherwise the file as
     of that commit. Results are cached (see the module docstring).
     """
-    directory = root / CACHE_SUBDIR if disk_cache and (root / CACHE_SUBDIR.parent).is_dir() else None
+    return _blame_one(root, path, rev, _commit_of(root, rev), _cache_dir(root, disk_cache))
+
+
+def blame_files(root: Path, paths: Iterable[str], rev: str | None = None, *,
+                disk_cache: bool = True) -> dict[str, Blame]:
+    """``blame_lines`` for several files: the revision is resolved once and the blames that are
+    not cached run in parallel (each is one single-threaded git process). A path that cannot be
+    blamed (absent at ``rev``, unreadable) is logged and left out."""
+    wanted = list(dict.fromkeys(paths))
+    sha, directory = _commit_of(root, rev), _cache_dir(root, disk_cache)
+
+    def one(path: str) -> Blame | None:
+        try:
+            return _blame_one(root, path, rev, sha, directory)
+        except GitError as exc:
+            log.info("no blame for %s: %s", path, exc)
+            return None
+
+    if len(wanted) > 1:
+        with ThreadPoolExecutor(max_workers=min(len(wanted), BLAME_WORKERS)) as pool:
+            results = list(pool.map(one, wanted))
+    else:
+        results = [one(path) for path in wanted]
+    return {path: blame for path, blame in zip(wanted, results, strict=True) if blame is not None}
+
+
+def _cache_dir(root: Path, enabled: bool) -> Path | None:
+    """Where blames of this repository persist: only when it has a ``.mnemo/`` directory."""
+    return root / CACHE_SUBDIR if enabled and (root / CACHE_SUBDIR.parent).is_dir() else None
+
+
+def _commit_of(root: Path, rev: str | None) -> str | None:
+    """The commit to blame at (HEAD for the working tree; None before the first commit). A full sha
+    is taken as it is: the caches then answer without starting git at all."""
+    if rev is None:
+        return head_commit(root)
+    return rev.lower() if _FULL_SHA.fullmatch(rev) else resolve_ref(root, rev)
+
+
+def _blame_one(root: Path, path: str, rev: str | None, sha: str | None, directory: Path | None) -> Blame:
     if rev is not None:
-        sha = resolve_ref(root, rev)
-        last = _last_change(root, sha, path)
+        last = _last_change(root, sha or "", path)
         if not last:
             raise GitError(f"'{path}' does not exist at {rev}.")
-        return _cached(f"{last}:{path}", directory, lambda: _run_blame(root, path, [sha], None))
+        return _cached(f"{last}:{path}", directory, lambda: _run_blame(root, path, [last], None))
     content = _worktree_bytes(root, path)
-    head = head_commit(root)
-    last = _last_change(root, head, path) if head else ""
-    if not head or not last:
+    last = _last_change(root, sha, path) if sha else ""
+    if not last:
         return _uncommitted(path, content)
     key = f"worktree:{last}:{_blob_id(content)}:{path}"
     return _cached(key, directory, lambda: _run_blame(root, path, ["--contents", "-"], content))
@@ -87,11 +137,18 @@ def _cached(key: str, directory: Path | None, compute: Callable[[], Blame]) -> B
 def clear_blame_cache() -> None:
     """Forget the blames held in memory (for long-running processes and tests)."""
     _CACHE.clear()
+    _LAST_CHANGE.clear()
 
 
 def _last_change(root: Path, sha: str, path: str) -> str:
-    """The newest commit reachable from ``sha`` that touched ``path``; '' when none did."""
-    return run_git(root, "rev-list", "-1", sha, "--", f":(literal){path}").strip().decode()
+    """The newest commit reachable from ``sha`` that touched ``path``; '' when none did. Fixed for
+    a given commit, so it is remembered."""
+    key = f"{sha}:{path}"
+    last = _LAST_CHANGE.get(key)
+    if last is None:
+        last = run_git(root, "rev-list", "-1", sha, "--", f":(literal){path}").strip().decode()
+        _LAST_CHANGE.put(key, last)
+    return last
 
 
 def _run_blame(root: Path, path: str, args: list[str], stdin: bytes | None) -> Blame:
@@ -220,3 +277,4 @@ def _decode(value: object) -> Blame:
 
 
 _CACHE: TwoLevelCache[Blame] = TwoLevelCache(CACHE_FORMAT, _encode, _decode, MEMORY_ENTRIES)
+_LAST_CHANGE: TwoLevelCache[str] = TwoLevelCache(CACHE_FORMAT, str, str, LAST_CHANGE_ENTRIES)

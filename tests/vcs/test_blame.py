@@ -13,6 +13,7 @@ from helpers import commit, git, make_repo
 from mnemo_core.vcs.blame import (
     NOT_COMMITTED_AUTHOR,
     Blame,
+    blame_files,
     blame_lines,
     churn_in_ranges,
     clear_blame_cache,
@@ -260,3 +261,14 @@ def test_uncommitted_blames_stay_in_memory(tmp_path: Path) -> None:
     blame_lines(tmp_path, PATH)
     blame_lines(tmp_path, PATH, "HEAD", disk_cache=False)
     assert len(_cache_files(tmp_path)) == 1
+
+
+def test_blame_files_matches_blame_lines_and_skips_what_cannot_be_blamed(tmp_path: Path) -> None:
+    shas = _blame_repo(tmp_path)
+    commit(tmp_path, {"other.py": "o\n", "third.py": "t\nt\n"}, "more", date="2026-03-31T00:00:00Z")
+    together = blame_files(tmp_path, [PATH, "other.py", "nope.py", "third.py"], "HEAD")
+    assert set(together) == {PATH, "other.py", "third.py"}
+    clear_blame_cache()
+    assert together == {path: blame_lines(tmp_path, path, "HEAD") for path in together}
+    at_c4 = blame_files(tmp_path, [PATH, "other.py"], shas["c4"])
+    assert list(at_c4) == [PATH]
