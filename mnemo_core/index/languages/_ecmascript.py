@@ -33,6 +33,7 @@ _DECLARATION_TYPES = frozenset({"lexical_declaration", "variable_declaration"})
 _FIELD_TYPES = frozenset({"field_definition", "public_field_definition"})
 _PARAMETER_WRAPPERS = frozenset({"required_parameter", "optional_parameter"})
 _HIDDEN_ACCESS = frozenset({"private", "protected"})
+_COMMONJS_EXPORT = "expression_statement"  # the only definition the query captures as a statement
 
 GLOBAL_FUNCTIONS = frozenset({
     "Array", "Boolean", "Buffer", "Date", "Error", "JSON", "Map", "Math", "Number", "Object", "Promise",
@@ -174,8 +175,8 @@ class EcmaScriptHooks(Hooks):
 
     def is_exported(self, definition: Definition) -> bool:
         parent = definition.parent
-        if parent is None:
-            return definition.outer.type == "export_statement" or definition.node.type == "expression_statement"
+        if parent is None:  # ``export ...``, or CommonJS ``exports.name = function ...``
+            return definition.outer.type == "export_statement" or definition.node.type == _COMMONJS_EXPORT
         if parent.kind not in CLASS_KINDS or definition.name.startswith("#"):
             return False
         hidden = any(c.type == "accessibility_modifier" and node_text(c) in _HIDDEN_ACCESS

@@ -32,10 +32,10 @@ STDLIB_ROOTS = frozenset({
     "unicode", "unique", "unsafe", "weak",
 })
 BUILTINS = frozenset({
-    "append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make", "max", "min", "new",
-    "panic", "print", "println", "real", "recover", "any", "bool", "byte", "complex128", "complex64", "error",
-    "float32", "float64", "int", "int16", "int32", "int64", "int8", "rune", "string", "uint", "uint16",
-    "uint32", "uint64", "uint8", "uintptr",
+    "append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make", "max", "min",
+    "new", "panic", "print", "println", "real", "recover", "any", "bool", "byte", "complex128", "complex64",
+    "error", "float32", "float64", "int", "int16", "int32", "int64", "int8", "rune", "string", "uint",
+    "uint16", "uint32", "uint64", "uint8", "uintptr",
 })
 # Methods of the standard library's everyday types (testing.T, error, fmt.Stringer, sync, io):
 # a call to one on an unknown receiver is not linked by name to a repo type's method.
@@ -166,7 +166,7 @@ class GoHooks(Hooks):
 def _shared_prefix(directory: str, importer: str) -> int:
     """How many leading path components two paths share (the closest package wins)."""
     count = 0
-    for a, b in zip(directory.split("/"), importer.split("/")):
+    for a, b in zip(directory.split("/"), importer.split("/"), strict=False):
         if a != b:
             break
         count += 1

@@ -43,7 +43,7 @@ class PackageIndex:
 
 
 def _annotation_name(text: str) -> str:
-    """``@org.junit.jupiter.api.Test`` -> ``Test``; ``@ParameterizedTest(name = "x")`` -> ``ParameterizedTest``."""
+    """``@org.junit.jupiter.api.Test`` -> ``Test``; ``@ParameterizedTest(name = "x")`` -> its name."""
     return text.lstrip("@").split("(", 1)[0].rsplit(".", 1)[-1].strip()
 
 
@@ -60,7 +60,8 @@ class JavaHooks(Hooks):
         modifiers = next((c for c in definition.node.named_children if c.type == "modifiers"), None)
         if modifiers is None:
             return ()
-        return tuple(node_text(c).lstrip("@") for c in modifiers.named_children if c.type in _ANNOTATION_TYPES)
+        annotations = (c for c in modifiers.named_children if c.type in _ANNOTATION_TYPES)
+        return tuple(node_text(c).lstrip("@") for c in annotations)
 
     def parse_import(self, node: Node) -> list[RawImport]:
         line = node.start_point[0] + 1
@@ -79,7 +80,8 @@ class JavaHooks(Hooks):
                 or any(part in TEST_DIRS for part in path_parts(path)))
 
     def classify_test(self, definition: Definition, in_test_file: bool) -> tuple[bool, bool]:
-        if definition.kind == "method" and any(_annotation_name(d) in TEST_ANNOTATIONS for d in definition.decorators):
+        annotated = {_annotation_name(d) for d in definition.decorators}
+        if definition.kind == "method" and annotated & TEST_ANNOTATIONS:
             return True, True
         parent = definition.parent
         return in_test_file or (parent is not None and parent.is_test), False

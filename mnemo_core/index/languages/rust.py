@@ -105,8 +105,9 @@ class RustHooks(Hooks):
     builtin_methods = BUILTIN_METHODS
 
     def docstring(self, definition: Definition) -> str:
-        comments = [node_text(s) for s in self.leading_siblings(definition.outer) if s.type in self.comment_types]
-        return clean_comment("\n".join(c.rstrip("\n") for c in comments if c.startswith(DOC_PREFIXES)))
+        siblings = self.leading_siblings(definition.outer)
+        comments = [node_text(s).rstrip("\n") for s in siblings if s.type in self.comment_types]
+        return clean_comment("\n".join(c for c in comments if c.startswith(DOC_PREFIXES)))
 
     def module_docstring(self, root: Node) -> str:
         """The crate or module's inner doc comments (``//!``)."""
@@ -188,8 +189,7 @@ def _use_tree(node: Node, prefix: list[str], line: int, out: list[RawImport]) ->
         for child in node.named_children:
             _use_tree(child, prefix, line, out)
     elif kind == "scoped_use_list":
-        path = node.child_by_field_name("path")
-        inner = [*prefix, *_segments(path)] if path is not None else prefix
+        inner = [*prefix, *_segments(node.child_by_field_name("path"))]
         listed = node.child_by_field_name("list")
         if listed is not None:
             _use_tree(listed, inner, line, out)
@@ -254,7 +254,7 @@ def _resolve_path(index: CrateIndex, importer: str, segments: list[str]) -> list
             directory = _join(directory, segment)
         if file is None:
             return []
-    return [file]
+    return [file] if file is not None else []
 
 
 def _start(index: CrateIndex, importer: str, root: str, head: str) -> tuple[str | None, str] | None:
