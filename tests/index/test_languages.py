@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from helpers import indexed_edges
 
+from mnemo_core.index import indexer
 from mnemo_core.index.extract import extract
 from mnemo_core.index.indexer import index_repo
 from mnemo_core.index.languages import language_for_path, registry
@@ -45,22 +46,34 @@ class Indexed:
 
 def _symbol_line(s: Symbol) -> str:
     flags = {"exported": s.exported, "test": s.is_test, "test-case": s.is_test_case}
-    return " ".join([s.key, s.kind, f"{s.start_line}-{s.end_line}", *(name for name, on in flags.items() if on)])
+    return " ".join([s.key, s.kind, f"{s.start_line}-{s.end_line}", *(f for f, on in flags.items() if on)])
+
+
+def _expected(language: str) -> dict[str, Any]:
+    expected: dict[str, Any] = json.loads((FIXTURES / language / EXPECTED).read_text(encoding="utf-8"))
+    return expected
+
+
+def _copy_fixture(language: str, root: Path) -> None:
+    shutil.copytree(FIXTURES / language, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns(EXPECTED))
+
+
+def _edges(root: Path) -> list[str]:
+    return sorted(f"{t} {src} -> {dst} ({how})"
+                  for t in EDGE_TYPES for src, dst, how in indexed_edges(root, t))
 
 
 @pytest.fixture(scope="module", params=LANGUAGES)
 def indexed(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Indexed:
-    fixture = FIXTURES / request.param
     root = tmp_path_factory.mktemp(request.param)
-    shutil.copytree(fixture, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns(EXPECTED))
+    _copy_fixture(request.param, root)
     index_repo(root)
     store = Store.open(root)
     try:
         symbols = [s for path in sorted(store.files()) for s in store.symbols_in_file(path)]
     finally:
         store.close()
-    edges = [f"{t} {src} -> {dst} ({how})" for t in EDGE_TYPES for src, dst, how in indexed_edges(root, t)]
-    return Indexed(json.loads((fixture / EXPECTED).read_text(encoding="utf-8")), symbols, sorted(edges))
+    return Indexed(_expected(request.param), symbols, _edges(root))
 
 
 def test_every_language_has_a_fixture() -> None:
@@ -80,6 +93,19 @@ def test_signatures_and_docstrings(indexed: Indexed) -> None:
 
 def test_edges(indexed: Indexed) -> None:
     assert indexed.edges == indexed.expected["edges"]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_reindexing_one_file_at_a_time_keeps_every_edge(language: str, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lazily loaded resolver (package, crate and module-family scopes) agrees with a cold build."""
+    monkeypatch.setattr(indexer, "PRELOAD_SHARE", 1.0)
+    _copy_fixture(language, tmp_path)
+    index_repo(tmp_path)
+    for path in sorted(p for p in tmp_path.rglob("*") if p.is_file() and language_for_path(str(p))):
+        path.write_bytes(path.read_bytes() + b"\n")
+        index_repo(tmp_path)
+        assert _edges(tmp_path) == _expected(language)["edges"], path.relative_to(tmp_path)
 
 
 @pytest.mark.parametrize(

@@ -158,7 +158,7 @@ class Hooks:
 
     def member_scope(self, path: str) -> str:
         """Where ``Type.method`` written outside ``Type`` still attaches to it: the file by default;
-        the package directory in Go; the whole repository for Rust ``impl`` blocks."""
+        the package directory in Go; the crate for Rust ``impl`` blocks."""
         return path
 
     def resolve_member_module(self, importer: str, imp: RawImport, index: object) -> list[str]:
