@@ -56,8 +56,17 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import check_run, machine_info, machine_line, markdown_table, run_measured, table, verdict, write_json  # noqa: E402,I001
-from pyoracle import MODULE_CALLER, Oracle, Site, Target, _import_root  # noqa: E402
+from common import (
+    check_run,
+    machine_info,
+    machine_line,
+    markdown_table,
+    run_measured,
+    table,
+    verdict,
+    write_json,
+)
+from pyoracle import MODULE_CALLER, Oracle, Site, Target, import_root
 
 NAME = "callgraph"
 DEFAULT_REPOS = ("pallets/flask", "psf/black", "pytest-dev/pytest")
@@ -67,8 +76,10 @@ CONSTRUCTOR_SUFFIXES = (".__init__", ".__new__")
 TOP_PATTERNS = 15
 EXAMPLES_PER_PATTERN = 3
 DEFAULT_JEDI_SAMPLE = 40  # per pool (oracle sites, false positives, false negatives) and repository
+DEFAULT_JEDI_UNJUDGED_SAMPLE = 150  # per resolution kind and repository: the estimate the oracle cannot give
 SEED = 20240101  # the Jedi sample and the examples are reproducible
-RESOLUTIONS = ("self", "local", "import", "package", "name")
+CONFIDENT = frozenset({"self", "local", "import"})  # resolutions mnemo claims are proven, not guessed
+TOP_UNJUDGED = 8
 VERDICT_RANK = {"repo": 3, "external": 2, "unresolved": 1, "no-site": 0}
 
 
@@ -115,7 +126,8 @@ def load_mnemo(root: Path, analysed: set[str]) -> MnemoGraph:
     store = Store.open(root, create=False)
     try:
         conn = store.conn
-        rows = conn.execute("SELECT s.id, f.path, s.name, s.kind FROM symbols s JOIN files f ON f.id = s.file_id")
+        rows = conn.execute("SELECT s.id, f.path, s.name, s.kind FROM symbols s "
+                            "JOIN files f ON f.id = s.file_id")
         by_id: dict[int, tuple[str, str, str]] = {}
         graph = MnemoGraph()
         for sid, path, name, kind in rows:
@@ -240,7 +252,8 @@ def metrics(c: Comparison) -> dict[str, Any]:
         "judged_ext": len(judged_ext), "precision_ext": _ratio(len(tp), len(judged_ext)),
         "by_resolution": {k: {**v, "precision": _ratio(v["tp"], v["judged"])}
                           for k, v in sorted(by_resolution.items())},
-        "by_form": {k: {**v, "recall": _ratio(v["found"], v["oracle"]), "precision": _ratio(v["tp"], v["judged"])}
+        "by_form": {k: {**v, "recall": _ratio(v["found"], v["oracle"]),
+                        "precision": _ratio(v["tp"], v["judged"])}
                     for k, v in sorted(by_form.items())},
         "mnemo_pair_verdicts": dict(edge_verdicts),
         "mnemo_pairs_at_unresolved_sites_by_reason": dict(unresolved_reasons.most_common()),
@@ -303,8 +316,8 @@ def _false_positive(pair: tuple[str, str], edge: MEdge, site: Site, candidates: 
 
 
 def _false_negative(pair: tuple[str, str], site: Site, c: Comparison, graph: MnemoGraph) -> Disagreement:
-    at_site = [e for e in c.edges_at.get((pair[0], site.line), []) if short(e.callee) == site.name
-               or short(e.raw_callee) == site.name] or c.edges_at.get((pair[0], site.line), [])
+    at_site = [e for e in c.edges_at.get((pair[0], site.line), [])
+               if site.name in {short(e.callee), short(e.raw_callee)}]
     if pair[1] not in graph.symbols:
         what = "callee not in mnemo's symbols"
     elif pair[0] not in graph.symbols:
@@ -333,6 +346,22 @@ def top_patterns(found: list[Disagreement], limit: int = TOP_PATTERNS) -> list[d
     return out
 
 
+def unjudged_patterns(c: Comparison, limit: int = TOP_UNJUDGED) -> list[dict[str, Any]]:
+    """mnemo's confident pairs (self, local, import) at sites the oracle leaves unresolved, by the
+    oracle's reason: not counted in precision, but where a resolver bug would hide."""
+    found: list[Disagreement] = []
+    for pair, (v, candidates) in sorted(c.verdicts.items()):
+        edge = best_edge(c.mnemo[pair])
+        if v != "unresolved" or pair in c.oracle or edge.resolution not in CONFIDENT or not candidates:
+            continue
+        site = _first([s for s in candidates if s.name == short(pair[1])] or candidates)
+        pattern = f"{edge.resolution:<6} at a site the oracle leaves unresolved ({site.reason}; {site.form})"
+        example = (f"{site.path}:{site.line} {site.caller} calls `{site.name}`: mnemo -> {edge.raw_callee} "
+                   f"[{edge.resolution}]")
+        found.append(Disagreement("UNJUDGED", pattern, example, pair, site, edge.raw_callee))
+    return top_patterns(found, limit)
+
+
 # -- Jedi as a second opinion -------------------------------------------------------------------
 class JediOracle:
     """Jedi's ``goto`` at a call site, mapped to the same symbol keys (or ``external``/``none``)."""
@@ -343,9 +372,10 @@ class JediOracle:
         self.jedi = jedi
         self.root = root
         self.oracle = oracle
-        roots = sorted({_import_root(m) for m in oracle.modules.values()})
+        roots = sorted({import_root(m) for m in oracle.modules.values()})
         sys_path = [str(root / r) if r else str(root) for r in roots] + [sysconfig.get_paths()["stdlib"]]
-        self.project = jedi.Project(root, sys_path=sys_path, smart_sys_path=False, load_unsafe_extensions=False)
+        self.project = jedi.Project(root, sys_path=sys_path, smart_sys_path=False,
+                                    load_unsafe_extensions=False)
         self._scripts: dict[str, Any] = {}
 
     def keys(self, site: Site) -> set[str]:
@@ -357,7 +387,7 @@ class JediOracle:
                                                                  project=self.project)
         try:
             names = script.goto(site.line, site.column, follow_imports=True)
-        except Exception:  # noqa: BLE001 - Jedi's own failures count as "no answer"
+        except Exception:  # Jedi's own failures count as "no answer"
             return {"error"}
         keys = set()
         for name in names:
@@ -366,45 +396,80 @@ class JediOracle:
                 keys.add("external")
                 continue
             rel = Path(path).relative_to(self.root).as_posix()
-            qual = self.oracle.def_lines.get((rel, name.line or 0))
+            if name.type in {"param", "statement"}:
+                keys.add("variable")  # the callee is a parameter's or a variable's value
+                continue
+            is_def = name.type in {"function", "class"}
+            qual = self.oracle.def_lines.get((rel, name.line or 0)) if is_def else None
             keys.add(normalise(f"{rel}:{qual}") if qual else f"other {name.type}")
         return keys or {"none"}
 
 
-def jedi_check(root: Path, oracle: Oracle, sites: list[Site], found: list[Disagreement],
-               sample: int) -> dict[str, Any]:
-    """Jedi on a random sample of oracle-resolved sites, false positives and false negatives."""
+def jedi_check(root: Path, oracle: Oracle, sites: list[Site], c: Comparison, found: list[Disagreement],
+               sample: int, unjudged_sample: int) -> dict[str, Any]:
+    """Jedi's opinion on random samples: oracle-resolved sites (is the oracle right?), the false
+    positives and negatives (who is right?), and, per resolution kind, mnemo's pairs at sites the
+    oracle cannot resolve (how good are the edges the main metric cannot judge?)."""
     if sample <= 0:
         return {}
     started = time.perf_counter()
     jedi = JediOracle(root, oracle)
     rng = random.Random(SEED)
     resolved = [s for s in sites if s.status == "repo"]
-    result: dict[str, Any] = {}
-    agree = Counter()
+    agree: Counter[str] = Counter()
     for site in rng.sample(resolved, min(sample, len(resolved))):
         keys = jedi.keys(site)
         agree["agrees" if site.target and target_key(site.target) in keys else
-              "jedi external/none" if keys & {"external", "none", "error"} else "disagrees"] += 1
-    result["oracle_sites"] = dict(agree)
+              "jedi external/none" if keys <= {"external", "none", "error"} else "disagrees"] += 1
+    result: dict[str, Any] = {"oracle_sites": dict(agree)}
     for kind in ("FP", "FN"):
-        pool = [d for d in found if d.kind == kind and d.site is not None]
-        votes = Counter()
-        examples = []
-        for d in rng.sample(pool, min(sample, len(pool))):
-            keys = jedi.keys(d.site)
-            mnemo_ok = (d.pair[1] in keys) if kind == "FP" else any(
-                normalise(k.split(" [")[0]) in keys for k in d.mnemo_callee.split(", "))
-            oracle_ok = (d.pair[1] in keys) if kind == "FN" else any(k in keys for k in d.oracle_callee.split(", "))
-            vote = ("jedi agrees with mnemo" if mnemo_ok and not oracle_ok else
-                    "jedi agrees with the oracle" if oracle_ok and not mnemo_ok else
-                    "jedi agrees with both" if oracle_ok else "jedi agrees with neither")
+        disagreeing = [d for d in found if d.kind == kind and d.site is not None]
+        result[kind] = _disagreement_votes(jedi, rng.sample(disagreeing, min(sample, len(disagreeing))), kind)
+    unjudged: dict[str, list[tuple[tuple[str, str], Site]]] = defaultdict(list)
+    for pair, (v, candidates) in sorted(c.verdicts.items()):
+        if v in {"unresolved", "external"} and pair not in c.oracle and candidates:
+            named = [s for s in candidates if s.name == short(pair[1])] or candidates
+            unjudged[best_edge(c.mnemo[pair]).resolution].append((pair, _first(named)))
+    result["unjudged"] = {}
+    for resolution, pool in sorted(unjudged.items()):
+        votes: Counter[str] = Counter()
+        examples: list[str] = []
+        for pair, site in rng.sample(pool, min(unjudged_sample, len(pool))):
+            keys = jedi.keys(site)
+            vote = ("agrees with mnemo" if pair[1] in keys else
+                    "jedi: external" if "external" in keys else
+                    "jedi: a parameter or variable" if "variable" in keys else
+                    "jedi: no answer" if keys <= {"none", "error"} or all(k.startswith("other") for k in keys)
+                    else "jedi: another repo def")
             votes[vote] += 1
-            if vote == "jedi agrees with mnemo" and len(examples) < EXAMPLES_PER_PATTERN:
-                examples.append(f"{d.example}; jedi -> {', '.join(sorted(keys))}")
-        result[kind] = {**votes, "examples_jedi_sides_with_mnemo": examples}
+            if vote in {"jedi: external", "jedi: another repo def"} and len(examples) < EXAMPLES_PER_PATTERN:
+                examples.append(f"{site.path}:{site.line} {site.caller} calls `{site.name}`: "
+                                f"mnemo -> {pair[1]} "
+                                f"[{resolution}]; jedi -> {', '.join(sorted(keys))}")
+        decided = votes["agrees with mnemo"] + votes["jedi: external"] + votes["jedi: another repo def"]
+        result["unjudged"][resolution] = {"pool": len(pool), **votes,
+                                          "est_precision": _ratio(votes["agrees with mnemo"], decided),
+                                          "examples_jedi_disagrees": examples}
     result["seconds"] = round(time.perf_counter() - started, 1)
     return result
+
+
+def _disagreement_votes(jedi: JediOracle, items: list[Disagreement], kind: str) -> dict[str, Any]:
+    votes: Counter[str] = Counter()
+    examples: list[str] = []
+    for d in items:
+        assert d.site is not None
+        keys = jedi.keys(d.site)
+        mnemo_keys = {normalise(k.split(" [")[0]) for k in d.mnemo_callee.split(", ")} - {"none"}
+        oracle_keys = {"external" if k.startswith("external") else k for k in d.oracle_callee.split(", ")}
+        mnemo_ok, oracle_ok = bool(mnemo_keys & keys), bool(oracle_keys & keys)
+        vote = ("jedi agrees with mnemo" if mnemo_ok and not oracle_ok else
+                "jedi agrees with the oracle" if oracle_ok and not mnemo_ok else
+                "jedi agrees with both" if oracle_ok else "jedi agrees with neither")
+        votes[vote] += 1
+        if vote == "jedi agrees with mnemo" and len(examples) < EXAMPLES_PER_PATTERN:
+            examples.append(f"{d.example}; jedi -> {', '.join(sorted(keys))}")
+    return {**votes, "examples_jedi_sides_with_mnemo": examples}
 
 
 # -- one repository -----------------------------------------------------------------------------
@@ -438,7 +503,8 @@ def python_files(root: Path) -> list[str]:
         store.close()
 
 
-def evaluate(repo: str, workdir: Path, mirror_root: Path, jedi_sample: int) -> dict[str, Any]:
+def evaluate(repo: str, workdir: Path, mirror_root: Path, jedi_sample: int,
+             unjudged_sample: int) -> dict[str, Any]:
     """Check out, index, build the oracle, compare; everything for one repository."""
     root, commit = checkout(repo, workdir, mirror_root)
     indexed = index_with_mnemo(root)
@@ -454,7 +520,8 @@ def evaluate(repo: str, workdir: Path, mirror_root: Path, jedi_sample: int) -> d
         "repo": repo, "commit": commit, "mnemo_index": indexed,
         "files": len(paths), "files_not_parsed": len(oracle.failed), "oracle_seconds": round(oracle_s, 1),
         "sites": dict(Counter(s.status for s in sites)),
-        "unresolved_reasons": dict(Counter(s.reason for s in sites if s.status == "unresolved").most_common()),
+        "unresolved_reasons": dict(Counter(s.reason for s in sites
+                                           if s.status == "unresolved").most_common()),
         "mnemo_edges": len(graph.edges), "mnemo_fixture_edges": graph.fixture_edges,
         "mnemo_edges_outside_analysed_files": graph.outside_edges,
         "metrics": metrics(c),
@@ -463,7 +530,8 @@ def evaluate(repo: str, workdir: Path, mirror_root: Path, jedi_sample: int) -> d
         "patterns": top_patterns([d for d in found if d.kind == "FN" or c.verdicts[d.pair][0] == "repo"]),
         "external_site_patterns": top_patterns([d for d in found if d.kind == "FP"
                                                 and c.verdicts[d.pair][0] == "external"], limit=5),
-        "jedi": jedi_check(root, oracle, sites, found, jedi_sample),
+        "unjudged_confident_patterns": unjudged_patterns(c),
+        "jedi": jedi_check(root, oracle, sites, c, found, jedi_sample, unjudged_sample),
     }
 
 
@@ -482,11 +550,12 @@ def summary_row(r: dict[str, Any]) -> list[object]:
 
 def overall(results: list[dict[str, Any]]) -> dict[str, Any]:
     """Micro-averaged totals over the repositories."""
-    tot = Counter()
+    tot: Counter[str] = Counter()
     for r in results:
         for k in ("oracle_pairs", "mnemo_pairs", "judged", "tp", "judged_ext"):
             tot[k] += r["metrics"][k]
-    return {**tot, "precision": _ratio(tot["tp"], tot["judged"]), "recall": _ratio(tot["tp"], tot["oracle_pairs"]),
+    return {**tot, "precision": _ratio(tot["tp"], tot["judged"]),
+            "recall": _ratio(tot["tp"], tot["oracle_pairs"]),
             "precision_ext": _ratio(tot["tp"], tot["judged_ext"])}
 
 
@@ -504,7 +573,8 @@ def floor_lines(results: list[dict[str, Any]], total: dict[str, Any]) -> list[st
     lines = []
     for label, m in [*((r["repo"], r["metrics"]) for r in results), ("overall", total)]:
         for metric, limit in FLOORS.items():
-            lines.append(f"{verdict(m[metric] >= limit)}  [{label}] {metric} {m[metric]:.3f} (floor >= {limit})")
+            lines.append(f"{verdict(m[metric] >= limit)}  [{label}] {metric} {m[metric]:.3f}"
+                         f" (floor >= {limit})")
     return lines
 
 
@@ -520,16 +590,33 @@ def report(info: dict[str, Any], results: list[dict[str, Any]], total: dict[str,
                  breakdown_rows(results, "by_resolution", ("all", "judged", "tp", "precision"))),
            "", "by oracle call form:",
            table(("repo", "form", "oracle", "found", "recall", "judged", "TP", "precision"),
-                 breakdown_rows(results, "by_form", ("oracle", "found", "recall", "judged", "tp", "precision"))),
+                 breakdown_rows(results, "by_form",
+                                ("oracle", "found", "recall", "judged", "tp", "precision"))),
            ""]
     for r in results:
         out.append(f"{r['repo']}: mnemo {r['mnemo_index']['output']}")
         out.append(f"  mnemo pair verdicts: {r['metrics']['mnemo_pair_verdicts']}; "
-                   f"unjudged (oracle unresolved) by reason: {r['metrics']['mnemo_pairs_at_unresolved_sites_by_reason']}")
+                   "unjudged (oracle unresolved) by reason: "
+                   f"{r['metrics']['mnemo_pairs_at_unresolved_sites_by_reason']}")
         if r["jedi"]:
             j = r["jedi"]
-            out.append(f"  jedi ({j['seconds']} s): oracle sites {j['oracle_sites']}; "
+            out.append(f"  jedi ({j['seconds']} s) on samples: oracle sites {j['oracle_sites']}; "
                        f"FP {_votes(j['FP'])}; FN {_votes(j['FN'])}")
+            for resolution, v in j["unjudged"].items():
+                out.append(f"    mnemo [{resolution}] pairs the oracle cannot judge: {v['pool']}; sample "
+                           f"{_votes({k: x for k, x in v.items() if k not in {'pool', 'est_precision'}})}; "
+                           f"jedi-estimated precision {v['est_precision']:.2f}")
+                out += [f"      e.g. {e}" for e in v["examples_jedi_disagrees"][:EXAMPLES_PER_PATTERN]]
+    out += ["", "mnemo self/local/import pairs at sites the oracle leaves unresolved (not in precision):"]
+    for r in results:
+        for p in r["unjudged_confident_patterns"]:
+            out.append(f"{p['count']:6d}  [{r['repo']}] {p['pattern']}")
+            out += [f"          e.g. {e}" for e in p["examples"][:2]]
+    out += ["", "mnemo pairs at sites the oracle resolves outside the repository (in precision+ext only):"]
+    for r in results:
+        for p in r["external_site_patterns"]:
+            out.append(f"{p['count']:6d}  [{r['repo']}] {p['pattern']}")
+            out += [f"          e.g. {e}" for e in p["examples"][:2]]
     out += ["", f"top {TOP_PATTERNS} disagreement patterns (all repositories):"]
     for p in merge_patterns(results):
         out.append(f"{p['count']:6d}  {p['pattern']}")
@@ -566,11 +653,15 @@ def markdown(results: list[dict[str, Any]], total: dict[str, Any]) -> str:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repos", default=",".join(DEFAULT_REPOS), help="comma-separated owner/name list")
     parser.add_argument("--mirror-root", type=Path, default=MIRROR_ROOT, help="where fetched mirrors live")
     parser.add_argument("--jedi-sample", type=int, default=DEFAULT_JEDI_SAMPLE,
                         help="sites per pool checked with Jedi (0: skip Jedi)")
+    parser.add_argument("--jedi-unjudged-sample", type=int, default=DEFAULT_JEDI_UNJUDGED_SAMPLE,
+                        help="mnemo pairs per resolution kind, at sites the oracle cannot resolve, "
+                             "checked with Jedi")
     parser.add_argument("--workdir", type=Path, default=None, help="where to check out (default: a temp dir)")
     return parser.parse_args(argv)
 
@@ -584,7 +675,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for repo in (r for r in args.repos.split(",") if r):
             try:
-                results.append(evaluate(repo, workdir, args.mirror_root, args.jedi_sample))
+                results.append(evaluate(repo, workdir, args.mirror_root, args.jedi_sample,
+                                        args.jedi_unjudged_sample))
             except FileNotFoundError as exc:
                 print(f"skipping {repo}: {exc}", file=sys.stderr)
     finally:

@@ -185,10 +185,12 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """A plain-text table with columns padded to fit (numbers right-aligned)."""
     cells = [[_cell(v) for v in row] for row in rows]
     widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)]
-    numeric = [all(isinstance(row[i], (int, float)) for row in rows) if rows else False for i in range(len(headers))]
+    numeric = [bool(rows) and all(isinstance(row[i], (int, float)) for row in rows)
+               for i in range(len(headers))]
 
     def line(values: Sequence[str]) -> str:
-        return "  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)).rstrip()
+        cells = (v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric, strict=True))
+        return "  ".join(cells).rstrip()
 
     return "\n".join([line(list(headers)), line(["-" * w for w in widths]), *(line(r) for r in cells)])
 

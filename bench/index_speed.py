@@ -6,7 +6,9 @@ temporary directory, once as a plain directory (mnemo walks it) and once as a fr
 noisy machine:
 
 - floor: a pure tree-sitter parse of the same files in one process (read + ``parser.parse(bytes)``);
-- cold: ``index_repo(root)`` with no ``.mnemo/`` (removed before each repeat; the page cache is warm);
+- cold: ``index_repo(root)`` with no ``.mnemo/`` (removed before each repeat; the page cache is warm),
+  run right after a floor run: cold/floor is the median of these back-to-back ratios, so a change
+  in the machine's load between runs does not skew it (the 1-minute load average is recorded too);
 - no-op: re-index with nothing changed;
 - touch: re-index after changing one file's mtime only (content hash unchanged);
 - edit: re-index after appending a function to one file;
@@ -40,8 +42,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import (  # noqa: E402
-    check_run,
+from common import (
     machine_info,
     machine_line,
     markdown_table,
@@ -76,7 +77,8 @@ import json, sys, time
 from pathlib import Path
 from tree_sitter_language_pack import get_parser
 parser = get_parser("python")
-files = sorted(p for p in Path(sys.argv[1]).rglob("*.py") if ".mnemo" not in p.parts and ".git" not in p.parts)
+skip = {".mnemo", ".git"}
+files = sorted(p for p in Path(sys.argv[1]).rglob("*.py") if not skip & set(p.parts))
 started = time.perf_counter()
 data = [f.read_bytes() for f in files]
 read = time.perf_counter()
@@ -105,14 +107,17 @@ print(json.dumps({"files": stats.files, "parsed": stats.parsed, "skipped": stats
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeat", type=int, default=DEFAULT_REPEAT, help="repeats per timing (median reported)")
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=DEFAULT_REPEAT,
+                        help="repeats per timing (median reported)")
     parser.add_argument("--stdlib", type=Path, default=Path(sysconfig.get_paths()["stdlib"]),
                         help="the source tree to copy (default: this interpreter's stdlib)")
     parser.add_argument("--variants", default=",".join(VARIANTS),
                         help="comma-separated: walked (plain directory), git (a git repository)")
     parser.add_argument("--edit-file", default=DEFAULT_EDIT_FILE, help="repo-relative file to touch and edit")
-    parser.add_argument("--workdir", type=Path, default=None, help="where to copy the tree (default: a temp dir)")
+    parser.add_argument("--workdir", type=Path, default=None,
+                        help="where to copy the tree (default: a temp dir, removed afterwards)")
     args = parser.parse_args(argv)
     args.variants = [v for v in args.variants.split(",") if v]
     unknown = set(args.variants) - set(VARIANTS)
@@ -145,15 +150,10 @@ def make_git_repo(root: Path) -> None:
 
 
 # -- measurements ---------------------------------------------------------------------------
-def measure_floor(root: Path, repeat: int) -> dict[str, Any]:
-    """The single-process tree-sitter parse of every file, ``repeat`` times."""
-    runs = [python_json_run(FLOOR_CODE, [str(root)]) for _ in range(repeat)]
-    samples = [data for _, data in runs]
-    return {
-        "files": samples[0]["files"], "bytes": samples[0]["bytes"],
-        "floor_s": [s["floor_s"] for s in samples], "parse_s": [s["parse_s"] for s in samples],
-        "wall_s": [run.wall_s for run, _ in runs],
-    }
+def floor_once(root: Path) -> dict[str, Any]:
+    """One fresh-process tree-sitter parse of every file under ``root``."""
+    run, data = python_json_run(FLOOR_CODE, [str(root)])
+    return {**data, "wall_s": run.wall_s}
 
 
 def index_once(root: Path, prepare: Callable[[], None] | None = None) -> dict[str, Any]:
@@ -161,13 +161,13 @@ def index_once(root: Path, prepare: Callable[[], None] | None = None) -> dict[st
     if prepare is not None:
         prepare()
     run, data = python_json_run(INDEX_CODE, [str(root)])
-    check_run(run, "index_repo")
     return {**data, "wall_s": run.wall_s, "tree_rss_kib": run.peak_tree_rss_kib,
-            "worker_rss_kib": run.peak_child_rss_kib}
+            "worker_rss_kib": run.peak_child_rss_kib, "load_1m": os.getloadavg()[0]}
 
 
 def measure_variant(root: Path, edit_file: str, repeat: int) -> dict[str, list[dict[str, Any]]]:
-    """Cold, no-op, touch and edit timings on one copy of the tree."""
+    """Floor and cold index back to back (their ratio is taken pairwise: the machine's load drifts),
+    then no-op, touch and edit re-indexes, on one copy of the tree."""
     target = root / edit_file
     if not target.is_file():
         raise SystemExit(f"--edit-file {edit_file} is not a file under {root}")
@@ -183,45 +183,56 @@ def measure_variant(root: Path, edit_file: str, repeat: int) -> dict[str, list[d
         with target.open("a", encoding="utf-8") as f:
             f.write(f"\n\ndef _mnemo_bench_edit_{time.time_ns()}(value):\n    return value\n")
 
-    results: dict[str, list[dict[str, Any]]] = {"cold": [index_once(root, cold) for _ in range(repeat)]}
+    results: dict[str, list[dict[str, Any]]] = {"floor": [], "cold": []}
+    for _ in range(repeat):
+        results["floor"].append(floor_once(root))
+        results["cold"].append(index_once(root, cold))
     for name, prepare in (("noop", None), ("touch", touch), ("edit", edit)):
         results[name] = [index_once(root, prepare) for _ in range(repeat)]
     return results
 
 
 # -- report ---------------------------------------------------------------------------------
-def summarize(floor: dict[str, Any], variants: dict[str, dict[str, list[dict[str, Any]]]]) -> dict[str, Any]:
-    """Medians per measure, ratios, and the floor checks."""
-    floor_s = median(floor["floor_s"])
-    rows, checks = [], []
+def summarize(variants: dict[str, dict[str, list[dict[str, Any]]]]) -> dict[str, Any]:
+    """Medians per measure, the cold/floor ratio, and the floor checks."""
+    rows: list[dict[str, Any]] = []
+    checks: list[dict[str, Any]] = []
+    floors: dict[str, dict[str, float]] = {}
     for variant, measures in variants.items():
-        cold = measures["cold"]
+        floor, cold = measures["floor"], measures["cold"]
+        ratios = [c["wall_s"] / f["floor_s"] for f, c in zip(floor, cold, strict=True)]
+        floors[variant] = {"floor_s": median(f["floor_s"] for f in floor),
+                           "parse_s": median(f["parse_s"] for f in floor),
+                           "wall_s": median(f["wall_s"] for f in floor), "cold_over_floor": median(ratios)}
         tree_rss = max(s["tree_rss_kib"] for s in cold)
         main_rss = max(s["self_maxrss_kib"] for s in cold)
         worker_rss = max(s["worker_rss_kib"] for s in cold)
-        for measure, samples in measures.items():
-            walls = [s["wall_s"] for s in samples]
-            rows.append({
-                "variant": variant, "measure": measure, "median_s": median(walls), "min_s": min(walls),
-                "max_s": max(walls), "in_process_s": median(s["index_s"] for s in samples),
-                "startup_s": median(s["import_s"] for s in samples), "parsed": samples[-1]["parsed"],
-                "files": samples[-1]["files"], "edges": samples[-1]["edges"],
-            })
-            if measure == "cold":
-                rows[-1].update(peak_tree_rss_mib=round(tree_rss / 1024), main_rss_mib=round(main_rss / 1024),
-                                worker_rss_mib=round(worker_rss / 1024))
-        cold_s = median(s["wall_s"] for s in cold)
-        peak = max(tree_rss, main_rss)
+        for measure in ("cold", "noop", "touch", "edit"):
+            rows.append(_row(variant, measure, measures[measure]))
+        rows[-4].update(peak_tree_rss_mib=round(tree_rss / 1024), main_rss_mib=round(main_rss / 1024),
+                        worker_rss_mib=round(worker_rss / 1024), cold_over_floor=round(median(ratios), 2))
         one_file = max(median(s["wall_s"] for s in measures[m]) for m in ("touch", "edit"))
+        noop = median(s["wall_s"] for s in measures["noop"])
         checks += [
-            _check(variant, "cold / floor", cold_s / floor_s, FLOORS["cold_over_floor"], "x"),
-            _check(variant, "no-op re-index", median(s["wall_s"] for s in measures["noop"]), FLOORS["noop_s"], "s"),
+            _check(variant, "cold / floor (median of back-to-back pairs)", median(ratios),
+                   FLOORS["cold_over_floor"], "x"),
+            _check(variant, "no-op re-index", noop, FLOORS["noop_s"], "s"),
             _check(variant, "one-file re-index (worst of touch, edit)", one_file, FLOORS["one_file_s"], "s"),
-            _check(variant, "peak RSS of cold index (process tree)", peak / 1024, FLOORS["peak_rss_kib"] / 1024,
-                   "MiB"),
+            _check(variant, "peak RSS of cold index (process tree)", max(tree_rss, main_rss) / 1024,
+                   FLOORS["peak_rss_kib"] / 1024, "MiB"),
         ]
-    return {"floor_s": floor_s, "floor_parse_s": median(floor["parse_s"]), "floor_wall_s": median(floor["wall_s"]),
-            "rows": rows, "checks": checks}
+    return {"floors": floors, "rows": rows, "checks": checks}
+
+
+def _row(variant: str, measure: str, samples: list[dict[str, Any]]) -> dict[str, Any]:
+    walls = [s["wall_s"] for s in samples]
+    return {
+        "variant": variant, "measure": measure, "median_s": median(walls), "min_s": min(walls),
+        "max_s": max(walls), "in_process_s": median(s["index_s"] for s in samples),
+        "startup_s": median(s["import_s"] for s in samples),
+        "parsed": samples[-1]["parsed"], "files": samples[-1]["files"], "edges": samples[-1]["edges"],
+        "load_1m": round(median(s["load_1m"] for s in samples), 1),
+    }
 
 
 def _check(variant: str, what: str, value: float, limit: float, unit: str) -> dict[str, Any]:
@@ -230,7 +241,7 @@ def _check(variant: str, what: str, value: float, limit: float, unit: str) -> di
 
 
 ROW_HEADERS = ("variant", "measure", "median s", "min s", "max s", "in-process s", "start-up s", "parsed",
-               "peak RSS MiB (tree / main / worker)")
+               "load 1m", "cold/floor", "peak RSS MiB (tree / main / worker)")
 
 
 def row_cells(row: dict[str, Any]) -> list[object]:
@@ -238,25 +249,26 @@ def row_cells(row: dict[str, Any]) -> list[object]:
     rss = (f"{row['peak_tree_rss_mib']} / {row['main_rss_mib']} / {row['worker_rss_mib']}"
            if "peak_tree_rss_mib" in row else "")
     return [row["variant"], row["measure"], row["median_s"], row["min_s"], row["max_s"], row["in_process_s"],
-            row["startup_s"], row["parsed"], rss]
+            row["startup_s"], row["parsed"], row["load_1m"], row.get("cold_over_floor", ""), rss]
 
 
 def check_lines(checks: list[dict[str, Any]]) -> list[str]:
     """One PASS/FAIL line per floor."""
-    return [f"{verdict(c['pass'])}  [{c['variant']}] {c['what']}: {c['value']:g} {c['unit']} (floor <= {c['limit']:g})"
-            for c in checks]
+    return [f"{verdict(c['pass'])}  [{c['variant']}] {c['what']}: {c['value']:g} {c['unit']}"
+            f" (floor <= {c['limit']:g})" for c in checks]
 
 
 def report(info: dict[str, Any], corpus: dict[str, Any], summary: dict[str, Any], repeat: int,
            edit_file: str) -> str:
     """The printed report."""
+    floors = "; ".join(f"{v}: {f['floor_s']:.3f} s (parse only {f['parse_s']:.3f} s, whole subprocess "
+                       f"{f['wall_s']:.3f} s)" for v, f in summary["floors"].items())
     lines = [
         f"machine: {machine_line(info)}",
         f"corpus: {corpus['files']} .py files, {corpus['bytes'] / 1e6:.1f} MB copied from {corpus['source']}",
-        f"every indexer timing is a fresh `python -c` process around index_repo (imports and pool start-up"
-        f" included); median of {repeat}; touch/edit file: {edit_file}",
-        f"floor (tree-sitter read+parse, one process): {summary['floor_s']:.3f} s"
-        f" (parse only {summary['floor_parse_s']:.3f} s; whole subprocess {summary['floor_wall_s']:.3f} s)",
+        "every indexer timing is the wall time of a fresh `python -c` process around index_repo (imports and"
+        f" process-pool start-up included); median of {repeat}; touch/edit file: {edit_file}",
+        f"floor (tree-sitter read+parse of every file, one process), median: {floors}",
         "",
         table(ROW_HEADERS, [row_cells(r) for r in summary["rows"]]),
         "",
@@ -265,34 +277,29 @@ def report(info: dict[str, Any], corpus: dict[str, Any], summary: dict[str, Any]
     return "\n".join(lines)
 
 
-def markdown(info: dict[str, Any], corpus: dict[str, Any], summary: dict[str, Any]) -> str:
-    """The results table in Markdown (for RESULTS.md)."""
-    return markdown_table(ROW_HEADERS, [row_cells(r) for r in summary["rows"]])
-
-
 def main(argv: list[str] | None = None) -> int:
     """Copy the corpus, measure, print the table and floors, write JSON."""
     args = parse_args(argv)
     info = machine_info()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="mnemo-bench-"))
     try:
-        roots: dict[str, Path] = {}
         corpus: dict[str, Any] = {"source": str(args.stdlib)}
+        variants = {}
         for variant in args.variants:
-            roots[variant] = workdir / variant / "stdlib"
-            corpus["files"], corpus["bytes"] = copy_python_tree(args.stdlib, roots[variant])
+            root = workdir / variant / "stdlib"
+            corpus["files"], corpus["bytes"] = copy_python_tree(args.stdlib, root)
             if variant == "git":
-                make_git_repo(roots[variant])
-        floor = measure_floor(roots[args.variants[0]], args.repeat)
-        variants = {v: measure_variant(root, args.edit_file, args.repeat) for v, root in roots.items()}
+                make_git_repo(root)
+            variants[variant] = measure_variant(root, args.edit_file, args.repeat)
     finally:
         if args.workdir is None:
             shutil.rmtree(workdir, ignore_errors=True)
-    summary = summarize(floor, variants)
+    summary = summarize(variants)
     print(report(info, corpus, summary, args.repeat, args.edit_file))
-    print("\n" + markdown(info, corpus, summary))
-    path = write_json(NAME, {"machine": info, "corpus": corpus, "repeat": args.repeat, "edit_file": args.edit_file,
-                             "floors": FLOORS, "floor": floor, "samples": variants, "summary": summary})
+    print("\n" + markdown_table(ROW_HEADERS, [row_cells(r) for r in summary["rows"]]))
+    path = write_json(NAME, {"machine": info, "corpus": corpus, "repeat": args.repeat,
+                             "edit_file": args.edit_file, "floors": FLOORS, "samples": variants,
+                             "summary": summary})
     print(f"\nwrote {path}")
     return 0 if all(c["pass"] for c in summary["checks"]) else 1
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -151,6 +152,11 @@ class ModuleInfo:
     all_names: tuple[str, ...] | None = None  # a literal __all__
 
     @property
+    def root(self) -> str:
+        """The directory the module is imported from (``src`` for ``src/flask/app.py``)."""
+        return import_root(self)
+
+    @property
     def package(self) -> str:
         """The package relative imports start from."""
         return self.dotted if self.is_package else self.dotted.rpartition(".")[0]
@@ -183,7 +189,8 @@ class Site:
 
 CALL_FORMS = (
     "f() local", "f() nested", "f() imported", "C() constructor", "mod.f()", "mod.C() constructor",
-    "C.m()", "self.m()", "super().m()", "C().m()", "@decorator", "f() builtin/undefined", "f() variable", "literal.m()",
+    "C.m()", "self.m()", "super().m()", "C().m()", "@decorator", "f() builtin/undefined", "f() variable",
+    "literal.m()",
     "other",
 )
 
@@ -221,7 +228,8 @@ class _Builder:
                                                     for t in stmt.targets):
                 self.module.all_names = _literal_names(stmt.value)
 
-    def visit(self, node: ast.AST, scope: Scope, caller: str) -> None:  # noqa: C901 - one case per node type
+    def visit(self, node: ast.AST, scope: Scope, caller: str) -> None:
+        """Record what ``node`` binds in ``scope`` and the call sites in it, attributed to ``caller``."""
         if isinstance(node, FUNCTION_KINDS):
             self._function(node, scope)
         elif isinstance(node, ast.ClassDef):
@@ -252,9 +260,7 @@ class _Builder:
     def _generic(self, node: ast.AST, scope: Scope, caller: str) -> None:
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             scope.bind(node.id, OTHER)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            scope.bind(node.name, OTHER)
-        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
             scope.bind(node.name, OTHER)
         elif isinstance(node, ast.MatchMapping) and node.rest:
             scope.bind(node.rest, OTHER)
@@ -400,28 +406,39 @@ class Oracle:
             info = ModuleInfo(rel, dotted, is_package)
             self.modules[rel] = info
             self.by_dotted.setdefault(dotted, []).append(info)
-        self.top_packages = {d.split(".")[0] for d in self.by_dotted}
+        self.package_roots = {m.root for m in self.modules.values() if m.is_package or "." in m.dotted}
+        self.package_modules = {m.dotted for m in self.modules.values() if m.root in self.package_roots}
+        self.top_packages = {d.split(".")[0] for d in self.package_modules}
         for rel, tree in trees.items():
             _Builder(self, self.modules[rel]).build(tree)
 
     # -- modules --
     def find_module(self, dotted: str, importer: ModuleInfo | None) -> Result:
-        """A module by absolute dotted name (a namespace package has no path)."""
-        found = self.by_dotted.get(dotted, [])
+        """A module by absolute dotted name, as ``importer`` sees it (a namespace package has no path)."""
+        found = [m for m in self.by_dotted.get(dotted, []) if self._importable(m, importer)]
         if len(found) > 1 and importer is not None:
-            root = _import_root(importer)
-            same_root = [m for m in found if _import_root(m) == root]
-            found = same_root or found
+            found = [m for m in found if m.root == importer.root] or found
         if len(found) == 1:
             return Target("module", found[0].path, dotted)
         if found:
             return Unresolved("module name defined by several files")
-        if any(d.startswith(dotted + ".") for d in self.by_dotted):
+        if any(d.startswith(dotted + ".") for d in self.package_modules):
             return Target("module", "", dotted)
-        if dotted.split(".")[0] in self.top_packages:
+        top = dotted.split(".")[0]
+        if top in self.top_packages and top not in sys.stdlib_module_names:
             return Unresolved("repo module not found")
         beside = self._beside(dotted, importer)
         return beside if beside is not None else Target("external", qualname=dotted)
+
+    def _importable(self, module: ModuleInfo, importer: ModuleInfo | None) -> bool:
+        """Whether ``import module`` from ``importer`` finds this file: its import root is the importer's
+        own (``sys.path[0]``, pytest's rootdir insertion), or a root holding packages (the repository or
+        ``src/``), unless a standard-library module of that name wins (site roots come after the stdlib)."""
+        if importer is None or module.root == importer.root:
+            return True
+        if module.dotted.split(".")[0] in sys.stdlib_module_names:
+            return False
+        return module.root in self.package_roots
 
     def _beside(self, dotted: str, importer: ModuleInfo | None) -> Target | None:
         """A module next to the importing file: a script's directory is ``sys.path[0]``."""
@@ -452,9 +469,9 @@ class Oracle:
             return sub
         if info is not None:
             for star in info.stars:
-                found = self._star_member(star, name, info, depth)
-                if found is not None:
-                    return found
+                from_star = self._star_member(star, name, info, depth)
+                if from_star is not None:
+                    return from_star
             if "__getattr__" in info.scope.bindings:
                 return Unresolved("module __getattr__")
         return Unresolved("no such module attribute")
@@ -527,8 +544,8 @@ class Oracle:
             found = self._star_member(star, name, module, depth)
             if found is not None:
                 return found, module.scope
-        if module.stars and any(isinstance(self.find_module(s, module), Target)
-                                and self.find_module(s, module).kind == "external" for s in module.stars):
+        star_modules = [self.find_module(s, module) for s in module.stars]
+        if any(isinstance(m, Target) and m.kind == "external" for m in star_modules):
             return Unresolved("maybe from an external * import"), None
         if name in BUILTIN_NAMES:
             return Target("external", qualname=f"builtins.{name}"), None
@@ -599,6 +616,7 @@ class Oracle:
                 if entry == "builtins.object":
                     continue
                 return Unresolved("base outside the repository")
+            assert isinstance(entry, tuple)
             info = self.classes[entry]
             bound = info.scope.bindings.get(name)
             if bound:
@@ -650,7 +668,8 @@ class Oracle:
                 key = (cls_scope.module.path, cls_scope.qualname)
                 return "self.m()", self.class_member(key, func.attr, instance=not classmethod)
         if isinstance(receiver, LITERALS):
-            return "literal.m()", Target("external", qualname=f"builtins.{type(receiver).__name__.lower()}.{func.attr}")
+            literal = type(receiver).__name__.lower()
+            return "literal.m()", Target("external", qualname=f"builtins.{literal}.{func.attr}")
         if isinstance(receiver, ast.Call):
             made = self.resolve_expr(scope, receiver.func)
             if isinstance(made, Target) and made.def_kind == "class":
@@ -695,7 +714,8 @@ def _name_form(result: Result, binder: Scope | None, name: str) -> str:
     if isinstance(result, Target) and result.def_kind == "class":
         return "C() constructor"
     if binder is None:
-        return "f() imported" if isinstance(result, Target) and result.kind == "def" else "f() builtin/undefined"
+        found = isinstance(result, Target) and result.kind == "def"
+        return "f() imported" if found else "f() builtin/undefined"
     kinds = {b.kind for b in binder.bindings.get(name, [])}
     if kinds == {"def"}:
         return "f() nested" if binder.kind in {"function", "lambda"} else "f() local"
@@ -709,7 +729,7 @@ def _is_super(expr: ast.expr) -> bool:
             and (not expr.args or len(expr.args) == 2))
 
 
-def _import_root(module: ModuleInfo) -> str:
+def import_root(module: ModuleInfo) -> str:
     """The directory a module is imported from (``src`` for ``src/flask/app.py``)."""
     depth = module.dotted.count(".") + (1 if module.is_package else 0)  # package directories in its path
     parts = PurePosixPath(module.path).parent.parts
