@@ -78,8 +78,10 @@ def _string_value(node: Node | None) -> str:
 
 
 def _call_name(call: Node) -> str:
-    """``it`` for ``it(...)`` and ``it.only(...)``."""
+    """``it`` for ``it(...)``, ``it.only(...)`` and ``it.each(table)(...)``."""
     function = call.child_by_field_name("function")
+    if function is not None and function.type == "call_expression":
+        function = function.child_by_field_name("function")
     if function is not None and function.type == "member_expression":
         function = function.child_by_field_name("object")
     return node_text(function)

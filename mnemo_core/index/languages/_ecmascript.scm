@@ -25,6 +25,12 @@
   function: [(identifier) @_call (member_expression object: (identifier) @_call)]
   arguments: (arguments . (string) @name . [(arrow_function) (function_expression)] @definition.function)
   (#any-of? @_call "describe" "context" "suite" "it" "test" "specify"))
+(call_expression
+  function: (call_expression
+    function: (member_expression object: (identifier) @_call property: (property_identifier) @_each))
+  arguments: (arguments . (string) @name . [(arrow_function) (function_expression)] @definition.function)
+  (#eq? @_each "each")
+  (#any-of? @_call "describe" "it" "test"))
 
 (call_expression function: (identifier) @name) @reference.call
 (call_expression function: (member_expression
