@@ -129,7 +129,7 @@ class World:
         self._names = methods
 
     def _name_key(self, s: SymbolRow) -> tuple[str, str, bool] | None:
-        language = self.files[s.file_id].language
+        language = self._family(self.files[s.file_id].language)
         if s.kind == "method":
             return (language, s.name.rsplit(".", 1)[-1], True)
         if "." not in s.name and s.kind in NAME_TARGET_KINDS:
@@ -186,8 +186,9 @@ class World:
         return self._module_symbol.get(file_id)
 
     def named(self, language: str, name: str, methods: bool) -> list[int]:
-        """Every method (``methods``) or top-level function/type called ``name`` in a language."""
-        key = (language, name, methods)
+        """Every method (``methods``) or top-level function/type called ``name`` in a language (or in
+        its module family)."""
+        key = (self._family(language), name, methods)
         found = self._names.get(key)
         if found is None:
             found = [] if self._preloaded else self._query_names(key)
