@@ -15,19 +15,19 @@ from pathlib import PurePosixPath
 
 from tree_sitter import Node
 
-from mnemo_core.index.languages.base import Definition, Hooks, node_text, path_parts
+from mnemo_core.index.languages.base import TEST_DIRS, Definition, Hooks, node_text, path_parts
 from mnemo_core.model import CLASS_KINDS, RawImport
 
 # Resolution order for an import written without its file's extension (TypeScript first, as tsc does).
 SOURCE_SUFFIXES = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 # TypeScript imports name the compiled file (``./user.js``) while the source is ``user.ts``.
 COMPILED_SUFFIXES = (".js", ".jsx", ".mjs", ".cjs")
+_LONGEST_SUFFIX_FIRST = sorted(SOURCE_SUFFIXES, key=len, reverse=True)  # ``.d.ts`` before ``.ts``
 INDEX_STEM = "index"
 PATH_ALIASES = {"@/": "src/", "~/": "src/"}  # the usual tsconfig ``paths`` / bundler aliases
 SOURCE_ROOT = "src"  # a tsconfig ``baseUrl`` of ``src`` lets ``components/x`` name ``src/components/x``
 TEST_CASE_CALLS = frozenset({"it", "test", "specify"})
 _TEST_FILE = re.compile(r"\.(?:test|spec)\.[cm]?[jt]sx?$")
-_TEST_DIRS = frozenset({"__tests__", "__test__", "test", "tests", "spec", "specs"})
 _CALLBACK_TYPES = frozenset({"arrow_function", "function_expression"})
 _DECLARATION_TYPES = frozenset({"lexical_declaration", "variable_declaration"})
 _FIELD_TYPES = frozenset({"field_definition", "public_field_definition"})
@@ -135,7 +135,8 @@ class EcmaScriptHooks(Hooks):
 
     def decorators(self, definition: Definition) -> tuple[str, ...]:
         found = [n for n in self.leading_siblings(definition.outer) if n.type == "decorator"]
-        for holder in {definition.node, definition.outer}:
+        holders = {definition.outer.id: definition.outer, definition.node.id: definition.node}
+        for holder in holders.values():  # ``@Component() export class X`` or ``@Component() class X``
             found += holder.children_by_field_name("decorator")
         return tuple(node_text(n).lstrip("@") for n in found)
 
@@ -167,7 +168,7 @@ class EcmaScriptHooks(Hooks):
         return result or [RawImport(source, "", "", line)]
 
     def is_test_file(self, path: str) -> bool:
-        return bool(_TEST_FILE.search(path)) or any(part in _TEST_DIRS for part in path_parts(path))
+        return bool(_TEST_FILE.search(path)) or any(part in TEST_DIRS for part in path_parts(path))
 
     def classify_test(self, definition: Definition, in_test_file: bool) -> tuple[bool, bool]:
         call = _test_call(definition.node)
@@ -187,10 +188,8 @@ class EcmaScriptHooks(Hooks):
 
     def module_name(self, path: str) -> str:
         pure = PurePosixPath(path)
-        stem = pure.name
-        for suffix in SOURCE_SUFFIXES:
-            if stem.endswith(suffix):
-                stem = stem[: -len(suffix)]
+        suffix = next((s for s in _LONGEST_SUFFIX_FIRST if pure.name.endswith(s)), "")
+        stem = pure.name[: len(pure.name) - len(suffix)]
         if stem == INDEX_STEM and pure.parent.parts:
             return str(pure.parent)
         return str(pure.parent / stem)
