@@ -9,13 +9,11 @@ must be the whole directory path, and paths under the standard library's roots n
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 
 from tree_sitter import Node
 
+from mnemo_core.index.languages._packages import PackageIndex, package_index
 from mnemo_core.index.languages.base import Definition, Hooks, clean_comment, node_text
 from mnemo_core.model import RawImport
 
@@ -43,14 +41,6 @@ BUILTIN_METHODS = frozenset({
     "Cleanup", "Close", "Done", "Error", "Errorf", "Fail", "FailNow", "Fatal", "Fatalf", "Helper", "Lock",
     "Log", "Logf", "Parallel", "Read", "Run", "Skip", "Skipf", "String", "TempDir", "Unlock", "Wait", "Write",
 })
-
-
-@dataclass
-class PackageIndex:
-    """Go package directories, by every suffix of their path."""
-
-    files: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
-    by_suffix: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
 
 
 def package_names(import_path: str) -> tuple[str, ...]:
@@ -133,15 +123,7 @@ class GoHooks(Hooks):
         return path.removesuffix(".go")
 
     def module_index(self, paths: Iterable[str]) -> PackageIndex:
-        index = PackageIndex()
-        for path in paths:
-            if not path.endswith(TEST_SUFFIX):
-                index.files[str(PurePosixPath(path).parent)].append(path)
-        for directory in index.files:
-            parts = directory.split("/")
-            for i in range(len(parts)):
-                index.by_suffix["/".join(parts[i:])].append(directory)
-        return index
+        return package_index(p for p in paths if not p.endswith(TEST_SUFFIX))
 
     def resolve_module(self, importer: str, imp: RawImport, index: object) -> list[str]:
         assert isinstance(index, PackageIndex)

@@ -8,13 +8,12 @@ package without importing them. ``import com.acme.model.User`` names ``.../com/a
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from tree_sitter import Node
 
+from mnemo_core.index.languages._packages import PackageIndex, package_index
 from mnemo_core.index.languages.base import TEST_DIRS, Definition, Hooks, node_text, path_parts
 from mnemo_core.model import RawImport
 
@@ -32,14 +31,6 @@ BUILTIN_METHODS = frozenset({
     "map", "of", "orElse", "orElseThrow", "println", "put", "remove", "size", "stream", "substring",
     "toList", "toString", "trim", "valueOf",
 })
-
-
-@dataclass
-class PackageIndex:
-    """Java package directories (by every suffix of their path) and their files."""
-
-    files: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
-    by_suffix: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
 
 
 def _annotation_name(text: str) -> str:
@@ -105,14 +96,7 @@ class JavaHooks(Hooks):
         return True
 
     def module_index(self, paths: Iterable[str]) -> PackageIndex:
-        index = PackageIndex()
-        for path in paths:
-            index.files[str(PurePosixPath(path).parent)].append(path)
-        for directory in index.files:
-            parts = directory.split("/")
-            for i in range(len(parts)):
-                index.by_suffix["/".join(parts[i:])].append(directory)
-        return index
+        return package_index(paths)
 
     def resolve_module(self, importer: str, imp: RawImport, index: object) -> list[str]:
         assert isinstance(index, PackageIndex)
