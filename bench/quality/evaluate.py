@@ -6,8 +6,9 @@ little and the incremental re-index stays small. For each task: check out its pa
 query time), then rank with both rankers. Query time is ``time.perf_counter()`` around the ranking
 call only, in a warm process: the very first query of a repository runs once untimed.
 
-Both rankings are restricted to functions, methods and classes and cut to ``RANK_DEPTH``. A task
-whose text has nothing to search for (``rank_task`` raises ``MnemoError``) is a miss for both.
+Both rankings are restricted to functions, methods and classes (whole lists are kept: ranks past
+``RANK_DEPTH`` tell a ranked-too-low miss from a never-a-candidate one). A task whose text has
+nothing to search for (``rank_task`` raises ``MnemoError``) is a miss for both.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.quality.metrics import RANK_DEPTH, ranks_of, task_metrics
+from bench.quality.metrics import ranks_of, task_metrics
 from bench.quality.mining import Task, git
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.indexer import index_repo
@@ -39,7 +40,7 @@ Ranker = Callable[[Repository, str], list[str]]
 class Ranked:
     """One ranker's answer to one task."""
 
-    keys: list[str]  # ``path:qualified.name``, best first, at most RANK_DEPTH
+    keys: list[str]  # ``path:qualified.name``, best first
     ms: float
 
 
@@ -80,8 +81,7 @@ def bm25_ranking(repo: Repository, text: str) -> list[str]:
 
 
 def _keys(symbols: Iterable[Symbol]) -> list[str]:
-    keys = [s.key for s in symbols if s.kind in RANKED_KINDS]
-    return keys[:RANK_DEPTH]
+    return [s.key for s in symbols if s.kind in RANKED_KINDS]
 
 
 RANKER_FUNCTIONS: dict[str, Ranker] = {"full": full_ranking, "bm25": bm25_ranking}

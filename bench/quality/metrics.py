@@ -1,19 +1,22 @@
 """Scoring one ranking against one task's ground truth, and averaging over tasks.
 
-A ranking is a list of ``path:qualified.name`` keys, best first, already restricted to functions,
-methods and classes and cut to ``RANK_DEPTH``. Definitions (GT = the ground-truth functions):
+A ranking is the whole list of ``path:qualified.name`` keys a ranker returned, best first, already
+restricted to functions, methods and classes. Definitions (GT = the ground-truth functions):
 
 - ``R@k``: |GT in the top k| / |GT|            - ``Acc@10``: 1 if all of GT is in the top 10, else 0
-- ``P@10``: |GT in the top 10| / 10            - ``MRR``: 1 / rank of the first GT function (0 if absent)
-- ``file Acc@5``: 1 if every file of GT is among the first 5 distinct files of the ranking, else 0
+- ``P@10``: |GT in the top 10| / 10            - ``MRR``: 1 / rank of the first GT function when it is
+                                                 within ``RANK_DEPTH``, else 0
+- ``fileAcc@5``: 1 if every file of GT is among the first 5 distinct files of the ranking, else 0
+- ``R@all``: |GT anywhere in the list| / |GT| -- a diagnostic: what the ranker could reach at all
+  (the full pipeline's candidates, BM25's ``FTS_LIMIT`` hits), apart from how it ordered them
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-RANK_DEPTH = 100  # both rankings are cut to this many symbols, so MRR compares like with like
-METRICS = ("R@5", "R@10", "Acc@10", "P@10", "MRR", "fileAcc@5")
+RANK_DEPTH = 100  # MRR counts ranks up to here in both rankings, so it compares like with like
+METRICS = ("R@5", "R@10", "Acc@10", "P@10", "MRR", "fileAcc@5", "R@all")
 PRECISION_K = 10
 FILE_K = 5
 
@@ -34,8 +37,9 @@ def task_metrics(ranking: Sequence[str], truth: Sequence[str]) -> dict[str, floa
         "R@10": found[10] / len(truth),
         "Acc@10": float(found[10] == len(truth)),
         "P@10": found[PRECISION_K] / PRECISION_K,
-        "MRR": 1.0 / min(ranks) if ranks else 0.0,
+        "MRR": 1.0 / min(ranks) if ranks and min(ranks) <= RANK_DEPTH else 0.0,
         "fileAcc@5": float(files <= set(first_files(ranking, FILE_K))),
+        "R@all": len(ranks) / len(truth),
     }
 
 

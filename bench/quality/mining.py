@@ -10,6 +10,9 @@ every function of the *parent* version of a changed file that the commit touched
 
 each line counts for the innermost function or method around it (never the enclosing class), and
 functions the commit adds do not exist in the parent, so they are not part of the answer.
+Test files (mnemo's rules, plus directories named ``test*``) and doc directories do not count. A
+commit whose source changes leave the syntax trees unchanged once docstrings are removed only
+touched documentation, comments or layout: it is skipped like a docs-only commit.
 
 Candidates are the commits of the newest ``window`` first-parent commits whose message and author
 pass the cheap filters; they are shuffled with a seeded RNG (so tasks spread across that stretch
@@ -18,6 +21,7 @@ of history) and the expensive ground-truth mapping runs in that order until enou
 
 from __future__ import annotations
 
+import ast
 import os
 import random
 import re
@@ -34,6 +38,7 @@ from mnemo_core.model import CALLABLE_KINDS, RawSymbol
 MAX_FUNCTIONS = 8  # bigger commits are refactorings or features whose message cannot point at code
 MIN_WORDS = 4  # "Fix it", "Update foo.py" say nothing a retriever can use
 DOC_DIRS = frozenset({"doc", "docs", "example", "examples"})  # code that illustrates, not code that runs
+TEST_DIR_PREFIX = "test"  # beyond mnemo's test dirs: ``testsuite/``, ``test_utils/`` hold tests too
 PYTHON = "python"
 LOG_FIELD, LOG_RECORD = "\x1f", "\x1e"
 
@@ -48,6 +53,11 @@ _RULE = re.compile(r"^\s*(?:[-*=_~]\s*){3,}$", re.MULTILINE)
 _REF_ONLY_LINE = re.compile(
     r"^\s*(?:[-*]\s*)?(?:(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|refs?|see(?: also)?|related(?: to)?"
     r"|part of|follow[- ]up(?: to| of)?|backport(?: of)?)\b)?[\s:,.;&]*(?:and[\s,]*)*$",
+    re.IGNORECASE,
+)
+_BOILERPLATE_LINE = re.compile(  # squash-merge lists repeat what GitHub's buttons wrote, not the task
+    r"^\s*(?:[-*]\s*)?(?:\[pre-commit\.ci\].*|for more information, see:?|merge (?:branch|remote-tracking) .*"
+    r"|apply suggestions? from (?:code )?review.*|update [\w./-]+\.\w+)\s*$",
     re.IGNORECASE,
 )
 _SPACES = re.compile(r"[ \t]+")
@@ -70,8 +80,13 @@ def clean_message(message: str) -> str:
     text = _ISSUE.sub("", _URL.sub("", text))
     text = _RULE.sub("", _EMPTY_BRACKETS.sub("", text))
     lines = [_SPACES.sub(" ", line).strip() for line in text.splitlines()]
-    lines = [line for line in lines if not (line and _REF_ONLY_LINE.match(line))]
+    lines = [line for line in lines if not (line and _is_noise(line))]
     return _BLANK_RUN.sub("\n\n", "\n".join(lines)).strip()
+
+
+def _is_noise(line: str) -> bool:
+    """A line that carries no task: a bare "Fixes", or squash-merge boilerplate."""
+    return bool(_REF_ONLY_LINE.match(line) or _BOILERPLATE_LINE.match(line))
 
 
 def is_descriptive(text: str) -> bool:
@@ -91,6 +106,7 @@ class OldSideChange:
 
     changed: list[tuple[int, int]]  # deleted or replaced lines, inclusive ranges
     inserted_after: list[int]  # pure insertions: new lines go after this parent line (0: at the top)
+    new_path: str | None = None  # the file in the commit (None when the commit deleted it)
 
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@")
@@ -104,20 +120,22 @@ def parse_zero_context_diff(diff: str) -> dict[str, OldSideChange]:
     happens to start with ``-- a/`` is never mistaken for a file name.
     """
     changes: dict[str, OldSideChange] = {}
-    old_path: str | None = None
+    old_path = new_path = None
     in_header = False
     for line in diff.splitlines():
         if line.startswith("diff --git "):
-            old_path, in_header = None, True
+            old_path, new_path, in_header = None, None, True
         elif in_header and line.startswith("--- "):
-            old_path = _diff_path(line[4:])
+            old_path = _diff_path(line[4:], "a/")
+        elif in_header and line.startswith("+++ "):
+            new_path = _diff_path(line[4:], "b/")
         elif line.startswith("@@"):
             in_header = False
             found = _HUNK.match(line)
             if old_path is None or found is None:
                 continue
             start, count = int(found.group(1)), int(found.group(2) or "1")
-            change = changes.setdefault(old_path, OldSideChange([], []))
+            change = changes.setdefault(old_path, OldSideChange([], [], new_path))
             if count:
                 change.changed.append((start, start + count - 1))
             else:
@@ -125,12 +143,12 @@ def parse_zero_context_diff(diff: str) -> dict[str, OldSideChange]:
     return changes
 
 
-def _diff_path(raw: str) -> str | None:
-    """A ``---`` header's path; git appends a tab to names with spaces and quotes exotic ones."""
+def _diff_path(raw: str, prefix: str) -> str | None:
+    """A ``---``/``+++`` header's path; git appends a tab to names with spaces, quotes exotic ones."""
     raw = raw.rstrip("\t").strip('"')
     if raw == "/dev/null":
         return None
-    return raw[2:] if raw.startswith("a/") else raw
+    return raw.removeprefix(prefix)
 
 
 def touched_functions(symbols: Iterable[RawSymbol], change: OldSideChange) -> list[str]:
@@ -158,7 +176,10 @@ def is_source_path(path: str) -> bool:
     spec = language_for_path(path)
     if spec is None or spec.name != PYTHON:
         return False
-    return not spec.hooks.is_test_file(path) and not DOC_DIRS.intersection(PurePosixPath(path).parts[:-1])
+    directories = PurePosixPath(path).parts[:-1]
+    if spec.hooks.is_test_file(path) or any(d.startswith(TEST_DIR_PREFIX) for d in directories):
+        return False
+    return not DOC_DIRS.intersection(directories)
 
 
 # -- git --------------------------------------------------------------------------------------
@@ -179,19 +200,61 @@ def git_bytes(root: Path, *args: str) -> bytes:
     return subprocess.run(["git", "-C", str(root), *args], capture_output=True, env=env, check=True).stdout
 
 
-def ground_truth(root: Path, parent: str, commit: str) -> list[str]:
-    """``path:qualified.name`` of every parent-side function ``commit`` changed (see the module doc)."""
+def source_changes(root: Path, parent: str, commit: str) -> dict[str, OldSideChange]:
+    """The changed lines of each non-test, non-doc Python file of ``parent`` that ``commit`` changed."""
     diff = git(root, "diff", "-U0", "-M", "--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/",
                parent, commit, "--", "*.py")
+    changes = sorted(parse_zero_context_diff(diff).items())
+    return {path: change for path, change in changes if is_source_path(path)}
+
+
+def ground_truth(root: Path, parent: str, changes: dict[str, OldSideChange]) -> list[str]:
+    """``path:qualified.name`` of every parent-side function the changes touch (see the module doc)."""
     truth: list[str] = []
-    for path, change in sorted(parse_zero_context_diff(diff).items()):
-        if not is_source_path(path):
-            continue
+    for path, change in changes.items():
         spec = language_for_path(path)
-        assert spec is not None  # is_source_path checked it
+        assert spec is not None  # source_changes keeps Python files only
         symbols = extract(path, git_bytes(root, "show", f"{parent}:{path}"), spec).symbols
         truth += [f"{path}:{name}" for name in touched_functions(symbols, change)]
     return truth
+
+
+def changes_code(root: Path, parent: str, commit: str, changes: dict[str, OldSideChange]) -> bool:
+    """False when every change is to docstrings, comments or layout: a documentation commit."""
+    for path, change in changes.items():
+        if change.new_path is None:
+            return True
+        before = git_bytes(root, "show", f"{parent}:{path}")
+        after = git_bytes(root, "show", f"{commit}:{change.new_path}")
+        if not same_code(before, after):
+            return True
+    return False
+
+
+def same_code(before: bytes, after: bytes) -> bool:
+    """True when two versions of a module differ only in docstrings, comments and layout (judged by
+    their syntax trees with docstrings removed). Source ``ast`` cannot parse counts as different."""
+    first, second = _code_tree(before), _code_tree(after)
+    return first is not None and first == second
+
+
+def _code_tree(source: bytes) -> str | None:
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, _DOCUMENTED) and node.body and _is_docstring(node.body[0]):
+            node.body = node.body[1:]
+    return ast.dump(tree)
+
+
+_DOCUMENTED = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _is_docstring(statement: ast.stmt) -> bool:
+    return (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+            and isinstance(statement.value.value, str))
 
 
 # -- commits -> tasks -------------------------------------------------------------------------
@@ -252,8 +315,9 @@ def mine(root: Path, head: str, count: int, seed: int, window: int) -> Iterator[
     for commit in pool:
         if found >= count:
             return
-        truth = ground_truth(root, commit.parent, commit.sha)
-        if 1 <= len(truth) <= MAX_FUNCTIONS:
+        changes = source_changes(root, commit.parent, commit.sha)
+        truth = ground_truth(root, commit.parent, changes)
+        if 1 <= len(truth) <= MAX_FUNCTIONS and changes_code(root, commit.parent, commit.sha, changes):
             found += 1
             text = clean_message(commit.message)
             yield Task(commit.sha, commit.parent, commit.position, text.splitlines()[0], text, tuple(truth))

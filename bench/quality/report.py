@@ -119,7 +119,7 @@ def dump(records: Sequence[tuple[str, Record]], count: int) -> str:
             lines.append(f"  error: {r['error']}")
         if r["unindexed"]:
             lines.append(f"  not in the index: {', '.join(r['unindexed'])}")
-        lines.append("  ground truth (rank full / bm25):")
+        lines.append("  ground truth (rank in full / bm25; - = not returned at all):")
         lines += [f"    {key}  {_rank(r['full']['ranks'][key])} / {_rank(r['bm25']['ranks'][key])}"
                   for key in r["ground_truth"]]
         for ranker in RANKER_LABELS:

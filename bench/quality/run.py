@@ -89,12 +89,14 @@ def run_repo(repo: BenchRepo, args: argparse.Namespace, machine: dict[str, Any])
     tasks = tasks_for(repo, clone, args)
     ensure_commits(clone, (t.parent for t in tasks))
     started = time.perf_counter()
+    tty = sys.stderr.isatty()
 
     def progress(i: int, result: evaluate.TaskResult) -> None:
-        _log(f"\r{repo.name}: {i + 1}/{len(tasks)} tasks, {time.perf_counter() - started:.0f} s", end="")
+        if tty:
+            _log(f"\r{repo.name}: {i + 1}/{len(tasks)} tasks, {time.perf_counter() - started:.0f} s", end="")
 
     results = evaluate.evaluate(clone, tasks, progress)
-    _log("")
+    _log(f"{chr(13) if tty else ''}{repo.name}: {len(results)} tasks, {time.perf_counter() - started:.0f} s")
     records = [r.to_json() for r in results]
     summary = report.summarize(records)
     output = {
@@ -128,7 +130,7 @@ def print_report(outputs: list[dict[str, Any]], args: argparse.Namespace) -> boo
         rows += report.summary_rows(label, len(out["tasks"]), out["summary"])
         checks += report.floors(out["repo"], out["summary"])
     rows += _combined_rows(outputs)
-    print(f"\nTask-context retrieval quality (functions/methods/classes, rankings cut to {RANK_DEPTH})")
+    print(f"\nTask-context retrieval quality (functions/methods/classes; MRR counts ranks <= {RANK_DEPTH})")
     print(f"machine: {machine_line(outputs[0]['machine'])}\n")
     print(report.text_table(rows))
     if args.markdown:

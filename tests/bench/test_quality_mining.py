@@ -7,15 +7,18 @@ from pathlib import Path
 import pytest
 from helpers import commit, git, make_repo
 
-from bench.quality.metrics import first_files, task_metrics
+from bench.quality.metrics import RANK_DEPTH, first_files, task_metrics
 from bench.quality.mining import (
     OldSideChange,
     clean_message,
     ground_truth,
     is_bot,
     is_descriptive,
+    is_source_path,
     mine,
     parse_zero_context_diff,
+    same_code,
+    source_changes,
     touched_functions,
 )
 from mnemo_core.index.extract import extract
@@ -58,6 +61,9 @@ def helper(x):
      "Retry uploads\n\nSee and the docs for why."),
     ("* Fix chained output\n\nCo-authored-by: B <x@y>\n\n* Add tests\n\n-------\n\nCo-authored-by: B <x@y>",
      "* Fix chained output\n\n* Add tests"),
+    ("Speed up eq\n\n* Speed up eq\n\n* [pre-commit.ci] auto fixes\n\nfor more information, see https://x.org\n\n"
+     "* Update src/attr/_make.py\n\n* Apply suggestions from code review\n\n* Merge branch 'main' into eq",
+     "Speed up eq\n\n* Speed up eq"),
     ("Backport the loader fix (issue-42, bpo-7)\n\n(cherry picked from commit 0123abcd)\n",
      "Backport the loader fix"),
 ])
@@ -130,6 +136,7 @@ def test_parse_zero_context_diff_reads_parent_side_lines() -> None:
     assert changes["pkg/mod.py"].changed == [(10, 10), (30, 32)]
     assert changes["pkg/mod.py"].inserted_after == [20]
     assert changes["old/name.py"].changed == [(5, 6)]
+    assert changes["old/name.py"].new_path == "new/name.py"
 
 
 def _symbols() -> list[RawSymbol]:
@@ -154,6 +161,22 @@ def test_touched_functions_maps_lines_to_innermost(change: OldSideChange, expect
     assert sorted(touched_functions(_symbols(), change)) == expected
 
 
+@pytest.mark.parametrize(("path", "expected"), [
+    ("pkg/mod.py", True), ("src/pkg/testing.py", True), ("tests/test_mod.py", False),
+    ("pkg/conftest.py", False),
+    ("pkg/testsuite/helpers.py", False), ("docs/conf.py", False), ("pkg/data.json", False),
+])
+def test_is_source_path(path: str, expected: bool) -> None:
+    assert is_source_path(path) is expected
+
+
+def test_same_code_ignores_docstrings_comments_and_layout() -> None:
+    before = b'def f(x):\n    """Old."""\n    return x  # note\n'
+    assert same_code(before, b'def f(x):\n    """New words."""\n\n    return (x)\n')
+    assert not same_code(before, b'def f(x):\n    """Old."""\n    return -x\n')
+    assert not same_code(b"print 'python 2'\n", b"print 'python 2'\n")  # unparsable counts as code
+
+
 # -- against a real repository ------------------------------------------------------------------
 def _history(root: Path) -> dict[str, str]:
     """A small history: one commit of each kind the miner must accept or reject."""
@@ -163,10 +186,13 @@ def _history(root: Path) -> dict[str, str]:
         + "\n\ndef added():\n    return 1\n",
         "tests/test_mod.py": "def test_greet():\n    assert 1\n",
     }, "Separate the greeting from the name with a comma (#12)\n\nSigned-off-by: Ada <ada@example.com>")}
-    shas["typo"] = commit(root, {"pkg/mod.py": MODULE.replace("x + 1", "x + 2")}, "fix typo")
+    typo = MODULE.replace("x + 1", "x + 2")
+    shas["typo"] = commit(root, {"pkg/mod.py": typo}, "fix typo")
+    documented = typo.replace('"Says hello."', '"Greets."').replace("    y = x", "    # one more\n    y = x")
+    shas["docs"] = commit(root, {"pkg/mod.py": documented}, "Explain what the greeter and the helper are for")
     shas["tests_only"] = commit(root, {"tests/test_mod.py": "def test_greet():\n    assert 2\n"},
                                 "Make the greeting test stricter than before")
-    shas["bot"] = commit(root, {"pkg/mod.py": MODULE.replace("x + 1", "x + 3")},
+    shas["bot"] = commit(root, {"pkg/mod.py": documented.replace("x + 2", "x + 3")},
                          "Apply automatic fixes from the linter", author=("ci[bot]", "bot@example.com"))
     many = "".join(f"def f{i}():\n    return {i}\n\n\n" for i in range(10))
     commit(root, {"pkg/many.py": many}, "Add ten small functions to the package")
@@ -179,8 +205,10 @@ def test_ground_truth_is_parent_side_non_test_functions(tmp_path: Path) -> None:
     root = tmp_path / "repo"
     shas = _history(root)
     # the test file and the added function are not part of the answer
-    assert ground_truth(root, f"{shas['good']}~1", shas["good"]) == ["pkg/mod.py:Greeter.greet"]
-    assert ground_truth(root, f"{shas['tests_only']}~1", shas["tests_only"]) == []
+    good = source_changes(root, f"{shas['good']}~1", shas["good"])
+    assert list(good) == ["pkg/mod.py"]
+    assert ground_truth(root, f"{shas['good']}~1", good) == ["pkg/mod.py:Greeter.greet"]
+    assert source_changes(root, f"{shas['tests_only']}~1", shas["tests_only"]) == {}
 
 
 def test_mine_keeps_only_descriptive_small_commits_by_people(tmp_path: Path) -> None:
@@ -198,6 +226,10 @@ def test_mine_keeps_only_descriptive_small_commits_by_people(tmp_path: Path) -> 
 def test_task_metrics_definitions() -> None:
     ranking = ["a.py:x", "b.py:y", "a.py:z", "c.py:w", "d.py:v", "e.py:u", "f.py:t"]
     metrics = task_metrics(ranking, ["a.py:z", "g.py:missing"])
-    assert metrics == {"R@5": 0.5, "R@10": 0.5, "Acc@10": 0.0, "P@10": 0.1, "MRR": 1 / 3, "fileAcc@5": 0.0}
+    assert metrics == {"R@5": 0.5, "R@10": 0.5, "Acc@10": 0.0, "P@10": 0.1, "MRR": 1 / 3, "fileAcc@5": 0.0,
+                       "R@all": 0.5}
     assert task_metrics(ranking, ["b.py:y", "d.py:v"])["fileAcc@5"] == 1.0
     assert first_files(ranking, 3) == ["a.py", "b.py", "c.py"]
+    deep = [f"x.py:f{i}" for i in range(RANK_DEPTH)] + ["y.py:g"]
+    assert task_metrics(deep, ["y.py:g"])["MRR"] == 0.0  # found, but past the depth MRR counts
+    assert task_metrics(deep, ["y.py:g"])["R@all"] == 1.0
