@@ -62,13 +62,19 @@ HEADERS = ("repo", "tasks", "ranker", *METRICS, "median ms")
 LABEL_COLUMNS = 3  # left-aligned; the metric columns are right-aligned
 
 
-def summary_rows(repo: str, tasks: int, summary: Mapping[str, Mapping[str, float]]) -> list[list[str]]:
-    """Three rows per repository: full, bm25, and the relative gain of full over bm25."""
+def summary_rows(repo: str, tasks: int, summary: Mapping[str, Mapping[str, float]],
+                 previous: Mapping[str, float] | None = None) -> list[list[str]]:
+    """Rows for one repository: full, bm25, the relative gain of full over bm25 and, given the full
+    pipeline's summary of a previous run on the same tasks, the absolute change since then."""
     rows = [[repo if ranker == "full" else "", str(tasks) if ranker == "full" else "", label,
              *(f"{summary[ranker][m]:.3f}" for m in METRICS), f"{summary[ranker]['median_ms']:.0f}"]
             for ranker, label in RANKER_LABELS.items()]
     gains = [relative_gain(summary["full"][m], summary["bm25"][m]) for m in METRICS]
     rows.append(["", "", "gain", *("n/a" if g is None else f"{g:+.0%}" for g in gains), ""])
+    if previous is not None:
+        deltas = [summary["full"][m] - previous.get(m, 0.0) for m in METRICS]
+        ms = summary["full"]["median_ms"] - previous["median_ms"]
+        rows.append(["", "", "vs last", *(f"{d:+.3f}" for d in deltas), f"{ms:+.0f}"])
     return rows
 
 

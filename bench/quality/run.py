@@ -88,6 +88,7 @@ def run_repo(repo: BenchRepo, args: argparse.Namespace, machine: dict[str, Any])
     clone = working_clone(repo, args.mirrors, args.workdir)
     tasks = tasks_for(repo, clone, args)
     ensure_commits(clone, (t.parent for t in tasks))
+    previous = _previous_full(repo, [t.id for t in tasks])
     started = time.perf_counter()
     tty = sys.stderr.isatty()
 
@@ -105,11 +106,24 @@ def run_repo(repo: BenchRepo, args: argparse.Namespace, machine: dict[str, Any])
         "elapsed_s": round(time.perf_counter() - started, 1),
         "median_index_ms": statistics.median(r.index_ms for r in results) if results else 0.0,
         "summary": summary,
+        "previous": previous,
         "floors": [vars(f) for f in report.floors(repo.name, summary)],
         "tasks": records,
     }
     write_json(OUT_PREFIX + repo.name, output)
     return output
+
+
+def _previous_full(repo: BenchRepo, task_ids: list[str]) -> dict[str, Any] | None:
+    """The full pipeline's summary in the last saved run, when it ran the same tasks."""
+    path = OUT_DIR / f"{OUT_PREFIX}{repo.name}.json"
+    if not path.exists():
+        return None
+    last = json.loads(path.read_text(encoding="utf-8"))
+    if sorted(r["id"] for r in last["tasks"]) != sorted(task_ids):
+        return None
+    return {"summary": last["summary"]["full"], "mnemo_commit": last["machine"]["mnemo_commit"],
+            "date": last["machine"]["date"]}
 
 
 def load_out(repo: BenchRepo) -> dict[str, Any]:
@@ -127,12 +141,15 @@ def print_report(outputs: list[dict[str, Any]], args: argparse.Namespace) -> boo
     checks: list[report.Floor] = []
     for out in outputs:
         label = out["repo"] + (" (held out)" if out["held_out"] else "")
-        rows += report.summary_rows(label, len(out["tasks"]), out["summary"])
+        previous = out.get("previous")
+        rows += report.summary_rows(label, len(out["tasks"]), out["summary"],
+                                    previous["summary"] if previous else None)
         checks += report.floors(out["repo"], out["summary"])
     rows += _combined_rows(outputs)
     print(f"\nTask-context retrieval quality (functions/methods/classes; MRR counts ranks <= {RANK_DEPTH})")
     print(f"machine: {machine_line(outputs[0]['machine'])}\n")
     print(report.text_table(rows))
+    print("gain: full over bm25, relative; vs last: full minus the previous saved run on the same tasks")
     if args.markdown:
         print("\n" + report.markdown_table(rows))
     print("\n" + "\n".join(report.floor_lines(checks)))
