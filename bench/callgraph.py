@@ -42,6 +42,7 @@ Run: ``python bench/callgraph.py [--repos pallets/flask,psf/black] [--jedi-sampl
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import random
 import shutil
 import subprocess
@@ -66,7 +67,7 @@ from common import (
     verdict,
     write_json,
 )
-from pyoracle import MODULE_CALLER, Oracle, Site, Target, import_root
+from pyoracle import EXTENSION_FORMS, MODULE_CALLER, Oracle, Site, Target, import_root
 
 NAME = "callgraph"
 DEFAULT_REPOS = ("pallets/flask", "psf/black", "pytest-dev/pytest")
@@ -80,6 +81,8 @@ DEFAULT_JEDI_UNJUDGED_SAMPLE = 150  # per resolution kind and repository: the es
 SEED = 20240101  # the Jedi sample and the examples are reproducible
 CONFIDENT = frozenset({"self", "local", "import"})  # resolutions mnemo claims are proven, not guessed
 TOP_UNJUDGED = 8
+NO_REPO_ANSWER = frozenset({"external", "none", "error", "variable"})  # Jedi keys naming no repo definition
+FORM_COLUMNS = ("oracle", "found", "recall", "judged", "tp", "precision")
 VERDICT_RANK = {"repo": 3, "external": 2, "unresolved": 1, "no-site": 0}
 
 
@@ -415,13 +418,20 @@ def jedi_check(root: Path, oracle: Oracle, sites: list[Site], c: Comparison, fou
     started = time.perf_counter()
     jedi = JediOracle(root, oracle)
     rng = random.Random(SEED)
-    resolved = [s for s in sites if s.status == "repo"]
-    agree: Counter[str] = Counter()
-    for site in rng.sample(resolved, min(sample, len(resolved))):
-        keys = jedi.keys(site)
-        agree["agrees" if site.target and target_key(site.target) in keys else
-              "jedi external/none" if keys <= {"external", "none", "error"} else "disagrees"] += 1
-    result: dict[str, Any] = {"oracle_sites": dict(agree)}
+    result: dict[str, Any] = {}
+    for group, extension_forms in (("oracle_sites", False), ("oracle_extension_sites", True)):
+        resolved = [s for s in sites if s.status == "repo" and s.extension == extension_forms]
+        agree: Counter[str] = Counter()
+        disagreeing_examples: list[str] = []
+        for site in rng.sample(resolved, min(sample, len(resolved))):
+            keys = jedi.keys(site)
+            vote = ("agrees" if site.target and target_key(site.target) in keys else
+                    "jedi external/none" if keys <= NO_REPO_ANSWER else "disagrees")
+            agree[vote] += 1
+            if vote != "agrees" and site.target and len(disagreeing_examples) < EXAMPLES_PER_PATTERN:
+                disagreeing_examples.append(f"{site.path}:{site.line} `{site.name}`: oracle -> "
+                                            f"{target_key(site.target)}; jedi -> {', '.join(sorted(keys))}")
+        result[group] = {**agree, "examples": disagreeing_examples}
     for kind in ("FP", "FN"):
         disagreeing = [d for d in found if d.kind == kind and d.site is not None]
         result[kind] = _disagreement_votes(jedi, rng.sample(disagreeing, min(sample, len(disagreeing))), kind)
@@ -514,7 +524,7 @@ def evaluate(repo: str, workdir: Path, mirror_root: Path, jedi_sample: int,
     sites = list(oracle.sites())
     oracle_s = time.perf_counter() - started
     graph = load_mnemo(root, set(oracle.modules))
-    c = compare(sites, graph)
+    c = compare([_brief_only(s) for s in sites], graph)
     found = disagreements(c, graph)
     return {
         "repo": repo, "commit": commit, "mnemo_index": indexed,
@@ -532,7 +542,28 @@ def evaluate(repo: str, workdir: Path, mirror_root: Path, jedi_sample: int,
                                                 and c.verdicts[d.pair][0] == "external"], limit=5),
         "unjudged_confident_patterns": unjudged_patterns(c),
         "jedi": jedi_check(root, oracle, sites, c, found, jedi_sample, unjudged_sample),
+        "extension": extension(sites, graph),
     }
+
+
+def _brief_only(site: Site) -> Site:
+    """The headline metrics count only the brief's call forms: a typed-receiver site is unresolved there."""
+    if not site.extension:
+        return site
+    return dataclasses.replace(site, status="unresolved", target=None, reason="typed receiver (extension)")
+
+
+def extension(sites: list[Site], graph: MnemoGraph) -> dict[str, Any]:
+    """The metrics again with the typed-receiver forms judged too (``v = C(); v.m()``, ``p: C; p.m()``):
+    the sites where mnemo falls back to name matching."""
+    c = compare(sites, graph)
+    m = metrics(c)
+    found = [d for d in disagreements(c, graph) if d.site is not None and d.site.extension
+             and (d.kind == "FN" or c.verdicts[d.pair][0] == "repo")]
+    return {"precision": m["precision"], "recall": m["recall"], "judged": m["judged"], "tp": m["tp"],
+            "oracle_pairs": m["oracle_pairs"],
+            "by_form": {k: v for k, v in m["by_form"].items() if k in EXTENSION_FORMS},
+            "by_resolution": m["by_resolution"], "patterns": top_patterns(found, TOP_UNJUDGED)}
 
 
 # -- report -----------------------------------------------------------------------------------
@@ -600,13 +631,28 @@ def report(info: dict[str, Any], results: list[dict[str, Any]], total: dict[str,
                    f"{r['metrics']['mnemo_pairs_at_unresolved_sites_by_reason']}")
         if r["jedi"]:
             j = r["jedi"]
-            out.append(f"  jedi ({j['seconds']} s) on samples: oracle sites {j['oracle_sites']}; "
+            out.append(f"  jedi ({j['seconds']} s) on samples: oracle sites {_votes(j['oracle_sites'])}; "
+                       f"extension sites {_votes(j['oracle_extension_sites'])}; "
                        f"FP {_votes(j['FP'])}; FN {_votes(j['FN'])}")
+            for group in ("oracle_sites", "oracle_extension_sites"):
+                out += [f"      jedi differs from the oracle: {e}" for e in j[group]["examples"]]
             for resolution, v in j["unjudged"].items():
                 out.append(f"    mnemo [{resolution}] pairs the oracle cannot judge: {v['pool']}; sample "
                            f"{_votes({k: x for k, x in v.items() if k not in {'pool', 'est_precision'}})}; "
                            f"jedi-estimated precision {v['est_precision']:.2f}")
                 out += [f"      e.g. {e}" for e in v["examples_jedi_disagrees"][:EXAMPLES_PER_PATTERN]]
+    out += ["", "extension (not in the headline): receivers typed by `v = C(...)` or an annotation `p: C`",
+            table(("repo", "form", "oracle", "found", "recall", "judged", "TP", "precision"),
+                  [[r["repo"], form, *(row[k] for k in FORM_COLUMNS)]
+                   for r in results for form, row in r["extension"]["by_form"].items()])]
+    out += [f"  [{r['repo']}] all forms with the extension: precision {r['extension']['precision']:.3f}, "
+            f"recall {r['extension']['recall']:.3f}; by resolution: "
+            + ", ".join(f"{k} {v['tp']}/{v['judged']}" for k, v in r["extension"]["by_resolution"].items())
+            for r in results]
+    for r in results:
+        for p in r["extension"]["patterns"]:
+            out.append(f"{p['count']:6d}  [{r['repo']}] {p['pattern']}")
+            out += [f"          e.g. {e}" for e in p["examples"][:2]]
     out += ["", "mnemo self/local/import pairs at sites the oracle leaves unresolved (not in precision):"]
     for r in results:
         for p in r["unjudged_confident_patterns"]:

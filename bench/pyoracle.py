@@ -59,6 +59,9 @@ OBJECT_DUNDERS = frozenset(dir(object))
 FUNCTION_KINDS = (ast.FunctionDef, ast.AsyncFunctionDef)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 MODULE_CALLER = "<module>"
+# Receivers typed by a constructor call or an annotation: beyond the forms the benchmark's brief lists,
+# so reported separately (``Site.extension``).
+EXTENSION_FORMS = frozenset({"param.m() annotated", "var.m() annotated", "var.m() constructed"})
 
 
 # -- records ---------------------------------------------------------------------------------
@@ -91,6 +94,8 @@ class Binding:
     def_kind: str = ""  # def: function or class
     module: str = ""  # module, from: absolute dotted module name
     name: str = ""  # from: the member imported
+    value: ast.expr | None = None  # other: the value of ``name = value``
+    annotation: ast.expr | None = None  # other: the annotation of a parameter or of ``name: T = ...``
 
 
 OTHER = Binding("other")
@@ -185,12 +190,13 @@ class Site:
     status: str  # repo, external, unresolved
     target: Target | None
     reason: str = ""  # unresolved: why
+    extension: bool = False  # a typed-receiver form (EXTENSION_FORMS), reported apart from the brief's forms
 
 
 CALL_FORMS = (
     "f() local", "f() nested", "f() imported", "C() constructor", "mod.f()", "mod.C() constructor",
     "C.m()", "self.m()", "super().m()", "C().m()", "@decorator", "f() builtin/undefined", "f() variable",
-    "literal.m()",
+    "literal.m()", "param.m() annotated", "var.m() annotated", "var.m() constructed",
     "other",
 )
 
@@ -250,6 +256,14 @@ class _Builder:
                     scope.bind(head, Binding("module", module=head))
         elif isinstance(node, ast.ImportFrom):
             self._import_from(node, scope)
+        elif isinstance(node, ast.Assign) and [type(t) for t in node.targets] == [ast.Name]:
+            scope.bind(node.targets[0].id, Binding("other", value=node.value))  # type: ignore[attr-defined]
+            self.visit(node.value, scope, caller)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            scope.bind(node.target.id, Binding("other", value=node.value, annotation=node.annotation))
+            for part in (node.annotation, node.value):
+                if part is not None:
+                    self.visit(part, scope, caller)
         elif isinstance(node, ast.Global):
             scope.globals.update(node.names)
         elif isinstance(node, ast.Nonlocal):
@@ -317,7 +331,7 @@ class _Builder:
     def _bind_params(args: ast.arguments, scope: Scope) -> None:
         for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
             if arg is not None:
-                scope.bind(arg.arg, OTHER)
+                scope.bind(arg.arg, Binding("other", annotation=arg.annotation))
 
     def _comprehension(self, node: ast.expr, scope: Scope, caller: str) -> None:
         generators: list[ast.comprehension] = node.generators  # type: ignore[attr-defined]
@@ -639,14 +653,15 @@ class Oracle:
         else:
             name, line, col = "", func.lineno, func.col_offset
         form, result = self._resolve_callee(raw)
-        if raw.decorator:
+        extension = form in EXTENSION_FORMS
+        if raw.decorator and not extension:  # a typed receiver keeps its (extension) form
             form = "@decorator"
         module = raw.scope.module
         col = _char_column(self.root / module.path, line, col)
         if isinstance(result, Unresolved):
             return Site(module.path, raw.caller, line, col, name, form, "unresolved", None, result.reason)
         if result.kind == "def":
-            return Site(module.path, raw.caller, line, col, name, form, "repo", result)
+            return Site(module.path, raw.caller, line, col, name, form, "repo", result, extension=extension)
         if result.kind == "external":
             return Site(module.path, raw.caller, line, col, name, form, "external", result)
         return Site(module.path, raw.caller, line, col, name, form, "unresolved", None, "calls a module")
@@ -667,6 +682,11 @@ class Oracle:
                 cls_scope, classmethod = method
                 key = (cls_scope.module.path, cls_scope.qualname)
                 return "self.m()", self.class_member(key, func.attr, instance=not classmethod)
+        if isinstance(receiver, ast.Name):
+            typed = self._receiver_class(scope, receiver.id)
+            if typed is not None:
+                form, key = typed
+                return form, self.class_member(key, func.attr, instance=True)
         if isinstance(receiver, LITERALS):
             literal = type(receiver).__name__.lower()
             return "literal.m()", Target("external", qualname=f"builtins.{literal}.{func.attr}")
@@ -686,6 +706,49 @@ class Oracle:
         if isinstance(base, Unresolved) and base.reason == "variable":
             return "other", Unresolved("unknown receiver type")
         return "other", result if isinstance(result, Unresolved) else Unresolved("unknown receiver type")
+
+    def _receiver_class(self, scope: Scope, name: str) -> tuple[str, tuple[str, str]] | None:
+        """A variable whose class is known: bound once, by ``v = C(...)`` or with an annotation naming a
+        repository class (``p: C``, ``p: C | None``, ``p: Optional[C]``, ``p: "C"``)."""
+        binder, bindings = self.lookup(scope, name)
+        if binder is None or len(bindings) != 1 or bindings[0].kind != "other":
+            return None
+        b = bindings[0]
+        if b.annotation is not None:
+            key = self._annotation_class(binder, b.annotation)
+            if key is not None:
+                return ("param.m() annotated" if b.value is None else "var.m() annotated"), key
+        if isinstance(b.value, ast.Call):
+            key = self._class_key(self.resolve_expr(binder, b.value.func))
+            if key is not None:
+                return "var.m() constructed", key
+        return None
+
+    def _annotation_class(self, scope: Scope, annotation: ast.expr,
+                          depth: int = 0) -> tuple[str, str] | None:
+        if depth > MAX_DEPTH:
+            return None
+        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+            try:
+                annotation = ast.parse(annotation.value, mode="eval").body
+            except SyntaxError:
+                return None
+        if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+            sides = [annotation.left, annotation.right]
+            real = [x for x in sides if not (isinstance(x, ast.Constant) and x.value is None)]
+            return self._annotation_class(scope, real[0], depth + 1) if len(real) == 1 else None
+        if isinstance(annotation, ast.Subscript):
+            outer = self.resolve_expr(scope, annotation.value)
+            if isinstance(outer, Target) and outer.kind == "external" and outer.qualname.endswith("Optional"):
+                return self._annotation_class(scope, annotation.slice, depth + 1)
+            annotation = annotation.value  # a generic repository class: Base[T]
+        return self._class_key(self.resolve_expr(scope, annotation))
+
+    def _class_key(self, found: Result) -> tuple[str, str] | None:
+        if not isinstance(found, Target) or found.def_kind != "class":
+            return None
+        key = (found.path, found.qualname)
+        return key if key in self.classes else None
 
     def _method_binding_self(self, scope: Scope, name: str) -> tuple[Scope, bool] | None:
         """When ``name`` is the first parameter of the method binding it: (class scope, is classmethod)."""
