@@ -3,8 +3,11 @@
 One working tree per repository. Tasks run oldest first, so each checkout moves the tree forward a
 little and the incremental re-index stays small. For each task: check out its parent (``-f``, then
 ``git clean`` keeping the ignored ``.mnemo/``), bring the index up to date (timed apart, never as
-query time), then rank with both rankers. Query time is ``time.perf_counter()`` around the ranking
-call only, in a warm process: the very first query of a repository runs once untimed.
+query time), then rank with both rankers. The index is rebuilt from nothing at the first task of
+every run: symbol ids (which break ties in the ranking) depend on an index's history, so a fixed
+history makes two runs of the same code give the same ranks. Query time is ``time.perf_counter()``
+around the ranking call only, in a warm process: the very first query of a repository runs once
+untimed.
 
 Both rankings are restricted to functions, methods and classes (whole lists are kept: ranks past
 ``RANK_DEPTH`` tell a ranked-too-low miss from a never-a-candidate one). A task whose text has
@@ -13,6 +16,7 @@ nothing to search for (``rank_task`` raises ``MnemoError``) is a miss for both.
 
 from __future__ import annotations
 
+import shutil
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -33,6 +37,7 @@ RANKED_KINDS = CALLABLE_KINDS | CLASS_KINDS  # answers are functions, methods an
 RANKERS = ("full", "bm25")
 TOP_SHOWN = 10  # how much of each ranking the per-task output keeps
 MS_PER_S = 1000.0
+INDEX_DIR = ".mnemo"
 Ranker = Callable[[Repository, str], list[str]]
 
 
@@ -90,7 +95,7 @@ RANKER_FUNCTIONS: dict[str, Ranker] = {"full": full_ranking, "bm25": bm25_rankin
 def checkout(root: Path, sha: str) -> None:
     """Put the working tree at ``sha`` exactly (untracked files go; the ignored index stays)."""
     git(root, "checkout", "-q", "-f", "--detach", sha)
-    git(root, "clean", "-fdq", "-e", ".mnemo")
+    git(root, "clean", "-fdq", "-e", INDEX_DIR)
 
 
 def timed(ranker: Ranker, repo: Repository, text: str) -> Ranked:
@@ -132,6 +137,7 @@ def evaluate(root: Path, tasks: list[Task], progress: Callable[[int, TaskResult]
     """Every task on its parent tree, oldest first; returns results in that order. The rankers are
     warmed up (one untimed query each) before the first timed query."""
     ordered = sorted(tasks, key=lambda t: -t.position)
+    shutil.rmtree(root / INDEX_DIR, ignore_errors=True)
     repo = Repository.open(root)
     results: list[TaskResult] = []
     try:
