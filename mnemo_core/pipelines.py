@@ -15,7 +15,7 @@ from mnemo_core.lookup import resolve_symbol
 from mnemo_core.model import ContextPack, Contribution, Explanation, ScoredSymbol, Symbol
 from mnemo_core.repository import Repository
 from mnemo_core.retrieve.pack import Piece, pack
-from mnemo_core.retrieve.recency import RecencyLookup
+from mnemo_core.retrieve.recency import RecencyLookup, git_recency
 from mnemo_core.retrieve.reasons import task_reasons
 from mnemo_core.retrieve.score import WEIGHTS
 from mnemo_core.retrieve.snippets import SourceCache, token_costs
@@ -154,7 +154,5 @@ def _explanation(ranking: TaskRanking, target: Symbol, text: str) -> Explanation
 
 
 def recency_lookup(repo: Repository) -> RecencyLookup:
-    """How this repository's symbols get their commit recency."""
-    from mnemo_core.retrieve.recency import no_history
-
-    return no_history
+    """How this repository's symbols get their commit recency (neutral without git history)."""
+    return git_recency(repo.root)

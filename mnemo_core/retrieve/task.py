@@ -60,7 +60,8 @@ def rank_task(store: Store, root: Path, text: str, recency_lookup: RecencyLookup
     symbols = {sid: s for sid, s in store.symbols_by_ids(candidate_ids).items() if s.kind not in EXCLUDED_KINDS}
     candidates = [sid for sid in candidate_ids if sid in symbols]
     fan_in = store.fan_in(candidates)
-    recency, reference, recency_notes = recency_lookup(symbols)
+    preliminary = score_candidates(candidates, top_seeds, result, fan_in, {}, None, symbols, keywords.about_tests)
+    recency, reference, recency_notes = recency_lookup({s.symbol_id: symbols[s.symbol_id] for s in preliminary})
     scored = score_candidates(candidates, top_seeds, result, fan_in, recency, reference, symbols,
                               keywords.about_tests)
     notes = list(recency_notes)
