@@ -6,18 +6,23 @@ Everything here reads the per-task records of ``bench/out/quality-<repo>.json`` 
 
 from __future__ import annotations
 
-import statistics
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bench.common import median
 from bench.quality.metrics import METRICS, mean_metrics, relative_gain
 
 RANKER_LABELS = {"full": "full", "bm25": "bm25"}
 MIN_GAIN = 0.15  # the full pipeline must beat BM25 alone by 15% (relative) ...
 GAIN_METRICS = ("R@10", "MRR")  # ... on these metrics, on every repository
 MAX_MEDIAN_MS = 300.0  # median query time of the full pipeline (warm process, index up to date)
+TIME_LABELS = {  # both query times of the full pipeline are checked against MAX_MEDIAN_MS
+    "ms": "first query after a checkout",  # per-commit caches (file history, blame) cold
+    "again_ms": "repeated query",  # the same query again: every cache warm
+}
+TIMES = tuple(TIME_LABELS)
 DUMP_TEXT_CHARS = 400
 Record = Mapping[str, Any]
 
@@ -33,15 +38,12 @@ class Floor:
 
 
 def summarize(records: Sequence[Record]) -> dict[str, dict[str, float]]:
-    """Mean metrics and median query time of each ranker over the tasks."""
-    summary = {}
-    for ranker in RANKER_LABELS:
-        summary[ranker] = {
-            **mean_metrics([r[ranker]["metrics"] for r in records]),
-            "median_ms": statistics.median(r[ranker]["ms"] for r in records if r["error"] is None)
-            if any(r["error"] is None for r in records) else 0.0,
-        }
-    return summary
+    """Mean metrics and median query times of each ranker over the tasks."""
+    answered = [r for r in records if r["error"] is None]
+    return {ranker: {
+        **mean_metrics([r[ranker]["metrics"] for r in records]),
+        **{f"median_{t}": median(r[ranker][t] for r in answered) for t in TIMES},
+    } for ranker in RANKER_LABELS}
 
 
 def floors(repo: str, summary: Mapping[str, Mapping[str, float]]) -> list[Floor]:
@@ -52,13 +54,15 @@ def floors(repo: str, summary: Mapping[str, Mapping[str, float]]) -> list[Floor]
         shown = "n/a (baseline 0)" if gain is None else f"{gain:+.0%}"
         ok = summary["full"][metric] > 0 if gain is None else gain >= MIN_GAIN
         checks.append(Floor(repo, f"{metric} gain over bm25 >= {MIN_GAIN:.0%}", shown, ok))
-    ms = summary["full"]["median_ms"]
-    checks.append(Floor(repo, f"median query <= {MAX_MEDIAN_MS:.0f} ms", f"{ms:.0f} ms", ms <= MAX_MEDIAN_MS))
+    for timing, label in TIME_LABELS.items():
+        ms = summary["full"].get(f"median_{timing}", 0.0)
+        what = f"median {label} <= {MAX_MEDIAN_MS:.0f} ms"
+        checks.append(Floor(repo, what, f"{ms:.0f} ms", ms <= MAX_MEDIAN_MS))
     return checks
 
 
 # -- tables -------------------------------------------------------------------------------------
-HEADERS = ("repo", "tasks", "ranker", *METRICS, "median ms")
+HEADERS = ("repo", "tasks", "ranker", *METRICS, "median ms", "again ms")
 LABEL_COLUMNS = 3  # left-aligned; the metric columns are right-aligned
 
 
@@ -67,14 +71,15 @@ def summary_rows(repo: str, tasks: int, summary: Mapping[str, Mapping[str, float
     """Rows for one repository: full, bm25, the relative gain of full over bm25 and, given the full
     pipeline's summary of a previous run on the same tasks, the absolute change since then."""
     rows = [[repo if ranker == "full" else "", str(tasks) if ranker == "full" else "", label,
-             *(f"{summary[ranker][m]:.3f}" for m in METRICS), f"{summary[ranker]['median_ms']:.0f}"]
+             *(f"{summary[ranker][m]:.3f}" for m in METRICS),
+             *(f"{summary[ranker].get('median_' + t, 0.0):.0f}" for t in TIMES)]
             for ranker, label in RANKER_LABELS.items()]
     gains = [relative_gain(summary["full"][m], summary["bm25"][m]) for m in METRICS]
-    rows.append(["", "", "gain", *("n/a" if g is None else f"{g:+.0%}" for g in gains), ""])
+    rows.append(["", "", "gain", *("n/a" if g is None else f"{g:+.0%}" for g in gains), *([""] * len(TIMES))])
     if previous is not None:
         deltas = [summary["full"][m] - previous.get(m, 0.0) for m in METRICS]
-        ms = summary["full"]["median_ms"] - previous["median_ms"]
-        rows.append(["", "", "vs last", *(f"{d:+.3f}" for d in deltas), f"{ms:+.0f}"])
+        ms = [summary["full"].get(f"median_{t}", 0.0) - previous.get(f"median_{t}", 0.0) for t in TIMES]
+        rows.append(["", "", "vs last", *(f"{d:+.3f}" for d in deltas), *(f"{d:+.0f}" for d in ms)])
     return rows
 
 

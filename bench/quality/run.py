@@ -149,7 +149,8 @@ def print_report(outputs: list[dict[str, Any]], args: argparse.Namespace) -> boo
     print(f"\nTask-context retrieval quality (functions/methods/classes; MRR counts ranks <= {RANK_DEPTH})")
     print(f"machine: {machine_line(outputs[0]['machine'])}\n")
     print(report.text_table(rows))
-    print("gain: full over bm25, relative; vs last: full minus the previous saved run on the same tasks")
+    print("gain: full over bm25, relative; vs last: full minus the previous saved run on the same tasks;\n"
+          "median ms: the first query on each task's tree (warm process); again ms: the same query repeated")
     if args.markdown:
         print("\n" + report.markdown_table(rows))
     print("\n" + "\n".join(report.floor_lines(checks)))
