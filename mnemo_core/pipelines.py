@@ -8,8 +8,11 @@ renders the same way.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
+from mnemo_core.change.context import analyse, file_symbols_as_changed
+from mnemo_core.change.diffmap import ChangedSymbol, FileSummary, changed_symbols
 from mnemo_core.errors import MnemoError
 from mnemo_core.lookup import resolve_symbol
 from mnemo_core.model import ContextPack, Contribution, Explanation, ScoredSymbol, Symbol
@@ -18,11 +21,15 @@ from mnemo_core.retrieve.pack import Piece, pack
 from mnemo_core.retrieve.recency import RecencyLookup, git_recency
 from mnemo_core.retrieve.reasons import task_reasons
 from mnemo_core.retrieve.score import WEIGHTS
-from mnemo_core.retrieve.snippets import SourceCache, token_costs
+from mnemo_core.retrieve.snippets import SourceCache, header, token_costs
 from mnemo_core.retrieve.task import TaskRanking, rank_task
-from mnemo_core.vcs.git import head_commit
+from mnemo_core.vcs.diff import changed_files
+from mnemo_core.vcs.git import head_commit, require_toplevel
+from mnemo_core.vcs.refs import Snapshot, default_base_name, merge_base, resolve_ref
 
 DEFAULT_BUDGET = 8000
+DEFAULT_DEPTH = 3  # callers of callers of callers: beyond that, impact is speculation
+DEFAULT_FILES_DEPTH = 2
 PACK_POOL = 200  # packing considers this many of the best candidates
 
 
@@ -69,29 +76,36 @@ def for_task(repo: str | Path | Repository, text: str, budget: int = DEFAULT_BUD
 
 
 def _packed(repo: Repository, ranking: TaskRanking, budget: int, limit: int | None) -> list[ScoredSymbol]:
-    source = SourceCache(repo.root)
     pool = ranking.scored[: limit or PACK_POOL]
-    members = repo.store.children_of(s.symbol_id for s in pool)
+    ranked = [
+        ScoredSymbol(
+            symbol=ranking.symbols[s.symbol_id],
+            score=round(s.score, 4),
+            components=s.components,
+            reasons=tuple(task_reasons(ranking, s.symbol_id)),
+            distance=ranking.walk.hops.get(s.symbol_id, 0),
+        )
+        for s in pool
+    ]
+    return fit_budget(repo, ranked, budget, _neighbours(ranking))
+
+
+def fit_budget(repo: Repository, ranked: list[ScoredSymbol], budget: int,
+               neighbours: dict[int, set[int]] | None = None) -> list[ScoredSymbol]:
+    """The ranked symbols that fit ``budget`` tokens (whole, or as headers), in their ranked order."""
+    source = SourceCache(repo.root)
+    members = repo.store.children_of(s.symbol.id for s in ranked if s.symbol.id > 0)
     texts: dict[int, str] = {}
     pieces = []
-    for scored in pool:
-        symbol = ranking.symbols[scored.symbol_id]
-        head, full, texts[symbol.id] = token_costs(symbol, source, members.get(symbol.id, ()))
-        pieces.append(Piece(symbol.id, scored.score, symbol.path, head, full))
-    by_id = {s.symbol_id: s for s in pool}
-    chosen = pack(pieces, budget, _neighbours(ranking))
-    return [
-        ScoredSymbol(
-            symbol=ranking.symbols[c.symbol_id],
-            score=round(by_id[c.symbol_id].score, 4),
-            components=by_id[c.symbol_id].components,
-            reasons=tuple(task_reasons(ranking, c.symbol_id)),
-            distance=ranking.walk.hops.get(c.symbol_id, 0),
-            tokens=c.tokens,
-            body=texts[c.symbol_id] if c.full else None,
-        )
-        for c in chosen
-    ]
+    for s in ranked:
+        head, full, texts[s.symbol.id] = token_costs(s.symbol, source, members.get(s.symbol.id, ()))
+        if s.symbol.id < 0:  # no longer in the index (deleted): only its header can be shown
+            full, texts[s.symbol.id] = head, header(s.symbol)
+        pieces.append(Piece(s.symbol.id, s.score, s.symbol.path, head, full))
+    chosen = {c.symbol_id: c for c in pack(pieces, budget, neighbours or {})}
+    return [replace(s, tokens=chosen[s.symbol.id].tokens,
+                    body=texts[s.symbol.id] if chosen[s.symbol.id].full else None)
+            for s in ranked if s.symbol.id in chosen]
 
 
 def _neighbours(ranking: TaskRanking) -> dict[int, set[int]]:
@@ -100,6 +114,93 @@ def _neighbours(ranking: TaskRanking) -> dict[int, set[int]]:
     for sid, symbol in ranking.symbols.items():
         groups.setdefault(symbol.parent_id, set()).add(sid)
     return {sid: groups[symbol.parent_id] - {sid} for sid, symbol in ranking.symbols.items()}
+
+
+def for_pr(repo: str | Path | Repository, base: str | None = None, head: str | None = None, staged: bool = False,
+           worktree: bool = False, depth: int = DEFAULT_DEPTH, budget: int = DEFAULT_BUDGET,
+           update_index: bool = True) -> ContextPack:
+    """The blast radius of a change: ``base..head`` (default: the merge-base with the default
+    branch, to HEAD), the staged change, or the working tree against HEAD."""
+    started = time.perf_counter()
+    check_budget(budget)
+    _check_depth(depth)
+    if staged and worktree:
+        raise MnemoError("choose one of --staged and --worktree")
+    if (staged or worktree) and head:
+        raise MnemoError("--head compares commits; it cannot be combined with --staged or --worktree")
+    opened = open_repo(repo, update_index)
+    root = require_toplevel(opened.root)
+    target: str | Snapshot = Snapshot.STAGED if staged else Snapshot.WORKTREE if worktree else (head or "HEAD")
+    base_sha = _base_of(root, base, target)
+    changes = changed_files(root, base_sha, target)
+    described = _describe_range(base_sha, target)
+    notes = []
+    if isinstance(target, str) and resolve_ref(root, target) != head_commit(root):
+        notes.append(f"callers and tests come from the index of the working tree, not of {target}")
+    changed, files = changed_symbols(root, changes, base_sha or "HEAD", target)
+    if not changes:
+        notes.append(f"no changes in {described}")
+    return _change_pack(opened, "pr", described, changed, files, depth, budget, base_sha, started, notes)
+
+
+def for_files(repo: str | Path | Repository, paths: list[str], depth: int = DEFAULT_FILES_DEPTH,
+              budget: int = DEFAULT_BUDGET, update_index: bool = True) -> ContextPack:
+    """The context of some files: their symbols, their callers and the tests that reach them."""
+    started = time.perf_counter()
+    check_budget(budget)
+    _check_depth(depth)
+    opened = open_repo(repo, update_index)
+    relative = [opened.relpath(p) for p in paths]
+    missing = [p for p, rel in zip(paths, relative) if not (opened.root / rel).is_file()]
+    if missing:
+        raise MnemoError(f"no such file: {', '.join(missing)}")
+    changed, files = file_symbols_as_changed(opened.store, relative)
+    base = head_commit(opened.root)
+    return _change_pack(opened, "files", " ".join(relative), changed, files, depth, budget, base, started, [])
+
+
+def _change_pack(repo: Repository, mode: str, query: str, changed: list[ChangedSymbol], files: list[FileSummary],
+                 depth: int, budget: int, base: str | None, started: float, notes: list[str]) -> ContextPack:
+    analysis = analyse(repo.store, repo.root, changed, files, depth, base)
+    symbols = fit_budget(repo, analysis.ranked, budget)
+    impact = analysis.impact
+    return ContextPack(
+        mode=mode,  # type: ignore[arg-type]
+        query=query,
+        repo=str(repo.root),
+        commit=head_commit(repo.root),
+        budget_tokens=budget,
+        used_tokens=sum(s.tokens for s in symbols),
+        symbols=tuple(symbols),
+        impact=impact,
+        stats={
+            "elapsed_ms": round((time.perf_counter() - started) * 1000),
+            "changed": len(impact.changed),
+            "callers": len(impact.callers),
+            "tests": len(impact.tests),
+            "index_files": repo.store.totals()[0],
+        },
+        notes=tuple(notes),
+    )
+
+
+def _check_depth(depth: int) -> None:
+    if depth < 1:
+        raise MnemoError(f"the depth must be at least 1 (got {depth})")
+
+
+def _base_of(root: Path, base: str | None, target: str | Snapshot) -> str | None:
+    """The base commit: the merge-base of ``base`` (default: the default branch) and the head."""
+    if isinstance(target, Snapshot):
+        return resolve_ref(root, base) if base else head_commit(root)
+    if base is None:
+        return merge_base(root, default_base_name(root), target)
+    return merge_base(root, base, target)
+
+
+def _describe_range(base: str | None, target: str | Snapshot) -> str:
+    head = {Snapshot.STAGED: "staged", Snapshot.WORKTREE: "working tree"}.get(target, target)  # type: ignore[call-overload]
+    return f"{base[:10] if base else 'empty tree'}..{head}"
 
 
 def explain(repo: str | Path | Repository, text: str, handle: str, update_index: bool = True) -> Explanation:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from mnemo_core.model import ContextPack, Explanation, Impact, ScoredSymbol
 from mnemo_core.retrieve.snippets import header
 
 SCHEMA = 1
+IMPACT_LINES = 25  # per list in text output; JSON lists everything
 MULTIPLIER_NAMES = {"test": "test code, and the task is not about tests", "kind": "kind prior"}
 
 
@@ -55,10 +57,31 @@ def to_json(pack: ContextPack) -> str:
     return json.dumps(pack_json(pack), indent=2, ensure_ascii=False)
 
 
+def test_ids(tests: Iterable[ScoredSymbol]) -> list[str]:
+    """Runnable test ids: pytest node ids for Python (``path::Class::test``), ``path::name`` otherwise."""
+    return list(dict.fromkeys(f"{t.symbol.path}::{t.symbol.name.replace('.', '::')}" for t in tests))
+
+
+def impact_text(impact: Impact) -> list[str]:
+    """The impact section for a terminal."""
+    lines = [f"risk: {impact.risk}"] + [f"  - {r}" for r in impact.reasons]
+    for title, items in (("changed", impact.changed), ("callers", impact.callers), ("tests", impact.tests)):
+        lines.append(f"{title} ({len(items)}):")
+        lines += [f"  {s.symbol.path}:{s.symbol.start_line}  {s.symbol.name}  {'; '.join(s.reasons)}"
+                  for s in items[:IMPACT_LINES]]
+        if len(items) > IMPACT_LINES:
+            lines.append(f"  ... and {len(items) - IMPACT_LINES} more (--format json lists all)")
+    if impact.tests:
+        lines.append("run: pytest " + " ".join(test_ids(impact.tests)))
+    return lines
+
+
 def to_text(pack: ContextPack) -> str:
     """A terminal-friendly answer: ranked anchors, scores and reasons, then the shown code."""
     lines = [f"{pack.mode}: {pack.query}", f"{len(pack.symbols)} symbols, {pack.used_tokens}/{pack.budget_tokens} tokens"]
     lines += [f"note: {n}" for n in pack.notes]
+    if pack.impact is not None:
+        lines += impact_text(pack.impact)
     for rank, s in enumerate(pack.symbols, start=1):
         sym = s.symbol
         lines.append("")
@@ -74,6 +97,8 @@ def to_markdown(pack: ContextPack) -> str:
     out = [f"# mnemo: {_md(pack.query)}", "",
            f"{len(pack.symbols)} symbols, {pack.used_tokens} of {pack.budget_tokens} tokens", ""]
     out += [f"> {_md(n)}" for n in pack.notes]
+    if pack.impact is not None:
+        out += impact_markdown(pack.impact)
     out += ["| # | symbol | where | score | why |", "|---|---|---|---|---|"]
     for rank, s in enumerate(pack.symbols, start=1):
         sym = s.symbol
@@ -84,6 +109,24 @@ def to_markdown(pack: ContextPack) -> str:
         out += ["", f"## {rank}. `{_code(sym.name)}` — `{_code(sym.path)}:{sym.start_line}-{sym.end_line}`", "",
                 f"```{sym.language}", s.body if s.body is not None else header(s.symbol), "```"]
     return "\n".join(out) + "\n"
+
+
+def impact_markdown(impact: Impact) -> list[str]:
+    """The impact section as Markdown: verdict, reasons, changed symbols, collapsible lists."""
+    out = [f"**Risk: {impact.risk}** · {len(impact.changed)} changed · {len(impact.callers)} impacted · "
+           f"{len(impact.tests)} tests", ""]
+    out += [f"- {_md(r)}" for r in impact.reasons] + [""]
+    out += ["| changed | where | what |", "|---|---|---|"]
+    out += [f"| `{_code(s.symbol.name)}` | `{_code(s.symbol.path)}:{s.symbol.start_line}` | {_md('; '.join(s.reasons))} |"
+            for s in impact.changed]
+    for title, items in (("Impacted symbols", impact.callers), ("Impacted tests", impact.tests)):
+        out += ["", f"<details><summary>{title} ({len(items)})</summary>", ""]
+        out += [f"- `{_code(s.symbol.name)}` `{_code(s.symbol.path)}:{s.symbol.start_line}` — {_md('; '.join(s.reasons))}"
+                for s in items]
+        out += ["", "</details>"]
+    if impact.tests:
+        out += ["", "```", "pytest " + " ".join(test_ids(impact.tests)), "```"]
+    return out + [""]
 
 
 def explanation_text(e: Explanation) -> str:

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from mnemo_core.commands import find, graph, index, stats, task
+from mnemo_core.commands import change, find, graph, index, stats, task
 
-COMMANDS = (index, stats, find, graph, task)
+COMMANDS = (index, stats, find, graph, task, change)

@@ -420,6 +420,17 @@ class Store:
             out.update((r[0], _symbol(r)) for r in rows)
         return out
 
+    def symbols_by_keys(self, keys: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str, str], Symbol]:
+        """Symbols by (path, qualified name, kind); the first of duplicates wins."""
+        out: dict[tuple[str, str, str], Symbol] = {}
+        for path, name, kind in keys:
+            row = self.conn.execute(
+                f"SELECT {_SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id"
+                " WHERE f.path=? AND s.name=? AND s.kind=? ORDER BY s.id LIMIT 1", (path, name, kind)).fetchone()
+            if row is not None:
+                out[(path, name, kind)] = _symbol(row)
+        return out
+
     def symbols_in_file(self, path: str) -> list[Symbol]:
         """The symbols of one file, in line order."""
         rows = self.conn.execute(

@@ -220,6 +220,10 @@ class World:
             self._imports.update(self.source.imports_of([file_id]))
         return self._imports.get(file_id, ([], None))
 
+    def imports(self, file_id: int) -> list[RawImport]:
+        """The imports a file declares, as written."""
+        return self._imports_of(file_id)[0]
+
     def exports(self, file_id: int) -> tuple[str, ...] | None:
         """A module's declared public names (Python ``__all__``), when it declares them."""
         return self._imports_of(file_id)[1]

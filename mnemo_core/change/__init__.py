@@ -1,0 +1,1 @@
+"""Change context: a diff -> changed symbols -> blast radius -> impacted tests -> risk."""

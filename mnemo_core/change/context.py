@@ -1,0 +1,158 @@
+"""Change context: changed symbols -> blast radius -> impacted tests -> history -> risk -> answer.
+
+``analyse`` runs the steps for a list of changed symbols (from a diff or from whole files) and
+returns an :class:`Impact` plus the ranked symbols that go into the budgeted answer: the changed
+symbols first, then their callers and their tests, strongest dependency first.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from mnemo_core.change.diffmap import ChangedSymbol, FileSummary
+from mnemo_core.change.impact import BlastRadius, Reach, blast_radius
+from mnemo_core.change.references import dangling_references
+from mnemo_core.change.risk import Dangling, RiskInput, verdict
+from mnemo_core.index.store import Store
+from mnemo_core.model import Impact, ScoredSymbol, Symbol
+from mnemo_core.vcs.blame import Blame, blame_files, churn_in_ranges, newest_commit_in_ranges
+from mnemo_core.vcs.history import relative_date
+
+BLAME_CALLER_FILES = 8  # line-level history for the files of the strongest callers only
+PATH_SHOWN = 4  # hops of a dependency path spelled out in a reason
+CHANGED_SCORE = 1.0
+
+
+@dataclass(frozen=True)
+class ChangeAnalysis:
+    """The impact section and the ranked symbols of a change."""
+
+    impact: Impact
+    ranked: list[ScoredSymbol]
+    dangling: list[Dangling]
+
+
+def analyse(store: Store, root: Path, changed: list[ChangedSymbol], files: list[FileSummary], depth: int,
+            base: str | None) -> ChangeAnalysis:
+    """Blast radius, tests, history and risk of a set of changed symbols."""
+    indexed = _indexed(store, changed)
+    blast = blast_radius(store, sorted({s.id for s in indexed.values()}), depth)
+    reached_by_tests = {r.path[-1] for r in blast.tests}
+    untested = [c for c in changed if c.status != "deleted" and c.kind != "module" and not c.is_test
+                and (c.key not in indexed or indexed[c.key].id not in reached_by_tests)]
+    dangling = dangling_references(store, [c for c in changed if c.status in ("deleted", "renamed")])
+    history = _History(root, base, changed, blast)
+    risk, reasons = verdict(RiskInput(changed, len(blast.callers), untested, dangling, history.churn))
+    changed_scored = [_changed_symbol(c, indexed.get(c.key), i, blast, reached_by_tests, history)
+                      for i, c in enumerate(changed)]
+    callers = [_reach_symbol(r, blast, history, "caller") for r in blast.callers]
+    tests = [_reach_symbol(r, blast, history, "test") for r in blast.tests]
+    impact = Impact(tuple(changed_scored), tuple(callers), tuple(tests), risk, tuple(reasons),
+                    tuple(f"{f.status} {f.path}" + (f" ({f.note})" if f.note else "") for f in files))
+    return ChangeAnalysis(impact, [*changed_scored, *callers, *tests], dangling)
+
+
+def _indexed(store: Store, changed: list[ChangedSymbol]) -> dict[str, Symbol]:
+    keys = [(c.path, c.name, c.kind) for c in changed if c.status != "deleted"]
+    found = store.symbols_by_keys(keys)
+    return {f"{path}:{name}": s for (path, name, _), s in found.items()}
+
+
+class _History:
+    """Line-level history: for changed symbols, of the base version (what the change replaced)."""
+
+    def __init__(self, root: Path, base: str | None, changed: list[ChangedSymbol], blast: BlastRadius) -> None:
+        self.now = int(time.time())
+        self.churn: dict[str, int] = {}
+        self.base_blame: dict[str, Blame] = {}
+        self.head_blame: dict[str, Blame] = {}
+        old_paths = {c.old_path for c in changed if c.old_path and c.old_lines}
+        if base is not None and old_paths:
+            self.base_blame = blame_files(root, old_paths, rev=base)
+        caller_files = list(dict.fromkeys(blast.symbols[r.symbol_id].path for r in blast.callers))
+        self.head_blame = blame_files(root, caller_files[:BLAME_CALLER_FILES]) if caller_files else {}
+        for c in changed:
+            blame = self.base_blame.get(c.old_path or "")
+            if blame and c.old_lines:
+                self.churn[c.key] = churn_in_ranges(blame, [c.old_lines], self.now)
+
+    def last_change(self, path: str | None, lines: tuple[int, int] | None, base_side: bool) -> str | None:
+        blame = (self.base_blame if base_side else self.head_blame).get(path or "")
+        commit = newest_commit_in_ranges(blame, [lines]) if blame and lines else None
+        if commit is None:
+            return None
+        if commit.uncommitted:
+            return "has uncommitted edits"
+        return f"last changed {relative_date(commit.time, self.now)} by {commit.author} ({commit.sha[:7]}: {commit.summary})"
+
+
+def _changed_symbol(c: ChangedSymbol, symbol: Symbol | None, ordinal: int, blast: BlastRadius,
+                    tested: set[int], history: _History) -> ScoredSymbol:
+    sym = symbol or _placeholder(c, ordinal)
+    reasons = [_describe(c)]
+    if c.signature_changed:
+        reasons.append(f"signature was: {c.old_signature}")
+    before = history.last_change(c.old_path, c.old_lines, base_side=True)
+    if before:
+        reasons.append(before.replace("last changed", "before this change, last changed", 1))
+    churn = history.churn.get(c.key)
+    if churn:
+        reasons.append(f"{churn} commit{'s' if churn != 1 else ''} on these lines in the last 90 days")
+    if c.status != "deleted" and c.kind != "module" and not c.is_test:
+        dependants = sum(1 for r in blast.callers if r.path[-1] == sym.id)
+        tests = sum(1 for r in blast.tests if r.path[-1] == sym.id)
+        reasons.append(f"{dependants} dependant{'s' if dependants != 1 else ''}, "
+                       + (f"{tests} test{'s reach' if tests != 1 else ' reaches'} it" if sym.id in tested else "no test reaches it"))
+    components = {"change": CHANGED_SCORE, "churn": float(churn or 0)}
+    return ScoredSymbol(sym, CHANGED_SCORE, components, tuple(reasons), distance=0, changed=True)
+
+
+def _describe(c: ChangedSymbol) -> str:
+    if c.kind == "module":
+        return f"module-level code {c.status}" + (" (imports)" if c.imports_changed else "")
+    if c.status == "renamed":
+        return f"renamed from {c.old_name}" + (f" in {c.old_path}" if c.old_path != c.path else "")
+    return c.status
+
+
+def _placeholder(c: ChangedSymbol, ordinal: int) -> Symbol:
+    """A symbol the index no longer has (deleted), described from the base side."""
+    return Symbol(id=-(ordinal + 1), path=c.path, name=c.name, kind=c.kind, language="", signature=c.signature,
+                  docstring="", start_line=c.start_line, end_line=c.end_line, size=0, is_test=c.is_test,
+                  is_test_case=c.is_test_case, exported=c.exported)
+
+
+def _reach_symbol(r: Reach, blast: BlastRadius, history: _History, role: str) -> ScoredSymbol:
+    sym = blast.symbols[r.symbol_id]
+    reasons = [_path_reason(r, blast.symbols)]
+    if role == "caller":
+        last = history.last_change(sym.path, (sym.start_line, sym.end_line), base_side=False)
+        if last:
+            reasons.append(last)
+    return ScoredSymbol(sym, round(r.weight, 4), {"impact": round(r.weight, 4), "hops": float(r.depth)},
+                        tuple(reasons), distance=r.depth)
+
+
+def _path_reason(r: Reach, symbols: dict[int, Symbol]) -> str:
+    if r.depth == 0:
+        return "changed test"
+    names = [symbols[i].name if i in symbols else "?" for i in r.path]
+    hops = [f"{label} {name}" for label, name in zip(r.labels[:PATH_SHOWN], names[1 : PATH_SHOWN + 1])]
+    more = " ..." if r.depth > PATH_SHOWN else ""
+    return f"{' -> '.join(hops)}{more} (changed, {r.depth} hop{'s' if r.depth != 1 else ''})"
+
+
+def file_symbols_as_changed(store: Store, paths: Iterable[str]) -> tuple[list[ChangedSymbol], list[FileSummary]]:
+    """Every definition of some files, treated as changed (``mnemo files``)."""
+    changed: list[ChangedSymbol] = []
+    summaries: list[FileSummary] = []
+    for path in paths:
+        symbols = [s for s in store.symbols_in_file(path) if s.kind != "module"]
+        summaries.append(FileSummary(path, "selected", None, symbols[0].language if symbols else None, len(symbols),
+                                     "" if symbols else "no symbols in the index"))
+        changed += [ChangedSymbol(path, s.name, s.kind, "selected", s.start_line, s.end_line, s.signature,
+                                  s.exported, s.is_test, s.is_test_case) for s in symbols]
+    return changed, summaries

@@ -1,0 +1,202 @@
+"""Diff hunks -> changed symbols, at the granularity of the innermost definition.
+
+Both sides of every changed file are extracted from git (the base blob, and the head blob, the
+staged blob or the file on disk), so deleted and renamed symbols are seen as well as modified and
+added ones. A changed line belongs to the innermost symbol around it: an edit inside a method
+marks the method, not its class; an edit outside every definition marks the module (imports and
+module-level code). A deleted and an added symbol of the same kind whose bodies are nearly the
+same are one renamed symbol.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+
+from mnemo_core.index.extract import extract
+from mnemo_core.index.languages import language_for_path
+from mnemo_core.model import RawSymbol
+from mnemo_core.vcs.diff import ChangeStatus, FileChange, files_at
+from mnemo_core.vcs.refs import Snapshot
+
+RENAME_SIMILARITY = 0.75  # body similarity above which a deleted + added pair is one renamed symbol
+IMPORT_PREFIXES = ("import ", "from ", "use ", "require(", "#include", "using ", "package ")
+
+
+@dataclass(frozen=True, slots=True)
+class ChangedSymbol:
+    """A symbol the change touched. Lines are head-side, or base-side for a deleted symbol."""
+
+    path: str
+    name: str
+    kind: str
+    status: str  # modified, added, deleted, renamed
+    start_line: int
+    end_line: int
+    signature: str
+    exported: bool
+    is_test: bool
+    is_test_case: bool
+    old_path: str | None = None
+    old_name: str | None = None
+    old_signature: str | None = None
+    old_lines: tuple[int, int] | None = None  # the base-side span, for blame of what was there
+    imports_changed: bool = False  # a module-level change that edits import lines
+
+    @property
+    def signature_changed(self) -> bool:
+        """A modified symbol whose signature differs from the base side's."""
+        return self.old_signature is not None and self.old_signature != self.signature
+
+    @property
+    def key(self) -> str:
+        """``path:name`` on the head side (base side for deleted symbols)."""
+        return f"{self.path}:{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class FileSummary:
+    """A changed file, with how many symbols its change touched (0 for unsupported or binary files)."""
+
+    path: str
+    status: str
+    old_path: str | None
+    language: str | None
+    symbols: int
+    note: str = ""
+
+
+def changed_symbols(root: Path, changes: list[FileChange], base: str, head: str | Snapshot
+                    ) -> tuple[list[ChangedSymbol], list[FileSummary]]:
+    """The symbols ``changes`` touch, and a summary line per changed file."""
+    olds = files_at(root, base, [c.old_path or c.path for c in changes if c.status != ChangeStatus.ADDED])
+    news = files_at(root, head, [c.path for c in changes if c.status != ChangeStatus.DELETED])
+    found: list[ChangedSymbol] = []
+    summaries: list[FileSummary] = []
+    for change in changes:
+        spec = language_for_path(change.path)
+        if change.binary or change.submodule or spec is None:
+            note = "binary" if change.binary else "submodule" if change.submodule else "language not indexed"
+            summaries.append(FileSummary(change.path, change.status.value, change.old_path,
+                                         spec.name if spec else None, 0, note))
+            continue
+        old_path = change.old_path or change.path
+        old_bytes = olds.get(old_path) if change.status != ChangeStatus.ADDED else None
+        new_bytes = news.get(change.path) if change.status != ChangeStatus.DELETED else None
+        old_symbols = extract(old_path, old_bytes, spec).symbols if old_bytes is not None else ()
+        new_symbols = extract(change.path, new_bytes, spec).symbols if new_bytes is not None else ()
+        touched = _file_symbols(change, old_symbols, new_symbols, new_bytes)
+        found.extend(touched)
+        summaries.append(FileSummary(change.path, change.status.value, change.old_path, spec.name, len(touched)))
+    return _pair_renames(found), summaries
+
+
+def _file_symbols(change: FileChange, old: tuple[RawSymbol, ...], new: tuple[RawSymbol, ...],
+                  new_bytes: bytes | None) -> list[ChangedSymbol]:
+    old_path = change.old_path or change.path
+    if not old or not new:  # a whole file added or deleted: its definitions (or its module code) changed
+        side, status = (new, "added") if new else (old, "deleted")
+        chosen = [s for s in side if s.kind != "module"] or list(side[:1])
+        path = change.path if new else old_path
+        return [_changed(path, s, status, None, old_path, False) for s in chosen]
+    old_by_name = {s.name: s for s in reversed(old) if s.kind != "module"}
+    new_names = {s.name for s in new}
+    touched = _touched(new, change, new_bytes)
+    result: list[ChangedSymbol] = []
+    for sym in new:
+        if sym.kind == "module":
+            if sym.name in touched:
+                result.append(_changed(change.path, sym, "modified", old[0], old_path, _edits_imports(change, new_bytes)))
+        elif sym.name not in old_by_name:
+            result.append(_changed(change.path, sym, "added", None, old_path, False))
+        elif sym.name in touched:
+            result.append(_changed(change.path, sym, "modified", old_by_name[sym.name], old_path, False))
+    result += [_changed(old_path, s, "deleted", None, old_path, False)
+               for s in old if s.kind != "module" and s.name not in new_names]
+    return result
+
+
+def _touched(symbols: tuple[RawSymbol, ...], change: FileChange, text: bytes | None) -> set[str]:
+    """Names of the innermost symbols around the changed (head-side) lines.
+
+    Blank lines never count, and neither does a deletion between two definitions: neither changes
+    the module's own code."""
+    if not symbols:
+        return set()
+    lines = (text or b"").decode("utf-8", "replace").splitlines()
+    ordered = sorted(symbols, key=lambda s: (s.start_line, -s.end_line))
+    names: set[str] = set()
+    for hunk in change.hunks:
+        first, count = hunk.new_start, hunk.new_count
+        for line in range(first, first + count) if count else range(first, first + 1):
+            if count and (line > len(lines) or not lines[line - 1].strip()):
+                continue
+            inner = _innermost(ordered, line, strict=not count)
+            if inner is not None and (count or inner.kind != "module"):
+                names.add(inner.name)
+    return names
+
+
+def _innermost(ordered: list[RawSymbol], line: int, strict: bool) -> RawSymbol | None:
+    """The smallest symbol containing ``line`` (for a pure insertion after ``line``: strictly inside)."""
+    best = None
+    for s in ordered:
+        if s.start_line > line:
+            break
+        inside = s.start_line <= line < s.end_line if strict else s.start_line <= line <= s.end_line
+        if inside and (best is None or s.end_line - s.start_line <= best.end_line - best.start_line):
+            best = s
+    return best
+
+
+def _changed(path: str, sym: RawSymbol, status: str, before: RawSymbol | None, old_path: str,
+             imports_changed: bool) -> ChangedSymbol:
+    if status == "deleted":
+        before = sym
+    return ChangedSymbol(
+        path, sym.name, sym.kind, status, sym.start_line, sym.end_line, sym.signature, sym.exported,
+        sym.is_test, sym.is_test_case, old_path=old_path if before is not None else None,
+        old_signature=before.signature if before is not None and status == "modified" else None,
+        old_lines=(before.start_line, before.end_line) if before is not None else None,
+        imports_changed=imports_changed,
+    )
+
+
+def _edits_imports(change: FileChange, new_bytes: bytes | None) -> bool:
+    if new_bytes is None:
+        return False
+    lines = new_bytes.decode("utf-8", "replace").splitlines()
+    for start, end in change.new_ranges:
+        if any(lines[i - 1].lstrip().startswith(IMPORT_PREFIXES) for i in range(start, min(end, len(lines)) + 1)):
+            return True
+    return False
+
+
+def _pair_renames(symbols: list[ChangedSymbol]) -> list[ChangedSymbol]:
+    """Turn a deleted + added pair of one kind into one rename: in one file with near-identical
+    signatures (names aside), or a symbol of the same name moved to another file."""
+    deleted = [s for s in symbols if s.status == "deleted" and s.kind != "module"]
+    added = [s for s in symbols if s.status == "added" and s.kind != "module"]
+    replaced: dict[str, ChangedSymbol] = {}
+    used: set[str] = set()
+    for new in added:
+        short = new.name.rsplit(".", 1)[-1]
+        candidates = [d for d in deleted if d.kind == new.kind and d.key not in used
+                      and (d.path == new.path or d.name.rsplit(".", 1)[-1] == short)]
+        best = max(candidates, key=lambda d: _similarity(d, new), default=None)
+        if best is not None and _similarity(best, new) >= RENAME_SIMILARITY:
+            used.add(best.key)
+            replaced[new.key] = ChangedSymbol(
+                new.path, new.name, new.kind, "renamed", new.start_line, new.end_line, new.signature, new.exported,
+                new.is_test, new.is_test_case, old_path=best.path, old_name=best.name,
+                old_signature=best.signature, old_lines=best.old_lines)
+    return [replaced.get(s.key, s) for s in symbols if not (s.status == "deleted" and s.key in used)]
+
+
+def _similarity(old: ChangedSymbol, new: ChangedSymbol) -> float:
+    """Similarity of the signatures with the names taken out (the body is not needed to pair)."""
+    a = old.signature.replace(old.name.rsplit(".", 1)[-1], "")
+    b = new.signature.replace(new.name.rsplit(".", 1)[-1], "")
+    same_span = (old.end_line - old.start_line) == (new.end_line - new.start_line)
+    return difflib.SequenceMatcher(None, a, b).ratio() * (1.0 if same_span else 0.8)

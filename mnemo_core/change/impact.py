@@ -1,0 +1,110 @@
+"""Blast radius and impacted tests: walks backwards from changed symbols over the graph.
+
+A symbol is impacted by a change when it depends on it: it calls it, overrides it, inherits from
+it, imports it, or is reached from it by dynamic dispatch (callers of a base method may land in an
+overriding method that changed). Each hop multiplies the impact by the edge's confidence and by
+``HOP_DECAY``; a symbol keeps its strongest path back to the change, which is what the answer
+shows. Tests are found the same way, further out (``TEST_DEPTH``), through test helpers and pytest
+fixtures, and stop at the first test case on each path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from mnemo_core.index.store import Store
+from mnemo_core.model import Edge, Symbol
+
+IMPORT_IMPACT_KINDS = frozenset({"module", "constant"})
+HOP_DECAY = 0.6  # each hop away from the change makes a dependency less likely to break
+TEST_DEPTH = 6  # tests reach the code they exercise through helpers, fixtures and layers
+# reverse relations: (edge type, direction to follow, label); "in" follows the edge back to its source
+RELATIONS = (
+    ("calls", "in", "calls"),
+    ("overrides", "in", "overrides"),
+    ("overrides", "out", "dispatches to"),  # callers of the base method may reach the override
+    ("inherits", "in", "inherits from"),
+    ("imports", "in", "imports"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """An impacted symbol: hops from the change, strength, and its path back (self first)."""
+
+    symbol_id: int
+    depth: int
+    weight: float
+    path: tuple[int, ...]
+    labels: tuple[str, ...]  # how each hop of ``path`` depends on the next
+
+
+def _step(store: Store, frontier: Iterable[int]) -> list[tuple[int, int, str, float]]:
+    """(from, to, label, confidence) for every reverse dependency of the frontier. Importing a
+    function or class says nothing its callers do not; importing a module or a constant does."""
+    ids = list(frontier)
+    importable = {sid for sid, s in store.symbols_by_ids(ids).items() if s.kind in IMPORT_IMPACT_KINDS}
+    found: list[tuple[int, int, str, float]] = []
+    incoming = store.edges_touching(ids, "in")
+    outgoing = store.edges_touching(ids, "out")
+    for edge_type, direction, label in RELATIONS:
+        edges: list[Edge] = incoming if direction == "in" else outgoing
+        for e in edges:
+            if e.type != edge_type:
+                continue
+            node, dependant = (e.dst, e.src) if direction == "in" else (e.src, e.dst)
+            if edge_type == "imports" and node not in importable:
+                continue
+            found.append((node, dependant, label, e.confidence))
+    return found
+
+
+def walk_back(store: Store, changed: Iterable[int], depth: int, stop_at_tests: bool = False) -> dict[int, Reach]:
+    """Everything within ``depth`` reverse hops of ``changed``, each with its strongest path."""
+    reached: dict[int, Reach] = {c: Reach(c, 0, 1.0, (c,), ()) for c in changed}
+    frontier = sorted(reached)
+    test_cases: set[int] = set()
+    for hop in range(1, depth + 1):
+        if not frontier:
+            break
+        candidates: dict[int, Reach] = {}
+        for node, dependant, label, confidence in sorted(_step(store, frontier)):
+            origin = reached[node]
+            weight = origin.weight * confidence * HOP_DECAY
+            known = reached.get(dependant) or candidates.get(dependant)
+            if known is not None and (known.weight >= weight or known.depth < hop):
+                continue
+            candidates[dependant] = Reach(dependant, hop, weight, (dependant, *origin.path), (label, *origin.labels))
+        if stop_at_tests and candidates:
+            symbols = store.symbols_by_ids(candidates)
+            test_cases |= {sid for sid, s in symbols.items() if s.is_test_case}
+        reached.update(candidates)
+        frontier = sorted(sid for sid in candidates if sid not in test_cases)
+    return reached
+
+
+@dataclass(frozen=True, slots=True)
+class BlastRadius:
+    """Impacted non-test symbols and impacted test cases, strongest first."""
+
+    callers: list[Reach]
+    tests: list[Reach]
+    symbols: dict[int, Symbol]
+
+
+def blast_radius(store: Store, changed: list[int], depth: int) -> BlastRadius:
+    """Callers (transitively, to ``depth``) and the test cases that reach the change."""
+    near = walk_back(store, changed, depth)
+    far = walk_back(store, changed, max(depth, TEST_DEPTH), stop_at_tests=True)
+    symbols = store.symbols_by_ids(set(near) | set(far))
+    changed_set = set(changed)
+    callers = [r for sid, r in near.items()
+               if sid not in changed_set and sid in symbols and not symbols[sid].is_test]
+    tests = [r for sid, r in far.items() if sid in symbols and symbols[sid].is_test_case]
+    order = _strongest_first
+    return BlastRadius(sorted(callers, key=order), sorted(tests, key=order), symbols)
+
+
+def _strongest_first(r: Reach) -> tuple[float, int, int]:
+    return (-r.weight, r.depth, r.symbol_id)

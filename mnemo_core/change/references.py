@@ -1,0 +1,64 @@
+"""References the change left pointing at symbols it deleted or renamed.
+
+A reference counts when it uses the old name, sits in the defining file or in a file that imports
+from it, and resolves to nothing now (a same-named symbol elsewhere that it does resolve to is a
+different thing, and not a dangling reference).
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from mnemo_core.change.diffmap import ChangedSymbol
+from mnemo_core.change.risk import Dangling
+from mnemo_core.index.languages import language_for_path
+from mnemo_core.index.store import Store
+from mnemo_core.index.world import World
+
+
+def dangling_references(store: Store, gone: list[ChangedSymbol]) -> list[Dangling]:
+    """Places that still use a deleted or renamed symbol's old name."""
+    if not gone:
+        return []
+    names = {_short(s): s for s in gone}
+    world = World(store, replaced_files=set())
+    files = store.files()
+    found: list[Dangling] = []
+    for file_id, refs in sorted(store.refs_of(store.files_referencing(set(names), exclude=set())).items()):
+        path = world.files[file_id].path
+        for _, name, _receiver, scope, line in refs:
+            symbol = names.get(name)
+            if symbol is None or not _sees(world, file_id, path, symbol, files):
+                continue
+            if not _resolves(store, world, file_id, scope, line, name):
+                found.append(Dangling(symbol, path, int(line), scope or "<module>"))
+    return found
+
+
+def _short(symbol: ChangedSymbol) -> str:
+    return (symbol.old_name or symbol.name).rsplit(".", 1)[-1]
+
+
+def _sees(world: World, file_id: int, path: str, symbol: ChangedSymbol, files: dict[str, object]) -> bool:
+    """Whether the file could have meant the old symbol: it defined it, or imports its module."""
+    home = symbol.old_path or symbol.path
+    if path == home:
+        return True
+    home_row = files.get(home)
+    bindings = world.bindings(file_id)
+    if home_row is not None:
+        home_id = world.by_path[home].id
+        return any(home_id in b.modules for b in bindings.names.values()) or any(home_id in s for s in bindings.stars)
+    spec = language_for_path(home)
+    module = spec.hooks.module_name(home) if spec else PurePosixPath(home).stem
+    return any(imp.module and (module.endswith(imp.module) or imp.module.endswith(module.rsplit(".", 1)[-1]))
+               for imp in world.imports(file_id))
+
+
+def _resolves(store: Store, world: World, file_id: int, scope: str, line: int, name: str) -> bool:
+    ids = world.top(file_id).get(scope) if scope else None
+    src = ids[0] if ids else world.module_symbol(file_id)
+    if src is None:
+        return False
+    targets = [e.dst for e in store.edges_touching([src], "out") if e.type == "calls" and e.line == line]
+    return any(s.short_name == name for s in store.symbols_by_ids(targets).values())

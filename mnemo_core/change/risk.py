@@ -1,0 +1,74 @@
+"""The risk verdict of a change: low, medium or high, with the rules that produced it.
+
+Each rule that fires adds a reason and a level; the verdict is the highest level. A deleted or
+renamed symbol that is still referenced is always high. Thresholds are named constants.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mnemo_core.change.diffmap import ChangedSymbol
+
+LEVELS = ("low", "medium", "high")
+BLAST_MEDIUM = 10  # this many impacted symbols: reviewers should look beyond the diff
+BLAST_HIGH = 50  # this many: the change ripples through much of the codebase
+HOTSPOT_COMMITS = 5  # commits in 90 days on the changed lines: the code is in flux
+MAX_LISTED = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Dangling:
+    """A reference to a deleted or renamed symbol that the change left in place."""
+
+    symbol: ChangedSymbol
+    path: str
+    line: int
+    scope: str
+
+
+@dataclass(frozen=True, slots=True)
+class RiskInput:
+    """What the verdict is judged on."""
+
+    changed: list[ChangedSymbol]
+    impacted: int
+    untested: list[ChangedSymbol]
+    dangling: list[Dangling]
+    churn: dict[str, int]  # changed symbol key -> commits on its lines in the last 90 days
+
+
+def verdict(facts: RiskInput) -> tuple[str, list[str]]:
+    """The risk level and the reasons for it, most severe first."""
+    findings: list[tuple[int, str]] = []
+    for symbol in {d.symbol.key: d.symbol for d in facts.dangling}.values():
+        refs = [d for d in facts.dangling if d.symbol.key == symbol.key]
+        where = ", ".join(f"{d.path}:{d.line}" for d in refs[:MAX_LISTED]) + ("..." if len(refs) > MAX_LISTED else "")
+        what = f"renamed to {symbol.name}" if symbol.status == "renamed" else "deleted"
+        old = symbol.old_name or symbol.name
+        findings.append((2, f"{old} was {what} but is still referenced ({len(refs)}): {where}"))
+    if facts.impacted >= BLAST_HIGH:
+        findings.append((2, f"large blast radius: {facts.impacted} symbols depend on the change"))
+    elif facts.impacted >= BLAST_MEDIUM:
+        findings.append((1, f"wide blast radius: {facts.impacted} symbols depend on the change"))
+    signatures = [s for s in facts.changed if s.signature_changed and s.exported and s.kind != "module"]
+    if signatures:
+        findings.append((1, "public signature changed: " + _names(signatures)))
+    public = [s for s in facts.changed if s.exported and s.kind != "module" and not s.is_test and not s.signature_changed]
+    if public:
+        findings.append((0, "public API touched: " + _names(public)))
+    if facts.untested:
+        findings.append((1, "no test reaches: " + _names(facts.untested)))
+    hot = [(key, n) for key, n in facts.churn.items() if n >= HOTSPOT_COMMITS]
+    if hot:
+        cells = ", ".join(f"{key.split(':', 1)[1]} ({n} commits)" for key, n in hot[:MAX_LISTED])
+        findings.append((1, f"hotspot: changed often in the last 90 days: {cells}"))
+    if not findings:
+        return "low", ["small, tested change with a contained blast radius"]
+    findings.sort(key=lambda f: -f[0])
+    return LEVELS[findings[0][0]], [text for _, text in findings]
+
+
+def _names(symbols: list[ChangedSymbol]) -> str:
+    names = [s.name for s in symbols[:MAX_LISTED]]
+    return ", ".join(names) + (f" and {len(symbols) - MAX_LISTED} more" if len(symbols) > MAX_LISTED else "")

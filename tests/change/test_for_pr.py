@@ -1,0 +1,242 @@
+"""Change context end to end on real throwaway repositories: changed symbols, blast radius, tests, risk."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from helpers import commit, git, make_repo
+
+from mnemo_core.cli import main
+from mnemo_core.errors import MnemoError
+from mnemo_core.pipelines import for_files, for_pr
+
+BASE = {
+    "shop/__init__.py": "",
+    "shop/pricing.py": (
+        "def total(items):\n"
+        "    return sum(price(i) for i in items)\n"
+        "\n"
+        "def price(item):\n"
+        "    return item * 2\n"
+        "\n"
+        "def discount(x):\n"
+        "    return x\n"
+    ),
+    "shop/cart.py": (
+        "from shop.pricing import total\n"
+        "\n"
+        "class Cart:\n"
+        "    def __init__(self):\n"
+        "        self.items = []\n"
+        "\n"
+        "    def checkout(self):\n"
+        "        return total(self.items)\n"
+        "\n"
+        "    def size(self):\n"
+        "        return len(self.items)\n"
+    ),
+    "shop/api.py": "from shop.cart import Cart\n\ndef buy():\n    return Cart().checkout()\n",
+    "tests/test_cart.py": (
+        "from shop.cart import Cart\n"
+        "\n"
+        "def test_checkout():\n"
+        "    assert Cart().checkout() == 0\n"
+        "\n"
+        "class TestSize:\n"
+        "    def test_empty(self):\n"
+        "        assert Cart().size() == 0\n"
+    ),
+    "README.md": "# shop\n",
+}
+
+
+def days_ago(days: int) -> str:
+    """A commit date relative to now: churn counts commits of the last 90 days."""
+    return (datetime.now(timezone.utc) - timedelta(days=days)).replace(microsecond=0).isoformat()
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = make_repo(tmp_path / "shop", BASE, date=days_ago(400))
+    commit(root, {"shop/pricing.py": BASE["shop/pricing.py"].replace("item * 2", "item * 3")}, "price change",
+           date=days_ago(20))
+    return root
+
+
+def keys(items: object) -> list[str]:
+    return [f"{s.symbol.path}:{s.symbol.name}" for s in items]  # type: ignore[attr-defined]
+
+
+def test_a_method_body_edit_marks_the_method_not_the_class(repo: Path) -> None:
+    commit(repo, {"shop/cart.py": BASE["shop/cart.py"].replace("return len(self.items)", "return len(self.items) + 0")},
+           "size tweak", date="2026-02-01T10:00:00+00:00")
+    pack = for_pr(repo, base="HEAD~1")
+    assert pack.impact is not None
+    assert keys(pack.impact.changed) == ["shop/cart.py:Cart.size"]
+    assert pack.impact.changed[0].reasons[0] == "modified"
+    assert keys(pack.impact.tests) == ["tests/test_cart.py:TestSize.test_empty"]
+    assert pack.impact.risk == "low"
+
+
+def test_callers_transitively_with_paths_and_tests(repo: Path) -> None:
+    commit(repo, {"shop/pricing.py": BASE["shop/pricing.py"].replace("item * 2", "item * 4")}, "again",
+           date="2026-02-01T10:00:00+00:00")
+    pack = for_pr(repo, base="HEAD~1", depth=3)
+    impact = pack.impact
+    assert impact is not None
+    assert keys(impact.changed) == ["shop/pricing.py:price"]
+    callers = {f"{s.symbol.name}": s for s in impact.callers}
+    assert set(callers) == {"total", "Cart.checkout", "buy"}
+    assert callers["buy"].distance == 3
+    assert callers["buy"].reasons[0].startswith("calls Cart.checkout -> calls total -> calls price")
+    assert keys(impact.tests) == ["tests/test_cart.py:test_checkout"]
+    before = impact.changed[0].reasons
+    assert "before this change, last changed 3 weeks ago by Ada Tester" in before[1] and "price change" in before[1]
+    assert any("1 commit on these lines" in r for r in before)
+
+
+def test_a_deleted_function_still_referenced_is_high_risk(repo: Path) -> None:
+    new = BASE["shop/pricing.py"].replace("def price(item):\n    return item * 2\n\n", "")
+    commit(repo, {"shop/pricing.py": new}, "drop price", date="2026-02-01T10:00:00+00:00")
+    pack = for_pr(repo, base="HEAD~1")
+    impact = pack.impact
+    assert impact is not None
+    assert [(s.symbol.name, s.reasons[0]) for s in impact.changed] == [("price", "deleted")]
+    assert impact.risk == "high"
+    assert "price was deleted but is still referenced (1): shop/pricing.py:2" in impact.reasons
+
+
+def test_a_rename_is_recognised_and_stale_callers_flagged(repo: Path) -> None:
+    renamed = BASE["shop/pricing.py"].replace("def discount(x):", "def apply_discount(x):")
+    commit(repo, {"shop/pricing.py": renamed, "shop/api.py": "from shop.pricing import discount\n" + BASE["shop/api.py"] + "\ndef sale():\n    return discount(1)\n"},
+           "rename", date="2026-02-01T10:00:00+00:00")
+    impact = for_pr(repo, base="HEAD~1").impact
+    assert impact is not None
+    renamed_symbols = [s for s in impact.changed if s.reasons[0].startswith("renamed")]
+    assert [(s.symbol.name, s.reasons[0]) for s in renamed_symbols] == [("apply_discount", "renamed from discount")]
+    assert impact.risk == "high"
+
+
+def test_signature_and_module_level_changes(repo: Path) -> None:
+    commit(repo, {"shop/cart.py": "import os\n" + BASE["shop/cart.py"].replace("def checkout(self):",
+                                                                                "def checkout(self, coupon=None):")},
+           "coupons", date="2026-02-01T10:00:00+00:00")
+    impact = for_pr(repo, base="HEAD~1").impact
+    assert impact is not None
+    changed = {s.symbol.name: s.reasons for s in impact.changed}
+    assert changed["shop.cart"][0] == "module-level code modified (imports)"
+    assert "signature was: def checkout(self)" in changed["Cart.checkout"]
+    assert any(r.startswith("public signature changed: Cart.checkout") for r in impact.reasons)
+
+
+def test_staged_and_worktree_changes(repo: Path) -> None:
+    pricing = repo / "shop/pricing.py"
+    pricing.write_text(pricing.read_text().replace("return x", "return x - 1"))
+    git(repo, "add", "shop/pricing.py")
+    (repo / "shop/cart.py").write_text(BASE["shop/cart.py"].replace("return len(self.items)", "return 0"))
+    staged = for_pr(repo, staged=True).impact
+    worktree = for_pr(repo, worktree=True).impact
+    assert staged is not None and worktree is not None
+    assert keys(staged.changed) == ["shop/pricing.py:discount"]
+    assert keys(worktree.changed) == ["shop/cart.py:Cart.size", "shop/pricing.py:discount"]
+    assert any(r.startswith("no test reaches: discount") for r in staged.reasons)
+
+
+def test_untracked_unsupported_and_binary_files_are_listed(repo: Path) -> None:
+    (repo / "notes.txt").write_text("hello\n")
+    (repo / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    (repo / "shop/new.py").write_text("def fresh():\n    return 1\n")
+    impact = for_pr(repo, worktree=True).impact
+    assert impact is not None
+    assert keys(impact.changed) == ["shop/new.py:fresh"]
+    assert impact.changed[0].reasons[0] == "added"
+    assert "added logo.png (binary)" in impact.changed_files
+    assert "added notes.txt (language not indexed)" in impact.changed_files
+
+
+def test_an_empty_diff_says_so(repo: Path) -> None:
+    pack = for_pr(repo, worktree=True)
+    assert pack.impact is not None and pack.impact.changed == ()
+    assert any(n.startswith("no changes in") for n in pack.notes)
+
+
+def test_a_merge_commit_as_head(repo: Path) -> None:
+    git(repo, "checkout", "-q", "-b", "feature")
+    commit(repo, {"shop/api.py": BASE["shop/api.py"] + "\ndef refund():\n    return 0\n"}, "refund",
+           date="2026-02-02T10:00:00+00:00")
+    git(repo, "checkout", "-q", "main")
+    commit(repo, {"README.md": "# shop!\n"}, "readme", date="2026-02-03T10:00:00+00:00")
+    git(repo, "merge", "-q", "--no-ff", "feature", "-m", "merge feature",
+        env={"GIT_AUTHOR_DATE": "2026-02-04T10:00:00+00:00", "GIT_COMMITTER_DATE": "2026-02-04T10:00:00+00:00"})
+    impact = for_pr(repo, base="HEAD^1", head="HEAD").impact
+    assert impact is not None
+    assert keys(impact.changed) == ["shop/api.py:refund"]
+
+
+def test_bad_refs_and_arguments(repo: Path) -> None:
+    with pytest.raises(MnemoError, match="unknown ref 'mian'.*main"):
+        for_pr(repo, base="mian")
+    with pytest.raises(MnemoError, match="depth"):
+        for_pr(repo, depth=0)
+    with pytest.raises(MnemoError, match="budget"):
+        for_pr(repo, budget=0)
+
+
+def test_shallow_clone_without_the_base_explains_how_to_fetch(repo: Path, tmp_path: Path) -> None:
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{repo}", str(clone)], check=True)
+    with pytest.raises(MnemoError, match="fetch"):
+        for_pr(clone, base="HEAD~1")
+
+
+def test_not_a_repository_pr_fails_but_files_works(tmp_path: Path) -> None:
+    for name, text in BASE.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    with pytest.raises(MnemoError, match="not inside a git repository"):
+        for_pr(tmp_path)
+    pack = for_files(tmp_path, [str(tmp_path / "shop/pricing.py")])
+    assert pack.impact is not None
+    assert {s.symbol.name for s in pack.impact.changed} == {"total", "price", "discount"}
+    assert {s.symbol.name for s in pack.impact.callers} == {"Cart.checkout", "buy"}
+
+
+def test_budget_is_respected(repo: Path) -> None:
+    commit(repo, {"shop/pricing.py": BASE["shop/pricing.py"].replace("item * 2", "item * 5")}, "x",
+           date="2026-02-01T10:00:00+00:00")
+    for budget in (10, 60, 500):
+        pack = for_pr(repo, base="HEAD~1", budget=budget)
+        assert pack.used_tokens <= budget
+
+
+def test_cli_tests_prints_pytest_node_ids_that_pytest_accepts(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (repo / "shop/cart.py").write_text(BASE["shop/cart.py"].replace("return len(self.items)", "return 0"))
+    (repo / "shop/pricing.py").write_text(BASE["shop/pricing.py"].replace("item * 2", "item * 7"))
+    git(repo, "add", "-A")
+    assert main(["tests", "--staged", "--format", "pytest", "--repo", str(repo)]) == 0
+    ids = capsys.readouterr().out.split()
+    assert ids == ["tests/test_cart.py::test_checkout", "tests/test_cart.py::TestSize::test_empty"] or \
+        sorted(ids) == ["tests/test_cart.py::TestSize::test_empty", "tests/test_cart.py::test_checkout"]
+    collected = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                                *ids], cwd=repo, capture_output=True, text=True)
+    assert collected.returncode == 0, collected.stdout + collected.stderr
+    assert "2 tests collected" in collected.stdout
+
+
+def test_cli_pr_json_follows_the_contract(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["pr", "--base", "HEAD~1", "--format", "json", "--repo", str(repo)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["schema"] == 1 and data["mode"] == "pr"
+    assert set(data["impact"]) >= {"changed", "callers", "tests", "risk", "reasons"}
+    assert data["impact"]["changed"][0]["name"] == "price"
+    assert data["symbols"][0]["changed"] is True
+
+
+def test_cli_unknown_ref_is_one_line(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["pr", "--base", "nope", "--repo", str(repo)]) == 1
+    assert capsys.readouterr().err.count("\n") == 1
