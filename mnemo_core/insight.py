@@ -1,0 +1,201 @@
+"""What an editor shows about one symbol or one file: hover cards and code lenses.
+
+Both are built from the index and git only, and are cheap: one blame per file (cached by the vcs
+layer), one reverse walk for all the symbols of a file at once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from mnemo_core.change.impact import TEST_DEPTH, walk_back
+from mnemo_core.errors import MnemoError
+from mnemo_core.index.store import Store
+from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, Symbol
+from mnemo_core.repository import Repository
+from mnemo_core.vcs.blame import blame_files, churn_in_ranges, newest_commit_in_ranges
+from mnemo_core.vcs.git import GitError, repo_toplevel
+from mnemo_core.vcs.history import relative_date
+
+TOP_CALLERS = 5
+TOP_TESTS = 5
+BLAST_DEPTH = 3
+LENS_KINDS = CALLABLE_KINDS | CLASS_KINDS
+
+
+@dataclass(frozen=True, slots=True)
+class LastChange:
+    """The newest commit over a symbol's lines, and its churn."""
+
+    sha: str
+    author: str
+    summary: str
+    time: int
+    relative: str
+    churn_90d: int
+    uncommitted: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolCard:
+    """Everything a hover card says about a symbol."""
+
+    symbol: Symbol
+    callers: int
+    top_callers: tuple[Symbol, ...]
+    blast_radius: int
+    tests: int
+    top_tests: tuple[Symbol, ...]
+    last_change: LastChange | None
+    history_note: str | None  # why there is no last change (no git, untracked...)
+
+
+@dataclass(frozen=True, slots=True)
+class Lens:
+    """A code lens above one symbol."""
+
+    symbol: Symbol
+    callers: int
+    tests: int
+    last_change: LastChange | None
+
+    @property
+    def title(self) -> str:
+        """``N callers · M tests · changed 3 days ago``."""
+        parts = [f"{self.callers} caller{'s' if self.callers != 1 else ''}",
+                 f"{self.tests} test{'s' if self.tests != 1 else ''}"]
+        if self.last_change is not None:
+            parts.append("uncommitted changes" if self.last_change.uncommitted else f"changed {self.last_change.relative}")
+        return " · ".join(parts)
+
+
+def symbol_at(repo: Repository, path: str, line: int, word: str | None = None) -> Symbol | None:
+    """The symbol at a position: the target of the reference named ``word`` on that line when it
+    resolves, else the innermost definition around the line."""
+    store = repo.store
+    around = [s for s in store.symbols_in_file(path) if s.start_line <= line <= s.end_line]
+    inner = min(around, key=lambda s: (s.end_line - s.start_line, -s.start_line), default=None)
+    if word and inner is not None:
+        if inner.short_name == word and inner.start_line <= line <= inner.start_line + _header_lines(inner):
+            return inner
+        targets = [e.dst for e in store.edges_touching([inner.id], "out")
+                   if e.type in ("calls", "inherits") and e.line == line]
+        named = [s for s in store.symbols_by_ids(targets).values() if s.short_name == word]
+        if named:
+            return min(named, key=lambda s: s.id)
+    return inner
+
+
+def _header_lines(symbol: Symbol) -> int:
+    return symbol.signature.count("\n") + 2
+
+
+def symbol_card(repo: Repository, symbol: Symbol) -> SymbolCard:
+    """Callers, blast radius, tests and last change of one symbol."""
+    store = repo.store
+    callers = sorted({e.src for e in store.edges_touching([symbol.id], "in") if e.type == "calls"} - {symbol.id})
+    caller_symbols = store.symbols_by_ids(callers)
+    near = walk_back(store, [symbol.id], BLAST_DEPTH)
+    far = walk_back(store, [symbol.id], TEST_DEPTH, stop_at_tests=True)
+    reached = store.symbols_by_ids(set(near) | set(far))
+    blast = [sid for sid in near if sid != symbol.id and sid in reached and not reached[sid].is_test]
+    tests = sorted((far[sid] for sid in far if sid in reached and reached[sid].is_test_case and sid != symbol.id),
+                   key=lambda r: (-r.weight, r.depth, r.symbol_id))
+    changes, note = last_changes(repo, [symbol])
+    ranked_callers = sorted(caller_symbols.values(), key=lambda s: (s.is_test, s.path, s.start_line))
+    return SymbolCard(
+        symbol=symbol,
+        callers=len(callers),
+        top_callers=tuple(ranked_callers[:TOP_CALLERS]),
+        blast_radius=len(blast),
+        tests=len(tests),
+        top_tests=tuple(reached[r.symbol_id] for r in tests[:TOP_TESTS]),
+        last_change=changes.get(symbol.id),
+        history_note=note,
+    )
+
+
+def file_lenses(repo: Repository, path: str) -> list[Lens]:
+    """Lenses for every function, method and class of a file, in line order."""
+    store = repo.store
+    symbols = [s for s in store.symbols_in_file(path) if s.kind in LENS_KINDS]
+    if not symbols:
+        return []
+    ids = [s.id for s in symbols]
+    callers = _caller_counts(store, ids)
+    tests = tests_reaching(store, ids, TEST_DEPTH)
+    changes, _ = last_changes(repo, symbols)
+    return [Lens(s, callers.get(s.id, 0), len(tests.get(s.id, ())), changes.get(s.id)) for s in symbols]
+
+
+def _caller_counts(store: Store, ids: list[int]) -> dict[int, int]:
+    sources: dict[int, set[int]] = defaultdict(set)
+    for e in store.edges_touching(ids, "in"):
+        if e.type == "calls" and e.src != e.dst:
+            sources[e.dst].add(e.src)
+    return {sid: len(src) for sid, src in sources.items()}
+
+
+def tests_reaching(store: Store, ids: Iterable[int], depth: int) -> dict[int, set[int]]:
+    """For each symbol, the test cases that reach it within ``depth`` reverse hops (one walk for all)."""
+    origins: dict[int, set[int]] = {sid: {sid} for sid in ids}
+    seen: dict[int, set[int]] = {sid: set(o) for sid, o in origins.items()}
+    frontier = dict(origins)
+    found: dict[int, set[int]] = defaultdict(set)
+    for _ in range(depth):
+        if not frontier:
+            break
+        nxt: dict[int, set[int]] = defaultdict(set)
+        for e in store.edges_touching(list(frontier), "in"):
+            if e.type != "calls":
+                continue
+            new = frontier[e.dst] - seen.get(e.src, set())
+            if new:
+                nxt[e.src] |= new
+        symbols = store.symbols_by_ids(nxt)
+        frontier = {}
+        for sid, reached_from in nxt.items():
+            seen.setdefault(sid, set()).update(reached_from)
+            symbol = symbols.get(sid)
+            if symbol is not None and symbol.is_test_case:
+                for origin in reached_from:
+                    found[origin].add(sid)
+            else:
+                frontier[sid] = reached_from
+    return found
+
+
+def last_changes(repo: Repository, symbols: list[Symbol]) -> tuple[dict[int, LastChange], str | None]:
+    """The newest commit over each symbol's lines (working tree, uncommitted edits included)."""
+    if repo_toplevel(repo.root) is None:
+        return {}, "history needs git: this directory is not a git repository"
+    try:
+        blames = blame_files(repo.root, {s.path for s in symbols})
+    except (GitError, MnemoError) as exc:
+        return {}, str(exc)
+    now = time.time()
+    out: dict[int, LastChange] = {}
+    for s in symbols:
+        blame = blames.get(s.path)
+        commit = newest_commit_in_ranges(blame, [(s.start_line, s.end_line)]) if blame else None
+        if commit is not None:
+            out[s.id] = LastChange(commit.sha, commit.author, commit.summary, commit.time,
+                                   relative_date(commit.time, now), churn_in_ranges(blame or (), [(s.start_line, s.end_line)], now),
+                                   commit.uncommitted)
+    note = None if out or not symbols else f"{symbols[0].path} has no committed history yet"
+    return out, note
+
+
+def require_indexed_file(repo: Repository, path: str) -> str:
+    """A path inside the repository, relative to it; a clear error for one outside it."""
+    full = Path(path)
+    if full.is_absolute():
+        try:
+            return full.resolve().relative_to(repo.root).as_posix()
+        except ValueError:
+            raise MnemoError(f"{path} is outside the workspace {repo.root}") from None
+    return full.as_posix()

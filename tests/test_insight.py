@@ -1,0 +1,61 @@
+"""Hover cards and code lenses from the index and git."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import commit, make_repo
+
+from mnemo_core.insight import file_lenses, symbol_at, symbol_card
+from mnemo_core.repository import Repository
+
+FILES = {
+    "app/core.py": "def helper(x):\n    return x\n\ndef main():\n    return helper(1)\n\nclass Box:\n    def open(self):\n        return main()\n",
+    "tests/test_core.py": "from app.core import main, Box\n\ndef test_main():\n    assert main() == 1\n\ndef test_box():\n    assert Box().open() == 1\n",
+}
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repository:
+    root = make_repo(tmp_path / "r", FILES, date="2026-03-01T09:00:00+00:00")
+    commit(root, {"app/core.py": FILES["app/core.py"].replace("return x", "return x + 0")}, "tweak helper",
+           date="2026-03-05T09:00:00+00:00", author=("Bo Maker", "bo@example.com"))
+    opened = Repository.open(root)
+    opened.update_index()
+    return opened
+
+
+def test_symbol_at_definition_and_at_a_call(repo: Repository) -> None:
+    at_def = symbol_at(repo, "app/core.py", 1, "helper")
+    assert at_def is not None and at_def.name == "helper"
+    at_call = symbol_at(repo, "app/core.py", 5, "helper")
+    assert at_call is not None and at_call.name == "helper"
+    inside = symbol_at(repo, "app/core.py", 9)
+    assert inside is not None and inside.name == "Box.open"
+
+
+def test_symbol_card(repo: Repository) -> None:
+    helper = symbol_at(repo, "app/core.py", 1, "helper")
+    assert helper is not None
+    card = symbol_card(repo, helper)
+    assert card.callers == 1 and [s.name for s in card.top_callers] == ["main"]
+    assert card.blast_radius == 2  # main, Box.open
+    assert card.tests == 2 and {s.name for s in card.top_tests} == {"test_main", "test_box"}
+    assert card.last_change is not None
+    assert (card.last_change.author, card.last_change.summary) == ("Bo Maker", "tweak helper")
+
+
+def test_lenses(repo: Repository) -> None:
+    lenses = {lens.symbol.name: lens for lens in file_lenses(repo, "app/core.py")}
+    assert set(lenses) == {"helper", "main", "Box", "Box.open"}
+    assert (lenses["helper"].callers, lenses["helper"].tests) == (1, 2)
+    assert (lenses["Box.open"].callers, lenses["Box.open"].tests) == (1, 1)
+    assert lenses["main"].title.startswith("2 callers · 2 tests · changed ")
+
+
+def test_uncommitted_edits_show_in_lenses(repo: Repository) -> None:
+    (repo.root / "app/core.py").write_text(FILES["app/core.py"].replace("return helper(1)", "return helper(2)"))
+    repo.update_index()
+    lenses = {lens.symbol.name: lens for lens in file_lenses(repo, "app/core.py")}
+    assert lenses["main"].title.endswith("uncommitted changes")
