@@ -33,8 +33,18 @@ Metrics, per repository and over all of them:
 
 The disagreements are grouped into patterns (false positive: which resolution, which call form, what
 the oracle saw; false negative: which call form, what mnemo did at that site) and the most common ones
-are printed with ``path:line`` examples. Optionally Jedi checks a random sample of oracle sites and of
-the disagreements, as a second opinion on who is right.
+are printed with ``path:line`` examples.
+
+Two further views, outside the headline:
+
+- **extension**: the oracle also types a receiver bound once by ``v = C(...)`` or annotated with a
+  repository class (``p: C``, ``C | None``, ``Optional[C]``, ``"C"``) and resolves ``v.m()`` / ``p.m()``
+  along C's MRO. These are exactly the sites where mnemo falls back to name matching, so this is where
+  its ``name`` edges get judged; precision and recall are reported per form and overall.
+- **Jedi** (``--jedi-sample``): ``Script.goto`` on random samples of oracle sites (brief forms and
+  extension forms separately: does Jedi agree with the oracle?), of the false positives and negatives
+  (who is right?), and of mnemo's pairs at sites the oracle cannot resolve, per resolution kind, which
+  gives an estimated precision for the edges no metric above judges.
 
 Run: ``python bench/callgraph.py [--repos pallets/flask,psf/black] [--jedi-sample 50]``.
 """

@@ -8,7 +8,8 @@ noisy machine:
 - floor: a pure tree-sitter parse of the same files in one process (read + ``parser.parse(bytes)``);
 - cold: ``index_repo(root)`` with no ``.mnemo/`` (removed before each repeat; the page cache is warm),
   run right after a floor run: cold/floor is the median of these back-to-back ratios, so a change
-  in the machine's load between runs does not skew it (the 1-minute load average is recorded too);
+  in the machine's load between runs does not skew it (the 1-minute load average is recorded too, and
+  the CPU seconds of the indexer's process tree, which load barely moves);
 - no-op: re-index with nothing changed;
 - touch: re-index after changing one file's mtime only (content hash unchanged);
 - edit: re-index after appending a function to one file;
@@ -86,7 +87,7 @@ for source in data:
     parser.parse(source)
 done = time.perf_counter()
 print(json.dumps({"files": len(files), "bytes": sum(map(len, data)), "read_s": read - started,
-                  "parse_s": done - read, "floor_s": done - started}))
+                  "parse_s": done - read, "floor_s": done - started, "cpu_s": time.process_time()}))
 """
 
 # Run in a fresh interpreter: index argv[1] with mnemo, report its stats and peak memory.
@@ -101,7 +102,9 @@ done = time.perf_counter()
 print(json.dumps({"files": stats.files, "parsed": stats.parsed, "skipped": stats.skipped,
                   "symbols": stats.symbols, "edges": stats.edges, "walked": stats.walked,
                   "import_s": imported - started, "index_s": done - imported,
-                  "self_maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+                  "self_maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                  "cpu_s": sum(getattr(resource.getrusage(who), f) for who in (resource.RUSAGE_SELF,
+                               resource.RUSAGE_CHILDREN) for f in ("ru_utime", "ru_stime"))}))
 """
 
 
@@ -202,6 +205,7 @@ def summarize(variants: dict[str, dict[str, list[dict[str, Any]]]]) -> dict[str,
         floor, cold = measures["floor"], measures["cold"]
         ratios = [c["wall_s"] / f["floor_s"] for f, c in zip(floor, cold, strict=True)]
         floors[variant] = {"floor_s": median(f["floor_s"] for f in floor),
+                           "cpu_s": median(f["cpu_s"] for f in floor),
                            "parse_s": median(f["parse_s"] for f in floor),
                            "wall_s": median(f["wall_s"] for f in floor), "cold_over_floor": median(ratios)}
         tree_rss = max(s["tree_rss_kib"] for s in cold)
@@ -230,6 +234,7 @@ def _row(variant: str, measure: str, samples: list[dict[str, Any]]) -> dict[str,
         "variant": variant, "measure": measure, "median_s": median(walls), "min_s": min(walls),
         "max_s": max(walls), "in_process_s": median(s["index_s"] for s in samples),
         "startup_s": median(s["import_s"] for s in samples),
+        "cpu_s": median(s["cpu_s"] for s in samples),
         "parsed": samples[-1]["parsed"], "files": samples[-1]["files"], "edges": samples[-1]["edges"],
         "load_1m": round(median(s["load_1m"] for s in samples), 1),
     }
@@ -240,8 +245,8 @@ def _check(variant: str, what: str, value: float, limit: float, unit: str) -> di
             "pass": value <= limit}
 
 
-ROW_HEADERS = ("variant", "measure", "median s", "min s", "max s", "in-process s", "start-up s", "parsed",
-               "load 1m", "cold/floor", "peak RSS MiB (tree / main / worker)")
+ROW_HEADERS = ("variant", "measure", "median s", "min s", "max s", "in-process s", "start-up s", "CPU s",
+               "parsed", "load 1m", "cold/floor", "peak RSS MiB (tree / main / worker)")
 
 
 def row_cells(row: dict[str, Any]) -> list[object]:
@@ -249,7 +254,8 @@ def row_cells(row: dict[str, Any]) -> list[object]:
     rss = (f"{row['peak_tree_rss_mib']} / {row['main_rss_mib']} / {row['worker_rss_mib']}"
            if "peak_tree_rss_mib" in row else "")
     return [row["variant"], row["measure"], row["median_s"], row["min_s"], row["max_s"], row["in_process_s"],
-            row["startup_s"], row["parsed"], row["load_1m"], row.get("cold_over_floor", ""), rss]
+            row["startup_s"], row["cpu_s"], row["parsed"], row["load_1m"], row.get("cold_over_floor", ""),
+            rss]
 
 
 def check_lines(checks: list[dict[str, Any]]) -> list[str]:
@@ -262,7 +268,7 @@ def report(info: dict[str, Any], corpus: dict[str, Any], summary: dict[str, Any]
            edit_file: str) -> str:
     """The printed report."""
     floors = "; ".join(f"{v}: {f['floor_s']:.3f} s (parse only {f['parse_s']:.3f} s, whole subprocess "
-                       f"{f['wall_s']:.3f} s)" for v, f in summary["floors"].items())
+                       f"{f['wall_s']:.3f} s, CPU {f['cpu_s']:.2f} s)" for v, f in summary["floors"].items())
     lines = [
         f"machine: {machine_line(info)}",
         f"corpus: {corpus['files']} .py files, {corpus['bytes'] / 1e6:.1f} MB copied from {corpus['source']}",

@@ -26,7 +26,10 @@ It shares no code with mnemo. Two passes over every ``.py`` file of a repository
    - ``self.m()`` / ``cls.m()``: the receiver is the first parameter of the method that binds it (not a
      ``staticmethod``, never rebound), the member is looked up along the class's MRO;
    - ``super().m()`` / ``super(C, self).m()``: the MRO after the enclosing class;
-   - ``C().m()``: a method on a freshly constructed instance.
+   - ``C().m()``: a method on a freshly constructed instance;
+   - extension forms (``Site.extension``, reported apart): ``v.m()`` where ``v`` is bound exactly once,
+     by ``v = C(...)`` or with an annotation naming a repository class (``p: C``, ``C | None``,
+     ``Optional[C]``, ``"C"``), looked up along C's MRO like ``self``.
 
    A site is **repo** (resolved to a repository ``def``/``class``), **external** (a builtin not shadowed,
    a member of a module outside the repository, or an ``object`` dunder), or **unresolved** with a reason:
