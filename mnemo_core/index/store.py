@@ -543,22 +543,6 @@ class Store:
         )
         return [_symbol(r) for r in rows]
 
-    def neighbourhood_edges(self, ids: Iterable[int]) -> list[tuple[int, int, str, float]]:
-        """Every edge with an end in ``ids`` as (src, dst, type, confidence), ``contains`` included."""
-        ids = list(ids)
-        out: list[tuple[int, int, str, float]] = []
-        for where, args in _id_filters("src", ids):
-            out += self.conn.execute(f"SELECT src, dst, type, confidence FROM edges {where}", args).fetchall()
-            dst_where = where.replace("src", "dst", 1)
-            out += self.conn.execute(f"SELECT src, dst, type, confidence FROM edges {dst_where}", args).fetchall()
-            parent = where.replace("src", "id", 1)
-            out += self.conn.execute(
-                f"SELECT parent_id, id, 'contains', 1.0 FROM symbols {parent} AND parent_id IS NOT NULL", args
-            ).fetchall()
-            child = where.replace("src", "parent_id", 1)
-            out += self.conn.execute(f"SELECT parent_id, id, 'contains', 1.0 FROM symbols {child}", args).fetchall()
-        return out
-
     def children_of(self, ids: Iterable[int]) -> dict[int, list[Symbol]]:
         """Direct members of some symbols, in line order."""
         out: dict[int, list[Symbol]] = {}

@@ -2,7 +2,9 @@
 
 File-level dates come from one ``git log --name-only`` pass per HEAD (kept in memory); line-level
 dates come from ``git blame`` for the files of the best candidates only (cached on disk by the vcs
-layer), since blame costs a process per file. A symbol whose file was not blamed gets its file's
+layer), since blame costs a process per file, and only for files changed within the last
+``BLAME_HORIZON_DAYS`` with the blame walk stopped there: a line older than a year scores near zero
+whatever its exact age. A symbol whose file was not blamed gets its file's
 newest commit, and the explanation says which of the two it is.
 """
 
@@ -25,6 +27,8 @@ log = logging.getLogger(__name__)
 RecencyLookup = Callable[[Mapping[int, Symbol]], tuple[dict[int, Recency], int | None, list[str]]]
 HISTORY_MAX_COMMITS = 3000  # older commits barely move a 90-day half-life; the pass stays fast
 BLAME_FILES = 10  # the files of the best candidates that get line-level dates
+BLAME_HORIZON_DAYS = 365  # blame looks back this far (from the newest commit); older is "old"
+DAY_S = 86_400
 HISTORY_CACHE_ENTRIES = 8
 _histories: OrderedDict[tuple[str, str], dict[str, FileHistory]] = OrderedDict()
 
@@ -47,14 +51,18 @@ def git_recency(root: Path) -> RecencyLookup:
             log.info("no file history: %s", exc)
             return no_history(symbols)
         result = {sid: _recency(history[s.path].last, "log") for sid, s in symbols.items() if s.path in history}
-        paths = list(dict.fromkeys(s.path for s in symbols.values()))[:BLAME_FILES]
-        blames = blame_files(root, paths)
+        reference = max((h.last.time for h in history.values()), default=None)
+        if reference is None:
+            return result, None, []
+        horizon = reference - BLAME_HORIZON_DAYS * DAY_S
+        paths = [p for p in dict.fromkeys(s.path for s in symbols.values())
+                 if p in history and history[p].last.time >= horizon][:BLAME_FILES]
+        blames = blame_files(root, paths, since=horizon - horizon % DAY_S)
         for sid, symbol in symbols.items():
             blame = blames.get(symbol.path)
             newest = newest_commit_in_ranges(blame, [(symbol.start_line, symbol.end_line)]) if blame else None
             if newest is not None:
                 result[sid] = _recency(newest, "blame")
-        reference = max((h.last.time for h in history.values()), default=None)
         return result, reference, []
 
     return lookup

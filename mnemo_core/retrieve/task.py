@@ -12,6 +12,7 @@ from pathlib import Path
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.store import Store
 from mnemo_core.model import Symbol
+from mnemo_core.retrieve.graphcache import graph_for
 from mnemo_core.retrieve.keywords import Keywords, extract_keywords
 from mnemo_core.retrieve.recency import RecencyLookup
 from mnemo_core.retrieve.score import Recency, Scored, score_candidates
@@ -54,7 +55,7 @@ def rank_task(store: Store, root: Path, text: str, recency_lookup: RecencyLookup
     keywords = parse_task(text)
     seeds = seed(store, keywords)
     top_seeds = {s.symbol_id: s for s in seeds[:MAX_SEEDS]}
-    result = walk({sid: s.score for sid, s in top_seeds.items()}, store.neighbourhood_edges)
+    result = walk(graph_for(store), {sid: s.score for sid, s in top_seeds.items()})
     walked = sorted(result.scores, key=lambda n: (-result.scores[n], n))
     candidate_ids = list(dict.fromkeys([*top_seeds, *walked[:WALK_CANDIDATES]]))
     symbols = {sid: s for sid, s in store.symbols_by_ids(candidate_ids).items() if s.kind not in EXCLUDED_KINDS}

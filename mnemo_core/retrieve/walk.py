@@ -1,15 +1,17 @@
 """Graph propagation: a random walk with restart from the seeds, then HITS on the best nodes.
 
-The walk runs on the seeds' neighbourhood (``NEIGHBOURHOOD_HOPS`` hops, at most ``MAX_NODES``
-nodes), over typed edges in both directions: a walker at a function moves to what it calls and,
-a little less readily, to its callers. Each step is one sparse matrix-vector product; iteration stops
-when the top of the ranking has not moved for a few steps. HITS over the top ``HITS_NODES`` nodes
-separates authorities (code many relevant functions rely on) from hubs (code that calls many).
+The whole graph is held as two sparse matrices (loaded once per index generation and cached):
+the walk's weighted adjacency, where a walker at a function moves to what it calls and, a little
+less readily, to its callers; and the directed call/inheritance adjacency that HITS reads. A query
+cuts the seeds' neighbourhood (``NEIGHBOURHOOD_HOPS`` hops, at most ``MAX_NODES`` nodes) out of the
+first, and iterates one sparse matrix-vector product per step until the top of the ranking has not
+moved for a few steps. HITS over the top ``HITS_NODES`` nodes separates authorities (code the
+relevant code relies on) from hubs (code that calls much of it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,6 +40,16 @@ HITS_EDGE_TYPES = frozenset({"calls", "inherits", "overrides"})
 EdgeRow = tuple[int, int, str, float]
 
 
+@dataclass(frozen=True)
+class Graph:
+    """The symbol graph as sparse matrices over a dense numbering of symbol ids."""
+
+    ids: np.ndarray  # dense index -> symbol id
+    index: dict[int, int]  # symbol id -> dense index
+    walk: sp.csr_matrix  # walk[i, j]: weight of stepping from i to j
+    directed: sp.csr_matrix  # directed[i, j] = 1 when i calls, inherits from or overrides j
+
+
 @dataclass(frozen=True, slots=True)
 class WalkResult:
     """Walk probabilities, hop distances from the seeds, and HITS scores of the top nodes."""
@@ -50,57 +62,55 @@ class WalkResult:
     nodes: int
 
 
-def neighbourhood(seeds: Iterable[int], fetch: Callable[[list[int]], list[EdgeRow]],
-                  hops: int = NEIGHBOURHOOD_HOPS, max_nodes: int = MAX_NODES) -> tuple[dict[int, int], list[EdgeRow]]:
-    """Nodes within ``hops`` of the seeds (with their distance) and the edges among them."""
-    distance = {s: 0 for s in seeds}
+def build_graph(edges: Iterable[EdgeRow]) -> Graph:
+    """Both matrices from (src, dst, type, confidence) rows."""
+    rows = [e for e in edges if e[0] != e[1]]
+    ids = np.array(sorted({n for e in rows for n in e[:2]}), dtype=np.int64)
+    index = {int(n): i for i, n in enumerate(ids)}
+    n = len(ids)
+    src = np.array([index[e[0]] for e in rows], dtype=np.int64)
+    dst = np.array([index[e[1]] for e in rows], dtype=np.int64)
+    weight = np.array([EDGE_WEIGHTS.get(e[2], 0.0) * e[3] for e in rows], dtype=np.float64)
+    walk = sp.csr_matrix((np.concatenate([weight, weight * BACKWARD]),
+                          (np.concatenate([src, dst]), np.concatenate([dst, src]))), shape=(n, n))
+    walk.eliminate_zeros()
+    typed = np.array([e[2] in HITS_EDGE_TYPES for e in rows], dtype=bool)
+    directed = sp.csr_matrix((np.ones(int(typed.sum())), (src[typed], dst[typed])), shape=(n, n))
+    directed.data[:] = 1.0
+    return Graph(ids, index, walk, directed)
+
+
+def neighbourhood(graph: Graph, seeds: Iterable[int], hops: int = NEIGHBOURHOOD_HOPS,
+                  max_nodes: int = MAX_NODES) -> dict[int, int]:
+    """Dense indices within ``hops`` of the seeds, with their distance (seeds first, then by hop)."""
+    distance = {graph.index[s]: 0 for s in seeds if s in graph.index}
     frontier = list(distance)
-    edges: dict[tuple[int, int, str], EdgeRow] = {}
+    indptr, indices = graph.walk.indptr, graph.walk.indices
     for hop in range(1, hops + 1):
-        if not frontier:
-            break
-        found = fetch(frontier)
         next_frontier: list[int] = []
-        for edge in found:
-            src, dst = edge[0], edge[1]
-            for node in (src, dst):
-                if node not in distance and len(distance) < max_nodes:
-                    distance[node] = hop
-                    next_frontier.append(node)
-            if src in distance and dst in distance:
-                edges[(src, dst, edge[2])] = edge
+        for node in frontier:
+            for other in indices[indptr[node]:indptr[node + 1]]:
+                other = int(other)
+                if other not in distance:
+                    if len(distance) >= max_nodes:
+                        return distance
+                    distance[other] = hop
+                    next_frontier.append(other)
         frontier = next_frontier
-    if frontier:
-        edges.update(((e[0], e[1], e[2]), e) for e in fetch(frontier) if e[0] in distance and e[1] in distance)
-    return distance, sorted(edges.values())
+    return distance
 
 
-def transition_matrix(nodes: list[int], edges: Iterable[EdgeRow]) -> sp.csc_matrix:
-    """Column-stochastic matrix: column j holds where a walker at node j steps next."""
-    index = {n: i for i, n in enumerate(nodes)}
-    rows, cols, vals = [], [], []
-    for src, dst, edge_type, confidence in edges:
-        weight = EDGE_WEIGHTS.get(edge_type, 0.0) * confidence
-        if weight <= 0 or src == dst:
-            continue
-        i, j = index[src], index[dst]
-        rows += [j, i]
-        cols += [i, j]
-        vals += [weight, weight * BACKWARD]
-    n = len(nodes)
-    matrix = sp.csc_matrix((vals, (rows, cols)), shape=(n, n), dtype=np.float64)
-    totals = np.asarray(matrix.sum(axis=0)).ravel()
+def transition_matrix(graph: Graph, nodes: list[int]) -> sp.csc_matrix:
+    """Column-stochastic matrix on dense ``nodes``: column j holds where a walker at j steps next."""
+    sub = graph.walk[nodes][:, nodes]
+    totals = np.asarray(sub.sum(axis=1)).ravel()
     totals[totals == 0] = 1.0
-    return sp.csc_matrix(matrix.multiply(1.0 / totals))
+    return sp.csc_matrix(sp.diags(1.0 / totals) @ sub).T.tocsc()
 
 
-def random_walk(nodes: list[int], matrix: sp.csc_matrix, restart: Mapping[int, float]) -> tuple[np.ndarray, int]:
+def random_walk(matrix: sp.csc_matrix, restart: np.ndarray) -> tuple[np.ndarray, int]:
     """Random walk with restart; returns the stationary probabilities and the iterations used."""
-    index = {n: i for i, n in enumerate(nodes)}
-    s = np.zeros(len(nodes))
-    for node, weight in restart.items():
-        s[index[node]] = weight
-    s /= s.sum() or 1.0
+    s = restart / (restart.sum() or 1.0)
     dangling = np.asarray(matrix.sum(axis=0)).ravel() == 0
     p = s.copy()
     stable, last_top = 0, None
@@ -116,37 +126,44 @@ def random_walk(nodes: list[int], matrix: sp.csc_matrix, restart: Mapping[int, f
     return p, MAX_ITERATIONS
 
 
-def hits(nodes: list[int], edges: Iterable[EdgeRow]) -> tuple[dict[int, float], dict[int, float]]:
-    """HITS authority and hub scores (each scaled to a maximum of 1) on the given nodes."""
-    index = {n: i for i, n in enumerate(nodes)}
-    rows, cols = [], []
-    for src, dst, edge_type, _ in edges:
-        if edge_type in HITS_EDGE_TYPES and src in index and dst in index and src != dst:
-            rows.append(index[src])
-            cols.append(index[dst])
-    n = len(nodes)
-    if not rows:
-        return {node: 0.0 for node in nodes}, {node: 0.0 for node in nodes}
-    adjacency = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
+def hits(adjacency: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
+    """HITS authority and hub scores (each scaled to a maximum of 1) of a directed adjacency."""
+    n = adjacency.shape[0]
     hub = np.ones(n)
-    authority = np.ones(n)
+    authority = np.zeros(n)
+    if adjacency.nnz == 0:
+        return authority, np.zeros(n)
     for _ in range(HITS_ITERATIONS):
         authority = adjacency.T @ hub
         authority /= authority.max() or 1.0
         hub = adjacency @ authority
         hub /= hub.max() or 1.0
-    return ({node: float(authority[i]) for node, i in index.items()},
-            {node: float(hub[i]) for node, i in index.items()})
+    return authority, hub
 
 
-def walk(restart: Mapping[int, float], fetch: Callable[[list[int]], list[EdgeRow]]) -> WalkResult:
+def walk(graph: Graph, restart: Mapping[int, float]) -> WalkResult:
     """The whole propagation step: neighbourhood, random walk with restart, HITS on the top nodes."""
-    distance, edges = neighbourhood(restart, fetch)
-    nodes = sorted(distance)
-    if not nodes:
+    distance = neighbourhood(graph, restart)
+    if not distance:
         return WalkResult({}, {}, {}, {}, 0, 0)
-    probabilities, iterations = random_walk(nodes, transition_matrix(nodes, edges), restart)
-    scores = {node: float(probabilities[i]) for i, node in enumerate(nodes)}
-    top = sorted(nodes, key=lambda n: (-scores[n], n))[:HITS_NODES]
-    authority, hub = hits(top, edges)
-    return WalkResult(scores, distance, authority, hub, iterations, len(nodes))
+    nodes = sorted(distance)
+    position = {node: i for i, node in enumerate(nodes)}
+    s = np.zeros(len(nodes))
+    for sid, weight in restart.items():
+        if sid in graph.index:
+            s[position[graph.index[sid]]] = weight
+    probabilities, iterations = random_walk(transition_matrix(graph, nodes), s)
+    ids = graph.ids[nodes]
+    scores = {int(sid): float(p) for sid, p in zip(ids, probabilities)}
+    order = np.lexsort((ids, -probabilities))[:HITS_NODES]
+    top = [nodes[i] for i in order]
+    authority, hub = hits(graph.directed[top][:, top])
+    top_ids = [int(graph.ids[n]) for n in top]
+    return WalkResult(
+        scores=scores,
+        hops={int(graph.ids[n]): d for n, d in distance.items()},
+        authority=dict(zip(top_ids, map(float, authority))),
+        hub=dict(zip(top_ids, map(float, hub))),
+        iterations=iterations,
+        nodes=len(nodes),
+    )
