@@ -2,7 +2,9 @@
 
 Every call uses ``-z`` or porcelain output where git offers it, disables external diff drivers and
 colour, and strips inherited ``GIT_*`` variables (a pre-commit hook runs with ``GIT_INDEX_FILE``
-and friends set, which would make git read the wrong repository). Optional locks are off: the
+and friends set, which would make git read the wrong repository) except a ``GIT_INDEX_FILE`` that
+names an index of the very repository asked: ``git commit -a`` and ``git commit PATHS`` stage into
+a temporary index and run the hooks against it. Optional locks are off: the
 engine only reads, so a ``git diff`` of ours must never hold ``index.lock`` while the user commits.
 Paths come back as ``str`` decoded with ``surrogateescape``, so a non-UTF-8 name survives the
 round trip into a later git argument.
@@ -38,13 +40,39 @@ class NotARepositoryError(GitError):
     """The directory is not inside a git work tree (or does not exist)."""
 
 
-def git_env() -> dict[str, str]:
-    """The environment for git: inherited minus repository-selecting ``GIT_*`` variables."""
+def git_env(root: Path | None = None) -> dict[str, str]:
+    """The environment for git: inherited minus repository-selecting ``GIT_*`` variables, keeping
+    a hook's ``GIT_INDEX_FILE`` when it belongs to ``root``'s repository (see the module docstring)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in _KEEP_GIT_VARS}
+    index = _own_index(root) if root is not None else None
+    if index is not None:
+        env["GIT_INDEX_FILE"] = index
     env["GIT_TERMINAL_PROMPT"] = "0"
     env["GIT_OPTIONAL_LOCKS"] = "0"
     env["LC_ALL"] = "C"
     return env
+
+
+def _own_index(root: Path) -> str | None:
+    """The inherited ``GIT_INDEX_FILE`` as an absolute path when it lies in ``root``'s git directory."""
+    value = os.environ.get("GIT_INDEX_FILE")
+    if not value:
+        return None
+    index = Path(value) if os.path.isabs(value) else Path.cwd() / value
+    git_dir = _git_dir(root)
+    return str(index) if git_dir is not None and index.resolve().parent == git_dir else None
+
+
+@lru_cache(maxsize=64)
+def _git_dir(root: Path) -> Path | None:
+    """The git directory of the repository containing ``root`` (asked with a clean environment)."""
+    try:
+        proc = subprocess.run(["git", "-C", str(root), "rev-parse", "--absolute-git-dir"],
+                              capture_output=True, env=git_env(), check=False)
+    except FileNotFoundError:
+        return None
+    text = decode_path(proc.stdout.strip())
+    return Path(text).resolve() if proc.returncode == 0 and text else None
 
 
 def run_git(root: Path, *args: str, check: bool = True, input_bytes: bytes | None = None) -> bytes:
@@ -55,7 +83,7 @@ def run_git(root: Path, *args: str, check: bool = True, input_bytes: bytes | Non
     """
     cmd = ["git", "-C", str(root), "-c", "core.quotepath=off", "-c", "color.ui=never", *args]
     try:
-        proc = subprocess.run(cmd, capture_output=True, env=git_env(), input=input_bytes, check=False)
+        proc = subprocess.run(cmd, capture_output=True, env=git_env(root), input=input_bytes, check=False)
     except FileNotFoundError as exc:
         raise GitError("git is not installed or not on PATH. Install git and try again.") from exc
     if proc.returncode != 0:

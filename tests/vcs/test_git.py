@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
-from helpers import commit, make_repo
+from helpers import commit, git, make_repo
 
 from mnemo_core.errors import MnemoError
 from mnemo_core.vcs.git import (
@@ -73,3 +74,18 @@ def test_untracked_files_skip_ignored(tmp_path: Path) -> None:
 def test_lookups_answer_none_outside_a_repository(tmp_path: Path) -> None:
     assert head_commit(tmp_path) is None
     assert repo_toplevel(tmp_path) is None
+
+
+def test_a_hooks_temporary_index_of_the_same_repository_is_read(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """``git commit -a`` runs the hooks with GIT_INDEX_FILE naming a temporary index: that is the commit."""
+    repo = make_repo(tmp_path / "r", {"a.txt": "a\n", "b.txt": "b\n"})
+    (repo / "a.txt").write_text("changed\n", encoding="utf-8")
+    temporary = repo / ".git" / "next-index-1.lock"
+    shutil.copy(repo / ".git" / "index", temporary)
+    git(repo, "add", "a.txt", env={"GIT_INDEX_FILE": str(temporary)})
+    monkeypatch.setenv("GIT_INDEX_FILE", str(temporary))
+    assert run_git(repo, "diff", "--cached", "--name-only") == b"a.txt\n"
+    monkeypatch.setenv("GIT_INDEX_FILE", ".git/index")
+    monkeypatch.chdir(repo)
+    assert run_git(repo, "diff", "--cached", "--name-only") == b""
