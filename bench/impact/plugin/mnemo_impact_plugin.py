@@ -1,0 +1,109 @@
+"""A pytest plugin for the impact benchmark's oracle, loaded into the *measured* repository's run.
+
+Under ``coverage run -m pytest -p mnemo_impact_plugin`` it does two things:
+
+* switches coverage's dynamic context to ``<nodeid>|setup``, ``<nodeid>|run`` and
+  ``<nodeid>|teardown`` around each phase of each test (the labels pytest-cov's
+  ``--cov-context=test`` writes), so the data file says which test executed which line;
+* writes, to the JSON file named by ``MNEMO_IMPACT_TESTS``, every collected test with where its
+  function is *defined* (file, first line, qualified name) and the outcome of each phase. The
+  definition is what a static tool sees: an inherited test method runs under the subclass's node
+  id but lives in the base class, and parametrised variants share one function.
+
+It imports only pytest and coverage, because it runs inside the measured repository's virtualenv.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+OUTPUT_ENV = "MNEMO_IMPACT_TESTS"
+PHASE_LABELS = {"setup": "setup", "call": "run", "teardown": "teardown"}  # pytest-cov's names
+
+_records: dict[str, dict[str, Any]] = {}
+
+
+def _coverage() -> Any:
+    try:
+        import coverage
+    except ImportError:  # pragma: no cover - the oracle always runs under coverage
+        return None
+    return coverage.Coverage.current()
+
+
+def _definition(item: pytest.Item) -> dict[str, Any]:
+    """Where the test function of ``item`` is defined, when it is a Python function."""
+    function = getattr(item, "function", None) or getattr(item, "obj", None)
+    function = inspect.unwrap(function) if callable(function) else None
+    code = getattr(function, "__code__", None)
+    if code is None:
+        return {}
+    return {"file": str(Path(code.co_filename).resolve()), "line": code.co_firstlineno,
+            "qualname": getattr(function, "__qualname__", getattr(function, "__name__", ""))}
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Record every test that will run (after deselection), with its definition."""
+    for item in session.items:
+        _records.setdefault(item.nodeid, {"definition": _definition(item), "outcomes": {}})
+
+
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    """Record deselected tests too: a tool that names one is not wrong, just unjudgeable."""
+    for item in items:
+        _records[item.nodeid] = {"definition": _definition(item), "outcomes": {}, "deselected": True}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, None, None]:
+    """Make sure a test run outside the collected list still gets a record."""
+    _records.setdefault(item.nodeid, {"definition": _definition(item), "outcomes": {}})
+    yield
+
+
+def _switching(item: pytest.Item, phase: str) -> Generator[None, None, None]:
+    cov = _coverage()
+    if cov is not None:
+        cov.switch_context(f"{item.nodeid}|{PHASE_LABELS[phase]}")
+    yield
+    if cov is not None:
+        cov.switch_context("")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
+    """Label the setup phase (fixtures) with the test's node id."""
+    yield from _switching(item, "setup")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    """Label the call phase with the test's node id."""
+    yield from _switching(item, "call")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, None, None]:
+    """Label the teardown phase with the test's node id."""
+    yield from _switching(item, "teardown")
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Keep each phase's outcome (passed, failed, skipped)."""
+    record = _records.setdefault(report.nodeid, {"definition": {}, "outcomes": {}})
+    record["outcomes"][report.when] = report.outcome
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Write the records where the oracle asked for them."""
+    target = os.environ.get(OUTPUT_ENV)
+    if target:
+        Path(target).write_text(json.dumps({"rootdir": str(session.config.rootpath), "tests": _records}),
+                                encoding="utf-8")

@@ -1,0 +1,94 @@
+"""The impact benchmark's repositories: where their code is, how their tests run, their clones and venvs.
+
+Each repository is a bare mirror brought onto the machine by the search tool's ``fetch``
+(``/work/.mirror/<owner>+<name>/repo``). The benchmark clones it once into its own work directory
+(``/tmp/mnemo-impact/<name>``, apart from other benchmarks' clones because it edits files and
+checks out pinned commits) and installs the repository's test dependencies into a dedicated
+virtualenv beside it (``/tmp/mnemo-impact/venv-<name>``), never into the interpreter that runs
+mnemo. Commits and test requirements are pinned so that a rerun measures the same oracle.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_MIRRORS = Path("/work/.mirror")
+DEFAULT_WORKDIR = Path(tempfile.gettempdir()) / "mnemo-impact"
+MIRROR_SUBDIR = "repo"
+COVERAGE_REQUIREMENT = "coverage>=7,<8"
+
+
+@dataclass(frozen=True)
+class ImpactRepo:
+    """A repository of the benchmark and how to run its test suite."""
+
+    name: str
+    source: str  # owner/name on GitHub
+    commit: str  # the pinned commit the oracle and the evaluation use
+    package: str  # the measured code, relative to the root (non-test code)
+    tests: str  # where the test files live, relative to the root
+    requirements: tuple[str, ...]  # the test dependencies, installed with the repository itself
+    pytest_args: tuple[str, ...] = ()
+    quality: bool = True  # False: used for timing only (its suite is not run)
+
+
+REPOS = {r.name: r for r in (
+    # pytest 9.2 and 9.0 both run click's suite; the versions are pinned so reruns agree.
+    ImpactRepo("click", "pallets/click", "2c8cd3ac958a7eb316d67f2d316c27086c4c0369", "src/click", "tests",
+               ("pytest==9.2.0",)),
+    # flask's tests import pytest internals (``_pytest.monkeypatch.notset``) gone in pytest 9.2.
+    ImpactRepo("flask", "pallets/flask", "2ac89889f4cc330eabd50f295dcef02828522c69", "src/flask", "tests",
+               ("pytest==9.0.2", "asgiref", "greenlet", "python-dotenv")),
+    ImpactRepo("pytest", "pytest-dev/pytest", "df87db7b0462fb764ef73fa00561adf8ad047572", "src/_pytest",
+               "testing", (), quality=False),
+)}
+DEFAULT_QUALITY_REPOS = tuple(r.name for r in REPOS.values() if r.quality)
+
+
+def lookup(name: str) -> ImpactRepo:
+    """A benchmark repository by short name."""
+    if name not in REPOS:
+        raise SystemExit(f"unknown repository {name!r}: use one of {', '.join(REPOS)}")
+    return REPOS[name]
+
+
+def git(cwd: Path, *args: str) -> str:
+    """Run git in ``cwd``; its stdout, or SystemExit with git's message."""
+    done = subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"git {' '.join(args)} failed in {cwd}: {done.stderr.strip()}")
+    return done.stdout
+
+
+def clone_of(repo: ImpactRepo, workdir: Path, mirrors: Path = DEFAULT_MIRRORS) -> Path:
+    """The benchmark's clone of ``repo`` at its pinned commit, clean (made from the mirror on first use)."""
+    clone = workdir / repo.name
+    if not (clone / ".git").exists():
+        mirror = mirrors / repo.source.replace("/", "+") / MIRROR_SUBDIR
+        if not mirror.exists():
+            raise SystemExit(f"no mirror of {repo.source} at {mirror}: fetch github:{repo.source} first")
+        workdir.mkdir(parents=True, exist_ok=True)
+        git(workdir, "clone", "-q", "--no-hardlinks", str(mirror), clone.name)
+    if git(clone, "rev-parse", "HEAD").strip() != repo.commit:
+        git(clone, "checkout", "-q", "-f", "--detach", repo.commit)
+    git(clone, "reset", "-q", "--hard")
+    return clone
+
+
+def venv_python(repo: ImpactRepo, workdir: Path) -> Path:
+    """The interpreter of the repository's test virtualenv, created and filled on first use."""
+    venv = workdir / f"venv-{repo.name}"
+    python = venv / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    marker = venv / "mnemo-impact-requirements.txt"
+    wanted = "\n".join([COVERAGE_REQUIREMENT, *repo.requirements, f"-e {workdir / repo.name}"]) + "\n"
+    if not marker.exists() or marker.read_text(encoding="utf-8") != wanted:
+        subprocess.run([str(python), "-m", "pip", "install", "-q", COVERAGE_REQUIREMENT, *repo.requirements,
+                        "-e", str(workdir / repo.name)], check=True)
+        marker.write_text(wanted, encoding="utf-8")
+    return python
