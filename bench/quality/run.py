@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -104,6 +105,7 @@ def run_repo(repo: BenchRepo, args: argparse.Namespace, machine: dict[str, Any])
         "repo": repo.name, "source": repo.source, "held_out": repo.held_out, "machine": machine,
         "params": {"tasks": args.tasks, "seed": args.seed, "window": args.window, "rank_depth": RANK_DEPTH},
         "elapsed_s": round(time.perf_counter() - started, 1),
+        "load_average": os.getloadavg()[0],  # other work on the machine inflates the query times
         "median_index_ms": statistics.median(r.index_ms for r in results) if results else 0.0,
         "summary": summary,
         "previous": previous,
@@ -147,7 +149,9 @@ def print_report(outputs: list[dict[str, Any]], args: argparse.Namespace) -> boo
         checks += report.floors(out["repo"], out["summary"])
     rows += _combined_rows(outputs)
     print(f"\nTask-context retrieval quality (functions/methods/classes; MRR counts ranks <= {RANK_DEPTH})")
-    print(f"machine: {machine_line(outputs[0]['machine'])}\n")
+    print(f"machine: {machine_line(outputs[0]['machine'])}")
+    loads = ", ".join(f"{o['repo']} {o['load_average']:.1f}" for o in outputs if "load_average" in o)
+    print(f"1-minute load average after each repository: {loads or 'n/a'}\n")
     print(report.text_table(rows))
     print("gain: full over bm25, relative; vs last: full minus the previous saved run on the same tasks;\n"
           "median ms: the first query on each task's tree (warm process); again ms: the same query repeated")
