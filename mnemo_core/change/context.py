@@ -8,6 +8,7 @@ symbols first, then their callers and their tests, strongest dependency first.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,8 +47,9 @@ def analyse(store: Store, root: Path, changed: list[ChangedSymbol], files: list[
     dangling = dangling_references(store, [c for c in changed if c.status in ("deleted", "renamed")])
     history = _History(root, base, changed, blast)
     risk, reasons = verdict(RiskInput(changed, len(blast.callers), untested, dangling, history.churn))
-    changed_scored = [_changed_symbol(c, indexed.get(c.key), i, blast, reached_by_tests, history)
-                      for i, c in enumerate(changed)]
+    left_behind = Counter(d.symbol.key for d in dangling)
+    changed_scored = [_changed_symbol(c, indexed.get(c.key), i, blast, reached_by_tests, history,
+                                      left_behind[c.key]) for i, c in enumerate(changed)]
     callers = [_reach_symbol(r, blast, history, "caller") for r in blast.callers]
     tests = [_reach_symbol(r, blast, history, "test") for r in blast.tests]
     impact = Impact(tuple(changed_scored), tuple(callers), tuple(tests), risk, tuple(reasons),
@@ -90,7 +92,9 @@ class _History:
 
 
 def _changed_symbol(c: ChangedSymbol, symbol: Symbol | None, ordinal: int, blast: BlastRadius,
-                    tested: set[int], history: _History) -> ScoredSymbol:
+                    tested: set[int], history: _History, dangling: int) -> ScoredSymbol:
+    """A changed symbol with its reasons; its components also count what it affects (``callers``,
+    ``tests``; ``dangling`` references for a deleted or renamed one), for renderers' tables."""
     sym = symbol or _placeholder(c, ordinal)
     reasons = [_describe(c)]
     if c.signature_changed:
@@ -101,12 +105,15 @@ def _changed_symbol(c: ChangedSymbol, symbol: Symbol | None, ordinal: int, blast
     churn = history.churn.get(c.key)
     if churn:
         reasons.append(f"{churn} commit{'s' if churn != 1 else ''} on these lines in the last 90 days")
+    components = {"change": CHANGED_SCORE, "churn": float(churn or 0)}
     if c.status != "deleted" and c.kind != "module" and not c.is_test:
         dependants = sum(1 for r in blast.callers if r.path[-1] == sym.id)
         tests = sum(1 for r in blast.tests if r.path[-1] == sym.id)
         reasons.append(f"{dependants} dependant{'s' if dependants != 1 else ''}, "
                        + (f"{tests} test{'s reach' if tests != 1 else ' reaches'} it" if sym.id in tested else "no test reaches it"))
-    components = {"change": CHANGED_SCORE, "churn": float(churn or 0)}
+        components.update(callers=float(dependants), tests=float(tests))
+    if dangling:
+        components["dangling"] = float(dangling)
     return ScoredSymbol(sym, CHANGED_SCORE, components, tuple(reasons), distance=0, changed=True)
 
 

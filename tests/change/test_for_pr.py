@@ -95,6 +95,7 @@ def test_callers_transitively_with_paths_and_tests(repo: Path) -> None:
     assert callers["buy"].distance == 3
     assert callers["buy"].reasons[0].startswith("calls Cart.checkout -> calls total -> calls price")
     assert keys(impact.tests) == ["tests/test_cart.py:test_checkout"]
+    assert {k: impact.changed[0].components[k] for k in ("callers", "tests")} == {"callers": 3.0, "tests": 1.0}
     before = impact.changed[0].reasons
     assert "before this change, last changed 3 weeks ago by Ada Tester" in before[1] and "price change" in before[1]
     assert any("1 commit on these lines" in r for r in before)
@@ -107,6 +108,7 @@ def test_a_deleted_function_still_referenced_is_high_risk(repo: Path) -> None:
     impact = pack.impact
     assert impact is not None
     assert [(s.symbol.name, s.reasons[0]) for s in impact.changed] == [("price", "deleted")]
+    assert impact.changed[0].components == {"change": 1.0, "churn": 1.0, "dangling": 1.0}
     assert impact.risk == "high"
     assert "price was deleted but is still referenced (1): shop/pricing.py:2" in impact.reasons
 
