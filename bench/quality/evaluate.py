@@ -3,9 +3,9 @@
 One working tree per repository. Tasks run oldest first, so each checkout moves the tree forward a
 little and the incremental re-index stays small. For each task: check out its parent (``-f``, then
 ``git clean`` keeping the ignored ``.mnemo/``), bring the index up to date (timed apart, never as
-query time), then rank with both rankers, twice. The index is rebuilt from nothing at the first task of
-every run: symbol ids (which break ties in the ranking) depend on an index's history, so a fixed
-history makes two runs of the same code give the same ranks. Query time is ``time.perf_counter()``
+query time), then rank with both rankers, twice. The index is rebuilt from nothing at the first
+task of every run: symbol ids (which break ties in the ranking) depend on an index's history, so a
+fixed history makes two runs of the same code give the same ranks. Query time is ``time.perf_counter()``
 around the ranking call only, in a warm process: the very first query of a repository runs once
 untimed. ``ms`` is the first query on each task's tree (what a user waits for after a checkout:
 per-commit caches such as the file history are cold); ``again_ms`` is the same query repeated.

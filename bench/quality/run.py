@@ -159,10 +159,20 @@ def print_report(outputs: list[dict[str, Any]], args: argparse.Namespace) -> boo
         print("\n" + report.markdown_table(rows))
     print("\n" + "\n".join(report.floor_lines(checks)))
     if args.dump:
-        pooled = [(out["repo"], record) for out in outputs for record in out["tasks"]]
-        print(f"\nThe {args.dump} worst tasks of the full pipeline (* marks ground truth):\n")
-        print(report.dump(pooled, args.dump))
+        print_dump(outputs, args.dump)
     return all(c.ok for c in checks)
+
+
+def print_dump(outputs: list[dict[str, Any]], count: int) -> None:
+    """The worst tasks of the tuning repositories; held-out ones only when nothing else was run, so
+    their failures never steer the tuning by accident."""
+    tuning = [o for o in outputs if not o["held_out"]]
+    shown = tuning or outputs
+    pooled = [(out["repo"], record) for out in shown for record in out["tasks"]]
+    skipped = [o["repo"] for o in outputs if o not in shown]
+    note = f"; held out, not shown: {', '.join(skipped)}" if skipped else ""
+    print(f"\nThe {count} worst tasks of the full pipeline (* marks ground truth{note}):\n")
+    print(report.dump(pooled, count))
 
 
 def _combined_rows(outputs: list[dict[str, Any]]) -> list[list[str]]:
