@@ -12,13 +12,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from mnemo_core.change.context import analyse
+from mnemo_core.change.diffmap import ChangedSymbol, FileSummary
 from mnemo_core.change.impact import TEST_DEPTH, walk_back
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.store import Store
-from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, Symbol
+from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, ContextPack, Symbol
+from mnemo_core.pipelines import DEFAULT_BUDGET, check_budget, fit_budget
 from mnemo_core.repository import Repository
 from mnemo_core.vcs.blame import blame_files, churn_in_ranges, newest_commit_in_ranges
-from mnemo_core.vcs.git import GitError, repo_toplevel
+from mnemo_core.vcs.git import GitError, head_commit, repo_toplevel
 from mnemo_core.vcs.history import relative_date
 
 TOP_CALLERS = 5
@@ -116,6 +119,29 @@ def symbol_card(repo: Repository, symbol: Symbol) -> SymbolCard:
         top_tests=tuple(reached[r.symbol_id] for r in tests[:TOP_TESTS]),
         last_change=changes.get(symbol.id),
         history_note=note,
+    )
+
+
+def blast_radius_at(repo: Repository, path: str, line: int, word: str | None = None, depth: int = BLAST_DEPTH,
+                    budget: int = DEFAULT_BUDGET) -> ContextPack:
+    """The blast radius of the symbol at a position, as a ``files`` answer: the symbol (as the selected
+    code), its transitive callers within ``depth`` hops and the tests that reach it."""
+    started = time.perf_counter()
+    check_budget(budget)
+    symbol = symbol_at(repo, path, line, word)
+    if symbol is None or symbol.kind == "module":
+        raise MnemoError(f"no definition at {path}:{line}; put the cursor on a function, class or call")
+    selected = ChangedSymbol(symbol.path, symbol.name, symbol.kind, "selected", symbol.start_line, symbol.end_line,
+                             symbol.signature, symbol.exported, symbol.is_test, symbol.is_test_case)
+    summary = FileSummary(symbol.path, "selected", None, symbol.language, 1)
+    analysis = analyse(repo.store, repo.root, [selected], [summary], depth, head_commit(repo.root))
+    symbols = fit_budget(repo, analysis.ranked, budget)
+    impact = analysis.impact
+    return ContextPack(
+        mode="files", query=symbol.key, repo=str(repo.root), commit=head_commit(repo.root), budget_tokens=budget,
+        used_tokens=sum(s.tokens for s in symbols), symbols=tuple(symbols), impact=impact,
+        stats={"elapsed_ms": round((time.perf_counter() - started) * 1000), "changed": len(impact.changed),
+               "callers": len(impact.callers), "tests": len(impact.tests), "index_files": repo.store.totals()[0]},
     )
 
 

@@ -1,0 +1,60 @@
+"""``mnemo-lsp``: start the language server on stdio (the default) or on a TCP port."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from lsp_server import commands, hover, indexing, lens
+from lsp_server.server import MnemoServer, forward_engine_logs
+from mnemo_core import __version__
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 2087  # the port pygls examples and editor configs conventionally use
+
+
+def create_server() -> MnemoServer:
+    """A server with every feature registered."""
+    server = MnemoServer()
+    for feature in (indexing, commands, hover, lens):
+        feature.setup(server)
+    forward_engine_logs(server)
+    return server
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``mnemo-lsp``."""
+    parser = argparse.ArgumentParser(prog="mnemo-lsp", description="The mnemo language server.")
+    parser.add_argument("--version", action="version", version=f"mnemo-lsp {__version__}")
+    parser.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default)")
+    parser.add_argument("--tcp", action="store_true", help="listen on a TCP port instead of stdio")
+    parser.add_argument("--host", default=DEFAULT_HOST, help=f"TCP host (default {DEFAULT_HOST})")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log to stderr what the server does")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the server until the client disconnects; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    if args.tcp and args.stdio:
+        print("mnemo-lsp: error: choose one of --stdio and --tcp", file=sys.stderr)
+        return 2
+    stderr = logging.StreamHandler(sys.stderr)
+    stderr.setLevel(logging.INFO if args.verbose else logging.WARNING)
+    logging.basicConfig(handlers=[stderr], level=logging.WARNING, format="mnemo-lsp: %(name)s: %(message)s")
+    server = create_server()
+    try:
+        if args.tcp:
+            server.start_tcp(args.host, args.port)
+        else:
+            server.start_io()
+    finally:
+        server.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

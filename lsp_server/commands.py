@@ -1,0 +1,237 @@
+"""``workspace/executeCommand``: context for a task, a PR or files, blast radius, explain, re-index.
+
+Every command takes one JSON object (``{"task": "..."}``); anything else is InvalidParams with a
+message that shows the expected shape. Answers are the JSON contract of ``mnemo_core.render`` plus a
+``report`` URI: a Markdown rendering written under ``.mnemo/reports/`` that the client is asked to
+open (``window/showDocument``) when it can.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+
+from lsp_server import convert, indexing
+from lsp_server.server import NO_WORKSPACE, ActiveTask, BadArguments, MnemoServer
+from mnemo_core.errors import MnemoError
+from mnemo_core.insight import blast_radius_at, symbol_at
+from mnemo_core.model import ContextPack, Symbol
+from mnemo_core.pipelines import DEFAULT_BUDGET, explain, for_files, for_pr, for_task
+from mnemo_core.render import explanation_json, explanation_text, pack_json, to_markdown
+from mnemo_core.repository import Repository
+
+TASK = "mnemo.contextForTask"
+PR = "mnemo.contextForPR"
+FILES = "mnemo.contextForFiles"
+BLAST = convert.BLAST_RADIUS_COMMAND
+EXPLAIN = "mnemo.explain"
+REINDEX = "mnemo.reindex"
+SHAPES = {  # the one object each command takes, shown when it gets something else
+    TASK: '{"task": "fix the login redirect", "budget": 8000}',
+    PR: '{"base": "main", "head": "HEAD", "staged": false}',
+    FILES: '{"uris": ["file:///..."]}',
+    BLAST: '{"uri": "file:///...", "position": {"line": 0, "character": 0}}',
+    EXPLAIN: '{"uri": "file:///...", "position": {"line": 0, "character": 0}, "task": "..."}',
+    REINDEX: "{}",
+}
+FIELDS = {TASK: {"task", "budget"}, PR: {"base", "head", "staged", "budget"}, FILES: {"uris", "budget"},
+          BLAST: {"uri", "position", "budget"}, EXPLAIN: {"uri", "position", "task"}, REINDEX: set()}
+REPORTS_DIR = Path(".mnemo") / "reports"  # .mnemo/ ignores everything inside it
+SLUG_CHARS = 48
+
+
+# -- arguments ------------------------------------------------------------------------------
+def arguments(command: str, args: Sequence[Any]) -> dict[str, Any]:
+    """The single object argument of ``command`` (no argument at all counts as ``{}``)."""
+    if not args:
+        return {}
+    if len(args) != 1 or not isinstance(args[0], dict):
+        raise BadArguments(f"expected one object argument like {SHAPES[command]}, got {_shown(args)}")
+    given: dict[str, Any] = args[0]
+    unknown = sorted(set(given) - FIELDS[command])
+    if unknown:
+        raise BadArguments(f"unknown field {', '.join(map(repr, unknown))}; expected {SHAPES[command]}")
+    return given
+
+
+def _shown(args: Sequence[Any]) -> str:
+    text = repr(list(args))
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def text_field(given: dict[str, Any], name: str) -> str | None:
+    """An optional non-empty string field."""
+    value = given.get(name)
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise BadArguments(f'"{name}" must be a non-empty string, got {value!r}')
+    return value
+
+
+def required_text(given: dict[str, Any], name: str) -> str:
+    """A non-empty string field that must be there."""
+    value = text_field(given, name)
+    if value is None:
+        raise BadArguments(f'"{name}" is required')
+    return value
+
+
+def budget_field(given: dict[str, Any]) -> int:
+    """The token budget (the engine's default when absent)."""
+    value = given.get("budget", DEFAULT_BUDGET)
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise BadArguments(f'"budget" must be a positive integer (tokens), got {value!r}')
+    return value
+
+
+def bool_field(given: dict[str, Any], name: str) -> bool:
+    """A boolean field (false when absent)."""
+    value = given.get(name, False)
+    if not isinstance(value, bool):
+        raise BadArguments(f'"{name}" must be true or false, got {value!r}')
+    return value
+
+
+def position_field(given: dict[str, Any]) -> types.Position:
+    """``{"line": n, "character": n}``, both 0-based."""
+    value = given.get("position")
+    if not isinstance(value, dict) or not all(
+            isinstance(value.get(k), int) and not isinstance(value.get(k), bool) and value[k] >= 0
+            for k in ("line", "character")):
+        raise BadArguments(f'"position" must be {{"line": n, "character": n}} (0-based), got {value!r}')
+    return types.Position(line=value["line"], character=value["character"])
+
+
+# -- the commands (on a read thread) --------------------------------------------------------
+Answer = tuple[dict[str, Any], str]  # the JSON answer and the URI of its Markdown report
+
+
+def context_for_task(ls: MnemoServer, args: Sequence[Any]) -> Answer:
+    """The ranked, budgeted context of a task in words; it becomes the session's active task."""
+    given = arguments(TASK, args)
+    task = required_text(given, "task")
+    repo = _ready_repo(ls)
+    pack = for_task(repo, task, update_index=False, budget=budget_field(given))
+    ls.task = ActiveTask.from_pack(pack)
+    return _answer(repo, pack, f"task-{_slug(task)}")
+
+
+def context_for_pr(ls: MnemoServer, args: Sequence[Any]) -> Answer:
+    """The blast radius of a change: ``base..head``, or the staged change."""
+    given = arguments(PR, args)
+    base, head = text_field(given, "base"), text_field(given, "head")
+    staged = bool_field(given, "staged")
+    repo = _ready_repo(ls)
+    pack = for_pr(repo, base=base, head=head, staged=staged, update_index=False, budget=budget_field(given))
+    return _answer(repo, pack, "pr-staged" if staged else f"pr-{_slug(pack.query)}")
+
+
+def context_for_files(ls: MnemoServer, args: Sequence[Any]) -> Answer:
+    """The context of some files: their symbols, callers and tests."""
+    given = arguments(FILES, args)
+    uris = given.get("uris")
+    if not isinstance(uris, list) or not uris or not all(isinstance(u, str) for u in uris):
+        raise BadArguments(f'"uris" must be a non-empty list of file URIs; expected {SHAPES[FILES]}')
+    paths = [ls.relpath(u) for u in uris]
+    repo = _ready_repo(ls)
+    pack = for_files(repo, paths, update_index=False, budget=budget_field(given))
+    return _answer(repo, pack, f"files-{_slug(' '.join(paths))}")
+
+
+def blast_radius(ls: MnemoServer, args: Sequence[Any]) -> Answer:
+    """The symbol at a position, its transitive callers and the tests that reach it."""
+    given = arguments(BLAST, args)
+    uri, position = required_text(given, "uri"), position_field(given)
+    path = ls.relpath(uri)
+    repo = _ready_repo(ls)
+    pack = blast_radius_at(repo, path, convert.position_line(position), _word(ls, uri, position),
+                           budget=budget_field(given))
+    return _answer(repo, pack, f"blast-{_slug(pack.query)}")
+
+
+def explain_at(ls: MnemoServer, args: Sequence[Any]) -> Answer:
+    """Every part of the score of the symbol at a position, for a task (default: the active one)."""
+    given = arguments(EXPLAIN, args)
+    uri, position = required_text(given, "uri"), position_field(given)
+    task = text_field(given, "task") or (ls.task.text if ls.task else None)
+    if task is None:
+        raise BadArguments('no task: pass {"task": "..."} or run mnemo.contextForTask first')
+    path = ls.relpath(uri)
+    repo = _ready_repo(ls)
+    symbol = _definition_at(ls, repo, uri, path, position)
+    explanation = explain(repo, task, symbol.key, update_index=False)
+    text = explanation_text(explanation)
+    markdown = f"# mnemo: why `{symbol.name}`\n\n```\n{text}\n```\n"
+    report = _write_report(repo.root, f"explain-{_slug(symbol.name)}", markdown)
+    return {**explanation_json(explanation), "text": text, "report": report}, report
+
+
+def _ready_repo(ls: MnemoServer) -> Repository:
+    ls.require_index()
+    return ls.repo()
+
+
+def _word(ls: MnemoServer, uri: str, position: types.Position) -> str | None:
+    """The identifier under the cursor (from the editor's buffer, else from disk)."""
+    return ls.workspace.get_text_document(uri).word_at_position(position) or None
+
+
+def _definition_at(ls: MnemoServer, repo: Repository, uri: str, path: str,
+                   position: types.Position) -> Symbol:
+    line = convert.position_line(position)
+    symbol = symbol_at(repo, path, line, _word(ls, uri, position))
+    if symbol is None or symbol.kind == "module":
+        raise MnemoError(f"no definition at {path}:{line}; put the cursor on a function, class or call")
+    return symbol
+
+
+def _answer(repo: Repository, pack: ContextPack, name: str) -> Answer:
+    report = _write_report(repo.root, name, to_markdown(pack))
+    return {**pack_json(pack), "report": report}, report
+
+
+def _write_report(root: Path, name: str, markdown: str) -> str:
+    """Write a report under ``.mnemo/reports/``; its URI."""
+    path = root / REPORTS_DIR / f"{name}.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(markdown, encoding="utf-8")
+    return convert.uri(root, (REPORTS_DIR / path.name).as_posix())
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()[:SLUG_CHARS].rstrip("-") or "report"
+
+
+# -- registration -----------------------------------------------------------------------------
+def _register(server: MnemoServer, name: str, work: Callable[[MnemoServer, Sequence[Any]], Answer]) -> None:
+    @server.command(name)
+    async def command(ls: MnemoServer, *args: Any) -> dict[str, Any]:
+        result, report = await ls.answer(name, work, ls, args)
+        _show(ls, report)
+        return result
+
+
+def _show(ls: MnemoServer, uri: str) -> None:
+    """Ask the client to open a report, when it can."""
+    if ls.supports("window", "show_document", "support"):
+        ls.window_show_document(types.ShowDocumentParams(uri=uri, take_focus=True))
+
+
+def setup(server: MnemoServer) -> None:
+    """Register every ``mnemo.*`` command (pygls advertises them in ``executeCommandProvider``)."""
+    for name, work in ((TASK, context_for_task), (PR, context_for_pr), (FILES, context_for_files),
+                       (BLAST, blast_radius), (EXPLAIN, explain_at)):
+        _register(server, name, work)
+
+    @server.command(REINDEX)
+    async def reindex(ls: MnemoServer, *args: Any) -> dict[str, Any]:
+        try:
+            arguments(REINDEX, args)
+            if ls.root is None:
+                raise MnemoError(NO_WORKSPACE)
+            return await indexing.reindex(ls)
+        except Exception as exc:
+            raise ls.rpc_error(REINDEX, exc) from None

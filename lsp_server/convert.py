@@ -1,0 +1,145 @@
+"""Engine values -> LSP values and Markdown: pure functions, no I/O, tested directly.
+
+Lines: the engine counts from 1, LSP from 0. Paths: the engine's are repository-relative POSIX
+paths, LSP's are ``file://`` URIs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.uris import from_fs_path
+
+from mnemo_core.insight import LastChange, Lens, SymbolCard
+from mnemo_core.model import IndexStats, ScoredSymbol, Symbol
+
+BLAST_RADIUS_COMMAND = "mnemo.blastRadius"
+COMPONENTS_SHOWN = 5  # the largest score components in a hover; the explain command has them all
+MARKDOWN_SPECIALS = "\\`*_[]<>|#"
+
+
+def uri(root: Path, path: str) -> str:
+    """The ``file://`` URI of a repository-relative path."""
+    return from_fs_path(str(root / path)) or ""
+
+
+def symbol_range(symbol: Symbol) -> types.Range:
+    """The lines a symbol spans, as a 0-based range ending at the start of the line after it."""
+    return types.Range(start=types.Position(line=symbol.start_line - 1, character=0),
+                       end=types.Position(line=symbol.end_line, character=0))
+
+
+def location(root: Path, symbol: Symbol) -> types.Location:
+    """Where a symbol is defined."""
+    return types.Location(uri=uri(root, symbol.path), range=symbol_range(symbol))
+
+
+def code_lens(root: Path, lens: Lens) -> types.CodeLens:
+    """A lens on a symbol's first line whose command shows its blast radius."""
+    symbol = lens.symbol
+    start = types.Position(line=symbol.start_line - 1, character=0)
+    argument = {"uri": uri(root, symbol.path), "position": {"line": start.line, "character": start.character}}
+    command = types.Command(title=lens.title, command=BLAST_RADIUS_COMMAND, arguments=[argument])
+    return types.CodeLens(range=types.Range(start=start, end=start), command=command)
+
+
+def hover(markdown: str) -> types.Hover:
+    """A Markdown hover."""
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown))
+
+
+def card_markdown(root: Path, card: SymbolCard, task: tuple[str, tuple[int, ScoredSymbol] | None, int] | None,
+                  show_history_note: bool) -> str:
+    """The hover card of a symbol: what it is, who depends on it, what tests it, its history, and
+    (with an active task) its rank for the task. ``task`` is (text, (rank, scored) or None, pack size)."""
+    symbol = card.symbol
+    where = link(root, symbol, f"{symbol.path}:{symbol.start_line}")
+    parts = [f"**{symbol.kind}** `{_code(symbol.name)}` · {where}"]
+    if symbol.signature:
+        parts.append(f"```{symbol.language}\n{symbol.signature}\n```")
+    parts.append(_callers_line(root, card))
+    blast = _count(card.blast_radius, "symbol")
+    parts.append(f"**Blast radius:** {blast} depend{'s' if card.blast_radius == 1 else ''} on it · "
+                 f"{_tests_line(root, card)}")
+    if card.last_change is not None:
+        parts.append(f"**Last change:** {last_change_line(card.last_change)}")
+    elif card.history_note and show_history_note:
+        parts.append(f"**Last change:** {escape(card.history_note)}")
+    if task is not None:
+        parts.append(task_line(*task))
+    return "\n\n".join(parts)
+
+
+def _callers_line(root: Path, card: SymbolCard) -> str:
+    line = f"**{_count(card.callers, 'caller')}**"
+    if card.top_callers:
+        line += ": " + ", ".join(link(root, s) for s in card.top_callers)
+        if card.callers > len(card.top_callers):
+            line += f" and {card.callers - len(card.top_callers)} more"
+    return line
+
+
+def _tests_line(root: Path, card: SymbolCard) -> str:
+    if not card.tests:
+        return "**no test reaches it**"
+    line = f"**{_count(card.tests, 'test')}** reach it: " + ", ".join(link(root, s) for s in card.top_tests)
+    if card.tests > len(card.top_tests):
+        line += f" and {card.tests - len(card.top_tests)} more"
+    return line
+
+
+def last_change_line(change: LastChange) -> str:
+    """``3 days ago · abc1234 · Author · subject · 2 commits in 90 days``."""
+    if change.uncommitted:
+        head = "uncommitted changes"
+    else:
+        head = f"{change.relative} · `{change.sha[:7]}` · {escape(change.author)} · {escape(change.summary)}"
+    if change.churn_90d:
+        head += f" · {_count(change.churn_90d, 'commit')} on these lines in 90 days"
+    return head
+
+
+def task_line(text: str, ranked: tuple[int, ScoredSymbol] | None, size: int) -> str:
+    """The symbol's place in the active task's answer, with its largest score components."""
+    head = f"**Task** “{escape(text)}”: "
+    if ranked is None:
+        return head + f"not among the {size} symbols of its context"
+    rank, scored = ranked
+    present = [(name, value) for name, value in scored.components.items() if value > 0]
+    biggest = sorted(present, key=lambda kv: (-kv[1], kv[0]))[:COMPONENTS_SHOWN]
+    line = head + f"rank {rank} of {size} · score {scored.score:.3f}"
+    return line + "".join(f" · {name} {value:.2f}" for name, value in biggest)
+
+
+def link(root: Path, symbol: Symbol, text: str | None = None) -> str:
+    """A Markdown link to a symbol's first line."""
+    label = text if text is not None else symbol.name
+    return f"[`{_code(label)}`]({uri(root, symbol.path)}#L{symbol.start_line})"
+
+
+def escape(text: str) -> str:
+    """Text safe in a Markdown paragraph."""
+    for char in MARKDOWN_SPECIALS:
+        text = text.replace(char, "\\" + char)
+    return text.replace("\n", " ")
+
+
+def _code(text: str) -> str:
+    return text.replace("`", "'")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def stats_json(stats: IndexStats) -> dict[str, Any]:
+    """What an index run did, as JSON."""
+    return asdict(stats)
+
+
+def position_line(position: types.Position) -> int:
+    """An LSP position's line as the engine's 1-based line."""
+    return position.line + 1

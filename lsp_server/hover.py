@@ -1,0 +1,41 @@
+"""Hover: a card that says why a symbol matters, on its definition or on a call to it."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from lsp_server import convert
+from lsp_server.server import IndexBeingBuilt, MnemoServer
+from mnemo_core.insight import symbol_at, symbol_card
+
+
+def hover(ls: MnemoServer, params: types.HoverParams) -> types.Hover | None:
+    """The card of the symbol named under the cursor (None elsewhere, or outside the workspace)."""
+    uri = params.text_document.uri
+    path = ls.inside(uri)
+    if path is None:
+        return None
+    try:
+        ls.require_index()
+    except IndexBeingBuilt as exc:
+        return convert.hover(f"mnemo: {exc}")
+    word = ls.workspace.get_text_document(uri).word_at_position(params.position)
+    if not word:
+        return None
+    repo = ls.repo()
+    symbol = symbol_at(repo, path, convert.position_line(params.position), word)
+    if symbol is None or symbol.kind == "module" or symbol.short_name != word:
+        return None
+    card = symbol_card(repo, symbol)
+    task = ls.task
+    task_info = (task.text, task.ranks.get(symbol.id), len(task.ranks)) if task is not None else None
+    markdown = convert.card_markdown(repo.root, card, task_info, show_history_note=not ls.index.walked)
+    return convert.hover(markdown)
+
+
+def setup(server: MnemoServer) -> None:
+    """Register ``textDocument/hover``."""
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    async def on_hover(ls: MnemoServer, params: types.HoverParams) -> types.Hover | None:
+        return await ls.quietly("hover", hover, ls, params, default=None)

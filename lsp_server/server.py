@@ -1,0 +1,257 @@
+"""The mnemo language server: one object that owns the workspace's state.
+
+Features live in one module each (``indexing``, ``commands``, ``hover``, ``lens``), registered by
+their ``setup(server)``. Engine work blocks (SQLite, git), so handlers hand it to a small thread pool
+and await it; each worker thread reads the index through its own :class:`Repository` (SQLite in WAL
+mode lets them read while the indexer writes). Every message to the client is sent from the event
+loop's thread, which keeps both transports (stdio and TCP) safe.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import traceback
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from mnemo_core import __version__
+from mnemo_core.errors import MnemoError
+from mnemo_core.model import ContextPack, ScoredSymbol
+from mnemo_core.repository import Repository
+
+if TYPE_CHECKING:
+    from lsp_server.indexing import Indexer
+
+READ_WORKERS = 4  # hovers and lenses must not queue behind a long "context for task"
+REQUEST_FAILED = -32803  # LSP ErrorCodes.RequestFailed: valid request, the engine could not answer
+ENGINE_LOGGERS = ("mnemo_core", "lsp_server")
+LOG_LEVELS = {logging.ERROR: types.MessageType.Error, logging.WARNING: types.MessageType.Warning,
+              logging.INFO: types.MessageType.Info}
+NO_WORKSPACE = "mnemo needs a workspace folder; open a folder, not a single file"
+T = TypeVar("T")
+
+
+class BadArguments(MnemoError):
+    """A command was called with arguments it cannot use (JSON-RPC InvalidParams)."""
+
+
+class IndexBeingBuilt(MnemoError):
+    """The first index of the workspace is not there yet."""
+
+
+@dataclass(frozen=True)
+class ActiveTask:
+    """The last ``mnemo.contextForTask`` of this session: each packed symbol's rank and score."""
+
+    text: str
+    ranks: dict[int, tuple[int, ScoredSymbol]]
+
+    @classmethod
+    def from_pack(cls, pack: ContextPack) -> ActiveTask:
+        """The ranks of a task answer, best first from 1."""
+        return cls(pack.query, {s.symbol.id: (rank, s) for rank, s in enumerate(pack.symbols, start=1)})
+
+
+@dataclass
+class IndexState:
+    """What the background indexer is doing; read by request handlers."""
+
+    ready: bool = False  # the index can answer: it had files at start-up, or a build finished
+    building: bool = False
+    percent: int = 0
+    walked: bool = False  # the workspace is not a git repository
+
+
+@dataclass
+class _Readers:
+    """One Repository per worker thread, all closed at shutdown."""
+
+    local: threading.local = field(default_factory=threading.local)
+    opened: list[Repository] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class MnemoServer(LanguageServer):
+    """The language server and the state its features share."""
+
+    def __init__(self) -> None:
+        super().__init__(name="mnemo-lsp", version=__version__,
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.root: Path | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.index = IndexState()
+        self.task: ActiveTask | None = None
+        self.indexer: Indexer | None = None  # set by ``indexing.setup``
+        self._pool = ThreadPoolExecutor(max_workers=READ_WORKERS, thread_name_prefix="mnemo-read")
+        self._readers = _Readers()
+        self._told: set[str] = set()
+
+    # -- the workspace ------------------------------------------------------------------------
+    def open_workspace(self) -> Path | None:
+        """The workspace root from ``initialize`` (its first folder, else its root URI)."""
+        folders = self.workspace.folders
+        uri = next(iter(folders.values())).uri if folders else self.workspace.root_uri
+        path = to_fs_path(uri) if uri else None
+        if path is None:
+            return None
+        self.root = Repository.open(path).root
+        return self.root
+
+    def repo(self) -> Repository:
+        """This worker thread's read handle on the workspace index."""
+        repo: Repository | None = getattr(self._readers.local, "repo", None)
+        if repo is None:
+            if self.root is None:
+                raise MnemoError(NO_WORKSPACE)
+            repo = Repository(self.root)
+            self._readers.local.repo = repo
+            with self._readers.lock:
+                self._readers.opened.append(repo)
+        return repo
+
+    def relpath(self, uri: str) -> str:
+        """A document URI as a workspace-relative POSIX path; a clear error outside the workspace."""
+        if self.root is None:
+            raise MnemoError(NO_WORKSPACE)
+        path = to_fs_path(uri)
+        if path is None:
+            raise BadArguments(f"{uri} is not a file URI")
+        try:
+            return Path(path).resolve().relative_to(self.root).as_posix()
+        except ValueError:
+            raise BadArguments(f"{path} is outside the workspace {self.root}") from None
+
+    def inside(self, uri: str) -> str | None:
+        """The workspace-relative path of ``uri``, or None for a file outside the workspace."""
+        try:
+            return self.relpath(uri)
+        except MnemoError:
+            return None
+
+    def require_index(self) -> None:
+        """Raise :class:`IndexBeingBuilt` until the index can answer."""
+        if not self.index.ready:
+            raise IndexBeingBuilt(f"the index of {self.root} is being built ({self.index.percent}%); "
+                                  "try again when it finishes")
+
+    # -- running engine work ------------------------------------------------------------------
+    async def run(self, work: Callable[..., T], *args: Any) -> T:
+        """Run blocking engine work on a read thread and await its result."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, partial(work, *args))
+
+    async def answer(self, what: str, work: Callable[..., T], *args: Any) -> T:
+        """Run a request's engine work; failures become JSON-RPC errors (never a dead server)."""
+        try:
+            return await self.run(work, *args)
+        except Exception as exc:
+            raise self.rpc_error(what, exc) from None
+
+    def rpc_error(self, what: str, exc: Exception) -> JsonRpcException:
+        """The JSON-RPC error for a failed request: InvalidParams for bad arguments, RequestFailed
+        for what the engine refused (one clear line), InternalError (traceback in the log) for bugs."""
+        if isinstance(exc, JsonRpcException):
+            return exc
+        if isinstance(exc, BadArguments):
+            return JsonRpcInvalidParams(f"{what}: {exc}")
+        if isinstance(exc, MnemoError):
+            return JsonRpcException(message=f"{what}: {exc}", code=REQUEST_FAILED)
+        self.log(f"{what} failed:\n{''.join(traceback.format_exception(exc))}", types.MessageType.Error)
+        return JsonRpcInternalError(f"{what}: internal error ({exc}); details are in the mnemo output")
+
+    async def quietly(self, what: str, work: Callable[..., T], *args: Any, default: T) -> T:
+        """Run engine work whose failure the user need not act on: log it, return ``default``."""
+        try:
+            return await self.run(work, *args)
+        except MnemoError as exc:
+            self.log(f"{what}: {exc}", types.MessageType.Warning)
+        except Exception:
+            self.log(f"{what} failed:\n{traceback.format_exc()}", types.MessageType.Error)
+        return default
+
+    # -- talking to the client ----------------------------------------------------------------
+    def post(self, send: Callable[..., Any], *args: Any) -> None:
+        """Call ``send`` on the event loop's thread (from any thread); dropped once the loop is gone."""
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            send(*args)
+            return
+        try:
+            loop.call_soon_threadsafe(partial(send, *args))
+        except RuntimeError:  # the loop closed between the check and the call: the client is gone
+            return
+
+    def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        """A line in the client's output channel."""
+        self.post(self.window_log_message, types.LogMessageParams(type=kind, message=message))
+
+    def tell(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        """A pop-up: only for what the user must know or act on."""
+        self.post(self.window_show_message, types.ShowMessageParams(type=kind, message=message))
+
+    def tell_once(self, key: str, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        """A pop-up shown once per session for ``key``; later occurrences go to the log."""
+        if key in self._told:
+            self.log(message, kind)
+            return
+        self._told.add(key)
+        self.tell(message, kind)
+
+    def supports(self, *path: str) -> bool:
+        """Whether the client's capabilities have a truthy value at ``path`` (snake_case names)."""
+        node: Any = self.client_capabilities
+        for name in path:
+            node = getattr(node, name, None)
+            if node is None:
+                return False
+        return bool(node)
+
+    # -- shutdown -----------------------------------------------------------------------------
+    def close(self) -> None:
+        """Stop the read threads and close every index connection."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        with self._readers.lock:
+            for repo in self._readers.opened:
+                repo.close()
+            self._readers.opened.clear()
+
+
+class ClientLogHandler(logging.Handler):
+    """Engine log records go to the client's output channel."""
+
+
+    def __init__(self, server: MnemoServer) -> None:
+        super().__init__(level=logging.INFO)
+        self.server = server
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """Forward one record (as ``window/logMessage``)."""
+        kind = LOG_LEVELS.get(record.levelno, types.MessageType.Log)
+        self.server.log(self.format(record), kind)
+
+
+def forward_engine_logs(server: MnemoServer) -> None:
+    """Route the engine's and the server's loggers to the client."""
+    handler = ClientLogHandler(server)
+    handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+    for name in ENGINE_LOGGERS:
+        logger = logging.getLogger(name)
+        logger.addHandler(handler)
+        logger.setLevel(min(logger.getEffectiveLevel(), logging.INFO))

@@ -1,0 +1,160 @@
+"""Helpers of the language-server tests: a pytest-lsp client on ``mnemo-lsp`` over stdio, the
+fixture repository, and waiting on what the server sends (never on time)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from helpers import commit, make_repo
+from lsprotocol import types
+from pygls.protocol import default_converter
+from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
+
+SERVER = [sys.executable, "-m", "lsp_server"]
+WAIT_S = 30.0  # generous on a loaded 2-core CI machine; a passing test never waits this long
+
+APP = '''"""The app."""
+
+
+def helper(x):
+    """Double a number."""
+    return x * 2
+
+
+def main():
+    return helper(1) + helper(2)
+
+
+class Box:
+    def open(self):
+        return main()
+'''
+TESTS = '''from app.core import Box, main
+
+
+def test_main():
+    assert main() == 6
+
+
+def test_box():
+    assert Box().open() == 6
+'''
+FILES = {"app/__init__.py": "", "app/core.py": APP, "tests/test_core.py": TESTS}
+
+
+def capabilities() -> types.ClientCapabilities:
+    """An editor that can show progress, documents and Markdown, refresh lenses and watch files."""
+    return types.ClientCapabilities(
+        window=types.WindowClientCapabilities(
+            work_done_progress=True, show_document=types.ShowDocumentClientCapabilities(support=True)),
+        workspace=types.WorkspaceClientCapabilities(
+            code_lens=types.CodeLensWorkspaceClientCapabilities(refresh_support=True),
+            did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True)),
+        text_document=types.TextDocumentClientCapabilities(
+            synchronization=types.TextDocumentSyncClientCapabilities(did_save=True),
+            hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown]),
+            code_lens=types.CodeLensClientCapabilities()),
+    )
+
+
+class Events:
+    """What the server asked of the client, and an event set whenever the server sends something."""
+
+    def __init__(self) -> None:
+        self.lens_refreshes = 0
+        self.registrations: list[types.Registration] = []
+        self.changed = asyncio.Event()
+
+
+def _noticing(handler: Callable[[LanguageClient, Any], Any]) -> Callable[[LanguageClient, Any], Any]:
+    """A pytest-lsp default handler that also wakes up ``wait_until``."""
+
+    def noticing(ls: LanguageClient, params: Any) -> Any:
+        result = handler(ls, params)
+        ls.events.changed.set()  # type: ignore[attr-defined]
+        return result
+
+    return noticing
+
+
+def _refresh(ls: LanguageClient, params: None) -> None:
+    ls.events.lens_refreshes += 1  # type: ignore[attr-defined]
+    ls.events.changed.set()  # type: ignore[attr-defined]
+
+
+def _register(ls: LanguageClient, params: types.RegistrationParams) -> None:
+    ls.events.registrations.extend(params.registrations)  # type: ignore[attr-defined]
+    ls.events.changed.set()  # type: ignore[attr-defined]
+
+
+def make_client() -> LanguageClient:
+    """pytest-lsp's client, also answering lens refreshes and file-watcher registrations, and
+    noticing every message so tests can wait for a condition instead of for time."""
+    client = LanguageClient(converter_factory=default_converter)
+    client.events = Events()  # type: ignore[attr-defined]
+    features = {method: _noticing(handler) for method, handler in DEFAULT_CLIENT_FEATURES.items()}
+    features[types.WORKSPACE_CODE_LENS_REFRESH] = _refresh
+    features[types.CLIENT_REGISTER_CAPABILITY] = _register
+    register_lsp_features(client, features)
+    return client
+
+
+async def wait_until(client: LanguageClient, ready: Callable[[], bool], what: str) -> None:
+    """Wait until ``ready()``, re-checking each time the server sends the client something."""
+    changed: asyncio.Event = client.events.changed  # type: ignore[attr-defined]
+
+    async def loop() -> None:
+        while not ready():
+            changed.clear()
+            await changed.wait()
+
+    try:
+        await asyncio.wait_for(loop(), WAIT_S)
+    except asyncio.TimeoutError:
+        raise AssertionError(f"timed out waiting for {what}") from None
+
+
+def progress_ends(client: LanguageClient) -> int:
+    """How many work-done progresses have ended."""
+    return sum(1 for reports in client.progress_reports.values()
+               for r in reports if isinstance(r, types.WorkDoneProgressEnd))
+
+
+async def wait_for_index(client: LanguageClient, ends: int = 1) -> None:
+    """Wait until ``ends`` indexing progresses have ended."""
+    await wait_until(client, lambda: progress_ends(client) >= ends, f"{ends} indexing progress end(s)")
+
+
+async def start(client: LanguageClient, root: Path) -> None:
+    """Initialize a session on ``root``."""
+    await client.initialize_session(types.InitializeParams(
+        capabilities=capabilities(), root_uri=root.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)]))
+
+
+async def execute(client: LanguageClient, command: str, *arguments: Any) -> Any:
+    """``workspace/executeCommand``."""
+    return await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=command, arguments=list(arguments)))
+
+
+def git_workspace(root: Path) -> Path:
+    """The fixture repository: two commits, the second by another author."""
+    make_repo(root, FILES, date="2026-03-01T09:00:00+00:00")
+    commit(root, {"app/core.py": APP.replace("return x * 2", "return x + x")}, "tweak helper",
+           date="2026-03-05T09:00:00+00:00", author=("Bo Maker", "bo@example.com"))
+    return root
+
+
+def uri_of(root: Path, path: str) -> str:
+    return (root / path).as_uri()
+
+
+async def start_client() -> LanguageClient:
+    """A running ``mnemo-lsp`` with a client attached (not yet initialized)."""
+    return await ClientServerConfig(server_command=SERVER, client_factory=make_client).start()
