@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import re
+import shlex
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from mnemo_core.model import ContextPack, Explanation, Impact, ScoredSymbol
@@ -11,7 +13,10 @@ from mnemo_core.retrieve.snippets import header
 
 SCHEMA = 1
 IMPACT_LINES = 25  # per list in text output; JSON lists everything
-MULTIPLIER_NAMES = {"test": "test code, and the task is not about tests", "kind": "kind prior"}
+MAX_TEST_TARGETS = 40  # more tests than this: the suggested command names their files, then none at all
+MAX_COMMAND_CHARS = 2000  # a suggested command longer than this falls back the same way
+MULTIPLIER_NAMES = {"test": "test code, and the task is not about tests", "kind": "kind prior",
+                    "declaration": "a declaration without the implementation (overload or stub)"}
 
 
 def symbol_json(s: ScoredSymbol) -> dict[str, Any]:
@@ -62,6 +67,19 @@ def test_ids(tests: Iterable[ScoredSymbol]) -> list[str]:
     return list(dict.fromkeys(f"{t.symbol.path}::{t.symbol.name.replace('.', '::')}" for t in tests))
 
 
+def pytest_command(tests: Sequence[ScoredSymbol]) -> str | None:
+    """A ready-to-run pytest command for the Python tests among ``tests`` (None when there are none):
+    their node ids, or their files when there are many, or the whole suite when even those are many."""
+    python = [t for t in tests if t.symbol.language == "python"]
+    if not python:
+        return None
+    for targets in (test_ids(python), list(dict.fromkeys(t.symbol.path for t in python))):
+        command = " ".join(["pytest", *(shlex.quote(plain_text(t)) for t in targets)])
+        if len(targets) <= MAX_TEST_TARGETS and len(command) <= MAX_COMMAND_CHARS:
+            return command
+    return "pytest"
+
+
 def impact_text(impact: Impact) -> list[str]:
     """The impact section for a terminal."""
     lines = [f"risk: {impact.risk}"] + [f"  - {r}" for r in impact.reasons]
@@ -71,8 +89,9 @@ def impact_text(impact: Impact) -> list[str]:
                   for s in items[:IMPACT_LINES]]
         if len(items) > IMPACT_LINES:
             lines.append(f"  ... and {len(items) - IMPACT_LINES} more (--format json lists all)")
-    if impact.tests:
-        lines.append("run: pytest " + " ".join(test_ids(impact.tests)))
+    command = pytest_command(impact.tests)
+    if command:
+        lines.append(f"run: {command}")
     return lines
 
 
@@ -94,20 +113,22 @@ def to_text(pack: ContextPack) -> str:
 
 def to_markdown(pack: ContextPack) -> str:
     """A Markdown report: a ranked table, then each symbol's code under its anchor."""
-    out = [f"# mnemo: {_md(pack.query)}", "",
+    out = [f"# mnemo: {md_text(pack.query)}", "",
            f"{len(pack.symbols)} symbols, {pack.used_tokens} of {pack.budget_tokens} tokens", ""]
-    out += [f"> {_md(n)}" for n in pack.notes]
+    out += [f"> {md_text(n)}" for n in pack.notes]
     if pack.impact is not None:
         out += impact_markdown(pack.impact)
     out += ["| # | symbol | where | score | why |", "|---|---|---|---|---|"]
     for rank, s in enumerate(pack.symbols, start=1):
         sym = s.symbol
-        out.append(f"| {rank} | `{_code(sym.name)}` | `{_code(sym.path)}:{sym.start_line}` | {s.score:.3f} "
-                   f"| {_md('; '.join(s.reasons))} |")
+        where = md_code(f"{sym.path}:{sym.start_line}", table=True)
+        out.append(f"| {rank} | {md_code(sym.name, table=True)} | {where} | {s.score:.3f} "
+                   f"| {md_text('; '.join(s.reasons))} |")
     for rank, s in enumerate(pack.symbols, start=1):
         sym = s.symbol
-        out += ["", f"## {rank}. `{_code(sym.name)}` — `{_code(sym.path)}:{sym.start_line}-{sym.end_line}`", "",
-                f"```{sym.language}", s.body if s.body is not None else header(s.symbol), "```"]
+        where = md_code(f"{sym.path}:{sym.start_line}-{sym.end_line}")
+        out += ["", f"## {rank}. {md_code(sym.name)} — {where}", "",
+                *md_fence(s.body if s.body is not None else header(s.symbol), sym.language)]
     return "\n".join(out) + "\n"
 
 
@@ -115,18 +136,20 @@ def impact_markdown(impact: Impact) -> list[str]:
     """The impact section as Markdown: verdict, reasons, changed symbols, collapsible lists."""
     out = [f"**Risk: {impact.risk}** · {len(impact.changed)} changed · {len(impact.callers)} impacted · "
            f"{len(impact.tests)} tests", ""]
-    out += [f"- {_md(r)}" for r in impact.reasons] + [""]
+    out += [f"- {md_text(r)}" for r in impact.reasons] + [""]
     out += ["| changed | where | what |", "|---|---|---|"]
-    out += [f"| `{_code(s.symbol.name)}` | `{_code(s.symbol.path)}:{s.symbol.start_line}` | {_md('; '.join(s.reasons))} |"
-            for s in impact.changed]
+    for s in impact.changed:
+        where = md_code(f"{s.symbol.path}:{s.symbol.start_line}", table=True)
+        out.append(f"| {md_code(s.symbol.name, table=True)} | {where} | {md_text('; '.join(s.reasons))} |")
     for title, items in (("Impacted symbols", impact.callers), ("Impacted tests", impact.tests)):
         out += ["", f"<details><summary>{title} ({len(items)})</summary>", ""]
-        out += [f"- `{_code(s.symbol.name)}` `{_code(s.symbol.path)}:{s.symbol.start_line}` — {_md('; '.join(s.reasons))}"
-                for s in items]
+        out += [f"- {md_code(s.symbol.name)} {md_code(f'{s.symbol.path}:{s.symbol.start_line}')} — "
+                f"{md_text('; '.join(s.reasons))}" for s in items]
         out += ["", "</details>"]
-    if impact.tests:
-        out += ["", "```", "pytest " + " ".join(test_ids(impact.tests)), "```"]
-    return out + [""]
+    command = pytest_command(impact.tests)
+    if command:
+        out += ["", *md_fence(command, "sh")]
+    return [*out, ""]
 
 
 def explanation_text(e: Explanation) -> str:
@@ -162,12 +185,44 @@ def explanation_json(e: Explanation) -> dict[str, Any]:
     }
 
 
-def _md(text: str) -> str:
-    """Escape text for a Markdown table cell or paragraph (no HTML, no table breaks)."""
-    for char in "\\`*_[]<>|#":
-        text = text.replace(char, "\\" + char)
-    return text.replace("\n", " ")
+# Markdown that renders untrusted text (names, paths, commit subjects, author names) as plain text:
+# block and inline syntax, HTML and entities are backslash-escaped, and mentions, issue references and
+# autolinks are broken with a zero-width space so a comment cannot ping people or link other threads.
+MD_SPECIAL = frozenset("\\`*_[]<>|#!~&$")
+ZWSP = "\u200b"
+_UNSAFE_CHARS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_BLOCK_START = re.compile(r"^([-+=])|^(\d+)([.)])")  # a list item or setext underline at the start
+_LINK_TRIGGERS = (("@", "@" + ZWSP), ("\\#", "\\#" + ZWSP), ("://", ":" + ZWSP + "//"),
+                  ("www.", "www" + ZWSP + "."))
+ELLIPSIS = "\u2026"
 
 
-def _code(text: str) -> str:
-    return text.replace("`", "'").replace("|", "\\|")
+def plain_text(text: str, limit: int | None = None) -> str:
+    """One line of text without control or bidirectional-override characters, cut to ``limit``."""
+    text = _UNSAFE_CHARS.sub(" ", text)
+    if limit is not None and len(text) > limit:
+        text = text[: max(limit - 1, 0)] + ELLIPSIS
+    return text
+
+
+def md_text(text: str, limit: int | None = None) -> str:
+    """Untrusted text for a Markdown paragraph, list item or table cell: rendered as it reads."""
+    escaped = "".join("\\" + c if c in MD_SPECIAL else c for c in plain_text(text, limit))
+    for pattern, broken in _LINK_TRIGGERS:
+        escaped = escaped.replace(pattern, broken)
+    return _BLOCK_START.sub(lambda m: "\\" + m[1] if m[1] else f"{m[2]}\\{m[3]}", escaped)
+
+
+def md_code(text: str, limit: int | None = None, table: bool = False) -> str:
+    """Untrusted text as an inline code span (backticks included); ``table`` escapes ``|`` for a cell."""
+    body = plain_text(text, limit).replace("`", "'") or " "
+    if table:
+        body = body.replace("|", "\\|")
+    return f"`{body}`"
+
+
+def md_fence(body: str, info: str = "") -> list[str]:
+    """A fenced code block that no run of backticks inside ``body`` can close early."""
+    longest = max((len(run) for run in re.findall("`+", body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence + info, body, fence]

@@ -10,6 +10,7 @@ from mnemo_core.commands.common import add_format_argument, add_repo_argument
 from mnemo_core.model import ContextPack
 from mnemo_core.pipelines import DEFAULT_BUDGET, DEFAULT_DEPTH, DEFAULT_FILES_DEPTH, for_files, for_pr
 from mnemo_core.render import test_ids, to_json, to_markdown, to_text
+from mnemo_core.render_review import Links, comment_markdown
 from mnemo_core.repository import Repository
 
 RENDERERS = {"text": to_text, "markdown": to_markdown, "json": to_json}
@@ -30,6 +31,8 @@ def register(sub: Any) -> None:
     _selectors(pr)
     pr.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help=f"token budget (default {DEFAULT_BUDGET})")
     add_format_argument(pr, ("text", "markdown", "json"))
+    pr.add_argument("--links", metavar="URL", help="with --format markdown, link symbols to "
+                    "URL/PATH#Lstart-Lend, e.g. https://github.com/OWNER/REPO/blob/SHA")
     pr.set_defaults(run=run_pr)
 
     files = sub.add_parser("files", help="the symbols of some files, their callers and tests")
@@ -52,7 +55,11 @@ def _pr(args: argparse.Namespace, budget: int) -> ContextPack:
 
 
 def run_pr(args: argparse.Namespace) -> int:
-    print(RENDERERS[args.format](_pr(args, args.budget)))
+    pack = _pr(args, args.budget)
+    if args.format == "markdown":  # the pull-request comment mnemo-ci posts, for any CI
+        print(comment_markdown(pack, Links(args.links) if args.links else None), end="")
+    else:
+        print(RENDERERS[args.format](pack))
     return 0
 
 

@@ -1,0 +1,223 @@
+"""Renderings of a change for review: the pull-request comment (Markdown) and the pre-commit table.
+
+The comment is what ``mnemo-ci`` posts and ``mnemo pr --format markdown`` prints, byte for byte: a
+hidden marker (so one comment per pull request is found and updated), a one-line verdict, the
+changed symbols with their callers and tests, the reasons for the risk, collapsible lists of the
+impacted symbols and tests linked to the head commit, and a test command. Everything that comes from
+the repository (names, paths, commit subjects, authors) goes through ``md_text``/``md_code``.
+GitHub rejects comments over 65,536 characters: while the body is longer, the longest list is
+halved, and a note says what was cut and how to see everything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from mnemo_core.model import ContextPack, Impact, ScoredSymbol, Symbol
+from mnemo_core.render import md_code, md_fence, md_text, plain_text, pytest_command, test_ids
+
+MARKER = "<!-- mnemo:blast-radius -->"
+COMMENT_LIMIT = 65_536  # GitHub's maximum length of an issue or pull-request comment
+NAME_CHARS = 150  # an untrusted name or path is cut to this length in the comment
+REASON_CHARS = 500  # one reason (a dependency path, a commit subject) is cut to this length
+RISK_ICONS = {"low": "\U0001f7e2", "medium": "\U0001f7e1", "high": "\U0001f534"}
+LISTS = ("changed", "callers", "tests", "files")  # what can be shortened, in the comment's order
+LIST_TITLES = {"changed": "changed symbols", "callers": "impacted symbols", "tests": "impacted tests",
+               "files": "changed files"}
+TEXT_ROWS = 20  # changed symbols in the pre-commit table
+TEXT_NAMES = 8  # callers and tests named on one line of the pre-commit output
+TEXT_COLUMN = 44  # widest name or location column in the pre-commit table
+TEXT_TEST_ID = 90  # a test id is cut to this length in the pre-commit output
+NO_COUNT = "-"
+CHANGED_HEADER = "| changed symbol | where | change | callers | tests |"
+
+
+@dataclass(frozen=True, slots=True)
+class Links:
+    """Where symbols link to: ``{base}/{path}#L{start}-L{end}`` (GitHub's blob URL at a commit)."""
+
+    base: str
+
+    @classmethod
+    def github(cls, server_url: str, repository: str, sha: str) -> Links:
+        """Links into ``repository`` (``owner/name``) at commit ``sha``."""
+        return cls(f"{server_url.rstrip('/')}/{quote(repository)}/blob/{quote(sha)}")
+
+    def to(self, symbol: Symbol) -> str:
+        """The URL of a symbol's lines, percent-encoded so it cannot end the Markdown link early."""
+        return (f"{quote(self.base.rstrip('/'), safe=':/%')}/{quote(symbol.path)}"
+                f"#L{symbol.start_line}-L{symbol.end_line}")
+
+
+# -- the pull-request comment ------------------------------------------------------------------
+def comment_markdown(pack: ContextPack, links: Links | None = None, limit: int = COMMENT_LIMIT) -> str:
+    """The review comment for a change (``mode`` pr), at most ``limit`` characters long."""
+    impact = pack.impact or Impact()
+    full = {"changed": len(impact.changed), "callers": len(impact.callers), "tests": len(impact.tests),
+            "files": len(impact.changed_files)}
+    caps = dict(full)
+    while True:
+        sections = (_comment_sections(pack, impact, links, caps, full, limit) if impact.changed
+                    else _no_code_sections(pack, impact, caps, full, limit))
+        body = _join(sections)
+        shrinkable = [key for key in LISTS if caps[key] > 0 and sections.get(key)]
+        if len(body) <= limit or not shrinkable:
+            return body if len(body) <= limit else body[:limit]
+        longest = max(shrinkable, key=lambda key: len(_join({key: sections[key]})))
+        caps[longest] //= 2
+
+
+def _join(sections: dict[str, list[str]]) -> str:
+    return "\n".join(line for lines in sections.values() for line in lines) + "\n"
+
+
+def _comment_sections(pack: ContextPack, impact: Impact, links: Links | None, caps: dict[str, int],
+                      full: dict[str, int], limit: int) -> dict[str, list[str]]:
+    icon = RISK_ICONS.get(impact.risk, "")
+    verdict = (f"### {icon} mnemo: {impact.risk} risk · {_count(full['changed'], 'changed symbol')} · "
+               f"{_count(full['callers'], 'impacted symbol')} · {_count(full['tests'], 'impacted test')}")
+    sections = {"head": [MARKER, verdict, "", f"Blast radius of {md_code(pack.query)}, "
+                         f"{_count(full['files'], 'changed file')}.", *_notes(pack)]}
+    rows = [_changed_row(s, links) for s in impact.changed[: caps["changed"]]]
+    sections["changed"] = ["", CHANGED_HEADER, "|---|---|---|--:|--:|", *rows]
+    sections["reasons"] = ["", f"**Why {impact.risk} risk**", "",
+                           *(f"- {md_text(r, REASON_CHARS)}" for r in impact.reasons)]
+    callers = [_reach_row(s, links, with_where=True) for s in impact.callers[: caps["callers"]]]
+    sections["callers"] = _details("Impacted symbols", full["callers"],
+                                   "| symbol | where | how it depends on the change |", callers)
+    tests = [_reach_row(s, links, with_where=False) for s in impact.tests[: caps["tests"]]]
+    sections["tests"] = _details("Impacted tests", full["tests"], "| test | how it reaches the change |",
+                                 tests)
+    command = pytest_command(impact.tests)
+    sections["command"] = ["", "**Run the impacted tests**", "", *md_fence(command, "sh")] if command else []
+    sections["files"] = _file_list(impact, caps, full)
+    sections["cut"] = _cut_note(caps, full, limit)
+    return sections
+
+
+def _no_code_sections(pack: ContextPack, impact: Impact, caps: dict[str, int], full: dict[str, int],
+                      limit: int) -> dict[str, list[str]]:
+    icon = RISK_ICONS["low"]
+    if not impact.changed_files:
+        return {"head": [MARKER, f"### {icon} mnemo: no changes", "",
+                         f"Nothing changed in {md_code(pack.query)}.", *_notes(pack)]}
+    return {
+        "head": [MARKER, f"### {icon} mnemo: no code symbols changed", "",
+                 f"{md_code(pack.query)} changes {_count(full['files'], 'file')} but no function, method or "
+                 "class in them (documentation, configuration or files mnemo does not parse), so no code "
+                 "depends on the change.", *_notes(pack)],
+        "files": _file_list(impact, caps, full),
+        "cut": _cut_note(caps, full, limit),
+    }
+
+
+def _notes(pack: ContextPack) -> list[str]:
+    return ["", *(f"> {md_text(n, REASON_CHARS)}" for n in pack.notes)] if pack.notes else []
+
+
+def _changed_row(s: ScoredSymbol, links: Links | None) -> str:
+    counts = s.components
+    change = md_text(s.reasons[0] if s.reasons else "changed", REASON_CHARS)
+    if counts.get("dangling"):
+        change += f", **still referenced {int(counts['dangling'])}\u00d7**"
+    return (f"| {_name(s.symbol, links)} | {_where(s.symbol)} | {change} | {_counted(counts, 'callers')} "
+            f"| {_counted(counts, 'tests')} |")
+
+
+def _reach_row(s: ScoredSymbol, links: Links | None, with_where: bool) -> str:
+    how = md_text("; ".join(s.reasons), REASON_CHARS)
+    if with_where:
+        return f"| {_name(s.symbol, links)} | {_where(s.symbol)} | {how} |"
+    return f"| {_name(s.symbol, links, test_ids([s])[0])} | {how} |"
+
+
+def _name(symbol: Symbol, links: Links | None, text: str | None = None) -> str:
+    """A symbol's name as a code span, linked to its lines when it exists at the head commit."""
+    code = md_code(text or symbol.name, NAME_CHARS, table=True)
+    return f"[{code}]({links.to(symbol)})" if links is not None and symbol.id > 0 else code
+
+
+def _where(symbol: Symbol) -> str:
+    return md_code(f"{symbol.path}:{symbol.start_line}", NAME_CHARS, table=True)
+
+
+def _details(title: str, total: int, header: str, rows: list[str]) -> list[str]:
+    if not total:
+        return []
+    columns = header.count("|") - 1
+    return ["", f"<details><summary>{title} ({total})</summary>", "", header, "|---" * columns + "|", *rows,
+            "", "</details>"]
+
+
+def _file_list(impact: Impact, caps: dict[str, int], full: dict[str, int]) -> list[str]:
+    if not full["files"]:
+        return []
+    files = [f"- {md_text(f, REASON_CHARS)}" for f in impact.changed_files[: caps["files"]]]
+    return ["", f"<details><summary>Changed files ({full['files']})</summary>", "", *files, "", "</details>"]
+
+
+def _cut_note(caps: dict[str, int], full: dict[str, int], limit: int) -> list[str]:
+    cut = [f"{caps[key]:,} of {full[key]:,} {LIST_TITLES[key]}" for key in LISTS if caps[key] < full[key]]
+    if not cut:
+        return []
+    return ["", f"> \u2702\ufe0f Shortened to fit the {limit:,}-character comment limit: showing "
+            f"{', '.join(cut)}. Run `mnemo pr --format json` with the same base and head for everything."]
+
+
+def _counted(components: dict[str, float], key: str) -> str:
+    """A changed symbol's count of callers or tests; a dash where it has none to count (deleted, module)."""
+    return str(int(components[key])) if key in components else NO_COUNT
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+# -- the pre-commit table ----------------------------------------------------------------------
+def review_text(pack: ContextPack, title: str) -> list[str]:
+    """A compact terminal summary of a change: verdict, reasons, changed symbols, callers, tests."""
+    impact = pack.impact or Impact()
+    notes = [f"  note: {plain_text(n)}" for n in pack.notes]
+    if not impact.changed:
+        files = len(impact.changed_files)
+        what = f"no code symbols changed ({_count(files, 'file')})" if files else "no changes"
+        return [f"mnemo: {title}: {what}", *notes]
+    counts = (_count(len(impact.changed), "changed symbol"), _count(len(impact.callers), "impacted caller"),
+              _count(len(impact.tests), "impacted test"))
+    lines = [f"mnemo: {title}: risk {impact.risk.upper()} · {' · '.join(counts)}"]
+    lines += [f"  why: {plain_text(r)}" for r in impact.reasons]
+    lines += notes
+    lines += _table(impact.changed[:TEXT_ROWS])
+    if len(impact.changed) > TEXT_ROWS:
+        lines.append(f"  ... and {len(impact.changed) - TEXT_ROWS} more changed symbols")
+    lines += _named("callers", [s.symbol.name for s in impact.callers], TEXT_COLUMN)
+    lines += _named("tests", test_ids(impact.tests), TEXT_TEST_ID)
+    command = pytest_command(impact.tests)
+    if command:
+        lines.append(f"  run: {command}")
+    return lines
+
+
+def _table(changed: Sequence[ScoredSymbol]) -> list[str]:
+    rows = [("changed symbol", "where", "change", "callers", "tests")]
+    for s in changed:
+        counts = s.components
+        change = plain_text(s.reasons[0] if s.reasons else "changed", TEXT_COLUMN)
+        if counts.get("dangling"):
+            change += f", still referenced {int(counts['dangling'])}x"
+        rows.append((plain_text(s.symbol.name, TEXT_COLUMN),
+                     plain_text(f"{s.symbol.path}:{s.symbol.start_line}", TEXT_COLUMN), change,
+                     _counted(counts, "callers"), _counted(counts, "tests")))
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    return [f"  {r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  {r[3]:>7}  {r[4]:>5}".rstrip()
+            for r in rows]
+
+
+def _named(label: str, names: list[str], width: int) -> list[str]:
+    if not names:
+        return []
+    shown = ", ".join(plain_text(n, width) for n in names[:TEXT_NAMES])
+    more = f" (+{len(names) - TEXT_NAMES} more)" if len(names) > TEXT_NAMES else ""
+    return [f"  {label} ({len(names)}): {shown}{more}"]
