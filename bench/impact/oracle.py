@@ -48,8 +48,9 @@ from bench.impact.repos import (
 PLUGIN_DIR = Path(__file__).resolve().parent / "plugin"
 PLUGIN_NAME = "mnemo_impact_plugin"
 TESTS_ENV = "MNEMO_IMPACT_TESTS"  # where the plugin writes its test records
+CALLS_ENV = "MNEMO_IMPACT_CALLS"  # where the plugin writes dynamic call edges (diagnosis only)
 PHASES = ("setup", "run", "teardown")
-ORACLE_VERSION = 1  # bump when the oracle's definition changes, to invalidate cached files
+ORACLE_VERSION = 2  # bump when the oracle's definition changes, to invalidate cached files
 RAN, SKIPPED, DESELECTED = "ran", "skipped", "deselected"
 
 
@@ -190,6 +191,26 @@ def coverage_command(python: Path, files: RunFiles, repo: ImpactRepo) -> list[st
             "-p", "no:cacheprovider", "-p", PLUGIN_NAME, *repo.pytest_args]
 
 
+def _plugin_env(**extra: str) -> dict[str, str]:
+    env = {**os.environ, **extra,
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(PLUGIN_DIR), os.environ.get("PYTHONPATH")]))}
+    env.pop("COVERAGE_PROCESS_START", None)
+    return env
+
+
+def _run_logged(command: list[str], clone: Path, env: dict[str, str], log_path: Path,
+                what: str) -> tuple[float, str]:
+    """Run a suite command with its output in ``log_path``; wall time and the last line."""
+    started = time.perf_counter()
+    with log_path.open("w", encoding="utf-8") as log:
+        done = subprocess.run(command, cwd=clone, env=env, stdout=log, stderr=subprocess.STDOUT, check=False)
+    elapsed = time.perf_counter() - started
+    lines = log_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+    if done.returncode not in (0, 1):  # 1: some tests failed, still an oracle
+        raise SystemExit(f"{what} did not run (exit {done.returncode}); see {log_path}")
+    return elapsed, lines[-1] if lines else ""
+
+
 def run_suite(repo: ImpactRepo, clone: Path, python: Path, files: RunFiles) -> tuple[float, str]:
     """Run the suite under coverage; returns the wall time and pytest's last line."""
     # Our own rc file: the repository's coverage settings (branch, parallel, source lists that
@@ -197,20 +218,46 @@ def run_suite(repo: ImpactRepo, clone: Path, python: Path, files: RunFiles) -> t
     files.rcfile.write_text(f"[run]\nsource = {clone / repo.package}\nbranch = false\n"
                             f"data_file = {files.data}\n", encoding="utf-8")
     files.data.unlink(missing_ok=True)
-    env = {**os.environ, TESTS_ENV: str(files.tests),
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(PLUGIN_DIR), os.environ.get("PYTHONPATH")]))}
-    env.pop("COVERAGE_PROCESS_START", None)
-    started = time.perf_counter()
-    with files.log.open("w", encoding="utf-8") as log:
-        done = subprocess.run(coverage_command(python, files, repo), cwd=clone, env=env, stdout=log,
-                              stderr=subprocess.STDOUT, check=False)
-    elapsed = time.perf_counter() - started
-    lines = files.log.read_text(encoding="utf-8", errors="replace").strip().splitlines()
-    summary = lines[-1] if lines else ""
-    if done.returncode not in (0, 1) or not files.data.exists():  # 1: some tests failed, still an oracle
-        raise SystemExit(f"the test suite of {repo.name} did not run (exit {done.returncode}); "
-                         f"see {files.log}")
+    elapsed, summary = _run_logged(coverage_command(python, files, repo), clone,
+                                   _plugin_env(**{TESTS_ENV: str(files.tests)}), files.log,
+                                   f"the test suite of {repo.name}")
+    if not files.data.exists():
+        raise SystemExit(f"the test suite of {repo.name} wrote no coverage data; see {files.log}")
     return elapsed, summary
+
+
+def calls_path(repo: ImpactRepo) -> Path:
+    """Where the dynamic call edges of ``repo``'s suite are cached (for the diagnosis)."""
+    return OUT_DIR / f"impact-calls-{repo.name}.json"
+
+
+def record_calls(repo: ImpactRepo, workdir: Path, refresh: bool = False) -> dict[str, Any]:
+    """The suite's dynamic call edges per test (a second run, without coverage), cached by commit.
+
+    Returns ``{"commit", "rootdir", "codes": [[file, qualname, line]], "edges": {nodeid: [[caller,
+    line, callee, external]]}, "tests": {nodeid: record}}``; caller -1 is pytest itself."""
+    path = calls_path(repo)
+    if path.exists() and not refresh:
+        cached: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        if cached.get("commit") == repo.commit and cached.get("version") == ORACLE_VERSION:
+            return cached
+    clone = clone_of(repo, workdir)
+    python = venv_python(repo, workdir)
+    base = workdir / f"calls-{repo.name}"
+    calls, tests = base.with_suffix(".json"), base.with_suffix(".tests.json")
+    command = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PLUGIN_NAME,
+               *repo.pytest_args]
+    print(f"[{repo.name}] recording dynamic calls ...", flush=True)
+    env = _plugin_env(**{CALLS_ENV: str(calls), TESTS_ENV: str(tests)})
+    elapsed, summary = _run_logged(command, clone, env,
+                                   base.with_suffix(".log"), f"the call recording of {repo.name}")
+    records = json.loads(tests.read_text(encoding="utf-8"))
+    data = {"version": ORACLE_VERSION, "commit": repo.commit, "rootdir": records["rootdir"],
+            "elapsed_s": round(elapsed, 1), "pytest_summary": summary,
+            **json.loads(calls.read_text(encoding="utf-8")), "tests": records["tests"]}
+    OUT_DIR.mkdir(exist_ok=True)
+    path.write_text(json.dumps(data) + "\n", encoding="utf-8")
+    return data
 
 
 # -- folding the data onto functions ----------------------------------------------------------------

@@ -10,6 +10,11 @@ Under ``coverage run -m pytest -p mnemo_impact_plugin`` it does two things:
   definition is what a static tool sees: an inherited test method runs under the subclass's node
   id but lives in the base class, and parametrised variants share one function.
 
+With ``MNEMO_IMPACT_CALLS`` set it also records, per test, the dynamic call edges between functions
+defined under the root directory (caller, call line, callee, and whether code outside the root ran
+in between: a third-party test client, the standard library), for the benchmark's diagnosis of
+mnemo's misses. That mode uses ``sys.setprofile`` and runs without coverage.
+
 It imports only pytest and coverage, because it runs inside the measured repository's virtualenv.
 """
 
@@ -18,6 +23,8 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import sys
+import threading
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -25,6 +32,8 @@ from typing import Any
 import pytest
 
 OUTPUT_ENV = "MNEMO_IMPACT_TESTS"
+CALLS_ENV = "MNEMO_IMPACT_CALLS"
+PYTEST_CALLER = -1  # the caller id of functions that pytest calls (fixtures, test functions)
 PHASE_LABELS = {"setup": "setup", "call": "run", "teardown": "teardown"}  # pytest-cov's names
 
 _records: dict[str, dict[str, Any]] = {}
@@ -68,13 +77,71 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, None, None]:
     yield
 
 
+class _CallRecorder:
+    """Dynamic call edges per test between functions defined under ``root``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = str(root.resolve()) + os.sep
+        self.current: str | None = None
+        self.inside: dict[str, bool] = {}
+        self.code_ids: dict[Any, int] = {}
+        self.codes: list[list[Any]] = []  # id -> [file, qualname, first line]
+        self.edges: dict[str, set[tuple[int, int, int, bool]]] = {}
+
+    def _is_inside(self, filename: str) -> bool:
+        known = self.inside.get(filename)
+        if known is None:
+            # "<frozen runpy>", "<string>": no file, never inside (abspath would put it in the cwd)
+            known = self.inside[filename] = (not filename.startswith("<")
+                                             and os.path.abspath(filename).startswith(self.root))
+        return known
+
+    def _id(self, code: Any) -> int:
+        found = self.code_ids.get(code)
+        if found is None:
+            found = self.code_ids[code] = len(self.codes)
+            self.codes.append([os.path.abspath(code.co_filename),
+                               getattr(code, "co_qualname", code.co_name), code.co_firstlineno])
+        return found
+
+    def profile(self, frame: Any, event: str, arg: Any) -> None:
+        if event != "call" or self.current is None or not self._is_inside(frame.f_code.co_filename):
+            return
+        caller, external = frame.f_back, False
+        while caller is not None and not self._is_inside(caller.f_code.co_filename):
+            caller, external = caller.f_back, True
+        # No caller under the root: pytest itself called it (a fixture, the test function): -1.
+        edge = (self._id(caller.f_code) if caller is not None else PYTEST_CALLER,
+                caller.f_lineno if caller is not None else 0, self._id(frame.f_code), external)
+        self.edges.setdefault(self.current, set()).add(edge)
+
+    def dump(self) -> dict[str, Any]:
+        return {"codes": self.codes, "edges": {k: sorted(v) for k, v in self.edges.items()}}
+
+
+_recorder: _CallRecorder | None = None
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Start recording calls when asked to."""
+    global _recorder
+    if os.environ.get(CALLS_ENV):
+        _recorder = _CallRecorder(session.config.rootpath)
+        threading.setprofile(_recorder.profile)
+        sys.setprofile(_recorder.profile)
+
+
 def _switching(item: pytest.Item, phase: str) -> Generator[None, None, None]:
     cov = _coverage()
     if cov is not None:
         cov.switch_context(f"{item.nodeid}|{PHASE_LABELS[phase]}")
+    if _recorder is not None:
+        _recorder.current = item.nodeid
     yield
     if cov is not None:
         cov.switch_context("")
+    if _recorder is not None:
+        _recorder.current = None
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -103,6 +170,9 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Write the records where the oracle asked for them."""
+    if _recorder is not None:
+        sys.setprofile(None)
+        Path(os.environ[CALLS_ENV]).write_text(json.dumps(_recorder.dump()), encoding="utf-8")
     target = os.environ.get(OUTPUT_ENV)
     if target:
         Path(target).write_text(json.dumps({"rootdir": str(session.config.rootpath), "tests": _records}),

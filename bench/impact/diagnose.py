@@ -1,0 +1,414 @@
+"""Why mnemo misses tests and names wrong ones: each error of a run of ``run.py`` given a cause.
+
+**Misses** (an oracle test mnemo did not name). The suite is run once more with the benchmark's
+plugin recording dynamic call edges per test (``oracle.record_calls``). For a missed test ``T``
+of a changed function ``F``, mnemo's graph is walked back from ``F`` without a depth limit (the
+set ``R`` of symbols from which mnemo knows a path to ``F``). On the shortest *dynamic* path from
+the test to ``F`` (pytest -> test or fixture -> ... -> ``F``), the link mnemo lacks is the last
+edge ``u -> v`` with ``v`` in ``R`` and ``u`` not: the call mnemo did not see. That link is
+classified by what the calling line looks like (a callback defined in the test, a fixture pytest
+injects, a call through code outside the repository, an implicit dunder call, a method call on an
+untyped receiver, ...). When the test is in ``R`` after all, the miss is the depth limit (or the
+walk stopping at another test).
+
+**False positives** (a named test the oracle does not have). mnemo's own path from the test to
+``F`` is recomputed and its hops classified by how their edges were resolved (a by-name fallback,
+a dispatch to an override, an import), else by whether the test ran the last caller before ``F``
+(the call site exists but this test does not take it: a static walk cannot know).
+
+Each class is printed with counts and examples (``file:line`` and the line's text) and written to
+``bench/out/impact-diagnosis-<repo>.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections import Counter, defaultdict, deque
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.common import OUT_DIR, write_json
+from bench.impact.oracle import definition_key, normalise_nodeid, record_calls
+from bench.impact.repos import DEFAULT_QUALITY_REPOS, DEFAULT_WORKDIR, clone_of, lookup
+from mnemo_core.change.impact import TEST_DEPTH, walk_back
+from mnemo_core.index.store import Store
+from mnemo_core.model import Symbol
+from mnemo_core.repository import Repository
+
+UNLIMITED_DEPTH = 40  # deep enough to reach every test mnemo can reach at all
+EXAMPLES = 6
+PYTEST_CALLER = -1  # the plugin's caller id for functions pytest calls
+ANONYMOUS = re.compile(r"^<(lambda|genexpr|listcomp|dictcomp|setcomp)>$")
+
+
+# -- identities -------------------------------------------------------------------------------
+def code_name(qualname: str) -> str:
+    """A code object's qualified name as mnemo names symbols: ``f.<locals>.g`` -> ``f.g``; a lambda or a
+    comprehension stands for its enclosing function (``f.<locals>.<lambda>`` -> ``f``)."""
+    parts: list[str] = []
+    for part in qualname.split("."):
+        if part == "<locals>":
+            continue
+        if ANONYMOUS.match(part):
+            break
+        parts.append(part)
+    return ".".join(parts) or "<module>"
+
+
+@dataclass(frozen=True)
+class Code:
+    """A function the suite ran, as mnemo would name it."""
+
+    path: str
+    name: str
+    line: int
+
+
+def codes_of(calls: Mapping[str, Any], root: Path) -> list[Code | None]:
+    """The recorded code objects as repository paths and mnemo-style names (None: outside the root)."""
+    found: list[Code | None] = []
+    for filename, qualname, line in calls["codes"]:
+        try:
+            path = Path(filename).resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            found.append(None)
+            continue
+        found.append(Code(path, code_name(qualname), line))
+    return found
+
+
+class SymbolIndex:
+    """mnemo's symbols by (path, qualified name)."""
+
+    def __init__(self, store: Store, paths: Iterable[str]) -> None:
+        self.by_key: dict[tuple[str, str], Symbol] = {}
+        for path in sorted(set(paths)):
+            for s in store.symbols_in_file(path):
+                self.by_key.setdefault((s.path, s.name), s)
+
+    def get(self, path: str, name: str) -> Symbol | None:
+        return self.by_key.get((path, name))
+
+
+# -- dynamic graphs -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Link:
+    """One dynamic call: caller node, the calling line, callee node, through outside code or not."""
+
+    caller: int
+    line: int
+    callee: int
+    external: bool
+
+
+def test_graphs(calls: Mapping[str, Any], root: Path) -> dict[str, dict[int, list[Link]]]:
+    """Per test key: callee node -> the links into it (variants of a test merged)."""
+    graphs: dict[str, dict[int, list[Link]]] = defaultdict(lambda: defaultdict(list))
+    for nodeid, edges in calls["edges"].items():
+        record = calls["tests"].get(nodeid, {})
+        key = definition_key(record, root) or normalise_nodeid(nodeid)
+        for caller, line, callee, external in edges:
+            graphs[key][callee].append(Link(caller, line, callee, bool(external)))
+    return graphs
+
+
+def shortest_dynamic_path(links_into: Mapping[int, list[Link]], target_nodes: set[int]) -> list[Link] | None:
+    """The shortest chain of links from pytest to one of ``target_nodes`` (searched backwards)."""
+    parent: dict[int, Link | None] = {t: None for t in target_nodes}
+    queue = deque(sorted(target_nodes))
+    while queue:
+        node = queue.popleft()
+        for link in sorted(links_into.get(node, ()), key=lambda x: (x.caller, x.line)):
+            if link.caller == PYTEST_CALLER:
+                chain = [link]
+                while parent[chain[-1].callee] is not None:
+                    chain.append(parent[chain[-1].callee])  # type: ignore[arg-type]
+                return chain  # pytest -> ... -> target
+            if link.caller not in parent:
+                parent[link.caller] = link
+                queue.append(link.caller)
+    return None
+
+
+# -- classification of misses ---------------------------------------------------------------------
+MISS_CAUSES = {
+    "closure": "callback or command defined inside the test, called back by the library",
+    "fixture": "fixture injected by pytest (test or fixture -> fixture edge missing)",
+    "external": "call through code outside the repository (test client, stdlib, decorator machinery)",
+    "dunder": "implicit dunder call (Class(), with, str(), operators, iteration)",
+    "indirect": "indirect call: the calling line does not name the callee (callback, stored function)",
+    "attribute": "property or attribute access (no call syntax)",
+    "self": "self./cls. method call not linked (inheritance, override, mixin)",
+    "super": "super() call not linked",
+    "receiver": "method call on an untyped receiver (obj.method())",
+    "bare": "plain call by name not linked (import or scope resolution)",
+    "unindexed": "caller or callee not in mnemo's index",
+    "depth": "mnemo's path is longer than its test depth limit",
+    "stopped": "mnemo's walk stops at another test case on the way",
+    "not-a-test": "reached, but mnemo does not index the test function as a test case",
+    "no-dynamic-path": "no recorded dynamic path (only the oracle's coverage saw it)",
+}
+DUNDER = re.compile(r"^__\w+__$")
+
+
+def classify_call(caller: Code | None, callee: Code | None, line_text: str, external: bool,
+                  test_name: str | None) -> str:
+    """The cause of one dynamic call missing from mnemo's graph (a key of ``MISS_CAUSES``)."""
+    if callee is None or caller is None:
+        return "unindexed"
+    short = callee.name.rsplit(".", 1)[-1]
+    if test_name and callee.name.startswith(f"{test_name}."):
+        return "closure"
+    if external:
+        return "external"
+    if DUNDER.match(short):
+        return "dunder"
+    text = line_text.strip()
+    if not re.search(rf"\b{re.escape(short)}\b", text):
+        return "indirect"
+    if re.search(rf"\bsuper\(\)\.{re.escape(short)}\b", text):
+        return "super"
+    if not re.search(rf"\b{re.escape(short)}\s*\(", text):
+        return "attribute"
+    if re.search(rf"\b(self|cls)\.{re.escape(short)}\s*\(", text):
+        return "self"
+    if re.search(rf"\.{re.escape(short)}\s*\(", text):
+        return "receiver"
+    return "bare"
+
+
+class Sources:
+    """Lines of the repository's files, read once."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.cache: dict[str, list[str]] = {}
+
+    def line(self, path: str, number: int) -> str:
+        if path not in self.cache:
+            try:
+                text = (self.root / path).read_text(encoding="utf-8", errors="replace")
+                self.cache[path] = text.splitlines()
+            except OSError:
+                self.cache[path] = []
+        lines = self.cache[path]
+        return lines[number - 1] if 0 < number <= len(lines) else ""
+
+
+@dataclass
+class Finding:
+    """One classified error: its cause, the function and test, and where the missing link is."""
+
+    cause: str
+    function: str
+    test: str
+    where: str
+    text: str
+
+
+Graphs = Mapping[str, Mapping[int, list[Link]]]
+
+
+def diagnose_misses(record: Mapping[str, Any], missed: Sequence[str], graphs: Graphs,
+                    codes: Sequence[Code | None], index: SymbolIndex, store: Store,
+                    sources: Sources) -> list[Finding]:
+    """A cause for each missed test of one function."""
+    target = index.get(record["path"], record["name"])
+    if target is None:
+        return [Finding("unindexed", record["name"], t, record["path"], "") for t in missed]
+    reach = walk_back(store, [target.id], UNLIMITED_DEPTH)
+    wanted = (record["path"], record["name"])
+    nodes_of_target = {i for i, c in enumerate(codes) if c and (c.path, c.name) == wanted}
+    findings = []
+    for test in missed:
+        test_path, _, test_qual = test.partition("::")
+        test_name = test_qual.replace("::", ".")
+        test_symbol = index.get(test_path, test_name)
+        function = f"{record['path']}:{record['name']}"
+        if test_symbol is not None and test_symbol.id in reach:
+            depth = reach[test_symbol.id].depth
+            cause = "depth" if depth > TEST_DEPTH else "stopped" if test_symbol.is_test_case else "not-a-test"
+            labels = " <- ".join(reach[test_symbol.id].labels)
+            findings.append(Finding(cause, function, test, f"{depth} hops", labels))
+            continue
+        chain = shortest_dynamic_path(graphs.get(test, {}), nodes_of_target)
+        if chain is None:
+            findings.append(Finding("no-dynamic-path", function, test, "", ""))
+            continue
+        findings.append(_first_missing_link(chain, codes, index, reach, sources, test_name, function, test))
+    return findings
+
+
+def _first_missing_link(chain: list[Link], codes: Sequence[Code | None], index: SymbolIndex,
+                        reach: Mapping[int, Any], sources: Sources, test_name: str, function: str,
+                        test: str) -> Finding:
+    """Walking the dynamic chain back from the changed function: the first call mnemo does not know."""
+    for link in reversed(chain):  # target end first
+        caller = codes[link.caller] if link.caller != PYTEST_CALLER else None
+        caller_symbol = index.get(caller.path, caller.name) if caller else None
+        if caller_symbol is not None and caller_symbol.id in reach:
+            continue
+        callee = codes[link.callee]
+        if link.caller == PYTEST_CALLER:
+            name = callee.name if callee else "?"
+            cause = "closure" if callee and callee.name.startswith(f"{test_name}.") else "fixture"
+            where = f"{callee.path}:{callee.line}" if callee else ""
+            return Finding(cause, function, test, where, f"pytest -> {name}")
+        text = sources.line(caller.path, link.line) if caller else ""
+        cause = classify_call(caller, callee, text, link.external, test_name)
+        if caller is not None and caller_symbol is None and cause != "closure":
+            cause = "unindexed"
+        where = f"{caller.path}:{link.line}" if caller else ""
+        return Finding(cause, function, test, where, f"{text.strip()}  [-> {callee.name if callee else '?'}]")
+    return Finding("stopped", function, test, "", "every caller on the dynamic path is known")
+
+
+# -- classification of false positives ------------------------------------------------------------------
+FP_CAUSES = {
+    "name": "a hop resolved by the by-name fallback (ambiguous or wrong target)",
+    "dispatch": "a hop through overrides/inheritance (dispatch to another class's method)",
+    "import": "a hop through a module import",
+    "fixture": "a hop through a fixture the test requests",
+    "not-taken": "exact static path, but this test does not run the call site (branch or argument dependent)",
+    "not-reached": "exact static path whose last caller this test never runs",
+    "unknown": "no path recomputed",
+}
+
+
+def diagnose_false_positives(record: Mapping[str, Any], wrong: Sequence[str],
+                             graphs: Mapping[str, Mapping[int, list[Link]]], codes: Sequence[Code | None],
+                             index: SymbolIndex, store: Store, depth: int) -> list[Finding]:
+    """A cause for each test mnemo named that does not execute the function."""
+    target = index.get(record["path"], record["name"])
+    function = f"{record['path']}:{record['name']}"
+    if target is None:
+        return [Finding("unknown", function, t, "", "") for t in wrong]
+    reach = walk_back(store, [target.id], max(depth, TEST_DEPTH), stop_at_tests=True)
+    findings = []
+    for test in wrong:
+        test_path, _, test_qual = test.partition("::")
+        symbol = index.get(test_path, test_qual.replace("::", "."))
+        if symbol is None or symbol.id not in reach:
+            findings.append(Finding("unknown", function, test, "", ""))
+            continue
+        r = reach[symbol.id]
+        hops = list(zip(r.path, r.path[1:], r.labels, strict=False))
+        resolutions = [_resolution(store, a, b) for a, b, _ in hops]
+        labels = list(r.labels)
+        names = store.symbols_by_ids(r.path)
+        described = " -> ".join(f"{names[a].name} [{label}/{how}]"
+                                for (a, _, label), how in zip(hops, resolutions, strict=True))
+        if "name" in resolutions:
+            cause = "name"
+        elif any(label in ("overrides", "dispatches to", "inherits from") for label in labels):
+            cause = "dispatch"
+        elif "imports" in labels:
+            cause = "import"
+        elif "fixture" in resolutions:
+            cause = "fixture"
+        else:
+            last_caller = names.get(r.path[1]) if len(r.path) > 1 else None
+            ran = _ran(graphs.get(test, {}), codes, last_caller)
+            cause = "not-taken" if ran else "not-reached"
+        findings.append(Finding(cause, function, test, f"{r.depth} hops", described))
+    return findings
+
+
+def _resolution(store: Store, a: int, b: int) -> str:
+    for e in store.edges_touching([a], "out") + store.edges_touching([a], "in"):
+        if {e.src, e.dst} == {a, b} and e.type != "contains":
+            return e.resolution
+    return "?"
+
+
+def _ran(links_into: Mapping[int, list[Link]], codes: Sequence[Code | None], symbol: Symbol | None) -> bool:
+    if symbol is None:
+        return False
+    return any(codes[n] is not None and (codes[n].path, codes[n].name) == (symbol.path, symbol.name)  # type: ignore[union-attr]
+               for n in links_into)
+
+
+# -- report ---------------------------------------------------------------------------------
+def summarise(findings: Sequence[Finding], causes: Mapping[str, str]) -> list[dict[str, Any]]:
+    """Counts per cause (most frequent first) with the most common call sites as examples."""
+    by_cause: dict[str, list[Finding]] = defaultdict(list)
+    for f in findings:
+        by_cause[f.cause].append(f)
+    out = []
+    for cause, items in sorted(by_cause.items(), key=lambda kv: -len(kv[1])):
+        sites = Counter((f.where, f.text) for f in items)
+        out.append({"cause": cause, "what": causes.get(cause, cause), "count": len(items),
+                    "functions": len({f.function for f in items}),
+                    "examples": [{"where": w, "text": t, "count": n}
+                                 for (w, t), n in sites.most_common(EXAMPLES)],
+                    "sample": {"function": items[0].function, "test": items[0].test}})
+    return out
+
+
+def print_summary(title: str, rows: Sequence[Mapping[str, Any]], total: int) -> None:
+    """Counts and examples as text."""
+    print(f"\n{title} ({total})")
+    for row in rows:
+        share = row["count"] / max(total, 1)
+        print(f"  {row['count']:5d} ({share:5.1%}) in {row['functions']:3d} functions  "
+              f"{row['cause']}: {row['what']}")
+        for ex in row["examples"][:3]:
+            print(f"          {ex['count']:4d}x {ex['where']}  {ex['text'][:120]}")
+
+
+def diagnose(name: str, workdir: Path) -> dict[str, Any]:
+    """Classify every miss and false positive of the last run on one repository."""
+    import json
+
+    repo = lookup(name)
+    results = json.loads((OUT_DIR / f"impact-{name}.json").read_text(encoding="utf-8"))
+    clone = clone_of(repo, workdir)
+    calls = record_calls(repo, workdir)
+    root = Path(calls["rootdir"])
+    codes = codes_of(calls, root)
+    graphs = test_graphs(calls, root)
+    opened = Repository.open(clone)
+    opened.update_index()
+    store = opened.store
+    paths = {c.path for c in codes if c} | {r["path"] for r in results["functions"]}
+    paths |= {t.split("::", 1)[0] for r in results["functions"] for t in [*r["oracle"], *r["mnemo"]]}
+    index = SymbolIndex(store, paths)
+    sources = Sources(clone)
+    misses: list[Finding] = []
+    wrong: list[Finding] = []
+    for record in results["functions"]:
+        predicted = set(record["mnemo"]) - set(record["mnemo_unjudged"])
+        truth = set(record["oracle"])
+        misses += diagnose_misses(record, sorted(truth - predicted), graphs, codes, index, store, sources)
+        wrong += diagnose_false_positives(record, sorted(predicted - truth), graphs, codes, index, store,
+                                          results["depth"])
+    report: dict[str, Any] = {"repo": name, "misses": summarise(misses, MISS_CAUSES),
+              "false_positives": summarise(wrong, FP_CAUSES),
+              "all_misses": [vars(f) for f in misses], "all_false_positives": [vars(f) for f in wrong]}
+    print(f"== {name}: diagnosis of {len(results['functions'])} functions ==")
+    print_summary("misses (oracle tests mnemo did not name)", report["misses"], len(misses))
+    print_summary("false positives (named tests that do not run the function)", report["false_positives"],
+                  len(wrong))
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Diagnose the last ``run.py`` results of the chosen repositories."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repos", default=",".join(DEFAULT_QUALITY_REPOS),
+                        help=f"comma-separated repositories (default: {','.join(DEFAULT_QUALITY_REPOS)})")
+    parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR,
+                        help=f"clones, venvs and scratch files (default: {DEFAULT_WORKDIR})")
+    args = parser.parse_args(argv)
+    for name in args.repos.split(","):
+        path = write_json(f"impact-diagnosis-{name}", diagnose(name, args.workdir))
+        print(f"details: {path}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,268 @@
+"""Impact benchmark: mnemo's impacted tests for one-line edits against a coverage oracle, with baselines.
+
+For each repository: build (or reuse) the dynamic oracle (``oracle.py``), sample ``--count``
+functions of the package's non-test code that at least one test executes (seeded, so every run
+draws the same ones), and for each of them insert a harmless ``pass`` inside the body
+(``edits.py``), ask mnemo which tests the working-tree change reaches
+(``for_pr(repo, worktree=True)``, exactly what ``mnemo tests --worktree`` prints), and put the
+file back. The working tree mode is used instead of scratch commits: the diff, the incremental
+re-index of the edited file and the graph walk are the same, without a commit per function.
+
+mnemo's tests and the baselines' (``baselines.py``) are compared with the oracle's tests of that
+function at the level of test functions (``path::Class::test``; parametrised variants are one
+test). Tests that did not run in the oracle's suite (skipped, deselected) are not judged: a
+prediction of one counts neither way. Precision, recall and F1 are reported micro and macro over
+functions (``metrics.py``); the floors (recall >= 0.70, F1 >= 0.50 on each repository) are checked
+on the macro values, every change weighing the same; micro values are shown beside them.
+
+Output: a table per repository with PASS/FAIL per floor, ``bench/out/impact-<repo>.json`` with
+every sampled function (oracle tests, mnemo's tests with their reasons, the baselines' tests and
+the scores), and with ``--markdown`` the tables for ``bench/RESULTS.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.common import machine_info, machine_line, markdown_table, table, verdict, write_json
+from bench.impact.baselines import mention_baseline, naming_baseline, test_function_sources
+from bench.impact.edits import insert_statement
+from bench.impact.metrics import Score, Summary, score, summarise
+from bench.impact.oracle import PHASES, RAN, build, function_tests, ran_tests
+from bench.impact.repos import DEFAULT_QUALITY_REPOS, DEFAULT_WORKDIR, ImpactRepo, clone_of, git, lookup
+from mnemo_core.model import ScoredSymbol
+from mnemo_core.pipelines import for_pr
+from mnemo_core.repository import Repository
+
+DEFAULT_COUNT = 150
+DEFAULT_SEED = 0
+DEFAULT_DEPTH = 3  # mnemo's own default for ``mnemo pr`` and ``mnemo tests``
+FLOOR_RECALL = 0.70
+FLOOR_F1 = 0.50
+METHODS = ("mnemo", "naming", "all", "mention")
+
+
+# -- sampling -----------------------------------------------------------------------------
+def sample_functions(functions: Sequence[Mapping[str, Any]], count: int,
+                     seed: int) -> list[Mapping[str, Any]]:
+    """``count`` functions drawn with ``seed`` from those given, in a stable order (path, line)."""
+    pool = sorted(functions, key=lambda f: (f["path"], f["line"]))
+    chosen = pool if count >= len(pool) else random.Random(seed).sample(pool, count)
+    return sorted(chosen, key=lambda f: (f["path"], f["line"]))
+
+
+def candidates(oracle: Mapping[str, Any], clone: Path) -> list[Mapping[str, Any]]:
+    """Functions that a test that ran executes, and that the edit can be applied to."""
+    ran = set(ran_tests(oracle))
+    texts: dict[str, str] = {}
+    found = []
+    for f, tests in function_tests(oracle):
+        if not tests & ran:
+            continue
+        text = texts.setdefault(f["path"], (clone / f["path"]).read_text(encoding="utf-8"))
+        if insert_statement(text, f["line"]) is not None:
+            found.append(f)
+    return found
+
+
+# -- asking mnemo -----------------------------------------------------------------------------
+def as_key(s: ScoredSymbol) -> str:
+    """A mnemo test as the benchmark's test key ``path::Class::test``."""
+    return "::".join([s.symbol.path, *s.symbol.name.split(".")])
+
+
+@dataclass(frozen=True)
+class Answer:
+    """mnemo's answer for one edited function."""
+
+    tests: dict[str, dict[str, Any]]  # test key -> {hops, reason}
+    changed: list[str]
+    seconds: float
+
+
+def ask_mnemo(repo: Repository, clone: Path, function: Mapping[str, Any], depth: int) -> Answer:
+    """Edit the function in the working tree, ask for the impacted tests, restore the file."""
+    path = clone / function["path"]
+    original = path.read_bytes()
+    edit = insert_statement(original.decode("utf-8"), function["line"])
+    assert edit is not None, function  # candidates() only keeps editable functions
+    path.write_bytes(edit.after.encode("utf-8"))
+    try:
+        started = time.perf_counter()
+        pack = for_pr(repo, worktree=True, depth=depth)
+        seconds = time.perf_counter() - started
+    finally:
+        path.write_bytes(original)
+    impact = pack.impact
+    tests = {as_key(t): {"hops": t.distance, "reason": t.reasons[0] if t.reasons else ""}
+             for t in (impact.tests if impact else ())}
+    changed = [f"{c.symbol.path}:{c.symbol.name}" for c in (impact.changed if impact else ())]
+    return Answer(tests, changed, seconds)
+
+
+# -- one repository -------------------------------------------------------------------------------
+@dataclass
+class RepoResult:
+    """Everything measured on one repository."""
+
+    repo: ImpactRepo
+    oracle_line: str
+    candidates: int
+    records: list[dict[str, Any]]
+    summaries: dict[str, Summary]
+    query_seconds: list[float]
+    index_seconds: float
+
+
+def evaluate_function(f: Mapping[str, Any], truth: set[str], answer: Answer, ran: set[str],
+                      statuses: Mapping[str, str], sources: Mapping[str, str]) -> dict[str, Any]:
+    """One sampled function: every method's tests and scores against the oracle's."""
+    judged = {k for k in answer.tests if statuses.get(k, RAN) == RAN}  # unknown keys are judged (and wrong)
+    predictions = {
+        "mnemo": judged,
+        "naming": naming_baseline(f["path"], ran),
+        "all": ran,
+        "mention": mention_baseline(f["name"], {k: v for k, v in sources.items() if k in ran}),
+    }
+    scores = {m: score(p, truth) for m, p in predictions.items()}
+    return {
+        "path": f["path"], "name": f["name"], "line": f["line"],
+        "oracle": sorted(truth),
+        "mnemo": {k: answer.tests[k] for k in sorted(answer.tests)},
+        "mnemo_unjudged": sorted(set(answer.tests) - judged),
+        "mnemo_changed": answer.changed,
+        "mnemo_seconds": round(answer.seconds, 3),
+        "naming": sorted(predictions["naming"]),
+        "mention": sorted(predictions["mention"]),
+        "scores": {m: {"tp": s.tp, "fp": s.fp, "fn": s.fn, "precision": round(s.precision, 4),
+                       "recall": round(s.recall, 4), "f1": round(s.f1, 4)} for m, s in scores.items()},
+    }
+
+
+def run_repo(repo: ImpactRepo, workdir: Path, count: int, seed: int, depth: int, phases: frozenset[str],
+             refresh: bool) -> RepoResult:
+    """Oracle, sample, edits, mnemo and baselines on one repository."""
+    from bench.impact.oracle import describe
+
+    oracle = build(repo, workdir, phases, refresh)
+    clone = clone_of(repo, workdir)
+    started = time.perf_counter()
+    opened = Repository.open(clone)
+    opened.update_index()
+    index_seconds = time.perf_counter() - started
+    ran = set(ran_tests(oracle))
+    statuses = {k: t["status"] for k, t in zip(oracle["test_names"], oracle["tests"], strict=True)}
+    sources: dict[str, str] = {}
+    for path in sorted({k.split("::", 1)[0] for k in statuses}):
+        if (clone / path).is_file():
+            sources.update(test_function_sources(path, (clone / path).read_text(encoding="utf-8")))
+    pool = candidates(oracle, clone)
+    chosen = sample_functions(pool, count, seed)
+    truth_of = {(f["path"], f["line"]): tests & ran for f, tests in function_tests(oracle)}
+    records, seconds = [], []
+    for i, f in enumerate(chosen, start=1):
+        answer = ask_mnemo(opened, clone, f, depth)
+        seconds.append(answer.seconds)
+        records.append(evaluate_function(f, truth_of[(f["path"], f["line"])], answer, ran, statuses, sources))
+        if i % 25 == 0:
+            print(f"[{repo.name}] {i}/{len(chosen)} functions", flush=True)
+    if git(clone, "status", "--porcelain", "--untracked-files=no").strip():
+        raise SystemExit(f"{clone} was left modified; check it and rerun")
+    opened.update_index()  # the restored files, so the index matches the clean tree again
+    summaries = {m: summarise([Score(**{k: r["scores"][m][k] for k in ("tp", "fp", "fn")}) for r in records])
+                 for m in METHODS}
+    return RepoResult(repo, describe(oracle), len(pool), records, summaries, seconds, index_seconds)
+
+
+# -- report ---------------------------------------------------------------------------------
+HEADERS = ("method", "R macro", "P macro", "F1 macro", "R micro", "P micro", "F1 micro", "tests/fn")
+
+
+def rows(result: RepoResult) -> list[list[object]]:
+    """One row per method."""
+    return [[m, s.macro_recall, s.macro_precision, s.macro_f1, s.micro_recall, s.micro_precision, s.micro_f1,
+             round(s.predicted_mean, 1)] for m, s in result.summaries.items()]
+
+
+def floors(result: RepoResult) -> list[tuple[str, bool]]:
+    """The floors of the issue, checked on mnemo's macro values (micro shown for information)."""
+    s = result.summaries["mnemo"]
+    return [
+        (f"recall >= {FLOOR_RECALL} (macro {s.macro_recall:.3f}; micro {s.micro_recall:.3f})",
+         s.macro_recall >= FLOOR_RECALL),
+        (f"F1 >= {FLOOR_F1} (macro {s.macro_f1:.3f}; micro {s.micro_f1:.3f})", s.macro_f1 >= FLOOR_F1),
+    ]
+
+
+def report(result: RepoResult, markdown: bool) -> str:
+    """The table and the floor lines of one repository."""
+    n = len(result.records)
+    oracle_sizes = [len(r["oracle"]) for r in result.records]
+    lines = [
+        f"== {result.repo.name} ({result.repo.source}) ==",
+        result.oracle_line,
+        f"{n} functions sampled from {result.candidates} candidates; oracle tests per function: median "
+        f"{statistics.median(oracle_sizes):.0f}, mean {statistics.mean(oracle_sizes):.1f}",
+        (markdown_table if markdown else table)(HEADERS, rows(result)),
+        *(f"{verdict(ok)}  {what}" for what, ok in floors(result)),
+        f"mnemo per query (worktree edit, incremental re-index, walk): median "
+        f"{statistics.median(result.query_seconds):.3f} s, max {max(result.query_seconds):.3f} s; "
+        f"index update before the run {result.index_seconds:.1f} s",
+    ]
+    return "\n".join(lines)
+
+
+def to_json(result: RepoResult, args: argparse.Namespace) -> dict[str, Any]:
+    """The JSON record of one repository's run."""
+    return {
+        "repo": result.repo.name, "source": result.repo.source, "commit": result.repo.commit,
+        "machine": machine_info(), "count": args.count, "seed": args.seed, "depth": args.depth,
+        "phases": sorted(args.phase_set), "oracle": result.oracle_line, "candidates": result.candidates,
+        "summary": {m: vars(s) for m, s in result.summaries.items()},
+        "floors": [{"floor": what, "pass": ok} for what, ok in floors(result)],
+        "query_seconds_median": statistics.median(result.query_seconds),
+        "functions": result.records,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark on the chosen repositories and print the tables."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repos", default=",".join(DEFAULT_QUALITY_REPOS),
+                        help=f"comma-separated repositories (default: {','.join(DEFAULT_QUALITY_REPOS)})")
+    parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR,
+                        help=f"clones, venvs and coverage files (default: {DEFAULT_WORKDIR})")
+    parser.add_argument("--count", type=int, default=DEFAULT_COUNT, help=f"functions per repository "
+                        f"(default {DEFAULT_COUNT})")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                        help=f"sampling seed (default {DEFAULT_SEED})")
+    parser.add_argument("--depth", type=int, default=DEFAULT_DEPTH, help=f"mnemo's caller depth "
+                        f"(default {DEFAULT_DEPTH})")
+    parser.add_argument("--phases", default=",".join(PHASES),
+                        help="test phases whose lines count in the oracle (default: setup,run,teardown)")
+    parser.add_argument("--refresh-oracle", action="store_true", help="rerun the suites under coverage")
+    parser.add_argument("--markdown", action="store_true", help="print Markdown tables (for RESULTS.md)")
+    args = parser.parse_args(argv)
+    args.phase_set = frozenset(p for p in args.phases.split(",") if p)
+    print(machine_line(machine_info()))
+    failed = False
+    for name in args.repos.split(","):
+        result = run_repo(lookup(name), args.workdir, args.count, args.seed, args.depth, args.phase_set,
+                          args.refresh_oracle)
+        path = write_json(f"impact-{name}", to_json(result, args))
+        print(report(result, args.markdown))
+        print(f"details: {path}\n")
+        failed |= not all(ok for _, ok in floors(result))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,227 @@
+"""The impact benchmark's pure parts: contexts to tests, own lines, the edit, metrics, baselines."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from bench.impact import baselines, oracle
+from bench.impact.baselines import mention_baseline, mentioned_name, module_stem, naming_baseline
+from bench.impact.diagnose import Code, Link, classify_call, code_name, shortest_dynamic_path
+from bench.impact.edits import INSERTED, insert_statement
+from bench.impact.metrics import Score, score, summarise
+from bench.impact.oracle import (
+    DESELECTED,
+    RAN,
+    SKIPPED,
+    normalise_context,
+    normalise_nodeid,
+    source_functions,
+    split_context,
+)
+
+
+# -- contexts and test identities ----------------------------------------------------------------
+@pytest.mark.parametrize(("context", "expected"), [
+    ("tests/test_x.py::test_a|run", "tests/test_x.py::test_a"),
+    ("tests/test_x.py::TestA::test_b|setup", "tests/test_x.py::TestA::test_b"),
+    ("tests/test_x.py::TestA::test_b[p-1]|teardown", "tests/test_x.py::TestA::test_b"),
+    ("tests/test_x.py::test_c[a::b|c]|run", "tests/test_x.py::test_c"),  # ids may hold :: and |
+    ("tests/test_x.py::test_d[x]", "tests/test_x.py::test_d"),  # no phase suffix
+    ("tests/sub/test_y.py::TestA::TestInner::test_e", "tests/sub/test_y.py::TestA::TestInner::test_e"),
+    ("", None),
+])
+def test_normalise_context(context: str, expected: str | None) -> None:
+    assert normalise_context(context) == expected
+
+
+def test_split_context_keeps_a_bar_that_is_no_phase() -> None:
+    assert split_context("t.py::test[a|b]") == ("t.py::test[a|b]", None)
+    assert split_context("t.py::test[a|b]|run") == ("t.py::test[a|b]", "run")
+    assert normalise_nodeid("t.py") == "t.py"
+
+
+def test_test_key_drops_locals() -> None:
+    assert oracle.test_key("tests/t.py", "TestA.test_b") == "tests/t.py::TestA::test_b"
+    assert oracle.test_key("tests/t.py", "make.<locals>.test_c") == "tests/t.py::make::test_c"
+
+
+def test_status_and_table_merge_variants_by_definition(tmp_path) -> None:
+    assert oracle.test_status({"setup": "passed", "call": "failed"}, False) == RAN
+    assert oracle.test_status({"setup": "skipped"}, False) == SKIPPED
+    assert oracle.test_status({}, True) == DESELECTED
+    definition = {"file": str(tmp_path / "tests/test_x.py"), "line": 3, "qualname": "TestBase.test_a"}
+    records = {
+        "tests/test_x.py::TestSub::test_a[1]": {"definition": definition, "outcomes": {"setup": "skipped"}},
+        "tests/test_x.py::TestSub::test_a[2]": {"definition": definition, "outcomes": {"call": "passed"}},
+        "tests/test_x.py::test_gone": {"definition": {}, "outcomes": {}, "deselected": True},
+    }
+    key_of, tests = oracle.test_table(records, tmp_path)
+    assert key_of["tests/test_x.py::TestSub::test_a[1]"] == "tests/test_x.py::TestBase::test_a"
+    assert tests["tests/test_x.py::TestBase::test_a"] == {"status": RAN, "nodeids": 2, "line": 3}
+    assert tests["tests/test_x.py::test_gone"]["status"] == DESELECTED
+
+
+# -- functions and their own lines ----------------------------------------------------------------
+MODULE = '''\
+import os
+
+
+class A:
+    def m(self):
+        """Doc."""
+        x = 1
+
+        def inner():
+            return x
+
+        return inner
+
+
+@decorator
+def f(a):
+    return a
+'''
+
+
+def test_source_functions_own_lines_exclude_nested_bodies() -> None:
+    found = {f.name: f for f in source_functions(MODULE, "pkg/mod.py")}
+    assert sorted(found) == ["A.m", "A.m.inner", "f"]
+    m = found["A.m"]
+    assert (m.line, m.body_line, m.end_line) == (5, 6, 12)
+    assert 10 not in m.own_lines and 9 in m.own_lines and 12 in m.own_lines  # inner's def line is m's work
+    assert found["A.m.inner"].own_lines == frozenset({10})
+    assert found["f"].line == 16  # the def line, not the decorator's
+
+
+def test_tests_of_folds_contexts_and_phases() -> None:
+    f = next(f for f in source_functions(MODULE, "pkg/mod.py") if f.name == "A.m")
+    contexts = {7: ["", "t.py::test_a[1]|run", "t.py::TestB::test_c|setup"], 10: ["t.py::test_inner|run"]}
+    key_of = {"t.py::TestB::test_c": "t.py::TestBase::test_c"}
+    assert oracle.tests_of(f, contexts, key_of, frozenset({"setup", "run", "teardown"})) == {
+        "t.py::test_a", "t.py::TestBase::test_c"}
+    assert oracle.tests_of(f, contexts, key_of, frozenset({"run"})) == {"t.py::test_a"}
+
+
+# -- the edit -----------------------------------------------------------------------------------
+def test_insert_after_docstring_at_body_indentation() -> None:
+    edit = insert_statement(MODULE, 5)
+    assert edit is not None
+    lines = edit.after.splitlines()
+    assert edit.line == 7 and lines[6] == f"        {INSERTED}" and lines[7] == "        x = 1"
+    ast.parse(edit.after)
+    assert edit.before == MODULE
+
+
+def test_insert_before_first_statement_and_after_lone_docstring() -> None:
+    edit = insert_statement(MODULE, 16)
+    assert edit is not None and edit.after.splitlines()[16] == f"    {INSERTED}"
+    lone = 'def g():\n    """Only a docstring."""\n'
+    edit = insert_statement(lone, 1)
+    assert edit is not None and edit.after == f'def g():\n    """Only a docstring."""\n    {INSERTED}\n'
+    no_newline = "def h():\n    '''Doc'''"
+    edit = insert_statement(no_newline, 1)
+    assert edit is not None and ast.parse(edit.after) and edit.after.endswith(f"    {INSERTED}\n")
+
+
+@pytest.mark.parametrize("text", ["def f(): return 1\n", "def f():\n    a = 1; b = 2\n", "x = (\n"])
+def test_insert_refuses_what_it_cannot_edit_cleanly(text: str) -> None:
+    line = 1
+    if "a = 1; b" in text:  # first statement starts its line: editable
+        assert insert_statement(text, line) is not None
+    else:
+        assert insert_statement(text, line) is None
+    assert insert_statement("def f():\n    pass\n", 2) is None  # no def on that line
+
+
+# -- metrics ------------------------------------------------------------------------------------
+def test_score_and_summaries() -> None:
+    s = score({"a", "b", "x"}, {"a", "b", "c", "d"})
+    assert (s.tp, s.fp, s.fn) == (2, 1, 2)
+    assert s.precision == pytest.approx(2 / 3) and s.recall == pytest.approx(0.5)
+    assert s.f1 == pytest.approx(2 * (2 / 3) * 0.5 / (2 / 3 + 0.5))
+    empty = score(set(), {"a"})
+    assert (empty.precision, empty.recall, empty.f1) == (0.0, 0.0, 0.0)
+    summary = summarise([Score(2, 1, 2), Score(0, 0, 1), Score(10, 0, 0)])
+    assert summary.micro_recall == pytest.approx(12 / 15)
+    assert summary.micro_precision == pytest.approx(12 / 13)
+    assert summary.macro_recall == pytest.approx((0.5 + 0 + 1) / 3)
+    assert summary.macro_precision == pytest.approx((2 / 3 + 0 + 1) / 3)
+    assert summary.predicted_mean == pytest.approx(13 / 3)
+    assert summarise([]).macro_f1 == 0.0
+
+
+# -- baselines ----------------------------------------------------------------------------------
+def test_naming_baseline() -> None:
+    tests = ["tests/test_core.py::test_a", "tests/sub/core_test.py::T::test_b", "tests/test_corex.py::test_c",
+             "tests/test_compat.py::test_d", "tests/test_click.py::test_e"]
+    assert module_stem("src/click/_compat.py") == "compat"
+    assert module_stem("src/click/__init__.py") == "click"
+    assert naming_baseline("src/click/core.py", tests) == {"tests/test_core.py::test_a",
+                                                           "tests/sub/core_test.py::T::test_b"}
+    assert naming_baseline("src/click/_compat.py", tests) == {"tests/test_compat.py::test_d"}
+    assert naming_baseline("src/click/__init__.py", tests) == {"tests/test_click.py::test_e"}
+
+
+def test_mention_baseline() -> None:
+    source = '''\
+@pytest.mark.parametrize("x", [1])
+def test_a(x):
+    assert Command(x).invoke()
+
+
+class TestB:
+    def test_c(self):
+        invoked()
+'''
+    sources = baselines.test_function_sources("tests/t.py", source)
+    assert sorted(sources) == ["tests/t.py::TestB::test_c", "tests/t.py::test_a"]
+    assert sources["tests/t.py::test_a"].startswith("@pytest.mark")
+    assert mentioned_name("Command.__init__") == "Command"
+    assert mentioned_name("Command.invoke") == "invoke"
+    assert mention_baseline("Command.invoke", sources) == {"tests/t.py::test_a"}  # a word, not "invoked"
+    assert mention_baseline("Command.__init__", sources) == {"tests/t.py::test_a"}
+    assert mention_baseline("parametrize", sources) == {"tests/t.py::test_a"}  # decorators count
+
+
+# -- diagnosis helpers ------------------------------------------------------------------------------
+def test_code_name() -> None:
+    assert code_name("test_a.<locals>.cli") == "test_a.cli"
+    assert code_name("Group.invoke.<locals>._process_result") == "Group.invoke._process_result"
+    assert code_name("f.<locals>.<lambda>") == "f"
+    assert code_name("<lambda>") == "<module>"
+
+
+def test_shortest_dynamic_path_runs_from_pytest_to_the_target() -> None:
+    links_into = {
+        1: [Link(-1, 0, 1, True)],
+        2: [Link(1, 10, 2, False)],
+        3: [Link(2, 20, 3, False), Link(4, 40, 3, False)],
+        4: [Link(-1, 0, 4, True)],
+    }
+    chain = shortest_dynamic_path(links_into, {3})
+    assert chain is not None and [(link.caller, link.callee) for link in chain] == [(-1, 4), (4, 3)]
+    assert shortest_dynamic_path({5: [Link(6, 1, 5, False)]}, {5}) is None
+
+
+@pytest.mark.parametrize(("line", "external", "cause"), [
+    ("    return obj.method(ctx)", False, "receiver"),
+    ("    return self.method(ctx)", False, "self"),
+    ("    return super().method(ctx)", False, "super"),
+    ("    x = method(ctx)", False, "bare"),
+    ("    rv = callback()", False, "indirect"),
+    ("    n = self.type.method", False, "attribute"),
+    ("    rv = app.get('/')", True, "external"),
+])
+def test_classify_call(line: str, external: bool, cause: str) -> None:
+    caller, callee = Code("src/p.py", "caller", 1), Code("src/p.py", "Thing.method", 5)
+    assert classify_call(caller, callee, line, external, "test_x") == cause
+
+
+def test_classify_call_closures_and_dunders() -> None:
+    caller = Code("src/p.py", "Context.invoke", 1)
+    closure = Code("tests/t.py", "test_x.cli", 3)
+    assert classify_call(caller, closure, "return f()", False, "test_x") == "closure"
+    assert classify_call(caller, Code("src/p.py", "A.__init__", 3), "a = A()", False, "test_x") == "dunder"
+    assert classify_call(None, Code("src/p.py", "f", 3), "f()", False, None) == "unindexed"
