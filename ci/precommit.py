@@ -1,0 +1,64 @@
+"""``mnemo-precommit``: the blast radius of the change being committed (or pushed), as a gate.
+
+pre-commit runs it at the repository root with unstaged edits stashed away, so the staged snapshot
+is exactly what will be committed; ``git commit -a`` and ``git commit PATHS`` stage into a temporary
+index named by ``GIT_INDEX_FILE``, which the vcs layer honours. In the pre-push stage pre-commit sets
+``PRE_COMMIT_FROM_REF`` and ``PRE_COMMIT_TO_REF`` and the pushed commits are analysed instead. The
+output is a compact table and a test command; the exit code says whether the policy holds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+
+from ci.guard import EXIT_PASSED, EXIT_POLICY, guarded
+from ci.policy import add_policy_arguments, configured, describe, evaluate
+from mnemo_core.config import load_config
+from mnemo_core.model import ContextPack, Impact
+from mnemo_core.pipelines import for_pr
+from mnemo_core.render_review import review_text
+from mnemo_core.repository import Repository
+
+PROG = "mnemo-precommit"
+HOOK_ID = "mnemo-blast-radius"  # the id in .pre-commit-hooks.yaml, for pre-commit's SKIP variable
+SHORT_SHA = 10
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The options of ``mnemo-precommit`` (hook ``args``)."""
+    parser = argparse.ArgumentParser(prog=PROG, description="Show the blast radius of the staged change; "
+                                     "fail when it breaks the policy.")
+    add_policy_arguments(parser)
+    parser.add_argument("--repo", default=".", help="repository (default: the current directory)")
+    parser.add_argument("filenames", nargs="*", help=argparse.SUPPRESS)  # the change is read from git
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the hook; returns the exit code (see ``ci.guard``)."""
+    args = build_parser().parse_args(argv)
+    return guarded(PROG, lambda: run(args))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Analyse the change, print the table, apply the policy."""
+    repo = Repository.open(args.repo)
+    config = configured(load_config(repo.root), args)
+    pack, title = analyse(repo, config.depth, config.budget)
+    print("\n".join(review_text(pack, title)))
+    outcome = evaluate(pack.impact or Impact(), config)
+    print(f"mnemo: {describe(outcome, config)}")
+    if not outcome.passed:
+        print(f"mnemo: to commit anyway: SKIP={HOOK_ID} git commit ...")
+    return EXIT_PASSED if outcome.passed else EXIT_POLICY
+
+
+def analyse(repo: Repository, depth: int, budget: int) -> tuple[ContextPack, str]:
+    """The pushed range in the pre-push stage, else the staged change; with a title for the output."""
+    from_ref, to_ref = os.environ.get("PRE_COMMIT_FROM_REF"), os.environ.get("PRE_COMMIT_TO_REF")
+    if from_ref and to_ref:
+        pack = for_pr(repo, base=from_ref, head=to_ref, depth=depth, budget=budget)
+        return pack, f"pushed commits {from_ref[:SHORT_SHA]}..{to_ref[:SHORT_SHA]}"
+    return for_pr(repo, staged=True, depth=depth, budget=budget), "staged change"
