@@ -85,6 +85,7 @@ class Symbol:
     is_test_case: bool
     exported: bool
     parent_id: int | None = None
+    decorators: tuple[str, ...] = ()
 
     @property
     def short_name(self) -> str:

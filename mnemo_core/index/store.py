@@ -61,7 +61,7 @@ CREATE VIRTUAL TABLE symbols_fts USING fts5(
 _EDGE_INDEXES = {"edges_src": "src", "edges_dst": "dst", "edges_file": "file_id"}
 _SYMBOL_COLUMNS = (
     "s.id, f.path, s.name, s.kind, f.language, s.signature, s.docstring, s.start_line, s.end_line, "
-    "s.size, s.is_test, s.is_test_case, s.exported, s.parent_id"
+    "s.size, s.is_test, s.is_test_case, s.exported, s.parent_id, s.decorators"
 )
 
 
@@ -519,6 +519,17 @@ class Store:
             out[name] = [_symbol(r) for r in rows]
         return out
 
+    def symbols_containing(self, fragment: str, limit: int) -> list[Symbol]:
+        """Symbols whose short name contains ``fragment`` (case-insensitive), shortest names first."""
+        pattern = fragment.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        rows = self.conn.execute(
+            f"SELECT {_SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id"
+            " WHERE lower(s.short_name) LIKE ? ESCAPE '\\' AND lower(s.short_name) != ? AND s.kind != 'module'"
+            " ORDER BY s.is_test, length(s.short_name), f.path, s.start_line LIMIT ?",
+            (f"%{pattern}%", fragment.lower(), limit),
+        )
+        return [_symbol(r) for r in rows]
+
     def symbols_with_qualified_name(self, qualified: str) -> list[Symbol]:
         """Symbols whose qualified name is ``qualified`` or ends with ``.qualified``."""
         rows = self.conn.execute(
@@ -628,6 +639,7 @@ def _symbol(r: Sequence[object]) -> Symbol:
         id=int(r[0]), path=str(r[1]), name=str(r[2]), kind=str(r[3]), language=str(r[4]), signature=str(r[5]),
         docstring=str(r[6]), start_line=int(r[7]), end_line=int(r[8]), size=int(r[9]), is_test=bool(r[10]),
         is_test_case=bool(r[11]), exported=bool(r[12]), parent_id=int(r[13]) if r[13] is not None else None,
+        decorators=tuple(str(r[14]).split("\n")) if r[14] else (),
     )
 
 

@@ -8,7 +8,9 @@
   common abbreviations expanded (``cfg`` -> ``config``).
 
 Stop words (English, code words such as "function", and action verbs such as "add" or "fix") never
-become terms. Test words ("test", "pytest", "spec") mark the task as being about tests.
+become terms. Test words ("test", "pytest", "fixture") in the task's first line mark the task as
+being about tests; only the generic ones ("test", "spec") are dropped from the terms, since
+"fixture" or "unittest" can name product code.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ deprecate deprecated drop drops dropped enable enables enabled disable disables 
 respects respected check checks checked""".split())
 
 TEST_WORDS = frozenset({"test", "tests", "testing", "pytest", "unittest", "spec", "specs", "fixture", "fixtures"})
+GENERIC_TEST_WORDS = frozenset({"test", "tests", "testing", "spec", "specs"})  # match every test: no search value
 
 ABBREVIATIONS = {
     "cfg": "config", "conf": "config", "ctx": "context", "db": "database", "msg": "message",
@@ -106,12 +109,11 @@ def extract_keywords(text: str) -> Keywords:
     written = [t.removesuffix("()") for t in tokens if _is_identifier_like(t)]
     words = [t for t in tokens if not _is_identifier_like(t)]
     content = [w for w in words if not _is_stop(w)]
-    about_tests = any(w.lower() in TEST_WORDS for w in words) or any(
-        part in TEST_WORDS for t in (*exact, *written) for part in identifier_words(t))
+    about_tests = _about_tests(plain)
     components: list[str] = []
     for term, as_code in [*((t, True) for t in (*exact, *written)), *((w, False) for w in content)]:
         for part in identifier_words(term):
-            if len(part) < MIN_TERM_CHARS or part in TEST_WORDS or (not as_code and _is_stop(part)):
+            if len(part) < MIN_TERM_CHARS or part in GENERIC_TEST_WORDS or (not as_code and _is_stop(part)):
                 continue
             components.append(ABBREVIATIONS.get(part, part))
             if part in ABBREVIATIONS:
@@ -123,6 +125,13 @@ def extract_keywords(text: str) -> Keywords:
         about_tests=about_tests,
         truncated=truncated,
     )
+
+
+def _about_tests(text: str) -> bool:
+    """Whether the task's first line (its summary) talks about tests; a body's "add tests" bullet
+    is routine, not the point of the task."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    return any(part in TEST_WORDS for token in _TOKEN.findall(first) for part in identifier_words(token))
 
 
 def _bigrams(words: list[str]) -> list[str]:

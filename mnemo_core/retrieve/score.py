@@ -27,16 +27,20 @@ from mnemo_core.retrieve.walk import WalkResult
 WEIGHTS = {
     "lexical": 0.40,  # the task names it: the most direct evidence
     "walk": 0.25,  # it sits where the walk from the task's seeds spends its time
-    "authority": 0.10,  # code that the relevant code relies on
+    "authority": 0.05,  # code that the relevant code relies on (a small nudge: tuning found little in it)
     "proximity": 0.10,  # close to a seed in the graph
-    "recency": 0.15,  # recently changed code is more likely to change again
+    "recency": 0.10,  # recently changed code is more likely to change again
     "generic": -0.10,  # a catch-all helper called from everywhere says little about this task
 }
-TEST_DEMOTION = 0.5  # test code, unless the task is about tests, is context rather than target
+TEST_DEMOTION = 0.2  # test code, unless the task is about tests, is context rather than target
 KIND_PRIOR = {
     "constant": 0.6,  # a named value is worth seeing, but a task is rarely done by editing one
     "type": 0.8,
+    "class": 0.7,  # a class is context; the change usually lands in its methods
+    "interface": 0.7,
 }
+DECLARATION_ONLY = 0.4  # typing overloads and stub files: the implementation is what changes
+STUB_SUFFIXES = (".pyi", ".d.ts")
 NON_SEED_AUTHORITY = 0.5
 RECENCY_HALF_LIFE_DAYS = 90.0
 GENERIC_FAN_IN = 30  # a symbol with this many distinct callers counts as fully generic
@@ -85,12 +89,15 @@ def generic_component(fan_in: int, lexical: float) -> float:
 
 
 def multipliers_for(symbol: Symbol, about_tests: bool) -> dict[str, float]:
-    """The factors applied after the weighted sum: test demotion and the kind prior."""
+    """The factors applied after the weighted sum: test demotion, the kind prior, and declarations
+    without a body (typing overloads, stub files)."""
     factors = {}
     if symbol.is_test and not about_tests:
         factors["test"] = TEST_DEMOTION
     if symbol.kind in KIND_PRIOR:
         factors["kind"] = KIND_PRIOR[symbol.kind]
+    if symbol.path.endswith(STUB_SUFFIXES) or any(d.rsplit(".", 1)[-1] == "overload" for d in symbol.decorators):
+        factors["declaration"] = DECLARATION_ONLY
     return factors
 
 

@@ -29,6 +29,9 @@ CHANNEL_WEIGHTS = {
     "path": 0.5,  # the file is about the topic; its symbols are only candidates
 }
 NAME_MATCHES_PER_TERM = 12
+MIN_CONTAINS_CHARS = 6  # "cache_key" inside "get_cache_key"; shorter fragments match by accident
+GENERIC_NAME_COUNT = 8  # a word that names more symbols than this is generic (hooks, "run", "get") ...
+GENERIC_NAME_KEPT = 3  # ... and only its most specific few count as name matches
 MIN_PREFIX_CHARS = 4  # shorter prefixes match half the repository
 MIN_COMPONENT_NAME_CHARS = 3
 FTS_LIMIT = 150
@@ -36,6 +39,8 @@ PATH_FILES = 6
 PATH_MAX_SHARE = 0.1  # a path word shared by more than this share of files does not pick files out
 PATH_MIN_FILES = 3
 PATH_SYMBOLS_PER_FILE = 8
+PATH_SYMBOLS_FIRST_FILE = 25  # a task that names one file often changes several of its functions
+PLURAL_MIN_CHARS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,9 +82,12 @@ def name_channel(store: Store, keywords: Keywords) -> Channel:
     prefixes = [t for t in compounds if len(t) >= MIN_PREFIX_CHARS]
     for term, matches in store.symbols_named(prefixes, prefix=True, limit=NAME_MATCHES_PER_TERM).items():
         ranked += [(s.id, f"name starts with {term}") for s in matches]
+    for term in (t for t in compounds if len(t) >= MIN_CONTAINS_CHARS):
+        ranked += [(s.id, f"name contains {term}") for s in store.symbols_containing(term, NAME_MATCHES_PER_TERM)]
     components = [t for t in keywords.components if len(t) >= MIN_COMPONENT_NAME_CHARS]
-    for term, matches in store.symbols_named(components, limit=NAME_MATCHES_PER_TERM).items():
-        ranked += [(s.id, f"name is the word {term}") for s in matches]
+    for term, matches in store.symbols_named(components, limit=GENERIC_NAME_COUNT + 1).items():
+        kept = matches[:GENERIC_NAME_KEPT] if len(matches) > GENERIC_NAME_COUNT else matches
+        ranked += [(s.id, f"name is the word {term}") for s in kept]
     return _first_occurrence(ranked)
 
 
@@ -106,8 +114,9 @@ def fts_channel(store: Store, keywords: Keywords) -> Channel:
 
 def path_channel(store: Store, keywords: Keywords) -> Channel:
     """Symbols of the files whose path names the task's terms; a term that names a large share of
-    the files (``src``, ``index`` in ``index/``) says nothing and is ignored."""
-    terms = set(_terms(keywords)) | {t.lower() for t in keywords.compounds if "." not in t}
+    the files (``src``, ``index`` in ``index/``) says nothing and is ignored. The best file gives
+    more of its symbols than the others."""
+    terms = {_stem(t) for t in _terms(keywords)} | {_stem(t.lower()) for t in keywords.compounds if "." not in t}
     if not terms:
         return []
     files = [(fid, path, _path_words(path) & terms) for fid, path in store.file_paths()]
@@ -119,15 +128,21 @@ def path_channel(store: Store, keywords: Keywords) -> Channel:
     scored = sorted((-len(m - common), len(path), path, fid, m - common) for fid, path, m in files if m - common)
     per_file = [
         [(s.id, f"in {path}, whose path names {', '.join(sorted(matched))}")
-         for s in store.file_symbols_by_fan_in(fid, PATH_SYMBOLS_PER_FILE)]
-        for _, _, path, fid, matched in scored[:PATH_FILES]
+         for s in store.file_symbols_by_fan_in(fid, PATH_SYMBOLS_FIRST_FILE if i == 0 else PATH_SYMBOLS_PER_FILE)]
+        for i, (_, _, path, fid, matched) in enumerate(scored[:PATH_FILES])
     ]
     interleaved = [item for group in _round_robin(per_file) for item in group]
     return _first_occurrence(interleaved)
 
 
+def _stem(word: str) -> str:
+    """Plural folding, enough for paths: ``releases`` ~ ``release``, ``utils`` ~ ``util``."""
+    return word[:-1] if len(word) > PLURAL_MIN_CHARS and word.endswith("s") and not word.endswith("ss") else word
+
+
 def _path_words(path: str) -> set[str]:
-    return set(identifier_words(path.rsplit(".", 1)[0])) | {p.lower() for p in path.split("/")}
+    words = set(identifier_words(path.rsplit(".", 1)[0])) | {p.lower() for p in path.split("/")}
+    return {_stem(w) for w in words}
 
 
 def fuse(channels: dict[str, Channel], weights: dict[str, float] | None = None) -> list[Seed]:
