@@ -8,11 +8,14 @@ import sys
 from collections.abc import Sequence
 
 from lsp_server import commands, hover, indexing, lens
-from lsp_server.server import MnemoServer, forward_engine_logs
+from lsp_server.server import ClientStdout, MnemoServer, forward_engine_logs
 from mnemo_core import __version__
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 2087  # the port pygls examples and editor configs conventionally use
+PYGLS_RPC_LOGGER = "pygls.protocol.json_rpc"
+PYGLS_SERVER_LOGGER = "pygls.server"
+ANSWERED_ERROR = "Exception occurred for message"  # pygls logs each error response with a traceback
 
 
 def create_server() -> MnemoServer:
@@ -22,6 +25,22 @@ def create_server() -> MnemoServer:
         feature.setup(server)
     forward_engine_logs(server)
     return server
+
+
+def _skip_answered_errors(record: logging.LogRecord) -> bool:
+    """Drop pygls' traceback for an error the client already got as a response (bugs among them
+    are logged to the client's output channel with their traceback)."""
+    return not str(record.msg).startswith(ANSWERED_ERROR)
+
+
+def _announce_listening() -> None:
+    """Say on stderr when the TCP server listens (pygls' "Serving on ..." line)."""
+    announcer = logging.StreamHandler(sys.stderr)
+    announcer.setFormatter(logging.Formatter("mnemo-lsp: %(message)s"))
+    logger = logging.getLogger(PYGLS_SERVER_LOGGER)
+    logger.addHandler(announcer)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -45,12 +64,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     stderr = logging.StreamHandler(sys.stderr)
     stderr.setLevel(logging.INFO if args.verbose else logging.WARNING)
     logging.basicConfig(handlers=[stderr], level=logging.WARNING, format="mnemo-lsp: %(name)s: %(message)s")
+    logging.getLogger(PYGLS_RPC_LOGGER).addFilter(_skip_answered_errors)
     server = create_server()
+    if args.tcp:
+        _announce_listening()
     try:
         if args.tcp:
             server.start_tcp(args.host, args.port)
         else:
-            server.start_io()
+            server.start_io(sys.stdin.buffer, ClientStdout(sys.stdout.buffer))  # type: ignore[arg-type]
     finally:
         server.close()
     return 0

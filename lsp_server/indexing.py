@@ -15,13 +15,13 @@ import asyncio
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from lsprotocol import types
 
 from lsp_server.convert import stats_json
-from lsp_server.server import NO_WORKSPACE, MnemoServer
+from lsp_server.server import NO_WORKSPACE, MnemoServer, quiet_when_client_left
 from mnemo_core.errors import MnemoError
 from mnemo_core.model import IndexStats
 from mnemo_core.repository import Repository
@@ -38,6 +38,7 @@ class Job:
     """Index work: some paths (``None``: the whole listing), a rebuild, whether to show progress."""
 
     paths: set[str] | None = None
+    deleted: set[str] = field(default_factory=set)  # removed first, in a run of their own
     full: bool = False
     progress: bool = False
     title: str = "mnemo: indexing"
@@ -46,8 +47,9 @@ class Job:
     def merge(self, other: Job) -> Job:
         """One job doing the work of both."""
         paths = None if self.paths is None or other.paths is None else self.paths | other.paths
-        return Job(paths, self.full or other.full, self.progress or other.progress,
-                   self.title if self.progress else other.title, self.waiters + other.waiters)
+        return Job(paths, self.deleted | other.deleted, self.full or other.full,
+                   self.progress or other.progress, self.title if self.progress else other.title,
+                   self.waiters + other.waiters)
 
 
 class Indexer:
@@ -59,6 +61,7 @@ class Indexer:
         self._worker: asyncio.Future[None] | None = None
         self._tokens = 0
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mnemo-index")
+        self.opening: asyncio.Future[None] | None = None
 
     def request(self, job: Job) -> None:
         """Queue ``job`` (merged with any pending one) and start working if idle."""
@@ -91,16 +94,22 @@ class Indexer:
                 server.log(f"indexing failed:\n{traceback.format_exc()}", types.MessageType.Error)
                 break
         server.index.building = False
-        self._end(token, stats)
         self._finish(job, stats, error)
+        self._end(token, stats)  # last: a client that saw the end has seen the lens refresh too
 
     def _update(self, job: Job, token: str | None) -> IndexStats:
         """The engine call, on the index thread."""
         assert self.server.root is not None
         repo = Repository(self.server.root)
         reporter = _Reporter(self.server, token) if token else None
+        removed = 0
+        if job.deleted:
+            # A file added in the same run as a deletion can get the deleted file's row id and then
+            # loses its edges (an engine bug); removing deleted files on their own avoids it.
+            removed = repo.update_index(only=sorted(job.deleted)).removed
         paths = sorted(job.paths) if job.paths is not None else None
-        return repo.update_index(full=job.full, progress=reporter, only=paths)
+        stats = repo.update_index(full=job.full, progress=reporter, only=paths)
+        return replace(stats, removed=stats.removed + removed)
 
     async def _begin(self, job: Job) -> str | None:
         server = self.server
@@ -181,8 +190,13 @@ def setup(server: MnemoServer) -> None:
     indexer = server.indexer = Indexer(server)
 
     @server.feature(types.INITIALIZED)
-    async def initialized(ls: MnemoServer, params: types.InitializedParams) -> None:
+    def initialized(ls: MnemoServer, params: types.InitializedParams) -> None:
         ls.loop = asyncio.get_running_loop()
+        ls.loop.set_exception_handler(quiet_when_client_left)
+        # A task of its own, not the handler: a client leaving mid-way cancels it quietly.
+        indexer.opening = asyncio.ensure_future(open_workspace(ls))
+
+    async def open_workspace(ls: MnemoServer) -> None:
         try:
             root = ls.open_workspace()
         except MnemoError as exc:
@@ -204,9 +218,10 @@ def setup(server: MnemoServer) -> None:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(ls: MnemoServer, params: types.DidChangeWatchedFilesParams) -> None:
-        paths = [p for p in (ls.inside(change.uri) for change in params.changes) if p is not None]
-        if any(not p.startswith(IGNORED_DIRS) for p in paths):
-            indexer.request(Job())
+        changed = [(ls.inside(c.uri), c.type) for c in params.changes]
+        relevant = [(p, kind) for p, kind in changed if p is not None and not p.startswith(IGNORED_DIRS)]
+        if relevant:
+            indexer.request(Job(deleted={p for p, kind in relevant if kind == types.FileChangeType.Deleted}))
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: MnemoServer, params: Any) -> None:

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
@@ -141,6 +141,8 @@ class MnemoServer(LanguageServer):
 
     def require_index(self) -> None:
         """Raise :class:`IndexBeingBuilt` until the index can answer."""
+        if self.root is None:
+            raise MnemoError(NO_WORKSPACE)
         if not self.index.ready:
             raise IndexBeingBuilt(f"the index of {self.root} is being built ({self.index.percent}%); "
                                   "try again when it finishes")
@@ -255,3 +257,43 @@ def forward_engine_logs(server: MnemoServer) -> None:
         logger = logging.getLogger(name)
         logger.addHandler(handler)
         logger.setLevel(min(logger.getEffectiveLevel(), logging.INFO))
+
+
+CLIENT_GONE = (asyncio.CancelledError, BrokenPipeError, ConnectionResetError)
+
+
+class ClientStdout:
+    """The server's stdout, quiet once the client has closed its end: answers still in flight are
+    dropped instead of each raising a broken-pipe traceback."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream = stream
+        self.gone = False
+
+    def write(self, data: bytes) -> None:
+        """Write a message, unless the client is gone."""
+        self._attempt(self.stream.write, data)
+
+    def flush(self) -> None:
+        """Flush, unless the client is gone."""
+        self._attempt(self.stream.flush)
+
+    def close(self) -> None:
+        """Close our end."""
+        self._attempt(self.stream.close)
+
+    def _attempt(self, action: Callable[..., object], *args: Any) -> None:
+        if self.gone:
+            return
+        try:
+            action(*args)
+        except (OSError, ValueError):  # broken pipe, or already closed
+            self.gone = True
+
+
+def quiet_when_client_left(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """The event loop's error handler: requests cancelled because the client closed the connection
+    are not errors (there is no one left to answer); anything else is reported as usual."""
+    if isinstance(context.get("exception"), CLIENT_GONE):
+        return
+    loop.default_exception_handler(context)

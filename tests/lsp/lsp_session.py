@@ -4,8 +4,10 @@ fixture repository, and waiting on what the server sends (never on time)."""
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -130,17 +132,59 @@ async def wait_for_index(client: LanguageClient, ends: int = 1) -> None:
     await wait_until(client, lambda: progress_ends(client) >= ends, f"{ends} indexing progress end(s)")
 
 
-async def start(client: LanguageClient, root: Path) -> None:
+@dataclass
+class Session:
+    """A client with an initialized session on a workspace."""
+
+    client: LanguageClient
+    root: Path
+    result: types.InitializeResult
+
+    def uri(self, path: str) -> str:
+        """The URI of a workspace file."""
+        return (self.root / path).as_uri()
+
+    async def execute(self, command: str, *arguments: Any) -> Any:
+        """``workspace/executeCommand``."""
+        return await self.client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command=command, arguments=list(arguments)))
+
+    async def hover(self, path: str, line: int, character: int) -> str | None:
+        """The Markdown of a hover (0-based position), or None."""
+        found = await self.client.text_document_hover_async(types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=self.uri(path)),
+            position=types.Position(line=line, character=character)))
+        if found is None:
+            return None
+        assert isinstance(found.contents, types.MarkupContent)
+        return found.contents.value
+
+    async def lenses(self, path: str) -> dict[int, str]:
+        """Code lens titles by 0-based line."""
+        found = await self.client.text_document_code_lens_async(
+            types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=self.uri(path))))
+        return {lens.range.start.line: lens.command.title for lens in found or [] if lens.command}
+
+    def save(self, path: str, text: str) -> None:
+        """Write a file as an editor would, and say so (``didSave``)."""
+        (self.root / path).write_text(text, encoding="utf-8")
+        self.client.text_document_did_save(
+            types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=self.uri(path))))
+
+    async def refreshed(self, action: Callable[[], None], what: str) -> None:
+        """Do ``action`` and wait for the lens refresh the re-index that follows ends with."""
+        events: Events = self.client.events  # type: ignore[attr-defined]
+        before = events.lens_refreshes
+        action()
+        await wait_until(self.client, lambda: events.lens_refreshes > before, what)
+
+
+async def start(client: LanguageClient, root: Path) -> Session:
     """Initialize a session on ``root``."""
-    await client.initialize_session(types.InitializeParams(
+    result = await client.initialize_session(types.InitializeParams(
         capabilities=capabilities(), root_uri=root.as_uri(),
         workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)]))
-
-
-async def execute(client: LanguageClient, command: str, *arguments: Any) -> Any:
-    """``workspace/executeCommand``."""
-    return await client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command=command, arguments=list(arguments)))
+    return Session(client, root, result)
 
 
 def git_workspace(root: Path) -> Path:
@@ -151,10 +195,15 @@ def git_workspace(root: Path) -> Path:
     return root
 
 
-def uri_of(root: Path, path: str) -> str:
-    return (root / path).as_uri()
+def server_env(home: Path) -> dict[str, str]:
+    """The server's environment: this one, with git's user configuration kept out."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update({"HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1"})
+    return env
 
 
-async def start_client() -> LanguageClient:
+async def start_client(home: Path) -> LanguageClient:
     """A running ``mnemo-lsp`` with a client attached (not yet initialized)."""
-    return await ClientServerConfig(server_command=SERVER, client_factory=make_client).start()
+    config = ClientServerConfig(server_command=SERVER, client_factory=make_client,
+                                server_env=server_env(home))
+    return await config.start()

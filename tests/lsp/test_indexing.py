@@ -1,0 +1,120 @@
+"""The workspace index behind the server: first build with progress, requests while it is built,
+another indexer at the same time, a workspace without git, and clients that go away or connect by TCP."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from helpers import write_files
+from lsp_session import (
+    APP,
+    FILES,
+    Session,
+    server_env,
+    start,
+    start_client,
+    wait_for_index,
+    wait_until,
+)
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from mnemo_core.index.lock import index_lock
+from mnemo_core.index.store import prepare_index_dir
+
+pytestmark = pytest.mark.asyncio
+
+HELPER = 3
+
+
+async def test_first_build_reports_progress(lsp: Session) -> None:
+    (reports,) = lsp.client.progress_reports.values()
+    begin, *steps, end = reports
+    assert isinstance(begin, types.WorkDoneProgressBegin) and begin.percentage == 0
+    assert begin.title == "mnemo: indexing the workspace"
+    percentages = [r.percentage for r in steps if isinstance(r, types.WorkDoneProgressReport)]
+    assert percentages and percentages == sorted(percentages) and 0 < percentages[-1] <= 100
+    assert isinstance(end, types.WorkDoneProgressEnd) and end.message is not None
+    assert end.message.startswith("3 files, 9 symbols")
+    assert any(m.message.startswith("index: 3 files") for m in lsp.client.log_messages)
+
+
+async def test_requests_while_the_first_index_is_built(repo: Path, tmp_path: Path) -> None:
+    client = await start_client(tmp_path)
+    try:
+        with index_lock(prepare_index_dir(repo)):  # another indexer holds the index: the build waits
+            session = await start(client, repo)
+            card = await session.hover("app/core.py", HELPER, 5)
+            assert card is not None and "is being built" in card
+            with pytest.raises(JsonRpcException, match="is being built"):
+                await session.execute("mnemo.contextForTask", {"task": "helper"})
+            assert await session.lenses("app/core.py") == {}
+        await wait_for_index(client)
+        assert client.events.lens_refreshes == 1  # type: ignore[attr-defined]
+        assert (await session.lenses("app/core.py"))[HELPER].startswith("1 caller")
+    finally:
+        await client.shutdown_session()
+        await client.stop()
+
+
+async def test_the_cli_indexing_at_the_same_time(lsp: Session, tmp_path: Path) -> None:
+    edited = APP + "\n\ndef again():\n    return helper(3)\n"
+    env = server_env(tmp_path)
+
+    async def both() -> int:
+        with index_lock(prepare_index_dir(lsp.root)):
+            lsp.save("app/core.py", edited)
+            cli = await asyncio.create_subprocess_exec("mnemo", "index", str(lsp.root), env=env,
+                                                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _, stderr = await cli.communicate()
+        assert not stderr, stderr.decode()
+        return cli.returncode or 0
+
+    before = lsp.client.events.lens_refreshes  # type: ignore[attr-defined]
+    assert await both() == 0
+    events = lsp.client.events  # type: ignore[attr-defined]
+    await wait_until(lsp.client, lambda: events.lens_refreshes > before, "the re-index after the save")
+    assert (await lsp.lenses("app/core.py"))[HELPER].startswith("2 callers")
+    stats = subprocess.run(["mnemo", "stats", "--repo", str(lsp.root), "--format", "json"], env=env,
+                           capture_output=True, text=True, check=True)
+    assert sum(json.loads(stats.stdout)["files"].values()) == 3
+
+
+async def test_a_workspace_that_is_not_a_git_repository(tmp_path: Path) -> None:
+    root = tmp_path / "plain"
+    write_files(root, FILES)
+    client = await start_client(tmp_path)
+    try:
+        session = await start(client, root)
+        await wait_for_index(client)
+        answer = await session.execute("mnemo.contextForTask", {"task": "double a number in helper"})
+        assert answer["symbols"][0]["name"] == "helper" and answer["commit"] is None
+        card = await session.hover("app/core.py", HELPER, 5)
+        assert card is not None and "**1 caller**" in card and "Last change" not in card
+        assert await session.hover("app/core.py", HELPER, 5) == card
+        assert (await session.lenses("app/core.py"))[HELPER] == "1 caller · 2 tests"
+        with pytest.raises(JsonRpcException, match="not inside a git repository"):
+            await session.execute("mnemo.contextForPR", {})
+        told = [m.message for m in client.messages if "not a git repository" in m.message]
+        assert len(told) == 1 and "history (last change, churn, PR context) needs git" in told[0]
+    finally:
+        await client.shutdown_session()
+        await client.stop()
+
+
+async def test_a_session_without_a_workspace_folder(tmp_path: Path) -> None:
+    client = await start_client(tmp_path)
+    try:
+        await client.initialize_session(types.InitializeParams(capabilities=types.ClientCapabilities()))
+        await wait_until(client, lambda: bool(client.messages), "a message about the missing folder")
+        assert "needs a workspace folder" in client.messages[0].message
+        with pytest.raises(JsonRpcException, match="needs a workspace folder"):
+            await client.workspace_execute_command_async(types.ExecuteCommandParams(
+                command="mnemo.contextForTask", arguments=[{"task": "x"}]))
+    finally:
+        await client.shutdown_session()
+        await client.stop()
