@@ -207,7 +207,9 @@ def summarize(variants: dict[str, dict[str, list[dict[str, Any]]]]) -> dict[str,
         floors[variant] = {"floor_s": median(f["floor_s"] for f in floor),
                            "cpu_s": median(f["cpu_s"] for f in floor),
                            "parse_s": median(f["parse_s"] for f in floor),
-                           "wall_s": median(f["wall_s"] for f in floor), "cold_over_floor": median(ratios)}
+                           "wall_s": median(f["wall_s"] for f in floor), "cold_over_floor": median(ratios),
+                           "cold_cpu_over_floor_cpu": median(c["cpu_s"] for c in cold)
+                           / median(f["cpu_s"] for f in floor)}
         tree_rss = max(s["tree_rss_kib"] for s in cold)
         main_rss = max(s["self_maxrss_kib"] for s in cold)
         worker_rss = max(s["worker_rss_kib"] for s in cold)
@@ -275,6 +277,8 @@ def report(info: dict[str, Any], corpus: dict[str, Any], summary: dict[str, Any]
         "every indexer timing is the wall time of a fresh `python -c` process around index_repo (imports and"
         f" process-pool start-up included); median of {repeat}; touch/edit file: {edit_file}",
         f"floor (tree-sitter read+parse of every file, one process), median: {floors}",
+        "cold CPU / floor CPU (the work ratio, which load barely moves; not a floor): "
+        + ", ".join(f"{v} {f['cold_cpu_over_floor_cpu']:.2f}x" for v, f in summary["floors"].items()),
         "",
         table(ROW_HEADERS, [row_cells(r) for r in summary["rows"]]),
         "",
