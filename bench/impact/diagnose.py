@@ -34,12 +34,16 @@ from bench.common import OUT_DIR, write_json
 from bench.impact.oracle import definition_key, normalise_nodeid, record_calls
 from bench.impact.repos import DEFAULT_QUALITY_REPOS, DEFAULT_WORKDIR, clone_of, lookup
 from mnemo_core.change.impact import TEST_DEPTH, walk_back
+from mnemo_core.index.languages.python import PythonHooks
+from mnemo_core.index.resolve import AMBIGUOUS_LIMIT
 from mnemo_core.index.store import Store
-from mnemo_core.model import Symbol
+from mnemo_core.model import CALLABLE_KINDS, Symbol
 from mnemo_core.repository import Repository
 
 UNLIMITED_DEPTH = 40  # deep enough to reach every test mnemo can reach at all
 EXAMPLES = 6
+NAME_LOOKUP_LIMIT = 1000
+NAMED_CAUSES = frozenset({"receiver", "self", "bare", "attribute", "super"})  # the line names the callee
 PYTEST_CALLER = -1  # the plugin's caller id for functions pytest calls
 ANONYMOUS = re.compile(r"^<(lambda|genexpr|listcomp|dictcomp|setcomp)>$")
 
@@ -207,14 +211,42 @@ class Finding:
     test: str
     where: str
     text: str
+    detail: str = ""  # why the by-name fallback did not link it, for calls that name the callee
+    missing_links: int = 0  # calls on the dynamic path that mnemo has no edge for
+
+
+class NameCandidates:
+    """Why a call that names its callee was not linked by mnemo's by-name fallback."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.cache: dict[str, str] = {}
+
+    def detail(self, short: str) -> str:
+        if short not in self.cache:
+            self.cache[short] = self._detail(short)
+        return self.cache[short]
+
+    def _detail(self, short: str) -> str:
+        if short in PythonHooks.builtin_methods:
+            return "name of a built-in type's method (never linked by name)"
+        found = [s for s in self.store.symbols_named([short], limit=NAME_LOOKUP_LIMIT)[short]
+                 if s.short_name == short and s.kind in CALLABLE_KINDS]
+        distinct = {(s.path, s.name) for s in found if not s.is_test}
+        if len(found) <= AMBIGUOUS_LIMIT:
+            return f"at most {AMBIGUOUS_LIMIT} definitions, not linked"
+        if len(distinct) <= AMBIGUOUS_LIMIT:
+            return (f"{len(found)} definitions, {len(distinct)} without @overload stubs and test-file "
+                    "classes: over the by-name limit only because of those")
+        return f"ambiguous: over {AMBIGUOUS_LIMIT} non-test definitions"
 
 
 Graphs = Mapping[str, Mapping[int, list[Link]]]
 
 
 def diagnose_misses(record: Mapping[str, Any], missed: Sequence[str], graphs: Graphs,
-                    codes: Sequence[Code | None], index: SymbolIndex, store: Store,
-                    sources: Sources) -> list[Finding]:
+                    codes: Sequence[Code | None], index: SymbolIndex, store: Store, sources: Sources,
+                    links: DirectLinks, candidates: NameCandidates) -> list[Finding]:
     """A cause for each missed test of one function."""
     target = index.get(record["path"], record["name"])
     if target is None:
@@ -238,8 +270,38 @@ def diagnose_misses(record: Mapping[str, Any], missed: Sequence[str], graphs: Gr
         if chain is None:
             findings.append(Finding("no-dynamic-path", function, test, "", ""))
             continue
-        findings.append(_first_missing_link(chain, codes, index, reach, sources, test_name, function, test))
+        finding = _first_missing_link(chain, codes, index, reach, sources, test_name, function, test)
+        finding.missing_links = links.missing(chain, codes, index)
+        if finding.cause in NAMED_CAUSES:  # the text ends with "[-> Class.callee]"
+            short = finding.text.rsplit("[-> ", 1)[-1].rstrip("]").rsplit(".", 1)[-1]
+            finding.detail = candidates.detail(short)
+        findings.append(finding)
     return findings
+
+
+class DirectLinks:
+    """Whether mnemo has a one-hop reverse dependency between two symbols (cached per callee)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.dependants: dict[int, set[int]] = {}
+
+    def has(self, caller: int, callee: int) -> bool:
+        if callee not in self.dependants:
+            self.dependants[callee] = set(walk_back(self.store, [callee], 1))
+        return caller in self.dependants[callee]
+
+    def missing(self, chain: Sequence[Link], codes: Sequence[Code | None], index: SymbolIndex) -> int:
+        """Calls of a dynamic chain (between indexed functions) that mnemo has no edge for."""
+        count = 0
+        for link in chain:
+            caller = codes[link.caller] if link.caller != PYTEST_CALLER else None
+            callee = codes[link.callee]
+            a = index.get(caller.path, caller.name) if caller else None
+            b = index.get(callee.path, callee.name) if callee else None
+            if a is not None and b is not None and a.id != b.id and not self.has(a.id, b.id):
+                count += 1
+        return count
 
 
 def _first_missing_link(chain: list[Link], codes: Sequence[Code | None], index: SymbolIndex,
@@ -340,21 +402,28 @@ def summarise(findings: Sequence[Finding], causes: Mapping[str, str]) -> list[di
     out = []
     for cause, items in sorted(by_cause.items(), key=lambda kv: -len(kv[1])):
         sites = Counter((f.where, f.text) for f in items)
+        details = Counter(f.detail for f in items if f.detail)
         out.append({"cause": cause, "what": causes.get(cause, cause), "count": len(items),
                     "functions": len({f.function for f in items}),
+                    "details": dict(details.most_common()),
+                    "single_missing_link": sum(1 for f in items if f.missing_links == 1),
                     "examples": [{"where": w, "text": t, "count": n}
                                  for (w, t), n in sites.most_common(EXAMPLES)],
                     "sample": {"function": items[0].function, "test": items[0].test}})
     return out
 
 
-def print_summary(title: str, rows: Sequence[Mapping[str, Any]], total: int) -> None:
+def print_summary(title: str, rows: Sequence[Mapping[str, Any]], total: int, misses: bool) -> None:
     """Counts and examples as text."""
     print(f"\n{title} ({total})")
     for row in rows:
         share = row["count"] / max(total, 1)
         print(f"  {row['count']:5d} ({share:5.1%}) in {row['functions']:3d} functions  "
               f"{row['cause']}: {row['what']}")
+        for detail, n in row["details"].items():
+            print(f"          {n:5d} {detail}")
+        if misses and row["cause"] not in ("depth", "stopped", "not-a-test", "no-dynamic-path"):
+            print(f"          {row['single_missing_link']:5d} with no other call missing on that path")
         for ex in row["examples"][:3]:
             print(f"          {ex['count']:4d}x {ex['where']}  {ex['text'][:120]}")
 
@@ -377,21 +446,23 @@ def diagnose(name: str, workdir: Path) -> dict[str, Any]:
     paths |= {t.split("::", 1)[0] for r in results["functions"] for t in [*r["oracle"], *r["mnemo"]]}
     index = SymbolIndex(store, paths)
     sources = Sources(clone)
+    links, candidates = DirectLinks(store), NameCandidates(store)
     misses: list[Finding] = []
     wrong: list[Finding] = []
     for record in results["functions"]:
         predicted = set(record["mnemo"]) - set(record["mnemo_unjudged"])
         truth = set(record["oracle"])
-        misses += diagnose_misses(record, sorted(truth - predicted), graphs, codes, index, store, sources)
+        misses += diagnose_misses(record, sorted(truth - predicted), graphs, codes, index, store, sources,
+                                  links, candidates)
         wrong += diagnose_false_positives(record, sorted(predicted - truth), graphs, codes, index, store,
                                           results["depth"])
     report: dict[str, Any] = {"repo": name, "misses": summarise(misses, MISS_CAUSES),
               "false_positives": summarise(wrong, FP_CAUSES),
               "all_misses": [vars(f) for f in misses], "all_false_positives": [vars(f) for f in wrong]}
     print(f"== {name}: diagnosis of {len(results['functions'])} functions ==")
-    print_summary("misses (oracle tests mnemo did not name)", report["misses"], len(misses))
+    print_summary("misses (oracle tests mnemo did not name)", report["misses"], len(misses), misses=True)
     print_summary("false positives (named tests that do not run the function)", report["false_positives"],
-                  len(wrong))
+                  len(wrong), misses=False)
     return report
 
 

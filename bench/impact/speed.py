@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
 import statistics
@@ -139,7 +140,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     info = machine_info()
     print(machine_line(info))
+    load_before = os.getloadavg()[0]
     results = [measure(lookup(name), args.workdir, args.trials, args.seed) for name in args.repos.split(",")]
+    load = {"before": load_before, "after": os.getloadavg()[0]}  # other work on the machine skews times
+    print(f"1-minute load average: {load['before']:.2f} before, {load['after']:.2f} after "
+          f"({info['nproc']} cores)")
     headers = ("repo", "files", "trials", "first median s", "repeat median s", "engine ms first",
                "engine ms repeat", "budget s", "verdict")
     print(table(headers, [[r["repo"], r["tracked_files"], len(r["trials"]), r["median_first_s"],
@@ -147,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
                            r["budget_s"] or "-", verdict(r["pass"]) if r["pass"] is not None else "-"]
                           for r in results]))
     path = write_json("impact-speed", {"machine": info, "trials": args.trials, "seed": args.seed,
-                                       "repos": results})
+                                       "load_average": load, "repos": results})
     print(f"details: {path}")
     return 0 if all(r["pass"] is not False for r in results) else 1
 
