@@ -85,7 +85,8 @@ def _callers_line(root: Path, card: SymbolCard) -> str:
 def _tests_line(root: Path, card: SymbolCard) -> str:
     if not card.tests:
         return "**no test reaches it**"
-    line = f"**{_count(card.tests, 'test')}** reach it: " + ", ".join(link(root, s) for s in card.top_tests)
+    verb = "reaches" if card.tests == 1 else "reach"
+    line = f"**{_count(card.tests, 'test')}** {verb} it: " + ", ".join(link(root, s) for s in card.top_tests)
     if card.tests > len(card.top_tests):
         line += f" and {card.tests - len(card.top_tests)} more"
     return line

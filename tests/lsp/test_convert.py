@@ -1,0 +1,89 @@
+"""The pure converters from engine values to LSP values and Markdown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+
+from lsp_server import convert
+from mnemo_core.insight import LastChange, Lens, SymbolCard
+from mnemo_core.model import ScoredSymbol, Symbol
+
+ROOT = Path("/work/repo")
+A_URI = "file:///work/repo/pkg/a.py"
+CHANGE = LastChange(sha="abc1234def", author="Bo Maker", summary="fix *bold* claims", time=0,
+                    relative="3 days ago", churn_90d=2, uncommitted=False)
+
+
+def symbol(name: str, start: int = 10, end: int = 12, path: str = "pkg/a.py") -> Symbol:
+    test = name.startswith("test_")
+    return Symbol(id=len(name), path=path, name=name, kind="function", language="python",
+                  signature=f"def {name.rsplit('.', 1)[-1]}(x)", docstring="", start_line=start, end_line=end,
+                  size=40, is_test=test, is_test_case=test, exported=True)
+
+
+def card(**changes: object) -> SymbolCard:
+    fields: dict[str, object] = {
+        "symbol": symbol("App.route"), "callers": 7,
+        "top_callers": (symbol("main", 3, 4), symbol("run", 8, 9)),
+        "blast_radius": 12, "tests": 1, "top_tests": (symbol("test_route", 1, 2, path="tests/test_a.py"),),
+        "last_change": CHANGE, "history_note": None}
+    fields.update(changes)
+    return SymbolCard(**fields)  # type: ignore[arg-type]
+
+
+def test_ranges_count_lines_from_zero() -> None:
+    assert convert.symbol_range(symbol("f", 10, 12)) == types.Range(
+        start=types.Position(line=9, character=0), end=types.Position(line=12, character=0))
+    assert convert.position_line(types.Position(line=0, character=4)) == 1
+    assert convert.location(ROOT, symbol("f")).uri == A_URI
+
+
+def test_a_code_lens_runs_the_blast_radius_at_its_symbol() -> None:
+    lens = convert.code_lens(ROOT, Lens(symbol("f", 10, 12), callers=1, tests=0, last_change=None))
+    assert lens.range.start == lens.range.end == types.Position(line=9, character=0)
+    assert lens.command is not None and lens.command.title == "1 caller · 0 tests"
+    assert lens.command.command == "mnemo.blastRadius"
+    assert lens.command.arguments == [{"uri": A_URI, "position": {"line": 9, "character": 0}}]
+
+
+def test_the_hover_card() -> None:
+    text = convert.card_markdown(ROOT, card(), None, show_history_note=True)
+    assert text.split("\n\n") == [
+        f"**function** `App.route` · [`pkg/a.py:10`]({A_URI}#L10)",
+        "```python\ndef route(x)\n```",
+        f"**7 callers**: [`main`]({A_URI}#L3), [`run`]({A_URI}#L8) and 5 more",
+        "**Blast radius:** 12 symbols depend on it · **1 test** reaches it: "
+        "[`test_route`](file:///work/repo/tests/test_a.py#L1)",
+        "**Last change:** 3 days ago · `abc1234` · Bo Maker · fix \\*bold\\* claims · "
+        "2 commits on these lines in 90 days",
+    ]
+
+
+def test_the_card_without_history_or_tests() -> None:
+    untested = card(last_change=None, history_note="a.py has no committed history yet", tests=0, top_tests=())
+    text = convert.card_markdown(ROOT, untested, None, show_history_note=True)
+    assert "**no test reaches it**" in text and "**Last change:** a.py has no committed history yet" in text
+    no_git = card(last_change=None, history_note="history needs git")
+    assert "Last change" not in convert.card_markdown(ROOT, no_git, None, show_history_note=False)
+
+
+def test_an_uncommitted_change() -> None:
+    change = LastChange("0" * 40, "Not Committed Yet", "", 0, "now", 0, True)
+    assert convert.last_change_line(change) == "uncommitted changes"
+
+
+def test_the_task_line() -> None:
+    scored = ScoredSymbol(symbol("f"), 0.4123, {"lexical": 0.6, "walk": 0.9, "recency": 0.0}, ())
+    ranked = "**Task** “fix f”: rank 2 of 9 · score 0.412 · walk 0.90 · lexical 0.60"
+    assert convert.task_line("fix f", (2, scored), 9) == ranked
+    outside = "**Task** “fix \\*f\\*”: not among the 9 symbols of its context"
+    assert convert.task_line("fix *f*", None, 9) == outside
+    with_task = convert.card_markdown(ROOT, card(), ("fix f", (2, scored), 9), show_history_note=True)
+    assert with_task.endswith(ranked)
+
+
+def test_escape_keeps_markdown_inert() -> None:
+    assert convert.escape("a_b [x](y) <b>|#") == "a\\_b \\[x\\](y) \\<b\\>\\|\\#"
+    assert convert.link(ROOT, symbol("a`b")) == f"[`a'b`]({A_URI}#L10)"
