@@ -328,8 +328,11 @@ def file_at(root: Path, rev: str | Snapshot, path: str) -> bytes | None:
 
 
 def files_at(root: Path, rev: str | Snapshot, paths: Iterable[str]) -> dict[str, bytes | None]:
-    """Several files at one revision, read with a single ``git cat-file --batch``."""
+    """Several files at one revision, read with a single ``git cat-file --batch``; none asked, no
+    revision resolved (a first commit has no old side to read from)."""
     wanted = list(dict.fromkeys(paths))
+    if not wanted:
+        return {}
     if rev is Snapshot.WORKTREE:
         return {path: _read_worktree(root, path) for path in wanted}
     prefix = ":0:" if rev is Snapshot.STAGED else f"{resolve_ref(root, str(rev))}:"

@@ -348,6 +348,11 @@ def test_file_at_a_path_with_a_newline(tmp_path: Path) -> None:
     assert file_at(repo, "HEAD", "no\nsuch") is None
 
 
+def test_no_files_asked_needs_no_revision(tmp_path: Path) -> None:
+    """A first commit adds every file: there is no old side, and no HEAD to resolve for it."""
+    assert files_at(make_repo(tmp_path), "HEAD", []) == {}
+
+
 def test_user_config_cannot_change_what_is_parsed(tmp_path: Path) -> None:
     repo = make_repo(tmp_path, {"a b.py": TEXT, "old.py": BODY})
     base = git(repo, "rev-parse", "HEAD").strip()

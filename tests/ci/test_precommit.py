@@ -1,0 +1,196 @@
+"""Tests for ci/precommit.py (``mnemo-precommit``): the policy through ``main([...])``, a real
+``git commit`` through pre-commit, and the published hook through ``pre-commit try-repo``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from ci_helpers import SHOP
+from helpers import commit, git, make_repo, write_files
+
+from ci.precommit import main
+
+CHECKOUT = Path(__file__).resolve().parents[2]
+HOOK_ID = "mnemo-blast-radius"
+MODIFIED = {"shop/pricing.py": SHOP["shop/pricing.py"].replace("item * 2", "item * 3")}
+DELETED = {"shop/pricing.py": "def total(items):\n    return sum(price(i) for i in items)\n"}
+UNTESTED = {"shop/cart.py": SHOP["shop/cart.py"] + "\n\ndef unused():\n    return 0\n"}
+TRY_REPO_TIMEOUT_S = 300
+
+
+def staged(root: Path, files: dict[str, str]) -> Path:
+    """``SHOP`` committed at ``root``, then ``files`` written and staged."""
+    make_repo(root, SHOP)
+    write_files(root, files)
+    git(root, "add", "-A")
+    return root
+
+
+def hook(root: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = main([*args, "--repo", str(root)])
+    out, err = capsys.readouterr()
+    return code, out + err
+
+
+def test_a_modified_function_passes_and_shows_the_table(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = hook(staged(tmp_path / "r", MODIFIED), capsys)
+    assert code == 0, out
+    assert out.splitlines() == [
+        "mnemo: staged change: risk LOW · 1 changed symbol · 2 impacted callers · 1 impacted test",
+        "  why: public API touched: price",
+        "  changed symbol  where              change    callers  tests",
+        "  price           shop/pricing.py:1  modified        2      1",
+        "  callers (2): total, checkout",
+        "  tests (1): tests/test_cart.py::test_checkout",
+        "  run: pytest tests/test_cart.py::test_checkout",
+        "mnemo: passed (default settings, fail_on = high)",
+    ]
+
+
+def test_a_deleted_function_still_called_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = hook(staged(tmp_path / "r", DELETED), capsys)
+    assert code == 1
+    assert "  why: price was deleted but is still referenced (1): shop/pricing.py:2" in out
+    assert "mnemo: FAILED: risk high is at or above fail_on = high (default settings and options)" in out
+    assert f"SKIP={HOOK_ID} git commit" in out
+
+
+@pytest.mark.parametrize(("files", "args", "config", "expected"), [
+    (DELETED, ["--fail-on", "never"], "", 0),
+    (MODIFIED, ["--fail-on", "low"], "", 1),
+    (MODIFIED, ["--max-callers", "1"], "", 1),
+    (MODIFIED, ["--max-callers", "2"], "", 0),
+    (UNTESTED, ["--require-tests"], "", 1),
+    (UNTESTED, [], "require_tests = true\n", 1),
+    (UNTESTED, ["--no-require-tests"], "require_tests = true\n", 0),
+    (DELETED, [], 'fail_on = "never"\n', 0),
+    (DELETED, ["--fail-on", "high"], 'fail_on = "never"\n', 1),
+])
+def test_policy_from_config_and_args(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                     files: dict[str, str], args: list[str], config: str,
+                                     expected: int) -> None:
+    root = staged(tmp_path / "r", files)
+    if config:
+        (root / "mnemo.toml").write_text(config, encoding="utf-8")
+    code, out = hook(root, capsys, *args)
+    assert code == expected, out
+
+
+def test_policy_messages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = staged(tmp_path / "r", UNTESTED)
+    (root / "pyproject.toml").write_text("[tool.mnemo]\nmax_callers = 0\n", encoding="utf-8")
+    code, out = hook(root, capsys, "--require-tests")
+    assert code == 1
+    assert ("mnemo: FAILED: require_tests: no test reaches unused "
+            f"(settings from {root / 'pyproject.toml'} [tool.mnemo] and options)") in out
+
+
+def test_pre_push_analyses_the_pushed_range(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    root = make_repo(tmp_path / "r", SHOP)
+    base = git(root, "rev-parse", "HEAD").strip()
+    head = commit(root, DELETED, "drop price")
+    monkeypatch.setenv("PRE_COMMIT_FROM_REF", base)
+    monkeypatch.setenv("PRE_COMMIT_TO_REF", head)
+    code, out = hook(root, capsys)
+    assert code == 1
+    assert out.startswith(f"mnemo: pushed commits {base[:10]}..{head[:10]}: risk HIGH")
+
+
+def test_the_first_commit_of_a_repository(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_repo(tmp_path / "r")
+    write_files(root, SHOP)
+    git(root, "add", "-A")
+    code, out = hook(root, capsys)
+    assert code == 0, out
+    assert "mnemo: staged change: risk" in out and "added" in out
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = hook(tmp_path, capsys)
+    assert code == 2
+    assert out == (f"mnemo-precommit: error: {tmp_path} is not inside a git repository. Run mnemo in a "
+                   "clone, or `git init` one first.\n")
+    root = staged(tmp_path / "r", MODIFIED)
+    (root / "mnemo.toml").write_text('fail_on = "sometimes"\n', encoding="utf-8")
+    code, out = hook(root, capsys)
+    assert code == 2 and "fail_on must be one of low, medium, high, never (got 'sometimes')" in out
+
+
+def run_tool(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, check=False, env=env,
+                          timeout=TRY_REPO_TIMEOUT_S)
+
+
+def test_git_commit_through_pre_commit_reads_the_commits_index(tmp_path: Path) -> None:
+    """The real pre-commit and git: unstaged edits are stashed, and ``commit -a`` stages into a temporary
+    index that the hook must read (here with the installed console script as a local hook)."""
+    script = Path(sys.executable).with_name("mnemo-precommit")
+    if not script.exists():
+        pytest.skip("mnemo-precommit is not installed next to this Python (pip install -e .)")
+    root = make_repo(tmp_path / "r", SHOP)
+    config = ("repos:\n- repo: local\n  hooks:\n  - id: mnemo-blast-radius\n    name: mnemo blast radius\n"
+              f"    entry: {script}\n    language: system\n    pass_filenames: false\n    always_run: true\n"
+              "    verbose: true\n")
+    commit(root, {".pre-commit-config.yaml": config}, "add the hook")
+    assert run_tool(sys.executable, "-m", "pre_commit", "install", cwd=root).returncode == 0
+    write_files(root, DELETED)
+    write_files(root, {"README.md": "# shop\n\nunstaged edit\n"})
+    git(root, "add", "shop/pricing.py")
+    refused = run_tool("git", "commit", "-m", "drop price", cwd=root)  # git sends hook output to stderr
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "price was deleted but is still referenced" in refused.stderr
+    assert (root / "README.md").read_text(encoding="utf-8").endswith("unstaged edit\n")  # stash restored
+    git(root, "reset", "-q")
+    write_files(root, MODIFIED)
+    passed = run_tool("git", "commit", "-a", "-m", "price x3", cwd=root)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "  price           shop/pricing.py:1  modified" in passed.stderr
+    assert "mnemo: staged change: risk LOW · 1 changed symbol" in passed.stderr
+
+
+@pytest.fixture(scope="module")
+def try_repo_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The environment for ``pre-commit try-repo``: its own cache and home; the hook's virtualenv sees
+    this interpreter's packages, so installing mnemo into it needs no download of numpy, scipy or
+    tree-sitter (pip still builds mnemo's wheel)."""
+    if not (CHECKOUT / ".git").exists() or not (CHECKOUT / ".pre-commit-hooks.yaml").exists():
+        pytest.skip("try-repo needs this checkout to be a git repository with .pre-commit-hooks.yaml")
+    home = tmp_path_factory.mktemp("pre-commit-home")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "PRE_COMMIT"))}
+    env.update(HOME=str(home), PRE_COMMIT_HOME=str(home / "cache"), VIRTUALENV_SYSTEM_SITE_PACKAGES="1",
+               GIT_AUTHOR_NAME="Ada Tester", GIT_AUTHOR_EMAIL="ada@example.com", GIT_CONFIG_NOSYSTEM="1",
+               GIT_COMMITTER_NAME="Ada Tester", GIT_COMMITTER_EMAIL="ada@example.com")
+    return env
+
+
+def try_repo(root: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``pre-commit try-repo <this checkout> mnemo-blast-radius`` in ``root`` (a repository with a
+    ``.pre-commit-config.yaml`` as a user would have it; try-repo runs the checkout's hook instead)."""
+    head = git(CHECKOUT, "rev-parse", "HEAD").strip()
+    write_files(root, {".pre-commit-config.yaml": f"repos:\n- repo: {CHECKOUT}\n  rev: {head}\n  hooks:\n"
+                                                  f"  - id: {HOOK_ID}\n"})
+    git(root, "add", ".pre-commit-config.yaml")
+    return run_tool(sys.executable, "-m", "pre_commit", "try-repo", str(CHECKOUT), HOOK_ID, cwd=root, env=env)
+
+
+def test_try_repo_passes_a_safe_commit(tmp_path: Path, try_repo_env: dict[str, str]) -> None:
+    done = try_repo(staged(tmp_path / "r", MODIFIED), try_repo_env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "mnemo blast radius" in done.stdout and "Passed" in done.stdout
+    assert "mnemo: staged change: risk LOW" in done.stdout
+    assert "run: pytest tests/test_cart.py::test_checkout" in done.stdout
+
+
+def test_try_repo_fails_a_commit_that_deletes_a_called_function(tmp_path: Path,
+                                                                 try_repo_env: dict[str, str]) -> None:
+    done = try_repo(staged(tmp_path / "r", DELETED), try_repo_env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Failed" in done.stdout and "- exit code: 1" in done.stdout
+    assert "price was deleted but is still referenced (1): shop/pricing.py:2" in done.stdout
+    assert "mnemo: FAILED: risk high is at or above fail_on = high" in done.stdout
