@@ -4,8 +4,8 @@
 plugin recording dynamic call edges per test (``oracle.record_calls``). For a missed test ``T``
 of a changed function ``F``, mnemo's graph is walked back from ``F`` without a depth limit (the
 set ``R`` of symbols from which mnemo knows a path to ``F``). On the shortest *dynamic* path from
-the test to ``F`` (pytest -> test or fixture -> ... -> ``F``), the link mnemo lacks is the last
-edge ``u -> v`` with ``v`` in ``R`` and ``u`` not: the call mnemo did not see. That link is
+the test to ``F`` (pytest -> test or fixture -> ... -> ``F``), the link mnemo lacks is the first
+edge ``u -> v``, from the test's end, with ``v`` in ``R``: the call mnemo did not see. That link is
 classified by what the calling line looks like (a callback defined in the test, a fixture pytest
 injects, a call through code outside the repository, an implicit dunder call, a method call on an
 untyped receiver, ...). When the test is in ``R`` after all, the miss is the depth limit (or the
@@ -23,6 +23,7 @@ Each class is printed with counts and examples (``file:line`` and the line's tex
 from __future__ import annotations
 
 import argparse
+import ast
 import re
 from collections import Counter, defaultdict, deque
 from collections.abc import Iterable, Mapping, Sequence
@@ -191,6 +192,10 @@ class Sources:
         self.root = root
         self.cache: dict[str, list[str]] = {}
 
+    def text(self, path: str) -> str:
+        self.line(path, 1)
+        return "\n".join(self.cache[path])
+
     def line(self, path: str, number: int) -> str:
         if path not in self.cache:
             try:
@@ -213,6 +218,63 @@ class Finding:
     text: str
     detail: str = ""  # why the by-name fallback did not link it, for calls that name the callee
     missing_links: int = 0  # calls on the dynamic path that mnemo has no edge for
+    receiver: str = ""  # for method calls on other receivers: how the receiver is bound
+
+
+RECEIVER_KINDS = {
+    "annotated-param": "receiver is a parameter with a type annotation",
+    "param": "receiver is a parameter without annotation (in tests: a fixture value)",
+    "local-from-class": "receiver is a local assigned from a class call (v = C(...))",
+    "local-from-call": "receiver is a local assigned from another call (v = make(...))",
+    "local-other": "receiver is a local bound otherwise (loop variable, with ... as, unpacking)",
+    "self-attribute": "receiver is an attribute of self (self.x.m())",
+    "expression": "receiver is another expression (call result, subscript, module attribute)",
+}
+
+
+def receiver_of(line: str, callee: str) -> str:
+    """The object expression before ``.callee(`` on a line ("" when there is none)."""
+    found = re.search(rf"([\w.]+)\.{re.escape(callee)}\s*\(", line)
+    return found.group(1) if found else ""
+
+
+def _function_at_first_line(tree: ast.AST, first_line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            starts = [node.lineno, *(d.lineno for d in node.decorator_list)]
+            if min(starts) == first_line:
+                return node
+    return None
+
+
+def receiver_kind(source: str, first_line: int, receiver: str) -> str:
+    """How the receiver of a call is bound in the calling function (a key of ``RECEIVER_KINDS``);
+    ``first_line`` is the code object's first line (its first decorator's, if decorated)."""
+    if receiver.startswith("self.") or receiver.startswith("cls."):
+        return "self-attribute"
+    if not receiver.isidentifier():
+        return "expression"
+    try:
+        function = _function_at_first_line(ast.parse(source), first_line)
+    except SyntaxError:
+        function = None
+    if function is None:
+        return "expression"
+    arguments = function.args
+    for arg in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]:
+        if arg.arg == receiver:
+            return "annotated-param" if arg.annotation is not None else "param"
+    for node in ast.walk(function):
+        target = node.target if isinstance(node, ast.AnnAssign) else None
+        if isinstance(target, ast.Name) and target.id == receiver:
+            return "annotated-param"  # ``v: C = ...``: as good as an annotated parameter
+        if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.Call):
+            continue
+        if any(isinstance(t, ast.Name) and t.id == receiver for t in node.targets):
+            callee = node.value.func
+            name = callee.attr if isinstance(callee, ast.Attribute) else getattr(callee, "id", "")
+            return "local-from-class" if name[:1].isupper() else "local-from-call"
+    return "local-other"
 
 
 class NameCandidates:
@@ -270,11 +332,18 @@ def diagnose_misses(record: Mapping[str, Any], missed: Sequence[str], graphs: Gr
         if chain is None:
             findings.append(Finding("no-dynamic-path", function, test, "", ""))
             continue
-        finding = _first_missing_link(chain, codes, index, reach, sources, test_name, function, test)
-        finding.missing_links = links.missing(chain, codes, index)
+        finding, position = _first_missing_link(chain, codes, index, reach, sources, test_name, function,
+                                                test)
+        finding.missing_links = 1 + links.missing(chain[:position], codes, index)  # it and those above
         if finding.cause in NAMED_CAUSES:  # the text ends with "[-> Class.callee]"
             short = finding.text.rsplit("[-> ", 1)[-1].rstrip("]").rsplit(".", 1)[-1]
             finding.detail = candidates.detail(short)
+        if finding.cause == "receiver" and position < len(chain):
+            caller = codes[chain[position].caller]
+            if caller is not None:
+                line = sources.line(caller.path, chain[position].line)
+                receiver = receiver_of(line, short)
+                finding.receiver = receiver_kind(sources.text(caller.path), caller.line, receiver)
         findings.append(finding)
     return findings
 
@@ -306,26 +375,28 @@ class DirectLinks:
 
 def _first_missing_link(chain: list[Link], codes: Sequence[Code | None], index: SymbolIndex,
                         reach: Mapping[int, Any], sources: Sources, test_name: str, function: str,
-                        test: str) -> Finding:
-    """Walking the dynamic chain back from the changed function: the first call mnemo does not know."""
-    for link in reversed(chain):  # target end first
-        caller = codes[link.caller] if link.caller != PYTEST_CALLER else None
-        caller_symbol = index.get(caller.path, caller.name) if caller else None
-        if caller_symbol is not None and caller_symbol.id in reach:
-            continue
+                        test: str) -> tuple[Finding, int]:
+    """Walking the dynamic chain down from pytest: the first call into a function from which mnemo
+    knows a path to the changed one (its caller is not connected, or it would be in ``reach`` too).
+    Searching from the test's side skips wrappers in between that mnemo links across statically (a
+    decorator's ``wrapper(*args)``). Returns the finding and the link's position in the chain."""
+    for position, link in enumerate(chain):
         callee = codes[link.callee]
+        callee_symbol = index.get(callee.path, callee.name) if callee else None
+        if callee is None or callee_symbol is None or callee_symbol.id not in reach:
+            continue
         if link.caller == PYTEST_CALLER:
-            name = callee.name if callee else "?"
-            cause = "closure" if callee and callee.name.startswith(f"{test_name}.") else "fixture"
-            where = f"{callee.path}:{callee.line}" if callee else ""
-            return Finding(cause, function, test, where, f"pytest -> {name}")
+            cause = "closure" if callee.name.startswith(f"{test_name}.") else "fixture"
+            where = f"{callee.path}:{callee.line}"
+            return Finding(cause, function, test, where, f"pytest -> {callee.name}"), position
+        caller = codes[link.caller]
         text = sources.line(caller.path, link.line) if caller else ""
         cause = classify_call(caller, callee, text, link.external, test_name)
-        if caller is not None and caller_symbol is None and cause != "closure":
+        if caller is not None and index.get(caller.path, caller.name) is None and cause != "closure":
             cause = "unindexed"
         where = f"{caller.path}:{link.line}" if caller else ""
-        return Finding(cause, function, test, where, f"{text.strip()}  [-> {callee.name if callee else '?'}]")
-    return Finding("stopped", function, test, "", "every caller on the dynamic path is known")
+        return Finding(cause, function, test, where, f"{text.strip()}  [-> {callee.name}]"), position
+    return Finding("stopped", function, test, "", "every caller on the dynamic path is known"), len(chain)
 
 
 # -- classification of false positives ------------------------------------------------------------------
@@ -403,9 +474,10 @@ def summarise(findings: Sequence[Finding], causes: Mapping[str, str]) -> list[di
     for cause, items in sorted(by_cause.items(), key=lambda kv: -len(kv[1])):
         sites = Counter((f.where, f.text) for f in items)
         details = Counter(f.detail for f in items if f.detail)
+        receivers = Counter(RECEIVER_KINDS[f.receiver] for f in items if f.receiver)
         out.append({"cause": cause, "what": causes.get(cause, cause), "count": len(items),
                     "functions": len({f.function for f in items}),
-                    "details": dict(details.most_common()),
+                    "details": dict(details.most_common()), "receivers": dict(receivers.most_common()),
                     "single_missing_link": sum(1 for f in items if f.missing_links == 1),
                     "examples": [{"where": w, "text": t, "count": n}
                                  for (w, t), n in sites.most_common(EXAMPLES)],
@@ -420,7 +492,7 @@ def print_summary(title: str, rows: Sequence[Mapping[str, Any]], total: int, mis
         share = row["count"] / max(total, 1)
         print(f"  {row['count']:5d} ({share:5.1%}) in {row['functions']:3d} functions  "
               f"{row['cause']}: {row['what']}")
-        for detail, n in row["details"].items():
+        for detail, n in [*row["details"].items(), *row["receivers"].items()]:
             print(f"          {n:5d} {detail}")
         if misses and row["cause"] not in ("depth", "stopped", "not-a-test", "no-dynamic-path"):
             print(f"          {row['single_missing_link']:5d} with no other call missing on that path")

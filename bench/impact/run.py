@@ -260,6 +260,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="test phases whose lines count in the oracle (default: setup,run,teardown)")
     parser.add_argument("--refresh-oracle", action="store_true", help="rerun the suites under coverage")
     parser.add_argument("--markdown", action="store_true", help="print Markdown tables (for RESULTS.md)")
+    parser.add_argument("--label", default="", help="suffix of the JSON files (impact-<repo>-<label>.json), "
+                        "for experiments that must not replace the reference results")
     args = parser.parse_args(argv)
     args.phase_set = frozenset(p for p in args.phases.split(",") if p)
     print(machine_line(machine_info()))
@@ -267,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.repos.split(","):
         result = run_repo(lookup(name), args.workdir, args.count, args.seed, args.depth, args.phase_set,
                           args.refresh_oracle)
-        path = write_json(f"impact-{name}", to_json(result, args))
+        path = write_json(f"impact-{name}" + (f"-{args.label}" if args.label else ""), to_json(result, args))
         print(report(result, args.markdown))
         print(f"details: {path}\n")
         failed |= not all(ok for _, ok in floors(result))

@@ -8,7 +8,15 @@ import pytest
 
 from bench.impact import baselines, oracle
 from bench.impact.baselines import mention_baseline, mentioned_name, module_stem, naming_baseline
-from bench.impact.diagnose import Code, Link, classify_call, code_name, shortest_dynamic_path
+from bench.impact.diagnose import (
+    Code,
+    Link,
+    classify_call,
+    code_name,
+    receiver_kind,
+    receiver_of,
+    shortest_dynamic_path,
+)
 from bench.impact.edits import INSERTED, insert_statement
 from bench.impact.metrics import Score, score, summarise
 from bench.impact.oracle import (
@@ -225,3 +233,30 @@ def test_classify_call_closures_and_dunders() -> None:
     assert classify_call(caller, closure, "return f()", False, "test_x") == "closure"
     assert classify_call(caller, Code("src/p.py", "A.__init__", 3), "a = A()", False, "test_x") == "dunder"
     assert classify_call(None, Code("src/p.py", "f", 3), "f()", False, None) == "unindexed"
+
+
+CALLER = '''\
+@decorator
+def caller(ctx: Context, runner, *args):
+    parser = self.make_parser(ctx)
+    made = Parser()
+    typed: Parser = get()
+    for item in args:
+        item.run()
+    return parser.parse_args(), ctx.lookup(), runner.invoke(), made.x(), self.type.arity(), item.run()
+'''
+
+
+@pytest.mark.parametrize(("receiver", "kind"), [
+    ("ctx", "annotated-param"), ("runner", "param"), ("parser", "local-from-call"),
+    ("made", "local-from-class"), ("typed", "annotated-param"), ("item", "local-other"),
+    ("self.type", "self-attribute"), ("a().b", "expression"),
+])
+def test_receiver_kind(receiver: str, kind: str) -> None:
+    assert receiver_kind(CALLER, 1, receiver) == kind  # line 1: the decorator's, as in a code object
+
+
+def test_receiver_of() -> None:
+    assert receiver_of("    return parser.parse_args(args=args)", "parse_args") == "parser"
+    assert receiver_of("    x = self.type.arity(1)", "arity") == "self.type"
+    assert receiver_of("    x = arity(1)", "arity") == ""
