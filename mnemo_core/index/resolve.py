@@ -60,6 +60,7 @@ class _Resolution:
 _MISS = _Resolution([], "", final=False)
 _HEAD = re.compile(r"[.(]")
 _EXTERNAL = _Resolution([], "external")
+_PARAMETER = _Resolution([], "parameter", final=False)  # a local of unknown type: its methods may still be guessed
 
 
 class Resolver:
@@ -169,6 +170,8 @@ class Resolver:
                 if members:
                     return _Resolution(members, "self")
             found = self._resolve_bare(file_id, ref.scope, ref.name)
+            if found is _PARAMETER:
+                return _EXTERNAL
             return found if found.final else self._by_name(file_id, ref.name, methods=False)
         if receiver in hooks.super_names or receiver.startswith("super("):
             classes = w.enclosing_classes(file_id, ref.scope)
@@ -198,6 +201,8 @@ class Resolver:
         modules = [w.symbol(i).file_id for i in target.ids if w.symbol(i).kind == "module"]
         classes = [i for i in target.ids if w.symbol(i).kind in CLASS_KINDS]
         found = w.lookup_member(modules, name) if modules else []
+        if not found and modules:
+            found = [m for module in modules for m in w.submodule(module, name)]
         if not found and classes:
             found = w.find_member(classes, name)
         return _Resolution(found, target.how if found else "external")
@@ -255,6 +260,8 @@ class Resolver:
             owner = top.get(prefix)
             if owner and w.symbol(owner[0]).kind in CLASS_KINDS:
                 continue
+            if owner and name in w.symbol(owner[0]).params:
+                return _PARAMETER  # shadows every outer name
             ids = top.get(f"{prefix}.{name}")
             if ids:
                 return _Resolution(ids, "local")

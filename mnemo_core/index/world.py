@@ -91,6 +91,7 @@ class World:
             self.scope_files[(language, hooks.member_scope(path))].append(fid)
             self.package_files[(language, hooks.package_of(path))].append(fid)
         self.symbols: dict[int, SymbolRow] = {}
+        self._indexed: set[int] = set()  # symbols filed under their file, scope and class
         self._top: dict[int, dict[str, list[int]]] = {}
         self._module_symbol: dict[int, int] = {}
         self._members: dict[tuple[str, str, str], dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
@@ -147,8 +148,9 @@ class World:
     def _index(self, rows: Iterable[SymbolRow]) -> None:
         for s in sorted(rows, key=lambda r: r.id):
             f = self.files.get(s.file_id)
-            if f is None or s.id in self.symbols:
+            if f is None or s.id in self._indexed:
                 continue
+            self._indexed.add(s.id)
             self.symbols[s.id] = s
             if s.kind == "module":
                 self._module_symbol[f.id] = s.id
@@ -196,9 +198,11 @@ class World:
         return found
 
     def _query_names(self, key: tuple[str, str, bool]) -> list[int]:
+        """Matching symbols from one indexed query; their files are not loaded (only the rows kept)."""
         rows = [r for r in self.source.symbols_with_short_name(key[1]) if r.file_id in self.files]
-        self._load({r.file_id for r in rows})
-        return [r.id for r in rows if self._name_key(self.symbols[r.id]) == key]
+        for r in rows:
+            self.symbols.setdefault(r.id, r)
+        return [r.id for r in rows if self._name_key(r) == key]
 
     # -- modules and imports ----------------------------------------------------------------
     def _family(self, language: str) -> str:
@@ -249,6 +253,12 @@ class World:
                 result.names[imp.alias] = Binding(modules, imp.name)
         self._bindings[file_id] = result
         return result
+
+    def submodule(self, module_file: int, name: str) -> list[int]:
+        """The module symbol of submodule ``name`` of a package module (empty when there is none)."""
+        f = self.files[module_file]
+        paths = self._hooks[f.language].submodule_paths(f.path, name, self._module_index(f.language))
+        return [m for m in map(self.module_symbol, self._paths_to_ids(paths)) if m is not None]
 
     def resolve_binding(self, binding: Binding, depth: int = REEXPORT_DEPTH) -> list[int]:
         """The symbols an import binding stands for."""

@@ -19,10 +19,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from mnemo_core.model import Symbol
 from mnemo_core.retrieve.seeds import Seed
-from mnemo_core.retrieve.walk import WalkResult
+
+if TYPE_CHECKING:
+    from mnemo_core.retrieve.walk import WalkResult
 
 WEIGHTS = {
     "lexical": 0.40,  # the task names it: the most direct evidence
@@ -96,7 +99,8 @@ def multipliers_for(symbol: Symbol, about_tests: bool) -> dict[str, float]:
         factors["test"] = TEST_DEMOTION
     if symbol.kind in KIND_PRIOR:
         factors["kind"] = KIND_PRIOR[symbol.kind]
-    if symbol.path.endswith(STUB_SUFFIXES) or any(d.rsplit(".", 1)[-1] == "overload" for d in symbol.decorators):
+    overload = any(d.rsplit(".", 1)[-1] == "overload" for d in symbol.decorators)
+    if overload or symbol.path.endswith(STUB_SUFFIXES):
         factors["declaration"] = DECLARATION_ONLY
     return factors
 

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-import scipy.sparse as sp
+if TYPE_CHECKING:  # numpy and scipy load on first use: commands that never walk start faster
+    import numpy as np
+    import scipy.sparse as sp
 
 RESTART = 0.2  # probability of jumping back to a seed: keeps the walk near the task
 NEIGHBOURHOOD_HOPS = 2
@@ -64,6 +66,9 @@ class WalkResult:
 
 def build_graph(edges: Iterable[EdgeRow]) -> Graph:
     """Both matrices from (src, dst, type, confidence) rows."""
+    import numpy as np
+    import scipy.sparse as sp
+
     rows = [e for e in edges if e[0] != e[1]]
     ids = np.array(sorted({n for e in rows for n in e[:2]}), dtype=np.int64)
     index = {int(n): i for i, n in enumerate(ids)}
@@ -102,6 +107,9 @@ def neighbourhood(graph: Graph, seeds: Iterable[int], hops: int = NEIGHBOURHOOD_
 
 def transition_matrix(graph: Graph, nodes: list[int]) -> sp.csc_matrix:
     """Column-stochastic matrix on dense ``nodes``: column j holds where a walker at j steps next."""
+    import numpy as np
+    import scipy.sparse as sp
+
     sub = graph.walk[nodes][:, nodes]
     totals = np.asarray(sub.sum(axis=1)).ravel()
     totals[totals == 0] = 1.0
@@ -110,6 +118,8 @@ def transition_matrix(graph: Graph, nodes: list[int]) -> sp.csc_matrix:
 
 def random_walk(matrix: sp.csc_matrix, restart: np.ndarray) -> tuple[np.ndarray, int]:
     """Random walk with restart; returns the stationary probabilities and the iterations used."""
+    import numpy as np
+
     s = restart / (restart.sum() or 1.0)
     dangling = np.asarray(matrix.sum(axis=0)).ravel() == 0
     p = s.copy()
@@ -128,6 +138,8 @@ def random_walk(matrix: sp.csc_matrix, restart: np.ndarray) -> tuple[np.ndarray,
 
 def hits(adjacency: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
     """HITS authority and hub scores (each scaled to a maximum of 1) of a directed adjacency."""
+    import numpy as np
+
     n = adjacency.shape[0]
     hub = np.ones(n)
     authority = np.zeros(n)
@@ -143,6 +155,8 @@ def hits(adjacency: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
 
 def walk(graph: Graph, restart: Mapping[int, float]) -> WalkResult:
     """The whole propagation step: neighbourhood, random walk with restart, HITS on the top nodes."""
+    import numpy as np
+
     distance = neighbourhood(graph, restart)
     if not distance:
         return WalkResult({}, {}, {}, {}, 0, 0)

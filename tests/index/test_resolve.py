@@ -100,3 +100,30 @@ def test_pytest_fixtures_link_tests_to_what_the_fixture_calls(tmp_path: Path) ->
     assert ("tests/unit/test_serve.py:test_serve", "tests/conftest.py:app", "fixture") in calls
     assert ("tests/conftest.py:app", "app/core.py:make_app", "import") in calls
     assert ("tests/unit/test_serve.py:test_serve", "app/core.py:serve", "derived") in tests
+
+
+def test_generic_bases_dotted_imports_submodules_and_shadowing(tmp_path: Path) -> None:
+    write_files(tmp_path, {
+        "lib/__init__.py": "class Response:\n    pass\n",
+        "lib/helpers.py": "def make():\n    return 1\n",
+        "lib/views.py": "from typing import Generic, TypeVar\nT = TypeVar('T')\n\nclass Base(Generic[T]):\n"
+                        "    def run(self):\n        return 1\n",
+        "lib/json/__init__.py": "def dumps(x):\n    return x\n",
+        "lib/json/provider.py": "import json\n\ndef encode(x):\n    return json.dumps(x)\n",
+        "json.py": "def dumps(x):\n    return x\n",
+        "app.py": (
+            "import lib.views\nimport lib\nfrom lib.views import Base\n\n"
+            "class Child(Base[int]):\n    def go(self):\n        return self.run()\n\n"
+            "def handler():\n    lib.Response()\n    return lib.helpers.make()\n\n"
+            "def make():\n    return 0\n\n"
+            "def apply(make):\n    return make()\n"
+        ),
+    })
+    index_repo(tmp_path)
+    edges = indexed_edges(tmp_path)
+    assert ("app.py:Child", "lib/views.py:Base", "import") in edges
+    assert ("app.py:Child.go", "lib/views.py:Base.run", "self") in edges
+    assert ("app.py:handler", "lib/__init__.py:Response", "import") in edges
+    assert ("app.py:handler", "lib/helpers.py:make", "import") in edges
+    assert ("lib/json/provider.py:encode", "json.py:dumps", "import") in edges, "absolute import means the top level"
+    assert not any(s == "app.py:apply" for s, _, _ in edges), "a parameter shadows the module-level make"

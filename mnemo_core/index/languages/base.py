@@ -161,6 +161,11 @@ class Hooks:
         the package directory in Go; the crate for Rust ``impl`` blocks."""
         return path
 
+    def submodule_paths(self, module_path: str, name: str, index: object) -> list[str]:
+        """The file of module ``name`` inside the package whose module file is ``module_path``
+        (``flask.helpers`` reached as an attribute of ``flask``)."""
+        return []
+
     def resolve_member_module(self, importer: str, imp: RawImport, index: object) -> list[str]:
         """For ``from pkg import name``: the file of submodule ``pkg.name``, when there is one."""
         return []

@@ -83,7 +83,7 @@ class PythonHooks(Hooks):
     def parse_import(self, node: Node) -> list[RawImport]:
         line = node.start_point[0] + 1
         if node.type == "import_statement":
-            return [self._plain_import(child, line) for child in node.children_by_field_name("name")]
+            return [imp for child in node.children_by_field_name("name") for imp in self._plain_import(child, line)]
         if node.type != "import_from_statement":
             return []
         module_node = node.child_by_field_name("module_name")
@@ -100,9 +100,14 @@ class PythonHooks(Hooks):
             result.append(RawImport(module=module, name=name, alias=alias, line=line, level=level))
         return result
 
-    def _plain_import(self, child: Node, line: int) -> RawImport:
+    def _plain_import(self, child: Node, line: int) -> list[RawImport]:
+        """``import a.b`` binds ``a`` (and mnemo also keeps ``a.b``, the name code uses)."""
         name, alias = self._name_alias(child)
-        return RawImport(module=name, name="", alias=alias, line=line)
+        imports = [RawImport(module=name, name="", alias=alias, line=line)]
+        if alias == name and "." in name:
+            top = name.split(".", 1)[0]
+            imports.append(RawImport(module=top, name="", alias=top, line=line))
+        return imports
 
     @staticmethod
     def _name_alias(child: Node) -> tuple[str, str]:
@@ -161,9 +166,14 @@ class PythonHooks(Hooks):
             return [p for p in hits if module_parts(p) == target][:1]
         wanted = tuple(imp.module.split("."))
         for path in index.by_suffix.get(imp.module, []):
-            if index.is_import_root(module_parts(path)[: -len(wanted)], importer):
+            if index.is_import_root(module_parts(path)[: -len(wanted)]):
                 return [path]
         return []
+
+    def submodule_paths(self, module_path: str, name: str, index: object) -> list[str]:
+        assert isinstance(index, ModuleIndex)
+        target = (*module_parts(module_path), name)
+        return [p for p in index.by_suffix.get(".".join(target), []) if module_parts(p) == target][:1]
 
     def resolve_member_module(self, importer: str, imp: RawImport, index: object) -> list[str]:
         if not imp.name or imp.name == "*":
@@ -179,13 +189,11 @@ class ModuleIndex:
     by_suffix: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     packages: set[str] = field(default_factory=set)
 
-    def is_import_root(self, prefix: tuple[str, ...], importer: str) -> bool:
-        """Whether ``prefix`` can be on ``sys.path``: the repo root, a non-package directory such as
-        ``src/``, or a directory above the importer (pytest's rootdir insertion)."""
-        if not prefix:
-            return True
-        directory = "/".join(prefix)
-        return directory not in self.packages or importer.startswith(directory + "/")
+    def is_import_root(self, prefix: tuple[str, ...]) -> bool:
+        """Whether ``prefix`` can be on ``sys.path``: the repo root, or a directory that is not a
+        package (``src/``, a ``tests/`` folder pytest inserts). Inside a package, ``import json``
+        means the standard library, not the package's own ``json`` module."""
+        return not prefix or "/".join(prefix) not in self.packages
 
 
 def _is_testcase(definition: Definition) -> bool:

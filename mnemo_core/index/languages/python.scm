@@ -14,6 +14,10 @@
 (class_definition superclasses: (argument_list (identifier) @name @reference.inherit))
 (class_definition superclasses: (argument_list
   (attribute object: (_) @receiver attribute: (identifier) @name) @reference.inherit))
+(class_definition superclasses: (argument_list
+  (subscript value: (identifier) @name) @reference.inherit))
+(class_definition superclasses: (argument_list
+  (subscript value: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.inherit))
 
 (import_statement) @import
 (import_from_statement) @import
