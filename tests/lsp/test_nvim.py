@@ -42,7 +42,8 @@ for _, item in ipairs(vim.fn.getqflist()) do
 end
 
 vim.api.nvim_win_set_cursor(0, { 4, 5 })
-local hover = vim.lsp.buf_request_sync(0, 'textDocument/hover', vim.lsp.util.make_position_params(0, 'utf-16'), %(wait)d)
+local position = vim.lsp.util.make_position_params(0, 'utf-16')
+local hover = vim.lsp.buf_request_sync(0, 'textDocument/hover', position, %(wait)d)
 for _, response in pairs(hover or {}) do
   if response.result then out.hover = response.result.contents.value end
 end
@@ -53,7 +54,8 @@ check(vim.wait(%(wait)d, function() return mnemo.state.last.blast ~= nil end, 10
 out.blast = mnemo.state.last.blast
 
 vim.cmd('MnemoExplain')
-check(vim.wait(%(wait)d, function() return mnemo.state.last.explain ~= nil end, 10), 'no answer to MnemoExplain')
+local explained = vim.wait(%(wait)d, function() return mnemo.state.last.explain ~= nil end, 10)
+check(explained, 'no answer to MnemoExplain')
 out.explain = mnemo.state.last.explain and mnemo.state.last.explain.text
 
 vim.lsp.codelens.refresh()
@@ -102,7 +104,8 @@ def test_neovim_drives_the_server(tmp_path: Path) -> None:
     assert first["text"].startswith("1. helper — ")
 
     assert got["hover"].startswith("**function** `helper`")
-    assert "Bo Maker · tweak helper" in got["hover"] and "**Task** “double a number in helper”: rank 1" in got["hover"]
+    assert "Bo Maker · tweak helper" in got["hover"]
+    assert "**Task** “double a number in helper”: rank 1" in got["hover"]
 
     assert got["blast"]["query"] == "app/core.py:helper"
     assert {s["name"] for s in got["blast"]["impact"]["tests"]} == {"test_main", "test_box"}
