@@ -22,7 +22,7 @@ from ci.policy import add_policy_arguments, configured, describe, evaluate
 from mnemo_core.config import load_config
 from mnemo_core.model import Impact
 from mnemo_core.pipelines import for_pr
-from mnemo_core.render_review import MARKER, Links, comment_markdown
+from mnemo_core.render_review import MARKER, REVIEW_BUDGET, Links, comment_markdown
 from mnemo_core.repository import Repository
 
 PROG = "mnemo-ci"
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     pr = inputs.pull_request
     repo = Repository.open(args.repo)
     config = configured(load_config(repo.root), args)
-    pack = for_pr(repo, base=pr.base_sha, head=pr.head_sha, depth=config.depth, budget=config.budget)
+    pack = for_pr(repo, base=pr.base_sha, head=pr.head_sha, depth=config.depth, budget=REVIEW_BUDGET)
     body = comment_markdown(pack, Links.github(inputs.server_url, pr.repository, pr.head_sha))
     _append_summary(inputs, body)
     if args.dry_run:

@@ -18,7 +18,7 @@ from ci.policy import add_policy_arguments, configured, describe, evaluate
 from mnemo_core.config import load_config
 from mnemo_core.model import ContextPack, Impact
 from mnemo_core.pipelines import for_pr
-from mnemo_core.render_review import review_text
+from mnemo_core.render_review import REVIEW_BUDGET, review_text
 from mnemo_core.repository import Repository
 
 PROG = "mnemo-precommit"
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     """Analyse the change, print the table, apply the policy."""
     repo = Repository.open(args.repo)
     config = configured(load_config(repo.root), args)
-    pack, title = analyse(repo, config.depth, config.budget)
+    pack, title = analyse(repo, config.depth)
     print("\n".join(review_text(pack, title)))
     outcome = evaluate(pack.impact or Impact(), config)
     print(f"mnemo: {describe(outcome, config)}")
@@ -55,10 +55,10 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_PASSED if outcome.passed else EXIT_POLICY
 
 
-def analyse(repo: Repository, depth: int, budget: int) -> tuple[ContextPack, str]:
+def analyse(repo: Repository, depth: int) -> tuple[ContextPack, str]:
     """The pushed range in the pre-push stage, else the staged change; with a title for the output."""
     from_ref, to_ref = os.environ.get("PRE_COMMIT_FROM_REF"), os.environ.get("PRE_COMMIT_TO_REF")
     if from_ref and to_ref:
-        pack = for_pr(repo, base=from_ref, head=to_ref, depth=depth, budget=budget)
+        pack = for_pr(repo, base=from_ref, head=to_ref, depth=depth, budget=REVIEW_BUDGET)
         return pack, f"pushed commits {from_ref[:SHORT_SHA]}..{to_ref[:SHORT_SHA]}"
-    return for_pr(repo, staged=True, depth=depth, budget=budget), "staged change"
+    return for_pr(repo, staged=True, depth=depth, budget=REVIEW_BUDGET), "staged change"

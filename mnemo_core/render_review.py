@@ -19,6 +19,7 @@ from mnemo_core.model import ContextPack, Impact, ScoredSymbol, Symbol
 from mnemo_core.render import md_code, md_fence, md_text, plain_text, pytest_command, test_ids
 
 MARKER = "<!-- mnemo:blast-radius -->"
+REVIEW_BUDGET = 1  # these renderings show the impact, not code: ask ``for_pr`` to pack no source
 COMMENT_LIMIT = 65_536  # GitHub's maximum length of an issue or pull-request comment
 NAME_CHARS = 150  # an untrusted name or path is cut to this length in the comment
 REASON_CHARS = 500  # one reason (a dependency path, a commit subject) is cut to this length
