@@ -2,12 +2,15 @@
 
 0 passed; 1 the change fails the policy; 2 bad usage, environment or input (a missing variable,
 an unknown ref, a shallow clone); 3 an unexpected error (traceback written to a log file);
-4 the GitHub API refused or failed; 130 interrupted.
+4 the GitHub API refused or failed; 130 interrupted; 141 the reader of the output went away (as
+for SIGPIPE: never 0, so a gate cannot pass because its output was cut).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import sys
 import tempfile
 import traceback
@@ -23,6 +26,7 @@ EXIT_INPUT = 2
 EXIT_INTERNAL = 3
 EXIT_GITHUB = 4
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
 
 
 def guarded(prog: str, body: Callable[[], int]) -> int:
@@ -39,6 +43,10 @@ def guarded(prog: str, body: Callable[[], int]) -> int:
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        with contextlib.suppress(OSError, ValueError):  # no second error when Python flushes at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except Exception:
         log = Path(tempfile.gettempdir()) / f"{prog}-crash.log"
         log.write_text(traceback.format_exc(), encoding="utf-8")
