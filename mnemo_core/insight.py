@@ -28,6 +28,8 @@ TOP_CALLERS = 5
 TOP_TESTS = 5
 BLAST_DEPTH = 3
 LENS_KINDS = CALLABLE_KINDS | CLASS_KINDS
+GRAPH_FACTS_CACHED = 64  # files whose lens graph facts are kept (an editor's open files, and then some)
+_GRAPH_FACTS: dict[tuple[str, int, tuple[int, ...]], tuple[dict[int, int], dict[int, set[int]]]] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,18 +133,20 @@ def blast_radius_at(repo: Repository, path: str, line: int, word: str | None = N
     symbol = symbol_at(repo, path, line, word)
     if symbol is None or symbol.kind == "module":
         raise MnemoError(f"no definition at {path}:{line}; put the cursor on a function, class or call")
-    selected = ChangedSymbol(symbol.path, symbol.name, symbol.kind, "selected", symbol.start_line, symbol.end_line,
-                             symbol.signature, symbol.exported, symbol.is_test, symbol.is_test_case)
+    selected = ChangedSymbol(symbol.path, symbol.name, symbol.kind, "selected", symbol.start_line,
+                             symbol.end_line, symbol.signature, symbol.exported, symbol.is_test,
+                             symbol.is_test_case)
     summary = FileSummary(symbol.path, "selected", None, symbol.language, 1)
-    analysis = analyse(repo.store, repo.root, [selected], [summary], depth, head_commit(repo.root))
+    commit = head_commit(repo.root)
+    analysis = analyse(repo.store, repo.root, [selected], [summary], depth, commit)
     symbols = fit_budget(repo, analysis.ranked, budget)
     impact = analysis.impact
-    return ContextPack(
-        mode="files", query=symbol.key, repo=str(repo.root), commit=head_commit(repo.root), budget_tokens=budget,
-        used_tokens=sum(s.tokens for s in symbols), symbols=tuple(symbols), impact=impact,
-        stats={"elapsed_ms": round((time.perf_counter() - started) * 1000), "changed": len(impact.changed),
-               "callers": len(impact.callers), "tests": len(impact.tests), "index_files": repo.store.totals()[0]},
-    )
+    stats = {"elapsed_ms": round((time.perf_counter() - started) * 1000), "changed": len(impact.changed),
+             "callers": len(impact.callers), "tests": len(impact.tests),
+             "index_files": repo.store.totals()[0]}
+    return ContextPack(mode="files", query=symbol.key, repo=str(repo.root), commit=commit,
+                       budget_tokens=budget, used_tokens=sum(s.tokens for s in symbols),
+                       symbols=tuple(symbols), impact=impact, stats=stats)
 
 
 def file_lenses(repo: Repository, path: str) -> list[Lens]:
@@ -151,11 +155,21 @@ def file_lenses(repo: Repository, path: str) -> list[Lens]:
     symbols = [s for s in store.symbols_in_file(path) if s.kind in LENS_KINDS]
     if not symbols:
         return []
-    ids = [s.id for s in symbols]
-    callers = _caller_counts(store, ids)
-    tests = tests_reaching(store, ids, TEST_DEPTH)
+    callers, tests = _graph_facts(store, [s.id for s in symbols])
     changes, _ = last_changes(repo, symbols)
     return [Lens(s, callers.get(s.id, 0), len(tests.get(s.id, ())), changes.get(s.id)) for s in symbols]
+
+
+def _graph_facts(store: Store, ids: list[int]) -> tuple[dict[int, int], dict[int, set[int]]]:
+    """Caller counts and reaching tests of some symbols, remembered until the index changes (every
+    write bumps its generation): an editor asks for the same file's lenses again and again."""
+    key = (str(store.path), store.generation(), tuple(ids))
+    facts = _GRAPH_FACTS.get(key)
+    if facts is None:
+        facts = _GRAPH_FACTS[key] = (_caller_counts(store, ids), tests_reaching(store, ids, TEST_DEPTH))
+        while len(_GRAPH_FACTS) > GRAPH_FACTS_CACHED:
+            _GRAPH_FACTS.pop(next(iter(_GRAPH_FACTS)), None)
+    return facts
 
 
 def _caller_counts(store: Store, ids: list[int]) -> dict[int, int]:

@@ -76,3 +76,10 @@ def test_blast_radius_at_nothing(repo: Repository) -> None:
     repo.update_index()
     with pytest.raises(MnemoError, match=r"no definition at app/empty\.py:1"):
         blast_radius_at(repo, "app/empty.py", 1)
+
+
+def test_lenses_follow_a_re_index(repo: Repository) -> None:
+    assert {lens.symbol.name: lens.callers for lens in file_lenses(repo, "app/core.py")}["helper"] == 1
+    (repo.root / "app/more.py").write_text("from app.core import helper\n\ndef more():\n    return helper(2)\n")
+    repo.update_index()
+    assert {lens.symbol.name: lens.callers for lens in file_lenses(repo, "app/core.py")}["helper"] == 2

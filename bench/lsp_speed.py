@@ -1,0 +1,208 @@
+"""Speed of the language server as an editor sees it: hover and code lens latency over JSON-RPC.
+
+Clones flask (a fetched mirror, never committed) into a temporary directory, builds its index, starts
+``mnemo-lsp`` on stdio and drives it with pygls' language client. Times, at the client:
+
+- hover on every definition name and call site of a ~1,000-line file (``src/flask/sansio/app.py``),
+  after one warm-up pass, ``--rounds`` times;
+- ``textDocument/codeLens`` for that file and for the largest file (``src/flask/app.py``): the first
+  request (git blame not cached yet) and ``--repeat`` warm requests;
+- the same lens request right after each of ``--repeat`` saves of another file (the re-index changes
+  the graph, so its callers and tests are computed again).
+
+Floors (warm): hover p95 <= 50 ms, code lens p95 <= 100 ms.
+Usage: ``python bench/lsp_speed.py [--repo pallets/flask] [--rounds 3] [--repeat 20]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import machine_info, machine_line, markdown_table, table, verdict, write_json
+
+from mnemo_core.repository import Repository
+
+MIRROR_ROOT = Path("/work/.mirror")
+HOVER_FILE = "src/flask/sansio/app.py"  # 1,010 lines
+BIG_FILE = "src/flask/app.py"  # 1,625 lines, the largest module
+SAVED_FILE = "src/flask/helpers.py"  # edited and saved between lens requests
+HOVER_P95_MS = 50.0
+LENS_P95_MS = 100.0
+READY_TIMEOUT_S = 120.0
+NAME = re.compile(r"\b(?:def|class)\s+([A-Za-z_]\w*)|\b([A-Za-z_]\w*)\s*\(")
+KEYWORDS = frozenset({"if", "elif", "while", "for", "return", "and", "or", "not", "in", "print", "assert",
+                      "with", "except", "lambda", "yield", "await", "del", "is"})
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Latencies in milliseconds."""
+
+    first: float
+    warm: list[float]
+
+    def summary(self) -> dict[str, float]:
+        """first, p50, p95 and max of the warm requests."""
+        ordered = sorted(self.warm)
+        return {"first_ms": round(self.first, 2), "p50_ms": round(statistics.median(ordered), 2),
+                "p95_ms": round(percentile(ordered, 0.95), 2), "max_ms": round(ordered[-1], 2),
+                "n": len(ordered)}
+
+
+def percentile(ordered: list[float], q: float) -> float:
+    """The nearest-rank percentile of sorted values."""
+    return ordered[max(0, min(len(ordered) - 1, round(q * len(ordered) + 0.5) - 1))]
+
+
+def checkout(repo: str, workdir: Path) -> Path:
+    """Clone the fetched mirror of ``owner/name`` into ``workdir``."""
+    mirror = MIRROR_ROOT / repo.replace("/", "+") / "repo"
+    if not mirror.is_dir():
+        raise SystemExit(f"{mirror} is missing: fetch github:{repo} with the search tool first")
+    dest = workdir / repo.split("/")[1]
+    subprocess.run(["git", "clone", "-q", str(mirror), str(dest)], check=True, capture_output=True)
+    return dest
+
+
+def positions(text: str) -> list[types.Position]:
+    """Every definition name and call site of a file (0-based, on the identifier)."""
+    found = []
+    for number, line in enumerate(text.splitlines()):
+        if line.lstrip().startswith("#"):
+            continue
+        for match in NAME.finditer(line):
+            group = 1 if match.group(1) else 2
+            if match.group(group) not in KEYWORDS:
+                found.append(types.Position(line=number, character=match.start(group) + 1))
+    return found
+
+
+class Bench:
+    """A pygls client on ``mnemo-lsp`` over stdio."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.client = LanguageClient("lsp-speed", "1")
+        self.ready = asyncio.Event()
+
+        self.client.feature(types.WINDOW_LOG_MESSAGE)(self._log_message)
+
+    def _log_message(self, params: types.LogMessageParams) -> None:
+        """The server logs ``index: ...`` when an index run ends."""
+        if params.message.startswith("index: "):
+            self.ready.set()
+
+    async def start(self) -> None:
+        await self.client.start_io(sys.executable, "-m", "lsp_server")
+        await self.client.initialize_async(types.InitializeParams(
+            capabilities=types.ClientCapabilities(), root_uri=self.root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=self.root.as_uri(), name=self.root.name)]))
+        self.client.initialized(types.InitializedParams())
+        await asyncio.wait_for(self.ready.wait(), READY_TIMEOUT_S)
+
+    async def stop(self) -> None:
+        await self.client.shutdown_async(None)
+        self.client.exit(None)
+        await self.client.stop()  # type: ignore[no-untyped-call]
+
+    def document(self, path: str) -> types.TextDocumentIdentifier:
+        return types.TextDocumentIdentifier(uri=(self.root / path).as_uri())
+
+    async def hover(self, path: str, at: types.Position) -> tuple[float, bool]:
+        started = time.perf_counter()
+        found = await self.client.text_document_hover_async(types.HoverParams(self.document(path), at))
+        return (time.perf_counter() - started) * 1000, found is not None
+
+    async def save(self, path: str, marker: int) -> None:
+        """Append a line to a file, send ``didSave`` and wait for its re-index."""
+        with (self.root / path).open("a", encoding="utf-8") as handle:
+            handle.write(f"\n# edit {marker}\n")
+        self.ready.clear()
+        self.client.text_document_did_save(types.DidSaveTextDocumentParams(self.document(path)))
+        await asyncio.wait_for(self.ready.wait(), READY_TIMEOUT_S)
+
+    async def lens(self, path: str) -> tuple[float, int]:
+        started = time.perf_counter()
+        found = await self.client.text_document_code_lens_async(types.CodeLensParams(self.document(path)))
+        return (time.perf_counter() - started) * 1000, len(found or [])
+
+
+async def measure(root: Path, rounds: int, repeat: int) -> dict[str, Any]:
+    bench = Bench(root)
+    await bench.start()
+    try:
+        lens_counts: dict[str, int] = {}
+        lenses: dict[str, Sample] = {}
+        for path in (HOVER_FILE, BIG_FILE):
+            first, lens_counts[path] = await bench.lens(path)
+            lenses[path] = Sample(first, [(await bench.lens(path))[0] for _ in range(repeat)])
+        after_save = []
+        for marker in range(repeat):
+            await bench.save(SAVED_FILE, marker)
+            after_save.append((await bench.lens(HOVER_FILE))[0])
+        lenses[f"{HOVER_FILE}, after a save"] = Sample(after_save[0], after_save[1:])
+        lens_counts[f"{HOVER_FILE}, after a save"] = lens_counts[HOVER_FILE]
+        spots = positions((root / HOVER_FILE).read_text(encoding="utf-8"))
+        first_hover, _ = await bench.hover(HOVER_FILE, spots[0])
+        cards = sum([(await bench.hover(HOVER_FILE, at))[1] for at in spots])  # warm-up pass
+        warm = [(await bench.hover(HOVER_FILE, at))[0] for _ in range(rounds) for at in spots]
+    finally:
+        await bench.stop()
+    return {"hover": Sample(first_hover, warm).summary() | {"positions": len(spots), "cards": cards},
+            "lens": {path: sample.summary() | {"lenses": lens_counts[path]}
+                     for path, sample in lenses.items()}}
+
+
+def row(request: str, numbers: dict[str, float], floor: float) -> list[object]:
+    """A table row: the numbers of one kind of request against its p95 floor."""
+    timings = [numbers[key] for key in ("n", "first_ms", "p50_ms", "p95_ms", "max_ms")]
+    return [request, *timings, f"p95 <= {floor:.0f}", verdict(numbers["p95_ms"] <= floor)]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repo", default="pallets/flask", help="a fetched mirror under /work/.mirror")
+    parser.add_argument("--rounds", type=int, default=3, help="warm passes over the hover positions")
+    parser.add_argument("--repeat", type=int, default=20, help="warm code lens requests per file")
+    args = parser.parse_args()
+    info = machine_info()
+    with tempfile.TemporaryDirectory(prefix="mnemo-lsp-speed-") as workdir:
+        root = checkout(args.repo, Path(workdir))
+        repo = Repository.open(root)
+        stats = repo.update_index()
+        repo.close()
+        results = asyncio.run(measure(root, args.rounds, args.repeat))
+    hover = results["hover"]
+    rows: list[list[object]] = [row("hover " + HOVER_FILE, hover, HOVER_P95_MS)]
+    rows += [row(f"code lens {path} ({lens['lenses']} lenses)", lens, LENS_P95_MS)
+             for path, lens in results["lens"].items()]
+    headers = ["request", "n", "first ms", "p50 ms", "p95 ms", "max ms", "floor", "verdict"]
+    print(machine_line(info))
+    print(f"{args.repo}: {stats.files} files, {stats.symbols} symbols, {stats.edges} edges; "
+          f"{hover['positions']} hover positions, {hover['cards']} with a card")
+    print(table(headers, rows))
+    index = {"files": stats.files, "symbols": stats.symbols, "edges": stats.edges}
+    out = write_json("lsp_speed", {"machine": info, "repo": args.repo, "index": index, **results})
+    print(f"wrote {out}")
+    print()
+    print(markdown_table(headers, rows))
+    return 0 if all(row[-1] == "PASS" for row in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
