@@ -100,12 +100,12 @@ class Bench:
         self.client = LanguageClient("lsp-speed", "1")
         self.ready = asyncio.Event()
 
-        self.client.feature(types.WINDOW_LOG_MESSAGE)(self._log_message)
 
-    def _log_message(self, params: types.LogMessageParams) -> None:
-        """The server logs ``index: ...`` when an index run ends."""
-        if params.message.startswith("index: "):
-            self.ready.set()
+        def log_message(params: types.LogMessageParams) -> None:
+            if params.message.startswith("index: "):  # the server's line when an index run ends
+                self.ready.set()
+
+        self.client.feature(types.WINDOW_LOG_MESSAGE)(log_message)
 
     async def start(self) -> None:
         await self.client.start_io(sys.executable, "-m", "lsp_server")
