@@ -8,6 +8,9 @@ A reference is resolved in this order, and the edge records which step found it:
 - ``local``: an enclosing function's nested definition, then the file's top level.
 - ``import``: a name bound by an import (following re-exports and wildcard imports), or a member
   of an imported module or class (``models.User.create()``).
+- ``typed``: ``x.m()`` where ``x`` has a declared or constructed type in scope (``x = Client()``,
+  ``x: Client``, a parameter annotation, ``self.x = Client()``, a pytest fixture returning ``Client``)
+  -> the method on that class or its bases.
 - ``package``: a top-level name of another file in the same package (Go, Java).
 - ``fixture``: a pytest test parameter -> the fixture function in its module or a ``conftest.py``
   above it.
@@ -40,6 +43,7 @@ CONFIDENCE = {
     "fixture": 0.9,  # a pytest fixture in scope
     "package": 0.85,  # another file of the same package
     "derived": 0.9,  # overrides and tests, derived from other edges
+    "typed": 0.85,  # a method of the declared or constructed type of the receiver
     "name": 0.5,  # a unique name match anywhere in the repository: plausible, not proven
 }
 RefRow = Sequence[Any]  # (kind, name, receiver, scope, line), as RawRef or as decoded JSON
@@ -58,6 +62,13 @@ class _Resolution:
 
 
 _MISS = _Resolution([], "", final=False)
+_TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*")
+_RETURNS = re.compile(r"->\s*(.+)$")
+TYPE_WRAPPERS = frozenset({
+    "Optional", "Union", "None", "Any", "List", "Dict", "Set", "FrozenSet", "Tuple", "Type", "Sequence",
+    "Iterable", "Iterator", "Generator", "Mapping", "MutableMapping", "Callable", "ClassVar", "Final",
+    "Annotated", "list", "dict", "set", "tuple", "type", "frozenset", "typing", "t",
+})
 _HEAD = re.compile(r"[.(]")
 _EXTERNAL = _Resolution([], "external")
 _PARAMETER = _Resolution([], "parameter", final=False)  # a local of unknown type: its methods may still be guessed
@@ -68,6 +79,8 @@ class Resolver:
 
     def __init__(self, world: World) -> None:
         self.world = world
+        self._types: dict[str, dict[str, str]] = {}
+        self._signatures: dict[int, str] = {}
 
     def resolve(self, refs_by_file: Mapping[int, Sequence[RefRow]]) -> list[tuple[Edge, int]]:
         """All edges resolved from the given files' references, each with the file it came from.
@@ -91,11 +104,15 @@ class Resolver:
         """The edges of one file's references of one kind, one edge per (source, target)."""
         w = self.world
         hooks = w.hooks(file_id)
-        nested = self._nested_names(file_id)
+        calls = kind == "call"
+        nested = self._nested_names(file_id) if calls else set()
         scoped_receivers = hooks.self_names | hooks.super_names
         every_receiver_scoped = hooks.receiver_is_first_param
         every_bare_call_scoped = hooks.implicit_self
         edge_type = "calls" if kind == "call" else "inherits"
+        self._types = _variable_types(refs) if calls else {}
+        typed = {var for names in self._types.values() for var in names} | self._parameter_names(file_id) \
+            if calls else set()
         cache: dict[tuple[str, str, str], tuple[tuple[int, ...], str, float]] = {}
         sources: dict[str, int | None] = {}
         best: dict[tuple[int, int], Edge] = {}
@@ -109,7 +126,7 @@ class Resolver:
                 continue
             if receiver:
                 scoped = (every_receiver_scoped or receiver in scoped_receivers or receiver.startswith("super(")
-                          or _HEAD.split(receiver, 1)[0] in nested)
+                          or _HEAD.split(receiver, 1)[0] in nested or receiver in typed)
             else:
                 scoped = every_bare_call_scoped or name in nested
             key = (scope if scoped else "", receiver, name)
@@ -148,10 +165,11 @@ class Resolver:
         """Short names defined inside functions: only for these does a call's scope matter."""
         w = self.world
         nested = set()
+        symbols = w.symbols
         for name, ids in w.top(file_id).items():
             if "." in name:
-                parent = w.symbol(ids[0]).parent_id
-                if parent is not None and w.symbol(parent).kind in {"function", "method"}:
+                parent = symbols[ids[0]].parent_id
+                if parent is not None and parent in symbols and symbols[parent].kind in {"function", "method"}:
                     nested.add(name.rsplit(".", 1)[1])
         return nested
 
@@ -179,12 +197,55 @@ class Resolver:
         if self._is_self(file_id, ref.scope, receiver):
             classes = w.enclosing_classes(file_id, ref.scope)
             return _Resolution(w.find_member(classes, ref.name), "self")
+        classes = self._typed_receiver(file_id, ref.scope, receiver)
+        if classes:
+            members = w.find_member(classes, ref.name)
+            if members:
+                return _Resolution(members, "typed")
         target = self._resolve_receiver(file_id, ref.scope, receiver)
         if target.final:
             return self._member_of(target, ref.name)
         if ref.name in hooks.builtin_methods:
             return _EXTERNAL
         return self._by_name(file_id, ref.name, methods=True)
+
+    def _parameter_names(self, file_id: int) -> set[str]:
+        """Every parameter name in a file (a receiver named like one may be typed per scope)."""
+        symbols = self.world.symbols
+        return {p for ids in self.world.top(file_id).values() for p in symbols[ids[0]].params}
+
+    def _typed_receiver(self, file_id: int, scope: str, receiver: str) -> list[int]:
+        """The classes a variable's declared or constructed type names: ``x = Client()``,
+        ``x: Client``, ``def f(x: Client)``, ``self.x = Client()`` in any method of the class, or a
+        pytest fixture parameter whose fixture declares ``-> Client``."""
+        parts = scope.split(".") if scope else []
+        for i in range(len(parts), -1, -1):
+            text = self._types.get(".".join(parts[:i]), {}).get(receiver)
+            if text:
+                return self._classes_in(file_id, scope, text)
+        src = self._source(file_id, scope)
+        if src is None or receiver not in self.world.symbol(src).params:
+            return []
+        fixture = self._find_fixture(file_id, receiver) if self.world.files[file_id].language == "python" else None
+        if fixture is None:
+            return []
+        returns = _RETURNS.search(self._signatures.get(fixture) or self._signature(fixture))
+        return self._classes_in(self.world.symbol(fixture).file_id, "", returns.group(1)) if returns else []
+
+    def _signature(self, symbol_id: int) -> str:
+        self._signatures[symbol_id] = self.world.source.signature_of(symbol_id)
+        return self._signatures[symbol_id]
+
+    def _classes_in(self, file_id: int, scope: str, type_text: str) -> list[int]:
+        """The first name in a type annotation that resolves to a class (``Optional[Foo]`` -> Foo)."""
+        for name in _TYPE_NAME.findall(type_text):
+            if name.rsplit(".", 1)[-1] in TYPE_WRAPPERS:
+                continue
+            found = self._resolve_dotted(file_id, scope, name)
+            classes = [i for i in found.ids if self.world.symbol(i).kind in CLASS_KINDS]
+            if classes:
+                return classes
+        return []
 
     def _is_self(self, file_id: int, scope: str, receiver: str) -> bool:
         hooks = self.world.hooks(file_id)
@@ -358,6 +419,18 @@ class Resolver:
                     edges.extend(Edge(m, b, "overrides", "derived", CONFIDENCE["derived"], 0)
                                  for m in methods if w.symbol(m).kind == "method" for b in base_methods)
         return edges
+
+
+def _variable_types(refs: Sequence[RefRow]) -> dict[str, dict[str, str]]:
+    """Declared or constructed variable types by scope; ``self.x`` ones are filed under the class
+    (the method's owner) so every method sees them. The first declaration in a scope wins."""
+    types: dict[str, dict[str, str]] = defaultdict(dict)
+    for kind, name, receiver, scope, _ in refs:
+        if kind != "type":
+            continue
+        owner = scope.rsplit(".", 1)[0] if "." in name and "." in scope else scope
+        types[owner].setdefault(name, receiver)
+    return types
 
 
 def _is_fixture(symbol: SymbolRow) -> bool:

@@ -362,6 +362,11 @@ class Store:
             out.update(self.conn.execute(f"SELECT id, file_id FROM symbols {where}", args))
         return out
 
+    def signature_of(self, symbol_id: int) -> str:
+        """One symbol's signature ('' when it is gone)."""
+        row = self.conn.execute("SELECT signature FROM symbols WHERE id=?", (symbol_id,)).fetchone()
+        return str(row[0]) if row else ""
+
     def symbols_with_short_name(self, name: str) -> list[SymbolRow]:
         """Every symbol whose last name component is ``name``."""
         return _symbol_rows(self.conn.execute(f"SELECT {_RESOLVER_COLUMNS} FROM symbols WHERE short_name=?", (name,)))

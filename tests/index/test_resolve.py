@@ -127,3 +127,31 @@ def test_generic_bases_dotted_imports_submodules_and_shadowing(tmp_path: Path) -
     assert ("app.py:handler", "lib/helpers.py:make", "import") in edges
     assert ("lib/json/provider.py:encode", "json.py:dumps", "import") in edges, "absolute import means the top level"
     assert not any(s == "app.py:apply" for s, _, _ in edges), "a parameter shadows the module-level make"
+
+
+def test_receivers_typed_by_construction_annotation_attribute_and_fixture(tmp_path: Path) -> None:
+    write_files(tmp_path, {
+        "pkg/clients.py": (
+            "class Http:\n    def send(self):\n        return 1\n\n"
+            "class Ftp:\n    def send(self):\n        return 2\n"
+        ),
+        "pkg/app.py": (
+            "from typing import Optional\nfrom pkg.clients import Http, Ftp\n\n"
+            "def built():\n    c = Http()\n    return c.send()\n\n"
+            "def annotated(c: Optional[Ftp] = None):\n    return c.send()\n\n"
+            "class Service:\n    def __init__(self):\n        self.client = Ftp()\n\n"
+            "    def run(self):\n        return self.client.send()\n\n"
+            "def untyped(c):\n    return c.send()\n"
+        ),
+        "tests/conftest.py": "import pytest\nfrom pkg.clients import Http\n\n@pytest.fixture\ndef http() -> Http:\n    return Http()\n",
+        "tests/test_app.py": "def test_send(http):\n    assert http.send() == 1\n",
+    })
+    index_repo(tmp_path)
+    calls = indexed_edges(tmp_path, "calls")
+    assert ("pkg/app.py:built", "pkg/clients.py:Http.send", "typed") in calls
+    assert ("pkg/app.py:annotated", "pkg/clients.py:Ftp.send", "typed") in calls
+    assert ("pkg/app.py:Service.run", "pkg/clients.py:Ftp.send", "typed") in calls
+    assert ("tests/test_app.py:test_send", "pkg/clients.py:Http.send", "typed") in calls
+    assert not any(s == "pkg/app.py:built" and d.endswith("Ftp.send") for s, d, _ in calls)
+    untyped = {d for s, d, r in calls if s == "pkg/app.py:untyped"}
+    assert untyped == {"pkg/clients.py:Http.send", "pkg/clients.py:Ftp.send"}, "untyped: both, by name"

@@ -19,6 +19,18 @@
 (class_definition superclasses: (argument_list
   (subscript value: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.inherit))
 
+; variable types: x = Class(...), x: Type, parameters with annotations, self.attr = Class(...)
+(assignment left: (identifier) @name
+  right: (call function: [(identifier) (attribute)] @receiver)
+  (#match? @receiver "^([a-z_][a-z0-9_]*\\.)*_?[A-Z]")) @reference.type
+(assignment left: (attribute object: (identifier) attribute: (identifier)) @name
+  right: (call function: [(identifier) (attribute)] @receiver)
+  (#match? @receiver "^([a-z_][a-z0-9_]*\\.)*_?[A-Z]")) @reference.type
+(assignment left: [(identifier) (attribute object: (identifier) attribute: (identifier))] @name
+  type: (type) @receiver) @reference.type
+(typed_parameter (identifier) @name type: (type) @receiver) @reference.type
+(typed_default_parameter name: (identifier) @name type: (type) @receiver) @reference.type
+
 (import_statement) @import
 (import_from_statement) @import
 (future_import_statement) @import
