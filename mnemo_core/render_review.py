@@ -5,8 +5,9 @@ hidden marker (so one comment per pull request is found and updated), a one-line
 changed symbols with their callers and tests, the reasons for the risk, collapsible lists of the
 impacted symbols and tests linked to the head commit, and a test command. Everything that comes from
 the repository (names, paths, commit subjects, authors) goes through ``md_text``/``md_code``.
-GitHub rejects comments over 65,536 characters: while the body is longer, the longest list is
-halved, and a note says what was cut and how to see everything.
+GitHub rejects comments over 65,536 characters: while the body is longer (counted in UTF-8 bytes,
+the strictest reading of that limit), the longest list is halved, and a note says what was cut and
+how to see everything.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ class Links:
 
 # -- the pull-request comment ------------------------------------------------------------------
 def comment_markdown(pack: ContextPack, links: Links | None = None, limit: int = COMMENT_LIMIT) -> str:
-    """The review comment for a change (``mode`` pr), at most ``limit`` characters long."""
+    """The review comment for a change (``mode`` pr), at most ``limit`` UTF-8 bytes long."""
     impact = pack.impact or Impact()
     full = {"changed": len(impact.changed), "callers": len(impact.callers), "tests": len(impact.tests),
             "files": len(impact.changed_files)}
@@ -63,10 +64,11 @@ def comment_markdown(pack: ContextPack, links: Links | None = None, limit: int =
         sections = (_comment_sections(pack, impact, links, caps, full, limit) if impact.changed
                     else _no_code_sections(pack, impact, caps, full, limit))
         body = _join(sections)
+        size = len(body.encode("utf-8"))
         shrinkable = [key for key in LISTS if caps[key] > 0 and sections.get(key)]
-        if len(body) <= limit or not shrinkable:
-            return body if len(body) <= limit else body[:limit]
-        longest = max(shrinkable, key=lambda key: len(_join({key: sections[key]})))
+        if size <= limit or not shrinkable:
+            return body if size <= limit else body.encode("utf-8")[:limit].decode("utf-8", "ignore")
+        longest = max(shrinkable, key=lambda key: len(_join({key: sections[key]}).encode("utf-8")))
         caps[longest] //= 2
 
 

@@ -106,11 +106,16 @@ def test_a_huge_change_is_shortened_under_the_limit_with_a_note() -> None:
     files = tuple(f"modified pkg/mod{i}.py" for i in range(many))
     impact = Impact(changed, callers, tests, "high", ("large blast radius",), files)
     body = comment_markdown(pack_of(impact), LINKS)
-    assert len(body) <= COMMENT_LIMIT
+    assert len(body.encode("utf-8")) <= COMMENT_LIMIT
     assert body.startswith(MARKER)
     assert "Shortened to fit the 65,536-character comment limit: showing" in body
     assert f"of {many:,} impacted symbols" in body and f"of {many:,} impacted tests" in body
     assert "**Why high risk**" in body and "\n```sh\npytest\n```\n" in body
+
+
+def test_a_tiny_limit_still_gives_valid_text() -> None:
+    body = comment_markdown(pack_of(sample_impact()), LINKS, limit=300)
+    assert len(body.encode("utf-8")) <= 300 and body.startswith(MARKER)
 
 
 def test_a_change_without_code_symbols_gets_a_short_comment() -> None:
