@@ -512,7 +512,7 @@ def diagnose(name: str, workdir: Path) -> dict[str, Any]:
     codes = codes_of(calls, root)
     graphs = test_graphs(calls, root)
     opened = Repository.open(clone)
-    opened.update_index()
+    opened.update_index(full=True)  # the engine installed now, as in run.py
     store = opened.store
     paths = {c.path for c in codes if c} | {r["path"] for r in results["functions"]}
     paths |= {t.split("::", 1)[0] for r in results["functions"] for t in [*r["oracle"], *r["mnemo"]]}
