@@ -46,19 +46,24 @@ def run(args: argparse.Namespace) -> int:
     """Analyse the change, print the table, apply the policy."""
     repo = Repository.open(args.repo)
     config = configured(load_config(repo.root), args)
-    pack, title = analyse(repo, config.depth)
+    pushing = bool(os.environ.get("PRE_COMMIT_FROM_REF") and os.environ.get("PRE_COMMIT_TO_REF"))
+    pack, title = (analyse_push if pushing else analyse)(repo, config.depth)
     print("\n".join(review_text(pack, title)))
     outcome = evaluate(pack.impact or Impact(), config)
     print(f"mnemo: {describe(outcome, config)}")
     if not outcome.passed:
-        print(f"mnemo: to commit anyway: SKIP={HOOK_ID} git commit ...")
+        verb = "push" if pushing else "commit"
+        print(f"mnemo: to {verb} anyway: SKIP={HOOK_ID} git {verb} ...")
     return EXIT_PASSED if outcome.passed else EXIT_POLICY
 
 
 def analyse(repo: Repository, depth: int) -> tuple[ContextPack, str]:
-    """The pushed range in the pre-push stage, else the staged change; with a title for the output."""
-    from_ref, to_ref = os.environ.get("PRE_COMMIT_FROM_REF"), os.environ.get("PRE_COMMIT_TO_REF")
-    if from_ref and to_ref:
-        pack = for_pr(repo, base=from_ref, head=to_ref, depth=depth, budget=REVIEW_BUDGET)
-        return pack, f"pushed commits {from_ref[:SHORT_SHA]}..{to_ref[:SHORT_SHA]}"
+    """The staged change, with a title for the output."""
     return for_pr(repo, staged=True, depth=depth, budget=REVIEW_BUDGET), "staged change"
+
+
+def analyse_push(repo: Repository, depth: int) -> tuple[ContextPack, str]:
+    """The commits pre-commit's pre-push stage names (``PRE_COMMIT_FROM_REF..PRE_COMMIT_TO_REF``)."""
+    from_ref, to_ref = os.environ["PRE_COMMIT_FROM_REF"], os.environ["PRE_COMMIT_TO_REF"]
+    pack = for_pr(repo, base=from_ref, head=to_ref, depth=depth, budget=REVIEW_BUDGET)
+    return pack, f"pushed commits {from_ref[:SHORT_SHA]}..{to_ref[:SHORT_SHA]}"

@@ -100,6 +100,7 @@ def test_pre_push_analyses_the_pushed_range(tmp_path: Path, capsys: pytest.Captu
     code, out = hook(root, capsys)
     assert code == 1
     assert out.startswith(f"mnemo: pushed commits {base[:10]}..{head[:10]}: risk HIGH")
+    assert f"to push anyway: SKIP={HOOK_ID} git push" in out
 
 
 def test_the_first_commit_of_a_repository(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
