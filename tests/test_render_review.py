@@ -89,6 +89,21 @@ def test_untrusted_text_cannot_inject_markup_mentions_or_links() -> None:
             assert unescaped_pipes == line.count(" | ") + 2, line  # the hostile name stays in its cell
 
 
+def test_githubs_renderer_keeps_hostile_text_inside_its_cell_and_out_of_html() -> None:
+    """Rendered with raw HTML allowed (no sanitiser to lean on): only our own tags and links come out."""
+    cmarkgfm = pytest.importorskip("cmarkgfm")
+    from cmarkgfm.cmark import Options
+
+    body = comment_markdown(pack_of(sample_impact()), LINKS)
+    html = cmarkgfm.github_flavored_markdown_to_html(body, options=Options.CMARK_OPT_UNSAFE)
+    assert "<img" not in html and "<script" not in html and 'href="javascript' not in html
+    targets = ["shop/cart.py#L7-L8", "shop/x.py#L1-L2", "shop/api.py#L3-L4", "tests/test_cart.py#L5-L6"]
+    assert re.findall(r'href="([^"]+)"', html) == [f"{LINKS.base}/{t}" for t in targets]
+    rows = re.findall(r"<tr>(.*?)</tr>", html, re.S)
+    assert [row.count("<td") + row.count("<th") for row in rows] == [5, 5, 5, 5, 3, 3, 2, 2]
+    assert html.count("<details>") == html.count("</details>") == 3
+
+
 def test_a_link_target_is_percent_encoded() -> None:
     target = Links("https://example.com/o/r/blob/sha").to(symbol("dir (x)/a b.py", "f", 3, 4))
     assert target == "https://example.com/o/r/blob/sha/dir%20%28x%29/a%20b.py#L3-L4"
