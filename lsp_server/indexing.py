@@ -141,6 +141,7 @@ class Indexer:
                 waiter.set_result(stats)
             else:
                 waiter.set_exception(error or MnemoError("indexing failed"))
+        server.index.failure = None if stats is not None else str(error or "unknown error")
         if stats is None:
             server.tell_once("index-failed", f"mnemo could not update the index: {error}. "
                              "It will try again on the next save.", types.MessageType.Warning)

@@ -71,6 +71,7 @@ class IndexState:
     building: bool = False
     percent: int = 0
     walked: bool = False  # the workspace is not a git repository
+    failure: str | None = None  # why the last index run failed, until one succeeds
 
 
 @dataclass
@@ -143,9 +144,13 @@ class MnemoServer(LanguageServer):
         """Raise :class:`IndexBeingBuilt` until the index can answer."""
         if self.root is None:
             raise MnemoError(NO_WORKSPACE)
-        if not self.index.ready:
-            raise IndexBeingBuilt(f"the index of {self.root} is being built ({self.index.percent}%); "
-                                  "try again when it finishes")
+        if self.index.ready:
+            return
+        if self.index.failure and not self.index.building:
+            raise IndexBeingBuilt(f"the index of {self.root} could not be built: {self.index.failure}; "
+                                  "save a file or run mnemo.reindex to try again")
+        raise IndexBeingBuilt(f"the index of {self.root} is being built ({self.index.percent}%); "
+                              "try again when it finishes")
 
     # -- running engine work ------------------------------------------------------------------
     async def run(self, work: Callable[..., T], *args: Any) -> T:

@@ -89,6 +89,7 @@ local function on_init(client)
 end
 
 local function on_attach(_, bufnr)
+  pcall(vim.lsp.codelens.refresh)
   local group = vim.api.nvim_create_augroup('mnemo_lens_' .. bufnr, { clear = true })
   vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave' }, {
     group = group,

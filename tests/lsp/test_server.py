@@ -1,0 +1,87 @@
+"""The server's state and plumbing without a client: readiness, paths, error mapping, index jobs,
+a stdout whose reader has gone."""
+
+from __future__ import annotations
+
+import io
+import logging
+from pathlib import Path
+
+import pytest
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
+
+from lsp_server.cli import _skip_answered_errors, build_parser
+from lsp_server.indexing import Job
+from lsp_server.server import BadArguments, ClientStdout, IndexBeingBuilt, MnemoServer
+from mnemo_core.errors import MnemoError
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> MnemoServer:
+    made = MnemoServer()
+    made.root = tmp_path
+    return made
+
+
+def test_readiness_says_why_it_cannot_answer(server: MnemoServer) -> None:
+    server.index.percent = 40
+    with pytest.raises(IndexBeingBuilt, match=r"is being built \(40%\)"):
+        server.require_index()
+    server.index.failure = "the index is being written by pid 7"
+    with pytest.raises(IndexBeingBuilt, match="could not be built: the index is being written by pid 7"):
+        server.require_index()
+    server.index.ready = True
+    server.require_index()
+    server.root = None
+    with pytest.raises(MnemoError, match="needs a workspace folder"):
+        server.require_index()
+
+
+def test_paths_inside_and_outside_the_workspace(server: MnemoServer, tmp_path: Path) -> None:
+    assert server.relpath((tmp_path / "pkg" / "a.py").as_uri()) == "pkg/a.py"
+    with pytest.raises(BadArguments, match="is outside the workspace"):
+        server.relpath("file:///etc/hostname")
+    assert server.inside("file:///etc/hostname") is None
+    assert server.inside("untitled:Untitled-1") is None
+
+
+def test_failures_become_json_rpc_errors(server: MnemoServer) -> None:
+    assert isinstance(server.rpc_error("cmd", BadArguments("bad")), JsonRpcInvalidParams)
+    refused = server.rpc_error("cmd", MnemoError("no such ref"))
+    assert (refused.code, refused.message) == (-32803, "cmd: no such ref")
+    passed = JsonRpcException(message="as is", code=-32001)
+    assert server.rpc_error("cmd", passed) is passed
+    bug = server.rpc_error("cmd", ZeroDivisionError("division by zero"))
+    assert isinstance(bug, JsonRpcInternalError) and "details are in the mnemo output" in bug.message
+
+
+def test_index_jobs_merge() -> None:
+    saved = Job(paths={"a.py"})
+    merged = saved.merge(Job(paths={"b.py"}, deleted={"c.py"}))
+    assert (merged.paths, merged.deleted, merged.full) == ({"a.py", "b.py"}, {"c.py"}, False)
+    everything = merged.merge(Job(full=True, progress=True, title="rebuild"))
+    assert (everything.paths, everything.full, everything.progress) == (None, True, True)
+    assert everything.title == "rebuild"
+
+
+def test_a_stdout_whose_reader_has_gone() -> None:
+    class Broken(io.BytesIO):
+        def write(self, data: bytes) -> int:  # type: ignore[override]
+            raise BrokenPipeError(32, "Broken pipe")
+
+    stdout = ClientStdout(Broken())  # type: ignore[arg-type]
+    stdout.write(b"Content-Length: 2\r\n\r\n{}")
+    stdout.flush()
+    assert stdout.gone
+
+
+def test_answered_errors_are_not_logged_twice() -> None:
+    answered = logging.LogRecord("pygls.protocol.json_rpc", logging.ERROR, "", 0,
+                                 'Exception occurred for message "%s"', ("7",), None)
+    other = logging.LogRecord("pygls.protocol.json_rpc", logging.ERROR, "", 0, "Error sending data", (), None)
+    assert (_skip_answered_errors(answered), _skip_answered_errors(other)) == (False, True)
+
+
+def test_the_command_line() -> None:
+    args = build_parser().parse_args(["--tcp", "--port", "9000"])
+    assert (args.tcp, args.host, args.port) == (True, "127.0.0.1", 9000)
