@@ -20,6 +20,7 @@ from ci.github import DEFAULT_BACKOFF_S, DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, Git
 from ci.guard import EXIT_PASSED, EXIT_POLICY, guarded
 from ci.policy import add_policy_arguments, configured, describe, evaluate
 from mnemo_core.config import load_config
+from mnemo_core.errors import MnemoError
 from mnemo_core.model import Impact
 from mnemo_core.pipelines import for_pr
 from mnemo_core.render_review import MARKER, REVIEW_BUDGET, Links, comment_markdown
@@ -85,6 +86,11 @@ def _publish(inputs: Environment, args: argparse.Namespace, body: str) -> None:
 
 def _append_summary(inputs: Environment, body: str) -> None:
     """Append the comment to the job summary (GITHUB_STEP_SUMMARY), when the job has one."""
-    if inputs.summary_path:
+    if not inputs.summary_path:
+        return
+    try:
         with open(inputs.summary_path, "a", encoding="utf-8") as summary:
             summary.write(body + "\n")
+    except OSError as exc:
+        raise MnemoError(f"cannot write the job summary GITHUB_STEP_SUMMARY={inputs.summary_path}: "
+                         f"{exc.strerror}") from exc

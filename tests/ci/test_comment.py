@@ -138,6 +138,13 @@ def test_a_wrong_token_is_reported_not_shown(tmp_path: Path, github: FakeGitHub,
     assert code == 4 and "401 Unauthorized" in err and "ghs_wrong_token_value" not in err
 
 
+def test_an_unwritable_job_summary_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pr = make_pull_request(tmp_path / "shop", MODIFIED)
+    env = environment(pr, tmp_path, GITHUB_STEP_SUMMARY=str(tmp_path / "no" / "such" / "summary.md"))
+    code, _, err = run(pr, env, capsys, "--dry-run")
+    assert code == 2 and "cannot write the job summary GITHUB_STEP_SUMMARY=" in err
+
+
 def test_missing_variables_are_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["--repo", str(tmp_path)], env={"GITHUB_EVENT_NAME": "pull_request"})
     err = capsys.readouterr().err
