@@ -1,6 +1,7 @@
 """Neovim as the real client: the plugin in ``editors/nvim`` starts ``mnemo-lsp`` on the fixture
-repository, runs ``:MnemoTask``, ``:MnemoBlast`` and ``:MnemoExplain``, hovers a function and reads
-its code lenses; a Lua script writes what Neovim received to a JSON file that the test checks."""
+repository, runs ``:MnemoTask``, ``:MnemoBlast``, ``:MnemoExplain`` and ``:MnemoPR``, hovers a
+function and reads its code lenses; a Lua script writes what Neovim received to a JSON file that the
+test checks."""
 
 from __future__ import annotations
 
@@ -58,6 +59,14 @@ local explained = vim.wait(%(wait)d, function() return mnemo.state.last.explain 
 check(explained, 'no answer to MnemoExplain')
 out.explain = mnemo.state.last.explain and mnemo.state.last.explain.text
 
+vim.cmd('MnemoPR HEAD~1')
+check(vim.wait(%(wait)d, function() return mnemo.state.last.pr ~= nil end, 10), 'no answer to MnemoPR')
+out.pr = mnemo.state.last.pr
+out.pr_quickfix = {}
+for _, item in ipairs(vim.fn.getqflist()) do
+  table.insert(out.pr_quickfix, item.text)
+end
+
 vim.lsp.codelens.refresh()
 local bufnr = vim.api.nvim_get_current_buf()
 check(vim.wait(%(wait)d, function() return #vim.lsp.codelens.get(bufnr) > 0 end, 10), 'no code lenses')
@@ -111,3 +120,7 @@ def test_neovim_drives_the_server(tmp_path: Path) -> None:
     assert {s["name"] for s in got["blast"]["impact"]["tests"]} == {"test_main", "test_box"}
     assert "task: double a number in helper" in got["explain"]
     assert got["lenses"]["3"].startswith("1 caller · 2 tests · changed ")
+
+    assert [s["name"] for s in got["pr"]["impact"]["changed"]] == ["helper"]
+    assert got["pr_quickfix"][0].startswith("[changed] helper — modified")
+    assert any(text.startswith("[tests] test_") for text in got["pr_quickfix"])
