@@ -187,7 +187,7 @@ def _summary(stats: IndexStats) -> str:
 
 
 def setup(server: MnemoServer) -> None:
-    """Register the indexing handlers and the ``mnemo.reindex`` entry point."""
+    """Register the handlers that build the index and keep it fresh."""
     indexer = server.indexer = Indexer(server)
 
     @server.feature(types.INITIALIZED)

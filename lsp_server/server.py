@@ -47,7 +47,7 @@ class BadArguments(MnemoError):
 
 
 class IndexBeingBuilt(MnemoError):
-    """The first index of the workspace is not there yet."""
+    """The index cannot answer yet: its first build is running, or it failed."""
 
 
 @dataclass(frozen=True)
