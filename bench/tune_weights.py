@@ -38,8 +38,9 @@ GRID = {
     "proximity": (0.0, 0.1),
     "recency": (0.1, 0.2, 0.3, 0.45),
     "generic": (0.0, -0.1),
+    "file": (0.0, 0.1, 0.2, 0.3),
 }
-TEST_FACTORS = (0.2, 0.5)
+TEST_FACTORS = (0.2,)
 
 
 def collect(repos: Sequence[str], workdir: Path) -> None:

@@ -15,7 +15,7 @@ import asyncio
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from lsprotocol import types
@@ -38,7 +38,6 @@ class Job:
     """Index work: some paths (``None``: the whole listing), a rebuild, whether to show progress."""
 
     paths: set[str] | None = None
-    deleted: set[str] = field(default_factory=set)  # removed first, in a run of their own
     full: bool = False
     progress: bool = False
     title: str = "mnemo: indexing"
@@ -47,7 +46,7 @@ class Job:
     def merge(self, other: Job) -> Job:
         """One job doing the work of both."""
         paths = None if self.paths is None or other.paths is None else self.paths | other.paths
-        return Job(paths, self.deleted | other.deleted, self.full or other.full,
+        return Job(paths, self.full or other.full,
                    self.progress or other.progress, self.title if self.progress else other.title,
                    self.waiters + other.waiters)
 
@@ -102,14 +101,8 @@ class Indexer:
         assert self.server.root is not None
         repo = Repository(self.server.root)
         reporter = _Reporter(self.server, token) if token else None
-        removed = 0
-        if job.deleted:
-            # A file added in the same run as a deletion can get the deleted file's row id and then
-            # loses its edges (an engine bug); removing deleted files on their own avoids it.
-            removed = repo.update_index(only=sorted(job.deleted)).removed
         paths = sorted(job.paths) if job.paths is not None else None
-        stats = repo.update_index(full=job.full, progress=reporter, only=paths)
-        return replace(stats, removed=stats.removed + removed)
+        return repo.update_index(full=job.full, progress=reporter, only=paths)
 
     async def _begin(self, job: Job) -> str | None:
         server = self.server
@@ -222,7 +215,7 @@ def setup(server: MnemoServer) -> None:
         changed = [(ls.inside(c.uri), c.type) for c in params.changes]
         relevant = [(p, kind) for p, kind in changed if p is not None and not p.startswith(IGNORED_DIRS)]
         if relevant:
-            indexer.request(Job(deleted={p for p, kind in relevant if kind == types.FileChangeType.Deleted}))
+            indexer.request(Job())
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: MnemoServer, params: Any) -> None:

@@ -26,7 +26,7 @@ from mnemo_core.model import Edge, FileExtract, RawImport, RawRef, RawSymbol, Sy
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0
@@ -39,7 +39,7 @@ FTS_WEIGHTS = (10.0, 6.0, 4.0, 2.0, 1.0, 1.5)
 _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files(
-    id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, language TEXT NOT NULL, hash TEXT NOT NULL,
+    id INTEGER PRIMARY KEY AUTOINCREMENT, path TEXT UNIQUE NOT NULL, language TEXT NOT NULL, hash TEXT NOT NULL,
     size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, parse_errors INTEGER NOT NULL DEFAULT 0,
     exports TEXT, imports TEXT NOT NULL DEFAULT '[]', refs TEXT NOT NULL DEFAULT '[]');
 CREATE TABLE symbols(

@@ -12,6 +12,7 @@ test code and the task is not about tests, and by a prior for kinds that are rar
 - recency: ``0.5 ** (age / RECENCY_HALF_LIFE_DAYS)``, age of the newest commit over the symbol's lines,
   measured back from the newest commit in the repository (so an old checkout is judged on its own time).
 - generic: how much of a catch-all the symbol is (many callers, no lexical match): subtracted.
+- file: how strongly the task's matches concentrate in the symbol's file.
 """
 
 from __future__ import annotations
@@ -28,13 +29,15 @@ if TYPE_CHECKING:
     from mnemo_core.retrieve.walk import WalkResult
 
 WEIGHTS = {
-    "lexical": 0.40,  # the task names it: the most direct evidence
-    "walk": 0.25,  # it sits where the walk from the task's seeds spends its time
+    "lexical": 0.30,  # the task names it: the most direct evidence
+    "walk": 0.40,  # it sits where the walk from the task's seeds spends its time
     "authority": 0.05,  # code that the relevant code relies on (a small nudge: tuning found little in it)
-    "proximity": 0.10,  # close to a seed in the graph
-    "recency": 0.10,  # recently changed code is more likely to change again
+    "proximity": 0.05,  # close to a seed in the graph (mostly already in the walk)
+    "recency": 0.30,  # recently changed code is more likely to change again
     "generic": -0.10,  # a catch-all helper called from everywhere says little about this task
+    "file": 0.20,  # its file is where the task's terms concentrate
 }
+FILE_SEEDS = 5  # a file's relevance counts its best few matches, so big files do not win by size
 TEST_DEMOTION = 0.2  # test code, unless the task is about tests, is context rather than target
 KIND_PRIOR = {
     "constant": 0.6,  # a named value is worth seeing, but a task is rarely done by editing one
@@ -105,6 +108,20 @@ def multipliers_for(symbol: Symbol, about_tests: bool) -> dict[str, float]:
     return factors
 
 
+def file_relevance(candidates: list[int], seeds: Mapping[int, Seed], symbols: Mapping[int, Symbol],
+                   top_seed: float) -> dict[str, float]:
+    """Per file, the summed lexical strength of its best ``FILE_SEEDS`` seeds, scaled to 1 for the
+    best file: a function in the file the task is about outranks a stray match elsewhere."""
+    by_file: dict[str, list[float]] = {}
+    for sid in candidates:
+        seed = seeds.get(sid)
+        if seed is not None:
+            by_file.setdefault(symbols[sid].path, []).append(seed.score / top_seed)
+    sums = {path: sum(sorted(values, reverse=True)[:FILE_SEEDS]) for path, values in by_file.items()}
+    best = max(sums.values(), default=0.0) or 1.0
+    return {path: total / best for path, total in sums.items()}
+
+
 def score_candidates(
     candidates: list[int],
     seeds: Mapping[int, Seed],
@@ -118,6 +135,7 @@ def score_candidates(
     """Score every candidate; best first, ties broken by symbol id."""
     top_seed = max((s.score for s in seeds.values()), default=0.0) or 1.0
     top_walk = max((walk.scores.get(c, 0.0) for c in candidates), default=0.0) or 1.0
+    files = file_relevance(candidates, seeds, symbols, top_seed)
     scored = []
     for sid in candidates:
         seed = seeds.get(sid)
@@ -130,6 +148,7 @@ def score_candidates(
             "proximity": 1.0 / (1 + hops) if hops is not None else 0.0,
             "recency": recency_component(recency.get(sid), reference_time),
             "generic": generic_component(fan_in.get(sid, 0), lexical),
+            "file": files.get(symbols[sid].path, 0.0),
         }
         total = sum(WEIGHTS[name] * value for name, value in components.items())
         multipliers = multipliers_for(symbols[sid], about_tests)

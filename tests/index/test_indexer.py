@@ -272,3 +272,11 @@ def test_a_commit_is_recorded(tmp_path: Path) -> None:
     store = Store.open(tmp_path)
     assert store.meta("commit") == sha
     store.close()
+
+
+def test_a_renamed_file_keeps_its_edges(tmp_path: Path) -> None:
+    make_repo(tmp_path, BASE)
+    index_repo(tmp_path)
+    (tmp_path / "app/service.py").rename(tmp_path / "app/signup.py")
+    index_repo(tmp_path)
+    assert ("app/signup.py:register", "app/models.py:User.save", "import") in indexed_edges(tmp_path, "calls")

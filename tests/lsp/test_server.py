@@ -57,8 +57,8 @@ def test_failures_become_json_rpc_errors(server: MnemoServer) -> None:
 
 def test_index_jobs_merge() -> None:
     saved = Job(paths={"a.py"})
-    merged = saved.merge(Job(paths={"b.py"}, deleted={"c.py"}))
-    assert (merged.paths, merged.deleted, merged.full) == ({"a.py", "b.py"}, {"c.py"}, False)
+    merged = saved.merge(Job(paths={"b.py"}))
+    assert (merged.paths, merged.full) == ({"a.py", "b.py"}, False)
     everything = merged.merge(Job(full=True, progress=True, title="rebuild"))
     assert (everything.paths, everything.full, everything.progress) == (None, True, True)
     assert everything.title == "rebuild"
