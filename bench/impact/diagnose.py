@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.common import OUT_DIR, write_json
+from bench.common import OUT_DIR, table, write_json
+from bench.impact import metrics
 from bench.impact.oracle import definition_key, normalise_nodeid, record_calls
 from bench.impact.repos import DEFAULT_QUALITY_REPOS, DEFAULT_WORKDIR, clone_of, lookup
 from mnemo_core.change.impact import TEST_DEPTH, walk_back
@@ -464,6 +465,26 @@ def _ran(links_into: Mapping[int, list[Link]], codes: Sequence[Code | None], sym
                for n in links_into)
 
 
+# -- what a score cut-off would do ------------------------------------------------------------------
+SCORE_CUTS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.3)
+
+
+def score_sweep(functions: Sequence[Mapping[str, Any]]) -> list[dict[str, float]]:
+    """Macro recall, precision and F1 if mnemo dropped the tests whose path weight is below a cut
+    (mnemo names every test it reaches, however weak the path)."""
+    rows = []
+    for cut in SCORE_CUTS:
+        scores = []
+        for r in functions:
+            unjudged = set(r["mnemo_unjudged"])
+            kept = {k for k, v in r["mnemo"].items() if v.get("score", 1.0) >= cut and k not in unjudged}
+            scores.append(metrics.score(kept, r["oracle"]))
+        s = metrics.summarise(scores)
+        rows.append({"min_score": cut, "macro_recall": s.macro_recall, "macro_precision": s.macro_precision,
+                     "macro_f1": s.macro_f1, "tests_per_function": s.predicted_mean})
+    return rows
+
+
 # -- report ---------------------------------------------------------------------------------
 def summarise(findings: Sequence[Finding], causes: Mapping[str, str]) -> list[dict[str, Any]]:
     """Counts per cause (most frequent first) with the most common call sites as examples."""
@@ -535,6 +556,11 @@ def diagnose(name: str, workdir: Path) -> dict[str, Any]:
     print_summary("misses (oracle tests mnemo did not name)", report["misses"], len(misses), misses=True)
     print_summary("false positives (named tests that do not run the function)", report["false_positives"],
                   len(wrong), misses=False)
+    report["score_sweep"] = score_sweep(results["functions"])
+    print("\nif mnemo dropped tests whose path weight is below a cut (macro values):")
+    print(table(("min score", "recall", "precision", "F1", "tests/fn"),
+                [[r["min_score"], r["macro_recall"], r["macro_precision"], r["macro_f1"],
+                  round(r["tests_per_function"], 1)] for r in report["score_sweep"]]))
     return report
 
 

@@ -26,13 +26,14 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import subprocess
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.common import machine_info, machine_line, markdown_table, table, verdict, write_json
+from bench.common import REPO_DIR, machine_info, machine_line, markdown_table, table, verdict, write_json
 from bench.impact.baselines import mention_baseline, naming_baseline, test_function_sources
 from bench.impact.edits import insert_statement
 from bench.impact.metrics import Score, Summary, score, summarise
@@ -231,11 +232,26 @@ def report(result: RepoResult, markdown: bool) -> str:
     return "\n".join(lines)
 
 
+def engine_info() -> dict[str, Any]:
+    """Which engine a run measures: where ``mnemo_core`` was imported from and, when that is this
+    checkout, whether it had uncommitted edits (taken at the start: the checkout may move on)."""
+    import mnemo_core
+
+    where = Path(mnemo_core.__file__).resolve().parent
+    dirty = None
+    if where.parent == REPO_DIR:
+        done = subprocess.run(["git", "-C", str(REPO_DIR), "status", "--porcelain", "--", "mnemo_core"],
+                              capture_output=True, text=True, check=False)
+        dirty = bool(done.stdout.strip())
+    return {"mnemo_core": str(where), "uncommitted_edits": dirty}
+
+
 def to_json(result: RepoResult, args: argparse.Namespace) -> dict[str, Any]:
     """The JSON record of one repository's run."""
     return {
         "repo": result.repo.name, "source": result.repo.source, "commit": result.repo.commit,
-        "machine": machine_info(), "count": args.count, "seed": args.seed, "depth": args.depth,
+        "machine": args.machine, "engine": args.engine, "count": args.count, "seed": args.seed,
+        "depth": args.depth,
         "phases": sorted(args.phase_set), "oracle": result.oracle_line, "candidates": result.candidates,
         "summary": {m: vars(s) for m, s in result.summaries.items()},
         "floors": [{"floor": what, "pass": ok} for what, ok in floors(result)],
@@ -266,7 +282,10 @@ def main(argv: list[str] | None = None) -> int:
                         "for experiments that must not replace the reference results")
     args = parser.parse_args(argv)
     args.phase_set = frozenset(p for p in args.phases.split(",") if p)
-    print(machine_line(machine_info()))
+    args.machine, args.engine = machine_info(), engine_info()
+    print(machine_line(args.machine))
+    print(f"engine: {args.engine['mnemo_core']}"
+          + (" (with uncommitted edits)" if args.engine["uncommitted_edits"] else ""))
     failed = False
     for name in args.repos.split(","):
         result = run_repo(lookup(name), args.workdir, args.count, args.seed, args.depth, args.phase_set,
