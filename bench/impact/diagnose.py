@@ -485,6 +485,24 @@ def score_sweep(functions: Sequence[Mapping[str, Any]]) -> list[dict[str, float]
     return rows
 
 
+def recall_if_fixed(functions: Sequence[Mapping[str, Any]], misses: Sequence[Finding]) -> dict[str, float]:
+    """Per cause, mnemo's macro recall if every miss of that cause whose missing call is the only one
+    on its dynamic path were found (an estimate: the depth limit and the walk's stop at tests may
+    still cut some of them)."""
+    fixable: dict[str, Counter[str]] = defaultdict(Counter)
+    for f in misses:
+        if f.missing_links == 1:
+            fixable[f.cause][f.function] += 1
+    out = {}
+    for cause, per_function in fixable.items():
+        recalls = []
+        for r in functions:
+            key = f"{r['path']}:{r['name']}"
+            recalls.append((r["scores"]["mnemo"]["tp"] + per_function[key]) / max(len(r["oracle"]), 1))
+        out[cause] = sum(recalls) / len(recalls) if recalls else 0.0
+    return out
+
+
 # -- report ---------------------------------------------------------------------------------
 def summarise(findings: Sequence[Finding], causes: Mapping[str, str]) -> list[dict[str, Any]]:
     """Counts per cause (most frequent first) with the most common call sites as examples."""
@@ -556,6 +574,11 @@ def diagnose(name: str, workdir: Path) -> dict[str, Any]:
     print_summary("misses (oracle tests mnemo did not name)", report["misses"], len(misses), misses=True)
     print_summary("false positives (named tests that do not run the function)", report["false_positives"],
                   len(wrong), misses=False)
+    report["recall_if_fixed"] = recall_if_fixed(results["functions"], misses)
+    print("\nmacro recall if the only missing call of such misses were linked (estimate; now "
+          f"{results['summary']['mnemo']['macro_recall']:.3f}):")
+    for cause, value in sorted(report["recall_if_fixed"].items(), key=lambda kv: -kv[1]):
+        print(f"  {value:.3f}  {cause}")
     report["score_sweep"] = score_sweep(results["functions"])
     print("\nif mnemo dropped tests whose path weight is below a cut (macro values):")
     print(table(("min score", "recall", "precision", "F1", "tests/fn"),
