@@ -133,14 +133,14 @@ def test_insert_before_first_statement_and_after_lone_docstring() -> None:
     assert edit is not None and ast.parse(edit.after) and edit.after.endswith(f"    {INSERTED}\n")
 
 
-@pytest.mark.parametrize("text", ["def f(): return 1\n", "def f():\n    a = 1; b = 2\n", "x = (\n"])
-def test_insert_refuses_what_it_cannot_edit_cleanly(text: str) -> None:
-    line = 1
-    if "a = 1; b" in text:  # first statement starts its line: editable
-        assert insert_statement(text, line) is not None
-    else:
-        assert insert_statement(text, line) is None
-    assert insert_statement("def f():\n    pass\n", 2) is None  # no def on that line
+@pytest.mark.parametrize(("text", "def_line", "editable"), [
+    ("def f(): return 1\n", 1, False),  # the body shares the def line
+    ("def f():\n    a = 1; b = 2\n", 1, True),  # the first statement still starts its line
+    ("x = (\n", 1, False),  # not Python
+    ("def f():\n    pass\n", 2, False),  # no def on that line
+])
+def test_insert_refuses_what_it_cannot_edit_cleanly(text: str, def_line: int, editable: bool) -> None:
+    assert (insert_statement(text, def_line) is not None) is editable
 
 
 # -- metrics ------------------------------------------------------------------------------------
