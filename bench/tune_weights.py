@@ -32,13 +32,14 @@ from mnemo_core.retrieve.task import rank_task
 
 OUT = Path(__file__).parent / "out"
 GRID = {
-    "lexical": (0.3, 0.4, 0.5),
-    "walk": (0.1, 0.25, 0.4),
-    "authority": (0.0, 0.1),
-    "proximity": (0.0, 0.1),
-    "recency": (0.1, 0.2, 0.3, 0.45),
+    "lexical": (0.2, 0.3, 0.4, 0.5),
+    "walk": (0.15, 0.25, 0.4),
+    "authority": (0.0, 0.05),
+    "proximity": (0.05,),
+    "recency": (0.1, 0.2, 0.3),
     "generic": (0.0, -0.1),
-    "file": (0.0, 0.1, 0.2, 0.3),
+    "file": (0.1, 0.2, 0.3),
+    "text": (0.0, 0.1, 0.2, 0.3),
 }
 TEST_FACTORS = (0.2,)
 

@@ -13,6 +13,7 @@ test code and the task is not about tests, and by a prior for kinds that are rar
   measured back from the newest commit in the repository (so an old checkout is judged on its own time).
 - generic: how much of a catch-all the symbol is (many callers, no lexical match): subtracted.
 - file: how strongly the task's matches concentrate in the symbol's file.
+- text: the BM25 score of the full-text match, scaled so the best hit has 1.
 """
 
 from __future__ import annotations
@@ -29,13 +30,14 @@ if TYPE_CHECKING:
     from mnemo_core.retrieve.walk import WalkResult
 
 WEIGHTS = {
-    "lexical": 0.30,  # the task names it: the most direct evidence
-    "walk": 0.40,  # it sits where the walk from the task's seeds spends its time
+    "lexical": 0.20,  # the task names it (fused rank across name, text and path channels)
+    "walk": 0.25,  # it sits where the walk from the task's seeds spends its time
     "authority": 0.05,  # code that the relevant code relies on (a small nudge: tuning found little in it)
     "proximity": 0.05,  # close to a seed in the graph (mostly already in the walk)
-    "recency": 0.30,  # recently changed code is more likely to change again
+    "recency": 0.20,  # recently changed code is more likely to change again
     "generic": -0.10,  # a catch-all helper called from everywhere says little about this task
-    "file": 0.20,  # its file is where the task's terms concentrate
+    "file": 0.30,  # its file is where the task's terms concentrate
+    "text": 0.30,  # the BM25 score itself: how well, not just how high, the text matches
 }
 FILE_SEEDS = 5  # a file's relevance counts its best few matches, so big files do not win by size
 TEST_DEMOTION = 0.2  # test code, unless the task is about tests, is context rather than target
@@ -149,6 +151,7 @@ def score_candidates(
             "recency": recency_component(recency.get(sid), reference_time),
             "generic": generic_component(fan_in.get(sid, 0), lexical),
             "file": files.get(symbols[sid].path, 0.0),
+            "text": max((h.strength for h in seed.hits if h.channel == "fts"), default=0.0) if seed else 0.0,
         }
         total = sum(WEIGHTS[name] * value for name, value in components.items())
         multipliers = multipliers_for(symbols[sid], about_tests)

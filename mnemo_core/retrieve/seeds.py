@@ -50,6 +50,7 @@ class Hit:
     channel: str
     rank: int
     detail: str
+    strength: float = 1.0  # the channel's own score scaled to 1 for its best hit (BM25 for fts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +63,7 @@ class Seed:
 
 
 Channel = list[tuple[int, str]]  # (symbol id, why), best first
+Strengths = dict[int, float]  # a channel's own scores (scaled to 1 for its best), where it has them
 
 
 def name_channel(store: Store, keywords: Keywords) -> Channel:
@@ -104,12 +106,19 @@ def _terms(keywords: Keywords) -> list[str]:
 
 def fts_channel(store: Store, keywords: Keywords) -> Channel:
     """BM25 over the weighted full-text columns."""
+    return fts_ranked(store, keywords)[0]
+
+
+def fts_ranked(store: Store, keywords: Keywords) -> tuple[Channel, Strengths]:
+    """The FTS channel and its BM25 scores (scaled to 1 for the best hit)."""
     query = fts_query(keywords)
     if not query:
-        return []
+        return [], {}
     terms = _terms(keywords)
-    return [(sid, f"text match ({', '.join(terms[:4])}{'...' if len(terms) > 4 else ''})")
-            for sid, _ in store.fts_search(query, FTS_LIMIT)]
+    hits = store.fts_search(query, FTS_LIMIT)
+    best = max((score for _, score in hits), default=0.0) or 1.0
+    detail = f"text match ({', '.join(terms[:4])}{'...' if len(terms) > 4 else ''})"
+    return [(sid, detail) for sid, _ in hits], {sid: max(score, 0.0) / best for sid, score in hits}
 
 
 def path_channel(store: Store, keywords: Keywords) -> Channel:
@@ -145,27 +154,31 @@ def _path_words(path: str) -> set[str]:
     return {_stem(w) for w in words}
 
 
-def fuse(channels: dict[str, Channel], weights: dict[str, float] | None = None) -> list[Seed]:
+def fuse(channels: dict[str, Channel], weights: dict[str, float] | None = None,
+         strengths: dict[str, Strengths] | None = None) -> list[Seed]:
     """Reciprocal-rank fusion of ranked channels; ties broken by symbol id for determinism."""
     weights = weights or CHANNEL_WEIGHTS
+    strengths = strengths or {}
     scores: dict[int, float] = defaultdict(float)
     hits: dict[int, list[Hit]] = defaultdict(list)
     for channel, ranked in channels.items():
+        own = strengths.get(channel, {})
         for rank, (sid, detail) in enumerate(ranked, start=1):
             scores[sid] += weights.get(channel, 1.0) / (RRF_K + rank)
-            hits[sid].append(Hit(channel, rank, detail))
+            hits[sid].append(Hit(channel, rank, detail, own.get(sid, 1.0)))
     order = sorted(scores, key=lambda sid: (-scores[sid], sid))
     return [Seed(sid, scores[sid], tuple(hits[sid])) for sid in order]
 
 
 def seed(store: Store, keywords: Keywords) -> list[Seed]:
     """Every channel, fused."""
+    fts, bm25 = fts_ranked(store, keywords)
     channels = {
         "name": name_channel(store, keywords),
-        "fts": fts_channel(store, keywords),
+        "fts": fts,
         "path": path_channel(store, keywords),
     }
-    return fuse(channels)
+    return fuse(channels, strengths={"fts": bm25})
 
 
 def _first_occurrence(ranked: list[tuple[int, str]]) -> Channel:
