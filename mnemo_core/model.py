@@ -28,6 +28,7 @@ class RawSymbol(NamedTuple):
     params: tuple[str, ...] = ()
     decorators: tuple[str, ...] = ()
     words: str = ""  # the qualified name split into lower-case words, for full-text search
+    returns: str = ""  # the declared return type, or the class a ``return C(...)`` constructs
 
 
 class RawRef(NamedTuple):

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from mnemo_core.index.store import Store
-from mnemo_core.model import Edge, Symbol
+from mnemo_core.model import CALLABLE_KINDS, Edge, Symbol
 
 IMPORT_IMPACT_KINDS = frozenset({"module", "constant"})
 HOP_DECAY = 0.6  # each hop away from the change makes a dependency less likely to break
@@ -42,9 +42,12 @@ class Reach:
 
 def _step(store: Store, frontier: Iterable[int]) -> list[tuple[int, int, str, float]]:
     """(from, to, label, confidence) for every reverse dependency of the frontier. Importing a
-    function or class says nothing its callers do not; importing a module or a constant does."""
+    function or class says nothing its callers do not; importing a module or a constant does. A
+    function defined inside another (a closure, a test's local view function) is reached through
+    whoever defines it."""
     ids = list(frontier)
-    importable = {sid for sid, s in store.symbols_by_ids(ids).items() if s.kind in IMPORT_IMPACT_KINDS}
+    symbols = store.symbols_by_ids(ids)
+    importable = {sid for sid, s in symbols.items() if s.kind in IMPORT_IMPACT_KINDS}
     found: list[tuple[int, int, str, float]] = []
     incoming = store.edges_touching(ids, "in")
     outgoing = store.edges_touching(ids, "out")
@@ -57,6 +60,11 @@ def _step(store: Store, frontier: Iterable[int]) -> list[tuple[int, int, str, fl
             if edge_type == "imports" and node not in importable:
                 continue
             found.append((node, dependant, label, e.confidence))
+    parents = store.symbols_by_ids({s.parent_id for s in symbols.values() if s.parent_id is not None})
+    for sid, symbol in symbols.items():
+        parent = parents.get(symbol.parent_id or 0)
+        if symbol.kind in CALLABLE_KINDS and parent is not None and parent.kind in CALLABLE_KINDS:
+            found.append((sid, parent.id, "defines", 1.0))
     return found
 
 
@@ -71,6 +79,8 @@ def walk_back(store: Store, changed: Iterable[int], depth: int, stop_at_tests: b
         candidates: dict[int, Reach] = {}
         for node, dependant, label, confidence in sorted(_step(store, frontier)):
             origin = reached[node]
+            if label == "overrides" and origin.labels[:1] == ("dispatches to",):
+                continue  # up to a base method, then down to a sibling override: another class
             weight = origin.weight * confidence * HOP_DECAY
             known = reached.get(dependant) or candidates.get(dependant)
             if known is not None and (known.weight >= weight or known.depth < hop):

@@ -22,7 +22,8 @@ from mnemo_core.index.textsplit import identifier_words
 
 SIGNATURE_MAX_CHARS = 300
 DOCSTRING_MAX_CHARS = 2000
-CONTAINER_ONLY = "impl"  # a named container that owns methods but is not itself a symbol
+CONTAINER_ONLY = "impl"
+RETURNS_KIND = "returns"  # ``return C(...)`` / ``yield C(...)``: folded into the function's return type  # a named container that owns methods but is not itself a symbol
 NAME_DOT = "_"  # a "." inside one name (a test named by its description) would read as nesting
 _SPACES = re.compile(r"\s+")
 _LINE_COMMENT = re.compile(r"\s+(?:#|//)[^\"']*$")
@@ -53,18 +54,34 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
         elif role == "import":
             imports.extend(spec.hooks.parse_import(captures[capture][0]))
     definitions = _nest(definitions)
+    scoped = _scoped_refs(refs, definitions)
+    constructed = _constructed_returns(scoped)
     in_test_file = spec.hooks.is_test_file(path)
     symbols = [_module_symbol(path, source, root, spec, in_test_file)]
-    symbols += [_symbol(d, spec, in_test_file) for d in definitions if d.kind != CONTAINER_ONLY]
+    symbols += [_symbol(d, spec, in_test_file, constructed.get(d.qualified, ""))
+                for d in definitions if d.kind != CONTAINER_ONLY]
     return FileExtract(
         path=path,
         language=spec.name,
         symbols=tuple(symbols),
-        refs=tuple(_scoped_refs(refs, definitions)),
+        refs=tuple(r for r in scoped if r.kind != RETURNS_KIND),
         imports=tuple(imports),
         exports=_exports(root) if spec.name == "python" else None,
         parse_errors=_count_errors(root),
     )
+
+
+def _constructed_returns(refs: list[RawRef]) -> dict[str, str]:
+    """Per function, the class its first ``return``/``yield`` constructs: directly (``return C()``)
+    or through a variable typed in the same function (``app = C(); yield app``)."""
+    typed = {(r.scope, r.name): r.receiver for r in refs if r.kind == "type"}
+    found: dict[str, str] = {}
+    for ref in refs:
+        if ref.kind == RETURNS_KIND and ref.scope not in found:
+            returned = typed.get((ref.scope, ref.receiver), ref.receiver)
+            if returned[:1].isupper() or "." in returned:
+                found[ref.scope] = returned
+    return found
 
 
 def _text(node: Node) -> str:
@@ -129,7 +146,7 @@ def _nest(definitions: list[Definition]) -> list[Definition]:
     return ordered
 
 
-def _symbol(d: Definition, spec: LanguageSpec, in_test_file: bool) -> RawSymbol:
+def _symbol(d: Definition, spec: LanguageSpec, in_test_file: bool, constructed: str) -> RawSymbol:
     hooks = spec.hooks
     d.decorators = hooks.decorators(d)
     d.is_test, d.is_test_case = hooks.classify_test(d, in_test_file)
@@ -148,6 +165,7 @@ def _symbol(d: Definition, spec: LanguageSpec, in_test_file: bool) -> RawSymbol:
         params=hooks.params(d),
         decorators=d.decorators,
         words=" ".join(identifier_words(d.qualified)),
+        returns=hooks.returns(d) or constructed,
     )
 
 

@@ -63,7 +63,6 @@ class _Resolution:
 
 _MISS = _Resolution([], "", final=False)
 _TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*")
-_RETURNS = re.compile(r"->\s*(.+)$")
 TYPE_WRAPPERS = frozenset({
     "Optional", "Union", "None", "Any", "List", "Dict", "Set", "FrozenSet", "Tuple", "Type", "Sequence",
     "Iterable", "Iterator", "Generator", "Mapping", "MutableMapping", "Callable", "ClassVar", "Final",
@@ -79,8 +78,8 @@ class Resolver:
 
     def __init__(self, world: World) -> None:
         self.world = world
-        self._types: dict[str, dict[str, str]] = {}
-        self._signatures: dict[int, str] = {}
+        self._types: dict[str, dict[str, tuple[str, str]]] = {}
+        self._typing: set[tuple[int, str, str]] = set()
 
     def resolve(self, refs_by_file: Mapping[int, Sequence[RefRow]]) -> list[tuple[Edge, int]]:
         """All edges resolved from the given files' references, each with the file it came from.
@@ -183,6 +182,8 @@ class Resolver:
         hooks = w.hooks(file_id)
         receiver = ref.receiver
         if not receiver:
+            if ref.name in hooks.self_names:  # cls(...) in a class method builds the class
+                return _Resolution(w.enclosing_classes(file_id, ref.scope), "self")
             if hooks.implicit_self:
                 members = w.find_member(w.enclosing_classes(file_id, ref.scope), ref.name)
                 if members:
@@ -195,8 +196,9 @@ class Resolver:
             classes = w.enclosing_classes(file_id, ref.scope)
             return _Resolution(w.find_member(classes, ref.name, include_self=False), "self")
         if self._is_self(file_id, ref.scope, receiver):
-            classes = w.enclosing_classes(file_id, ref.scope)
-            return _Resolution(w.find_member(classes, ref.name), "self")
+            classes = w.enclosing_classes(file_id, ref.scope) or self._typed_receiver(file_id, ref.scope, receiver)
+            if classes:
+                return _Resolution(w.find_member(classes, ref.name), "self")
         classes = self._typed_receiver(file_id, ref.scope, receiver)
         if classes:
             members = w.find_member(classes, ref.name)
@@ -216,25 +218,45 @@ class Resolver:
 
     def _typed_receiver(self, file_id: int, scope: str, receiver: str) -> list[int]:
         """The classes a variable's declared or constructed type names: ``x = Client()``,
-        ``x: Client``, ``def f(x: Client)``, ``self.x = Client()`` in any method of the class, or a
-        pytest fixture parameter whose fixture declares ``-> Client``."""
+        ``x: Client``, ``def f(x: Client)``, ``self.x = Client()`` in any method of the class,
+        ``x = make_client()`` where ``make_client`` declares ``-> Client``, or a pytest fixture
+        parameter whose fixture returns a ``Client``."""
+        if (file_id, scope, receiver) in self._typing:
+            return []  # a type that depends on itself (x = x.next())
+        self._typing.add((file_id, scope, receiver))
+        try:
+            return self._typed(file_id, scope, receiver)
+        finally:
+            self._typing.discard((file_id, scope, receiver))
+
+    def _typed(self, file_id: int, scope: str, receiver: str) -> list[int]:
         parts = scope.split(".") if scope else []
         for i in range(len(parts), -1, -1):
-            text = self._types.get(".".join(parts[:i]), {}).get(receiver)
-            if text:
+            declared = self._types.get(".".join(parts[:i]), {}).get(receiver)
+            if declared:
+                kind, text = declared
+                if kind == "result":
+                    return self._returned_classes(file_id, scope, text)
                 return self._classes_in(file_id, scope, text)
         src = self._source(file_id, scope)
         if src is None or receiver not in self.world.symbol(src).params:
             return []
         fixture = self._find_fixture(file_id, receiver) if self.world.files[file_id].language == "python" else None
-        if fixture is None:
+        if fixture is None or not self.world.symbol(fixture).returns:
             return []
-        returns = _RETURNS.search(self._signatures.get(fixture) or self._signature(fixture))
-        return self._classes_in(self.world.symbol(fixture).file_id, "", returns.group(1)) if returns else []
+        return self._classes_in(self.world.symbol(fixture).file_id, "", self.world.symbol(fixture).returns)
 
-    def _signature(self, symbol_id: int) -> str:
-        self._signatures[symbol_id] = self.world.source.signature_of(symbol_id)
-        return self._signatures[symbol_id]
+    def _returned_classes(self, file_id: int, scope: str, callee: str) -> list[int]:
+        """The classes a call returns: the class itself for a constructor, else the callee's
+        declared (or constructed) return type."""
+        receiver, _, name = callee.rpartition(".")
+        found = self._resolve_call(file_id, RawRef("call", name, receiver, scope, 0))
+        classes = [i for i in found.ids if self.world.symbol(i).kind in CLASS_KINDS]
+        for target in found.ids:
+            symbol = self.world.symbol(target)
+            if symbol.returns and symbol.kind in {"function", "method"}:
+                classes += self._classes_in(symbol.file_id, "", symbol.returns)
+        return classes
 
     def _classes_in(self, file_id: int, scope: str, type_text: str) -> list[int]:
         """The first name in a type annotation that resolves to a class (``Optional[Foo]`` -> Foo)."""
@@ -421,15 +443,16 @@ class Resolver:
         return edges
 
 
-def _variable_types(refs: Sequence[RefRow]) -> dict[str, dict[str, str]]:
-    """Declared or constructed variable types by scope; ``self.x`` ones are filed under the class
-    (the method's owner) so every method sees them. The first declaration in a scope wins."""
-    types: dict[str, dict[str, str]] = defaultdict(dict)
+def _variable_types(refs: Sequence[RefRow]) -> dict[str, dict[str, tuple[str, str]]]:
+    """Declared, constructed or returned variable types by scope, as (kind, text); ``self.x`` ones
+    are filed under the class (the method's owner) so every method sees them. The first
+    declaration in a scope wins."""
+    types: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)
     for kind, name, receiver, scope, _ in refs:
-        if kind != "type":
+        if kind not in ("type", "result"):
             continue
         owner = scope.rsplit(".", 1)[0] if "." in name and "." in scope else scope
-        types[owner].setdefault(name, receiver)
+        types[owner].setdefault(name, (kind, receiver))
     return types
 
 

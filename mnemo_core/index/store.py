@@ -26,7 +26,7 @@ from mnemo_core.model import Edge, FileExtract, RawImport, RawRef, RawSymbol, Sy
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0
@@ -47,7 +47,7 @@ CREATE TABLE symbols(
     kind TEXT NOT NULL, signature TEXT NOT NULL, docstring TEXT NOT NULL,
     start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, size INTEGER NOT NULL,
     is_test INTEGER NOT NULL, is_test_case INTEGER NOT NULL, exported INTEGER NOT NULL,
-    parent_id INTEGER, params TEXT NOT NULL, decorators TEXT NOT NULL);
+    parent_id INTEGER, params TEXT NOT NULL, decorators TEXT NOT NULL, returns TEXT NOT NULL);
 CREATE INDEX symbols_file ON symbols(file_id);
 CREATE INDEX symbols_short ON symbols(short_name);
 CREATE INDEX symbols_short_lower ON symbols(lower(short_name));
@@ -362,11 +362,6 @@ class Store:
             out.update(self.conn.execute(f"SELECT id, file_id FROM symbols {where}", args))
         return out
 
-    def signature_of(self, symbol_id: int) -> str:
-        """One symbol's signature ('' when it is gone)."""
-        row = self.conn.execute("SELECT signature FROM symbols WHERE id=?", (symbol_id,)).fetchone()
-        return str(row[0]) if row else ""
-
     def symbols_with_short_name(self, name: str) -> list[SymbolRow]:
         """Every symbol whose last name component is ``name``."""
         return _symbol_rows(self.conn.execute(f"SELECT {_RESOLVER_COLUMNS} FROM symbols WHERE short_name=?", (name,)))
@@ -619,7 +614,7 @@ _INSERT_FTS = (
 )
 _INSERT_SYMBOL = (
     "INSERT INTO symbols(id, file_id, name, short_name, kind, signature, docstring, start_line, end_line, size,"
-    " is_test, is_test_case, exported, parent_id, params, decorators) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    " is_test, is_test_case, exported, parent_id, params, decorators, returns) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 def _ordinal_keys(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str, int]]:
     """(name, kind, n): the n-th definition of that name and kind in a file (overloads, setters)."""
@@ -635,7 +630,7 @@ def _symbol_row(sym: RawSymbol, file_id: int, parent_id: int | None) -> tuple[ob
     return (
         file_id, sym.name, sym.name.rsplit(".", 1)[-1], sym.kind, sym.signature, sym.docstring, sym.start_line,
         sym.end_line, sym.size, int(sym.is_test), int(sym.is_test_case), int(sym.exported), parent_id,
-        " ".join(sym.params), "\n".join(sym.decorators),
+        " ".join(sym.params), "\n".join(sym.decorators), sym.returns,
     )
 
 
@@ -648,13 +643,13 @@ def _symbol(r: Sequence[object]) -> Symbol:
     )
 
 
-_RESOLVER_COLUMNS = "id, file_id, name, kind, parent_id, is_test, is_test_case, params, decorators"
+_RESOLVER_COLUMNS = "id, file_id, name, kind, parent_id, is_test, is_test_case, params, decorators, returns"
 
 
 def _symbol_rows(rows: Iterable[Sequence[Any]]) -> list[SymbolRow]:
     return [
         SymbolRow(r[0], r[1], r[2], r[3], r[4], bool(r[5]), bool(r[6]),
-                  tuple(r[7].split()) if r[7] else (), tuple(r[8].split("\n")) if r[8] else ())
+                  tuple(r[7].split()) if r[7] else (), tuple(r[8].split("\n")) if r[8] else (), r[9])
         for r in rows
     ]
 

@@ -155,3 +155,24 @@ def test_receivers_typed_by_construction_annotation_attribute_and_fixture(tmp_pa
     assert not any(s == "pkg/app.py:built" and d.endswith("Ftp.send") for s, d, _ in calls)
     untyped = {d for s, d, r in calls if s == "pkg/app.py:untyped"}
     assert untyped == {"pkg/clients.py:Http.send", "pkg/clients.py:Ftp.send"}, "untyped: both, by name"
+
+
+def test_types_from_returns_fixtures_without_annotations_and_class_methods(tmp_path: Path) -> None:
+    write_files(tmp_path, {
+        "cli/runner.py": (
+            "class Result:\n    def output(self):\n        return ''\n\n"
+            "class Runner:\n    def invoke(self) -> Result:\n        return Result()\n\n"
+            "    @classmethod\n    def default(cls):\n        return cls()\n\n"
+            "def make_runner() -> 'Runner':\n    return Runner()\n\n"
+            "def use():\n    r = make_runner()\n    res = r.invoke()\n    return res.output()\n"
+        ),
+        "tests/conftest.py": "import pytest\nfrom cli.runner import Runner\n\n@pytest.fixture\ndef runner():\n"
+                             "    r = Runner()\n    yield r\n",
+        "tests/test_cli.py": "def test_invoke(runner):\n    assert runner.invoke()\n",
+    })
+    index_repo(tmp_path)
+    calls = indexed_edges(tmp_path, "calls")
+    assert ("cli/runner.py:use", "cli/runner.py:Runner.invoke", "typed") in calls
+    assert ("cli/runner.py:use", "cli/runner.py:Result.output", "typed") in calls
+    assert ("tests/test_cli.py:test_invoke", "cli/runner.py:Runner.invoke", "typed") in calls
+    assert ("cli/runner.py:Runner.default", "cli/runner.py:Runner", "self") in calls

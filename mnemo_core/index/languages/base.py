@@ -12,6 +12,8 @@ from tree_sitter import Node
 from mnemo_core.model import RawImport
 
 _COMMENT_MARKERS = re.compile(r"^\s*(?:/\*\*?|\*/|\*|///?|//!|#+|--|;+)\s?")
+RETURN_TYPE_FIELDS = ("return_type", "result")
+RETURN_TYPE_MAX_CHARS = 200
 TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})
 
 
@@ -109,6 +111,14 @@ class Hooks:
             if target is not None and target.type == "identifier":
                 names.append(node_text(target))
         return tuple(names)
+
+    def returns(self, definition: Definition) -> str:
+        """The declared return type of a function, as written ('' when there is none)."""
+        for field_name in RETURN_TYPE_FIELDS:
+            node = definition.node.child_by_field_name(field_name)
+            if node is not None:
+                return node_text(node)[:RETURN_TYPE_MAX_CHARS]
+        return ""
 
     def parse_import(self, node: Node) -> list[RawImport]:
         """The names an import statement binds."""

@@ -28,8 +28,19 @@
   (#match? @receiver "^([a-z_][a-z0-9_]*\\.)*_?[A-Z]")) @reference.type
 (assignment left: [(identifier) (attribute object: (identifier) attribute: (identifier))] @name
   type: (type) @receiver) @reference.type
+(assignment left: (identifier) @name
+  right: (call function: [(identifier) (attribute)] @receiver)
+  (#match? @receiver "^([a-zA-Z_][a-zA-Z0-9_]*\\.)*[a-z_][a-z0-9_]*$")) @reference.result
 (typed_parameter (identifier) @name type: (type) @receiver) @reference.type
 (typed_default_parameter name: (identifier) @name type: (type) @receiver) @reference.type
+
+; the class a function builds and hands back (a fixture without a return annotation)
+(return_statement (call function: [(identifier) (attribute)] @receiver @name
+  (#match? @receiver "^([a-z_][a-z0-9_]*\\.)*_?[A-Z]"))) @reference.returns
+(expression_statement (yield (call function: [(identifier) (attribute)] @receiver @name
+  (#match? @receiver "^([a-z_][a-z0-9_]*\\.)*_?[A-Z]")))) @reference.returns
+(return_statement (identifier) @receiver @name) @reference.returns
+(expression_statement (yield (identifier) @receiver @name)) @reference.returns
 
 (import_statement) @import
 (import_from_statement) @import
