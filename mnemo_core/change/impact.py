@@ -18,7 +18,7 @@ from mnemo_core.model import CALLABLE_KINDS, Edge, Symbol
 
 IMPORT_IMPACT_KINDS = frozenset({"module", "constant"})
 HOP_DECAY = 0.6  # each hop away from the change makes a dependency less likely to break
-TEST_DEPTH = 6  # tests reach the code they exercise through helpers, fixtures and layers
+TEST_DEPTH = 8  # tests reach the code they exercise through helpers, fixtures and layers
 # reverse relations: (edge type, direction to follow, label); "in" follows the edge back to its source
 RELATIONS = (
     ("calls", "in", "calls"),

@@ -63,6 +63,8 @@ class _Resolution:
 
 _MISS = _Resolution([], "", final=False)
 _TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*")
+IMPLICIT_KINDS = ("read", "enter")  # references that run code without call syntax
+PROPERTY_DECORATORS = frozenset({"property", "cached_property", "getter", "setter"})
 TYPE_WRAPPERS = frozenset({
     "Optional", "Union", "None", "Any", "List", "Dict", "Set", "FrozenSet", "Tuple", "Type", "Sequence",
     "Iterable", "Iterator", "Generator", "Mapping", "MutableMapping", "Callable", "ClassVar", "Final",
@@ -112,11 +114,11 @@ class Resolver:
         self._types = _variable_types(refs) if calls else {}
         typed = {var for names in self._types.values() for var in names} | self._parameter_names(file_id) \
             if calls else set()
-        cache: dict[tuple[str, str, str], tuple[tuple[int, ...], str, float]] = {}
+        cache: dict[tuple[str, str, str, str], tuple[tuple[int, ...], str, float]] = {}
         sources: dict[str, int | None] = {}
         best: dict[tuple[int, int], Edge] = {}
-        for ref_kind, name, receiver, scope, line in refs:
-            if ref_kind != kind:
+        for ref_kind, name, receiver, scope, line in _implicit_calls(refs) if calls else refs:
+            if ref_kind != kind and not (calls and ref_kind in IMPLICIT_KINDS):
                 continue
             src = sources.get(scope, -1)
             if src == -1:
@@ -128,7 +130,7 @@ class Resolver:
                           or _HEAD.split(receiver, 1)[0] in nested or receiver in typed)
             else:
                 scoped = every_bare_call_scoped or name in nested
-            key = (scope if scoped else "", receiver, name)
+            key = (scope if scoped else "", receiver, name, ref_kind)
             target = cache.get(key)
             if target is None:
                 target = cache[key] = self._target(file_id, RawRef(ref_kind, name, receiver, scope, line))
@@ -144,11 +146,18 @@ class Resolver:
     def _target(self, file_id: int, ref: RawRef) -> tuple[tuple[int, ...], str, float]:
         """What a reference resolves to: target ids (constructors included), how, and confidence."""
         w = self.world
-        found = self._resolve_call(file_id, ref) if ref.kind == "call" else self._resolve_type(file_id, ref)
+        if ref.kind == "inherit":
+            found = self._resolve_type(file_id, ref)
+        elif ref.kind == "read":
+            found = self._resolve_read(file_id, ref)
+        elif ref.kind == "enter":
+            found = self._resolve_enter(file_id, ref)
+        else:
+            found = self._resolve_call(file_id, ref)
         if not found.ids:
             return (), found.how, 0.0
         ids = list(found.ids)
-        if ref.kind == "call":
+        if ref.kind != "inherit":
             ids += w.constructors(i for i in found.ids if w.symbol(i).kind in CLASS_KINDS)
         confidence = round(CONFIDENCE[found.how] / (len(found.ids) if found.how == "name" else 1), 3)
         return tuple(ids), found.how, confidence
@@ -184,6 +193,9 @@ class Resolver:
         if not receiver:
             if ref.name in hooks.self_names:  # cls(...) in a class method builds the class
                 return _Resolution(w.enclosing_classes(file_id, ref.scope), "self")
+            called = self._called_value(file_id, ref.scope, ref.name)
+            if called.ids:
+                return called
             if hooks.implicit_self:
                 members = w.find_member(w.enclosing_classes(file_id, ref.scope), ref.name)
                 if members:
@@ -195,6 +207,9 @@ class Resolver:
         if receiver in hooks.super_names or receiver.startswith("super("):
             classes = w.enclosing_classes(file_id, ref.scope)
             return _Resolution(w.find_member(classes, ref.name, include_self=False), "self")
+        called = self._called_value(file_id, ref.scope, f"{receiver}.{ref.name}")
+        if called.ids:
+            return called
         if self._is_self(file_id, ref.scope, receiver):
             classes = w.enclosing_classes(file_id, ref.scope) or self._typed_receiver(file_id, ref.scope, receiver)
             if classes:
@@ -210,6 +225,46 @@ class Resolver:
         if ref.name in hooks.builtin_methods:
             return _EXTERNAL
         return self._by_name(file_id, ref.name, methods=True)
+
+    def _called_value(self, file_id: int, scope: str, variable: str) -> _Resolution:
+        """Calling a variable: one bound to a class builds it (``self.context_class(...)``); one
+        holding an instance runs its ``__call__`` (``self.type(value)``)."""
+        declared = self._declared(scope, variable)
+        if declared is None:
+            return _MISS
+        kind, text = declared
+        if kind == "alias":
+            return _Resolution(self._classes_in(file_id, scope, text), "typed")
+        classes = self._typed_receiver(file_id, scope, variable)
+        return _Resolution(self.world.find_member(classes, "__call__"), "typed") if classes else _MISS
+
+    def _declared(self, scope: str, variable: str) -> tuple[str, str] | None:
+        parts = scope.split(".") if scope else []
+        for i in range(len(parts), -1, -1):
+            declared = self._types.get(".".join(parts[:i]), {}).get(variable)
+            if declared:
+                return declared
+        return None
+
+    def _resolve_read(self, file_id: int, ref: RawRef) -> _Resolution:
+        """``self.name`` read without a call: a property of the class (or a base) runs."""
+        members = self.world.find_member(self.world.enclosing_classes(file_id, ref.scope), ref.name)
+        props = [m for m in members if any(d.rsplit(".", 1)[-1] in PROPERTY_DECORATORS
+                                           for d in self.world.symbol(m).decorators)]
+        return _Resolution(props, "self") if props else _EXTERNAL
+
+    def _resolve_enter(self, file_id: int, ref: RawRef) -> _Resolution:
+        """``with expr:`` runs ``__enter__`` and ``__exit__`` of the value's class (no name guessing)."""
+        value = ref.name
+        if value.endswith(")"):
+            classes = list(self._resolve_receiver(file_id, ref.scope, value).ids)
+            if not classes:
+                classes = self._returned_classes(file_id, ref.scope, value[: value.find("(")])
+        else:
+            classes = self._typed_receiver(file_id, ref.scope, value)
+        classes = [c for c in classes if self.world.symbol(c).kind in CLASS_KINDS]
+        found = [m for name in ("__enter__", "__exit__") for m in self.world.find_member(classes, name)]
+        return _Resolution(found, "typed") if found else _EXTERNAL
 
     def _parameter_names(self, file_id: int) -> set[str]:
         """Every parameter name in a file (a receiver named like one may be typed per scope)."""
@@ -230,14 +285,12 @@ class Resolver:
             self._typing.discard((file_id, scope, receiver))
 
     def _typed(self, file_id: int, scope: str, receiver: str) -> list[int]:
-        parts = scope.split(".") if scope else []
-        for i in range(len(parts), -1, -1):
-            declared = self._types.get(".".join(parts[:i]), {}).get(receiver)
-            if declared:
-                kind, text = declared
-                if kind == "result":
-                    return self._returned_classes(file_id, scope, text)
-                return self._classes_in(file_id, scope, text)
+        declared = self._declared(scope, receiver)
+        if declared is not None and declared[0] != "alias":
+            kind, text = declared
+            if kind == "result":
+                return self._returned_classes(file_id, scope, text)
+            return self._classes_in(file_id, scope, text)
         src = self._source(file_id, scope)
         if src is None or receiver not in self.world.symbol(src).params:
             return []
@@ -443,16 +496,23 @@ class Resolver:
         return edges
 
 
+def _implicit_calls(refs: Sequence[RefRow]) -> list[RefRow]:
+    """Calls, property reads and ``with`` statements, in source order."""
+    return [r for r in refs if r[0] in ("call", *IMPLICIT_KINDS)]
+
+
 def _variable_types(refs: Sequence[RefRow]) -> dict[str, dict[str, tuple[str, str]]]:
     """Declared, constructed or returned variable types by scope, as (kind, text); ``self.x`` ones
     are filed under the class (the method's owner) so every method sees them. The first
     declaration in a scope wins."""
     types: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)
     for kind, name, receiver, scope, _ in refs:
-        if kind not in ("type", "result"):
+        if kind not in ("type", "result", "alias"):
             continue
         owner = scope.rsplit(".", 1)[0] if "." in name and "." in scope else scope
         types[owner].setdefault(name, (kind, receiver))
+        if kind == "alias" and "." not in name:  # a class attribute, read as self.name in methods
+            types[owner].setdefault(f"self.{name}", (kind, receiver))
     return types
 
 

@@ -176,3 +176,27 @@ def test_types_from_returns_fixtures_without_annotations_and_class_methods(tmp_p
     assert ("cli/runner.py:use", "cli/runner.py:Result.output", "typed") in calls
     assert ("tests/test_cli.py:test_invoke", "cli/runner.py:Runner.invoke", "typed") in calls
     assert ("cli/runner.py:Runner.default", "cli/runner.py:Runner", "self") in calls
+
+
+def test_implicit_calls_class_attributes_call_dunder_properties_and_with(tmp_path: Path) -> None:
+    write_files(tmp_path, {
+        "pkg/core.py": (
+            "class Context:\n    def __init__(self, cmd):\n        self.cmd = cmd\n\n"
+            "class Converter:\n    def __call__(self, value):\n        return value\n\n"
+            "class Guard:\n    def __enter__(self):\n        return self\n    def __exit__(self, *a):\n        return False\n\n"
+            "class Command:\n    context_class = Context\n\n"
+            "    def __init__(self):\n        self.type = Converter()\n\n"
+            "    @property\n    def name(self):\n        return 'x'\n\n"
+            "    def make_context(self):\n        return self.context_class(self)\n\n"
+            "    def convert(self, v):\n        return self.type(v)\n\n"
+            "    def label(self):\n        return self.name.upper()\n\n"
+            "    def guarded(self):\n        with Guard():\n            return 1\n"
+        ),
+    })
+    index_repo(tmp_path)
+    calls = {(s, d) for s, d, _ in indexed_edges(tmp_path, "calls")}
+    assert ("pkg/core.py:Command.make_context", "pkg/core.py:Context.__init__") in calls
+    assert ("pkg/core.py:Command.convert", "pkg/core.py:Converter.__call__") in calls
+    assert ("pkg/core.py:Command.label", "pkg/core.py:Command.name") in calls
+    assert ("pkg/core.py:Command.guarded", "pkg/core.py:Guard.__enter__") in calls
+    assert ("pkg/core.py:Command.guarded", "pkg/core.py:Guard.__exit__") in calls

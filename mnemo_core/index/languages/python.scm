@@ -34,6 +34,16 @@
 (typed_parameter (identifier) @name type: (type) @receiver) @reference.type
 (typed_default_parameter name: (identifier) @name type: (type) @receiver) @reference.type
 
+; a class bound to a name (``context_class = Context`` in a class body, ``cls = Option``): calling it builds one
+(assignment left: [(identifier) (attribute object: (identifier) attribute: (identifier))] @name
+  right: [(identifier) (attribute)] @receiver
+  (#match? @receiver "^([a-z_][a-z0-9_]*\\.)*_?[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*$")) @reference.alias
+; implicit calls: a property read on self, and the context manager protocol of ``with``
+(attribute object: (identifier) @receiver attribute: (identifier) @name
+  (#any-of? @receiver "self" "cls")) @reference.read
+(with_item value: [(identifier) (attribute) (call)] @name) @reference.enter
+(with_item value: (as_pattern . [(identifier) (attribute) (call)] @name)) @reference.enter
+
 ; the class a function builds and hands back (a fixture without a return annotation)
 (return_statement (call function: [(identifier) (attribute)] @receiver @name
   (#match? @receiver "^([a-z_][a-z0-9_]*\\.)*_?[A-Z]"))) @reference.returns
