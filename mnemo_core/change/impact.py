@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from mnemo_core.index.store import Store
 from mnemo_core.model import CALLABLE_KINDS, Edge, Symbol
 
+GUESS_CONFIDENCE = 0.5  # edges at or below this were resolved by name alone
+MAX_GUESSES = 2  # a path through more name-only links is more likely wrong than right
 IMPORT_IMPACT_KINDS = frozenset({"module", "constant"})
 HOP_DECAY = 0.6  # each hop away from the change makes a dependency less likely to break
 TEST_DEPTH = 8  # tests reach the code they exercise through helpers, fixtures and layers
@@ -38,6 +40,7 @@ class Reach:
     weight: float
     path: tuple[int, ...]
     labels: tuple[str, ...]  # how each hop of ``path`` depends on the next
+    guesses: int = 0  # hops resolved by name alone on the way
 
 
 def _step(store: Store, frontier: Iterable[int]) -> list[tuple[int, int, str, float]]:
@@ -81,11 +84,15 @@ def walk_back(store: Store, changed: Iterable[int], depth: int, stop_at_tests: b
             origin = reached[node]
             if label == "overrides" and origin.labels[:1] == ("dispatches to",):
                 continue  # up to a base method, then down to a sibling override: another class
+            guesses = origin.guesses + (confidence <= GUESS_CONFIDENCE)
+            if guesses > MAX_GUESSES:
+                continue
             weight = origin.weight * confidence * HOP_DECAY
             known = reached.get(dependant) or candidates.get(dependant)
             if known is not None and (known.weight >= weight or known.depth < hop):
                 continue
-            candidates[dependant] = Reach(dependant, hop, weight, (dependant, *origin.path), (label, *origin.labels))
+            candidates[dependant] = Reach(dependant, hop, weight, (dependant, *origin.path), (label, *origin.labels),
+                                          guesses)
         if stop_at_tests and candidates:
             symbols = store.symbols_by_ids(candidates)
             test_cases |= {sid for sid, s in symbols.items() if s.is_test_case}
