@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.vcs.git import GitError, repo_toplevel, tracked_and_untracked
@@ -43,17 +43,17 @@ def list_files(root: Path) -> Listing:
             paths = tracked_and_untracked(root)
         except GitError:
             walked, paths = True, []
+        paths = [p for p in paths if _indexable(p, ALWAYS_SKIPPED_DIRS)]
     if walked:
         paths = _walk(root)
-    kept = [p for p in paths if _indexable(p, ALWAYS_SKIPPED_DIRS)]
-    return Listing(tuple(kept), walked)
+    return Listing(tuple(paths), walked)
 
 
 def _indexable(path: str, skipped_dirs: frozenset[str]) -> bool:
-    parts = PurePosixPath(path).parts
+    parts = path.split("/")
     if any(part in skipped_dirs for part in parts[:-1]):
         return False
-    return language_for_path(path) is not None and ".min." not in parts[-1]
+    return ".min." not in parts[-1] and language_for_path(path) is not None
 
 
 def _walk(root: Path) -> list[str]:

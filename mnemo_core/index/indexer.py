@@ -14,15 +14,18 @@ index is never left half-written.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
-from multiprocessing import get_context
+from dataclasses import dataclass, replace
+from multiprocessing import get_all_start_methods, get_context
 from pathlib import Path
+from typing import Any
 
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.extract import extract
@@ -30,9 +33,9 @@ from mnemo_core.index.files import list_files, read_source
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.lock import index_lock
 from mnemo_core.index.resolve import Resolver
+from mnemo_core.index.store import EncodedRefs, FileFacts, FileRow, Store, encode_refs, prepare_index_dir
 from mnemo_core.index.world import World
-from mnemo_core.index.store import FileFacts, FileRow, Store, prepare_index_dir
-from mnemo_core.model import FileExtract, IndexStats, RawRef
+from mnemo_core.model import Edge, FileExtract, IndexStats
 from mnemo_core.vcs.git import head_commit, repo_toplevel
 
 log = logging.getLogger(__name__)
@@ -40,6 +43,7 @@ log = logging.getLogger(__name__)
 PARALLEL_MIN_FILES = 48  # below this, starting worker processes costs more than it saves
 CHUNK_SIZE = 8  # files per task sent to a worker
 MAX_WORKERS = 8
+PARALLEL_RESOLVE_MIN_FILES = 300  # below this, forking costs more than it saves
 PRELOAD_SHARE = 0.2  # re-resolving more than this share of files: load the whole index up front
 Progress = Callable[[str, int, int], None]
 
@@ -48,8 +52,9 @@ Progress = Callable[[str, int, int], None]
 class _Parsed:
     path: str
     facts: FileFacts | None
-    extract: FileExtract | None
+    extract: FileExtract | None  # its refs travel encoded, in ``refs``
     skipped: str | None
+    refs: EncodedRefs | None = None
 
 
 def resolve_root(path: str | Path) -> Path:
@@ -78,7 +83,8 @@ def index_repo(
 
 
 def _update(
-    root: Path, store: Store, full: bool, progress: Progress | None, only: Sequence[str] | None, started: float
+    root: Path, store: Store, full: bool, progress: Progress | None, only: Sequence[str] | None,
+    started: float,
 ) -> IndexStats:
     known = store.files()
     walked = False
@@ -96,7 +102,8 @@ def _update(
     with store.transaction():
         affected = store.files_with_edges_into([row.id for row in removed])
         store.remove_files([row.id for row in removed])
-        refs, changed_names = {}, set()
+        refs: dict[int, str] = {}
+        changed_names: set[str] = set()
         for p in _parse_all(root, stale, known, full, progress):
             parsed.append(p)
             if p.skipped and p.path in known:
@@ -104,8 +111,8 @@ def _update(
                 affected |= store.files_with_edges_into([known[p.path].id])
                 store.remove_files([known[p.path].id])
             file_id, names, dependents = _write_one(store, p, known.get(p.path))
-            if file_id is not None and p.extract is not None:
-                refs[file_id] = list(p.extract.refs)
+            if file_id is not None and p.refs is not None:
+                refs[file_id] = p.refs.json
                 affected |= dependents | {file_id}
                 changed_names |= names
         if changed_names and len(affected) < len(known) + len(parsed):
@@ -165,7 +172,8 @@ def _parse_one(root: Path, path: str, old_hash: str | None) -> _Parsed:
     spec = language_for_path(path)
     if spec is None:
         return _Parsed(path, None, None, "unsupported")
-    return _Parsed(path, facts, extract(path, content.data, spec), None)
+    extracted = extract(path, content.data, spec)
+    return _Parsed(path, facts, replace(extracted, refs=()), None, encode_refs(extracted.refs))
 
 
 def _parse_chunk(root: Path, jobs: list[tuple[str, str | None]]) -> list[_Parsed]:
@@ -202,11 +210,66 @@ def _write_one(store: Store, p: _Parsed, old: FileRow | None) -> tuple[int | Non
         if old is not None:
             store.touch_file(old.id, p.facts)
         return None, set(), set()
-    return store.write_file(p.extract, p.facts, old)
+    return store.write_file(p.extract, p.facts, old, p.refs)
 
 
-def _resolve(store: Store, affected: set[int], refs: dict[int, list[RawRef]], total_files: int) -> None:
-    world = World(store, replaced_files=affected, preload=len(affected) > PRELOAD_SHARE * total_files)
-    refs.update(store.refs_of(affected - set(refs)))
-    edges = Resolver(world).resolve({fid: refs[fid] for fid in affected if fid in refs})
+def _resolve(store: Store, affected: set[int], refs: dict[int, str], total_files: int) -> None:
+    """Resolve the references of ``affected`` files (``refs`` holds those just parsed, as JSON)."""
+    started = time.perf_counter()
+    preload = len(affected) > PRELOAD_SHARE * total_files
+    world = World(store, replaced_files=affected, preload=preload)
+    wanted: dict[int, RefRows] = {fid: refs[fid] for fid in sorted(affected) if fid in refs}
+    wanted.update(store.refs_of(affected - set(refs)))
+    bases = {fid: [r for r in _decoded(rows) if r[0] == "inherit"] for fid, rows in wanted.items()
+             if not isinstance(rows, str) or '["inherit"' in rows}
+    resolver = Resolver(world)
+    edges = resolver.resolve_bases(bases)
+    log.info("loaded the index and resolved base classes in %.2fs", time.perf_counter() - started)
+    workers = min(os.cpu_count() or 1, MAX_WORKERS)
+    if preload and workers > 1 and len(wanted) >= PARALLEL_RESOLVE_MIN_FILES and _can_fork():
+        edges += _resolve_forked(resolver, wanted, workers)
+    else:
+        edges += resolver.resolve_calls({fid: _decoded(rows) for fid, rows in wanted.items()})
+    log.info("resolved calls in %.2fs", time.perf_counter() - started)
     store.replace_edges(affected, edges)
+
+
+RefRows = str | list[Any]  # a file's references: stored JSON, or decoded rows
+
+
+def _decoded(rows: RefRows) -> list[Any]:
+    return json.loads(rows) if isinstance(rows, str) else rows
+
+
+_FORKED: tuple[Resolver, list[dict[int, RefRows]]] | None = None
+
+
+def _can_fork() -> bool:
+    """Forking copies the preloaded world for free, but is only safe with no other thread running
+    (a language server indexes from a thread: it resolves in one process)."""
+    return "fork" in get_all_start_methods() and threading.active_count() == 1
+
+
+def _resolve_forked(resolver: Resolver, wanted: dict[int, RefRows], workers: int) -> list[tuple[Edge, int]]:
+    """Resolve calls in forked workers that share the preloaded world; files split by size."""
+    global _FORKED
+    resolver.prepare()
+    parts: list[dict[int, RefRows]] = [{} for _ in range(workers)]
+    loads = [0] * workers
+    for fid, refs in sorted(wanted.items(), key=lambda item: -len(item[1])):
+        lightest = loads.index(min(loads))
+        parts[lightest][fid] = refs
+        loads[lightest] += len(refs)
+    _FORKED = (resolver, parts)
+    try:
+        with get_context("fork").Pool(workers) as pool:
+            results = pool.map(_resolve_part, range(workers))
+    finally:
+        _FORKED = None
+    return [edge for part in results for edge in part]
+
+
+def _resolve_part(index: int) -> list[tuple[Edge, int]]:
+    assert _FORKED is not None
+    resolver, parts = _FORKED
+    return resolver.resolve_calls({fid: _decoded(rows) for fid, rows in parts[index].items()})

@@ -82,16 +82,32 @@ class Resolver:
         self.world = world
         self._types: dict[str, dict[str, tuple[str, str]]] = {}
         self._typing: set[tuple[int, str, str]] = set()
+        self._declared_names: set[str] = set()
+        self._properties: frozenset[str] | None = None
 
     def resolve(self, refs_by_file: Mapping[int, Sequence[RefRow]]) -> list[tuple[Edge, int]]:
         """All edges resolved from the given files' references, each with the file it came from.
 
         A reference is ``(kind, name, receiver, scope, line)``, the shape of :class:`RawRef`.
         """
+        return self.resolve_bases(refs_by_file) + self.resolve_calls(refs_by_file)
+
+    def resolve_bases(self, refs_by_file: Mapping[int, Sequence[RefRow]]) -> list[tuple[Edge, int]]:
+        """The ``inherits`` edges, added to the world's class hierarchy (first: calls need it)."""
         out: list[tuple[Edge, int]] = []
         for fid, refs in refs_by_file.items():
             out.extend((e, fid) for e in self._file_edges(fid, refs, "inherit"))
         self.world.add_bases((e.src, e.dst) for e, _ in out)
+        return out
+
+    def prepare(self) -> None:
+        """Read everything the resolver will ask the index for, so it can run without the index
+        (in forked workers, after :meth:`resolve_bases`)."""
+        self._property_names()
+
+    def resolve_calls(self, refs_by_file: Mapping[int, Sequence[RefRow]]) -> list[tuple[Edge, int]]:
+        """Calls (with fixtures), and the tests, imports and overrides edges derived from them."""
+        out: list[tuple[Edge, int]] = []
         for fid, refs in refs_by_file.items():
             calls = self._file_edges(fid, refs, "call") + self._fixture_edges(fid)
             out.extend((e, fid) for e in calls)
@@ -112,13 +128,15 @@ class Resolver:
         every_bare_call_scoped = hooks.implicit_self
         edge_type = "calls" if kind == "call" else "inherits"
         self._types = _variable_types(refs) if calls else {}
-        typed = {var for names in self._types.values() for var in names} | self._parameter_names(file_id) \
-            if calls else set()
+        self._declared_names = {var for names in self._types.values() for var in names}
+        typed = self._declared_names | self._fixture_parameters(file_id) if calls else set()
         cache: dict[tuple[str, str, str, str], tuple[tuple[int, ...], str, float]] = {}
         sources: dict[str, int | None] = {}
         best: dict[tuple[int, int], Edge] = {}
         for ref_kind, name, receiver, scope, line in _implicit_calls(refs) if calls else refs:
             if ref_kind != kind and not (calls and ref_kind in IMPLICIT_KINDS):
+                continue
+            if ref_kind == "read" and name not in self._property_names():
                 continue
             src = sources.get(scope, -1)
             if src == -1:
@@ -229,6 +247,8 @@ class Resolver:
     def _called_value(self, file_id: int, scope: str, variable: str) -> _Resolution:
         """Calling a variable: one bound to a class builds it (``self.context_class(...)``); one
         holding an instance runs its ``__call__`` (``self.type(value)``)."""
+        if variable not in self._declared_names:
+            return _MISS
         declared = self._declared(scope, variable)
         if declared is None:
             return _MISS
@@ -266,10 +286,17 @@ class Resolver:
         found = [m for name in ("__enter__", "__exit__") for m in self.world.find_member(classes, name)]
         return _Resolution(found, "typed") if found else _EXTERNAL
 
-    def _parameter_names(self, file_id: int) -> set[str]:
-        """Every parameter name in a file (a receiver named like one may be typed per scope)."""
+    def _fixture_parameters(self, file_id: int) -> set[str]:
+        """Parameters of a file's tests and fixtures: pytest fills them, so each scope types them."""
         symbols = self.world.symbols
-        return {p for ids in self.world.top(file_id).values() for p in symbols[ids[0]].params}
+        return {p for ids in self.world.top(file_id).values() for p in symbols[ids[0]].params
+                if symbols[ids[0]].is_test_case or _is_fixture(symbols[ids[0]])}
+
+    def _property_names(self) -> frozenset[str]:
+        """Short names of every property in the repository (a ``self.x`` read of anything else runs nothing)."""
+        if self._properties is None:
+            self._properties = self.world.property_names()
+        return self._properties
 
     def _typed_receiver(self, file_id: int, scope: str, receiver: str) -> list[int]:
         """The classes a variable's declared or constructed type names: ``x = Client()``,

@@ -26,11 +26,11 @@ from mnemo_core.model import Edge, FileExtract, RawImport, RawRef, RawSymbol, Sy
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0
-INSTR_SCAN_MAX_NAMES = 40  # beyond this, decoding every file's references is cheaper than text scans
+INSTR_SCAN_MAX_NAMES = 40  # more names than this: splitting every file's name list beats text scans
 
 # BM25 column weights for symbols_fts(name, words, qualified, signature, docstring, path):
 # a hit in the name says far more about a symbol than a hit in its docstring or path.
@@ -41,7 +41,8 @@ CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files(
     id INTEGER PRIMARY KEY AUTOINCREMENT, path TEXT UNIQUE NOT NULL, language TEXT NOT NULL, hash TEXT NOT NULL,
     size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, parse_errors INTEGER NOT NULL DEFAULT 0,
-    exports TEXT, imports TEXT NOT NULL DEFAULT '[]', refs TEXT NOT NULL DEFAULT '[]');
+    exports TEXT, imports TEXT NOT NULL DEFAULT '[]', refs TEXT NOT NULL DEFAULT '[]',
+    ref_names TEXT NOT NULL DEFAULT ' ');
 CREATE TABLE symbols(
     id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, name TEXT NOT NULL, short_name TEXT NOT NULL,
     kind TEXT NOT NULL, signature TEXT NOT NULL, docstring TEXT NOT NULL,
@@ -51,6 +52,7 @@ CREATE TABLE symbols(
 CREATE INDEX symbols_file ON symbols(file_id);
 CREATE INDEX symbols_short ON symbols(short_name);
 CREATE INDEX symbols_short_lower ON symbols(lower(short_name));
+CREATE INDEX symbols_properties ON symbols(short_name) WHERE decorators LIKE '%property%';
 CREATE TABLE edges(
     src INTEGER NOT NULL, dst INTEGER NOT NULL, type TEXT NOT NULL, resolution TEXT NOT NULL,
     confidence REAL NOT NULL, line INTEGER NOT NULL, file_id INTEGER NOT NULL);
@@ -84,6 +86,20 @@ class FileFacts:
     hash: str
     size: int
     mtime_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class EncodedRefs:
+    """A file's references as stored: JSON rows, and the space-framed list of the names they use."""
+
+    json: str
+    names: str
+
+
+def encode_refs(refs: Iterable[RawRef]) -> EncodedRefs:
+    """The stored form of references (cheap to send from a worker process, unlike the tuples)."""
+    rows = list(refs)
+    return EncodedRefs(json.dumps(rows), f" {' '.join(sorted({r[1] for r in rows}))} ")
 
 
 def index_path(root: Path) -> Path:
@@ -233,18 +249,20 @@ class Store:
             self.conn.execute(f"DELETE FROM files WHERE id IN ({marks})", chunk)
 
     def write_file(
-        self, extract: FileExtract, facts: FileFacts, old: FileRow | None
+        self, extract: FileExtract, facts: FileFacts, old: FileRow | None, refs: EncodedRefs | None = None
     ) -> tuple[int, set[str], set[int]]:
         """Store one file's extraction, reusing old symbol ids. Returns the file id, the short names
-        whose definitions appeared or disappeared, and the files that had edges to removed symbols."""
+        whose definitions appeared or disappeared, and the files that had edges to removed symbols.
+        ``refs``, when given, replaces ``extract.refs`` (encoded where the file was parsed)."""
         imports = json.dumps(extract.imports)  # NamedTuples encode as JSON arrays
-        refs = json.dumps(extract.refs)
+        encoded = refs or encode_refs(extract.refs)
         exports = json.dumps(list(extract.exports)) if extract.exports is not None else None
-        values = (extract.language, facts.hash, facts.size, facts.mtime_ns, extract.parse_errors, exports, imports, refs)
+        values = (extract.language, facts.hash, facts.size, facts.mtime_ns, extract.parse_errors, exports, imports,
+                  encoded.json, encoded.names)
         if old is None:
             cur = self.conn.execute(
-                "INSERT INTO files(language, hash, size, mtime_ns, parse_errors, exports, imports, refs, path)"
-                " VALUES (?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO files(language, hash, size, mtime_ns, parse_errors, exports, imports, refs, ref_names,"
+                " path) VALUES (?,?,?,?,?,?,?,?,?,?)",
                 (*values, extract.path),
             )
             file_id = int(cur.lastrowid or 0)
@@ -252,7 +270,7 @@ class Store:
             file_id = old.id
             self.conn.execute(
                 "UPDATE files SET language=?, hash=?, size=?, mtime_ns=?, parse_errors=?, exports=?, imports=?,"
-                " refs=? WHERE id=?",
+                " refs=?, ref_names=? WHERE id=?",
                 (*values, file_id),
             )
         changed_names, dependents = self._write_symbols(file_id, extract)
@@ -308,17 +326,15 @@ class Store:
 
     def files_referencing(self, names: set[str], exclude: set[int]) -> set[int]:
         """Files (other than ``exclude``) with a reference to any of ``names``."""
-        if len(names) <= INSTR_SCAN_MAX_NAMES:
-            result: set[int] = set()
-            for chunk in _chunks([json.dumps(n) for n in names], INSTR_SCAN_MAX_NAMES):
-                where = " OR ".join("instr(refs, ?) > 0" for _ in chunk)
-                result.update(r[0] for r in self.conn.execute(f"SELECT id FROM files WHERE {where}", chunk))
-            return result - exclude
-        found = set()
-        for fid, refs in self.conn.execute("SELECT id, refs FROM files"):
-            if fid not in exclude and any(ref[1] in names for ref in json.loads(refs)):
-                found.add(fid)
-        return found
+        if len(names) > INSTR_SCAN_MAX_NAMES:  # many names: one pass over every file's name list
+            rows = self.conn.execute("SELECT id, ref_names FROM files")
+            return {fid for fid, listed in rows if fid not in exclude and not names.isdisjoint(listed.split())}
+        result: set[int] = set()
+        if names:
+            where = " OR ".join("instr(ref_names, ?) > 0" for _ in names)
+            result.update(r[0] for r in self.conn.execute(f"SELECT id FROM files WHERE {where}",
+                                                          [f" {n} " for n in names]))
+        return result - exclude
 
     def files_with_edges_into(self, file_ids: Iterable[int]) -> set[int]:
         """Files whose resolved edges point into any of ``file_ids``."""
@@ -361,6 +377,11 @@ class Store:
         for where, args in _id_filters("id", symbol_ids):
             out.update(self.conn.execute(f"SELECT id, file_id FROM symbols {where}", args))
         return out
+
+    def property_names(self) -> set[str]:
+        """Short names of symbols decorated with ``property`` or ``cached_property``."""
+        rows = self.conn.execute("SELECT DISTINCT short_name FROM symbols WHERE decorators LIKE '%property%'")
+        return {r[0] for r in rows}
 
     def symbols_with_short_name(self, name: str) -> list[SymbolRow]:
         """Every symbol whose last name component is ``name``."""

@@ -22,7 +22,6 @@ import importlib.util
 import re
 from dataclasses import dataclass
 from importlib import resources
-from pathlib import PurePosixPath
 
 from tree_sitter import Language as TSLanguage
 from tree_sitter import Parser, Query
@@ -98,10 +97,12 @@ def _by_extension() -> dict[str, str]:
 
 def language_for_path(path: str) -> LanguageSpec | None:
     """The language of a file, judged by its extension; None when mnemo does not index it."""
-    suffixes = PurePosixPath(path).suffixes
+    base = path.rsplit("/", 1)[-1]
     table = _by_extension()
-    for i in range(len(suffixes)):
-        name = table.get("".join(suffixes[i:]))
+    start = base.find(".", 1)
+    while start != -1:  # longest suffix first: ".d.ts" before ".ts"
+        name = table.get(base[start:])
         if name:
             return registry()[name]
+        start = base.find(".", start + 1)
     return None

@@ -49,9 +49,9 @@ def _clean_docstring(text: str) -> str:
 
 def module_parts(path: str) -> tuple[str, ...]:
     """``pkg/sub/mod.py`` -> ("pkg", "sub", "mod"); a package's ``__init__.py`` names the package."""
-    pure = PurePosixPath(path)
-    parts = pure.parent.parts if pure.stem == "__init__" else (*pure.parent.parts, pure.stem)
-    return tuple(parts)
+    parts = path.split("/")
+    stem = parts[-1].rsplit(".", 1)[0]
+    return tuple(parts[:-1]) if stem == "__init__" else (*parts[:-1], stem)
 
 
 class PythonHooks(Hooks):
