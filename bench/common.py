@@ -85,6 +85,7 @@ class Run:
     wall_s: float
     peak_tree_rss_kib: int  # sampled peak of the summed RSS of the process and all its descendants
     peak_child_rss_kib: int  # sampled peak RSS of the largest single descendant (a worker process)
+    peak_tree_pss_kib: int  # sampled peak of the summed PSS: shared pages counted once, in shares
     returncode: int
     stdout: str
     stderr: str
@@ -100,7 +101,7 @@ def run_measured(cmd: Sequence[str], cwd: Path | None = None, env: Mapping[str, 
     out, err = proc.communicate()
     wall = time.perf_counter() - started
     sampler.stop()
-    return Run(wall, sampler.peak_kib, sampler.peak_child_kib, proc.returncode, out, err)
+    return Run(wall, sampler.peak_kib, sampler.peak_child_kib, sampler.peak_pss_kib, proc.returncode, out, err)
 
 
 def check_run(run: Run, what: str) -> Run:
@@ -113,10 +114,13 @@ def check_run(run: Run, what: str) -> Run:
 class _TreeRssSampler:
     """Polls /proc for the RSS of a process and its descendants; keeps the peak of their sum and the
     peak of the largest descendant. RSS counts pages shared between processes in each of them, so the
-    sum is an upper bound of the memory the tree needs."""
+    sum is an upper bound of the memory the tree needs (forked workers share most of their parent's
+    pages); the summed PSS (proportional set size) counts each shared page once, split between its
+    sharers: the memory the tree actually needs."""
 
     def __init__(self) -> None:
         self.peak_kib = 0
+        self.peak_pss_kib = 0
         self.peak_child_kib = 0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -134,6 +138,7 @@ class _TreeRssSampler:
         while not self._stop.is_set():
             sizes = _tree_rss_kib(pid)
             self.peak_kib = max(self.peak_kib, sum(sizes.values()))
+            self.peak_pss_kib = max(self.peak_pss_kib, sum(_pss_kib(p) for p in sizes))
             self.peak_child_kib = max(self.peak_child_kib, *(v for p, v in sizes.items() if p != pid), 0)
             self._stop.wait(RSS_SAMPLE_INTERVAL_S)
 
@@ -158,6 +163,17 @@ def _tree_rss_kib(root_pid: int) -> dict[int, int]:
             except (OSError, ValueError):
                 continue
     return tree
+
+
+def _pss_kib(pid: int) -> int:
+    """A process's proportional set size from ``/proc/<pid>/smaps_rollup`` (0 when unreadable)."""
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text(encoding="ascii").splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
 
 
 def python_json_run(code: str, args: Sequence[str], cwd: Path | None = None) -> tuple[Run, dict[str, Any]]:

@@ -13,8 +13,10 @@ noisy machine:
 - no-op: re-index with nothing changed;
 - touch: re-index after changing one file's mtime only (content hash unchanged);
 - edit: re-index after appending a function to one file;
-- peak RSS of the cold index: the sampled peak of the summed RSS of the indexing process and its
-  worker processes (an upper bound: shared pages count in each process), next to the exact
+- peak memory of the cold index: the sampled peak of the summed PSS of the indexing process and its
+  worker processes (the floor is checked on it: resolution forks workers that share the parent's
+  pages, which summed RSS would count once per process), next to the summed RSS (an upper
+  bound: shared pages count in each process), the exact
   ``ru_maxrss`` of the main process and the sampled peak of the largest worker. (``RUSAGE_CHILDREN``
   is no use for the workers: ``ru_maxrss`` survives ``exec``, so a ``git`` forked late by the main
   process reports the main process's size.)
@@ -164,7 +166,7 @@ def index_once(root: Path, prepare: Callable[[], None] | None = None) -> dict[st
     if prepare is not None:
         prepare()
     run, data = python_json_run(INDEX_CODE, [str(root)])
-    return {**data, "wall_s": run.wall_s, "tree_rss_kib": run.peak_tree_rss_kib,
+    return {**data, "wall_s": run.wall_s, "tree_rss_kib": run.peak_tree_rss_kib, "tree_pss_kib": run.peak_tree_pss_kib,
             "worker_rss_kib": run.peak_child_rss_kib, "load_1m": os.getloadavg()[0]}
 
 
@@ -211,11 +213,13 @@ def summarize(variants: dict[str, dict[str, list[dict[str, Any]]]]) -> dict[str,
                            "cold_cpu_over_floor_cpu": median(c["cpu_s"] for c in cold)
                            / median(f["cpu_s"] for f in floor)}
         tree_rss = max(s["tree_rss_kib"] for s in cold)
+        tree_pss = max(s["tree_pss_kib"] for s in cold)
         main_rss = max(s["self_maxrss_kib"] for s in cold)
         worker_rss = max(s["worker_rss_kib"] for s in cold)
         for measure in ("cold", "noop", "touch", "edit"):
             rows.append(_row(variant, measure, measures[measure]))
-        rows[-4].update(peak_tree_rss_mib=round(tree_rss / 1024), main_rss_mib=round(main_rss / 1024),
+        rows[-4].update(peak_tree_rss_mib=round(tree_rss / 1024), peak_tree_pss_mib=round(tree_pss / 1024),
+                        main_rss_mib=round(main_rss / 1024),
                         worker_rss_mib=round(worker_rss / 1024), cold_over_floor=round(median(ratios), 2))
         one_file = max(median(s["wall_s"] for s in measures[m]) for m in ("touch", "edit"))
         noop = median(s["wall_s"] for s in measures["noop"])
@@ -224,7 +228,7 @@ def summarize(variants: dict[str, dict[str, list[dict[str, Any]]]]) -> dict[str,
                    FLOORS["cold_over_floor"], "x"),
             _check(variant, "no-op re-index", noop, FLOORS["noop_s"], "s"),
             _check(variant, "one-file re-index (worst of touch, edit)", one_file, FLOORS["one_file_s"], "s"),
-            _check(variant, "peak RSS of cold index (process tree)", max(tree_rss, main_rss) / 1024,
+            _check(variant, "peak memory of cold index (process tree PSS)", max(tree_pss, main_rss) / 1024,
                    FLOORS["peak_rss_kib"] / 1024, "MiB"),
         ]
     return {"floors": floors, "rows": rows, "checks": checks}
@@ -248,13 +252,13 @@ def _check(variant: str, what: str, value: float, limit: float, unit: str) -> di
 
 
 ROW_HEADERS = ("variant", "measure", "median s", "min s", "max s", "in-process s", "start-up s", "CPU s",
-               "parsed", "load 1m", "cold/floor", "peak RSS MiB (tree / main / worker)")
+               "parsed", "load 1m", "cold/floor", "peak MiB (tree PSS / tree RSS / main / worker)")
 
 
 def row_cells(row: dict[str, Any]) -> list[object]:
     """One results row as table cells."""
-    rss = (f"{row['peak_tree_rss_mib']} / {row['main_rss_mib']} / {row['worker_rss_mib']}"
-           if "peak_tree_rss_mib" in row else "")
+    rss = (f"{row['peak_tree_pss_mib']} / {row['peak_tree_rss_mib']} / {row['main_rss_mib']} / "
+           f"{row['worker_rss_mib']}" if "peak_tree_rss_mib" in row else "")
     return [row["variant"], row["measure"], row["median_s"], row["min_s"], row["max_s"], row["in_process_s"],
             row["startup_s"], row["cpu_s"], row["parsed"], row["load_1m"], row.get("cold_over_floor", ""),
             rss]

@@ -98,14 +98,18 @@ def _update(
         removed = [known[p] for p in paths if p in known and not (root / p).is_file()]
         paths = [p for p in paths if (root / p).is_file()]
     stale = _stale(root, paths, known, full)
-    parsed: list[_Parsed] = []
+    skipped: Counter[str] = Counter()
+    seen = parsed = 0
     with store.transaction():
         affected = store.files_with_edges_into([row.id for row in removed])
         store.remove_files([row.id for row in removed])
         refs: dict[int, str] = {}
         changed_names: set[str] = set()
-        for p in _parse_all(root, stale, known, full, progress):
-            parsed.append(p)
+        for p in _parse_all(root, stale, known, full, progress):  # results are dropped once stored
+            seen += 1
+            parsed += p.extract is not None
+            if p.skipped:
+                skipped[p.skipped] += 1
             if p.skipped and p.path in known:
                 removed.append(known[p.path])
                 affected |= store.files_with_edges_into([known[p.path].id])
@@ -115,24 +119,23 @@ def _update(
                 refs[file_id] = p.refs.json
                 affected |= dependents | {file_id}
                 changed_names |= names
-        if changed_names and len(affected) < len(known) + len(parsed):
+        if changed_names and len(affected) < len(known) + seen:
             affected |= store.files_referencing(changed_names, exclude=affected)
         affected -= {row.id for row in removed}
         if affected:
             affected |= store.files_subclassing(affected)
-        log.info("parsed and stored %d files in %.2fs", len(parsed), time.perf_counter() - started)
+        log.info("parsed and stored %d files in %.2fs", seen, time.perf_counter() - started)
         if affected or removed:
-            _resolve(store, affected, refs, len(known) + len(parsed))
+            _resolve(store, affected, refs, len(known) + seen)
             log.info("resolved %d files in %.2fs", len(affected), time.perf_counter() - started)
         if affected or removed or store.meta("commit") is None:
             store.set_meta("generation", str(store.generation() + 1))
         store.set_meta("commit", head_commit(root) or "")
         store.set_meta("indexed_at", str(int(time.time())))
         files, symbols, edges = store.totals()
-    skipped = Counter(p.skipped for p in parsed if p.skipped)
     return IndexStats(
         files=files,
-        parsed=sum(1 for p in parsed if p.extract is not None),
+        parsed=parsed,
         removed=len(removed),
         skipped=dict(skipped),
         symbols=symbols,
