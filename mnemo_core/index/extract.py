@@ -199,21 +199,29 @@ def _signature(node: Node) -> str:
 
 
 def _scoped_refs(refs: list[tuple[int, str, str, str, int]], definitions: list[Definition]) -> list[RawRef]:
-    """Attach each reference to the innermost enclosing definition."""
+    """Attach each reference to the innermost enclosing definition; a reference repeated within one
+    scope is kept once, at its first line (it resolves, and links, the same way every time)."""
     starts = [d.outer.start_byte for d in definitions]
-    position = {id(d): i for i, d in enumerate(definitions)}
+    ends = [d.outer.end_byte for d in definitions]
+    parents = _parent_positions(definitions)
+    scopes = [d.qualified if d.kind != CONTAINER_ONLY else d.extra.get("scope", d.qualified) for d in definitions]
+    seen: set[tuple[str, str, str, str]] = set()
     result = []
-    for start, kind, name, receiver, line in sorted(refs):
+    refs.sort()
+    for start, kind, name, receiver, line in refs:
         i = bisect.bisect_right(starts, start) - 1
-        scope = ""
-        while i >= 0:
-            d = definitions[i]
-            if d.outer.end_byte > start:
-                scope = d.qualified if d.kind != CONTAINER_ONLY else d.extra.get("scope", d.qualified)
-                break
-            i = position[id(d.parent)] if d.parent is not None else -1
-        result.append(RawRef(kind=kind, name=name, receiver=receiver, scope=scope, line=line))  # type: ignore[arg-type]
+        while i >= 0 and ends[i] <= start:
+            i = parents[i]
+        key = (kind, name, receiver, scopes[i] if i >= 0 else "")
+        if key not in seen:
+            seen.add(key)
+            result.append(RawRef(kind, name, receiver, key[3], line))
     return result
+
+
+def _parent_positions(definitions: list[Definition]) -> list[int]:
+    position = {id(d): i for i, d in enumerate(definitions)}
+    return [position[id(d.parent)] if d.parent is not None else -1 for d in definitions]
 
 
 def _exports(root: Node) -> tuple[str, ...] | None:
