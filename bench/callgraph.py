@@ -14,6 +14,10 @@ Normalisation (applied to both sides):
 - callers: mnemo gives module-level ``UPPER_CASE = ...`` constants their own symbol and attributes calls
   in their right-hand side to it; such callers are counted as the module. Decorators, defaults and
   annotations belong to the definition they decorate, on both sides (mnemo's convention);
+- implicit calls are left out of mnemo's side: they have no call site for the oracle to resolve. These
+  are ``with`` statements (edges to ``__enter__`` / ``__exit__``), calling an instance (``__call__``),
+  property reads (edges to a ``@property``), and the constructor a class inherits (``C()`` with
+  ``Base.__init__``: the edge to ``C`` at the same line is kept);
 - self-loops (recursion) are dropped (mnemo never emits them); ``fixture`` edges (pytest parameter ->
   fixture, no call site) are left out; only files the oracle could parse are compared.
 
@@ -84,6 +88,7 @@ DEFAULT_REPOS = ("pallets/flask", "psf/black", "pytest-dev/pytest")
 MIRROR_ROOT = Path("/work/.mirror")
 FLOORS = {"precision": 0.90, "recall": 0.80}
 CONSTRUCTOR_SUFFIXES = (".__init__", ".__new__")
+IMPLICIT_DUNDERS = frozenset({"__enter__", "__exit__", "__call__"})  # run by with statements and calling an instance
 TOP_PATTERNS = 15
 EXAMPLES_PER_PATTERN = 3
 DEFAULT_JEDI_SAMPLE = 40  # per pool (oracle sites, false positives, false negatives) and repository
@@ -139,16 +144,19 @@ def load_mnemo(root: Path, analysed: set[str]) -> MnemoGraph:
     store = Store.open(root, create=False)
     try:
         conn = store.conn
-        rows = conn.execute("SELECT s.id, f.path, s.name, s.kind FROM symbols s "
+        rows = conn.execute("SELECT s.id, f.path, s.name, s.kind, s.decorators FROM symbols s "
                             "JOIN files f ON f.id = s.file_id")
         by_id: dict[int, tuple[str, str, str]] = {}
+        properties: set[int] = set()
         graph = MnemoGraph()
-        for sid, path, name, kind in rows:
+        for sid, path, name, kind, decorators in rows:
             key = f"{path}:{MODULE_CALLER if kind == 'module' else name}"
             by_id[sid] = (path, key, kind)
             graph.symbols.setdefault(key, kind)
+            if "property" in decorators:
+                properties.add(sid)
         edges = conn.execute("SELECT src, dst, resolution, confidence, line FROM edges WHERE type = 'calls'")
-        for src, dst, resolution, confidence, line in edges:
+        for src, dst, resolution, confidence, line in explicit_calls(list(edges), by_id, properties):
             if resolution == "fixture":
                 graph.fixture_edges += 1
                 continue
@@ -165,6 +173,26 @@ def load_mnemo(root: Path, analysed: set[str]) -> MnemoGraph:
         return graph
     finally:
         store.close()
+
+
+def explicit_calls(edges: list[tuple[int, int, str, float, int]], by_id: dict[int, tuple[str, str, str]],
+                   properties: set[int]) -> list[tuple[int, int, str, float, int]]:
+    """mnemo's call edges without its implicit calls (see the module docstring)."""
+    classes_at: dict[tuple[int, int], set[str]] = defaultdict(set)
+    for src, dst, _, _, line in edges:
+        if by_id[dst][2] == "class":
+            classes_at[(src, line)].add(by_id[dst][1])
+    kept = []
+    for edge in edges:
+        src, dst, _, _, line = edge
+        raw = by_id[dst][1]
+        if short(raw) in IMPLICIT_DUNDERS or dst in properties:
+            continue
+        built = classes_at.get((src, line), set())
+        if normalise(raw) != raw and built and normalise(raw) not in built:
+            continue
+        kept.append(edge)
+    return kept
 
 
 def target_key(target: Target) -> str:

@@ -20,7 +20,7 @@ GUESS_CONFIDENCE = 0.5  # edges at or below this were resolved by name alone
 MAX_GUESSES = 2  # a path through more name-only links is more likely wrong than right
 IMPORT_IMPACT_KINDS = frozenset({"module", "constant"})
 HOP_DECAY = 0.6  # each hop away from the change makes a dependency less likely to break
-TEST_DEPTH = 8  # tests reach the code they exercise through helpers, fixtures and layers
+TEST_DEPTH = 12  # tests reach the code they exercise through helpers, fixtures and layers
 # reverse relations: (edge type, direction to follow, label); "in" follows the edge back to its source
 RELATIONS = (
     ("calls", "in", "calls"),

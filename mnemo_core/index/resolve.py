@@ -147,7 +147,7 @@ class Resolver:
                 scoped = (every_receiver_scoped or receiver in scoped_receivers or receiver.startswith("super(")
                           or _HEAD.split(receiver, 1)[0] in nested or receiver in typed)
             else:
-                scoped = every_bare_call_scoped or name in nested
+                scoped = every_bare_call_scoped or name in nested or name in typed or name in scoped_receivers
             key = (scope if scoped else "", receiver, name, ref_kind)
             target = cache.get(key)
             if target is None:
@@ -209,11 +209,11 @@ class Resolver:
         hooks = w.hooks(file_id)
         receiver = ref.receiver
         if not receiver:
-            if ref.name in hooks.self_names:  # cls(...) in a class method builds the class
-                return _Resolution(w.enclosing_classes(file_id, ref.scope), "self")
             called = self._called_value(file_id, ref.scope, ref.name)
             if called.ids:
                 return called
+            if ref.name in hooks.self_names and ref.name not in w.bindings(file_id).names:
+                return _Resolution(w.enclosing_classes(file_id, ref.scope), "self")  # cls(...) builds the class
             if hooks.implicit_self:
                 members = w.find_member(w.enclosing_classes(file_id, ref.scope), ref.name)
                 if members:

@@ -358,11 +358,12 @@ class World:
         return []
 
     def constructors(self, class_ids: Iterable[int]) -> list[int]:
-        """The constructor methods of classes (``__init__``, ``constructor``...)."""
+        """The constructor methods of classes (``__init__``, ``constructor``...), inherited ones
+        included (a constructor named after its class is not inherited)."""
         found: list[int] = []
         for cls in class_ids:
-            members = self.members(cls)
-            symbol = self.symbol(cls)
-            for name in self.hooks(symbol.file_id).constructors_of(symbol.name):
-                found.extend(members.get(name, ()))
+            hooks = self.hooks(self.symbol(cls).file_id)
+            for name in hooks.constructors_of(self.symbol(cls).name):
+                found.extend(self.find_member([cls], name) if name in hooks.constructor_names
+                             else self.members(cls).get(name, ()))
         return found

@@ -200,3 +200,24 @@ def test_implicit_calls_class_attributes_call_dunder_properties_and_with(tmp_pat
     assert ("pkg/core.py:Command.label", "pkg/core.py:Command.name") in calls
     assert ("pkg/core.py:Command.guarded", "pkg/core.py:Guard.__enter__") in calls
     assert ("pkg/core.py:Command.guarded", "pkg/core.py:Guard.__exit__") in calls
+
+
+def test_cls_rebound_by_an_import_or_an_assignment_and_inherited_constructors(tmp_path: Path) -> None:
+    write_files(tmp_path, {
+        "pkg/clients.py": (
+            "class Base:\n    def __init__(self, app):\n        self.app = app\n\n"
+            "class Client(Base):\n    pass\n"
+        ),
+        "pkg/app.py": (
+            "class App:\n    def client(self):\n        from .clients import Client as cls\n"
+            "        return cls(self)\n\n"
+            "def option(cls=None):\n    if cls is None:\n        cls = App\n"
+            "    def decorator(f):\n        return cls()\n    return decorator\n"
+        ),
+    })
+    index_repo(tmp_path)
+    calls = {(s, d) for s, d, _ in indexed_edges(tmp_path, "calls")}
+    assert ("pkg/app.py:App.client", "pkg/clients.py:Client") in calls
+    assert ("pkg/app.py:App.client", "pkg/clients.py:Base.__init__") in calls, "the inherited constructor runs"
+    assert ("pkg/app.py:App.client", "pkg/app.py:App") not in calls, "cls is the imported class, not App"
+    assert ("pkg/app.py:option.decorator", "pkg/app.py:App") in calls
