@@ -100,25 +100,26 @@ def _update(
     stale = _stale(root, paths, known, full)
     skipped: Counter[str] = Counter()
     seen = parsed = 0
-    with store.transaction():
+    with store.transaction(durable=bool(known)):  # a first build has nothing to lose
         affected = store.files_with_edges_into([row.id for row in removed])
         store.remove_files([row.id for row in removed])
         refs: dict[int, str] = {}
         changed_names: set[str] = set()
-        for p in _parse_all(root, stale, known, full, progress):  # results are dropped once stored
-            seen += 1
-            parsed += p.extract is not None
-            if p.skipped:
-                skipped[p.skipped] += 1
-            if p.skipped and p.path in known:
-                removed.append(known[p.path])
-                affected |= store.files_with_edges_into([known[p.path].id])
-                store.remove_files([known[p.path].id])
-            file_id, names, dependents = _write_one(store, p, known.get(p.path))
-            if file_id is not None and p.refs is not None:
-                refs[file_id] = p.refs.json
-                affected |= dependents | {file_id}
-                changed_names |= names
+        with store.indexes_deferred("symbols"):
+            for p in _parse_all(root, stale, known, full, progress):  # results are dropped once stored
+                seen += 1
+                parsed += p.extract is not None
+                if p.skipped:
+                    skipped[p.skipped] += 1
+                if p.skipped and p.path in known:
+                    removed.append(known[p.path])
+                    affected |= store.files_with_edges_into([known[p.path].id])
+                    store.remove_files([known[p.path].id])
+                file_id, names, dependents = _write_one(store, p, known.get(p.path))
+                if file_id is not None and p.refs is not None:
+                    refs[file_id] = p.refs.json
+                    affected |= dependents | {file_id}
+                    changed_names |= names
         if changed_names and len(affected) < len(known) + seen:
             affected |= store.files_referencing(changed_names, exclude=affected)
         affected -= {row.id for row in removed}

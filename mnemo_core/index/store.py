@@ -49,10 +49,6 @@ CREATE TABLE symbols(
     start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, size INTEGER NOT NULL,
     is_test INTEGER NOT NULL, is_test_case INTEGER NOT NULL, exported INTEGER NOT NULL,
     parent_id INTEGER, params TEXT NOT NULL, decorators TEXT NOT NULL, returns TEXT NOT NULL);
-CREATE INDEX symbols_file ON symbols(file_id);
-CREATE INDEX symbols_short ON symbols(short_name);
-CREATE INDEX symbols_short_lower ON symbols(lower(short_name));
-CREATE INDEX symbols_properties ON symbols(short_name) WHERE decorators LIKE '%property%';
 CREATE TABLE edges(
     src INTEGER NOT NULL, dst INTEGER NOT NULL, type TEXT NOT NULL, resolution TEXT NOT NULL,
     confidence REAL NOT NULL, line INTEGER NOT NULL, file_id INTEGER NOT NULL);
@@ -60,7 +56,14 @@ CREATE VIRTUAL TABLE symbols_fts USING fts5(
     name, words, qualified, signature, docstring, path, tokenize='porter unicode61', detail=column);
 """
 
-_EDGE_INDEXES = {"edges_src": "src", "edges_dst": "dst", "edges_file": "file_id"}
+# Indexes by table. Filling an empty table and then indexing it is faster than both at once, so a
+# cold build drops these and creates them again once the rows are in (see ``indexes_deferred``).
+_INDEXES = {
+    "symbols": {"symbols_file": "(file_id)", "symbols_short": "(short_name)",
+                "symbols_short_lower": "(lower(short_name))",
+                "symbols_properties": "(short_name) WHERE decorators LIKE '%property%'"},
+    "edges": {"edges_src": "(src)", "edges_dst": "(dst)", "edges_file": "(file_id)"},
+}
 _SYMBOL_COLUMNS = (
     "s.id, f.path, s.name, s.kind, f.language, s.signature, s.docstring, s.start_line, s.end_line, "
     "s.size, s.is_test, s.is_test_case, s.exported, s.parent_id, s.decorators"
@@ -154,9 +157,14 @@ def _create_schema(conn: sqlite3.Connection) -> None:
     for statement in _SCHEMA.split(";"):
         if statement.strip():
             conn.execute(statement)
-    for name, column in _EDGE_INDEXES.items():
-        conn.execute(f"CREATE INDEX {name} ON edges({column})")
+    for table in _INDEXES:
+        _create_indexes(conn, table)
     conn.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+
+
+def _create_indexes(conn: sqlite3.Connection, table: str) -> None:
+    for name, definition in _INDEXES[table].items():
+        conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON {table}{definition}")
 
 
 def _schema_version(conn: sqlite3.Connection) -> int | None:
@@ -204,14 +212,29 @@ class Store:
         self.conn.close()
 
     @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """One write transaction: all of it lands, or none of it does."""
+    def transaction(self, durable: bool = True) -> Iterator[None]:
+        """One write transaction: all of it lands, or none of it does. Without ``durable`` (a build
+        from scratch) it skips the fsyncs: only an OS crash or power loss could then corrupt the
+        index, and a corrupt index is rebuilt."""
         self._next_id = None
+        if not durable:
+            self.conn.execute("PRAGMA synchronous=OFF")
         try:
             with _transaction(self.conn):
                 yield
         finally:
             self._next_id = None
+            if not durable:
+                self.conn.execute("PRAGMA synchronous=NORMAL")
+
+    @contextmanager
+    def indexes_deferred(self, table: str) -> Iterator[None]:
+        """Fill ``table`` and index it afterwards when it starts empty (faster than row by row)."""
+        if self.conn.execute(f"SELECT NOT EXISTS (SELECT 1 FROM {table})").fetchone()[0]:
+            for name in _INDEXES[table]:
+                self.conn.execute(f"DROP INDEX IF EXISTS {name}")
+        yield
+        _create_indexes(self.conn, table)
 
     # -- meta -------------------------------------------------------------------------------
     def meta(self, key: str) -> str | None:
@@ -273,10 +296,21 @@ class Store:
                 " refs=?, ref_names=? WHERE id=?",
                 (*values, file_id),
             )
-        changed_names, dependents = self._write_symbols(file_id, extract)
+        changed_names, dependents = self._write_symbols(file_id, extract, old is None)
         return file_id, changed_names, dependents - {file_id}
 
-    def _write_symbols(self, file_id: int, extract: FileExtract) -> tuple[set[str], set[int]]:
+    def _write_symbols(self, file_id: int, extract: FileExtract, new: bool) -> tuple[set[str], set[int]]:
+        if new:  # file ids are never reused: a new file has no old symbols to match or delete
+            ids, before, dependents = [self._allocate_id() for _ in extract.symbols], set(), set()
+        else:
+            ids, before, dependents = self._reuse_ids(file_id, extract)
+        self._insert_symbols(file_id, extract, ids)
+        after = {s.name.rsplit(".", 1)[-1] for s in extract.symbols}
+        return before ^ after, dependents
+
+    def _reuse_ids(self, file_id: int, extract: FileExtract) -> tuple[list[int], set[str], set[int]]:
+        """Ids for a re-parsed file's symbols (old ones where they match), after deleting the old rows;
+        also the old short names and the files that had edges into removed symbols."""
         old = self.conn.execute("SELECT id, name, kind FROM symbols WHERE file_id=? ORDER BY id", (file_id,)).fetchall()
         old_ids = dict(zip(_ordinal_keys((name, kind) for _, name, kind in old), (row[0] for row in old)))
         keys = _ordinal_keys((s.name, s.kind) for s in extract.symbols)
@@ -287,6 +321,9 @@ class Store:
         for where, args in _id_filters("id", kept):
             self.conn.execute(f"DELETE FROM symbols {where}", args)
             self.conn.execute(f"DELETE FROM symbols_fts {where.replace('id', 'rowid', 1)}", args)
+        return ids, {name.rsplit(".", 1)[-1] for (name, _kind, _n) in old_ids}, dependents
+
+    def _insert_symbols(self, file_id: int, extract: FileExtract, ids: list[int]) -> None:
         by_name: dict[str, int] = {}
         rows, fts = [], []
         path_words = " ".join(identifier_words(extract.path))
@@ -302,9 +339,6 @@ class Store:
                         path_words))
         self.conn.executemany(_INSERT_SYMBOL, rows)
         self.conn.executemany(_INSERT_FTS, fts)
-        before = {name.rsplit(".", 1)[-1] for (name, _kind, _n) in old_ids}
-        after = {s.name.rsplit(".", 1)[-1] for s in extract.symbols}
-        return before ^ after, dependents
 
     def _allocate_id(self) -> int:
         if self._next_id is None:
@@ -415,18 +449,13 @@ class Store:
 
     def replace_edges(self, file_ids: Iterable[int], edges: Iterable[tuple[Edge, int]]) -> None:
         """Swap the resolved edges of some files for new ones."""
-        empty = self.conn.execute("SELECT NOT EXISTS (SELECT 1 FROM edges)").fetchone()[0]
-        if empty:  # a cold build: filling the table and then indexing it is faster than both at once
-            for name in _EDGE_INDEXES:
-                self.conn.execute(f"DROP INDEX IF EXISTS {name}")
         for where, args in _id_filters("file_id", list(file_ids)):
             self.conn.execute(f"DELETE FROM edges {where}", args)
-        self.conn.executemany(
-            "INSERT INTO edges VALUES (?,?,?,?,?,?,?)",
-            ((e.src, e.dst, e.type, e.resolution, e.confidence, e.line, fid) for e, fid in edges),
-        )
-        for name, column in _EDGE_INDEXES.items():
-            self.conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON edges({column})")
+        with self.indexes_deferred("edges"):
+            self.conn.executemany(
+                "INSERT INTO edges VALUES (?,?,?,?,?,?,?)",
+                ((e.src, e.dst, e.type, e.resolution, e.confidence, e.line, fid) for e, fid in edges),
+            )
 
     # -- reads for the pipelines ------------------------------------------------------------
     def symbols_by_ids(self, ids: Iterable[int]) -> dict[int, Symbol]:
