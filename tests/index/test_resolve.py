@@ -218,6 +218,6 @@ def test_cls_rebound_by_an_import_or_an_assignment_and_inherited_constructors(tm
     index_repo(tmp_path)
     calls = {(s, d) for s, d, _ in indexed_edges(tmp_path, "calls")}
     assert ("pkg/app.py:App.client", "pkg/clients.py:Client") in calls
-    assert ("pkg/app.py:App.client", "pkg/clients.py:Base.__init__") in calls, "the inherited constructor runs"
+    assert ("pkg/app.py:App.client", "pkg/clients.py:Base.__init__") in calls, "the inherited constructor"
     assert ("pkg/app.py:App.client", "pkg/app.py:App") not in calls, "cls is the imported class, not App"
     assert ("pkg/app.py:option.decorator", "pkg/app.py:App") in calls
