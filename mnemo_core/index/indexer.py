@@ -20,9 +20,10 @@ import os
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
+from itertools import chain
 from multiprocessing import get_all_start_methods, get_context
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,15 @@ from mnemo_core.index.files import list_files, read_source
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.lock import index_lock
 from mnemo_core.index.resolve import Resolver
-from mnemo_core.index.store import EncodedRefs, FileFacts, FileRow, Store, encode_refs, prepare_index_dir
+from mnemo_core.index.store import (
+    EdgeRow,
+    EncodedRefs,
+    FileFacts,
+    FileRow,
+    Store,
+    encode_refs,
+    prepare_index_dir,
+)
 from mnemo_core.index.world import World
 from mnemo_core.model import Edge, FileExtract, IndexStats
 from mnemo_core.vcs.git import head_commit, repo_toplevel
@@ -44,6 +53,7 @@ PARALLEL_MIN_FILES = 48  # below this, starting worker processes costs more than
 CHUNK_SIZE = 8  # files per task sent to a worker
 MAX_WORKERS = 8
 PARALLEL_RESOLVE_MIN_FILES = 300  # below this, forking costs more than it saves
+RESOLVE_RUNS_PER_WORKER = 8  # small runs: edges are stored while later ones resolve, no worker idles long
 PRELOAD_SHARE = 0.2  # re-resolving more than this share of files: load the whole index up front
 Progress = Callable[[str, int, int], None]
 
@@ -227,15 +237,16 @@ def _resolve(store: Store, affected: set[int], refs: dict[int, str], total_files
     bases = {fid: [r for r in _decoded(rows) if r[0] == "inherit"] for fid, rows in wanted.items()
              if not isinstance(rows, str) or '["inherit"' in rows}
     resolver = Resolver(world)
-    edges = resolver.resolve_bases(bases)
+    base_edges = _edge_rows(resolver.resolve_bases(bases))
     log.info("loaded the index and resolved base classes in %.2fs", time.perf_counter() - started)
     workers = min(os.cpu_count() or 1, MAX_WORKERS)
+    calls: Iterable[EdgeRow]
     if preload and workers > 1 and len(wanted) >= PARALLEL_RESOLVE_MIN_FILES and _can_fork():
-        edges += _resolve_forked(resolver, wanted, workers)
+        calls = _resolve_forked(resolver, wanted, workers)
     else:
-        edges += resolver.resolve_calls({fid: _decoded(rows) for fid, rows in wanted.items()})
-    log.info("resolved calls in %.2fs", time.perf_counter() - started)
-    store.replace_edges(affected, edges)
+        calls = _edge_rows(resolver.resolve_calls({fid: _decoded(rows) for fid, rows in wanted.items()}))
+    store.replace_edges(affected, chain(base_edges, calls))
+    log.info("resolved and stored calls in %.2fs", time.perf_counter() - started)
 
 
 RefRows = str | list[Any]  # a file's references: stored JSON, or decoded rows
@@ -243,6 +254,10 @@ RefRows = str | list[Any]  # a file's references: stored JSON, or decoded rows
 
 def _decoded(rows: RefRows) -> list[Any]:
     return json.loads(rows) if isinstance(rows, str) else rows
+
+
+def _edge_rows(edges: list[tuple[Edge, int]]) -> list[EdgeRow]:
+    return [(*edge, fid) for edge, fid in edges]
 
 
 _FORKED: tuple[Resolver, list[dict[int, RefRows]]] | None = None
@@ -254,26 +269,35 @@ def _can_fork() -> bool:
     return "fork" in get_all_start_methods() and threading.active_count() == 1
 
 
-def _resolve_forked(resolver: Resolver, wanted: dict[int, RefRows], workers: int) -> list[tuple[Edge, int]]:
-    """Resolve calls in forked workers that share the preloaded world; files split by size."""
+def _resolve_forked(resolver: Resolver, wanted: dict[int, RefRows], workers: int) -> Iterator[EdgeRow]:
+    """Resolve calls in forked workers that share the preloaded world. The files go out in runs of
+    about equal size, and each run's edges come back in file order while later runs are still
+    being resolved (the caller stores them meanwhile)."""
     global _FORKED
     resolver.prepare()
-    parts: list[dict[int, RefRows]] = [{} for _ in range(workers)]
-    loads = [0] * workers
-    for fid, refs in sorted(wanted.items(), key=lambda item: -len(item[1])):
-        lightest = loads.index(min(loads))
-        parts[lightest][fid] = refs
-        loads[lightest] += len(refs)
-    _FORKED = (resolver, parts)
+    _FORKED = (resolver, _runs(wanted, workers * RESOLVE_RUNS_PER_WORKER))
     try:
         with get_context("fork").Pool(workers) as pool:
-            results = pool.map(_resolve_part, range(workers))
+            for rows in pool.imap(_resolve_part, range(len(_FORKED[1]))):
+                yield from rows
     finally:
         _FORKED = None
-    return [edge for part in results for edge in part]
 
 
-def _resolve_part(index: int) -> list[tuple[Edge, int]]:
+def _runs(wanted: dict[int, RefRows], count: int) -> list[dict[int, RefRows]]:
+    """``wanted`` cut, in order, into about ``count`` runs of about equal total size."""
+    total = sum(len(rows) for rows in wanted.values())
+    runs: list[dict[int, RefRows]] = [{}]
+    size = 0
+    for fid, rows in wanted.items():
+        if size >= total * len(runs) / count:
+            runs.append({})
+        runs[-1][fid] = rows
+        size += len(rows)
+    return runs
+
+
+def _resolve_part(index: int) -> list[EdgeRow]:
     assert _FORKED is not None
     resolver, parts = _FORKED
-    return resolver.resolve_calls({fid: _decoded(rows) for fid, rows in parts[index].items()})
+    return _edge_rows(resolver.resolve_calls({fid: _decoded(rows) for fid, rows in parts[index].items()}))

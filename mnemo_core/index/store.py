@@ -82,6 +82,9 @@ class FileRow:
     mtime_ns: int
 
 
+EdgeRow = tuple[int, int, str, str, float, int, int]  # an Edge's fields, then the file it was resolved from
+
+
 @dataclass(frozen=True, slots=True)
 class FileFacts:
     """The content facts of a file being (re-)indexed."""
@@ -300,8 +303,10 @@ class Store:
         return file_id, changed_names, dependents - {file_id}
 
     def _write_symbols(self, file_id: int, extract: FileExtract, new: bool) -> tuple[set[str], set[int]]:
+        before: set[str] = set()
+        dependents: set[int] = set()
         if new:  # file ids are never reused: a new file has no old symbols to match or delete
-            ids, before, dependents = [self._allocate_id() for _ in extract.symbols], set(), set()
+            ids = [self._allocate_id() for _ in extract.symbols]
         else:
             ids, before, dependents = self._reuse_ids(file_id, extract)
         self._insert_symbols(file_id, extract, ids)
@@ -447,15 +452,12 @@ class Store:
             result.update(r[0] for r in rows)
         return result
 
-    def replace_edges(self, file_ids: Iterable[int], edges: Iterable[tuple[Edge, int]]) -> None:
-        """Swap the resolved edges of some files for new ones."""
+    def replace_edges(self, file_ids: Iterable[int], edges: Iterable[EdgeRow]) -> None:
+        """Swap the resolved edges of some files for new ones (consumed as they come)."""
         for where, args in _id_filters("file_id", list(file_ids)):
             self.conn.execute(f"DELETE FROM edges {where}", args)
         with self.indexes_deferred("edges"):
-            self.conn.executemany(
-                "INSERT INTO edges VALUES (?,?,?,?,?,?,?)",
-                ((e.src, e.dst, e.type, e.resolution, e.confidence, e.line, fid) for e, fid in edges),
-            )
+            self.conn.executemany("INSERT INTO edges VALUES (?,?,?,?,?,?,?)", edges)
 
     # -- reads for the pipelines ------------------------------------------------------------
     def symbols_by_ids(self, ids: Iterable[int]) -> dict[int, Symbol]:
