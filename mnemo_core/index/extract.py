@@ -22,8 +22,10 @@ from mnemo_core.index.textsplit import identifier_words
 
 SIGNATURE_MAX_CHARS = 300
 DOCSTRING_MAX_CHARS = 2000
-CONTAINER_ONLY = "impl"
-RETURNS_KIND = "returns"  # ``return C(...)`` / ``yield C(...)``: folded into the function's return type  # a named container that owns methods but is not itself a symbol
+CONTAINER_ONLY = "impl"  # a named container that owns methods but is not itself a symbol
+RETURNS_KIND = "returns"  # ``return C(...)`` / ``yield C(...)``: folded into the function's return type
+RESULT_KIND = "returns_result"  # ``return make()`` / ``return app.client()``: the callee's return type
+RESULT_MARK = "()"  # ends a return type that is a call's result, to be resolved through the callee
 NAME_DOT = "_"  # a "." inside one name (a test named by its description) would read as nesting
 _SPACES = re.compile(r"\s+")
 _LINE_COMMENT = re.compile(r"\s+(?:#|//)[^\"']*$")
@@ -64,7 +66,7 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
         path=path,
         language=spec.name,
         symbols=tuple(symbols),
-        refs=tuple(r for r in scoped if r.kind != RETURNS_KIND),
+        refs=tuple(r for r in scoped if r.kind not in (RETURNS_KIND, RESULT_KIND)),
         imports=tuple(imports),
         exports=_exports(root) if spec.name == "python" else None,
         parse_errors=_count_errors(root),
@@ -73,11 +75,14 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
 
 def _constructed_returns(refs: list[RawRef]) -> dict[str, str]:
     """Per function, the class its first ``return``/``yield`` constructs: directly (``return C()``)
-    or through a variable typed in the same function (``app = C(); yield app``)."""
+    or through a variable typed in the same function (``app = C(); yield app``); or the call whose
+    result it returns (``return app.test_client()`` -> ``app.test_client()``)."""
     typed = {(r.scope, r.name): r.receiver for r in refs if r.kind == "type"}
     found: dict[str, str] = {}
     for ref in refs:
-        if ref.kind == RETURNS_KIND and ref.scope not in found:
+        if ref.kind == RESULT_KIND and ref.scope not in found:
+            found[ref.scope] = ref.receiver + RESULT_MARK
+        elif ref.kind == RETURNS_KIND and ref.scope not in found:
             returned = typed.get((ref.scope, ref.receiver), ref.receiver)
             if returned[:1].isupper() or "." in returned:
                 found[ref.scope] = returned

@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mnemo_core.index.extract import RESULT_MARK
 from mnemo_core.index.world import SymbolRow, World
 from mnemo_core.model import CLASS_KINDS, Edge, RawRef
 
@@ -81,6 +82,7 @@ class Resolver:
     def __init__(self, world: World) -> None:
         self.world = world
         self._types: dict[str, dict[str, tuple[str, str]]] = {}
+        self._types_file = -1  # the file whose references ``_types`` came from
         self._typing: set[tuple[int, str, str]] = set()
         self._declared_names: set[str] = set()
         self._properties: frozenset[str] | None = None
@@ -128,6 +130,7 @@ class Resolver:
         every_bare_call_scoped = hooks.implicit_self
         edge_type = "calls" if kind == "call" else "inherits"
         self._types = _variable_types(refs) if calls else {}
+        self._types_file = file_id
         self._declared_names = {var for names in self._types.values() for var in names}
         typed = self._declared_names | self._fixture_parameters(file_id) if calls else set()
         cache: dict[tuple[str, str, str, str], tuple[tuple[int, ...], str, float]] = {}
@@ -249,7 +252,7 @@ class Resolver:
         holding an instance runs its ``__call__`` (``self.type(value)``)."""
         if variable not in self._declared_names:
             return _MISS
-        declared = self._declared(scope, variable)
+        declared = self._declared(file_id, scope, variable)
         if declared is None:
             return _MISS
         kind, text = declared
@@ -258,7 +261,9 @@ class Resolver:
         classes = self._typed_receiver(file_id, scope, variable)
         return _Resolution(self.world.find_member(classes, "__call__"), "typed") if classes else _MISS
 
-    def _declared(self, scope: str, variable: str) -> tuple[str, str] | None:
+    def _declared(self, file_id: int, scope: str, variable: str) -> tuple[str, str] | None:
+        if file_id != self._types_file:
+            return None  # another file's scopes: its variables are not loaded
         parts = scope.split(".") if scope else []
         for i in range(len(parts), -1, -1):
             declared = self._types.get(".".join(parts[:i]), {}).get(variable)
@@ -312,7 +317,7 @@ class Resolver:
             self._typing.discard((file_id, scope, receiver))
 
     def _typed(self, file_id: int, scope: str, receiver: str) -> list[int]:
-        declared = self._declared(scope, receiver)
+        declared = self._declared(file_id, scope, receiver)
         if declared is not None and declared[0] != "alias":
             kind, text = declared
             if kind == "result":
@@ -324,7 +329,7 @@ class Resolver:
         fixture = self._find_fixture(file_id, receiver) if self.world.files[file_id].language == "python" else None
         if fixture is None or not self.world.symbol(fixture).returns:
             return []
-        return self._classes_in(self.world.symbol(fixture).file_id, "", self.world.symbol(fixture).returns)
+        return self._classes_returned_by(fixture)
 
     def _returned_classes(self, file_id: int, scope: str, callee: str) -> list[int]:
         """The classes a call returns: the class itself for a constructor, else the callee's
@@ -335,8 +340,15 @@ class Resolver:
         for target in found.ids:
             symbol = self.world.symbol(target)
             if symbol.returns and symbol.kind in {"function", "method"}:
-                classes += self._classes_in(symbol.file_id, "", symbol.returns)
+                classes += self._classes_returned_by(target)
         return classes
+
+    def _classes_returned_by(self, function: int) -> list[int]:
+        """The classes a function's return type names, or those of the call whose result it returns."""
+        symbol = self.world.symbol(function)
+        if symbol.returns.endswith(RESULT_MARK):
+            return self._returned_classes(symbol.file_id, symbol.name, symbol.returns[: -len(RESULT_MARK)])
+        return self._classes_in(symbol.file_id, "", symbol.returns)
 
     def _classes_in(self, file_id: int, scope: str, type_text: str) -> list[int]:
         """The first name in a type annotation that resolves to a class (``Optional[Foo]`` -> Foo)."""

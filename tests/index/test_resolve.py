@@ -221,3 +221,24 @@ def test_cls_rebound_by_an_import_or_an_assignment_and_inherited_constructors(tm
     assert ("pkg/app.py:App.client", "pkg/clients.py:Base.__init__") in calls, "the inherited constructor"
     assert ("pkg/app.py:App.client", "pkg/app.py:App") not in calls, "cls is the imported class, not App"
     assert ("pkg/app.py:option.decorator", "pkg/app.py:App") in calls
+
+
+def test_a_fixture_returning_a_call_result_types_its_parameter(tmp_path: Path) -> None:
+    write_files(tmp_path, {
+        "web/app.py": (
+            "from web.client import Client\n\n"
+            "class App:\n    def test_client(self) -> Client:\n        return Client(self)\n\n"
+            "def make_app():\n    return App()\n"
+        ),
+        "web/client.py": "class Client:\n    def __init__(self, app):\n        self.app = app\n"
+                         "    def session(self):\n        return 1\n",
+        "tests/conftest.py": (
+            "import pytest\nfrom web.app import make_app\n\n"
+            "@pytest.fixture\ndef app():\n    return make_app()\n\n"
+            "@pytest.fixture\ndef client(app):\n    return app.test_client()\n"
+        ),
+        "tests/test_web.py": "def test_session(client):\n    assert client.session()\n",
+    })
+    index_repo(tmp_path)
+    calls = indexed_edges(tmp_path, "calls")
+    assert ("tests/test_web.py:test_session", "web/client.py:Client.session", "typed") in calls

@@ -49,6 +49,8 @@
   (#match? @receiver "^([a-z_][a-z0-9_]*\\.)*_?[A-Z]"))) @reference.returns
 (expression_statement (yield (call function: [(identifier) (attribute)] @receiver @name
   (#match? @receiver "^([a-z_][a-z0-9_]*\\.)*_?[A-Z]")))) @reference.returns
+(return_statement (call function: [(identifier) (attribute)] @receiver @name
+  (#match? @receiver "^([A-Za-z_][A-Za-z0-9_]*\\.)*[a-z_][a-z0-9_]*$"))) @reference.returns_result
 (return_statement (identifier) @receiver @name) @reference.returns
 (expression_statement (yield (identifier) @receiver @name)) @reference.returns
 
