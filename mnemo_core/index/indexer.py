@@ -14,6 +14,7 @@ index is never left half-written.
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
@@ -22,6 +23,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from itertools import chain
 from multiprocessing import get_all_start_methods, get_context
@@ -231,7 +233,8 @@ def _resolve(store: Store, affected: set[int], refs: dict[int, str], total_files
     """Resolve the references of ``affected`` files (``refs`` holds those just parsed, as JSON)."""
     started = time.perf_counter()
     preload = len(affected) > PRELOAD_SHARE * total_files
-    world = World(store, replaced_files=affected, preload=preload)
+    with _collector_paused() if preload else nullcontext():
+        world = World(store, replaced_files=affected, preload=preload)
     wanted: dict[int, RefRows] = {fid: refs[fid] for fid in sorted(affected) if fid in refs}
     wanted.update(store.refs_of(affected - set(refs)))
     bases = {fid: [r for r in _decoded(rows) if r[0] == "inherit"] for fid, rows in wanted.items()
@@ -260,6 +263,19 @@ def _edge_rows(edges: list[tuple[Edge, int]]) -> list[EdgeRow]:
     return [(*edge, fid) for edge, fid in edges]
 
 
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector: loading the whole index makes many long-lived objects
+    and no cycles, and every collection meanwhile would walk them all again."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 _FORKED: tuple[Resolver, list[dict[int, RefRows]]] | None = None
 
 
@@ -276,12 +292,14 @@ def _resolve_forked(resolver: Resolver, wanted: dict[int, RefRows], workers: int
     global _FORKED
     resolver.prepare()
     _FORKED = (resolver, _runs(wanted, workers * RESOLVE_RUNS_PER_WORKER))
+    gc.freeze()  # the collector leaves the shared world alone: workers neither walk nor copy its pages
     try:
         with get_context("fork").Pool(workers) as pool:
             for rows in pool.imap(_resolve_part, range(len(_FORKED[1]))):
                 yield from rows
     finally:
         _FORKED = None
+        gc.unfreeze()
 
 
 def _runs(wanted: dict[int, RefRows], count: int) -> list[dict[int, RefRows]]:
