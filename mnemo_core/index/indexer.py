@@ -46,7 +46,7 @@ from mnemo_core.index.store import (
     prepare_index_dir,
 )
 from mnemo_core.index.world import World
-from mnemo_core.model import Edge, FileExtract, IndexStats
+from mnemo_core.model import Edge, FileExtract, IndexStats, RawRef
 from mnemo_core.vcs.git import head_commit, repo_toplevel
 
 log = logging.getLogger(__name__)
@@ -67,6 +67,7 @@ class _Parsed:
     extract: FileExtract | None  # its refs travel encoded, in ``refs``
     skipped: str | None
     refs: EncodedRefs | None = None
+    inherits: tuple[RawRef, ...] = ()  # the base-class references among them, resolved first
 
 
 def resolve_root(path: str | Path) -> Path:
@@ -116,6 +117,7 @@ def _update(
         affected = store.files_with_edges_into([row.id for row in removed])
         store.remove_files([row.id for row in removed])
         refs: dict[int, str] = {}
+        inherits: dict[int, tuple[RawRef, ...]] = {}
         changed_names: set[str] = set()
         with store.indexes_deferred("symbols"):
             for p in _parse_all(root, stale, known, full, progress):  # results are dropped once stored
@@ -130,6 +132,7 @@ def _update(
                 file_id, names, dependents = _write_one(store, p, known.get(p.path))
                 if file_id is not None and p.refs is not None:
                     refs[file_id] = p.refs.json
+                    inherits[file_id] = p.inherits
                     affected |= dependents | {file_id}
                     changed_names |= names
         if changed_names and len(affected) < len(known) + seen:
@@ -139,7 +142,7 @@ def _update(
             affected |= store.files_subclassing(affected)
         log.info("parsed and stored %d files in %.2fs", seen, time.perf_counter() - started)
         if affected or removed:
-            _resolve(store, affected, refs, len(known) + seen)
+            _resolve(store, affected, refs, inherits, len(known) + seen)
             log.info("resolved %d files in %.2fs", len(affected), time.perf_counter() - started)
         if affected or removed or store.meta("commit") is None:
             store.set_meta("generation", str(store.generation() + 1))
@@ -189,7 +192,8 @@ def _parse_one(root: Path, path: str, old_hash: str | None) -> _Parsed:
     if spec is None:
         return _Parsed(path, None, None, "unsupported")
     extracted = extract(path, content.data, spec)
-    return _Parsed(path, facts, replace(extracted, refs=()), None, encode_refs(extracted.refs))
+    inherits = tuple(r for r in extracted.refs if r.kind == "inherit")
+    return _Parsed(path, facts, replace(extracted, refs=()), None, encode_refs(extracted.refs), inherits)
 
 
 def _parse_chunk(root: Path, jobs: list[tuple[str, str | None]]) -> list[_Parsed]:
@@ -229,27 +233,29 @@ def _write_one(store: Store, p: _Parsed, old: FileRow | None) -> tuple[int | Non
     return store.write_file(p.extract, p.facts, old, p.refs)
 
 
-def _resolve(store: Store, affected: set[int], refs: dict[int, str], total_files: int) -> None:
-    """Resolve the references of ``affected`` files (``refs`` holds those just parsed, as JSON)."""
+def _resolve(
+    store: Store, affected: set[int], refs: dict[int, str], inherits: dict[int, tuple[RawRef, ...]],
+    total_files: int,
+) -> None:
+    """Resolve the references of ``affected`` files (``refs`` holds those just parsed, as JSON, and
+    ``inherits`` their base-class references)."""
     started = time.perf_counter()
     preload = len(affected) > PRELOAD_SHARE * total_files
     with _collector_paused() if preload else nullcontext():
         world = World(store, replaced_files=affected, preload=preload)
-    wanted: dict[int, RefRows] = {fid: refs[fid] for fid in sorted(affected) if fid in refs}
-    wanted.update(store.refs_of(affected - set(refs)))
-    bases = {fid: [r for r in _decoded(rows) if r[0] == "inherit"] for fid, rows in wanted.items()
-             if not isinstance(rows, str) or '["inherit"' in rows}
-    resolver = Resolver(world)
-    base_edges = _edge_rows(resolver.resolve_bases(bases))
-    log.info("loaded the index and resolved base classes in %.2fs", time.perf_counter() - started)
-    workers = min(os.cpu_count() or 1, MAX_WORKERS)
-    calls: Iterable[EdgeRow]
-    if preload and workers > 1 and len(wanted) >= PARALLEL_RESOLVE_MIN_FILES and _can_fork():
-        calls = _resolve_forked(resolver, wanted, workers)
-    else:
-        calls = _edge_rows(resolver.resolve_calls({fid: _decoded(rows) for fid, rows in wanted.items()}))
-    store.replace_edges(affected, chain(base_edges, calls))
-    log.info("resolved and stored calls in %.2fs", time.perf_counter() - started)
+        wanted: dict[int, RefRows] = {fid: refs[fid] for fid in sorted(affected) if fid in refs}
+        wanted.update(store.refs_of(affected - set(refs)))
+        resolver = Resolver(world)
+        base_edges = _edge_rows(resolver.resolve_bases(_base_refs(wanted, inherits)))
+        log.info("loaded the index and resolved base classes in %.2fs", time.perf_counter() - started)
+        workers = min(os.cpu_count() or 1, MAX_WORKERS)
+        calls: Iterable[EdgeRow]
+        if preload and workers > 1 and len(wanted) >= PARALLEL_RESOLVE_MIN_FILES and _can_fork():
+            calls = _resolve_forked(resolver, wanted, workers)
+        else:
+            calls = _edge_rows(resolver.resolve_calls({fid: _decoded(rows) for fid, rows in wanted.items()}))
+        store.replace_edges(affected, chain(base_edges, calls))
+        log.info("resolved and stored calls in %.2fs", time.perf_counter() - started)
 
 
 RefRows = str | list[Any]  # a file's references: stored JSON, or decoded rows
@@ -259,14 +265,27 @@ def _decoded(rows: RefRows) -> list[Any]:
     return json.loads(rows) if isinstance(rows, str) else rows
 
 
+def _base_refs(wanted: dict[int, RefRows], inherits: dict[int, tuple[RawRef, ...]]) -> dict[int, list[Any]]:
+    """Each file's base-class references: sent along by the parse, or picked from its stored rows."""
+    out: dict[int, list[Any]] = {}
+    for fid, rows in wanted.items():
+        if fid in inherits:
+            if inherits[fid]:
+                out[fid] = list(inherits[fid])
+        elif not isinstance(rows, str) or '["inherit"' in rows:  # spares decoding the rest
+            out[fid] = [r for r in _decoded(rows) if r[0] == "inherit"]
+    return out
+
+
 def _edge_rows(edges: list[tuple[Edge, int]]) -> list[EdgeRow]:
     return [(*edge, fid) for edge, fid in edges]
 
 
 @contextmanager
 def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector: loading the whole index makes many long-lived objects
-    and no cycles, and every collection meanwhile would walk them all again."""
+    """Pause the cyclic garbage collector: the whole index loaded for resolution is about a million
+    long-lived objects and no cycles, and every collection would walk them all again (in forked
+    workers, copying their pages)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -292,14 +311,12 @@ def _resolve_forked(resolver: Resolver, wanted: dict[int, RefRows], workers: int
     global _FORKED
     resolver.prepare()
     _FORKED = (resolver, _runs(wanted, workers * RESOLVE_RUNS_PER_WORKER))
-    gc.freeze()  # the collector leaves the shared world alone: workers neither walk nor copy its pages
     try:
         with get_context("fork").Pool(workers) as pool:
             for rows in pool.imap(_resolve_part, range(len(_FORKED[1]))):
                 yield from rows
     finally:
         _FORKED = None
-        gc.unfreeze()
 
 
 def _runs(wanted: dict[int, RefRows], count: int) -> list[dict[int, RefRows]]:
