@@ -22,11 +22,9 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from itertools import chain
-from multiprocessing import get_all_start_methods, get_context
 from pathlib import Path
 from typing import Any
 
@@ -172,7 +170,7 @@ def _stale(root: Path, paths: list[str], known: dict[str, FileRow], full: bool) 
             stale.append(path)
             continue
         try:
-            st = os.stat(root / path)
+            st = os.stat(f"{root}/{path}")  # cheaper than a Path per file
         except OSError:
             stale.append(path)
             continue
@@ -214,6 +212,9 @@ def _parse_all(
     chunks = [jobs[i : i + CHUNK_SIZE] for i in range(0, len(jobs), CHUNK_SIZE)]
     workers = min(os.cpu_count() or 2, MAX_WORKERS)
     done = 0
+    from concurrent.futures import ProcessPoolExecutor  # here: small updates never pay for these imports
+    from multiprocessing import get_context
+
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
         for chunk in pool.map(_parse_chunk, [root] * len(chunks), chunks):
             yield from chunk
@@ -301,6 +302,8 @@ _FORKED: tuple[Resolver, list[dict[int, RefRows]]] | None = None
 def _can_fork() -> bool:
     """Forking copies the preloaded world for free, but is only safe with no other thread running
     (a language server indexes from a thread: it resolves in one process)."""
+    from multiprocessing import get_all_start_methods
+
     return "fork" in get_all_start_methods() and threading.active_count() == 1
 
 
@@ -312,6 +315,8 @@ def _resolve_forked(resolver: Resolver, wanted: dict[int, RefRows], workers: int
     resolver.prepare()
     _FORKED = (resolver, _runs(wanted, workers * RESOLVE_RUNS_PER_WORKER))
     try:
+        from multiprocessing import get_context
+
         with get_context("fork").Pool(workers) as pool:
             for rows in pool.imap(_resolve_part, range(len(_FORKED[1]))):
                 yield from rows

@@ -26,7 +26,7 @@ from mnemo_core.model import Edge, FileExtract, RawImport, RawRef, RawSymbol, Sy
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 6  # 6: references deduplicated per scope, return types from call results
+SCHEMA_VERSION = 7  # 6: refs deduplicated per scope, call-result return types; 7: refs column stored last
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0
@@ -38,11 +38,12 @@ FTS_WEIGHTS = (10.0, 6.0, 4.0, 2.0, 1.0, 1.5)
 
 _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+-- refs is the large column: last, so that scans of the others never read through it
 CREATE TABLE files(
     id INTEGER PRIMARY KEY AUTOINCREMENT, path TEXT UNIQUE NOT NULL, language TEXT NOT NULL, hash TEXT NOT NULL,
     size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, parse_errors INTEGER NOT NULL DEFAULT 0,
-    exports TEXT, imports TEXT NOT NULL DEFAULT '[]', refs TEXT NOT NULL DEFAULT '[]',
-    ref_names TEXT NOT NULL DEFAULT ' ');
+    exports TEXT, imports TEXT NOT NULL DEFAULT '[]', ref_names TEXT NOT NULL DEFAULT ' ',
+    refs TEXT NOT NULL DEFAULT '[]');
 CREATE TABLE symbols(
     id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, name TEXT NOT NULL, short_name TEXT NOT NULL,
     kind TEXT NOT NULL, signature TEXT NOT NULL, docstring TEXT NOT NULL,
