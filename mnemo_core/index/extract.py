@@ -60,7 +60,7 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
     constructed = _constructed_returns(scoped)
     in_test_file = spec.hooks.is_test_file(path)
     symbols = [_module_symbol(path, source, root, spec, in_test_file)]
-    symbols += [_symbol(d, spec, in_test_file, constructed.get(d.qualified, ""))
+    symbols += [_symbol(d, source, spec, in_test_file, constructed.get(d.qualified, ""))
                 for d in definitions if d.kind != CONTAINER_ONLY]
     return FileExtract(
         path=path,
@@ -151,7 +151,9 @@ def _nest(definitions: list[Definition]) -> list[Definition]:
     return ordered
 
 
-def _symbol(d: Definition, spec: LanguageSpec, in_test_file: bool, constructed: str) -> RawSymbol:
+def _symbol(
+    d: Definition, source: bytes, spec: LanguageSpec, in_test_file: bool, constructed: str
+) -> RawSymbol:
     hooks = spec.hooks
     d.decorators = hooks.decorators(d)
     d.is_test, d.is_test_case = hooks.classify_test(d, in_test_file)
@@ -161,7 +163,7 @@ def _symbol(d: Definition, spec: LanguageSpec, in_test_file: bool, constructed: 
         kind=d.kind,
         start_line=start,
         end_line=end,
-        signature=_signature(d.node),
+        signature=_signature(d.node, source),
         docstring=hooks.docstring(d)[:DOCSTRING_MAX_CHARS],
         size=d.outer.end_byte - d.outer.start_byte,
         is_test=d.is_test,
@@ -190,16 +192,18 @@ def _module_symbol(path: str, source: bytes, root: Node, spec: LanguageSpec, in_
     )
 
 
-def _signature(node: Node) -> str:
-    """The definition's text up to its body, whitespace collapsed."""
-    body = node.child_by_field_name("body")
-    text = node.text or b""
-    if body is not None and body.start_byte > node.start_byte:
-        text = text[: body.start_byte - node.start_byte]
+def _signature(node: Node, source: bytes) -> str:
+    """The definition's text up to its body (or its first line), whitespace collapsed."""
+    start, body = node.start_byte, node.child_by_field_name("body")
+    if body is not None and body.start_byte > start:
+        end = body.start_byte
     else:
-        text = text.split(b"\n", 1)[0]
-    lines = (_LINE_COMMENT.sub("", line) for line in text.decode("utf-8", "replace").splitlines())
-    signature = _SPACES.sub(" ", " ".join(lines)).strip().rstrip("{:=").rstrip()
+        end = source.find(b"\n", start, node.end_byte)
+        end = node.end_byte if end == -1 else end
+    text = source[start:end].decode("utf-8", "replace")  # not node.text: a class's would copy its body
+    if "#" in text or "//" in text:  # line breaks are whitespace anyway; only comments need lines
+        text = " ".join(_LINE_COMMENT.sub("", line) for line in text.splitlines())
+    signature = _SPACES.sub(" ", text).strip().rstrip("{:=").rstrip()
     return signature[:SIGNATURE_MAX_CHARS]
 
 
