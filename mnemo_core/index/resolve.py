@@ -84,6 +84,7 @@ class Resolver:
         self._types: dict[str, dict[str, tuple[str, str]]] = {}
         self._types_file = -1  # the file whose references ``_types`` came from
         self._typing: set[tuple[int, str, str]] = set()
+        self._returning: set[int] = set()  # functions whose returned call is being resolved
         self._declared_names: set[str] = set()
         self._properties: frozenset[str] | None = None
 
@@ -346,9 +347,15 @@ class Resolver:
     def _classes_returned_by(self, function: int) -> list[int]:
         """The classes a function's return type names, or those of the call whose result it returns."""
         symbol = self.world.symbol(function)
-        if symbol.returns.endswith(RESULT_MARK):
+        if not symbol.returns.endswith(RESULT_MARK):
+            return self._classes_in(symbol.file_id, "", symbol.returns)
+        if function in self._returning:
+            return []  # a function returning its own result, directly or through others
+        self._returning.add(function)
+        try:
             return self._returned_classes(symbol.file_id, symbol.name, symbol.returns[: -len(RESULT_MARK)])
-        return self._classes_in(symbol.file_id, "", symbol.returns)
+        finally:
+            self._returning.discard(function)
 
     def _classes_in(self, file_id: int, scope: str, type_text: str) -> list[int]:
         """The first name in a type annotation that resolves to a class (``Optional[Foo]`` -> Foo)."""

@@ -242,3 +242,17 @@ def test_a_fixture_returning_a_call_result_types_its_parameter(tmp_path: Path) -
     index_repo(tmp_path)
     calls = indexed_edges(tmp_path, "calls")
     assert ("tests/test_web.py:test_session", "web/client.py:Client.session", "typed") in calls
+
+
+def test_functions_returning_each_others_results_do_not_recurse(tmp_path: Path) -> None:
+    write_files(tmp_path, {
+        "pkg/loop.py": (
+            "def ping(n):\n    return pong(n)\n\n"
+            "def pong(n):\n    return ping(n)\n\n"
+            "def again(n):\n    return again(n)\n\n"
+            "def use():\n    x = ping(1)\n    y = again(2)\n    return x.go(), y.go()\n"
+        ),
+    })
+    index_repo(tmp_path)
+    calls = {(s, d) for s, d, _ in indexed_edges(tmp_path, "calls")}
+    assert ("pkg/loop.py:use", "pkg/loop.py:ping") in calls
