@@ -22,7 +22,6 @@ Each class is printed with counts and examples (``file:line`` and the line's tex
 
 from __future__ import annotations
 
-import argparse
 import ast
 import re
 from collections import Counter, defaultdict, deque
@@ -34,7 +33,7 @@ from typing import Any
 from bench.common import OUT_DIR, table, write_json
 from bench.impact import metrics
 from bench.impact.oracle import definition_key, normalise_nodeid, record_calls
-from bench.impact.repos import DEFAULT_QUALITY_REPOS, DEFAULT_WORKDIR, clone_of, lookup
+from bench.impact.repos import argument_parser, clone_of, lookup
 from mnemo_core.change.impact import TEST_DEPTH, walk_back
 from mnemo_core.index.languages.python import PythonHooks
 from mnemo_core.index.resolve import AMBIGUOUS_LIMIT
@@ -589,12 +588,7 @@ def diagnose(name: str, workdir: Path) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     """Diagnose the last ``run.py`` results of the chosen repositories."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repos", default=",".join(DEFAULT_QUALITY_REPOS),
-                        help=f"comma-separated repositories (default: {','.join(DEFAULT_QUALITY_REPOS)})")
-    parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR,
-                        help=f"clones, venvs and scratch files (default: {DEFAULT_WORKDIR})")
+    parser = argument_parser(__doc__, "clones, venvs and scratch files")
     args = parser.parse_args(argv)
     for name in args.repos.split(","):
         path = write_json(f"impact-diagnosis-{name}", diagnose(name, args.workdir))

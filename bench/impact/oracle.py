@@ -23,7 +23,6 @@ the phases match, because the coverage run is the slow part of the benchmark.
 
 from __future__ import annotations
 
-import argparse
 import ast
 import datetime as dt
 import json
@@ -37,9 +36,8 @@ from typing import Any
 
 from bench.common import OUT_DIR
 from bench.impact.repos import (
-    DEFAULT_QUALITY_REPOS,
-    DEFAULT_WORKDIR,
     ImpactRepo,
+    argument_parser,
     clone_of,
     lookup,
     venv_python,
@@ -368,12 +366,7 @@ def describe(oracle: Mapping[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Build (or show) the oracles of the benchmark's repositories."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repos", default=",".join(DEFAULT_QUALITY_REPOS),
-                        help=f"comma-separated repositories (default: {','.join(DEFAULT_QUALITY_REPOS)})")
-    parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR,
-                        help=f"clones, venvs and coverage files (default: {DEFAULT_WORKDIR})")
+    parser = argument_parser(__doc__, "clones, venvs and coverage files")
     parser.add_argument("--phases", default=",".join(PHASES),
                         help="test phases whose lines count (default: setup,run,teardown)")
     parser.add_argument("--refresh", action="store_true", help="run the suite again even when cached")

@@ -10,6 +10,7 @@ mnemo. Commits and test requirements are pinned so that a rerun measures the sam
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 import tempfile
@@ -92,3 +93,15 @@ def venv_python(repo: ImpactRepo, workdir: Path) -> Path:
                         "-e", str(workdir / repo.name)], check=True)
         marker.write_text(wanted, encoding="utf-8")
     return python
+
+
+def argument_parser(doc: str, workdir_help: str,
+                    repos: tuple[str, ...] = DEFAULT_QUALITY_REPOS) -> argparse.ArgumentParser:
+    """The options every script of the benchmark shares: ``--repos`` and ``--workdir``."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repos", default=",".join(repos),
+                        help=f"comma-separated repositories (default: {','.join(repos)})")
+    parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR,
+                        help=f"{workdir_help} (default: {DEFAULT_WORKDIR})")
+    return parser

@@ -38,7 +38,13 @@ from bench.impact.baselines import mention_baseline, naming_baseline, test_funct
 from bench.impact.edits import insert_statement
 from bench.impact.metrics import Score, Summary, score, summarise
 from bench.impact.oracle import PHASES, RAN, build, function_tests, ran_tests
-from bench.impact.repos import DEFAULT_QUALITY_REPOS, DEFAULT_WORKDIR, ImpactRepo, clone_of, git, lookup
+from bench.impact.repos import (
+    ImpactRepo,
+    argument_parser,
+    clone_of,
+    git,
+    lookup,
+)
 from mnemo_core.model import ScoredSymbol
 from mnemo_core.pipelines import for_pr
 from mnemo_core.repository import Repository
@@ -262,12 +268,7 @@ def to_json(result: RepoResult, args: argparse.Namespace) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark on the chosen repositories and print the tables."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repos", default=",".join(DEFAULT_QUALITY_REPOS),
-                        help=f"comma-separated repositories (default: {','.join(DEFAULT_QUALITY_REPOS)})")
-    parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR,
-                        help=f"clones, venvs and coverage files (default: {DEFAULT_WORKDIR})")
+    parser = argument_parser(__doc__, "clones, venvs and coverage files")
     parser.add_argument("--count", type=int, default=DEFAULT_COUNT, help=f"functions per repository "
                         f"(default {DEFAULT_COUNT})")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED,

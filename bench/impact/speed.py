@@ -15,7 +15,6 @@ each trial.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -28,7 +27,7 @@ from typing import Any
 from bench.common import machine_info, machine_line, run_measured, table, verdict, write_json
 from bench.impact.edits import insert_statement
 from bench.impact.oracle import source_functions
-from bench.impact.repos import DEFAULT_WORKDIR, ImpactRepo, clone_of, git, lookup
+from bench.impact.repos import ImpactRepo, argument_parser, clone_of, git, lookup
 
 DEFAULT_REPOS = ("flask", "pytest")
 DEFAULT_TRIALS = 10
@@ -128,12 +127,7 @@ def measure(repo: ImpactRepo, workdir: Path, trials: int, seed: int) -> dict[str
 
 def main(argv: list[str] | None = None) -> int:
     """Time ``mnemo pr`` on the chosen repositories and print the table."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repos", default=",".join(DEFAULT_REPOS),
-                        help=f"comma-separated repositories (default: {','.join(DEFAULT_REPOS)})")
-    parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR,
-                        help=f"the benchmark's clones (default: {DEFAULT_WORKDIR})")
+    parser = argument_parser(__doc__, "the benchmark's clones", DEFAULT_REPOS)
     parser.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
                         help=f"changes per repository (default {DEFAULT_TRIALS})")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"seed (default {DEFAULT_SEED})")

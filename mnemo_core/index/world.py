@@ -362,8 +362,9 @@ class World:
         included (a constructor named after its class is not inherited)."""
         found: list[int] = []
         for cls in class_ids:
-            hooks = self.hooks(self.symbol(cls).file_id)
-            for name in hooks.constructors_of(self.symbol(cls).name):
+            symbol = self.symbol(cls)
+            hooks = self.hooks(symbol.file_id)
+            for name in hooks.constructors_of(symbol.name):
                 found.extend(self.find_member([cls], name) if name in hooks.constructor_names
                              else self.members(cls).get(name, ()))
         return found
