@@ -538,12 +538,12 @@ def print_summary(title: str, rows: Sequence[Mapping[str, Any]], total: int, mis
             print(f"          {ex['count']:4d}x {ex['where']}  {ex['text'][:120]}")
 
 
-def diagnose(name: str, workdir: Path) -> dict[str, Any]:
-    """Classify every miss and false positive of the last run on one repository."""
+def diagnose(name: str, workdir: Path, label: str = "") -> dict[str, Any]:
+    """Classify every miss and false positive of the last run (of that label) on one repository."""
     import json
 
     repo = lookup(name)
-    results = json.loads((OUT_DIR / f"impact-{name}.json").read_text(encoding="utf-8"))
+    results = json.loads((OUT_DIR / f"impact-{name}{label and '-' + label}.json").read_text(encoding="utf-8"))
     clone = clone_of(repo, workdir)
     calls = record_calls(repo, workdir)
     root = Path(calls["rootdir"])
@@ -589,9 +589,12 @@ def diagnose(name: str, workdir: Path) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     """Diagnose the last ``run.py`` results of the chosen repositories."""
     parser = argument_parser(__doc__, "clones, venvs and scratch files")
+    parser.add_argument("--label", default="", help="diagnose run.py's results of that label "
+                        "(impact-<repo>-<label>.json) and write impact-diagnosis-<repo>-<label>.json")
     args = parser.parse_args(argv)
     for name in args.repos.split(","):
-        path = write_json(f"impact-diagnosis-{name}", diagnose(name, args.workdir))
+        suffix = f"-{args.label}" if args.label else ""
+        path = write_json(f"impact-diagnosis-{name}{suffix}", diagnose(name, args.workdir, args.label))
         print(f"details: {path}\n")
     return 0
 

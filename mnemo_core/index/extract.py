@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections import defaultdict
 
 from tree_sitter import Node, QueryCursor
 
@@ -58,9 +59,10 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
     definitions = _nest(definitions)
     scoped = _scoped_refs(refs, definitions)
     constructed = _constructed_returns(scoped)
+    supers = _supers(scoped, spec.hooks.super_names)
     in_test_file = spec.hooks.is_test_file(path)
     symbols = [_module_symbol(path, source, root, spec, in_test_file)]
-    symbols += [_symbol(d, source, spec, in_test_file, constructed.get(d.qualified, ""))
+    symbols += [_symbol(d, source, spec, in_test_file, constructed.get(d.qualified, ""), supers.get(d.qualified, ()))
                 for d in definitions if d.kind != CONTAINER_ONLY]
     return FileExtract(
         path=path,
@@ -87,6 +89,18 @@ def _constructed_returns(refs: list[RawRef]) -> dict[str, str]:
             if returned[:1].isupper() or "." in returned:
                 found[ref.scope] = returned
     return found
+
+
+def _supers(refs: list[RawRef], super_names: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """Per definition, what it takes from its bases: a class's bases as written (``werkzeug.Client``),
+    a method's calls through ``super()`` (``super().open()`` -> ``open``)."""
+    found: dict[str, list[str]] = defaultdict(list)
+    for ref in refs:
+        if ref.kind == "inherit":
+            found[ref.scope].append(f"{ref.receiver}.{ref.name}" if ref.receiver else ref.name)
+        elif ref.kind == "call" and (ref.receiver in super_names or ref.receiver.startswith("super(")):
+            found[ref.scope].append(ref.name)
+    return {scope: tuple(dict.fromkeys(names)) for scope, names in found.items()}
 
 
 def _text(node: Node) -> str:
@@ -152,7 +166,8 @@ def _nest(definitions: list[Definition]) -> list[Definition]:
 
 
 def _symbol(
-    d: Definition, source: bytes, spec: LanguageSpec, in_test_file: bool, constructed: str
+    d: Definition, source: bytes, spec: LanguageSpec, in_test_file: bool, constructed: str,
+    supers: tuple[str, ...],
 ) -> RawSymbol:
     hooks = spec.hooks
     d.decorators = hooks.decorators(d)
@@ -173,6 +188,7 @@ def _symbol(
         decorators=d.decorators,
         words=" ".join(identifier_words(d.qualified)),
         returns=hooks.returns(d) or constructed,
+        supers=supers,
     )
 
 

@@ -9,11 +9,15 @@ A reference is resolved in this order, and the edge records which step found it:
 - ``import``: a name bound by an import (following re-exports and wildcard imports), or a member
   of an imported module or class (``models.User.create()``).
 - ``typed``: ``x.m()`` where ``x`` has a declared or constructed type in scope (``x = Client()``,
-  ``x: Client``, a parameter annotation, ``self.x = Client()``, a pytest fixture returning ``Client``)
-  -> the method on that class or its bases.
+  ``x: Client``, a parameter annotation, ``self.x = Client()``, a pytest fixture returning ``Client``,
+  ``for x in clients`` over a ``list[Client]``) -> the method on that class or its bases.
 - ``package``: a top-level name of another file in the same package (Go, Java).
 - ``fixture``: a pytest test parameter -> the fixture function in its module or a ``conftest.py``
   above it.
+- ``callback``: a method a class inherits from outside the repository (``client.get()`` on a
+  subclass of werkzeug's ``Client``) may call back into the class: it links to the class's methods
+  that extend an external method through ``super()`` (``FlaskClient.open``); and such a ``super()``
+  call may run the ``__call__`` of objects the instance holds (``application: Flask``).
 - ``name``: the last resort, a repository-wide match of the bare name, taken only when the name is
   defined at most ``AMBIGUOUS_LIMIT`` times (and never for built-ins), with lower confidence.
 
@@ -45,6 +49,7 @@ CONFIDENCE = {
     "package": 0.85,  # another file of the same package
     "derived": 0.9,  # overrides and tests, derived from other edges
     "typed": 0.85,  # a method of the declared or constructed type of the receiver
+    "callback": 0.6,  # reached through a base class outside the repository: likely, not certain
     "name": 0.5,  # a unique name match anywhere in the repository: plausible, not proven
 }
 RefRow = Sequence[Any]  # (kind, name, receiver, scope, line), as RawRef or as decoded JSON
@@ -72,6 +77,8 @@ TYPE_WRAPPERS = frozenset({
     "Annotated", "list", "dict", "set", "tuple", "type", "frozenset", "typing", "t",
 })
 _HEAD = re.compile(r"[.(]")
+CONSTRUCTOR_NAMES = frozenset({"__init__", "__new__"})
+NEUTRAL_BASES = frozenset({"object", "Generic", "Protocol", "ABC", "NamedTuple", "TypedDict"})  # never call back
 _EXTERNAL = _Resolution([], "external")
 _PARAMETER = _Resolution([], "parameter", final=False)  # a local of unknown type: its methods may still be guessed
 
@@ -87,6 +94,7 @@ class Resolver:
         self._returning: set[int] = set()  # functions whose returned call is being resolved
         self._declared_names: set[str] = set()
         self._properties: frozenset[str] | None = None
+        self._external: dict[int, bool] = {}
 
     def resolve(self, refs_by_file: Mapping[int, Sequence[RefRow]]) -> list[tuple[Edge, int]]:
         """All edges resolved from the given files' references, each with the file it came from.
@@ -228,19 +236,26 @@ class Resolver:
             return found if found.final else self._by_name(file_id, ref.name, methods=False)
         if receiver in hooks.super_names or receiver.startswith("super("):
             classes = w.enclosing_classes(file_id, ref.scope)
-            return _Resolution(w.find_member(classes, ref.name, include_self=False), "self")
+            members = w.find_member(classes, ref.name, include_self=False)
+            if not members and ref.name not in CONSTRUCTOR_NAMES and self._extends_external(classes):
+                return _Resolution(self._held_callables(file_id, classes), "callback")
+            return _Resolution(members, "self")
         called = self._called_value(file_id, ref.scope, f"{receiver}.{ref.name}")
         if called.ids:
             return called
         if self._is_self(file_id, ref.scope, receiver):
             classes = w.enclosing_classes(file_id, ref.scope) or self._typed_receiver(file_id, ref.scope, receiver)
             if classes:
-                return _Resolution(w.find_member(classes, ref.name), "self")
+                members = w.find_member(classes, ref.name)
+                return _Resolution(members, "self") if members else self._callbacks(classes)
         classes = self._typed_receiver(file_id, ref.scope, receiver)
         if classes:
             members = w.find_member(classes, ref.name)
             if members:
                 return _Resolution(members, "typed")
+            callbacks = self._callbacks(classes)
+            if callbacks.ids:
+                return callbacks
         target = self._resolve_receiver(file_id, ref.scope, receiver)
         if target.final:
             return self._member_of(target, ref.name)
@@ -292,6 +307,54 @@ class Resolver:
         found = [m for name in ("__enter__", "__exit__") for m in self.world.find_member(classes, name)]
         return _Resolution(found, "typed") if found else _EXTERNAL
 
+    def _lineage(self, classes: Sequence[int]) -> list[int]:
+        """The classes and, breadth first, their bases in the repository."""
+        seen = dict.fromkeys(classes)
+        frontier = list(seen)
+        while frontier:
+            frontier = [b for c in frontier for b in self.world.bases(c) if b not in seen]
+            seen.update(dict.fromkeys(frontier))
+        return list(seen)
+
+    def _extends_external(self, classes: Sequence[int]) -> bool:
+        """Whether one of the classes, or a base of theirs in the repository, names a base class
+        imported from outside it (``class FlaskClient(werkzeug.test.Client)``)."""
+        return any(self._external_base(c) for c in self._lineage(classes))
+
+    def _external_base(self, class_id: int) -> bool:
+        known = self._external.get(class_id)
+        if known is None:
+            symbol = self.world.symbol(class_id)
+            builtins = self.world.hooks(symbol.file_id).builtin_names
+            known = self._external[class_id] = any(
+                self._resolve_dotted(symbol.file_id, symbol.name, base).how == "external"
+                for base in symbol.supers
+                if base.rsplit(".", 1)[-1] not in NEUTRAL_BASES and base.split(".", 1)[0] not in builtins)
+        return known
+
+    def _callbacks(self, classes: Sequence[int]) -> _Resolution:
+        """A method the classes inherit from outside the repository may call back the methods that
+        extend an external one through ``super()`` (werkzeug's ``Client.get`` calls ``open``)."""
+        if not self._extends_external(classes):
+            return _EXTERNAL
+        w = self.world
+        found = [m for c in self._lineage(classes) for short, ids in w.members(c).items()
+                 if short not in CONSTRUCTOR_NAMES for m in ids
+                 if w.symbol(m).kind == "method" and short in w.symbol(m).supers]
+        return _Resolution(found, "callback") if found else _EXTERNAL
+
+    def _held_callables(self, file_id: int, classes: Sequence[int]) -> list[int]:
+        """``__call__`` of the objects the classes declare or build as attributes (``application:
+        Flask``): the base class they hand themselves to may call them."""
+        w = self.world
+        held = []
+        for cls in classes:
+            scope = w.symbol(cls).name
+            for variable, (kind, text) in self._types.get(scope, {}).items() if file_id == self._types_file else ():
+                if kind == "type" and ("." not in variable or variable.startswith("self.")):
+                    held += w.find_member(self._classes_in(file_id, scope, text), "__call__")
+        return list(dict.fromkeys(held))
+
     def _fixture_parameters(self, file_id: int) -> set[str]:
         """Parameters of a file's tests and fixtures: pytest fills them, so each scope types them."""
         symbols = self.world.symbols
@@ -323,6 +386,8 @@ class Resolver:
             kind, text = declared
             if kind == "result":
                 return self._returned_classes(file_id, scope, text)
+            if kind == "element":
+                return self._typed_receiver(file_id, scope, text)
             return self._classes_in(file_id, scope, text)
         src = self._source(file_id, scope)
         if src is None or receiver not in self.world.symbol(src).params:
@@ -553,7 +618,7 @@ def _variable_types(refs: Sequence[RefRow]) -> dict[str, dict[str, tuple[str, st
     declaration in a scope wins."""
     types: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)
     for kind, name, receiver, scope, _ in refs:
-        if kind not in ("type", "result", "alias"):
+        if kind not in ("type", "result", "alias", "element"):
             continue
         owner = scope.rsplit(".", 1)[0] if "." in name and "." in scope else scope
         types[owner].setdefault(name, (kind, receiver))

@@ -26,7 +26,7 @@ from mnemo_core.model import Edge, FileExtract, RawImport, RawRef, RawSymbol, Sy
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 7  # 6: refs deduplicated per scope, call-result return types; 7: refs column stored last
+SCHEMA_VERSION = 8  # 6: refs deduplicated per scope, call-result return types; 7: refs column stored last; 8: supers
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0
@@ -49,7 +49,8 @@ CREATE TABLE symbols(
     kind TEXT NOT NULL, signature TEXT NOT NULL, docstring TEXT NOT NULL,
     start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, size INTEGER NOT NULL,
     is_test INTEGER NOT NULL, is_test_case INTEGER NOT NULL, exported INTEGER NOT NULL,
-    parent_id INTEGER, params TEXT NOT NULL, decorators TEXT NOT NULL, returns TEXT NOT NULL);
+    parent_id INTEGER, params TEXT NOT NULL, decorators TEXT NOT NULL, returns TEXT NOT NULL,
+    supers TEXT NOT NULL);
 CREATE TABLE edges(
     src INTEGER NOT NULL, dst INTEGER NOT NULL, type TEXT NOT NULL, resolution TEXT NOT NULL,
     confidence REAL NOT NULL, line INTEGER NOT NULL, file_id INTEGER NOT NULL);
@@ -667,7 +668,8 @@ _INSERT_FTS = (
 )
 _INSERT_SYMBOL = (
     "INSERT INTO symbols(id, file_id, name, short_name, kind, signature, docstring, start_line, end_line, size,"
-    " is_test, is_test_case, exported, parent_id, params, decorators, returns) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    " is_test, is_test_case, exported, parent_id, params, decorators, returns, supers)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 def _ordinal_keys(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str, int]]:
     """(name, kind, n): the n-th definition of that name and kind in a file (overloads, setters)."""
@@ -683,7 +685,7 @@ def _symbol_row(sym: RawSymbol, file_id: int, parent_id: int | None) -> tuple[ob
     return (
         file_id, sym.name, sym.name.rsplit(".", 1)[-1], sym.kind, sym.signature, sym.docstring, sym.start_line,
         sym.end_line, sym.size, int(sym.is_test), int(sym.is_test_case), int(sym.exported), parent_id,
-        " ".join(sym.params), "\n".join(sym.decorators), sym.returns,
+        " ".join(sym.params), "\n".join(sym.decorators), sym.returns, " ".join(sym.supers),
     )
 
 
@@ -696,13 +698,14 @@ def _symbol(r: Sequence[object]) -> Symbol:
     )
 
 
-_RESOLVER_COLUMNS = "id, file_id, name, kind, parent_id, is_test, is_test_case, params, decorators, returns"
+_RESOLVER_COLUMNS = "id, file_id, name, kind, parent_id, is_test, is_test_case, params, decorators, returns, supers"
 
 
 def _symbol_rows(rows: Iterable[Sequence[Any]]) -> list[SymbolRow]:
     return [
         SymbolRow(r[0], r[1], r[2], r[3], r[4], bool(r[5]), bool(r[6]),
-                  tuple(r[7].split()) if r[7] else (), tuple(r[8].split("\n")) if r[8] else (), r[9])
+                  tuple(r[7].split()) if r[7] else (), tuple(r[8].split("\n")) if r[8] else (), r[9],
+                  tuple(r[10].split()) if r[10] else ())
         for r in rows
     ]
 

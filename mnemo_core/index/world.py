@@ -35,6 +35,7 @@ class SymbolRow:
     params: tuple[str, ...]
     decorators: tuple[str, ...]
     returns: str = ""
+    supers: tuple[str, ...] = ()  # a class: its bases as written; a method: the base methods it calls via super()
 
 
 class WorldSource(Protocol):

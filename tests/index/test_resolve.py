@@ -256,3 +256,57 @@ def test_functions_returning_each_others_results_do_not_recurse(tmp_path: Path) 
     index_repo(tmp_path)
     calls = {(s, d) for s, d, _ in indexed_edges(tmp_path, "calls")}
     assert ("pkg/loop.py:use", "pkg/loop.py:ping") in calls
+
+
+def test_methods_inherited_from_outside_the_repository_call_back_into_the_class(tmp_path: Path) -> None:
+    write_files(tmp_path, {
+        "web/app.py": (
+            "class App:\n    def __call__(self, environ):\n        return self.dispatch(environ)\n"
+            "    def dispatch(self, environ):\n        return environ\n"
+        ),
+        "web/testing.py": (
+            "from werkzeug.test import Client\nfrom web.app import App\n\n"
+            "class AppClient(Client):\n    application: App\n\n"
+            "    def __init__(self, *args):\n        super().__init__(*args)\n\n"
+            "    def open(self, path):\n        return super().open(path)\n\n"
+            "    def session(self):\n        return self.get('/')\n\n"
+            "class Plain(dict):\n    def update(self, other):\n        return super().update(other)\n"
+        ),
+        "tests/test_web.py": (
+            "from web.testing import AppClient, Plain\n\n"
+            "def test_get():\n    client = AppClient()\n    assert client.get('/')\n\n"
+            "def test_plain():\n    plain = Plain()\n    assert plain.get('x')\n"
+        ),
+    })
+    index_repo(tmp_path)
+    calls = indexed_edges(tmp_path, "calls")
+    assert ("tests/test_web.py:test_get", "web/testing.py:AppClient.open", "callback") in calls
+    assert ("web/testing.py:AppClient.session", "web/testing.py:AppClient.open", "callback") in calls
+    assert ("web/testing.py:AppClient.open", "web/app.py:App.__call__", "callback") in calls
+    assert ("web/testing.py:AppClient.__init__", "web/app.py:App.__call__", "callback") not in calls, \
+        "constructors hand the object over; they do not call it"
+    assert not any(s == "tests/test_web.py:test_plain" and d.endswith("Plain.update") for s, d, _ in calls), \
+        "a built-in base class calls nothing back"
+
+
+def test_loop_variables_and_with_targets_take_the_element_and_result_types(tmp_path: Path) -> None:
+    write_files(tmp_path, {
+        "pkg/params.py": (
+            "class Param:\n    def help(self):\n        return 1\n\n"
+            "class Session:\n    def __enter__(self):\n        return self\n"
+            "    def __exit__(self, *exc):\n        return None\n    def commit(self):\n        return 2\n\n"
+            "class Command:\n    def __init__(self):\n        self.params: list[Param] = []\n\n"
+            "    def get_params(self) -> list[Param]:\n        return self.params\n\n"
+            "    def format(self):\n        for p in self.get_params():\n            p.help()\n\n"
+            "    def each(self):\n        for q in self.params:\n            q.help()\n\n"
+            "    def save(self):\n        with Session() as s:\n            s.commit()\n"
+        ),
+        "pkg/other.py": "class Other:\n    def help(self):\n        return 3\n    def commit(self):\n        return 4\n",
+    })
+    index_repo(tmp_path)
+    calls = indexed_edges(tmp_path, "calls")
+    assert ("pkg/params.py:Command.format", "pkg/params.py:Param.help", "typed") in calls
+    assert ("pkg/params.py:Command.each", "pkg/params.py:Param.help", "typed") in calls
+    assert ("pkg/params.py:Command.save", "pkg/params.py:Session.commit", "typed") in calls
+    assert not {(s, d) for s, d, _ in calls} & {("pkg/params.py:Command.format", "pkg/other.py:Other.help"),
+                                                ("pkg/params.py:Command.save", "pkg/other.py:Other.commit")}

@@ -31,6 +31,13 @@
 (assignment left: (identifier) @name
   right: (call function: [(identifier) (attribute)] @receiver)
   (#match? @receiver "^([a-zA-Z_][a-zA-Z0-9_]*\\.)*[a-z_][a-z0-9_]*$")) @reference.result
+; loop variables: an element of what is iterated (``for p in self.get_params()`` -> ``-> list[Parameter]``)
+(for_statement left: (identifier) @name
+  right: (call function: [(identifier) (attribute)] @receiver)) @reference.result
+(for_statement left: (identifier) @name right: [(identifier) (attribute)] @receiver) @reference.element
+; ``with make() as x``: what the call returns (``__enter__`` mostly hands back the same object)
+(with_item value: (as_pattern (call function: [(identifier) (attribute)] @receiver)
+  alias: (as_pattern_target (identifier) @name))) @reference.result
 (typed_parameter (identifier) @name type: (type) @receiver) @reference.type
 (typed_default_parameter name: (identifier) @name type: (type) @receiver) @reference.type
 
