@@ -310,3 +310,17 @@ def test_loop_variables_and_with_targets_take_the_element_and_result_types(tmp_p
     assert ("pkg/params.py:Command.save", "pkg/params.py:Session.commit", "typed") in calls
     assert not {(s, d) for s, d, _ in calls} & {("pkg/params.py:Command.format", "pkg/other.py:Other.help"),
                                                 ("pkg/params.py:Command.save", "pkg/other.py:Other.commit")}
+
+
+def test_annotated_test_parameters_are_fixtures_too(tmp_path: Path) -> None:
+    write_files(tmp_path, {
+        "web/app.py": "class App:\n    def run(self):\n        return 1\n",
+        "tests/conftest.py": (
+            "import pytest\nfrom web.app import App\n\n@pytest.fixture\ndef app() -> App:\n    return App()\n"
+        ),
+        "tests/test_app.py": "from web.app import App\n\ndef test_run(app: App, tmp_path):\n    assert app.run()\n",
+    })
+    index_repo(tmp_path)
+    calls = indexed_edges(tmp_path, "calls")
+    assert ("tests/test_app.py:test_run", "tests/conftest.py:app", "fixture") in calls
+    assert ("tests/test_app.py:test_run", "web/app.py:App.run", "typed") in calls
