@@ -5,7 +5,8 @@ it, imports it, or is reached from it by dynamic dispatch (callers of a base met
 overriding method that changed). Each hop multiplies the impact by the edge's confidence and by
 ``HOP_DECAY``; a symbol keeps its strongest path back to the change, which is what the answer
 shows. Tests are found the same way, further out (``TEST_DEPTH``), through test helpers and pytest
-fixtures, and stop at the first test case on each path.
+fixtures, and stop at the first test case on each path. On the way to tests a path remembers the
+classes its dispatch hops assumed, and a test keeps it only if it names them (``receivers``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from mnemo_core.change.receivers import evidenced, exception_classes
 from mnemo_core.index.store import Store
 from mnemo_core.model import CALLABLE_KINDS, Edge, Symbol
 
@@ -31,6 +33,10 @@ RELATIONS = (
 )
 
 
+State = tuple[int, frozenset[int]]  # a symbol, and the receiver classes its path assumed
+Step = tuple[int, int, str, float, int | None]  # from, to, label, confidence, class dispatched into
+
+
 @dataclass(frozen=True, slots=True)
 class Reach:
     """An impacted symbol: hops from the change, strength, and its path back (self first)."""
@@ -41,17 +47,18 @@ class Reach:
     path: tuple[int, ...]
     labels: tuple[str, ...]  # how each hop of ``path`` depends on the next
     guesses: int = 0  # hops resolved by name alone on the way
+    assumes: frozenset[int] = frozenset()  # classes that "dispatches to" hops took the receiver to be
 
 
-def _step(store: Store, frontier: Iterable[int]) -> list[tuple[int, int, str, float]]:
-    """(from, to, label, confidence) for every reverse dependency of the frontier. Importing a
-    function or class says nothing its callers do not; importing a module or a constant does. A
-    function defined inside another (a closure, a test's local view function) is reached through
-    whoever defines it."""
+def _step(store: Store, frontier: Iterable[int]) -> list[Step]:
+    """(from, to, label, confidence, class dispatched into) for every reverse dependency of the
+    frontier. Importing a function or class says nothing its callers do not; importing a module or
+    a constant does. A function defined inside another (a closure, a test's local view function)
+    is reached through whoever defines it."""
     ids = list(frontier)
     symbols = store.symbols_by_ids(ids)
     importable = {sid for sid, s in symbols.items() if s.kind in IMPORT_IMPACT_KINDS}
-    found: list[tuple[int, int, str, float]] = []
+    found: list[Step] = []
     incoming = store.edges_touching(ids, "in")
     outgoing = store.edges_touching(ids, "out")
     for edge_type, direction, label in RELATIONS:
@@ -62,43 +69,87 @@ def _step(store: Store, frontier: Iterable[int]) -> list[tuple[int, int, str, fl
             node, dependant = (e.dst, e.src) if direction == "in" else (e.src, e.dst)
             if edge_type == "imports" and node not in importable:
                 continue
-            found.append((node, dependant, label, e.confidence))
+            into = symbols[node].parent_id if label == "dispatches to" and node in symbols else None
+            found.append((node, dependant, label, e.confidence, into))
     parents = store.symbols_by_ids({s.parent_id for s in symbols.values() if s.parent_id is not None})
     for sid, symbol in symbols.items():
         parent = parents.get(symbol.parent_id or 0)
         if symbol.kind in CALLABLE_KINDS and parent is not None and parent.kind in CALLABLE_KINDS:
-            found.append((sid, parent.id, "defines", 1.0))
+            found.append((sid, parent.id, "defines", 1.0, None))
     return found
 
 
 def walk_back(store: Store, changed: Iterable[int], depth: int, stop_at_tests: bool = False) -> dict[int, Reach]:
-    """Everything within ``depth`` reverse hops of ``changed``, each with its strongest path."""
-    reached: dict[int, Reach] = {c: Reach(c, 0, 1.0, (c,), ()) for c in changed}
-    frontier = sorted(reached)
+    """Everything within ``depth`` reverse hops of ``changed``, each with its strongest path. On the
+    way to tests, paths that assume different receiver classes are walked apart, and each test keeps
+    its strongest path among those it gives evidence for."""
+    reached: dict[State, Reach] = {(c, frozenset()): Reach(c, 0, 1.0, (c,), ()) for c in changed}
+    frontier = sorted(reached, key=_state_order)
     test_cases: set[int] = set()
+    dispatched: set[int] = set()
+    assumable: set[int] = set()  # classes dispatched into that a test must name (not exceptions)
     for hop in range(1, depth + 1):
         if not frontier:
             break
-        candidates: dict[int, Reach] = {}
-        for node, dependant, label, confidence in sorted(_step(store, frontier)):
-            origin = reached[node]
+        origins: dict[int, list[Reach]] = {}
+        for state in frontier:
+            origins.setdefault(state[0], []).append(reached[state])
+        steps = sorted(_step(store, origins), key=_step_order)
+        if stop_at_tests:
+            new = {into for *_, into in steps if into is not None} - dispatched
+            dispatched |= new
+            assumable |= new - exception_classes(store, new)
+        candidates = _extend(reached, origins, steps, hop, assumable)
+        if stop_at_tests and candidates:
+            symbols = store.symbols_by_ids({sid for sid, _ in candidates})
+            test_cases |= {sid for sid, s in symbols.items() if s.is_test_case}
+        reached.update(candidates)
+        frontier = sorted((state for state in candidates if state[0] not in test_cases), key=_state_order)
+    return _strongest(store, reached, test_cases)
+
+
+def _extend(reached: dict[State, Reach], origins: dict[int, list[Reach]], steps: list[Step], hop: int,
+            assumable: set[int]) -> dict[State, Reach]:
+    """The states one hop further, each with its strongest path."""
+    candidates: dict[State, Reach] = {}
+    for node, dependant, label, confidence, into in steps:
+        for origin in origins[node]:
             if label == "overrides" and origin.labels[:1] == ("dispatches to",):
                 continue  # up to a base method, then down to a sibling override: another class
             guesses = origin.guesses + (confidence <= GUESS_CONFIDENCE)
             if guesses > MAX_GUESSES:
                 continue
+            assumes = origin.assumes | {into} if into in assumable else origin.assumes
+            if assumes and (dependant, frozenset()) in reached:
+                continue  # already reached without assuming anything, and sooner
             weight = origin.weight * confidence * HOP_DECAY
-            known = reached.get(dependant) or candidates.get(dependant)
+            known = reached.get((dependant, assumes)) or candidates.get((dependant, assumes))
             if known is not None and (known.weight >= weight or known.depth < hop):
                 continue
-            candidates[dependant] = Reach(dependant, hop, weight, (dependant, *origin.path), (label, *origin.labels),
-                                          guesses)
-        if stop_at_tests and candidates:
-            symbols = store.symbols_by_ids(candidates)
-            test_cases |= {sid for sid, s in symbols.items() if s.is_test_case}
-        reached.update(candidates)
-        frontier = sorted(sid for sid in candidates if sid not in test_cases)
-    return reached
+            candidates[(dependant, assumes)] = Reach(dependant, hop, weight, (dependant, *origin.path),
+                                                     (label, *origin.labels), guesses, assumes)
+    return candidates
+
+
+def _strongest(store: Store, reached: dict[State, Reach], test_cases: set[int]) -> dict[int, Reach]:
+    """Each symbol's shortest (then strongest) path; a test's among those it gives evidence for."""
+    paths: dict[int, list[Reach]] = {}
+    for state in sorted(reached, key=_state_order):
+        paths.setdefault(state[0], []).append(reached[state])
+    for options in paths.values():
+        options.sort(key=lambda r: (r.depth, -r.weight))
+    found = {sid: options[0] for sid, options in paths.items() if sid not in test_cases}
+    tests = {sid: paths[sid] for sid in sorted(test_cases)}
+    chosen = evidenced(store, {sid: [r.assumes for r in options] for sid, options in tests.items()})
+    return found | {sid: tests[sid][i] for sid, i in chosen.items()}
+
+
+def _state_order(state: State) -> tuple[int, list[int]]:
+    return (state[0], sorted(state[1]))
+
+
+def _step_order(step: Step) -> tuple[int, int, str, float, int]:
+    return (*step[:4], step[4] or 0)
 
 
 @dataclass(frozen=True, slots=True)

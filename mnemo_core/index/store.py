@@ -190,6 +190,11 @@ class Store:
         self.path = path
         self._next_id: int | None = None
 
+    @property
+    def root(self) -> Path:
+        """The repository this index belongs to (the index lives in ``<root>/.mnemo/``)."""
+        return self.path.parents[1]
+
     @classmethod
     def open(cls, root: Path, create: bool = True) -> Store:
         """Open the index of ``root``; create it, or rebuild it when it is old or corrupt."""

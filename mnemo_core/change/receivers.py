@@ -1,0 +1,120 @@
+"""Receiver evidence: a test reaches a change through a dispatch only if it uses the class.
+
+A caller of a base method may land in any override, so the walk from a changed override back to
+the tests passes through every caller of the base method: in a framework, nearly every test. Like
+rapid type analysis, which follows a dispatch only into classes the program instantiates, a test
+keeps such a path only when its source (body, nested functions and decorators) names each class
+the path dispatched into: the class or a subclass, a factory named after one (``option()`` for
+``Option``), or a module constant bound to an instance of one (``UUID = UUIDParameterType()``).
+Two kinds of class need no evidence: exceptions, raised deep in the code under test and handled far
+from the test, which rarely names them; and staples, classes that many of their tests name (then
+the others likely use them too, built by default). And when the evidence would leave no test at
+all, it cannot tell the tests apart, and all are kept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from mnemo_core.index.store import Store
+from mnemo_core.model import Symbol
+
+WORD = re.compile(r"\w+")
+CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+EXCEPTION_BASE = re.compile(r"\b(BaseException|Exception|\w+Error|\w+Exception)\b")
+STAPLE_SHARE = 0.3  # a class this share of its tests name is a staple: the others likely use it unnamed
+
+
+def evidenced(store: Store, assumptions: Mapping[int, Sequence[frozenset[int]]]) -> dict[int, int]:
+    """For each test, the index of its first path (in the order given, by the classes each assumes)
+    whose classes the test names; tests with none are left out, unless that leaves no test."""
+    assumed = frozenset().union(*(a for paths in assumptions.values() for a in paths))
+    if not assumed:
+        return dict.fromkeys(assumptions, 0)
+    names = _evidence_names(store, assumed)
+    named = _named(store, [t for t, paths in assumptions.items() if any(paths)], names)
+    free = _staples(assumptions, named)
+    kept: dict[int, int] = {}
+    for test, paths in assumptions.items():
+        known = named.get(test, set()) | free
+        chosen = next((i for i, classes in enumerate(paths) if classes <= known), None)
+        if chosen is not None:
+            kept[test] = chosen
+    return kept or dict.fromkeys(assumptions, 0)
+
+
+def _named(store: Store, tests: Iterable[int], names: Mapping[str, set[int]]) -> dict[int, set[int]]:
+    """The classes each test's source names."""
+    sources = _Sources(store.root)
+    named: dict[int, set[int]] = {}
+    for test, symbol in store.symbols_by_ids(tests).items():
+        words = set(WORD.findall(sources.of(symbol))) & names.keys()
+        named[test] = set().union(*(names[w] for w in words))
+    return named
+
+
+def _staples(assumptions: Mapping[int, Sequence[frozenset[int]]],
+             named: Mapping[int, set[int]]) -> frozenset[int]:
+    """Classes that at least ``STAPLE_SHARE`` of the tests whose paths assume them name: staples of
+    the suite, that the package also builds by default (``click.command()`` adds an ``Option``)."""
+    needing: dict[int, list[int]] = {}
+    for test, paths in assumptions.items():
+        for cls in frozenset().union(*paths):
+            needing.setdefault(cls, []).append(test)
+    return frozenset(cls for cls, tests in needing.items()
+                     if sum(cls in named.get(t, ()) for t in tests) >= STAPLE_SHARE * len(tests))
+
+
+def _evidence_names(store: Store, assumed: frozenset[int]) -> dict[str, set[int]]:
+    """Names that show a use of each assumed class."""
+    names: dict[str, set[int]] = {}
+    for cls in sorted(assumed):
+        family = _hierarchy(store, cls, "in")
+        classes = store.symbols_by_ids(family).values()
+        built = [e.src for e in store.edges_touching(family, "in") if e.type == "calls"]
+        constants = [s for s in store.symbols_by_ids(built).values() if s.kind == "constant"]
+        spellings = [s.short_name for s in [*classes, *constants]] + [_factory(s.short_name) for s in classes]
+        for name in spellings:
+            names.setdefault(name, set()).add(cls)
+    return names
+
+
+def _factory(class_name: str) -> str:
+    """The name of a function named after a class: ``HelpOption`` -> ``help_option``."""
+    return CAMEL_HUMP.sub("_", class_name).lower().lstrip("_")
+
+
+def exception_classes(store: Store, classes: Iterable[int]) -> frozenset[int]:
+    """The exception classes among ``classes``: those with an ancestor (in the repository, or
+    itself) whose bases look like an exception's. A dispatch into one needs no evidence."""
+    return frozenset(cls for cls in classes
+                     if any(EXCEPTION_BASE.search(s.signature.partition("(")[2])
+                            for s in store.symbols_by_ids(_hierarchy(store, cls, "out")).values()))
+
+
+def _hierarchy(store: Store, cls: int, direction: str) -> set[int]:
+    """``cls`` and its subclasses (``direction="in"``) or its base classes (``"out"``), transitively."""
+    found, layer = {cls}, {cls}
+    while layer:
+        edges = store.edges_touching(layer, direction)
+        layer = {e.src if direction == "in" else e.dst for e in edges if e.type == "inherits"} - found
+        found |= layer
+    return found
+
+
+class _Sources:
+    """Test sources, each file read once."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.lines: dict[str, list[str]] = {}
+
+    def of(self, symbol: Symbol) -> str:
+        if symbol.path not in self.lines:
+            try:
+                self.lines[symbol.path] = (self.root / symbol.path).read_text(encoding="utf-8").splitlines()
+            except (OSError, UnicodeDecodeError):
+                self.lines[symbol.path] = []
+        return "\n".join(self.lines[symbol.path][symbol.start_line - 1 : symbol.end_line])

@@ -1,0 +1,134 @@
+"""Receiver evidence on real throwaway repositories: a test reaches a changed override only if it
+names the class (tests/change/test_receivers.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import commit, make_repo
+
+from mnemo_core.pipelines import for_pr
+
+KINDS = (
+    "class Kind:\n"
+    "    def convert(self, value: str) -> str:\n"
+    "        return value\n"
+    "\n"
+    "class Upper(Kind):\n"
+    "    def convert(self, value: str) -> str:\n"
+    "        return value.upper()\n"
+    "\n"
+    "class Lower(Kind):\n"
+    "    def convert(self, value: str) -> str:\n"
+    "        return value.lower()\n"
+    "\n"
+    "class Title(Kind):\n"
+    "    def convert(self, value: str) -> str:\n"
+    "        return value.title()\n"
+    "\n"
+    "class QuietLower(Lower):\n"
+    "    pass\n"
+    "\n"
+    "UPPER = Upper()\n"
+    "\n"
+    "def run(kind: Kind, value: str) -> str:\n"
+    "    return kind.convert(value)\n"
+)
+ERRORS = (
+    "class AppError(Exception):\n"
+    "    def message(self) -> str:\n"
+    "        return 'error'\n"
+    "\n"
+    "class NotFound(AppError):\n"
+    "    def message(self) -> str:\n"
+    "        return 'not found'\n"
+    "\n"
+    "def report(error: AppError) -> str:\n"
+    "    return error.message()\n"
+)
+FILES = {
+    "shop/__init__.py": "",
+    "shop/kinds.py": KINDS,
+    "shop/errors.py": ERRORS,
+    "tests/test_kinds.py": (
+        "from shop.kinds import UPPER, Kind, QuietLower, run\n"
+        "\n"
+        "def test_upper_constant():\n"
+        "    assert run(UPPER, 'a') == 'A'\n"
+        "\n"
+        "def test_lower_subclass():\n"
+        "    assert run(QuietLower(), 'A') == 'a'\n"
+        "\n"
+        "def test_plain():\n"
+        "    assert run(Kind(), 'a') == 'a'\n"
+        "\n"
+        "def test_plain_empty():\n"
+        "    assert run(Kind(), '') == ''\n"
+        "\n"
+        "def test_plain_digits():\n"
+        "    assert run(Kind(), '1') == '1'\n"
+    ),
+    "tests/test_errors.py": (
+        "from shop.errors import AppError, NotFound, report\n"
+        "\n"
+        "def test_report():\n"
+        "    assert report(AppError()) == 'error'\n"
+        "\n"
+        "def test_report_twice():\n"
+        "    assert report(AppError()) == report(AppError())\n"
+        "\n"
+        "def test_report_is_text():\n"
+        "    assert isinstance(report(AppError()), str)\n"
+        "\n"
+        "def test_not_found():\n"
+        "    assert report(NotFound()) == 'not found'\n"
+    ),
+}
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "shop", FILES)
+
+
+def impacted_tests(repo: Path, path: str, old: str, new: str) -> list[str]:
+    """The impacted tests of a one-line edit, by name."""
+    commit(repo, {path: FILES[path].replace(old, new)}, "edit")
+    pack = for_pr(repo, base="HEAD~1")
+    assert pack.impact is not None
+    return sorted(t.symbol.name for t in pack.impact.tests)
+
+
+ALL_KIND_TESTS = ["test_lower_subclass", "test_plain", "test_plain_digits", "test_plain_empty", "test_upper_constant"]
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    ("value.upper()", "value.upper() + ''", ["test_upper_constant"]),  # a constant bound to an Upper()
+    ("value.lower()", "value.lower() + ''", ["test_lower_subclass"]),  # a subclass of Lower
+])
+def test_a_test_reaches_a_changed_override_only_if_it_names_the_class(repo: Path, old: str, new: str,
+                                                                       expected: list[str]) -> None:
+    assert impacted_tests(repo, "shop/kinds.py", old, new) == expected
+
+
+def test_a_changed_base_method_reaches_every_test_of_its_callers(repo: Path) -> None:
+    assert impacted_tests(repo, "shop/kinds.py", "        return value\n", "        return value + ''\n") == ALL_KIND_TESTS
+
+
+def test_an_override_that_no_test_names_keeps_every_test(repo: Path) -> None:
+    assert impacted_tests(repo, "shop/kinds.py", "value.title()", "value.title() + ''") == ALL_KIND_TESTS
+
+
+def test_a_class_that_many_of_its_tests_name_is_a_staple(repo: Path) -> None:
+    # 3 of 7 tests name Upper: the others likely use it too, unnamed
+    more = "from shop.kinds import UPPER, run\n\ndef test_a():\n    run(UPPER, 'a')\n\ndef test_b():\n    run(UPPER, 'b')\n"
+    commit(repo, {"tests/test_more.py": more}, "more tests")
+    tests = impacted_tests(repo, "shop/kinds.py", "value.upper()", "value.upper() + ''")
+    assert tests == sorted([*ALL_KIND_TESTS, "test_a", "test_b"])
+
+
+def test_an_exception_override_needs_no_evidence(repo: Path) -> None:
+    # exceptions are raised deep in the code under test: the tests that do not name NotFound stay
+    tests = impacted_tests(repo, "shop/errors.py", "'not found'", "'not found' + ''")
+    assert tests == ["test_not_found", "test_report", "test_report_is_text", "test_report_twice"]
