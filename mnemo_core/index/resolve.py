@@ -77,6 +77,7 @@ TYPE_WRAPPERS = frozenset({
     "Annotated", "list", "dict", "set", "tuple", "type", "frozenset", "typing", "t",
 })
 _HEAD = re.compile(r"[.(]")
+_CLASS_OBJECT = re.compile(r"\b[Tt]ype\[")  # ``type[Option]``, ``t.Optional[t.Type[Option]]``
 CONSTRUCTOR_NAMES = frozenset({"__init__", "__new__"})
 NEUTRAL_BASES = frozenset({"object", "Generic", "Protocol", "ABC", "NamedTuple", "TypedDict"})  # never call back
 _EXTERNAL = _Resolution([], "external")
@@ -620,6 +621,8 @@ def _variable_types(refs: Sequence[RefRow]) -> dict[str, dict[str, tuple[str, st
     for kind, name, receiver, scope, _ in refs:
         if kind not in ("type", "result", "alias", "element"):
             continue
+        if kind == "type" and _CLASS_OBJECT.search(receiver):
+            kind = "alias"  # ``cls: type[Option]`` holds a class: calling it builds one
         owner = scope.rsplit(".", 1)[0] if "." in name and "." in scope else scope
         types[owner].setdefault(name, (kind, receiver))
         if kind == "alias" and "." not in name:  # a class attribute, read as self.name in methods

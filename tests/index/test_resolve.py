@@ -324,3 +324,20 @@ def test_annotated_test_parameters_are_fixtures_too(tmp_path: Path) -> None:
     calls = indexed_edges(tmp_path, "calls")
     assert ("tests/test_app.py:test_run", "tests/conftest.py:app", "fixture") in calls
     assert ("tests/test_app.py:test_run", "web/app.py:App.run", "typed") in calls
+
+
+def test_a_variable_annotated_as_a_class_object_builds_that_class_when_called(tmp_path: Path) -> None:
+    write_files(tmp_path, {
+        "pkg/params.py": "class Option:\n    def __init__(self, decls):\n        self.decls = decls\n",
+        "pkg/decorators.py": (
+            "import typing as t\nfrom pkg.params import Option\n\n"
+            "def option(*decls, cls: t.Optional[type[Option]] = None):\n"
+            "    if cls is None:\n        cls = Option\n"
+            "    def decorator(f):\n        return cls(decls)\n    return decorator\n\n"
+            "def make(factory: type[Option]):\n    return factory('x')\n"
+        ),
+    })
+    index_repo(tmp_path)
+    calls = {(s, d) for s, d, _ in indexed_edges(tmp_path, "calls")}
+    assert ("pkg/decorators.py:make", "pkg/params.py:Option.__init__") in calls
+    assert ("pkg/decorators.py:option.decorator", "pkg/params.py:Option.__init__") in calls
