@@ -26,6 +26,7 @@ DOCSTRING_MAX_CHARS = 2000
 CONTAINER_ONLY = "impl"  # a named container that owns methods but is not itself a symbol
 RETURNS_KIND = "returns"  # ``return C(...)`` / ``yield C(...)``: folded into the function's return type
 RESULT_KIND = "returns_result"  # ``return make()`` / ``return app.client()``: the callee's return type
+TYPED_KINDS = ("type", "result", "alias", "element")  # references that give a variable its type
 RESULT_MARK = "()"  # ends a return type that is a call's result, to be resolved through the callee
 NAME_DOT = "_"  # a "." inside one name (a test named by its description) would read as nesting
 _SPACES = re.compile(r"\s+")
@@ -42,7 +43,8 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
     imports: list[RawImport] = []
     roles = _roles(spec)
     separator = spec.hooks.path_separator
-    for pattern, captures in QueryCursor(spec.query).matches(root):
+    in_test_file = spec.hooks.is_test_file(path)
+    for pattern, captures in QueryCursor(spec.query if in_test_file else spec.query_outside_tests).matches(root):
         role, capture = roles[pattern]
         names = captures.get("name")
         if role == "ref" and names:
@@ -50,8 +52,8 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
             if separator != "." and separator in receiver:
                 receiver = receiver.replace(separator, ".")
             name = names[0]
-            refs.append((captures[capture][0].start_byte, capture[10:], _text(name), receiver,
-                         name.start_point[0] + 1))
+            refs.append((captures[capture][0].start_byte, capture[10:].removeprefix("test_"), _text(name),
+                         receiver, name.start_point[0] + 1))
         elif role == "def" and names:
             _add_definition(definitions, captures, capture[11:], spec)
         elif role == "import":
@@ -60,7 +62,6 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
     scoped = _scoped_refs(refs, definitions)
     constructed = _constructed_returns(scoped)
     supers = _supers(scoped, spec.hooks.super_names)
-    in_test_file = spec.hooks.is_test_file(path)
     symbols = [_module_symbol(path, source, root, spec, in_test_file)]
     symbols += [_symbol(d, source, spec, in_test_file, constructed.get(d.qualified, ""), supers.get(d.qualified, ()))
                 for d in definitions if d.kind != CONTAINER_ONLY]
@@ -68,7 +69,7 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
         path=path,
         language=spec.name,
         symbols=tuple(symbols),
-        refs=tuple(r for r in scoped if r.kind not in (RETURNS_KIND, RESULT_KIND)),
+        refs=_kept(scoped, spec.hooks.self_names),
         imports=tuple(imports),
         exports=_exports(root) if spec.name == "python" else None,
         parse_errors=_count_errors(root),
@@ -89,6 +90,14 @@ def _constructed_returns(refs: list[RawRef]) -> dict[str, str]:
             if returned[:1].isupper() or "." in returned:
                 found[ref.scope] = returned
     return found
+
+
+def _kept(refs: list[RawRef], self_names: frozenset[str]) -> tuple[RawRef, ...]:
+    """The references resolution uses: not returns (folded into symbols), and attribute reads only
+    on ``self`` or on a variable typed in the same scope (``result = runner.invoke(); result.output``)."""
+    typed = {(r.scope, r.name) for r in refs if r.kind in TYPED_KINDS}
+    return tuple(r for r in refs if r.kind not in (RETURNS_KIND, RESULT_KIND)
+                 and (r.kind != "read" or r.receiver in self_names or (r.scope, r.receiver) in typed))
 
 
 def _supers(refs: list[RawRef], super_names: frozenset[str]) -> dict[str, tuple[str, ...]]:

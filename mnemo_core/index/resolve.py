@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mnemo_core.index.extract import RESULT_MARK
+from mnemo_core.index.extract import RESULT_MARK, TYPED_KINDS
 from mnemo_core.index.world import SymbolRow, World
 from mnemo_core.model import CLASS_KINDS, Edge, RawRef
 
@@ -289,8 +289,13 @@ class Resolver:
         return None
 
     def _resolve_read(self, file_id: int, ref: RawRef) -> _Resolution:
-        """``self.name`` read without a call: a property of the class (or a base) runs."""
-        members = self.world.find_member(self.world.enclosing_classes(file_id, ref.scope), ref.name)
+        """``self.name`` (or ``x.name``, ``x`` typed) read without a call: a property of the class
+        (or a base) runs."""
+        if self._is_self(file_id, ref.scope, ref.receiver):
+            classes = self.world.enclosing_classes(file_id, ref.scope)
+        else:
+            classes = self._typed_receiver(file_id, ref.scope, ref.receiver)
+        members = self.world.find_member(classes, ref.name)
         props = [m for m in members if any(d.rsplit(".", 1)[-1] in PROPERTY_DECORATORS
                                            for d in self.world.symbol(m).decorators)]
         return _Resolution(props, "self") if props else _EXTERNAL
@@ -619,7 +624,7 @@ def _variable_types(refs: Sequence[RefRow]) -> dict[str, dict[str, tuple[str, st
     declaration in a scope wins."""
     types: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)
     for kind, name, receiver, scope, _ in refs:
-        if kind not in ("type", "result", "alias", "element"):
+        if kind not in TYPED_KINDS:
             continue
         if kind == "type" and _CLASS_OBJECT.search(receiver):
             kind = "alias"  # ``cls: type[Option]`` holds a class: calling it builds one

@@ -341,3 +341,23 @@ def test_a_variable_annotated_as_a_class_object_builds_that_class_when_called(tm
     calls = {(s, d) for s, d, _ in indexed_edges(tmp_path, "calls")}
     assert ("pkg/decorators.py:make", "pkg/params.py:Option.__init__") in calls
     assert ("pkg/decorators.py:option.decorator", "pkg/params.py:Option.__init__") in calls
+
+
+def test_a_test_reading_a_property_of_a_typed_result_reaches_the_property(tmp_path: Path) -> None:
+    write_files(tmp_path, {
+        "pkg/runner.py": (
+            "class Result:\n    @property\n    def output(self):\n        return 'out'\n\n"
+            "class Runner:\n    def invoke(self) -> Result:\n        return Result()\n"
+        ),
+        "pkg/report.py": "from pkg.runner import Runner\n\ndef summary():\n    r = Runner()\n    res = r.invoke()\n    return res.output\n",
+        "tests/test_runner.py": (
+            "from pkg.runner import Runner\n\n"
+            "def test_output():\n    runner = Runner()\n    result = runner.invoke()\n    assert result.output == 'out'\n\n"
+            "def test_untyped(result):\n    assert result.output\n"
+        ),
+    })
+    index_repo(tmp_path)
+    calls = {(s, d) for s, d, _ in indexed_edges(tmp_path, "calls")}
+    assert ("tests/test_runner.py:test_output", "pkg/runner.py:Result.output") in calls
+    assert ("tests/test_runner.py:test_untyped", "pkg/runner.py:Result.output") not in calls, "untyped: no guess"
+    assert ("pkg/report.py:summary", "pkg/runner.py:Result.output") not in calls, "outside tests: not read"

@@ -31,6 +31,7 @@ from mnemo_core.index.languages.base import Hooks
 
 _HEADER = re.compile(r"^;\s*(extensions|grammar|include):\s*(.+)$", re.MULTILINE)
 _FRAGMENT_PREFIX = "_"  # ``_name.scm`` is a fragment other query files include, not a language
+TEST_ONLY_CAPTURE = b"@reference.test_"  # a pattern run on test files only (``@reference.test_read``)
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,17 @@ class LanguageSpec:
     def query(self) -> Query:
         """The compiled definitions/references query."""
         return Query(self.ts_language, self.query_text)
+
+    @functools.cached_property
+    def query_outside_tests(self) -> Query:
+        """The same query without its test-file-only patterns (same pattern numbers)."""
+        query = Query(self.ts_language, self.query_text)
+        text = self.query_text.encode()
+        for pattern in range(query.pattern_count):
+            start, end = query.start_byte_for_pattern(pattern), query.end_byte_for_pattern(pattern)
+            if TEST_ONLY_CAPTURE in text[start:end]:
+                query.disable_pattern(pattern)
+        return query
 
 
 def _load_hooks(name: str) -> Hooks:

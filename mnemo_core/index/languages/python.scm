@@ -48,6 +48,9 @@
 ; implicit calls: a property read on self, and the context manager protocol of ``with``
 (attribute object: (identifier) @receiver attribute: (identifier) @name
   (#any-of? @receiver "self" "cls")) @reference.read
+; in test files, on any variable (kept where its type is declared in the same scope): tests read
+; their results' properties (``result.output``); in every file it costs a tenth more extraction time
+(attribute object: (identifier) @receiver attribute: (identifier) @name) @reference.test_read
 (with_item value: [(identifier) (attribute) (call)] @name) @reference.enter
 (with_item value: (as_pattern . [(identifier) (attribute) (call)] @name)) @reference.enter
 
