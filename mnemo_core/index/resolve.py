@@ -340,13 +340,14 @@ class Resolver:
 
     def _callbacks(self, classes: Sequence[int]) -> _Resolution:
         """A method the classes inherit from outside the repository may call back the methods that
-        extend an external one through ``super()`` (werkzeug's ``Client.get`` calls ``open``)."""
+        extend an external one through ``super()`` (werkzeug's ``Client.get`` calls ``open``) and
+        their protected hooks (``textwrap.TextWrapper.fill`` calls ``_wrap_chunks``)."""
         if not self._extends_external(classes):
             return _EXTERNAL
         w = self.world
         found = [m for c in self._lineage(classes) for short, ids in w.members(c).items()
-                 if short not in CONSTRUCTOR_NAMES for m in ids
-                 if w.symbol(m).kind == "method" and short in w.symbol(m).supers]
+                 if short not in CONSTRUCTOR_NAMES for m in ids if w.symbol(m).kind == "method"
+                 and (short in w.symbol(m).supers or (short.startswith("_") and not short.startswith("__")))]
         return _Resolution(found, "callback") if found else _EXTERNAL
 
     def _held_callables(self, file_id: int, classes: Sequence[int]) -> list[int]:

@@ -270,6 +270,7 @@ def test_methods_inherited_from_outside_the_repository_call_back_into_the_class(
             "    def __init__(self, *args):\n        super().__init__(*args)\n\n"
             "    def open(self, path):\n        return super().open(path)\n\n"
             "    def session(self):\n        return self.get('/')\n\n"
+            "    def _build(self, path):\n        return path\n\n"
             "class Plain(dict):\n    def update(self, other):\n        return super().update(other)\n"
         ),
         "tests/test_web.py": (
@@ -281,6 +282,8 @@ def test_methods_inherited_from_outside_the_repository_call_back_into_the_class(
     index_repo(tmp_path)
     calls = indexed_edges(tmp_path, "calls")
     assert ("tests/test_web.py:test_get", "web/testing.py:AppClient.open", "callback") in calls
+    assert ("tests/test_web.py:test_get", "web/testing.py:AppClient._build", "callback") in calls, "a protected hook"
+    assert ("tests/test_web.py:test_get", "web/testing.py:AppClient.session", "callback") not in calls
     assert ("web/testing.py:AppClient.session", "web/testing.py:AppClient.open", "callback") in calls
     assert ("web/testing.py:AppClient.open", "web/app.py:App.__call__", "callback") in calls
     assert ("web/testing.py:AppClient.__init__", "web/app.py:App.__call__", "callback") not in calls, \
