@@ -16,7 +16,8 @@ A reference is resolved in this order, and the edge records which step found it:
   above it.
 - ``callback``: a method a class inherits from outside the repository (``client.get()`` on a
   subclass of werkzeug's ``Client``) may call back into the class: it links to the class's methods
-  that extend an external method through ``super()`` (``FlaskClient.open``); and such a ``super()``
+  that extend an external method through ``super()`` (``FlaskClient.open``) and to its protected
+  hooks (``_wrap_chunks`` of a ``textwrap.TextWrapper``); and such a ``super()``
   call may run the ``__call__`` of objects the instance holds (``application: Flask``).
 - ``name``: the last resort, a repository-wide match of the bare name, taken only when the name is
   defined at most ``AMBIGUOUS_LIMIT`` times (and never for built-ins), with lower confidence.
