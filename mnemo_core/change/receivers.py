@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 
 from mnemo_core.index.store import Store
-from mnemo_core.model import Symbol
+from mnemo_core.retrieve.snippets import SourceCache
 
 WORD = re.compile(r"\w+")
 CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -47,10 +46,11 @@ def evidenced(store: Store, assumptions: Mapping[int, Sequence[frozenset[int]]])
 
 def _named(store: Store, tests: Iterable[int], names: Mapping[str, set[int]]) -> dict[int, set[int]]:
     """The classes each test's source names."""
-    sources = _Sources(store.root)
+    sources = SourceCache(store.root)
     named: dict[int, set[int]] = {}
     for test, symbol in store.symbols_by_ids(tests).items():
-        words = set(WORD.findall(sources.of(symbol))) & names.keys()
+        body = sources.lines(symbol.path)[symbol.start_line - 1 : symbol.end_line]
+        words = set(WORD.findall("\n".join(body))) & names.keys()
         named[test] = set().union(*(names[w] for w in words))
     return named
 
@@ -103,18 +103,3 @@ def _hierarchy(store: Store, cls: int, direction: str) -> set[int]:
         found |= layer
     return found
 
-
-class _Sources:
-    """Test sources, each file read once."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.lines: dict[str, list[str]] = {}
-
-    def of(self, symbol: Symbol) -> str:
-        if symbol.path not in self.lines:
-            try:
-                self.lines[symbol.path] = (self.root / symbol.path).read_text(encoding="utf-8").splitlines()
-            except (OSError, UnicodeDecodeError):
-                self.lines[symbol.path] = []
-        return "\n".join(self.lines[symbol.path][symbol.start_line - 1 : symbol.end_line])

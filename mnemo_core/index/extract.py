@@ -17,7 +17,7 @@ from collections import defaultdict
 from tree_sitter import Node, QueryCursor
 
 from mnemo_core.index.languages import LanguageSpec
-from mnemo_core.index.languages.base import Definition, node_text
+from mnemo_core.index.languages.base import Definition, Hooks, node_text
 from mnemo_core.model import CLASS_KINDS, FileExtract, RawImport, RawRef, RawSymbol
 from mnemo_core.index.textsplit import identifier_words
 
@@ -61,7 +61,7 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
     definitions = _nest(definitions)
     scoped = _scoped_refs(refs, definitions)
     constructed = _constructed_returns(scoped)
-    supers = _supers(scoped, spec.hooks.super_names)
+    supers = _supers(scoped, spec.hooks)
     symbols = [_module_symbol(path, source, root, spec, in_test_file)]
     symbols += [_symbol(d, source, spec, in_test_file, constructed.get(d.qualified, ""), supers.get(d.qualified, ()))
                 for d in definitions if d.kind != CONTAINER_ONLY]
@@ -100,14 +100,14 @@ def _kept(refs: list[RawRef], self_names: frozenset[str]) -> tuple[RawRef, ...]:
                  and (r.kind != "read" or r.receiver in self_names or (r.scope, r.receiver) in typed))
 
 
-def _supers(refs: list[RawRef], super_names: frozenset[str]) -> dict[str, tuple[str, ...]]:
+def _supers(refs: list[RawRef], hooks: Hooks) -> dict[str, tuple[str, ...]]:
     """Per definition, what it takes from its bases: a class's bases as written (``werkzeug.Client``),
     a method's calls through ``super()`` (``super().open()`` -> ``open``)."""
     found: dict[str, list[str]] = defaultdict(list)
     for ref in refs:
         if ref.kind == "inherit":
             found[ref.scope].append(f"{ref.receiver}.{ref.name}" if ref.receiver else ref.name)
-        elif ref.kind == "call" and (ref.receiver in super_names or ref.receiver.startswith("super(")):
+        elif ref.kind == "call" and hooks.is_super(ref.receiver):
             found[ref.scope].append(ref.name)
     return {scope: tuple(dict.fromkeys(names)) for scope, names in found.items()}
 

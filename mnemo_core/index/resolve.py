@@ -136,7 +136,6 @@ class Resolver:
         hooks = w.hooks(file_id)
         calls = kind == "call"
         nested = self._nested_names(file_id) if calls else set()
-        scoped_receivers = hooks.self_names | hooks.super_names
         every_receiver_scoped = hooks.receiver_is_first_param
         every_bare_call_scoped = hooks.implicit_self
         edge_type = "calls" if kind == "call" else "inherits"
@@ -158,10 +157,11 @@ class Resolver:
             if src is None:
                 continue
             if receiver:
-                scoped = (every_receiver_scoped or receiver in scoped_receivers or receiver.startswith("super(")
+                scoped = (every_receiver_scoped or receiver in hooks.self_names or hooks.is_super(receiver)
                           or _HEAD.split(receiver, 1)[0] in nested or receiver in typed)
             else:
-                scoped = every_bare_call_scoped or name in nested or name in typed or name in scoped_receivers
+                scoped = (every_bare_call_scoped or name in nested or name in typed or name in hooks.self_names
+                          or name in hooks.super_names)
             key = (scope if scoped else "", receiver, name, ref_kind)
             target = cache.get(key)
             if target is None:
@@ -236,7 +236,7 @@ class Resolver:
             if found is _PARAMETER:
                 return _EXTERNAL
             return found if found.final else self._by_name(file_id, ref.name, methods=False)
-        if receiver in hooks.super_names or receiver.startswith("super("):
+        if hooks.is_super(receiver):
             classes = w.enclosing_classes(file_id, ref.scope)
             members = w.find_member(classes, ref.name, include_self=False)
             if not members and ref.name not in CONSTRUCTOR_NAMES and self._extends_external(classes):

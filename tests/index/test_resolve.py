@@ -55,6 +55,12 @@ def edges(tmp_path_factory: pytest.TempPathFactory) -> set[tuple[str, str, str]]
     return indexed_edges(root)
 
 
+def indexed_calls(root: Path) -> set[tuple[str, str]]:
+    """Index ``root`` and return its call edges as ``(src key, dst key)``."""
+    index_repo(root)
+    return {(s, d) for s, d, _ in indexed_edges(root, "calls")}
+
+
 @pytest.mark.parametrize(
     ("src", "dst", "edge_type", "resolution"),
     [
@@ -193,8 +199,7 @@ def test_implicit_calls_class_attributes_call_dunder_properties_and_with(tmp_pat
             "    def guarded(self):\n        with Guard():\n            return 1\n"
         ),
     })
-    index_repo(tmp_path)
-    calls = {(s, d) for s, d, _ in indexed_edges(tmp_path, "calls")}
+    calls = indexed_calls(tmp_path)
     assert ("pkg/core.py:Command.make_context", "pkg/core.py:Context.__init__") in calls
     assert ("pkg/core.py:Command.convert", "pkg/core.py:Converter.__call__") in calls
     assert ("pkg/core.py:Command.label", "pkg/core.py:Command.name") in calls
@@ -215,8 +220,7 @@ def test_cls_rebound_by_an_import_or_an_assignment_and_inherited_constructors(tm
             "    def decorator(f):\n        return cls()\n    return decorator\n"
         ),
     })
-    index_repo(tmp_path)
-    calls = {(s, d) for s, d, _ in indexed_edges(tmp_path, "calls")}
+    calls = indexed_calls(tmp_path)
     assert ("pkg/app.py:App.client", "pkg/clients.py:Client") in calls
     assert ("pkg/app.py:App.client", "pkg/clients.py:Base.__init__") in calls, "the inherited constructor"
     assert ("pkg/app.py:App.client", "pkg/app.py:App") not in calls, "cls is the imported class, not App"
@@ -253,8 +257,7 @@ def test_functions_returning_each_others_results_do_not_recurse(tmp_path: Path) 
             "def use():\n    x = ping(1)\n    y = again(2)\n    return x.go(), y.go()\n"
         ),
     })
-    index_repo(tmp_path)
-    calls = {(s, d) for s, d, _ in indexed_edges(tmp_path, "calls")}
+    calls = indexed_calls(tmp_path)
     assert ("pkg/loop.py:use", "pkg/loop.py:ping") in calls
 
 
@@ -340,8 +343,7 @@ def test_a_variable_annotated_as_a_class_object_builds_that_class_when_called(tm
             "def make(factory: type[Option]):\n    return factory('x')\n"
         ),
     })
-    index_repo(tmp_path)
-    calls = {(s, d) for s, d, _ in indexed_edges(tmp_path, "calls")}
+    calls = indexed_calls(tmp_path)
     assert ("pkg/decorators.py:make", "pkg/params.py:Option.__init__") in calls
     assert ("pkg/decorators.py:option.decorator", "pkg/params.py:Option.__init__") in calls
 
@@ -359,8 +361,7 @@ def test_a_test_reading_a_property_of_a_typed_result_reaches_the_property(tmp_pa
             "def test_untyped(result):\n    assert result.output\n"
         ),
     })
-    index_repo(tmp_path)
-    calls = {(s, d) for s, d, _ in indexed_edges(tmp_path, "calls")}
+    calls = indexed_calls(tmp_path)
     assert ("tests/test_runner.py:test_output", "pkg/runner.py:Result.output") in calls
     assert ("tests/test_runner.py:test_untyped", "pkg/runner.py:Result.output") not in calls, "untyped: no guess"
     assert ("pkg/report.py:summary", "pkg/runner.py:Result.output") not in calls, "outside tests: not read"

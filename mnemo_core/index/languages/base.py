@@ -114,6 +114,10 @@ class Hooks:
                 names.append(node_text(target))
         return tuple(names)
 
+    def is_super(self, receiver: str) -> bool:
+        """Whether a call's receiver is the base class (``super()``, ``super(Cls, self)``, ``base``)."""
+        return receiver in self.super_names or receiver.startswith("super(")
+
     def returns(self, definition: Definition) -> str:
         """The declared return type of a function, as written ('' when there is none)."""
         for field_name in RETURN_TYPE_FIELDS:
