@@ -44,7 +44,8 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
     roles = _roles(spec)
     separator = spec.hooks.path_separator
     in_test_file = spec.hooks.is_test_file(path)
-    for pattern, captures in QueryCursor(spec.query if in_test_file else spec.query_outside_tests).matches(root):
+    query = spec.query if in_test_file else spec.query_outside_tests
+    for pattern, captures in QueryCursor(query).matches(root):
         role, capture = roles[pattern]
         names = captures.get("name")
         if role == "ref" and names:
@@ -63,8 +64,8 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
     constructed = _constructed_returns(scoped)
     supers = _supers(scoped, spec.hooks)
     symbols = [_module_symbol(path, source, root, spec, in_test_file)]
-    symbols += [_symbol(d, source, spec, in_test_file, constructed.get(d.qualified, ""), supers.get(d.qualified, ()))
-                for d in definitions if d.kind != CONTAINER_ONLY]
+    symbols += [_symbol(d, source, spec, in_test_file, constructed.get(d.qualified, ""),
+                        supers.get(d.qualified, ())) for d in definitions if d.kind != CONTAINER_ONLY]
     return FileExtract(
         path=path,
         language=spec.name,

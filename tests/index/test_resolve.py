@@ -285,7 +285,7 @@ def test_methods_inherited_from_outside_the_repository_call_back_into_the_class(
     index_repo(tmp_path)
     calls = indexed_edges(tmp_path, "calls")
     assert ("tests/test_web.py:test_get", "web/testing.py:AppClient.open", "callback") in calls
-    assert ("tests/test_web.py:test_get", "web/testing.py:AppClient._build", "callback") in calls, "a protected hook"
+    assert ("tests/test_web.py:test_get", "web/testing.py:AppClient._build", "callback") in calls, "protected hook"
     assert ("tests/test_web.py:test_get", "web/testing.py:AppClient.session", "callback") not in calls
     assert ("web/testing.py:AppClient.session", "web/testing.py:AppClient.open", "callback") in calls
     assert ("web/testing.py:AppClient.open", "web/app.py:App.__call__", "callback") in calls
@@ -307,7 +307,9 @@ def test_loop_variables_and_with_targets_take_the_element_and_result_types(tmp_p
             "    def each(self):\n        for q in self.params:\n            q.help()\n\n"
             "    def save(self):\n        with Session() as s:\n            s.commit()\n"
         ),
-        "pkg/other.py": "class Other:\n    def help(self):\n        return 3\n    def commit(self):\n        return 4\n",
+        "pkg/other.py": (
+            "class Other:\n    def help(self):\n        return 3\n    def commit(self):\n        return 4\n"
+        ),
     })
     index_repo(tmp_path)
     calls = indexed_edges(tmp_path, "calls")
@@ -324,7 +326,9 @@ def test_annotated_test_parameters_are_fixtures_too(tmp_path: Path) -> None:
         "tests/conftest.py": (
             "import pytest\nfrom web.app import App\n\n@pytest.fixture\ndef app() -> App:\n    return App()\n"
         ),
-        "tests/test_app.py": "from web.app import App\n\ndef test_run(app: App, tmp_path):\n    assert app.run()\n",
+        "tests/test_app.py": (
+            "from web.app import App\n\ndef test_run(app: App, tmp_path):\n    assert app.run()\n"
+        ),
     })
     index_repo(tmp_path)
     calls = indexed_edges(tmp_path, "calls")
@@ -354,14 +358,18 @@ def test_a_test_reading_a_property_of_a_typed_result_reaches_the_property(tmp_pa
             "class Result:\n    @property\n    def output(self):\n        return 'out'\n\n"
             "class Runner:\n    def invoke(self) -> Result:\n        return Result()\n"
         ),
-        "pkg/report.py": "from pkg.runner import Runner\n\ndef summary():\n    r = Runner()\n    res = r.invoke()\n    return res.output\n",
+        "pkg/report.py": (
+            "from pkg.runner import Runner\n\n"
+            "def summary():\n    r = Runner()\n    res = r.invoke()\n    return res.output\n"
+        ),
         "tests/test_runner.py": (
             "from pkg.runner import Runner\n\n"
-            "def test_output():\n    runner = Runner()\n    result = runner.invoke()\n    assert result.output == 'out'\n\n"
+            "def test_output():\n    runner = Runner()\n    result = runner.invoke()\n"
+            "    assert result.output == 'out'\n\n"
             "def test_untyped(result):\n    assert result.output\n"
         ),
     })
     calls = indexed_calls(tmp_path)
     assert ("tests/test_runner.py:test_output", "pkg/runner.py:Result.output") in calls
-    assert ("tests/test_runner.py:test_untyped", "pkg/runner.py:Result.output") not in calls, "untyped: no guess"
+    assert ("tests/test_runner.py:test_untyped", "pkg/runner.py:Result.output") not in calls, "untyped: none"
     assert ("pkg/report.py:summary", "pkg/runner.py:Result.output") not in calls, "outside tests: not read"
