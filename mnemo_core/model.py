@@ -46,7 +46,8 @@ class RawImport(NamedTuple):
     """One name bound by an import statement.
 
     ``module`` is the module as written; ``name`` the member imported from it ("" for the
-    module itself, "*" for a wildcard); ``alias`` the local name it is bound to.
+    module itself, "*" for a wildcard); ``alias`` the local name it is bound to; ``scope`` the
+    function the import is written in ("" at module level).
     """
 
     module: str
@@ -54,6 +55,7 @@ class RawImport(NamedTuple):
     alias: str
     line: int
     level: int = 0  # leading dots of a Python relative import
+    scope: str = ""
 
 
 @dataclass(frozen=True, slots=True)

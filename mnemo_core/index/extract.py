@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import defaultdict
+from collections.abc import Callable
 
 from tree_sitter import Node, QueryCursor
 
@@ -40,7 +41,7 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
     root = tree.root_node
     definitions: list[Definition] = []
     refs: list[tuple[int, str, str, str, int]] = []
-    imports: list[RawImport] = []
+    imports: list[tuple[int, list[RawImport]]] = []
     roles = _roles(spec)
     separator = spec.hooks.path_separator
     in_test_file = spec.hooks.is_test_file(path)
@@ -58,7 +59,8 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
         elif role == "def" and names:
             _add_definition(definitions, captures, capture[11:], spec)
         elif role == "import":
-            imports.extend(spec.hooks.parse_import(captures[capture][0]))
+            node = captures[capture][0]
+            imports.append((node.start_byte, spec.hooks.parse_import(node)))
     definitions = _nest(definitions)
     scoped = _scoped_refs(refs, definitions)
     constructed = _constructed_returns(scoped)
@@ -71,7 +73,7 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
         language=spec.name,
         symbols=tuple(symbols),
         refs=_kept(scoped, spec.hooks.self_names),
-        imports=tuple(imports),
+        imports=_scoped_imports(imports, definitions),
         exports=_exports(root) if spec.name == "python" else None,
         parse_errors=_count_errors(root),
     )
@@ -236,22 +238,46 @@ def _signature(node: Node, source: bytes) -> str:
 def _scoped_refs(refs: list[tuple[int, str, str, str, int]], definitions: list[Definition]) -> list[RawRef]:
     """Attach each reference to the innermost enclosing definition; a reference repeated within one
     scope is kept once, at its first line (it resolves, and links, the same way every time)."""
-    starts = [d.outer.start_byte for d in definitions]
-    ends = [d.outer.end_byte for d in definitions]
-    parents = _parent_positions(definitions)
+    enclosing = _enclosing(definitions)
     scopes = [d.qualified if d.kind != CONTAINER_ONLY else d.extra.get("scope", d.qualified) for d in definitions]
     seen: set[tuple[str, str, str, str]] = set()
     result = []
     refs.sort()
     for start, kind, name, receiver, line in refs:
-        i = bisect.bisect_right(starts, start) - 1
-        while i >= 0 and ends[i] <= start:
-            i = parents[i]
+        i = enclosing(start)
         key = (kind, name, receiver, scopes[i] if i >= 0 else "")
         if key not in seen:
             seen.add(key)
             result.append(RawRef(kind, name, receiver, key[3], line))
     return result
+
+
+def _scoped_imports(imports: list[tuple[int, list[RawImport]]],
+                    definitions: list[Definition]) -> tuple[RawImport, ...]:
+    """The imports, each with the function it is written in (``def f(): from x import g`` binds
+    ``g`` in ``f`` only); imports at module or class level keep an empty scope."""
+    enclosing = _enclosing(definitions)
+    result = []
+    for start, bound in imports:
+        i = enclosing(start)
+        scope = definitions[i].qualified if i >= 0 and definitions[i].kind in {"function", "method"} else ""
+        result += [imp._replace(scope=scope) for imp in bound] if scope else bound
+    return tuple(result)
+
+
+def _enclosing(definitions: list[Definition]) -> Callable[[int], int]:
+    """A lookup: byte offset -> position of the innermost definition around it (-1 for none)."""
+    starts = [d.outer.start_byte for d in definitions]
+    ends = [d.outer.end_byte for d in definitions]
+    parents = _parent_positions(definitions)
+
+    def innermost(offset: int) -> int:
+        i = bisect.bisect_right(starts, offset) - 1
+        while i >= 0 and ends[i] <= offset:
+            i = parents[i]
+        return i
+
+    return innermost
 
 
 def _parent_positions(definitions: list[Definition]) -> list[int]:

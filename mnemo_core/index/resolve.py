@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mnemo_core.index.extract import RESULT_MARK, TYPED_KINDS
-from mnemo_core.index.world import SymbolRow, World
+from mnemo_core.index.world import Binding, SymbolRow, World
 from mnemo_core.model import CLASS_KINDS, Edge, RawRef
 
 AMBIGUOUS_LIMIT = 3  # a name defined more often than this is not linked by name alone
@@ -202,7 +202,7 @@ class Resolver:
         return self.world.module_symbol(file_id)
 
     def _nested_names(self, file_id: int) -> set[str]:
-        """Short names defined inside functions: only for these does a call's scope matter."""
+        """Short names defined or imported inside functions: only for these does a call's scope matter."""
         w = self.world
         nested = set()
         symbols = w.symbols
@@ -211,7 +211,7 @@ class Resolver:
                 parent = symbols[ids[0]].parent_id
                 if parent is not None and parent in symbols and symbols[parent].kind in {"function", "method"}:
                     nested.add(name.rsplit(".", 1)[1])
-        return nested
+        return nested | {alias for names in w.bindings(file_id).scoped.values() for alias in names}
 
     def _resolve_type(self, file_id: int, ref: RawRef) -> _Resolution:
         found = self._resolve_dotted(file_id, ref.scope, f"{ref.receiver}.{ref.name}" if ref.receiver else ref.name)
@@ -226,7 +226,8 @@ class Resolver:
             called = self._called_value(file_id, ref.scope, ref.name)
             if called.ids:
                 return called
-            if ref.name in hooks.self_names and ref.name not in w.bindings(file_id).names:
+            rebound = any(ref.name in b for b in self._visible_bindings(file_id, ref.scope))
+            if ref.name in hooks.self_names and not rebound:
                 return _Resolution(w.enclosing_classes(file_id, ref.scope), "self")  # cls(...) builds the class
             if hooks.implicit_self:
                 members = w.find_member(w.enclosing_classes(file_id, ref.scope), ref.name)
@@ -485,19 +486,27 @@ class Resolver:
         """``a.b.C`` through the file's import bindings (longest alias first), then its scopes."""
         w = self.world
         parts = dotted.split(".")
-        bindings = w.bindings(file_id).names
-        for i in range(len(parts), 0, -1):
-            binding = bindings.get(".".join(parts[:i]))
-            if binding is None:
-                continue
-            if not binding.modules:
-                return _EXTERNAL
-            ids = w.resolve_binding(binding)
-            return self._walk(_Resolution(ids, "import"), parts[i:])
+        for bindings in self._visible_bindings(file_id, scope):
+            for i in range(len(parts), 0, -1):
+                binding = bindings.get(".".join(parts[:i]))
+                if binding is None:
+                    continue
+                if not binding.modules:
+                    return _EXTERNAL
+                ids = w.resolve_binding(binding)
+                return self._walk(_Resolution(ids, "import"), parts[i:])
         head = self._resolve_bare(file_id, scope, parts[0])
         if not head.found:
             return head if head.final else _MISS
         return self._walk(head, parts[1:])
+
+    def _visible_bindings(self, file_id: int, scope: str) -> list[dict[str, Binding]]:
+        """The import bindings a scope sees, innermost first: its functions' imports, then the module's."""
+        bindings = self.world.bindings(file_id)
+        parts = scope.split(".") if scope and bindings.scoped else []
+        inner = [bindings.scoped[p] for p in (".".join(parts[:i]) for i in range(len(parts), 0, -1))
+                 if p in bindings.scoped]
+        return [*inner, bindings.names]
 
     def _walk(self, found: _Resolution, rest: list[str]) -> _Resolution:
         for part in rest:
@@ -509,6 +518,7 @@ class Resolver:
     def _resolve_bare(self, file_id: int, scope: str, name: str) -> _Resolution:
         w = self.world
         top = w.top(file_id)
+        bindings = w.bindings(file_id)
         parts = scope.split(".") if scope else []
         for i in range(len(parts), 0, -1):
             prefix = ".".join(parts[:i])
@@ -520,9 +530,11 @@ class Resolver:
             ids = top.get(f"{prefix}.{name}")
             if ids:
                 return _Resolution(ids, "local")
+            binding = bindings.scoped[prefix].get(name) if prefix in bindings.scoped else None
+            if binding is not None:
+                return _Resolution(w.resolve_binding(binding), "import") if binding.modules else _EXTERNAL
         if name in top:
             return _Resolution(top[name], "local")
-        bindings = w.bindings(file_id)
         binding = bindings.names.get(name)
         if binding is not None:
             return _Resolution(w.resolve_binding(binding), "import") if binding.modules else _EXTERNAL
@@ -596,7 +608,7 @@ class Resolver:
         if module is None:
             return []
         bindings = w.bindings(file_id)
-        targets = {t for b in bindings.names.values() for t in w.resolve_binding(b)}
+        targets = {t for b in bindings.every() for t in w.resolve_binding(b)}
         targets.update(m for star in bindings.stars for m in map(w.module_symbol, star) if m is not None)
         return [Edge(module, t, "imports", "import", 1.0, 0) for t in sorted(targets) if t != module]
 

@@ -26,7 +26,9 @@ from mnemo_core.model import Edge, FileExtract, RawImport, RawRef, RawSymbol, Sy
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 8  # 6: refs deduplicated per scope, call-result return types; 7: refs column stored last; 8: supers
+# 6: refs deduplicated per scope, call-result return types; 7: refs column stored last; 8: supers;
+# 9: imports scoped to the function they are written in
+SCHEMA_VERSION = 9
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

@@ -8,7 +8,7 @@ A cold build preloads everything in a handful of bulk queries instead.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -69,10 +69,18 @@ class Binding:
 
 @dataclass
 class FileBindings:
-    """The names a file's imports bind, and the modules it imports ``*`` from."""
+    """The names a file's imports bind (at module level, and per function that imports), and the
+    modules it imports ``*`` from."""
 
     names: dict[str, Binding] = field(default_factory=dict)
     stars: list[tuple[int, ...]] = field(default_factory=list)
+    scoped: dict[str, dict[str, Binding]] = field(default_factory=lambda: defaultdict(dict))
+
+    def every(self) -> Iterator[Binding]:
+        """Every binding, module level and in functions."""
+        yield from self.names.values()
+        for names in self.scoped.values():
+            yield from names.values()
 
 
 class World:
@@ -252,12 +260,13 @@ class World:
             if imp.name == "*":
                 result.stars.append(self._paths_to_ids(hooks.resolve_module(f.path, imp, index)))
                 continue
+            names = result.scoped[imp.scope] if imp.scope else result.names
             submodule = self._paths_to_ids(hooks.resolve_member_module(f.path, imp, index)) if imp.name else ()
             if submodule:
-                result.names[imp.alias] = Binding(submodule)
+                names[imp.alias] = Binding(submodule)
             else:
                 modules = self._paths_to_ids(hooks.resolve_module(f.path, imp, index))
-                result.names[imp.alias] = Binding(modules, imp.name)
+                names[imp.alias] = Binding(modules, imp.name)
         self._bindings[file_id] = result
         return result
 

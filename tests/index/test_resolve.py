@@ -227,6 +227,29 @@ def test_cls_rebound_by_an_import_or_an_assignment_and_inherited_constructors(tm
     assert ("pkg/app.py:option.decorator", "pkg/app.py:App") in calls
 
 
+def test_an_import_inside_a_function_binds_its_name_in_that_function_only(tmp_path: Path) -> None:
+    write_files(tmp_path, {
+        "pkg/_impl.py": "def pager():\n    return 1\n\nclass Fast:\n    pass\n\nclass Slow:\n    pass\n",
+        "pkg/ui.py": (
+            "def pager():\n    from ._impl import pager\n    return pager()\n\n"
+            "def show():\n    return pager()\n\n"
+            "def fast():\n    from ._impl import Fast as cls\n    def build():\n        return cls()\n"
+            "    return build()\n\n"
+            "def slow():\n    from ._impl import Slow as cls\n    return cls()\n"
+        ),
+    })
+    calls = indexed_calls(tmp_path)
+    assert ("pkg/ui.py:pager", "pkg/_impl.py:pager") in calls, "the import shadows the module's own pager"
+    assert ("pkg/ui.py:show", "pkg/ui.py:pager") in calls
+    assert ("pkg/ui.py:show", "pkg/_impl.py:pager") not in calls, "the import is pager's, not the module's"
+    assert ("pkg/ui.py:fast.build", "pkg/_impl.py:Fast") in calls, "a nested function sees its outer's import"
+    assert ("pkg/ui.py:fast.build", "pkg/_impl.py:Slow") not in calls
+    assert ("pkg/ui.py:slow", "pkg/_impl.py:Slow") in calls
+    assert ("pkg/ui.py:slow", "pkg/_impl.py:Fast") not in calls
+    imports = {(s, d) for s, d, _ in indexed_edges(tmp_path, "imports")}
+    assert ("pkg/ui.py:pkg.ui", "pkg/_impl.py:Fast") in imports, "the module imports what its functions do"
+
+
 def test_a_fixture_returning_a_call_result_types_its_parameter(tmp_path: Path) -> None:
     write_files(tmp_path, {
         "web/app.py": (
