@@ -6,7 +6,9 @@ overriding method that changed). Each hop multiplies the impact by the edge's co
 ``HOP_DECAY``; a symbol keeps its strongest path back to the change, which is what the answer
 shows. Tests are found the same way, further out (``TEST_DEPTH``), through test helpers and pytest
 fixtures, and stop at the first test case on each path. On the way to tests a path remembers the
-classes its dispatch hops assumed, and a test keeps it only if it names them (``receivers``).
+classes its dispatch hops assumed, and a test keeps it only if it names them (``receivers``). A
+call on ``self`` (or through ``super()``) in one class dispatches only into overrides of its own
+class family: ``FileError.__init__`` calling ``super().__init__()`` never lands in a sibling's.
 """
 
 from __future__ import annotations
@@ -14,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from mnemo_core.change.receivers import evidenced, exception_classes
+from mnemo_core.change.receivers import evidenced, exception_classes, hierarchy
 from mnemo_core.index.store import Store
-from mnemo_core.model import CALLABLE_KINDS, Edge, Symbol
+from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, Edge, Symbol
 
 GUESS_CONFIDENCE = 0.5  # edges at or below this were resolved by name alone
 MAX_GUESSES = 2  # a path through more name-only links is more likely wrong than right
@@ -34,7 +36,8 @@ RELATIONS = (
 
 
 State = tuple[int, frozenset[int]]  # a symbol, and the receiver classes its path assumed
-Step = tuple[int, int, str, float, int | None]  # from, to, label, confidence, class dispatched into
+# from, to, label, confidence, class dispatched into, class of a caller that calls on self
+Step = tuple[int, int, str, float, int | None, int | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,19 +51,22 @@ class Reach:
     labels: tuple[str, ...]  # how each hop of ``path`` depends on the next
     guesses: int = 0  # hops resolved by name alone on the way
     assumes: frozenset[int] = frozenset()  # classes that "dispatches to" hops took the receiver to be
+    receiver: int | None = None  # the class the last run of "dispatches to" hops went down to
 
 
 def _step(store: Store, frontier: Iterable[int]) -> list[Step]:
-    """(from, to, label, confidence, class dispatched into) for every reverse dependency of the
-    frontier. Importing a function or class says nothing its callers do not; importing a module or
-    a constant does. A function defined inside another (a closure, a test's local view function)
-    is reached through whoever defines it."""
+    """(from, to, label, confidence, class dispatched into, class calling on self) for every
+    reverse dependency of the frontier. Importing a function or class says nothing its callers do
+    not; importing a module or a constant does. A function defined inside another (a closure, a
+    test's local view function) is reached through whoever defines it."""
     ids = list(frontier)
     symbols = store.symbols_by_ids(ids)
     importable = {sid for sid, s in symbols.items() if s.kind in IMPORT_IMPACT_KINDS}
     found: list[Step] = []
     incoming = store.edges_touching(ids, "in")
     outgoing = store.edges_touching(ids, "out")
+    on_self = {e.src for e in incoming if e.type == "calls" and e.resolution == "self"}
+    self_callers = _classes_of(store, on_self)
     for edge_type, direction, label in RELATIONS:
         edges: list[Edge] = incoming if direction == "in" else outgoing
         for e in edges:
@@ -70,13 +76,22 @@ def _step(store: Store, frontier: Iterable[int]) -> list[Step]:
             if edge_type == "imports" and node not in importable:
                 continue
             into = symbols[node].parent_id if label == "dispatches to" and node in symbols else None
-            found.append((node, dependant, label, e.confidence, into))
+            caller = self_callers.get(dependant) if label == "calls" and e.resolution == "self" else None
+            found.append((node, dependant, label, e.confidence, into, caller))
     parents = store.symbols_by_ids({s.parent_id for s in symbols.values() if s.parent_id is not None})
     for sid, symbol in symbols.items():
         parent = parents.get(symbol.parent_id or 0)
         if symbol.kind in CALLABLE_KINDS and parent is not None and parent.kind in CALLABLE_KINDS:
-            found.append((sid, parent.id, "defines", 1.0, None))
+            found.append((sid, parent.id, "defines", 1.0, None, None))
     return found
+
+
+def _classes_of(store: Store, methods: set[int]) -> dict[int, int]:
+    """The class each of the methods is defined in (functions and nested functions have none)."""
+    symbols = store.symbols_by_ids(methods)
+    parents = store.symbols_by_ids({s.parent_id for s in symbols.values() if s.parent_id is not None})
+    return {sid: s.parent_id for sid, s in symbols.items()
+            if s.parent_id in parents and parents[s.parent_id].kind in CLASS_KINDS}
 
 
 def walk_back(store: Store, changed: Iterable[int], depth: int, stop_at_tests: bool = False) -> dict[int, Reach]:
@@ -86,6 +101,7 @@ def walk_back(store: Store, changed: Iterable[int], depth: int, stop_at_tests: b
     reached: dict[State, Reach] = {(c, frozenset()): Reach(c, 0, 1.0, (c,), ()) for c in changed}
     frontier = sorted(reached, key=_state_order)
     test_cases: set[int] = set()
+    related = _Kinship(store)
     dispatched: set[int] = set()
     assumable: set[int] = set()  # classes dispatched into that a test must name (not exceptions)
     for hop in range(1, depth + 1):
@@ -96,10 +112,10 @@ def walk_back(store: Store, changed: Iterable[int], depth: int, stop_at_tests: b
             origins.setdefault(state[0], []).append(reached[state])
         steps = sorted(_step(store, origins), key=_step_order)
         if stop_at_tests:
-            new = {into for *_, into in steps if into is not None} - dispatched
+            new = {into for *_, into, _ in steps if into is not None} - dispatched
             dispatched |= new
             assumable |= new - exception_classes(store, new)
-        candidates = _extend(reached, origins, steps, hop, assumable)
+        candidates = _extend(reached, origins, steps, hop, assumable, related)
         if stop_at_tests and candidates:
             symbols = store.symbols_by_ids({sid for sid, _ in candidates})
             test_cases |= {sid for sid, s in symbols.items() if s.is_test_case}
@@ -109,13 +125,15 @@ def walk_back(store: Store, changed: Iterable[int], depth: int, stop_at_tests: b
 
 
 def _extend(reached: dict[State, Reach], origins: dict[int, list[Reach]], steps: list[Step], hop: int,
-            assumable: set[int]) -> dict[State, Reach]:
+            assumable: set[int], related: _Kinship) -> dict[State, Reach]:
     """The states one hop further, each with its strongest path."""
     candidates: dict[State, Reach] = {}
-    for node, dependant, label, confidence, into in steps:
+    for node, dependant, label, confidence, into, on_self in steps:
         for origin in origins[node]:
             if label == "overrides" and origin.labels[:1] == ("dispatches to",):
                 continue  # up to a base method, then down to a sibling override: another class
+            if on_self is not None and origin.receiver is not None and not related(on_self, origin.receiver):
+                continue  # a call on self (or super()) in one class cannot land in an unrelated class
             guesses = origin.guesses + (confidence <= GUESS_CONFIDENCE)
             if guesses > MAX_GUESSES:
                 continue
@@ -126,9 +144,28 @@ def _extend(reached: dict[State, Reach], origins: dict[int, list[Reach]], steps:
             known = reached.get((dependant, assumes)) or candidates.get((dependant, assumes))
             if known is not None and (known.weight >= weight or known.depth < hop):
                 continue
+            receiver = None
+            if label == "dispatches to":
+                receiver = origin.receiver if origin.labels[:1] == ("dispatches to",) else into
             candidates[(dependant, assumes)] = Reach(dependant, hop, weight, (dependant, *origin.path),
-                                                     (label, *origin.labels), guesses, assumes)
+                                                     (label, *origin.labels), guesses, assumes, receiver)
     return candidates
+
+
+class _Kinship:
+    """Whether two classes are one, or one inherits from the other (through the repository)."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._lineage: dict[int, set[int]] = {}
+
+    def __call__(self, a: int, b: int) -> bool:
+        return b in self._bases(a) or a in self._bases(b)
+
+    def _bases(self, cls: int) -> set[int]:
+        if cls not in self._lineage:
+            self._lineage[cls] = hierarchy(self._store, cls, "out")
+        return self._lineage[cls]
 
 
 def _strongest(store: Store, reached: dict[State, Reach], test_cases: set[int]) -> dict[int, Reach]:
@@ -148,8 +185,8 @@ def _state_order(state: State) -> tuple[int, list[int]]:
     return (state[0], sorted(state[1]))
 
 
-def _step_order(step: Step) -> tuple[int, int, str, float, int]:
-    return (*step[:4], step[4] or 0)
+def _step_order(step: Step) -> tuple[int, int, str, float, int, int]:
+    return (*step[:4], step[4] or 0, step[5] or 0)
 
 
 @dataclass(frozen=True, slots=True)

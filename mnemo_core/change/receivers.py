@@ -71,7 +71,7 @@ def _evidence_names(store: Store, assumed: frozenset[int]) -> dict[str, set[int]
     """Names that show a use of each assumed class."""
     names: dict[str, set[int]] = {}
     for cls in sorted(assumed):
-        family = _hierarchy(store, cls, "in")
+        family = hierarchy(store, cls, "in")
         classes = store.symbols_by_ids(family).values()
         built = [e.src for e in store.edges_touching(family, "in") if e.type == "calls"]
         constants = [s for s in store.symbols_by_ids(built).values() if s.kind == "constant"]
@@ -91,10 +91,10 @@ def exception_classes(store: Store, classes: Iterable[int]) -> frozenset[int]:
     itself) whose bases look like an exception's. A dispatch into one needs no evidence."""
     return frozenset(cls for cls in classes
                      if any(EXCEPTION_BASE.search(s.signature.partition("(")[2])
-                            for s in store.symbols_by_ids(_hierarchy(store, cls, "out")).values()))
+                            for s in store.symbols_by_ids(hierarchy(store, cls, "out")).values()))
 
 
-def _hierarchy(store: Store, cls: int, direction: str) -> set[int]:
+def hierarchy(store: Store, cls: int, direction: str) -> set[int]:
     """``cls`` and its subclasses (``direction="in"``) or its base classes (``"out"``), transitively."""
     found, layer = {cls}, {cls}
     while layer:

@@ -44,6 +44,10 @@ ERRORS = (
     "    def message(self) -> str:\n"
     "        return 'not found'\n"
     "\n"
+    "class Gone(AppError):\n"
+    "    def message(self) -> str:\n"
+    "        return super().message() + ' and gone'\n"
+    "\n"
     "def report(error: AppError) -> str:\n"
     "    return error.message()\n"
 )
@@ -70,7 +74,7 @@ FILES = {
         "    assert run(Kind(), '1') == '1'\n"
     ),
     "tests/test_errors.py": (
-        "from shop.errors import AppError, NotFound, report\n"
+        "from shop.errors import AppError, Gone, NotFound, report\n"
         "\n"
         "def test_report():\n"
         "    assert report(AppError()) == 'error'\n"
@@ -83,6 +87,9 @@ FILES = {
         "\n"
         "def test_not_found():\n"
         "    assert report(NotFound()) == 'not found'\n"
+        "\n"
+        "def test_gone():\n"
+        "    assert Gone().message() == 'error and gone'\n"
     ),
 }
 
@@ -132,3 +139,10 @@ def test_an_exception_override_needs_no_evidence(repo: Path) -> None:
     # exceptions are raised deep in the code under test: the tests that do not name NotFound stay
     tests = impacted_tests(repo, "shop/errors.py", "'not found'", "'not found' + ''")
     assert tests == ["test_not_found", "test_report", "test_report_is_text", "test_report_twice"]
+
+
+def test_a_call_on_self_or_super_dispatches_only_within_its_class_family(repo: Path) -> None:
+    # Gone.message calls super().message(): that runs AppError's, never its sibling NotFound's
+    tests = impacted_tests(repo, "shop/errors.py", "'not found'", "'not found' + ''")
+    assert "test_gone" not in tests
+    assert "test_not_found" in tests
