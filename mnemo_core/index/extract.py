@@ -82,15 +82,18 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
 def _constructed_returns(refs: list[RawRef]) -> dict[str, str]:
     """Per function, the class its first ``return``/``yield`` constructs: directly (``return C()``)
     or through a variable typed in the same function (``app = C(); yield app``); or the call whose
-    result it returns (``return app.test_client()`` -> ``app.test_client()``)."""
+    result it returns, directly (``return app.test_client()`` -> ``app.test_client()``) or through
+    a variable (``bar = progressbar(); return bar`` -> ``progressbar()``)."""
     typed = {(r.scope, r.name): r.receiver for r in refs if r.kind == "type"}
+    results = {(r.scope, r.name): r.receiver + RESULT_MARK for r in refs if r.kind == "result"}
     found: dict[str, str] = {}
     for ref in refs:
         if ref.kind == RESULT_KIND and ref.scope not in found:
             found[ref.scope] = ref.receiver + RESULT_MARK
         elif ref.kind == RETURNS_KIND and ref.scope not in found:
-            returned = typed.get((ref.scope, ref.receiver), ref.receiver)
-            if returned[:1].isupper() or "." in returned:
+            variable = (ref.scope, ref.receiver)
+            returned = typed.get(variable) or results.get(variable, ref.receiver)
+            if returned[:1].isupper() or "." in returned or returned.endswith(RESULT_MARK):
                 found[ref.scope] = returned
     return found
 

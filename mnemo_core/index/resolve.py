@@ -70,7 +70,8 @@ class _Resolution:
 
 _MISS = _Resolution([], "", final=False)
 _TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*")
-IMPLICIT_KINDS = ("read", "enter")  # references that run code without call syntax
+IMPLICIT_KINDS = ("read", "enter", "iterate")  # references that run code without call syntax
+PROTOCOLS = {"enter": ("__enter__", "__exit__"), "iterate": ("__iter__",)}  # the methods they run
 PROPERTY_DECORATORS = frozenset({"property", "cached_property", "getter", "setter"})
 TYPE_WRAPPERS = frozenset({
     "Optional", "Union", "None", "Any", "List", "Dict", "Set", "FrozenSet", "Tuple", "Type", "Sequence",
@@ -182,8 +183,8 @@ class Resolver:
             found = self._resolve_type(file_id, ref)
         elif ref.kind == "read":
             found = self._resolve_read(file_id, ref)
-        elif ref.kind == "enter":
-            found = self._resolve_enter(file_id, ref)
+        elif ref.kind in PROTOCOLS:
+            found = self._resolve_protocol(file_id, ref)
         else:
             found = self._resolve_call(file_id, ref)
         if not found.ids:
@@ -302,8 +303,9 @@ class Resolver:
                                            for d in self.world.symbol(m).decorators)]
         return _Resolution(props, "self") if props else _EXTERNAL
 
-    def _resolve_enter(self, file_id: int, ref: RawRef) -> _Resolution:
-        """``with expr:`` runs ``__enter__`` and ``__exit__`` of the value's class (no name guessing)."""
+    def _resolve_protocol(self, file_id: int, ref: RawRef) -> _Resolution:
+        """``with expr:`` runs ``__enter__`` and ``__exit__`` of the value's class, ``for x in expr``
+        its ``__iter__`` (no name guessing)."""
         value = ref.name
         if value.endswith(")"):
             classes = list(self._resolve_receiver(file_id, ref.scope, value).ids)
@@ -312,7 +314,7 @@ class Resolver:
         else:
             classes = self._typed_receiver(file_id, ref.scope, value)
         classes = [c for c in classes if self.world.symbol(c).kind in CLASS_KINDS]
-        found = [m for name in ("__enter__", "__exit__") for m in self.world.find_member(classes, name)]
+        found = [m for name in PROTOCOLS[ref.kind] for m in self.world.find_member(classes, name)]
         return _Resolution(found, "typed") if found else _EXTERNAL
 
     def _lineage(self, classes: Sequence[int]) -> list[int]:

@@ -207,6 +207,31 @@ def test_implicit_calls_class_attributes_call_dunder_properties_and_with(tmp_pat
     assert ("pkg/core.py:Command.guarded", "pkg/core.py:Guard.__exit__") in calls
 
 
+def test_iteration_runs_iter_of_the_value_typed_through_a_helper_that_returns_a_call_result(
+        tmp_path: Path) -> None:
+    write_files(tmp_path, {
+        "pkg/bar.py": (
+            "class Bar:\n    def __iter__(self):\n        return iter(())\n\n"
+            "    def __enter__(self):\n        return self\n\n"
+            "    def __exit__(self, *a):\n        return False\n\n"
+            "class Rows:\n    def __iter__(self):\n        return iter(())\n\n"
+            "def progressbar() -> Bar:\n    return Bar()\n"
+        ),
+        "tests/test_bar.py": (
+            "from pkg.bar import Rows, progressbar\n\n"
+            "def make_bar():\n    bar = progressbar()\n    return bar\n\n"
+            "def test_loop():\n    with make_bar() as bar:\n        for _ in bar:\n            pass\n\n"
+            "def test_comprehension():\n    rows = Rows()\n    assert [r for r in rows] == []\n\n"
+            "def test_plain_list():\n    for _ in [1, 2]:\n        pass\n"
+        ),
+    })
+    calls = indexed_calls(tmp_path)
+    assert ("tests/test_bar.py:test_loop", "pkg/bar.py:Bar.__exit__") in calls, "make_bar returns a Bar"
+    assert ("tests/test_bar.py:test_loop", "pkg/bar.py:Bar.__iter__") in calls
+    assert ("tests/test_bar.py:test_comprehension", "pkg/bar.py:Rows.__iter__") in calls
+    assert not any(src == "tests/test_bar.py:test_plain_list" for src, _ in calls)
+
+
 def test_cls_rebound_by_an_import_or_an_assignment_and_inherited_constructors(tmp_path: Path) -> None:
     write_files(tmp_path, {
         "pkg/clients.py": (

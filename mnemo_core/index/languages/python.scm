@@ -45,7 +45,7 @@
 (assignment left: [(identifier) (attribute object: (identifier) attribute: (identifier))] @name
   right: [(identifier) (attribute)] @receiver
   (#match? @receiver "^([a-z_][a-z0-9_]*\\.)*_?[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*$")) @reference.alias
-; implicit calls: a property read on self, and the context manager protocol of ``with``
+; implicit calls: a property read on self, the context manager protocol of ``with``
 (attribute object: (identifier) @receiver attribute: (identifier) @name
   (#any-of? @receiver "self" "cls")) @reference.read
 ; in test files, on any variable (kept where its type is declared in the same scope): tests read
@@ -53,6 +53,9 @@
 (attribute object: (identifier) @receiver attribute: (identifier) @name) @reference.test_read
 (with_item value: [(identifier) (attribute) (call)] @name) @reference.enter
 (with_item value: (as_pattern . [(identifier) (attribute) (call)] @name)) @reference.enter
+; and iteration, of ``__iter__``
+(for_statement right: [(identifier) (attribute) (call)] @name) @reference.iterate
+(for_in_clause right: [(identifier) (attribute) (call)] @name) @reference.iterate
 
 ; the class a function builds and hands back (a fixture without a return annotation)
 (return_statement (call function: [(identifier) (attribute)] @receiver @name
