@@ -27,6 +27,7 @@ DOCSTRING_MAX_CHARS = 2000
 CONTAINER_ONLY = "impl"  # a named container that owns methods but is not itself a symbol
 RETURNS_KIND = "returns"  # ``return C(...)`` / ``yield C(...)``: folded into the function's return type
 RESULT_KIND = "returns_result"  # ``return make()`` / ``return app.client()``: the callee's return type
+PARAMETRIZE_KIND = "parametrize"  # a parametrised test's parameters and values: typed as what builds them
 TYPED_KINDS = ("type", "result", "alias", "element")  # references that give a variable its type
 RESULT_MARK = "()"  # ends a return type that is a call's result, to be resolved through the callee
 NAME_DOT = "_"  # a "." inside one name (a test named by its description) would read as nesting
@@ -54,8 +55,12 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
             if separator != "." and separator in receiver:
                 receiver = receiver.replace(separator, ".")
             name = names[0]
-            refs.append((captures[capture][0].start_byte, capture[10:].removeprefix("test_"), _text(name),
-                         receiver, name.start_point[0] + 1))
+            start, kind, line = captures[capture][0].start_byte, capture[10:].removeprefix("test_"), name.start_point[0] + 1
+            if kind == PARAMETRIZE_KIND:
+                refs.extend((start, "type", param, cls, line)
+                            for param, cls in spec.hooks.parametrized_types(_text(name), receiver))
+            else:
+                refs.append((start, kind, _text(name), receiver, line))
         elif role == "def" and names:
             _add_definition(definitions, captures, capture[11:], spec)
         elif role == "import":

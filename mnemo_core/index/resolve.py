@@ -69,7 +69,7 @@ class _Resolution:
 
 
 _MISS = _Resolution([], "", final=False)
-_TYPE_NAME = re.compile(r"[A-Za-z_][\w.]*")
+_TYPE_TOKEN = re.compile(r"[A-Za-z_][\w.]*|[\[\],|]")
 IMPLICIT_KINDS = ("read", "enter", "iterate")  # references that run code without call syntax
 PROTOCOLS = {"enter": ("__enter__", "__exit__"), "iterate": ("__iter__",)}  # the methods they run
 PROPERTY_DECORATORS = frozenset({"property", "cached_property", "getter", "setter"})
@@ -434,12 +434,15 @@ class Resolver:
             self._returning.discard(function)
 
     def _classes_in(self, file_id: int, scope: str, type_text: str) -> list[int]:
-        """The first name in a type annotation that resolves to a class (``Optional[Foo]`` -> Foo)."""
-        for name in _TYPE_NAME.findall(type_text):
-            if name.rsplit(".", 1)[-1] in TYPE_WRAPPERS:
-                continue
-            found = self._resolve_dotted(file_id, scope, name)
-            classes = [i for i in found.ids if self.world.symbol(i).kind in CLASS_KINDS]
+        """The first name in a type annotation that resolves to a class (``Optional[Foo]`` -> Foo),
+        with its alternatives in a union (``Foo | Bar`` -> Foo, Bar)."""
+        for alternatives in _union_groups(type_text):
+            classes = []
+            for name in alternatives:
+                if name.rsplit(".", 1)[-1] in TYPE_WRAPPERS:
+                    continue
+                found = self._resolve_dotted(file_id, scope, name)
+                classes += [i for i in found.ids if self.world.symbol(i).kind in CLASS_KINDS]
             if classes:
                 return classes
         return []
@@ -649,6 +652,34 @@ def _variable_types(refs: Sequence[RefRow]) -> dict[str, dict[str, tuple[str, st
         if kind == "alias" and "." not in name:  # a class attribute, read as self.name in methods
             types[owner].setdefault(f"self.{name}", (kind, receiver))
     return types
+
+
+def _union_groups(type_text: str) -> list[list[str]]:
+    """The names of a type annotation in order, those joined by ``|`` (or listed in ``Union[...]``)
+    at one bracket depth as one group: ``tuple[A | B, C]`` -> [[tuple], [A, B], [C]]."""
+    groups: list[list[str]] = []
+    open_group: dict[int, list[str]] = {}  # depth -> the group a following "|" extends
+    unions: list[bool] = []  # per open bracket: whether it lists a union's members
+    previous = ""
+    for token in _TYPE_TOKEN.findall(type_text):
+        depth = len(unions)
+        if token == "[":
+            unions.append(previous.rsplit(".", 1)[-1] in ("Union", "Optional"))
+        elif token == "]":
+            open_group.pop(depth, None)
+            if unions:
+                unions.pop()
+        elif token == ",":
+            if not (unions and unions[-1]):
+                open_group.pop(depth, None)
+        elif token != "|":
+            group = open_group.get(depth) if previous in ("|", ",") else None
+            if group is None:
+                group = open_group[depth] = []
+                groups.append(group)
+            group.append(token)
+        previous = token
+    return groups
 
 
 def _is_fixture(symbol: SymbolRow) -> bool:

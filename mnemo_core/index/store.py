@@ -27,8 +27,9 @@ from mnemo_core.model import Edge, FileExtract, RawImport, RawRef, RawSymbol, Sy
 log = logging.getLogger(__name__)
 
 # 6: refs deduplicated per scope, call-result return types; 7: refs column stored last; 8: supers;
-# 9: imports scoped to the function they are written in; 10: iteration, returned call results
-SCHEMA_VERSION = 10
+# 9: imports scoped to the function they are written in; 10: iteration, returned call results;
+# 11: parametrised test parameters typed
+SCHEMA_VERSION = 11
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

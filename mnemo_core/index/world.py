@@ -335,8 +335,14 @@ class World:
         return sorted({c for c, b in self._bases.items() if b} | {c for c, b in self._added_bases.items() if b})
 
     def find_member(self, class_ids: Iterable[int], name: str, include_self: bool = True) -> list[int]:
-        """A member by name on the classes or, breadth first, their bases."""
-        frontier = list(class_ids)
+        """A member by name on each of the classes or, breadth first, its bases."""
+        found: dict[int, None] = {}
+        for cls in class_ids:
+            found.update(dict.fromkeys(self._member_of_class(cls, name, include_self)))
+        return list(found)
+
+    def _member_of_class(self, start: int, name: str, include_self: bool) -> list[int]:
+        frontier = [start]
         seen: set[int] = set()
         first = True
         for _ in range(BASES_DEPTH):

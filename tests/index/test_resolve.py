@@ -232,6 +232,34 @@ def test_iteration_runs_iter_of_the_value_typed_through_a_helper_that_returns_a_
     assert not any(src == "tests/test_bar.py:test_plain_list" for src, _ in calls)
 
 
+def test_parametrised_values_and_union_annotations_type_a_variable_as_every_class_they_name(
+        tmp_path: Path) -> None:
+    write_files(tmp_path, {
+        "pkg/kinds.py": (
+            "class Upper:\n    def convert(self, v):\n        return v.upper()\n\n"
+            "class Lower:\n    def convert(self, v):\n        return v.lower()\n\n"
+            "class Title:\n    def convert(self, v):\n        return v.title()\n\n"
+            "def either(kind: Upper | Lower, v):\n    return kind.convert(v)\n\n"
+            "def maybe(kind: 'Optional[Title]', v):\n    return kind.convert(v)\n"
+        ),
+        "tests/test_kinds.py": (
+            "import pytest\nfrom pkg import kinds\n\n"
+            "@pytest.mark.parametrize(('kind', 'value'), [(kinds.Upper(), 'a'), pytest.param(kinds.Lower(), 'B', id='l')])\n"
+            "def test_convert(kind, value):\n    assert kind.convert(value)\n\n"
+            "@pytest.mark.parametrize('kind', [kinds.Title()])\n"
+            "def test_title(kind):\n    assert kind.convert('a b')\n"
+        ),
+    })
+    calls = indexed_calls(tmp_path)
+    for kind in ("Upper", "Lower"):
+        assert ("tests/test_kinds.py:test_convert", f"pkg/kinds.py:{kind}.convert") in calls
+        assert ("pkg/kinds.py:either", f"pkg/kinds.py:{kind}.convert") in calls
+    assert ("tests/test_kinds.py:test_convert", "pkg/kinds.py:Title.convert") not in calls
+    assert ("tests/test_kinds.py:test_title", "pkg/kinds.py:Title.convert") in calls
+    assert ("tests/test_kinds.py:test_title", "pkg/kinds.py:Upper.convert") not in calls
+    assert ("pkg/kinds.py:maybe", "pkg/kinds.py:Title.convert") in calls
+
+
 def test_cls_rebound_by_an_import_or_an_assignment_and_inherited_constructors(tmp_path: Path) -> None:
     write_files(tmp_path, {
         "pkg/clients.py": (

@@ -130,6 +130,11 @@ class Hooks:
         """The names an import statement binds."""
         return []
 
+    def parametrized_types(self, names: str, values: str) -> list[tuple[str, str]]:
+        """For a parametrised test (``names`` and ``values`` as written): each parameter with the
+        classes its values are built as, as a union type (``kind`` -> ``Upper | Lower``)."""
+        return []
+
     def is_test_file(self, path: str) -> bool:
         """Whether a file holds test code."""
         return any(part in TEST_DIRS for part in path_parts(path))

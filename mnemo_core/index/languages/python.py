@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import builtins
 from collections import defaultdict
 from collections.abc import Iterable
@@ -45,6 +46,34 @@ def _clean_docstring(text: str) -> str:
     margin = min(indents, default=0)
     body = [lines[0].strip()] + [line[margin:].rstrip() for line in lines[1:]]
     return "\n".join(body).strip()
+
+
+def _parameter_names(node: ast.expr) -> list[str]:
+    """``"a, b"`` or ``("a", "b")`` -> ["a", "b"]."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [n.strip() for n in node.value.split(",") if n.strip()]
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return []
+
+
+def _case_values(case: ast.expr, count: int) -> list[ast.expr]:
+    """The values of one parametrised case, one per parameter (``pytest.param(a, b, id=...)``)."""
+    if isinstance(case, ast.Call) and ast.unparse(case.func).rsplit(".", 1)[-1] == "param":
+        case = ast.Tuple(elts=list(case.args))
+    if count == 1:
+        return [case]
+    if isinstance(case, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in case.elts):
+        return list(case.elts)
+    return []
+
+
+def _built_class(value: ast.expr) -> str:
+    """The class a value is built as when it is a constructor call (``click.IntRange(0, 5)``)."""
+    if not isinstance(value, ast.Call) or not isinstance(value.func, (ast.Name, ast.Attribute)):
+        return ""
+    callee = ast.unparse(value.func)
+    return callee if callee.rsplit(".", 1)[-1].lstrip("_")[:1].isupper() else ""
 
 
 def module_parts(path: str) -> tuple[str, ...]:
@@ -116,6 +145,21 @@ class PythonHooks(Hooks):
             return name, node_text(child.child_by_field_name("alias"))
         name = node_text(child)
         return name, name
+
+    def parametrized_types(self, names: str, values: str) -> list[tuple[str, str]]:
+        try:
+            name_node, value_node = ast.parse(f"({names}, {values})", mode="eval").body.elts
+        except (SyntaxError, ValueError, RecursionError):
+            return []
+        params = _parameter_names(name_node)
+        built: dict[str, list[str]] = {p: [] for p in params}
+        for case in value_node.elts if isinstance(value_node, (ast.List, ast.Tuple)) else ():
+            args = _case_values(case, len(params))
+            for param, arg in zip(params, args, strict=False):
+                cls = _built_class(arg)
+                if cls and cls not in built[param]:
+                    built[param].append(cls)
+        return [(p, " | ".join(classes)) for p, classes in built.items() if classes]
 
     def is_test_file(self, path: str) -> bool:
         name = PurePosixPath(path).name
