@@ -55,7 +55,8 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
             if separator != "." and separator in receiver:
                 receiver = receiver.replace(separator, ".")
             name = names[0]
-            start, kind, line = captures[capture][0].start_byte, capture[10:].removeprefix("test_"), name.start_point[0] + 1
+            start, kind = captures[capture][0].start_byte, capture[10:].removeprefix("test_")
+            line = name.start_point[0] + 1
             if kind == PARAMETRIZE_KIND:
                 refs.extend((start, "type", param, cls, line)
                             for param, cls in spec.hooks.parametrized_types(_text(name), receiver))

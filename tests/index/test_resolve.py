@@ -244,7 +244,8 @@ def test_parametrised_values_and_union_annotations_type_a_variable_as_every_clas
         ),
         "tests/test_kinds.py": (
             "import pytest\nfrom pkg import kinds\n\n"
-            "@pytest.mark.parametrize(('kind', 'value'), [(kinds.Upper(), 'a'), pytest.param(kinds.Lower(), 'B', id='l')])\n"
+            "@pytest.mark.parametrize(('kind', 'value'),\n"
+            "                         [(kinds.Upper(), 'a'), pytest.param(kinds.Lower(), 'B', id='l')])\n"
             "def test_convert(kind, value):\n    assert kind.convert(value)\n\n"
             "@pytest.mark.parametrize('kind', [kinds.Title()])\n"
             "def test_title(kind):\n    assert kind.convert('a b')\n"
