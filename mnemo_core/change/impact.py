@@ -65,8 +65,8 @@ def _step(store: Store, frontier: Iterable[int]) -> list[Step]:
     found: list[Step] = []
     incoming = store.edges_touching(ids, "in")
     outgoing = store.edges_touching(ids, "out")
-    on_self = {e.src for e in incoming if e.type == "calls" and e.resolution == "self"}
-    self_callers = _classes_of(store, on_self)
+    calling_on_self = {e.src for e in incoming if e.type == "calls" and e.resolution == "self"}
+    self_callers = _classes_of(store, calling_on_self)
     for edge_type, direction, label in RELATIONS:
         edges: list[Edge] = incoming if direction == "in" else outgoing
         for e in edges:

@@ -227,8 +227,7 @@ class Resolver:
             called = self._called_value(file_id, ref.scope, ref.name)
             if called.ids:
                 return called
-            rebound = any(ref.name in b for b in self._visible_bindings(file_id, ref.scope))
-            if ref.name in hooks.self_names and not rebound:
+            if ref.name in hooks.self_names and not self._imported_here(file_id, ref.scope, ref.name):
                 return _Resolution(w.enclosing_classes(file_id, ref.scope), "self")  # cls(...) builds the class
             if hooks.implicit_self:
                 members = w.find_member(w.enclosing_classes(file_id, ref.scope), ref.name)
@@ -512,6 +511,9 @@ class Resolver:
         inner = [bindings.scoped[p] for p in (".".join(parts[:i]) for i in range(len(parts), 0, -1))
                  if p in bindings.scoped]
         return [*inner, bindings.names]
+
+    def _imported_here(self, file_id: int, scope: str, name: str) -> bool:
+        return any(name in bindings for bindings in self._visible_bindings(file_id, scope))
 
     def _walk(self, found: _Resolution, rest: list[str]) -> _Resolution:
         for part in rest:
