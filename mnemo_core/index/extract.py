@@ -19,7 +19,7 @@ from tree_sitter import Node, QueryCursor
 
 from mnemo_core.index.languages import LanguageSpec
 from mnemo_core.index.languages.base import Definition, Hooks, node_text
-from mnemo_core.model import CLASS_KINDS, FileExtract, RawImport, RawRef, RawSymbol
+from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, FileExtract, RawImport, RawRef, RawSymbol
 from mnemo_core.index.textsplit import identifier_words
 
 SIGNATURE_MAX_CHARS = 300
@@ -269,7 +269,7 @@ def _scoped_imports(imports: list[tuple[int, list[RawImport]]],
     result = []
     for start, bound in imports:
         i = enclosing(start)
-        scope = definitions[i].qualified if i >= 0 and definitions[i].kind in {"function", "method"} else ""
+        scope = definitions[i].qualified if i >= 0 and definitions[i].kind in CALLABLE_KINDS else ""
         result += [imp._replace(scope=scope) for imp in bound] if scope else bound
     return tuple(result)
 

@@ -80,7 +80,6 @@ TYPE_WRAPPERS = frozenset({
 })
 _HEAD = re.compile(r"[.(]")
 _CLASS_OBJECT = re.compile(r"\b[Tt]ype\[")  # ``type[Option]``, ``t.Optional[t.Type[Option]]``
-CONSTRUCTOR_NAMES = frozenset({"__init__", "__new__"})
 NEUTRAL_BASES = frozenset({"object", "Generic", "Protocol", "ABC", "NamedTuple", "TypedDict"})  # never call back
 _EXTERNAL = _Resolution([], "external")
 _PARAMETER = _Resolution([], "parameter", final=False)  # a local of unknown type: its methods may still be guessed
@@ -240,7 +239,7 @@ class Resolver:
         if hooks.is_super(receiver):
             classes = w.enclosing_classes(file_id, ref.scope)
             members = w.find_member(classes, ref.name, include_self=False)
-            if not members and ref.name not in CONSTRUCTOR_NAMES and self._extends_external(classes):
+            if not members and ref.name not in hooks.constructor_names and self._extends_external(classes):
                 return _Resolution(self._held_callables(file_id, classes), "callback")
             return _Resolution(members, "self")
         called = self._called_value(file_id, ref.scope, f"{receiver}.{ref.name}")
@@ -348,9 +347,14 @@ class Resolver:
         if not self._extends_external(classes):
             return _EXTERNAL
         w = self.world
-        found = [m for c in self._lineage(classes) for short, ids in w.members(c).items()
-                 if short not in CONSTRUCTOR_NAMES for m in ids if w.symbol(m).kind == "method"
-                 and (short in w.symbol(m).supers or (short.startswith("_") and not short.startswith("__")))]
+        found = []
+        for cls in self._lineage(classes):
+            constructors = w.hooks(w.symbol(cls).file_id).constructor_names
+            for short, ids in w.members(cls).items():
+                protected = short.startswith("_") and not short.startswith("__")
+                if short not in constructors:
+                    found += [m for m in ids if w.symbol(m).kind == "method"
+                              and (protected or short in w.symbol(m).supers)]
         return _Resolution(found, "callback") if found else _EXTERNAL
 
     def _held_callables(self, file_id: int, classes: Sequence[int]) -> list[int]:

@@ -39,11 +39,11 @@
 (with_item value: (as_pattern (call function: [(identifier) (attribute)] @receiver)
   alias: (as_pattern_target (identifier) @name))) @reference.result
 (typed_parameter (identifier) @name type: (type) @receiver) @reference.type
+(typed_default_parameter name: (identifier) @name type: (type) @receiver) @reference.type
 ; a parametrised test's parameters: the classes their values are built as (``[(IntRange(0, 5), "3")]``)
 (decorator (call function: (attribute attribute: (identifier) @_mark (#eq? @_mark "parametrize"))
   arguments: (argument_list . [(string) (tuple) (list)] @name . [(list) (tuple)] @receiver)))
   @reference.test_parametrize
-(typed_default_parameter name: (identifier) @name type: (type) @receiver) @reference.type
 
 ; a class bound to a name (``context_class = Context`` in a class body, ``cls = Option``): calling it builds one
 (assignment left: [(identifier) (attribute object: (identifier) attribute: (identifier))] @name
