@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from tree_sitter import Node, QueryCursor
 
+from mnemo_core.index.bodytext import body_texts
 from mnemo_core.index.languages import LanguageSpec
 from mnemo_core.index.languages.base import Definition, Hooks, node_text
 from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, FileExtract, RawImport, RawRef, RawSymbol
@@ -71,9 +72,12 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
     scoped = _scoped_refs(refs, definitions)
     constructed = _constructed_returns(scoped)
     supers = _supers(scoped, spec.hooks)
-    symbols = [_module_symbol(path, source, root, spec, in_test_file)]
+    kept = [d for d in definitions if d.kind != CONTAINER_ONLY]
+    bodies = ([""] * (len(kept) + 1) if in_test_file  # tests are context, not search targets: a smaller index
+              else body_texts(source, [(d.outer.start_byte, d.outer.end_byte) for d in kept]))
+    symbols = [_module_symbol(path, source, root, spec, in_test_file)._replace(body=bodies[-1])]
     symbols += [_symbol(d, source, spec, in_test_file, constructed.get(d.qualified, ""),
-                        supers.get(d.qualified, ())) for d in definitions if d.kind != CONTAINER_ONLY]
+                        supers.get(d.qualified, ()))._replace(body=body) for d, body in zip(kept, bodies)]
     return FileExtract(
         path=path,
         language=spec.name,

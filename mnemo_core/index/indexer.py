@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemo_core.errors import MnemoError
+from mnemo_core.index.commits import News, last_head, read_new_commits, remember
 from mnemo_core.index.extract import extract
 from mnemo_core.index.files import list_files, read_source
 from mnemo_core.index.languages import language_for_path
@@ -45,7 +46,7 @@ from mnemo_core.index.store import (
 )
 from mnemo_core.index.world import World
 from mnemo_core.model import Edge, FileExtract, IndexStats, RawRef
-from mnemo_core.vcs.git import head_commit, repo_toplevel
+from mnemo_core.vcs.git import GitError, head_commit, repo_toplevel
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +110,7 @@ def _update(
         removed = [known[p] for p in paths if p in known and not (root / p).is_file()]
         paths = [p for p in paths if (root / p).is_file()]
     stale = _stale(root, paths, known, full)
+    history = _reading_commits(root, store)
     skipped: Counter[str] = Counter()
     seen = parsed = 0
     with store.transaction(durable=bool(known)):  # a first build has nothing to lose
@@ -133,6 +135,7 @@ def _update(
                     inherits[file_id] = p.inherits
                     affected |= dependents | {file_id}
                     changed_names |= names
+        remember(store, history.result())
         if changed_names and len(affected) < len(known) + seen:
             affected |= store.files_referencing(changed_names, exclude=affected)
         affected -= {row.id for row in removed}
@@ -157,6 +160,34 @@ def _update(
         elapsed_ms=round((time.perf_counter() - started) * 1000),
         walked=walked,
     )
+
+
+class _Reading(threading.Thread):
+    """The commits HEAD gained, read by git in a thread while the files are parsed."""
+
+    def __init__(self, root: Path, old: str | None, index_dir: Path) -> None:
+        super().__init__(name="mnemo-history", daemon=True)
+        self._args = (root, old, index_dir)
+        self._news: News | None = None
+        self._error: GitError | None = None
+
+    def run(self) -> None:
+        try:
+            self._news = read_new_commits(*self._args)
+        except GitError as exc:  # history is a signal, not a requirement: index without it
+            self._error = exc
+
+    def result(self) -> News | None:
+        self.join()
+        if self._error is not None:
+            log.warning("past commits not read: %s", self._error)
+        return self._news
+
+
+def _reading_commits(root: Path, store: Store) -> _Reading:
+    reading = _Reading(root, last_head(store), store.path.parent)
+    reading.start()
+    return reading
 
 
 def _stale(root: Path, paths: list[str], known: dict[str, FileRow], full: bool) -> list[str]:

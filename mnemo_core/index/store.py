@@ -23,13 +23,14 @@ from mnemo_core.errors import MnemoError
 from mnemo_core.index.textsplit import identifier_words
 from mnemo_core.index.world import SymbolRow
 from mnemo_core.model import Edge, FileExtract, RawImport, RawRef, RawSymbol, Symbol
+from mnemo_core.vcs.changes import PastChange
 
 log = logging.getLogger(__name__)
 
 # 6: refs deduplicated per scope, call-result return types; 7: refs column stored last; 8: supers;
 # 9: imports scoped to the function they are written in; 10: iteration, returned call results;
-# 11: parametrised test parameters typed
-SCHEMA_VERSION = 11
+# 11: parametrised test parameters typed; 12: body text
+SCHEMA_VERSION = 12
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0
@@ -59,6 +60,12 @@ CREATE TABLE edges(
     confidence REAL NOT NULL, line INTEGER NOT NULL, file_id INTEGER NOT NULL);
 CREATE VIRTUAL TABLE symbols_fts USING fts5(
     name, words, qualified, signature, docstring, path, tokenize='porter unicode61', detail=column);
+-- each symbol's own body words (identifiers, comments, strings), searched as a channel of their own
+CREATE VIRTUAL TABLE bodies_fts USING fts5(body, tokenize='porter unicode61', detail=none);
+-- past commits (newest ones reachable from HEAD) and the (path, function name) pairs each changed
+CREATE TABLE commits(id INTEGER PRIMARY KEY, sha TEXT UNIQUE NOT NULL, time INTEGER NOT NULL,
+    subject TEXT NOT NULL, targets TEXT NOT NULL);
+CREATE VIRTUAL TABLE commits_fts USING fts5(message, tokenize='porter unicode61', detail=none);
 """
 
 # Indexes by table. Filling an empty table and then indexing it is faster than both at once, so a
@@ -73,6 +80,17 @@ _SYMBOL_COLUMNS = (
     "s.id, f.path, s.name, s.kind, f.language, s.signature, s.docstring, s.start_line, s.end_line, "
     "s.size, s.is_test, s.is_test_case, s.exported, s.parent_id, s.decorators"
 )
+
+
+@dataclass(frozen=True, slots=True)
+class PastCommit:
+    """A remembered commit found by the similarity of its message, and its BM25 score."""
+
+    sha: str
+    time: int
+    subject: str
+    targets: tuple[tuple[str, ...], ...]  # (path, function name) pairs it changed
+    score: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,6 +299,7 @@ class Store:
             self.conn.execute(f"DELETE FROM edges WHERE file_id IN ({marks})", chunk)
             self.conn.execute(f"DELETE FROM edges WHERE dst IN ({ids})", chunk)
             self.conn.execute(f"DELETE FROM symbols_fts WHERE rowid IN ({ids})", chunk)
+            self.conn.execute(f"DELETE FROM bodies_fts WHERE rowid IN ({ids})", chunk)
             self.conn.execute(f"DELETE FROM symbols WHERE file_id IN ({marks})", chunk)
             self.conn.execute(f"DELETE FROM files WHERE id IN ({marks})", chunk)
 
@@ -336,11 +355,12 @@ class Store:
         for where, args in _id_filters("id", kept):
             self.conn.execute(f"DELETE FROM symbols {where}", args)
             self.conn.execute(f"DELETE FROM symbols_fts {where.replace('id', 'rowid', 1)}", args)
+            self.conn.execute(f"DELETE FROM bodies_fts {where.replace('id', 'rowid', 1)}", args)
         return ids, {name.rsplit(".", 1)[-1] for (name, _kind, _n) in old_ids}, dependents
 
     def _insert_symbols(self, file_id: int, extract: FileExtract, ids: list[int]) -> None:
         by_name: dict[str, int] = {}
-        rows, fts = [], []
+        rows, fts, bodies = [], [], []
         path_words = " ".join(identifier_words(extract.path))
         module_id = ids[0] if extract.symbols and extract.symbols[0].kind == "module" else None
         for sid, sym in zip(ids, extract.symbols):
@@ -352,8 +372,11 @@ class Store:
             rows.append((sid, *_symbol_row(sym, file_id, parent_id)))
             fts.append((sid, sym.name.rsplit(".", 1)[-1], sym.words, sym.name, sym.signature, sym.docstring,
                         path_words))
+            if sym.body:
+                bodies.append((sid, sym.body))
         self.conn.executemany(_INSERT_SYMBOL, rows)
         self.conn.executemany(_INSERT_FTS, fts)
+        self.conn.executemany("INSERT INTO bodies_fts(rowid, body) VALUES (?,?)", bodies)
 
     def _allocate_id(self) -> int:
         if self._next_id is None:
@@ -370,6 +393,7 @@ class Store:
             dependents.update(r[0] for r in rows)
             self.conn.execute(f"DELETE FROM edges WHERE dst IN ({marks}) OR src IN ({marks})", (*chunk, *chunk))
             self.conn.execute(f"DELETE FROM symbols_fts WHERE rowid IN ({marks})", chunk)
+            self.conn.execute(f"DELETE FROM bodies_fts WHERE rowid IN ({marks})", chunk)
             self.conn.execute(f"DELETE FROM symbols WHERE id IN ({marks})", chunk)
         return dependents
 
@@ -537,17 +561,71 @@ class Store:
         return edges
 
     def fts_search(self, match: str, limit: int) -> list[tuple[int, float]]:
-        """BM25-ranked symbol ids for an FTS5 match expression (best first)."""
+        """BM25-ranked symbol ids for an FTS5 match expression over names, signatures, docstrings
+        and paths (best first)."""
         weights = ",".join(str(w) for w in FTS_WEIGHTS)
+        return self._bm25("symbols_fts", weights, match, limit)
+
+    def body_search(self, match: str, limit: int) -> list[tuple[int, float]]:
+        """BM25-ranked symbol ids for an FTS5 match expression over body words (best first)."""
+        return self._bm25("bodies_fts", "1.0", match, limit)
+
+    def _bm25(self, table: str, weights: str, match: str, limit: int) -> list[tuple[int, float]]:
         try:
             rows = self.conn.execute(
-                f"SELECT rowid, bm25(symbols_fts, {weights}) AS rank FROM symbols_fts WHERE symbols_fts MATCH ?"
+                f"SELECT rowid, bm25({table}, {weights}) AS rank FROM {table} WHERE {table} MATCH ?"
                 " ORDER BY rank, rowid LIMIT ?",
                 (match, limit),
             ).fetchall()
         except sqlite3.OperationalError:
             return []
         return [(int(r[0]), -float(r[1])) for r in rows]
+
+    # -- history ----------------------------------------------------------------------------
+    def add_commits(self, changes: Iterable[PastChange]) -> None:
+        """Remember past commits (newest first) for the history channel."""
+        for change in changes:
+            cur = self.conn.execute(
+                "INSERT OR IGNORE INTO commits(sha, time, subject, targets) VALUES (?,?,?,?)",
+                (change.sha, change.time, change.message.split("\n", 1)[0], json.dumps(change.targets)),
+            )
+            if cur.rowcount:
+                self.conn.execute("INSERT INTO commits_fts(rowid, message) VALUES (?,?)",
+                                  (cur.lastrowid, change.message))
+
+    def forget_commits(self, keep: int | None = None) -> None:
+        """Forget every remembered commit but the newest ``keep`` (all of them for None)."""
+        newest = f"SELECT id FROM commits ORDER BY time DESC, id DESC LIMIT {int(keep or 0)}"
+        where = "" if keep is None else f"WHERE id NOT IN ({newest})"
+        self.conn.execute(f"DELETE FROM commits_fts WHERE rowid IN (SELECT id FROM commits {where})")
+        self.conn.execute(f"DELETE FROM commits {where}")
+
+    def similar_commits(self, match: str, limit: int) -> list[PastCommit]:
+        """Remembered commits whose messages match an FTS5 expression, best BM25 first."""
+        hits = self._bm25("commits_fts", "1.0", match, limit)
+        rows = {r[0]: r for r in self.conn.execute(
+            f"SELECT id, sha, time, subject, targets FROM commits WHERE id IN ({','.join('?' * len(hits))})",
+            [cid for cid, _ in hits])} if hits else {}
+        return [PastCommit(rows[cid][1], rows[cid][2], rows[cid][3], tuple(map(tuple, json.loads(rows[cid][4]))),
+                           score)
+                for cid, score in hits if cid in rows]
+
+    def newest_commit_time(self) -> int | None:
+        """The author time of the newest remembered commit."""
+        row = self.conn.execute("SELECT max(time) FROM commits").fetchone()
+        return int(row[0]) if row and row[0] is not None else None
+
+    def symbols_at(self, targets: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[int]]:
+        """Symbol ids by (path, short name)."""
+        wanted = set(targets)
+        out: dict[tuple[str, str], list[int]] = {}
+        for path in {p for p, _ in wanted}:
+            rows = self.conn.execute("SELECT s.id, s.short_name FROM symbols s JOIN files f ON f.id = s.file_id"
+                                     " WHERE f.path=?", (path,))
+            for sid, name in rows:
+                if (path, name) in wanted:
+                    out.setdefault((path, name), []).append(int(sid))
+        return out
 
     def symbol_ids_by_short_names(self, names: Iterable[str]) -> dict[str, list[int]]:
         """Symbol ids by exact short name."""

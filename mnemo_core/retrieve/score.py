@@ -14,6 +14,8 @@ test code and the task is not about tests, and by a prior for kinds that are rar
 - generic: how much of a catch-all the symbol is (many callers, no lexical match): subtracted.
 - file: how strongly the task's matches concentrate in the symbol's file.
 - text: the BM25 score of the full-text match, scaled so the best hit has 1.
+- history: the votes of similar past commits for the symbol, scaled so the best has 1.
+- body: the BM25 score of the match in the symbol's own body words, scaled so the best hit has 1.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ WEIGHTS = {
     "generic": -0.10,  # a catch-all helper called from everywhere says little about this task
     "file": 0.30,  # its file is where the task's terms concentrate
     "text": 0.30,  # the BM25 score itself: how well, not just how high, the text matches
+    "body": 0.30,  # the same for the code's own words
+    "history": 0.30,  # past changes like this one touched it
 }
 FILE_SEEDS = 5  # a file's relevance counts its best few matches, so big files do not win by size
 TEST_DEMOTION = 0.2  # test code, unless the task is about tests, is context rather than target
@@ -151,7 +155,9 @@ def score_candidates(
             "recency": recency_component(recency.get(sid), reference_time),
             "generic": generic_component(fan_in.get(sid, 0), lexical),
             "file": files.get(symbols[sid].path, 0.0),
-            "text": max((h.strength for h in seed.hits if h.channel == "fts"), default=0.0) if seed else 0.0,
+            "text": _strength(seed, "fts"),
+            "body": _strength(seed, "body"),
+            "history": _strength(seed, "history"),
         }
         total = sum(WEIGHTS[name] * value for name, value in components.items())
         multipliers = multipliers_for(symbols[sid], about_tests)
@@ -160,3 +166,8 @@ def score_candidates(
         scored.append(Scored(sid, total, {k: round(v, 4) for k, v in components.items()}, multipliers))
     scored.sort(key=lambda s: (-s.score, s.symbol_id))
     return scored
+
+
+def _strength(seed: Seed | None, channel: str) -> float:
+    """A channel's own score for a seed (0 when the channel did not find it)."""
+    return max((h.strength for h in seed.hits if h.channel == channel), default=0.0) if seed else 0.0

@@ -5,6 +5,10 @@
   ``NAME_MATCHES_PER_TERM``.
 - **fts**: BM25 over the weighted columns of the full-text index (name, split name words, qualified
   name, signature, docstring, path).
+- **body**: BM25 over the words of each symbol's own body (identifiers, comments, strings): what the
+  code does, where its name and docstring do not say it.
+- **history**: past commits whose messages resemble the task (BM25), newest weighing most, vote for
+  the functions they changed; a commit that changed many functions spreads its vote thin.
 - **path**: the symbols of files whose directory or file name is a term (``upload client`` ->
   ``uploads/client.py``), the most called first.
 
@@ -26,6 +30,8 @@ RRF_K = 60  # the standard constant: damps the difference between the first few 
 CHANNEL_WEIGHTS = {
     "name": 1.0,  # a symbol named after a task term is the strongest evidence
     "fts": 1.0,  # term overlap across names, signatures and docstrings
+    "body": 1.0,  # term overlap with the code itself
+    "history": 1.0,  # similar past changes touched it
     "path": 0.5,  # the file is about the topic; its symbols are only candidates
 }
 NAME_MATCHES_PER_TERM = 12
@@ -35,6 +41,10 @@ GENERIC_NAME_KEPT = 3  # ... and only its most specific few count as name matche
 MIN_PREFIX_CHARS = 4  # shorter prefixes match half the repository
 MIN_COMPONENT_NAME_CHARS = 3
 FTS_LIMIT = 150
+BODY_LIMIT = 150
+HISTORY_COMMITS = 30  # similar past commits consulted
+HISTORY_HALF_LIFE_DAYS = 365.0  # a year-old commit's vote counts half
+SECONDS_PER_DAY = 86400.0
 PATH_FILES = 6
 PATH_MAX_SHARE = 0.1  # a path word shared by more than this share of files does not pick files out
 PATH_MIN_FILES = 3
@@ -121,6 +131,41 @@ def fts_ranked(store: Store, keywords: Keywords) -> tuple[Channel, Strengths]:
     return [(sid, detail) for sid, _ in hits], {sid: max(score, 0.0) / best for sid, score in hits}
 
 
+def body_ranked(store: Store, keywords: Keywords) -> tuple[Channel, Strengths]:
+    """The body channel and its BM25 scores (scaled to 1 for the best hit)."""
+    query = fts_query(keywords)
+    if not query:
+        return [], {}
+    hits = store.body_search(query, BODY_LIMIT)
+    best = max((score for _, score in hits), default=0.0) or 1.0
+    return [(sid, "body text match") for sid, _ in hits], {sid: max(score, 0.0) / best for sid, score in hits}
+
+
+def history_ranked(store: Store, keywords: Keywords) -> tuple[Channel, Strengths]:
+    """The history channel: symbols changed by past commits like the task, and their votes (scaled
+    to 1 for the best)."""
+    query = fts_query(keywords)
+    commits = store.similar_commits(query, HISTORY_COMMITS) if query else []
+    if not commits:
+        return [], {}
+    newest = max(c.time for c in commits)
+    best = max(c.score for c in commits) or 1.0
+    votes: dict[tuple[str, str], float] = defaultdict(float)
+    voter: dict[tuple[str, str], str] = {}
+    for commit in commits:
+        age_days = max(0.0, (newest - commit.time) / SECONDS_PER_DAY)
+        weight = commit.score / best * 0.5 ** (age_days / HISTORY_HALF_LIFE_DAYS) / len(commit.targets)
+        for path, name in commit.targets:
+            votes[(path, name)] += weight
+            why = f"changed by a similar past commit {commit.sha[:7]}: {commit.subject[:60]}"
+            voter.setdefault((path, name), why)
+    located = store.symbols_at(votes)
+    ranked = sorted(((votes[t], sid, voter[t]) for t, ids in located.items() for sid in ids),
+                    key=lambda v: (-v[0], v[1]))
+    top = ranked[0][0] if ranked else 1.0
+    return [(sid, why) for _, sid, why in ranked], {sid: vote / top for vote, sid, _ in ranked}
+
+
 def path_channel(store: Store, keywords: Keywords) -> Channel:
     """Symbols of the files whose path names the task's terms; a term that names a large share of
     the files (``src``, ``index`` in ``index/``) says nothing and is ignored. The best file gives
@@ -173,12 +218,16 @@ def fuse(channels: dict[str, Channel], weights: dict[str, float] | None = None,
 def seed(store: Store, keywords: Keywords) -> list[Seed]:
     """Every channel, fused."""
     fts, bm25 = fts_ranked(store, keywords)
+    body, body_bm25 = body_ranked(store, keywords)
+    history, votes = history_ranked(store, keywords)
     channels = {
         "name": name_channel(store, keywords),
         "fts": fts,
+        "body": body,
+        "history": history,
         "path": path_channel(store, keywords),
     }
-    return fuse(channels, strengths={"fts": bm25})
+    return fuse(channels, strengths={"fts": bm25, "body": body_bm25, "history": votes})
 
 
 def _first_occurrence(ranked: list[tuple[int, str]]) -> Channel:

@@ -136,6 +136,12 @@ def head_commit(root: Path) -> str | None:
     return out.decode().strip() or None
 
 
+def is_ancestor(root: Path, ancestor: str, commit: str) -> bool:
+    """Whether ``ancestor`` is ``commit`` or one of its ancestors (False when either is unknown)."""
+    out = run_git(root, "merge-base", ancestor, commit, check=False)
+    return out.strip().decode("ascii", "replace") == ancestor
+
+
 def is_shallow(root: Path) -> bool:
     """Whether the repository is a shallow clone (its history is cut off)."""
     return run_git(root, "rev-parse", "--is-shallow-repository").strip() == b"true"

@@ -107,6 +107,11 @@ def _by_extension() -> dict[str, str]:
     return {ext: spec.name for spec in registry().values() for ext in spec.extensions}
 
 
+def source_extensions() -> tuple[str, ...]:
+    """Every file extension mnemo indexes (``.py``, ``.d.ts``, ...)."""
+    return tuple(sorted(_by_extension()))
+
+
 def language_for_path(path: str) -> LanguageSpec | None:
     """The language of a file, judged by its extension; None when mnemo does not index it."""
     base = path.rsplit("/", 1)[-1]

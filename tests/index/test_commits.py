@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mnemo_core.index.indexer import index_repo
+from mnemo_core.index.store import Store
+from mnemo_core.retrieve.keywords import extract_keywords
+from mnemo_core.retrieve.seeds import history_ranked
+from mnemo_core.vcs.changes import function_name
+from tests.helpers import commit, git, make_repo
+
+CLIENT = '''class Client:
+    def upload(self, data):
+        return self.send(data)
+
+    def send(self, data):
+        return data
+
+
+def parse(text):
+    return text.split()
+'''
+
+
+@pytest.fixture()
+def repo(tmp_path: Path) -> Path:
+    root = make_repo(tmp_path / "r", {"pkg/client.py": CLIENT}, date="2025-01-01T00:00:00+00:00")
+    retried = CLIENT.replace("return self.send(data)", "return self.send(data) or None")
+    commit(root, {"pkg/client.py": retried}, "Retry uploads when the server times out",
+           date="2025-03-01T00:00:00+00:00")
+    commit(root, {"pkg/client.py": retried.replace("text.split()", "text.split(',')")},
+           "Parse comma separated lists", date="2025-06-01T00:00:00+00:00")
+    return root
+
+
+def history(root: Path, task: str) -> list[str]:
+    store = Store.open(root)
+    try:
+        channel, _ = history_ranked(store, extract_keywords(task))
+        names = {s.id: s.name for s in store.symbols_by_ids(sid for sid, _ in channel).values()}
+        return [names[sid] for sid, _ in channel]
+    finally:
+        store.close()
+
+
+def test_similar_past_commits_point_at_the_functions_they_changed(repo: Path) -> None:
+    index_repo(repo)
+    assert history(repo, "upload retries are too slow when the server times out")[0] == "Client.upload"
+    assert history(repo, "parse lists separated by semicolons") == ["parse"]
+
+
+def test_the_memory_never_holds_commits_head_cannot_reach(repo: Path) -> None:
+    index_repo(repo)
+    git(repo, "checkout", "-q", "HEAD~2")
+    index_repo(repo)
+    assert history(repo, "parse comma separated lists") == []
+    assert history(repo, "retry uploads") == []
+    git(repo, "checkout", "-q", "main")
+    index_repo(repo)
+    assert history(repo, "parse comma separated lists") == ["parse"]
+
+
+def test_a_directory_without_git_has_no_history(tmp_path: Path) -> None:
+    (tmp_path / "client.py").write_text(CLIENT, encoding="utf-8")
+    index_repo(tmp_path)
+    assert history(tmp_path, "retry uploads") == []
+
+
+@pytest.mark.parametrize(("header", "name"), [
+    ("def upload(self, data):", "upload"),
+    ("    async def fetch(self) -> None:", "fetch"),
+    ("class UploadClient(Base):", "UploadClient"),
+    ("func (c *Client) Upload(data []byte) error {", "Upload"),
+    ("fn parse_line(line: &str) -> Option<Line> {", "parse_line"),
+    ("public void upload(byte[] data) {", "upload"),
+    ("", ""),
+])
+def test_function_names_from_hunk_headers(header: str, name: str) -> None:
+    assert function_name(header) == name
