@@ -570,6 +570,20 @@ class Store:
         """BM25-ranked symbol ids for an FTS5 match expression over body words (best first)."""
         return self._bm25("bodies_fts", "1.0", match, limit)
 
+    def matched_terms(self, table: str, terms: Sequence[str], ids: Sequence[int]) -> dict[int, list[str]]:
+        """Which of ``terms`` each of ``ids`` matches in a full-text table (``symbols_fts`` or
+        ``bodies_fts``), asked of FTS5 itself so stemming agrees with the search."""
+        if table not in ("symbols_fts", "bodies_fts"):
+            raise ValueError(table)
+        found: dict[int, list[str]] = {}
+        marks = ",".join("?" * len(ids))
+        for term in terms:
+            rows = self.conn.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid IN ({marks})",
+                                     (f'"{term}"', *ids))
+            for (sid,) in rows:
+                found.setdefault(int(sid), []).append(term)
+        return found
+
     def _bm25(self, table: str, weights: str, match: str, limit: int) -> list[tuple[int, float]]:
         try:
             rows = self.conn.execute(

@@ -42,6 +42,7 @@ MIN_PREFIX_CHARS = 4  # shorter prefixes match half the repository
 MIN_COMPONENT_NAME_CHARS = 3
 FTS_LIMIT = 150
 BODY_LIMIT = 150
+MAX_TERMS_SHOWN = 5
 HISTORY_COMMITS = 30  # similar past commits consulted
 HISTORY_HALF_LIFE_DAYS = 365.0  # a year-old commit's vote counts half
 SECONDS_PER_DAY = 86400.0
@@ -121,24 +122,26 @@ def fts_channel(store: Store, keywords: Keywords) -> Channel:
 
 def fts_ranked(store: Store, keywords: Keywords) -> tuple[Channel, Strengths]:
     """The FTS channel and its BM25 scores (scaled to 1 for the best hit)."""
-    query = fts_query(keywords)
-    if not query:
-        return [], {}
-    terms = _terms(keywords)
-    hits = store.fts_search(query, FTS_LIMIT)
-    best = max((score for _, score in hits), default=0.0) or 1.0
-    detail = f"text match ({', '.join(terms[:4])}{'...' if len(terms) > 4 else ''})"
-    return [(sid, detail) for sid, _ in hits], {sid: max(score, 0.0) / best for sid, score in hits}
+    return _bm25_channel(store, keywords, "symbols_fts", "name, signature, docstring or path")
 
 
 def body_ranked(store: Store, keywords: Keywords) -> tuple[Channel, Strengths]:
     """The body channel and its BM25 scores (scaled to 1 for the best hit)."""
-    query = fts_query(keywords)
-    if not query:
+    return _bm25_channel(store, keywords, "bodies_fts", "code")
+
+
+def _bm25_channel(store: Store, keywords: Keywords, table: str, where: str) -> tuple[Channel, Strengths]:
+    """A BM25 channel over one full-text table; each hit's reason names the terms it matched."""
+    terms = _terms(keywords)
+    if not terms:
         return [], {}
-    hits = store.body_search(query, BODY_LIMIT)
+    query = fts_query(keywords)
+    search = store.fts_search if table == "symbols_fts" else store.body_search
+    hits = search(query, FTS_LIMIT if table == "symbols_fts" else BODY_LIMIT)
+    matched = store.matched_terms(table, terms, [sid for sid, _ in hits])
     best = max((score for _, score in hits), default=0.0) or 1.0
-    return [(sid, "body text match") for sid, _ in hits], {sid: max(score, 0.0) / best for sid, score in hits}
+    channel = [(sid, f"{where} mentions {', '.join(matched.get(sid, terms)[:MAX_TERMS_SHOWN])}") for sid, _ in hits]
+    return channel, {sid: max(score, 0.0) / best for sid, score in hits}
 
 
 def history_ranked(store: Store, keywords: Keywords) -> tuple[Channel, Strengths]:
