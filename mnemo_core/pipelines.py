@@ -256,4 +256,4 @@ def _explanation(ranking: TaskRanking, target: Symbol, text: str) -> Explanation
 
 def recency_lookup(repo: Repository) -> RecencyLookup:
     """How this repository's symbols get their commit recency (neutral without git history)."""
-    return git_recency(repo.root)
+    return git_recency(repo.root, repo.store)

@@ -165,9 +165,9 @@ def _update(
 class _Reading(threading.Thread):
     """The commits HEAD gained, read by git in a thread while the files are parsed."""
 
-    def __init__(self, root: Path, old: str | None, index_dir: Path) -> None:
+    def __init__(self, root: Path, old: str | None) -> None:
         super().__init__(name="mnemo-history", daemon=True)
-        self._args = (root, old, index_dir)
+        self._args = (root, old)
         self._news: News | None = None
         self._error: GitError | None = None
 
@@ -185,7 +185,7 @@ class _Reading(threading.Thread):
 
 
 def _reading_commits(root: Path, store: Store) -> _Reading:
-    reading = _Reading(root, last_head(store), store.path.parent)
+    reading = _Reading(root, last_head(store))
     reading.start()
     return reading
 

@@ -23,7 +23,7 @@ from mnemo_core.errors import MnemoError
 from mnemo_core.index.textsplit import identifier_words
 from mnemo_core.index.world import SymbolRow
 from mnemo_core.model import Edge, FileExtract, RawImport, RawRef, RawSymbol, Symbol
-from mnemo_core.vcs.changes import PastChange
+from mnemo_core.vcs.changes import LoggedCommit
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,9 @@ CREATE VIRTUAL TABLE symbols_fts USING fts5(
 CREATE VIRTUAL TABLE bodies_fts USING fts5(body, tokenize='porter unicode61', detail=none);
 -- past commits (newest ones reachable from HEAD) and the (path, function name) pairs each changed
 CREATE TABLE commits(id INTEGER PRIMARY KEY, sha TEXT UNIQUE NOT NULL, time INTEGER NOT NULL,
-    subject TEXT NOT NULL, targets TEXT NOT NULL);
+    author TEXT NOT NULL, subject TEXT NOT NULL, paths TEXT NOT NULL);
+CREATE TABLE commit_files(commit_id INTEGER NOT NULL, path TEXT NOT NULL);
+CREATE INDEX commit_files_path ON commit_files(path, commit_id);
 CREATE VIRTUAL TABLE commits_fts USING fts5(message, tokenize='porter unicode61', detail=none);
 """
 
@@ -89,8 +91,19 @@ class PastCommit:
     sha: str
     time: int
     subject: str
-    targets: tuple[tuple[str, ...], ...]  # (path, function name) pairs it changed
+    paths: tuple[str, ...]
     score: float
+
+
+@dataclass(frozen=True, slots=True)
+class FileCommits:
+    """A file's newest remembered commit, and the number of remembered commits since a date."""
+
+    sha: str
+    time: int
+    author: str
+    subject: str
+    recent: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -596,33 +609,49 @@ class Store:
         return [(int(r[0]), -float(r[1])) for r in rows]
 
     # -- history ----------------------------------------------------------------------------
-    def add_commits(self, changes: Iterable[PastChange]) -> None:
-        """Remember past commits (newest first) for the history channel."""
-        for change in changes:
+    def add_commits(self, commits: Iterable[LoggedCommit]) -> None:
+        """Remember past commits (oldest first, so ids grow with time)."""
+        for commit in commits:
             cur = self.conn.execute(
-                "INSERT OR IGNORE INTO commits(sha, time, subject, targets) VALUES (?,?,?,?)",
-                (change.sha, change.time, change.message.split("\n", 1)[0], json.dumps(change.targets)),
-            )
+                "INSERT OR IGNORE INTO commits(sha, time, author, subject, paths) VALUES (?,?,?,?,?)",
+                (commit.sha, commit.time, commit.author, commit.subject, json.dumps(commit.paths)))
             if cur.rowcount:
                 self.conn.execute("INSERT INTO commits_fts(rowid, message) VALUES (?,?)",
-                                  (cur.lastrowid, change.message))
+                                  (cur.lastrowid, commit.message))
+                self.conn.executemany("INSERT INTO commit_files VALUES (?,?)",
+                                      [(cur.lastrowid, path) for path in commit.paths])
 
     def forget_commits(self, keep: int | None = None) -> None:
         """Forget every remembered commit but the newest ``keep`` (all of them for None)."""
         newest = f"SELECT id FROM commits ORDER BY time DESC, id DESC LIMIT {int(keep or 0)}"
         where = "" if keep is None else f"WHERE id NOT IN ({newest})"
-        self.conn.execute(f"DELETE FROM commits_fts WHERE rowid IN (SELECT id FROM commits {where})")
+        for table, column in (("commits_fts", "rowid"), ("commit_files", "commit_id")):
+            self.conn.execute(f"DELETE FROM {table} WHERE {column} IN (SELECT id FROM commits {where})")
         self.conn.execute(f"DELETE FROM commits {where}")
 
     def similar_commits(self, match: str, limit: int) -> list[PastCommit]:
         """Remembered commits whose messages match an FTS5 expression, best BM25 first."""
         hits = self._bm25("commits_fts", "1.0", match, limit)
+        marks = ",".join("?" * len(hits))
         rows = {r[0]: r for r in self.conn.execute(
-            f"SELECT id, sha, time, subject, targets FROM commits WHERE id IN ({','.join('?' * len(hits))})",
-            [cid for cid, _ in hits])} if hits else {}
-        return [PastCommit(rows[cid][1], rows[cid][2], rows[cid][3], tuple(map(tuple, json.loads(rows[cid][4]))),
-                           score)
-                for cid, score in hits if cid in rows]
+            f"SELECT id, sha, time, subject, paths FROM commits WHERE id IN ({marks})", [c for c, _ in hits])}
+        return [PastCommit(rows[c][1], rows[c][2], rows[c][3], tuple(json.loads(rows[c][4])), score)
+                for c, score in hits if c in rows]
+
+    def file_commits(self, paths: Iterable[str], since: int) -> dict[str, FileCommits]:
+        """Per path, its newest remembered commit and how many remembered commits touched it
+        since ``since`` (Unix seconds)."""
+        out: dict[str, FileCommits] = {}
+        for chunk in _chunks(list(dict.fromkeys(paths))):
+            marks = ",".join("?" * len(chunk))
+            rows = self.conn.execute(
+                "SELECT cf.path, c.sha, c.time, c.author, c.subject,"
+                " (SELECT count(*) FROM commit_files x JOIN commits y ON y.id = x.commit_id"
+                "  WHERE x.path = cf.path AND y.time >= ?)"
+                f" FROM commit_files cf JOIN commits c ON c.id = cf.commit_id WHERE cf.path IN ({marks})"
+                " AND c.id = (SELECT max(commit_id) FROM commit_files WHERE path = cf.path)", (since, *chunk))
+            out.update((r[0], FileCommits(r[1], int(r[2]), r[3], r[4], int(r[5]))) for r in rows)
+        return out
 
     def newest_commit_time(self) -> int | None:
         """The author time of the newest remembered commit."""

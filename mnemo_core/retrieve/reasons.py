@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from mnemo_core.retrieve.score import non_product_dir
 from mnemo_core.vcs.history import relative_date
 
 if TYPE_CHECKING:
@@ -31,6 +32,9 @@ def task_reasons(ranking: TaskRanking, sid: int) -> list[str]:
     recency = ranking.recency.get(sid)
     if recency and ranking.reference_time is not None:
         reasons.append(f"last changed {relative_date(recency.timestamp, ranking.reference_time)} ({recency.sha[:7]})")
-    if ranking.symbols[sid].is_test and not ranking.keywords.about_tests:  # mirrors score.multipliers_for
+    symbol = ranking.symbols[sid]
+    if symbol.is_test and not ranking.keywords.about_tests:  # mirrors score.multipliers_for
         reasons.append("test code, demoted (the task is not about tests)")
+    elif (directory := non_product_dir(symbol.path, ranking.keywords)) is not None:
+        reasons.append(f"in {directory}/, demoted (not product code, and the task does not name it)")
     return reasons

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from mnemo_core.model import Symbol
+from mnemo_core.retrieve.keywords import Keywords
 from mnemo_core.retrieve.seeds import Seed
 
 if TYPE_CHECKING:
@@ -45,6 +46,9 @@ WEIGHTS = {
 }
 FILE_SEEDS = 5  # a file's relevance counts its best few matches, so big files do not win by size
 TEST_DEMOTION = 0.2  # test code, unless the task is about tests, is context rather than target
+NON_PRODUCT_DEMOTION = 0.2  # examples, docs, scripts and benchmarks, likewise, unless the task names them
+NON_PRODUCT_DIRS = frozenset({"example", "examples", "doc", "docs", "script", "scripts", "benchmark",
+                              "benchmarks", "bench", "demo", "demos", "tutorial", "tutorials"})
 KIND_PRIOR = {
     "constant": 0.6,  # a named value is worth seeing, but a task is rarely done by editing one
     "type": 0.8,
@@ -100,18 +104,30 @@ def generic_component(fan_in: int, lexical: float) -> float:
     return min(1.0, math.log1p(fan_in) / math.log1p(GENERIC_FAN_IN))
 
 
-def multipliers_for(symbol: Symbol, about_tests: bool) -> dict[str, float]:
-    """The factors applied after the weighted sum: test demotion, the kind prior, and declarations
-    without a body (typing overloads, stub files)."""
+def multipliers_for(symbol: Symbol, keywords: Keywords) -> dict[str, float]:
+    """The factors applied after the weighted sum: test and non-product demotion, the kind prior, and
+    declarations without a body (typing overloads, stub files)."""
     factors = {}
-    if symbol.is_test and not about_tests:
+    if symbol.is_test and not keywords.about_tests:
         factors["test"] = TEST_DEMOTION
+    elif non_product_dir(symbol.path, keywords):
+        factors["non-product"] = NON_PRODUCT_DEMOTION
     if symbol.kind in KIND_PRIOR:
         factors["kind"] = KIND_PRIOR[symbol.kind]
     overload = any(d.rsplit(".", 1)[-1] == "overload" for d in symbol.decorators)
     if overload or symbol.path.endswith(STUB_SUFFIXES):
         factors["declaration"] = DECLARATION_ONLY
     return factors
+
+
+def non_product_dir(path: str, keywords: Keywords) -> str | None:
+    """The examples/docs/scripts/benchmarks directory ``path`` lies in, unless the task names it."""
+    named = {t.lower() for t in (*keywords.components, *keywords.compounds, *keywords.exact)}
+    for part in path.split("/")[:-1]:
+        lower = part.lower()
+        if lower in NON_PRODUCT_DIRS and lower not in named and lower.rstrip("s") not in named:
+            return part
+    return None
 
 
 def file_relevance(candidates: list[int], seeds: Mapping[int, Seed], symbols: Mapping[int, Symbol],
@@ -136,7 +152,7 @@ def score_candidates(
     recency: Mapping[int, Recency],
     reference_time: int | None,
     symbols: Mapping[int, Symbol],
-    about_tests: bool,
+    keywords: Keywords,
 ) -> list[Scored]:
     """Score every candidate; best first, ties broken by symbol id."""
     top_seed = max((s.score for s in seeds.values()), default=0.0) or 1.0
@@ -160,7 +176,7 @@ def score_candidates(
             "history": _strength(seed, "history"),
         }
         total = sum(WEIGHTS[name] * value for name, value in components.items())
-        multipliers = multipliers_for(symbols[sid], about_tests)
+        multipliers = multipliers_for(symbols[sid], keywords)
         for factor in multipliers.values():
             total *= factor
         scored.append(Scored(sid, total, {k: round(v, 4) for k, v in components.items()}, multipliers))

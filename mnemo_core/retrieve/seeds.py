@@ -7,8 +7,8 @@
   name, signature, docstring, path).
 - **body**: BM25 over the words of each symbol's own body (identifiers, comments, strings): what the
   code does, where its name and docstring do not say it.
-- **history**: past commits whose messages resemble the task (BM25), newest weighing most, vote for
-  the functions they changed; a commit that changed many functions spreads its vote thin.
+- **history**: past commits whose messages resemble the task vote for the functions they changed
+  (``history.py``; it needs git, so the caller hands it in).
 - **path**: the symbols of files whose directory or file name is a term (``upload client`` ->
   ``uploads/client.py``), the most called first.
 
@@ -19,6 +19,7 @@ matter, raw channel scores (incomparable across channels) do not.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from mnemo_core.index.store import Store
@@ -43,9 +44,6 @@ MIN_COMPONENT_NAME_CHARS = 3
 FTS_LIMIT = 150
 BODY_LIMIT = 150
 MAX_TERMS_SHOWN = 5
-HISTORY_COMMITS = 30  # similar past commits consulted
-HISTORY_HALF_LIFE_DAYS = 365.0  # a year-old commit's vote counts half
-SECONDS_PER_DAY = 86400.0
 PATH_FILES = 6
 PATH_MAX_SHARE = 0.1  # a path word shared by more than this share of files does not pick files out
 PATH_MIN_FILES = 3
@@ -75,6 +73,7 @@ class Seed:
 
 Channel = list[tuple[int, str]]  # (symbol id, why), best first
 Strengths = dict[int, float]  # a channel's own scores (scaled to 1 for its best), where it has them
+Ranked = Callable[[Store, Keywords], tuple[Channel, Strengths]]  # a channel with its own scores
 
 
 def name_channel(store: Store, keywords: Keywords) -> Channel:
@@ -144,31 +143,6 @@ def _bm25_channel(store: Store, keywords: Keywords, table: str, where: str) -> t
     return channel, {sid: max(score, 0.0) / best for sid, score in hits}
 
 
-def history_ranked(store: Store, keywords: Keywords) -> tuple[Channel, Strengths]:
-    """The history channel: symbols changed by past commits like the task, and their votes (scaled
-    to 1 for the best)."""
-    query = fts_query(keywords)
-    commits = store.similar_commits(query, HISTORY_COMMITS) if query else []
-    if not commits:
-        return [], {}
-    newest = max(c.time for c in commits)
-    best = max(c.score for c in commits) or 1.0
-    votes: dict[tuple[str, str], float] = defaultdict(float)
-    voter: dict[tuple[str, str], str] = {}
-    for commit in commits:
-        age_days = max(0.0, (newest - commit.time) / SECONDS_PER_DAY)
-        weight = commit.score / best * 0.5 ** (age_days / HISTORY_HALF_LIFE_DAYS) / len(commit.targets)
-        for path, name in commit.targets:
-            votes[(path, name)] += weight
-            why = f"changed by a similar past commit {commit.sha[:7]}: {commit.subject[:60]}"
-            voter.setdefault((path, name), why)
-    located = store.symbols_at(votes)
-    ranked = sorted(((votes[t], sid, voter[t]) for t, ids in located.items() for sid in ids),
-                    key=lambda v: (-v[0], v[1]))
-    top = ranked[0][0] if ranked else 1.0
-    return [(sid, why) for _, sid, why in ranked], {sid: vote / top for vote, sid, _ in ranked}
-
-
 def path_channel(store: Store, keywords: Keywords) -> Channel:
     """Symbols of the files whose path names the task's terms; a term that names a large share of
     the files (``src``, ``index`` in ``index/``) says nothing and is ignored. The best file gives
@@ -218,11 +192,11 @@ def fuse(channels: dict[str, Channel], weights: dict[str, float] | None = None,
     return [Seed(sid, scores[sid], tuple(hits[sid])) for sid in order]
 
 
-def seed(store: Store, keywords: Keywords) -> list[Seed]:
-    """Every channel, fused."""
+def seed(store: Store, keywords: Keywords, history_channel: Ranked | None = None) -> list[Seed]:
+    """Every channel, fused; ``history_channel`` ranks by past commits (absent without git)."""
     fts, bm25 = fts_ranked(store, keywords)
     body, body_bm25 = body_ranked(store, keywords)
-    history, votes = history_ranked(store, keywords)
+    history, votes = history_channel(store, keywords) if history_channel else ([], {})
     channels = {
         "name": name_channel(store, keywords),
         "fts": fts,

@@ -13,6 +13,7 @@ from mnemo_core.errors import MnemoError
 from mnemo_core.index.store import Store
 from mnemo_core.model import Symbol
 from mnemo_core.retrieve.graphcache import graph_for
+from mnemo_core.retrieve.history import history_channel
 from mnemo_core.retrieve.keywords import Keywords, extract_keywords
 from mnemo_core.retrieve.recency import RecencyLookup
 from mnemo_core.retrieve.score import Recency, Scored, score_candidates
@@ -20,6 +21,7 @@ from mnemo_core.retrieve.seeds import Seed, seed
 from mnemo_core.retrieve.walk import WalkResult, walk
 
 MAX_SEEDS = 60  # the walk restarts from at most this many fused seeds
+MAX_SEED_CANDIDATES = 400  # fused seeds scored as candidates (a body match ranked 200th may still win)
 WALK_CANDIDATES = 250  # non-seed candidates taken from the top of the walk
 EXCLUDED_KINDS = frozenset({"module"})  # modules shape the graph but are not answers
 
@@ -53,18 +55,17 @@ def parse_task(text: str) -> Keywords:
 def rank_task(store: Store, root: Path, text: str, recency_lookup: RecencyLookup) -> TaskRanking:
     """Rank every candidate symbol for a task (no budget applied)."""
     keywords = parse_task(text)
-    seeds = seed(store, keywords)
-    top_seeds = {s.symbol_id: s for s in seeds[:MAX_SEEDS]}
-    result = walk(graph_for(store), {sid: s.score for sid, s in top_seeds.items()})
+    seeds = seed(store, keywords, history_channel(root))
+    top_seeds = {s.symbol_id: s for s in seeds[:MAX_SEED_CANDIDATES]}
+    result = walk(graph_for(store), {s.symbol_id: s.score for s in seeds[:MAX_SEEDS]})
     walked = sorted(result.scores, key=lambda n: (-result.scores[n], n))
     candidate_ids = list(dict.fromkeys([*top_seeds, *walked[:WALK_CANDIDATES]]))
     symbols = {sid: s for sid, s in store.symbols_by_ids(candidate_ids).items() if s.kind not in EXCLUDED_KINDS}
     candidates = [sid for sid in candidate_ids if sid in symbols]
     fan_in = store.fan_in(candidates)
-    preliminary = score_candidates(candidates, top_seeds, result, fan_in, {}, None, symbols, keywords.about_tests)
+    preliminary = score_candidates(candidates, top_seeds, result, fan_in, {}, None, symbols, keywords)
     recency, reference, recency_notes = recency_lookup({s.symbol_id: symbols[s.symbol_id] for s in preliminary})
-    scored = score_candidates(candidates, top_seeds, result, fan_in, recency, reference, symbols,
-                              keywords.about_tests)
+    scored = score_candidates(candidates, top_seeds, result, fan_in, recency, reference, symbols, keywords)
     notes = list(recency_notes)
     if keywords.truncated:
         notes.append("the task was truncated to its first 4000 characters")

@@ -1,23 +1,23 @@
 """Graph propagation: a random walk with restart from the seeds, then HITS on the best nodes.
 
-The whole graph is held as two sparse matrices (loaded once per index generation and cached):
-the walk's weighted adjacency, where a walker at a function moves to what it calls and, a little
-less readily, to its callers; and the directed call/inheritance adjacency that HITS reads. A query
-cuts the seeds' neighbourhood (``NEIGHBOURHOOD_HOPS`` hops, at most ``MAX_NODES`` nodes) out of the
-first, and iterates one sparse matrix-vector product per step until the top of the ranking has not
-moved for a few steps. HITS over the top ``HITS_NODES`` nodes separates authorities (code the
-relevant code relies on) from hubs (code that calls much of it).
+The whole graph is held as two sparse matrices in compressed-row form (numpy arrays, loaded once
+per index generation and cached): the walk's weighted adjacency, where a walker at a function
+moves to what it calls and, a little less readily, to its callers; and the directed
+call/inheritance adjacency that HITS reads. A query cuts the seeds' neighbourhood
+(``NEIGHBOURHOOD_HOPS`` hops, at most ``MAX_NODES`` nodes) out of the first as a list of weighted
+steps, and iterates one sparse matrix-vector product per step (``numpy.bincount`` over the steps)
+until the top of the ranking has not moved for a few steps. HITS over the top ``HITS_NODES`` nodes
+separates authorities (code the relevant code relies on) from hubs (code that calls much of it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # numpy and scipy load on first use: commands that never walk start faster
+if TYPE_CHECKING:  # numpy loads on first use: commands that never walk start faster
     import numpy as np
-    import scipy.sparse as sp
 
 RESTART = 0.2  # probability of jumping back to a seed: keeps the walk near the task
 NEIGHBOURHOOD_HOPS = 2
@@ -43,13 +43,69 @@ EdgeRow = tuple[int, int, str, float]
 
 
 @dataclass(frozen=True)
+class Csr:
+    """A square sparse matrix in compressed-row form: row i's entries are ``indices[indptr[i]:indptr[i+1]]``."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray
+
+    @classmethod
+    def from_entries(cls, rows: np.ndarray, cols: np.ndarray, data: np.ndarray, size: int) -> Csr:
+        """Duplicate entries add up; zero entries are dropped."""
+        import numpy as np
+
+        keep = data != 0
+        rows, cols, data = rows[keep], cols[keep], data[keep]
+        if len(rows):
+            key = rows * size + cols
+            unique, inverse = np.unique(key, return_inverse=True)
+            data = np.bincount(inverse, weights=data)
+            rows, cols = unique // size, unique % size
+        indptr = np.zeros(size + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=size), out=indptr[1:])
+        return cls(indptr, cols.astype(np.int64), data.astype(np.float64))
+
+    def entries(self, nodes: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(row, column, value) of every entry whose row and column are both in ``nodes``, numbered
+        by position in ``nodes``."""
+        import numpy as np
+
+        picked = np.asarray(nodes, dtype=np.int64)
+        local = np.full(len(self.indptr) - 1, -1, dtype=np.int64)
+        local[picked] = np.arange(len(picked))
+        starts, counts = self.indptr[picked], self.indptr[picked + 1] - self.indptr[picked]
+        offsets = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
+        rows = np.repeat(np.arange(len(picked)), counts)
+        cols = local[self.indices[offsets]]
+        inside = cols >= 0
+        return rows[inside], cols[inside], self.data[offsets][inside]
+
+
+@dataclass(frozen=True)
 class Graph:
     """The symbol graph as sparse matrices over a dense numbering of symbol ids."""
 
     ids: np.ndarray  # dense index -> symbol id
     index: dict[int, int]  # symbol id -> dense index
-    walk: sp.csr_matrix  # walk[i, j]: weight of stepping from i to j
-    directed: sp.csr_matrix  # directed[i, j] = 1 when i calls, inherits from or overrides j
+    walk: Csr  # walk[i, j]: weight of stepping from i to j
+    directed: Csr  # directed[i, j] = 1 when i calls, inherits from or overrides j
+
+
+@dataclass(frozen=True)
+class Steps:
+    """A walk's moves on a set of nodes: from ``src`` to ``dst`` with probability ``p``."""
+
+    src: np.ndarray
+    dst: np.ndarray
+    p: np.ndarray
+    size: int
+
+    def sum_by_source(self) -> np.ndarray:
+        """Total probability of leaving each node (0 for a node with nowhere to go)."""
+        import numpy as np
+
+        return np.bincount(self.src, weights=self.p, minlength=self.size)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +123,6 @@ class WalkResult:
 def build_graph(edges: Iterable[EdgeRow]) -> Graph:
     """Both matrices from (src, dst, type, confidence) rows."""
     import numpy as np
-    import scipy.sparse as sp
 
     rows = [e for e in edges if e[0] != e[1]]
     ids = np.array(sorted({n for e in rows for n in e[:2]}), dtype=np.int64)
@@ -76,11 +131,10 @@ def build_graph(edges: Iterable[EdgeRow]) -> Graph:
     src = np.array([index[e[0]] for e in rows], dtype=np.int64)
     dst = np.array([index[e[1]] for e in rows], dtype=np.int64)
     weight = np.array([EDGE_WEIGHTS.get(e[2], 0.0) * e[3] for e in rows], dtype=np.float64)
-    walk = sp.csr_matrix((np.concatenate([weight, weight * BACKWARD]),
-                          (np.concatenate([src, dst]), np.concatenate([dst, src]))), shape=(n, n))
-    walk.eliminate_zeros()
+    walk = Csr.from_entries(np.concatenate([src, dst]), np.concatenate([dst, src]),
+                            np.concatenate([weight, weight * BACKWARD]), n)
     typed = np.array([e[2] in HITS_EDGE_TYPES for e in rows], dtype=bool)
-    directed = sp.csr_matrix((np.ones(int(typed.sum())), (src[typed], dst[typed])), shape=(n, n))
+    directed = Csr.from_entries(src[typed], dst[typed], np.ones(int(typed.sum())), n)
     directed.data[:] = 1.0
     return Graph(ids, index, walk, directed)
 
@@ -105,27 +159,28 @@ def neighbourhood(graph: Graph, seeds: Iterable[int], hops: int = NEIGHBOURHOOD_
     return distance
 
 
-def transition_matrix(graph: Graph, nodes: list[int]) -> sp.csc_matrix:
-    """Column-stochastic matrix on dense ``nodes``: column j holds where a walker at j steps next."""
+def transition_steps(graph: Graph, nodes: Sequence[int]) -> Steps:
+    """The walk's moves among dense ``nodes`` (numbered by position): from each node, its edges'
+    weights scaled to sum to 1."""
     import numpy as np
-    import scipy.sparse as sp
 
-    sub = graph.walk[nodes][:, nodes]
-    totals = np.asarray(sub.sum(axis=1)).ravel()
+    src, dst, weight = graph.walk.entries(nodes)
+    totals = np.bincount(src, weights=weight, minlength=len(nodes))
     totals[totals == 0] = 1.0
-    return sp.csc_matrix(sp.diags(1.0 / totals) @ sub).T.tocsc()
+    return Steps(src, dst, weight / totals[src], len(nodes))
 
 
-def random_walk(matrix: sp.csc_matrix, restart: np.ndarray) -> tuple[np.ndarray, int]:
+def random_walk(steps: Steps, restart: np.ndarray) -> tuple[np.ndarray, int]:
     """Random walk with restart; returns the stationary probabilities and the iterations used."""
     import numpy as np
 
     s = restart / (restart.sum() or 1.0)
-    dangling = np.asarray(matrix.sum(axis=0)).ravel() == 0
+    dangling = steps.sum_by_source() == 0
     p = s.copy()
     stable, last_top = 0, None
     for iteration in range(1, MAX_ITERATIONS + 1):
-        nxt = (1 - RESTART) * (matrix @ p) + RESTART * s + (1 - RESTART) * p[dangling].sum() * s
+        moved = np.bincount(steps.dst, weights=steps.p * p[steps.src], minlength=steps.size)
+        nxt = (1 - RESTART) * moved + RESTART * s + (1 - RESTART) * p[dangling].sum() * s
         delta = float(np.abs(nxt - p).sum())
         p = nxt
         top = tuple(np.argsort(-p, kind="stable")[:STABLE_TOP])
@@ -136,19 +191,21 @@ def random_walk(matrix: sp.csc_matrix, restart: np.ndarray) -> tuple[np.ndarray,
     return p, MAX_ITERATIONS
 
 
-def hits(adjacency: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
-    """HITS authority and hub scores (each scaled to a maximum of 1) of a directed adjacency."""
+def hits(adjacency: Csr, nodes: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """HITS authority and hub scores (each scaled to a maximum of 1) of the directed adjacency among
+    dense ``nodes`` (numbered by position)."""
     import numpy as np
 
-    n = adjacency.shape[0]
+    n = len(nodes)
+    src, dst, _ = adjacency.entries(nodes)
     hub = np.ones(n)
     authority = np.zeros(n)
-    if adjacency.nnz == 0:
+    if not len(src):
         return authority, np.zeros(n)
     for _ in range(HITS_ITERATIONS):
-        authority = adjacency.T @ hub
+        authority = np.bincount(dst, weights=hub[src], minlength=n)
         authority /= authority.max() or 1.0
-        hub = adjacency @ authority
+        hub = np.bincount(src, weights=authority[dst], minlength=n)
         hub /= hub.max() or 1.0
     return authority, hub
 
@@ -166,12 +223,12 @@ def walk(graph: Graph, restart: Mapping[int, float]) -> WalkResult:
     for sid, weight in restart.items():
         if sid in graph.index:
             s[position[graph.index[sid]]] = weight
-    probabilities, iterations = random_walk(transition_matrix(graph, nodes), s)
+    probabilities, iterations = random_walk(transition_steps(graph, nodes), s)
     ids = graph.ids[nodes]
     scores = {int(sid): float(p) for sid, p in zip(ids, probabilities)}
     order = np.lexsort((ids, -probabilities))[:HITS_NODES]
     top = [nodes[i] for i in order]
-    authority, hub = hits(graph.directed[top][:, top])
+    authority, hub = hits(graph.directed, top)
     top_ids = [int(graph.ids[n]) for n in top]
     return WalkResult(
         scores=scores,

@@ -1,12 +1,14 @@
-"""Past commits and the functions each one changed, for the history channel of task context.
+"""Past commits: what each said and which files it touched, and on demand which functions it changed.
 
-One ``git log -p -U0`` pass over the newest commits reachable from a revision (merges skipped:
-their changes belong to the commits they merge) gives each commit's message and, per file, its
-hunk headers. git names the function around each hunk in its header (``@@ -12 +12 @@ def f(x):``)
-when the path has a diff driver with a function-name pattern; its built-in drivers are switched on
-by an attributes file of our own (``DRIVERS``), which never runs anything. Definitions a commit
-adds (``+    def g(``) count as changed too. A target is ``(path, short name)``: history knows
-names, not the line ranges of old trees, and the caller maps names to today's symbols.
+``commit_log`` is one cheap ``git log --name-only`` pass over the newest non-merge commits reachable
+from a revision (merges skipped: their changes belong to the commits they merge): the index keeps
+it, for the history channel of task context and for file recency. ``changed_functions`` asks
+``git show -U0`` about a few commits at a time (the ones a task turned up) and reads the hunk
+headers, where git names the function around each hunk (``@@ -12 +12 @@ def f(x):``) when the path
+has a diff driver with a function-name pattern; its built-in drivers are switched on by an
+attributes file of our own (``DRIVERS``), which runs nothing. Definitions a commit adds or removes
+(``+    def g(``) count as changed too. A target is ``(path, short name)``: history knows names,
+not the line ranges of old trees, and the caller maps names to today's symbols.
 """
 
 from __future__ import annotations
@@ -24,12 +26,13 @@ DRIVERS = {
     "c": "cpp", "h": "cpp", "cc": "cpp", "cpp": "cpp", "hpp": "cpp", "cs": "csharp", "php": "php", "rb": "ruby",
 }
 MAX_MESSAGE_CHARS = 2000  # a squash merge's list of every intermediate commit says no more past this
-MAX_TARGETS = 40  # a commit touching more functions than this is a sweep (formatting, renames)
+MAX_FILES = 30  # a commit touching more files than this is a sweep (formatting, renames): no evidence
 _RECORD = b"\x1e"
 _FIELD = b"\x1f"
-_FORMAT = "%x1e%H%x1f%at%x1f%B%x1f"
+_LOG_FORMAT = "%x1e%H%x1f%at%x1f%aN%x1f%B%x1f"
+_SHOW_FORMAT = "%x1e%H%x1f"
 _HUNK = re.compile(rb"^@@ [^@]* @@ ?(.*)$")
-_ADDED_DEF = re.compile(rb"^\+\s*(?:export\s+|pub\s+|async\s+|static\s+)*(?:def|class|function|func|fn)\s")
+_CHANGED_DEF = re.compile(rb"^[-+]\s*(?:export\s+|pub\s+|async\s+|static\s+)*(?:def|class|function|func|fn)\s")
 _DEF_NAME = re.compile(
     r"\b(?:def|class|function|func|fn|interface|struct|trait|enum|module)\s+(?:\([^)]*\)\s*)?\*?\s*([A-Za-z_$][\w$]*)"
 )
@@ -38,13 +41,34 @@ _TRAILER = re.compile(r"^[\w-]+-by:|^(Change-Id|Cc):", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
-class PastChange:
-    """One commit: when, what it said, and the (path, function name) pairs it changed."""
+class LoggedCommit:
+    """One commit: when, by whom, what it said, and the files it touched."""
 
     sha: str
     time: int
+    author: str
     message: str
-    targets: tuple[tuple[str, str], ...]
+    paths: tuple[str, ...]
+
+    @property
+    def subject(self) -> str:
+        """The first line of the message."""
+        return self.message.split("\n", 1)[0]
+
+
+def commit_log(root: Path, revisions: str, max_commits: int, extensions: Sequence[str]) -> list[LoggedCommit]:
+    """The newest ``max_commits`` non-merge commits of ``revisions`` (``HEAD`` or ``old..HEAD``) that
+    touch files with one of ``extensions``, newest first; sweeps of many files are left out."""
+    out = run_git(root, "log", "-z", "--name-only", "--no-merges", "--no-renames", "--no-show-signature",
+                  "--no-relative", f"--max-count={max_commits}", f"--format={_LOG_FORMAT}", revisions, "--",
+                  *(f"*{ext}" for ext in extensions))
+    commits = []
+    for record in out.split(_RECORD)[1:]:
+        sha, when, author, message, names = record.split(_FIELD, 4)
+        paths = tuple(decode_path(p) for p in names.lstrip(b"\n\0").split(b"\0") if p)
+        if 0 < len(paths) <= MAX_FILES:
+            commits.append(LoggedCommit(sha.decode(), int(when), _text(author), clean_message(_text(message)), paths))
+    return commits
 
 
 def attributes_text() -> str:
@@ -52,39 +76,40 @@ def attributes_text() -> str:
     return "".join(f"*.{ext} diff={driver}\n" for ext, driver in DRIVERS.items())
 
 
-def past_changes(root: Path, revisions: str, attributes: Path, max_commits: int,
-                 extensions: Sequence[str]) -> list[PastChange]:
-    """The newest ``max_commits`` non-merge commits of ``revisions`` (``HEAD`` or ``old..HEAD``) that
-    touch files with one of ``extensions``, newest first, with the functions each changed."""
-    out = run_git(root, "-c", f"core.attributesFile={attributes}", "log", "-p", "-U0", "--no-merges",
-                  "--no-renames", "--no-ext-diff", "--no-textconv", "--no-show-signature", "--no-relative",
-                  f"--max-count={max_commits}", f"--format={_FORMAT}", revisions, "--",
-                  *(f"*{ext}" for ext in extensions))
-    return [change for record in out.split(_RECORD)[1:] if (change := _parse(record)) is not None]
+def changed_functions(root: Path, shas: Sequence[str], attributes: Path,
+                      extensions: Sequence[str]) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Per commit, the (path, function name) pairs its hunks fall in or define."""
+    if not shas:
+        return {}
+    out = run_git(root, "-c", f"core.attributesFile={attributes}", "show", "-U0", "--no-color", "--no-ext-diff",
+                  "--no-textconv", "--no-renames", "--no-show-signature", "--no-relative",
+                  f"--format={_SHOW_FORMAT}", *shas, "--", *(f"*{ext}" for ext in extensions))
+    found = {}
+    for record in out.split(_RECORD)[1:]:
+        sha, diff = record.split(_FIELD, 1)
+        found[sha.decode()] = _targets(diff)
+    return found
 
 
-def _parse(record: bytes) -> PastChange | None:
-    sha, when, message, diff = record.split(_FIELD, 3)
+def _targets(diff: bytes) -> tuple[tuple[str, str], ...]:
     targets: dict[tuple[str, str], None] = {}
     path = ""
     for line in diff.split(b"\n"):
-        if line.startswith(b"+++ "):
-            path = decode_path(line[6:]) if line.startswith(b"+++ b/") else ""
-        elif not path:
+        if line.startswith((b"+++ ", b"--- ")):
+            if line.startswith(b"+++ b/") or (line.startswith(b"--- a/") and not path):
+                path = decode_path(line[6:])
             continue
-        elif line.startswith(b"@@"):
-            match = _HUNK.match(line)
-            name = function_name(match.group(1).decode("utf-8", "replace")) if match else ""
-            if name:
-                targets[(path, name)] = None
-        elif _ADDED_DEF.match(line):
-            name = function_name(line[1:].decode("utf-8", "replace"))
-            if name:
-                targets[(path, name)] = None
-    if not targets or len(targets) > MAX_TARGETS:
-        return None
-    text = clean_message(message.decode("utf-8", "replace"))
-    return PastChange(sha.decode(), int(when), text, tuple(targets))
+        if line.startswith(b"diff "):
+            path = ""
+            continue
+        if not path:
+            continue
+        header = _HUNK.match(line) if line.startswith(b"@@") else None
+        text = header.group(1) if header else line[1:] if _CHANGED_DEF.match(line) else None
+        name = function_name(_text(text)) if text else ""
+        if name:
+            targets[(path, name)] = None
+    return tuple(targets)
 
 
 def function_name(header: str) -> str:
@@ -98,3 +123,7 @@ def clean_message(message: str) -> str:
     """A commit message without trailers, bounded in length."""
     lines = [line for line in message.splitlines() if not _TRAILER.match(line.strip())]
     return "\n".join(lines).strip()[:MAX_MESSAGE_CHARS]
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", "replace")

@@ -7,7 +7,7 @@ import pytest
 from mnemo_core.index.indexer import index_repo
 from mnemo_core.index.store import Store
 from mnemo_core.retrieve.keywords import extract_keywords
-from mnemo_core.retrieve.seeds import history_ranked
+from mnemo_core.retrieve.history import history_channel
 from mnemo_core.vcs.changes import function_name
 from tests.helpers import commit, git, make_repo
 
@@ -38,7 +38,7 @@ def repo(tmp_path: Path) -> Path:
 def history(root: Path, task: str) -> list[str]:
     store = Store.open(root)
     try:
-        channel, _ = history_ranked(store, extract_keywords(task))
+        channel, _ = history_channel(root)(store, extract_keywords(task))
         names = {s.id: s.name for s in store.symbols_by_ids(sid for sid, _ in channel).values()}
         return [names[sid] for sid, _ in channel]
     finally:

@@ -1,0 +1,213 @@
+"""Learn the task ranking's component weights on the tuning repositories, and say how well they
+generalise by leave-one-repository-out cross-validation.
+
+``collect`` runs every task of the tuning repositories through the pipeline once and stores, per
+task, its ground truth and every ranked candidate with its score components and multipliers (the
+components do not depend on the weights, so any weighting can be replayed from them in
+milliseconds). ``fit`` then searches the weights by coordinate ascent on the objective the
+benchmark reports (mean of R@10 and MRR, averaged per repository so each counts the same): in
+each round, every weight is tried at a few multiples and offsets of its value and the best change
+is kept, until no change helps. It fits once per fold, leaving one tuning repository out and
+scoring it with weights it never saw, then once on all of them: those are the weights to put in
+``mnemo_core/retrieve/score.py``. Held-out repositories are refused: they are never learned from.
+
+    python -m bench.quality.learn collect --repos tuning
+    python -m bench.quality.learn fit
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench.common import OUT_DIR
+from bench.quality.metrics import RANK_DEPTH
+from bench.quality.repos import DEFAULT_MIRRORS, BenchRepo, lookup, working_clone
+
+TOP_K = 10
+STEPS = (0.0, 0.5, 0.8, 1.25, 2.0)  # multiples of a weight tried in each round
+NUDGES = (-0.1, -0.03, 0.03, 0.1)  # and offsets (a zero weight can grow)
+MAX_ROUNDS = 30
+MIN_GAIN = 1e-4  # a change that helps less than this is noise
+TABLE_PREFIX = "learn-"
+DEFAULT_WORKDIR = Path("/tmp/mnemo-tune")  # apart from the benchmark's clones: both check out commits
+
+
+@dataclass
+class TaskTable:
+    """One task's candidates, ready to be re-scored under any weights."""
+
+    features: np.ndarray  # candidates x components
+    factor: np.ndarray  # the product of each candidate's multipliers
+    key_ids: np.ndarray  # an id per distinct candidate key (a key can repeat: getter and setter)
+    truth_ids: frozenset[int]  # the key ids that are ground truth
+    truth_size: int  # ground truth functions, found among the candidates or not
+
+
+def collect(repos: Sequence[BenchRepo], workdir: Path) -> None:
+    """Run each repository's tasks once and store the candidate tables."""
+    from bench.quality.evaluate import RANKED_KINDS, checkout
+    from bench.quality.run import tasks_for
+    from mnemo_core.errors import MnemoError
+    from mnemo_core.index.indexer import index_repo
+    from mnemo_core.pipelines import recency_lookup
+    from mnemo_core.repository import Repository
+    from mnemo_core.retrieve.task import rank_task
+
+    for spec in repos:
+        clone = working_clone(spec, DEFAULT_MIRRORS, workdir)
+        tasks = tasks_for(spec, clone, _task_args())
+        repo = Repository.open(clone)
+        rows: list[dict[str, Any]] = []
+        try:
+            for task in sorted(tasks, key=lambda t: -t.position):
+                checkout(clone, task.parent)
+                index_repo(clone)
+                row: dict[str, Any] = {"id": task.id, "truth": list(task.ground_truth), "candidates": []}
+                try:
+                    ranking = rank_task(repo.store, repo.root, task.text, recency_lookup(repo))
+                except MnemoError:
+                    rows.append(row)
+                    continue
+                row["candidates"] = [
+                    {"key": ranking.symbols[s.symbol_id].key, "components": s.components,
+                     "multipliers": s.multipliers}
+                    for s in ranking.scored if ranking.symbols[s.symbol_id].kind in RANKED_KINDS]
+                rows.append(row)
+        finally:
+            repo.close()
+        OUT_DIR.mkdir(parents=True, exist_ok=True)
+        (OUT_DIR / f"{TABLE_PREFIX}{spec.name}.json").write_text(json.dumps(rows), encoding="utf-8")
+        print(f"{spec.name}: {len(rows)} tasks collected", file=sys.stderr)
+
+
+def _task_args() -> argparse.Namespace:
+    from bench.quality.run import parse_args
+
+    return parse_args([])
+
+
+def load_tables(name: str, components: Sequence[str]) -> list[TaskTable]:
+    """The stored candidate tables of one repository."""
+    rows = json.loads((OUT_DIR / f"{TABLE_PREFIX}{name}.json").read_text(encoding="utf-8"))
+    return [_table(row, components) for row in rows]
+
+
+def _table(row: Mapping[str, Any], components: Sequence[str]) -> TaskTable:
+    keys: dict[str, int] = {}
+    candidates = row["candidates"]
+    ids = np.array([keys.setdefault(c["key"], len(keys)) for c in candidates], dtype=np.int64)
+    features = np.array([[c["components"].get(n, 0.0) for n in components] for c in candidates],
+                        dtype=np.float64).reshape(len(candidates), len(components))
+    factor = np.array([float(np.prod(list(c["multipliers"].values()) or [1.0])) for c in candidates])
+    truth = frozenset(keys[k] for k in row["truth"] if k in keys)
+    return TaskTable(features, factor, ids, truth, len(row["truth"]))
+
+
+def task_scores(table: TaskTable, weights: np.ndarray) -> tuple[float, float]:
+    """R@10 and MRR of one task under ``weights`` (ties keep the pipeline's order)."""
+    if not table.truth_size or not len(table.key_ids):
+        return 0.0, 0.0
+    scores = (table.features @ weights) * table.factor
+    order = np.argsort(-scores, kind="stable")[:RANK_DEPTH]
+    ranked = table.key_ids[order]
+    found = {int(k) for k in ranked[:TOP_K]} & table.truth_ids
+    first = next((i for i, k in enumerate(ranked) if int(k) in table.truth_ids), None)
+    return len(found) / table.truth_size, (1.0 / (first + 1) if first is not None else 0.0)
+
+
+def repo_metrics(tables: Sequence[TaskTable], weights: np.ndarray) -> dict[str, float]:
+    """Mean R@10 and MRR over one repository's tasks."""
+    pairs = [task_scores(t, weights) for t in tables]
+    return {"R@10": statistics.fmean(p[0] for p in pairs), "MRR": statistics.fmean(p[1] for p in pairs)}
+
+
+def objective(groups: Mapping[str, Sequence[TaskTable]], weights: np.ndarray) -> float:
+    """The mean over repositories of (R@10 + MRR) / 2."""
+    per_repo = [repo_metrics(tables, weights) for tables in groups.values()]
+    return statistics.fmean((m["R@10"] + m["MRR"]) / 2 for m in per_repo)
+
+
+def fit(groups: Mapping[str, Sequence[TaskTable]], start: np.ndarray) -> np.ndarray:
+    """Coordinate ascent from ``start``: the best single-weight change per round, until none helps."""
+    weights = start.copy()
+    best = objective(groups, weights)
+    for _ in range(MAX_ROUNDS):
+        trials = []
+        for i in range(len(weights)):
+            for value in {round(weights[i] * s, 4) for s in STEPS} | {round(weights[i] + n, 4) for n in NUDGES}:
+                trial = weights.copy()
+                trial[i] = value
+                trials.append((objective(groups, trial), i, value))
+        score, i, value = max(trials)
+        if score < best + MIN_GAIN:
+            break
+        best, weights[i] = score, value
+    return weights
+
+
+def cross_validate(groups: Mapping[str, Sequence[TaskTable]], start: np.ndarray) -> dict[str, dict[str, float]]:
+    """Per tuning repository: its metrics under the start weights and under weights learned without it."""
+    folds = {}
+    for name, tables in groups.items():
+        learned = fit({n: t for n, t in groups.items() if n != name}, start)
+        folds[name] = {**{f"start {k}": v for k, v in repo_metrics(tables, start).items()},
+                       **{f"fold {k}": v for k, v in repo_metrics(tables, learned).items()}}
+    return folds
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``collect`` or ``fit``."""
+    from mnemo_core.retrieve.score import WEIGHTS
+
+    parser = argparse.ArgumentParser(prog="python -m bench.quality.learn", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("step", choices=("collect", "fit"))
+    parser.add_argument("--repos", default="tuning", help="tuning repositories, comma-separated, or 'tuning'")
+    parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR, help="working clones for collect")
+    args = parser.parse_args(argv)
+    repos = _tuning(args.repos)
+    if args.step == "collect":
+        collect(repos, args.workdir)
+        return 0
+    names = list(WEIGHTS)
+    groups = {r.name: load_tables(r.name, names) for r in repos}
+    start = np.array([WEIGHTS[n] for n in names])
+    folds = cross_validate(groups, start)
+    print(f"{'fold (scored repo)':<20} {'start R@10':>10} {'start MRR':>9} {'fold R@10':>9} {'fold MRR':>8}")
+    for name, m in folds.items():
+        print(f"{name:<20} {m['start R@10']:>10.3f} {m['start MRR']:>9.3f} {m['fold R@10']:>9.3f} {m['fold MRR']:>8.3f}")
+    learned = fit(groups, start)
+    print("\nweights learned on all tuning repositories (objective "
+          f"{objective(groups, start):.4f} -> {objective(groups, learned):.4f}):")
+    print(json.dumps({n: round(float(w), 4) for n, w in zip(names, learned, strict=True)}, indent=1))
+    return 0
+
+
+def _tuning(spec: str) -> list[BenchRepo]:
+    from bench.quality.repos import REPOS
+
+    repos = [r for r in REPOS.values() if not r.held_out and r.name in _default_names()] if spec == "tuning" \
+        else [lookup(n.strip()) for n in spec.split(",") if n.strip()]
+    held = [r.name for r in repos if r.held_out]
+    if held:
+        raise SystemExit(f"{', '.join(held)}: held out, never learned from")
+    return repos
+
+
+def _default_names() -> set[str]:
+    from bench.quality.repos import DEFAULT_REPOS
+
+    return set(DEFAULT_REPOS)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

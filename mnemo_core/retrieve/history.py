@@ -1,0 +1,88 @@
+"""The history channel: past commits like the task point at the functions they changed.
+
+Bug-localisation work (BugLocator and its successors) found that the code changed by similar past
+reports is one of the strongest signals of where a new one lands. Here the index's memory of
+commits (``index/commits.py``) is searched with the task's terms by BM25 over the messages; each of
+the ``HISTORY_COMMITS`` best commits votes ``similarity x recency / functions changed`` for every
+function its diff touched (a commit that changed many functions spreads its vote thin), newer
+commits counting more (half-life ``HISTORY_HALF_LIFE_DAYS`` from the newest of them). Which functions
+a commit changed is asked of git only for the commits a task turns up, and kept in memory.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict, defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+
+from mnemo_core.index.languages import source_extensions
+from mnemo_core.index.store import Store
+from mnemo_core.retrieve.keywords import Keywords
+from mnemo_core.retrieve.seeds import Channel, Ranked, Strengths, fts_query
+from mnemo_core.vcs.changes import attributes_text, changed_functions
+from mnemo_core.vcs.git import GitError
+
+HISTORY_COMMITS = 30  # similar past commits consulted
+HISTORY_HALF_LIFE_DAYS = 365.0  # a year-old commit's vote counts half
+SECONDS_PER_DAY = 86400.0
+ATTRIBUTES_FILE = "diff.gitattributes"
+CACHED_COMMITS = 4096
+Targets = tuple[tuple[str, str], ...]
+_targets: OrderedDict[tuple[str, str], Targets] = OrderedDict()
+_lock = threading.Lock()
+
+
+def history_channel(root: Path) -> Ranked:
+    """The history channel of the repository at ``root``."""
+
+    def ranked(store: Store, keywords: Keywords) -> tuple[Channel, Strengths]:
+        query = fts_query(keywords)
+        commits = store.similar_commits(query, HISTORY_COMMITS) if query else []
+        if not commits:
+            return [], {}
+        targets = commit_targets(root, store.path.parent, [c.sha for c in commits])
+        newest = max(c.time for c in commits)
+        best = max(c.score for c in commits) or 1.0
+        votes: dict[tuple[str, str], float] = defaultdict(float)
+        voter: dict[tuple[str, str], str] = {}
+        for commit in commits:
+            changed = targets.get(commit.sha, ())
+            age_days = max(0.0, (newest - commit.time) / SECONDS_PER_DAY)
+            weight = commit.score / best * 0.5 ** (age_days / HISTORY_HALF_LIFE_DAYS) / max(1, len(changed))
+            for target in changed:
+                votes[target] += weight
+                voter.setdefault(target, f"changed by a similar past commit {commit.sha[:7]}: {commit.subject[:60]}")
+        located = store.symbols_at(votes)
+        ranked = sorted(((votes[t], sid, voter[t]) for t, ids in located.items() for sid in ids),
+                        key=lambda v: (-v[0], v[1]))
+        top = ranked[0][0] if ranked else 1.0
+        return [(sid, why) for _, sid, why in ranked], {sid: vote / top for vote, sid, _ in ranked}
+
+    return ranked
+
+
+def commit_targets(root: Path, index_dir: Path, shas: Sequence[str]) -> dict[str, Targets]:
+    """The (path, function name) pairs each commit changed; git is asked once for those not cached."""
+    with _lock:
+        found = {sha: _targets[(str(root), sha)] for sha in shas if (str(root), sha) in _targets}
+    missing = [sha for sha in shas if sha not in found]
+    if missing:
+        try:
+            fresh = changed_functions(root, missing, _attributes(index_dir), source_extensions())
+        except (GitError, OSError):
+            fresh = {}
+        with _lock:
+            for sha in missing:
+                _targets[(str(root), sha)] = found[sha] = fresh.get(sha, ())
+            while len(_targets) > CACHED_COMMITS:
+                _targets.popitem(last=False)
+    return found
+
+
+def _attributes(index_dir: Path) -> Path:
+    """Our attributes file, naming git's built-in function-name drivers (written once)."""
+    path = index_dir / ATTRIBUTES_FILE
+    if not path.exists():
+        path.write_text(attributes_text(), encoding="utf-8")
+    return path

@@ -1,0 +1,33 @@
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from mnemo_core.pipelines import for_task
+from tests.helpers import commit, make_repo
+
+CLIENT = "def upload(data):\n    return data\n\n\ndef download(url):\n    return url\n"
+
+
+def history(tmp_path: Path) -> Path:
+    root = make_repo(tmp_path / "origin", {"client.py": CLIENT}, date="2025-01-01T00:00:00+00:00")
+    commit(root, {"client.py": CLIENT.replace("return data", "return bytes(data)")}, "Upload bytes",
+           date="2025-06-01T00:00:00+00:00")
+    return root
+
+
+def test_recency_comes_from_the_remembered_commits(tmp_path: Path) -> None:
+    pack = for_task(history(tmp_path), "upload data")
+    upload = next(s for s in pack.symbols if s.symbol.name == "upload")
+    assert upload.components["recency"] == 1.0  # changed by the newest commit
+    assert any("last changed" in r for r in upload.reasons)
+
+
+def test_a_shallow_clone_gets_no_recency_and_says_why(tmp_path: Path) -> None:
+    origin = history(tmp_path)
+    clone = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{origin}", str(clone)], check=True)
+    pack = for_task(clone, "upload data")
+    assert all(s.components["recency"] == 0.0 for s in pack.symbols)
+    assert not any("last changed" in r for s in pack.symbols for r in s.reasons)
+    assert any("shallow clone" in note for note in pack.notes)
