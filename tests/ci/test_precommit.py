@@ -158,7 +158,7 @@ def test_git_commit_through_pre_commit_reads_the_commits_index(tmp_path: Path) -
 @pytest.fixture(scope="module")
 def try_repo_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The environment for ``pre-commit try-repo``: its own cache and home; the hook's virtualenv sees
-    this interpreter's packages, so installing mnemo into it needs no download of numpy, scipy or
+    this interpreter's packages, so installing mnemo into it needs no download of numpy or
     tree-sitter (pip still builds mnemo's wheel)."""
     if not (CHECKOUT / ".git").exists() or not (CHECKOUT / ".pre-commit-hooks.yaml").exists():
         pytest.skip("try-repo needs this checkout to be a git repository with .pre-commit-hooks.yaml")
