@@ -29,8 +29,8 @@ log = logging.getLogger(__name__)
 
 # 6: refs deduplicated per scope, call-result return types; 7: refs column stored last; 8: supers;
 # 9: imports scoped to the function they are written in; 10: iteration, returned call results;
-# 11: parametrised test parameters typed; 12: body text
-SCHEMA_VERSION = 12
+# 11: parametrised test parameters typed; 12: body text; 13: commit memory
+SCHEMA_VERSION = 13
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0
