@@ -29,7 +29,8 @@ RecencyLookup = Callable[[Mapping[int, Symbol]], tuple[dict[int, Recency], int |
 BLAME_FILES = 10  # the files of the best candidates that get line-level dates
 BLAME_HORIZON_DAYS = 365  # blame looks back this far (from the newest commit); older is "old"
 DAY_S = 86_400
-NO_HISTORY = "no git history: the recency component is neutral (0) for every symbol"
+NO_HISTORY = ("no git history: the recency component is neutral (0) for every symbol, and no past commit "
+              "speaks for any (the history channel is empty)")
 SHALLOW = ("a shallow clone: its history is cut off, so the recency component is neutral (0); "
            "`git fetch --unshallow` gives the whole history")
 

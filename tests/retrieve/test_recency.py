@@ -31,3 +31,9 @@ def test_a_shallow_clone_gets_no_recency_and_says_why(tmp_path: Path) -> None:
     assert all(s.components["recency"] == 0.0 for s in pack.symbols)
     assert not any("last changed" in r for s in pack.symbols for r in s.reasons)
     assert any("shallow clone" in note for note in pack.notes)
+
+
+def test_a_directory_without_git_says_history_is_absent(tmp_path: Path) -> None:
+    (tmp_path / "client.py").write_text(CLIENT, encoding="utf-8")
+    pack = for_task(tmp_path, "upload data")
+    assert any("no git history" in note and "history channel is empty" in note for note in pack.notes)
