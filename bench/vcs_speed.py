@@ -17,10 +17,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from mnemo_core.index.languages import source_extensions
 from mnemo_core.vcs.blame import blame_files, blame_lines, clear_blame_cache, newest_commit_in_ranges
+from mnemo_core.vcs.changes import commit_log
 from mnemo_core.vcs.diff import changed_files
 from mnemo_core.vcs.git import git_env
-from mnemo_core.vcs.history import file_history
 from mnemo_core.vcs.refs import Snapshot
 
 START = 1_700_000_000  # a fixed first commit time keeps runs comparable
@@ -78,7 +79,6 @@ def main() -> None:
         root = work / "repo"
         build(root, args.files, args.commits, args.lines)
         paths = sorted(p.relative_to(root).as_posix() for p in (root / "pkg").glob("*.py"))[:BLAMED_FILES]
-        now = START + args.commits * STEP_S
 
         def blame_each(rev: str) -> None:
             for path in paths:
@@ -93,7 +93,8 @@ def main() -> None:
         first.write_text("edited\n" + first.read_text(encoding="utf-8"), encoding="utf-8")
         blamed = f"blame {BLAMED_FILES} files"
         cases: list[tuple[str, Callable[[], object], Callable[[], None] | None]] = [
-            ("file_history (one git log pass)", lambda: file_history(root, now=now), None),
+            ("commit_log (the index's one git log pass)",
+             lambda: commit_log(root, "HEAD", 5000, source_extensions()), None),
             ("changed_files HEAD~50..HEAD", lambda: changed_files(root, "HEAD~50", "HEAD"), None),
             ("changed_files worktree", lambda: changed_files(root, None, Snapshot.WORKTREE), None),
             (f"{blamed} at HEAD one by one, cold", lambda: blame_each("HEAD"), wipe_disk),

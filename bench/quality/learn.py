@@ -78,9 +78,14 @@ def collect(repos: Sequence[BenchRepo], workdir: Path) -> None:
                     rows.append(row)
                     continue
                 row["candidates"] = [
-                    {"key": ranking.symbols[s.symbol_id].key, "components": s.components,
-                     "multipliers": s.multipliers}
-                    for s in ranking.scored if ranking.symbols[s.symbol_id].kind in RANKED_KINDS]
+                    {
+                        "key": ranking.symbols[s.symbol_id].key,
+                        "components": s.components,
+                        "multipliers": s.multipliers,
+                    }
+                    for s in ranking.scored
+                    if ranking.symbols[s.symbol_id].kind in RANKED_KINDS
+                ]
                 rows.append(row)
         finally:
             repo.close()
@@ -105,8 +110,9 @@ def _table(row: Mapping[str, Any], components: Sequence[str]) -> TaskTable:
     keys: dict[str, int] = {}
     candidates = row["candidates"]
     ids = np.array([keys.setdefault(c["key"], len(keys)) for c in candidates], dtype=np.int64)
-    features = np.array([[c["components"].get(n, 0.0) for n in components] for c in candidates],
-                        dtype=np.float64).reshape(len(candidates), len(components))
+    features = np.array(
+        [[c["components"].get(n, 0.0) for n in components] for c in candidates], dtype=np.float64
+    ).reshape(len(candidates), len(components))
     factor = np.array([float(np.prod(list(c["multipliers"].values()) or [1.0])) for c in candidates])
     truth = frozenset(keys[k] for k in row["truth"] if k in keys)
     return TaskTable(features, factor, ids, truth, len(row["truth"]))
@@ -143,7 +149,9 @@ def fit(groups: Mapping[str, Sequence[TaskTable]], start: np.ndarray) -> np.ndar
     for _ in range(MAX_ROUNDS):
         trials = []
         for i in range(len(weights)):
-            for value in {round(weights[i] * s, 4) for s in STEPS} | {round(weights[i] + n, 4) for n in NUDGES}:
+            for value in {round(weights[i] * s, 4) for s in STEPS} | {
+                round(weights[i] + n, 4) for n in NUDGES
+            }:
                 trial = weights.copy()
                 trial[i] = value
                 trials.append((objective(groups, trial), i, value))
@@ -154,13 +162,17 @@ def fit(groups: Mapping[str, Sequence[TaskTable]], start: np.ndarray) -> np.ndar
     return weights
 
 
-def cross_validate(groups: Mapping[str, Sequence[TaskTable]], start: np.ndarray) -> dict[str, dict[str, float]]:
+def cross_validate(
+    groups: Mapping[str, Sequence[TaskTable]], start: np.ndarray
+) -> dict[str, dict[str, float]]:
     """Per tuning repository: its metrics under the start weights and under weights learned without it."""
     folds = {}
     for name, tables in groups.items():
         learned = fit({n: t for n, t in groups.items() if n != name}, start)
-        folds[name] = {**{f"start {k}": v for k, v in repo_metrics(tables, start).items()},
-                       **{f"fold {k}": v for k, v in repo_metrics(tables, learned).items()}}
+        folds[name] = {
+            **{f"start {k}": v for k, v in repo_metrics(tables, start).items()},
+            **{f"fold {k}": v for k, v in repo_metrics(tables, learned).items()},
+        }
     return folds
 
 
@@ -168,8 +180,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``collect`` or ``fit``."""
     from mnemo_core.retrieve.score import WEIGHTS
 
-    parser = argparse.ArgumentParser(prog="python -m bench.quality.learn", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.quality.learn",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("step", choices=("collect", "fit"))
     parser.add_argument("--repos", default="tuning", help="tuning repositories, comma-separated, or 'tuning'")
     parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR, help="working clones for collect")
@@ -184,10 +199,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     folds = cross_validate(groups, start)
     print(f"{'fold (scored repo)':<20} {'start R@10':>10} {'start MRR':>9} {'fold R@10':>9} {'fold MRR':>8}")
     for name, m in folds.items():
-        print(f"{name:<20} {m['start R@10']:>10.3f} {m['start MRR']:>9.3f} {m['fold R@10']:>9.3f} {m['fold MRR']:>8.3f}")
+        cells = (m["start R@10"], m["start MRR"], m["fold R@10"], m["fold MRR"])
+        print(f"{name:<20} " + " ".join(f"{v:>9.3f}" for v in cells))
     learned = fit(groups, start)
-    print("\nweights learned on all tuning repositories (objective "
-          f"{objective(groups, start):.4f} -> {objective(groups, learned):.4f}):")
+    print(
+        "\nweights learned on all tuning repositories (objective "
+        f"{objective(groups, start):.4f} -> {objective(groups, learned):.4f}):"
+    )
     print(json.dumps({n: round(float(w), 4) for n, w in zip(names, learned, strict=True)}, indent=1))
     return 0
 
@@ -195,8 +213,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _tuning(spec: str) -> list[BenchRepo]:
     from bench.quality.repos import REPOS
 
-    repos = [r for r in REPOS.values() if not r.held_out and r.name in _default_names()] if spec == "tuning" \
+    repos = (
+        [r for r in REPOS.values() if not r.held_out and r.name in _default_names()]
+        if spec == "tuning"
         else [lookup(n.strip()) for n in spec.split(",") if n.strip()]
+    )
     held = [r.name for r in repos if r.held_out]
     if held:
         raise SystemExit(f"{', '.join(held)}: held out, never learned from")

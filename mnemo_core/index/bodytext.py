@@ -20,14 +20,87 @@ MAX_WORDS = 2000  # a body longer than this in words is data or generated; its f
 MIN_WORD_CHARS = 2
 _TOKEN = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 # Words every body of some language is made of: they say nothing about what the code does.
-STOP_WORDS = frozenset({
-    "a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "else", "for", "from", "if", "in", "is",
-    "it", "its", "not", "of", "on", "or", "so", "that", "the", "then", "this", "to", "was", "we", "were",
-    "will", "with", "def", "class", "return", "self", "cls", "none", "true", "false", "null", "nil",
-    "import", "pass", "elif", "try", "except", "finally", "raise", "while", "yield", "lambda", "async",
-    "await", "const", "let", "var", "function", "func", "fn", "pub", "mut", "impl", "new", "void",
-    "public", "private", "protected", "static", "final", "int", "str", "bool", "string", "args", "kwargs",
-})
+STOP_WORDS = frozenset(
+    {
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "do",
+        "does",
+        "else",
+        "for",
+        "from",
+        "if",
+        "in",
+        "is",
+        "it",
+        "its",
+        "not",
+        "of",
+        "on",
+        "or",
+        "so",
+        "that",
+        "the",
+        "then",
+        "this",
+        "to",
+        "was",
+        "we",
+        "were",
+        "will",
+        "with",
+        "def",
+        "class",
+        "return",
+        "self",
+        "cls",
+        "none",
+        "true",
+        "false",
+        "null",
+        "nil",
+        "import",
+        "pass",
+        "elif",
+        "try",
+        "except",
+        "finally",
+        "raise",
+        "while",
+        "yield",
+        "lambda",
+        "async",
+        "await",
+        "const",
+        "let",
+        "var",
+        "function",
+        "func",
+        "fn",
+        "pub",
+        "mut",
+        "impl",
+        "new",
+        "void",
+        "public",
+        "private",
+        "protected",
+        "static",
+        "final",
+        "int",
+        "str",
+        "bool",
+        "string",
+        "args",
+        "kwargs",
+    }
+)
 
 
 def body_texts(source: bytes, spans: Sequence[tuple[int, int]]) -> list[str]:
@@ -58,8 +131,11 @@ def _words(tokens: list[bytes], cache: dict[bytes, list[str]]) -> str:
     for token in tokens:
         words = cache.get(token)
         if words is None:
-            words = cache[token] = [w for w in identifier_words(token.decode("ascii"))
-                                    if len(w) >= MIN_WORD_CHARS and w not in STOP_WORDS and not w.isdigit()]
+            words = cache[token] = [
+                w
+                for w in identifier_words(token.decode("ascii"))
+                if len(w) >= MIN_WORD_CHARS and w not in STOP_WORDS and not w.isdigit()
+            ]
         for word in words:
             seen = counts.get(word, 0)
             if seen < MAX_REPEATS:

@@ -52,10 +52,14 @@ def history_channel(root: Path) -> Ranked:
             weight = commit.score / best * 0.5 ** (age_days / HISTORY_HALF_LIFE_DAYS) / max(1, len(changed))
             for target in changed:
                 votes[target] += weight
-                voter.setdefault(target, f"changed by a similar past commit {commit.sha[:7]}: {commit.subject[:60]}")
+                voter.setdefault(
+                    target, f"changed by a similar past commit {commit.sha[:7]}: {commit.subject[:60]}"
+                )
         located = store.symbols_at(votes)
-        ranked = sorted(((votes[t], sid, voter[t]) for t, ids in located.items() for sid in ids),
-                        key=lambda v: (-v[0], v[1]))
+        ranked = sorted(
+            ((votes[t], sid, voter[t]) for t, ids in located.items() for sid in ids),
+            key=lambda v: (-v[0], v[1]),
+        )
         top = ranked[0][0] if ranked else 1.0
         return [(sid, why) for _, sid, why in ranked], {sid: vote / top for vote, sid, _ in ranked}
 

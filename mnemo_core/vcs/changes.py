@@ -22,8 +22,20 @@ from mnemo_core.vcs.git import decode_path, run_git
 
 # Built-in git diff drivers with a function-name pattern, by file extension.
 DRIVERS = {
-    "py": "python", "pyi": "python", "go": "golang", "rs": "rust", "java": "java", "kt": "kotlin",
-    "c": "cpp", "h": "cpp", "cc": "cpp", "cpp": "cpp", "hpp": "cpp", "cs": "csharp", "php": "php", "rb": "ruby",
+    "py": "python",
+    "pyi": "python",
+    "go": "golang",
+    "rs": "rust",
+    "java": "java",
+    "kt": "kotlin",
+    "c": "cpp",
+    "h": "cpp",
+    "cc": "cpp",
+    "cpp": "cpp",
+    "hpp": "cpp",
+    "cs": "csharp",
+    "php": "php",
+    "rb": "ruby",
 }
 MAX_MESSAGE_CHARS = 2000  # a squash merge's list of every intermediate commit says no more past this
 MAX_FILES = 30  # a commit touching more files than this is a sweep (formatting, renames): no evidence
@@ -31,8 +43,10 @@ _RECORD = b"\x1e"
 _FIELD = b"\x1f"
 _LOG_FORMAT = "%x1e%H%x1f%at%x1f%aN%x1f%B%x1f"
 _SHOW_FORMAT = "%x1e%H%x1f"
-_HUNK = re.compile(rb"^@@ [^@]* @@ ?(.*)$")
-_CHANGED_DEF = re.compile(rb"^[-+]\s*(?:export\s+|pub\s+|async\s+|static\s+)*(?:def|class|function|func|fn)\s")
+_HUNK = re.compile(rb"^@@ -\d+(,\d+)? [^@]* @@ ?(.*)$")
+_CHANGED_DEF = re.compile(
+    rb"^[-+]\s*(?:export\s+|pub\s+|async\s+|static\s+)*(?:def|class|function|func|fn)\s"
+)
 _DEF_NAME = re.compile(
     r"\b(?:def|class|function|func|fn|interface|struct|trait|enum|module)\s+(?:\([^)]*\)\s*)?\*?\s*([A-Za-z_$][\w$]*)"
 )
@@ -59,15 +73,29 @@ class LoggedCommit:
 def commit_log(root: Path, revisions: str, max_commits: int, extensions: Sequence[str]) -> list[LoggedCommit]:
     """The newest ``max_commits`` non-merge commits of ``revisions`` (``HEAD`` or ``old..HEAD``) that
     touch files with one of ``extensions``, newest first; sweeps of many files are left out."""
-    out = run_git(root, "log", "-z", "--name-only", "--no-merges", "--no-renames", "--no-show-signature",
-                  "--no-relative", f"--max-count={max_commits}", f"--format={_LOG_FORMAT}", revisions, "--",
-                  *(f"*{ext}" for ext in extensions))
+    out = run_git(
+        root,
+        "log",
+        "-z",
+        "--name-only",
+        "--no-merges",
+        "--no-renames",
+        "--no-show-signature",
+        "--no-relative",
+        f"--max-count={max_commits}",
+        f"--format={_LOG_FORMAT}",
+        revisions,
+        "--",
+        *(f"*{ext}" for ext in extensions),
+    )
     commits = []
     for record in out.split(_RECORD)[1:]:
         sha, when, author, message, names = record.split(_FIELD, 4)
         paths = tuple(decode_path(p) for p in names.lstrip(b"\n\0").split(b"\0") if p)
         if 0 < len(paths) <= MAX_FILES:
-            commits.append(LoggedCommit(sha.decode(), int(when), _text(author), clean_message(_text(message)), paths))
+            commits.append(
+                LoggedCommit(sha.decode(), int(when), _text(author), clean_message(_text(message)), paths)
+            )
     return commits
 
 
@@ -76,14 +104,29 @@ def attributes_text() -> str:
     return "".join(f"*.{ext} diff={driver}\n" for ext, driver in DRIVERS.items())
 
 
-def changed_functions(root: Path, shas: Sequence[str], attributes: Path,
-                      extensions: Sequence[str]) -> dict[str, tuple[tuple[str, str], ...]]:
+def changed_functions(
+    root: Path, shas: Sequence[str], attributes: Path, extensions: Sequence[str]
+) -> dict[str, tuple[tuple[str, str], ...]]:
     """Per commit, the (path, function name) pairs its hunks fall in or define."""
     if not shas:
         return {}
-    out = run_git(root, "-c", f"core.attributesFile={attributes}", "show", "-U0", "--no-color", "--no-ext-diff",
-                  "--no-textconv", "--no-renames", "--no-show-signature", "--no-relative",
-                  f"--format={_SHOW_FORMAT}", *shas, "--", *(f"*{ext}" for ext in extensions))
+    out = run_git(
+        root,
+        "-c",
+        f"core.attributesFile={attributes}",
+        "show",
+        "-U0",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--no-renames",
+        "--no-show-signature",
+        "--no-relative",
+        f"--format={_SHOW_FORMAT}",
+        *shas,
+        "--",
+        *(f"*{ext}" for ext in extensions),
+    )
     found = {}
     for record in out.split(_RECORD)[1:]:
         sha, diff = record.split(_FIELD, 1)
@@ -92,23 +135,29 @@ def changed_functions(root: Path, shas: Sequence[str], attributes: Path,
 
 
 def _targets(diff: bytes) -> tuple[tuple[str, str], ...]:
+    """The (path, name) pairs of one commit's ``-U0`` diff. A hunk counts for the function its
+    header names, except a pure insertion that defines something: the header then names the
+    definition it was appended after, not one it changed."""
     targets: dict[tuple[str, str], None] = {}
-    path = ""
+    path, pending, inserting = "", "", False
     for line in diff.split(b"\n"):
-        if line.startswith((b"+++ ", b"--- ")):
-            if line.startswith(b"+++ b/") or (line.startswith(b"--- a/") and not path):
-                path = decode_path(line[6:])
-            continue
+        if line.startswith((b"@@", b"diff ")):
+            if pending:
+                targets[(path, pending)] = None
+            pending = ""
         if line.startswith(b"diff "):
             path = ""
+        elif line.startswith(b"+++ b/") or (line.startswith(b"--- a/") and not path):
+            path = decode_path(line[6:])
+        elif not path or line.startswith((b"+++ ", b"--- ")):
             continue
-        if not path:
-            continue
-        header = _HUNK.match(line) if line.startswith(b"@@") else None
-        text = header.group(1) if header else line[1:] if _CHANGED_DEF.match(line) else None
-        name = function_name(_text(text)) if text else ""
-        if name:
+        elif header := _HUNK.match(line):
+            pending, inserting = function_name(_text(header.group(2))), header.group(1) == b",0"
+        elif _CHANGED_DEF.match(line) and (name := function_name(_text(line[1:]))):
             targets[(path, name)] = None
+            pending = "" if inserting else pending
+    if pending:
+        targets[(path, pending)] = None
     return tuple(targets)
 
 

@@ -32,7 +32,8 @@ def bodies() -> dict[str, str]:
 def test_each_word_belongs_to_the_innermost_definition() -> None:
     words = {name: set(body.split()) for name, body in bodies().items()}
     assert {"retry", "server", "busy", "transport", "post", "chunk", "multipart", "form", "data"} <= words[
-        "UploadClient.send"]
+        "UploadClient.send"
+    ]
     assert {"flush", "pending"} <= words["UploadClient.close.drainQueue"]
     assert "flush" not in words["UploadClient.close"] and "retry" not in words["UploadClient"]
     assert {"timeout", "seconds", "giving"} <= words["UploadClient"]

@@ -6,12 +6,12 @@ import pytest
 
 from mnemo_core.index.indexer import index_repo
 from mnemo_core.index.store import Store
-from mnemo_core.retrieve.keywords import extract_keywords
 from mnemo_core.retrieve.history import history_channel
+from mnemo_core.retrieve.keywords import extract_keywords
 from mnemo_core.vcs.changes import function_name
 from tests.helpers import commit, git, make_repo
 
-CLIENT = '''class Client:
+CLIENT = """class Client:
     def upload(self, data):
         return self.send(data)
 
@@ -21,17 +21,25 @@ CLIENT = '''class Client:
 
 def parse(text):
     return text.split()
-'''
+"""
 
 
 @pytest.fixture()
 def repo(tmp_path: Path) -> Path:
     root = make_repo(tmp_path / "r", {"pkg/client.py": CLIENT}, date="2025-01-01T00:00:00+00:00")
     retried = CLIENT.replace("return self.send(data)", "return self.send(data) or None")
-    commit(root, {"pkg/client.py": retried}, "Retry uploads when the server times out",
-           date="2025-03-01T00:00:00+00:00")
-    commit(root, {"pkg/client.py": retried.replace("text.split()", "text.split(',')")},
-           "Parse comma separated lists", date="2025-06-01T00:00:00+00:00")
+    commit(
+        root,
+        {"pkg/client.py": retried},
+        "Retry uploads when the server times out",
+        date="2025-03-01T00:00:00+00:00",
+    )
+    commit(
+        root,
+        {"pkg/client.py": retried.replace("text.split()", "text.split(',')")},
+        "Parse comma separated lists",
+        date="2025-06-01T00:00:00+00:00",
+    )
     return root
 
 
@@ -68,14 +76,17 @@ def test_a_directory_without_git_has_no_history(tmp_path: Path) -> None:
     assert history(tmp_path, "retry uploads") == []
 
 
-@pytest.mark.parametrize(("header", "name"), [
-    ("def upload(self, data):", "upload"),
-    ("    async def fetch(self) -> None:", "fetch"),
-    ("class UploadClient(Base):", "UploadClient"),
-    ("func (c *Client) Upload(data []byte) error {", "Upload"),
-    ("fn parse_line(line: &str) -> Option<Line> {", "parse_line"),
-    ("public void upload(byte[] data) {", "upload"),
-    ("", ""),
-])
+@pytest.mark.parametrize(
+    ("header", "name"),
+    [
+        ("def upload(self, data):", "upload"),
+        ("    async def fetch(self) -> None:", "fetch"),
+        ("class UploadClient(Base):", "UploadClient"),
+        ("func (c *Client) Upload(data []byte) error {", "Upload"),
+        ("fn parse_line(line: &str) -> Option<Line> {", "parse_line"),
+        ("public void upload(byte[] data) {", "upload"),
+        ("", ""),
+    ],
+)
 def test_function_names_from_hunk_headers(header: str, name: str) -> None:
     assert function_name(header) == name

@@ -11,8 +11,12 @@ CLIENT = "def upload(data):\n    return data\n\n\ndef download(url):\n    return
 
 def history(tmp_path: Path) -> Path:
     root = make_repo(tmp_path / "origin", {"client.py": CLIENT}, date="2025-01-01T00:00:00+00:00")
-    commit(root, {"client.py": CLIENT.replace("return data", "return bytes(data)")}, "Upload bytes",
-           date="2025-06-01T00:00:00+00:00")
+    commit(
+        root,
+        {"client.py": CLIENT.replace("return data", "return bytes(data)")},
+        "Upload bytes",
+        date="2025-06-01T00:00:00+00:00",
+    )
     return root
 
 
