@@ -29,8 +29,8 @@ log = logging.getLogger(__name__)
 
 # 6: refs deduplicated per scope, call-result return types; 7: refs column stored last; 8: supers;
 # 9: imports scoped to the function they are written in; 10: iteration, returned call results;
-# 11: parametrised test parameters typed; 12: body text; 13: commit memory
-SCHEMA_VERSION = 13
+# 11: parametrised test parameters typed; 12: body text; 13: commit memory; 14: path and name in body text
+SCHEMA_VERSION = 14
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0
@@ -60,7 +60,7 @@ CREATE TABLE edges(
     confidence REAL NOT NULL, line INTEGER NOT NULL, file_id INTEGER NOT NULL);
 CREATE VIRTUAL TABLE symbols_fts USING fts5(
     name, words, qualified, signature, docstring, path, tokenize='porter unicode61', detail=column);
--- each symbol's own body words (identifiers, comments, strings), searched as a channel of their own
+-- each symbol's path, name and own body words (identifiers, comments, strings): a channel of their own
 CREATE VIRTUAL TABLE bodies_fts USING fts5(body, tokenize='porter unicode61', detail=none);
 -- past commits (newest ones reachable from HEAD) and the (path, function name) pairs each changed
 CREATE TABLE commits(id INTEGER PRIMARY KEY, sha TEXT UNIQUE NOT NULL, time INTEGER NOT NULL,
@@ -385,8 +385,8 @@ class Store:
             rows.append((sid, *_symbol_row(sym, file_id, parent_id)))
             fts.append((sid, sym.name.rsplit(".", 1)[-1], sym.words, sym.name, sym.signature, sym.docstring,
                         path_words))
-            if sym.body:
-                bodies.append((sid, sym.body))
+            if sym.body:  # one document per symbol, as a reader sees it: where it is, its name, its code
+                bodies.append((sid, f"{path_words} {sym.words} {sym.body}"))
         self.conn.executemany(_INSERT_SYMBOL, rows)
         self.conn.executemany(_INSERT_FTS, fts)
         self.conn.executemany("INSERT INTO bodies_fts(rowid, body) VALUES (?,?)", bodies)

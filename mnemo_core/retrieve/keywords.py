@@ -6,6 +6,9 @@
   ``sessionCookie``), since tasks often name code in plain words.
 - **components**: the lower-case parts of everything above and the remaining content words, with
   common abbreviations expanded (``cfg`` -> ``config``).
+- **words**: for full-text search, every word of the task, identifiers split, minus English function
+  words only: BM25's inverse document frequency already discounts a common word ("file", "option",
+  "add"), while a stop list would throw away the rare cases where it is the point.
 
 Stop words (English, code words such as "function", and action verbs such as "add" or "fix") never
 become terms. Test words ("test", "pytest", "fixture") in the task's first line mark the task as
@@ -21,6 +24,7 @@ from dataclasses import dataclass
 from mnemo_core.index.textsplit import identifier_words
 
 MAX_TASK_CHARS = 4000  # longer tasks are truncated: the head of a task carries its intent
+MAX_WORDS = 64  # full-text words kept, in order: past this a long description adds noise and time
 MIN_TERM_CHARS = 2
 
 ENGLISH_STOP = frozenset("""
@@ -77,6 +81,7 @@ class Keywords:
     exact: tuple[str, ...]
     compounds: tuple[str, ...]
     components: tuple[str, ...]
+    words: tuple[str, ...] = ()
     about_tests: bool = False
     truncated: bool = False
 
@@ -122,9 +127,17 @@ def extract_keywords(text: str) -> Keywords:
         exact=tuple(exact),
         compounds=tuple(_unique([*written, *_bigrams(words)])),
         components=tuple(_unique(components)),
+        words=tuple(_search_words(exact, tokens)),
         about_tests=about_tests,
         truncated=truncated,
     )
+
+
+def _search_words(exact: list[str], tokens: list[str]) -> list[str]:
+    """The task's words for full-text search (see the module docstring)."""
+    words = (part for term in (*exact, *tokens) for part in identifier_words(term))
+    kept = (w for w in words if len(w) >= MIN_TERM_CHARS and w not in ENGLISH_STOP and w not in GENERIC_TEST_WORDS)
+    return _unique(kept)[:MAX_WORDS]
 
 
 def _about_tests(text: str) -> bool:

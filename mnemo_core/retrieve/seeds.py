@@ -111,6 +111,7 @@ def fts_query(keywords: Keywords) -> str:
 
 def _terms(keywords: Keywords) -> list[str]:
     terms = [w for t in keywords.exact for w in identifier_words(t)] + list(keywords.components)
+    terms += keywords.words
     return list(dict.fromkeys(t.replace('"', "") for t in terms if t))
 
 
