@@ -80,8 +80,10 @@ def collect(repos: Sequence[BenchRepo], workdir: Path) -> None:
                 row["candidates"] = [
                     {
                         "key": ranking.symbols[s.symbol_id].key,
+                        "kind": ranking.symbols[s.symbol_id].kind,
                         "components": s.components,
                         "multipliers": s.multipliers,
+                        "ranks": _channel_ranks(ranking, s.symbol_id),
                     }
                     for s in ranking.scored
                     if ranking.symbols[s.symbol_id].kind in RANKED_KINDS
@@ -92,6 +94,12 @@ def collect(repos: Sequence[BenchRepo], workdir: Path) -> None:
         OUT_DIR.mkdir(parents=True, exist_ok=True)
         (OUT_DIR / f"{TABLE_PREFIX}{spec.name}.json").write_text(json.dumps(rows), encoding="utf-8")
         print(f"{spec.name}: {len(rows)} tasks collected", file=sys.stderr)
+
+
+def _channel_ranks(ranking: Any, sid: int) -> dict[str, int]:
+    """Where each seed channel ranked a candidate (absent: not found by that channel)."""
+    seed = ranking.seeds.get(sid)
+    return {h.channel: h.rank for h in seed.hits} if seed else {}
 
 
 def _task_args() -> argparse.Namespace:

@@ -32,17 +32,20 @@ from mnemo_core.retrieve.seeds import Seed
 if TYPE_CHECKING:
     from mnemo_core.retrieve.walk import WalkResult
 
+# Learned by ``python -m bench.quality.learn fit`` on the tuning repositories (coordinate ascent on
+# the mean of R@10 and MRR; leave-one-repository-out folds in bench/RESULTS.md), rounded; the comment
+# on each says what the component means.
 WEIGHTS = {
-    "lexical": 0.20,  # the task names it (fused rank across name, text and path channels)
-    "walk": 0.25,  # it sits where the walk from the task's seeds spends its time
-    "authority": 0.05,  # code that the relevant code relies on (a small nudge: tuning found little in it)
-    "proximity": 0.05,  # close to a seed in the graph (mostly already in the walk)
-    "recency": 0.20,  # recently changed code is more likely to change again
+    "lexical": 0.20,  # the task names it (fused rank across the name, text, body, history and path channels)
+    "walk": 0.28,  # it sits where the walk from the task's seeds spends its time
+    "authority": 0.02,  # code that the relevant code relies on
+    "proximity": 0.08,  # close to a seed in the graph
+    "recency": 0.40,  # recently changed code is more likely to change again
     "generic": -0.10,  # a catch-all helper called from everywhere says little about this task
-    "file": 0.30,  # its file is where the task's terms concentrate
-    "text": 0.30,  # the BM25 score itself: how well, not just how high, the text matches
-    "body": 0.30,  # the same for the code's own words
-    "history": 0.30,  # past changes like this one touched it
+    "file": 0.27,  # its file is where the task's terms concentrate
+    "text": 0.30,  # how well its name, signature, docstring and path match (BM25)
+    "body": 0.63,  # how well its own code matches (BM25): the strongest single signal
+    "history": 0.20,  # similar past changes touched it
 }
 FILE_SEEDS = 5  # a file's relevance counts its best few matches, so big files do not win by size
 TEST_DEMOTION = 0.2  # test code, unless the task is about tests, is context rather than target
