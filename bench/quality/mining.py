@@ -16,7 +16,8 @@ each line counts for the innermost function or method around it (never the enclo
 functions the commit adds do not exist in the parent, so they are not part of the answer.
 Test files (mnemo's rules, plus directories named ``test*``) and doc directories do not count. A
 commit whose source changes leave the syntax trees unchanged once docstrings are removed only
-touched documentation, comments or layout: it is skipped like a docs-only commit.
+touched documentation, comments or layout: it is skipped like a docs-only commit. So is one whose
+ground-truth files ``ast`` cannot parse (Python 2 era code).
 
 Candidates are the newest ``window`` first-parent commits whose message and author pass the cheap
 filters; they are shuffled with a seeded RNG (so tasks spread across that stretch of history) and
@@ -60,9 +61,9 @@ _URL = re.compile(r"<?https?://[^\s>)]+>?")
 _ISSUE = re.compile(r"(?:\b[\w.-]+/[\w.-]+)?#\d+\b|\b(?:gh|bpo|issue|pr)-\d+\b", re.IGNORECASE)
 _EMPTY_BRACKETS = re.compile(r"\(\s*[,;]?\s*\)|\[\s*\]")
 _RULE = re.compile(r"^\s*(?:[-*=_~]\s*){3,}$", re.MULTILINE)
-_REF_ONLY_LINE = re.compile(
+_REF_ONLY_LINE = re.compile(  # what is left of "Fixes #4, see <url> and #5" once references go
     r"^\s*(?:[-*]\s*)?(?:(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|refs?|see(?: also)?|related(?: to)?"
-    r"|part of|follow[- ]up(?: to| of)?|backport(?: of)?)\b)?[\s:,.;&]*(?:and[\s,]*)*$",
+    r"|part of|follow[- ]up(?: to| of)?|backport(?: of)?|and)\b|[\s:,.;&])*$",
     re.IGNORECASE,
 )
 _BOILERPLATE_LINE = re.compile(  # squash-merge lists repeat what GitHub's buttons wrote, not the task
@@ -354,12 +355,20 @@ def mine(root: Path, head: str, count: int, seed: int, window: int) -> list[Task
     return sorted(found, key=lambda t: order[t.id])
 
 
+def is_python3(root: Path, parent: str, truth: Iterable[str]) -> bool:
+    """True when every ground-truth file of ``parent`` parses with ``ast``: Python 2 era code is not
+    what a task today is about, and no Python 3 tool (the baseline included) can read it."""
+    paths = dict.fromkeys(key.split(":", 1)[0] for key in truth)
+    return all(_code_tree(git_bytes(root, "show", f"{parent}:{path}")) is not None for path in paths)
+
+
 def _tasks(root: Path, commits: Iterable[Commit]) -> Iterator[Task]:
     """The commits that make tasks (1..``MAX_FUNCTIONS`` functions, not documentation only)."""
     for commit in commits:
         changes = source_changes(root, commit.parent, commit.sha)
         truth = ground_truth(root, commit.parent, changes)
-        if 1 <= len(truth) <= MAX_FUNCTIONS and changes_code(root, commit.parent, commit.sha, changes):
+        if (1 <= len(truth) <= MAX_FUNCTIONS and changes_code(root, commit.parent, commit.sha, changes)
+                and is_python3(root, commit.parent, truth)):
             text = clean_message(commit.message)
             yield Task(commit.sha, commit.parent, commit.position, text.splitlines()[0], text, tuple(truth),
                        commit.source)
