@@ -1,7 +1,9 @@
 """Retrieval-quality benchmark for task context: tasks mined from real git history.
 
-``mining`` turns commits into tasks (cleaned message -> the functions the commit changed, at its
-parent), ``metrics`` scores a ranking against them, ``evaluate`` runs mnemo's full pipeline and the
-BM25 channel alone on each task's parent tree, and ``run`` is the command line
-(``python -m bench.quality --help``). See ``bench/quality/README.md``.
+``mining`` turns commits and merged pull requests into tasks (cleaned message -> the functions
+they changed, at the parent), ``baseline`` is the honest BM25 a user would use instead (no part of
+mnemo), ``metrics`` scores a ranking against a task, ``evaluate`` runs the rankers on each task's
+parent tree, ``report`` summarises and checks the floors, ``run`` is the command line
+(``python -m bench.quality --help``) and ``process_speed`` times whole processes. See
+``bench/quality/README.md``.
 """

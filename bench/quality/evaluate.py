@@ -1,28 +1,40 @@
-"""Run every task of one repository through mnemo's full task pipeline and the BM25 channel alone.
+"""Run every task of one repository through the chosen rankers.
+
+The rankers (``RANKER_FUNCTIONS``, a plain registry: add one by name) take the open
+``Repository`` and the task text and return ``path:qualified.name`` keys, best first:
+
+- ``full``: mnemo's task pipeline;
+- ``bm25``: the honest baseline (:mod:`bench.quality.baseline`), independent of mnemo;
+- ``fts``: mnemo's own FTS5 seed channel alone (an ablation row, never a baseline).
+
+``FUSED_RANKERS`` combine the lists other rankers already returned, without querying again:
+``rrf`` is the reciprocal-rank fusion (k = 60) of ``full`` and ``bm25``, a reference point.
 
 One working tree per repository. Tasks run oldest first, so each checkout moves the tree forward a
 little and the incremental re-index stays small. For each task: check out its parent (``-f``, then
 ``git clean`` keeping the ignored ``.mnemo/``), bring the index up to date (timed apart, never as
-query time), then rank with both rankers, twice. The index is rebuilt from nothing at the first
+query time), then rank with every ranker, twice. The index is rebuilt from nothing at the first
 task of every run: symbol ids (which break ties in the ranking) depend on an index's history, so a
 fixed history makes two runs of the same code give the same ranks. Query time is ``time.perf_counter()``
 around the ranking call only, in a warm process: the very first query of a repository runs once
 untimed. ``ms`` is the first query on each task's tree (what a user waits for after a checkout:
-per-commit caches such as the file history are cold); ``again_ms`` is the same query repeated.
+per-commit caches such as the file history are cold); ``again_ms`` is the same query repeated; a
+fused ranker's times are the sums of its parts'.
 
-Both rankings are restricted to functions, methods and classes (whole lists are kept: ranks past
-``RANK_DEPTH`` tell a ranked-too-low miss from a never-a-candidate one). A task whose text has
-nothing to search for (``rank_task`` raises ``MnemoError``) is a miss for both.
+Every ranking is restricted to functions, methods and classes (whole lists are kept: ranks past
+``RANK_DEPTH`` tell a ranked-too-low miss from a never-a-candidate one). A ranker that finds nothing
+to search for in the text (``MnemoError``) returns nothing: a miss for that ranker only.
 """
 
 from __future__ import annotations
 
 import shutil
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.quality import baseline
 from bench.quality.metrics import ranks_of, task_metrics
 from bench.quality.mining import Task, git
 from mnemo_core.errors import MnemoError
@@ -35,7 +47,7 @@ from mnemo_core.retrieve.seeds import fts_channel
 from mnemo_core.retrieve.task import rank_task
 
 RANKED_KINDS = CALLABLE_KINDS | CLASS_KINDS  # answers are functions, methods and classes
-RANKERS = ("full", "bm25")
+RRF_K = 60  # the usual reciprocal-rank fusion constant (Cormack et al.)
 TOP_SHOWN = 10  # how much of each ranking the per-task output keeps
 MS_PER_S = 1000.0
 INDEX_DIR = ".mnemo"
@@ -58,16 +70,18 @@ class TaskResult:
     task: Task
     index_ms: float
     results: dict[str, Ranked] = field(default_factory=dict)
-    error: str | None = None  # the MnemoError of a task with nothing to search for
+    error: str | None = None  # the MnemoError of a ranker that found nothing to search for
     unindexed: list[str] = field(default_factory=list)  # ground truth the index does not know
+    not_in_baseline: list[str] = field(default_factory=list)  # ground truth with no baseline document
 
     def to_json(self) -> dict[str, object]:
         """The per-task record of ``bench/out/quality-<repo>.json``."""
         truth = list(self.task.ground_truth)
         return {
-            "id": self.task.id, "parent": self.task.parent, "subject": self.task.subject,
+            "id": self.task.id, "parent": self.task.parent, "source": self.task.source,
+            "subject": self.task.subject,
             "text": self.task.text, "ground_truth": truth, "index_ms": round(self.index_ms, 1),
-            "error": self.error, "unindexed": self.unindexed,
+            "error": self.error, "unindexed": self.unindexed, "not_in_baseline": self.not_in_baseline,
             **{name: {"ms": round(r.ms, 2), "again_ms": round(r.again_ms, 2),
                       "ranks": ranks_of(r.keys, truth),
                       "metrics": task_metrics(r.keys, truth), "top": r.keys[:TOP_SHOWN]}
@@ -82,7 +96,12 @@ def full_ranking(repo: Repository, text: str) -> list[str]:
 
 
 def bm25_ranking(repo: Repository, text: str) -> list[str]:
-    """The FTS5/BM25 seed channel alone, over the same keywords."""
+    """The honest baseline: BM25 over every definition's source, with no part of mnemo."""
+    return baseline.rank(_corpus(repo.root), text)
+
+
+def fts_ranking(repo: Repository, text: str) -> list[str]:
+    """mnemo's FTS5/BM25 seed channel alone, over the pipeline's keywords (an ablation)."""
     ids = [sid for sid, _ in fts_channel(repo.store, extract_keywords(text))]
     symbols = repo.store.symbols_by_ids(ids)
     return _keys(symbols[sid] for sid in ids if sid in symbols)
@@ -92,7 +111,33 @@ def _keys(symbols: Iterable[Symbol]) -> list[str]:
     return [s.key for s in symbols if s.kind in RANKED_KINDS]
 
 
-RANKER_FUNCTIONS: dict[str, Ranker] = {"full": full_ranking, "bm25": bm25_ranking}
+_CORPORA: dict[Path, baseline.Corpus] = {}  # one per working tree: unchanged files are not re-parsed
+
+
+def _corpus(root: Path) -> list[baseline.Document]:
+    return _CORPORA.setdefault(root, baseline.Corpus()).documents(root)
+
+
+def rrf(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> list[str]:
+    """Reciprocal-rank fusion: each key scores the sum of 1 / (k + rank) over the rankings it is in
+    (its first rank in each); ties keep the order of first appearance."""
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        for position, key in enumerate(dict.fromkeys(ranking), start=1):
+            scores[key] = scores.get(key, 0.0) + 1.0 / (k + position)
+    return sorted(scores, key=lambda key: -scores[key])
+
+
+RANKER_FUNCTIONS: dict[str, Ranker] = {"full": full_ranking, "bm25": bm25_ranking, "fts": fts_ranking}
+FUSED_RANKERS: dict[str, tuple[str, ...]] = {"rrf": ("full", "bm25")}  # fused from these rankers' lists
+ALL_RANKERS = (*RANKER_FUNCTIONS, *FUSED_RANKERS)
+DEFAULT_RANKERS = ("full", "bm25", "fts", "rrf")
+
+
+def needed(rankers: Sequence[str]) -> list[str]:
+    """The queried rankers that ``rankers`` need (a fused one needs its parts), in registry order."""
+    wanted = set(rankers).union(*(FUSED_RANKERS.get(r, ()) for r in rankers))
+    return [name for name in RANKER_FUNCTIONS if name in wanted]
 
 
 def checkout(root: Path, sha: str) -> None:
@@ -110,23 +155,35 @@ def timed(ranker: Ranker, repo: Repository, text: str) -> Ranked:
     return Ranked(keys, (first - started) * MS_PER_S, (time.perf_counter() - first) * MS_PER_S)
 
 
-def run_task(repo: Repository, task: Task, warm_up: bool) -> TaskResult:
-    """Check out, re-index, and rank one task with both rankers."""
+def run_task(repo: Repository, task: Task, rankers: Sequence[str], warm_up: bool) -> TaskResult:
+    """Check out, re-index, and rank one task with each ranker (fused ones from their parts)."""
     checkout(repo.root, task.parent)
     started = time.perf_counter()
     index_repo(repo.root)
     result = TaskResult(task, (time.perf_counter() - started) * MS_PER_S)
     result.unindexed = _unindexed(repo, task)
-    for name, ranker in RANKER_FUNCTIONS.items():
+    result.not_in_baseline = _not_in_baseline(repo.root, task)
+    for name in needed(rankers):
+        ranker = RANKER_FUNCTIONS[name]
         try:
             if warm_up:
                 ranker(repo, task.text)
             result.results[name] = timed(ranker, repo, task.text)
-        except MnemoError as error:
+        except MnemoError as error:  # nothing to search for: a miss for this ranker
             result.error = str(error)
-    if result.error is not None:  # nothing to search for: a miss for both, whatever BM25 did
-        result.results = {name: Ranked([], 0.0, 0.0) for name in RANKERS}
+            result.results[name] = Ranked([], 0.0, 0.0)
+    for name in (r for r in rankers if r in FUSED_RANKERS):
+        parts = [result.results[p] for p in FUSED_RANKERS[name]]
+        result.results[name] = Ranked(rrf([p.keys for p in parts]), sum(p.ms for p in parts),
+                                      sum(p.again_ms for p in parts))
+    result.results = {name: result.results[name] for name in rankers}
     return result
+
+
+def _not_in_baseline(root: Path, task: Task) -> list[str]:
+    """Ground-truth keys the baseline has no document for (its key rules disagree with the mining)."""
+    known = {d.key for d in _corpus(root)}
+    return [key for key in task.ground_truth if key not in known]
 
 
 def _unindexed(repo: Repository, task: Task) -> list[str]:
@@ -138,7 +195,8 @@ def _unindexed(repo: Repository, task: Task) -> list[str]:
     return missing
 
 
-def evaluate(root: Path, tasks: list[Task], progress: Callable[[int, TaskResult], None]) -> list[TaskResult]:
+def evaluate(root: Path, tasks: list[Task], rankers: Sequence[str],
+             progress: Callable[[int, TaskResult], None]) -> list[TaskResult]:
     """Every task on its parent tree, oldest first; returns results in that order. The rankers are
     warmed up (one untimed query each) before the first timed query."""
     ordered = sorted(tasks, key=lambda t: -t.position)
@@ -148,7 +206,7 @@ def evaluate(root: Path, tasks: list[Task], progress: Callable[[int, TaskResult]
     try:
         for i, task in enumerate(ordered):
             warm = any(r.error is None for r in results)
-            results.append(run_task(repo, task, warm_up=not warm))
+            results.append(run_task(repo, task, rankers, warm_up=not warm))
             progress(i, results[-1])
     finally:
         repo.close()

@@ -57,7 +57,3 @@ def mean_metrics(per_task: Sequence[Mapping[str, float]]) -> dict[str, float]:
     """The mean of each metric over tasks (0.0 for no tasks)."""
     return {name: sum(m[name] for m in per_task) / len(per_task) if per_task else 0.0 for name in METRICS}
 
-
-def relative_gain(full: float, baseline: float) -> float | None:
-    """(full - baseline) / baseline; None when the baseline is 0."""
-    return (full - baseline) / baseline if baseline else None

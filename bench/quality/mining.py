@@ -1,9 +1,13 @@
-"""Tasks from real git history: a cleaned commit message -> the functions that commit changed.
+"""Tasks from real git history: a cleaned commit or pull-request message -> the functions it changed.
 
-A commit on the first-parent line (merges skipped) becomes a task when its message is descriptive
-and it changes 1..``MAX_FUNCTIONS`` existing functions or methods in non-test, non-doc Python code.
-The task text is the message with trailers, issue/PR numbers and URLs stripped; the ground truth is
-every function of the *parent* version of a changed file that the commit touched:
+Two sources on the first-parent line. A **pull request** is a GitHub merge commit ("Merge pull
+request #N from owner/branch", then the PR title) or a squash merge whose subject ends in
+"(#N)" (its body is the PR description); its task text is the title and body without the
+"Merge pull request" line, and its change is ``merge^1..merge``. Any other non-merge commit is a
+**commit** task; other merges ("Merge branch ...") are skipped. Either becomes a task when its text
+is descriptive and it changes 1..``MAX_FUNCTIONS`` existing functions or methods in non-test,
+non-doc Python code. The text has trailers, issue/PR numbers and URLs stripped; the ground truth is
+every function of the *parent* (first parent) version of a changed file that the change touched:
 
 - a deleted or replaced line of the parent side falls in the function's lines, or
 - lines are inserted strictly inside it (after its first line and before its last);
@@ -12,11 +16,13 @@ each line counts for the innermost function or method around it (never the enclo
 functions the commit adds do not exist in the parent, so they are not part of the answer.
 Test files (mnemo's rules, plus directories named ``test*``) and doc directories do not count. A
 commit whose source changes leave the syntax trees unchanged once docstrings are removed only
-touched documentation, comments or layout: it is skipped like a docs-only commit.
+touched documentation, comments or layout: it is skipped like a docs-only commit. So is one whose
+ground-truth files ``ast`` cannot parse (Python 2 era code).
 
-Candidates are the commits of the newest ``window`` first-parent commits whose message and author
-pass the cheap filters; they are shuffled with a seeded RNG (so tasks spread across that stretch
-of history) and the expensive ground-truth mapping runs in that order until enough tasks are found.
+Candidates are the newest ``window`` first-parent commits whose message and author pass the cheap
+filters; they are shuffled with a seeded RNG (so tasks spread across that stretch of history) and
+the expensive ground-truth mapping runs in that order: pull requests until ``MAX_PR_SHARE`` of the
+tasks, then commits, then more pull requests if the commits ran out. Tasks keep the shuffled order.
 """
 
 from __future__ import annotations
@@ -28,8 +34,9 @@ import re
 import subprocess
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
+from itertools import islice
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Literal
 
 from mnemo_core.index.extract import extract
 from mnemo_core.index.languages import language_for_path
@@ -41,6 +48,10 @@ DOC_DIRS = frozenset({"doc", "docs", "example", "examples"})  # code that illust
 TEST_DIR_PREFIX = "test"  # beyond mnemo's test dirs: ``testsuite/``, ``test_utils/`` hold tests too
 PYTHON = "python"
 LOG_FIELD, LOG_RECORD = "\x1f", "\x1e"
+MAX_PR_SHARE = 0.5  # half the tasks from pull requests at most, so both sources are well represented
+Source = Literal["commit", "pr"]
+COMMIT: Source = "commit"
+PR: Source = "pr"
 
 # -- message cleaning -----------------------------------------------------------------------
 _TRAILER = re.compile(r"^\s*(?:[\w-]+-by|cc|change-id)\s*:.*$", re.IGNORECASE | re.MULTILINE)
@@ -50,9 +61,9 @@ _URL = re.compile(r"<?https?://[^\s>)]+>?")
 _ISSUE = re.compile(r"(?:\b[\w.-]+/[\w.-]+)?#\d+\b|\b(?:gh|bpo|issue|pr)-\d+\b", re.IGNORECASE)
 _EMPTY_BRACKETS = re.compile(r"\(\s*[,;]?\s*\)|\[\s*\]")
 _RULE = re.compile(r"^\s*(?:[-*=_~]\s*){3,}$", re.MULTILINE)
-_REF_ONLY_LINE = re.compile(
+_REF_ONLY_LINE = re.compile(  # what is left of "Fixes #4, see <url> and #5" once references go
     r"^\s*(?:[-*]\s*)?(?:(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|refs?|see(?: also)?|related(?: to)?"
-    r"|part of|follow[- ]up(?: to| of)?|backport(?: of)?)\b)?[\s:,.;&]*(?:and[\s,]*)*$",
+    r"|part of|follow[- ]up(?: to| of)?|backport(?: of)?|and)\b|[\s:,.;&])*$",
     re.IGNORECASE,
 )
 _BOILERPLATE_LINE = re.compile(  # squash-merge lists repeat what GitHub's buttons wrote, not the task
@@ -71,6 +82,9 @@ _NON_DESCRIPTIVE = re.compile(
     re.IGNORECASE,
 )
 _BOT = re.compile(r"\[bot\]|\bbot\b", re.IGNORECASE)
+_MERGE_PR = re.compile(r"^Merge pull request #\d+ from (\S+).*$", re.MULTILINE)
+_SQUASH_PR = re.compile(r"\(#\d+\)\s*$")
+_BOT_BRANCH = re.compile(r"dependabot|pre-commit-ci|renovate", re.IGNORECASE)  # PRs opened by bots
 
 
 def clean_message(message: str) -> str:
@@ -97,6 +111,21 @@ def is_descriptive(text: str) -> bool:
 def is_bot(author: str) -> bool:
     """Dependabot, pre-commit.ci and friends: their commits are chores, not tasks."""
     return bool(_BOT.search(author))
+
+
+def pr_message(message: str) -> str:
+    """A merge commit's message without GitHub's "Merge pull request #N from ..." line."""
+    return _MERGE_PR.sub("", message, count=1)
+
+
+def source_of(message: str, merge: bool) -> Source | None:
+    """``pr`` for a pull request's merge or squash commit, ``commit`` for another non-merge commit,
+    None for any other merge (``Merge branch ...``) and for pull requests a bot opened."""
+    found = _MERGE_PR.match(message)
+    if merge:
+        return PR if found and not _BOT_BRANCH.search(found.group(1)) else None
+    subject = message.split("\n", 1)[0]
+    return PR if _SQUASH_PR.search(subject) else COMMIT
 
 
 # -- diffs -> changed lines of the parent side ----------------------------------------------
@@ -260,13 +289,14 @@ def _is_docstring(statement: ast.stmt) -> bool:
 # -- commits -> tasks -------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Commit:
-    """A first-parent, non-merge commit; ``position`` counts back from the mined head (0 = head)."""
+    """A first-parent commit; ``position`` counts back from the mined head (0 = head)."""
 
     sha: str
-    parent: str
+    parent: str  # the first parent: the change is ``parent..sha``
     author: str
-    message: str
+    message: str  # for a merged pull request, without the "Merge pull request" line
     position: int
+    source: Source
 
 
 @dataclass(frozen=True)
@@ -279,6 +309,7 @@ class Task:
     subject: str
     text: str
     ground_truth: tuple[str, ...]  # ``path:qualified.name`` in the parent tree
+    source: Source = COMMIT
 
     def to_json(self) -> dict[str, Any]:
         """A plain dict for the task file."""
@@ -291,14 +322,17 @@ class Task:
 
 
 def first_parent_commits(root: Path, head: str, window: int) -> list[Commit]:
-    """The newest ``window`` first-parent, non-merge commits from ``head`` back (root commits skipped)."""
+    """Pull requests and commits among the newest ``window`` first-parent commits from ``head``
+    back (root commits and merges that are not pull requests skipped)."""
     fmt = LOG_FIELD.join(("%H", "%P", "%an <%ae>", "%B")) + LOG_RECORD
-    out = git(root, "log", "--first-parent", "--no-merges", f"-n{window}", f"--format={fmt}", head)
+    out = git(root, "log", "--first-parent", f"-n{window}", f"--format={fmt}", head)
     commits = []
     for position, record in enumerate(r for r in out.split(LOG_RECORD) if r.strip()):
         sha, parents, author, message = record.lstrip("\n").split(LOG_FIELD, 3)
-        if parents.split():
-            commits.append(Commit(sha, parents.split()[0], author, message, position))
+        source = source_of(message, merge=len(parents.split()) > 1)
+        if parents.split() and source is not None:
+            text = pr_message(message) if len(parents.split()) > 1 else message
+            commits.append(Commit(sha, parents.split()[0], author, text, position, source))
     return commits
 
 
@@ -307,17 +341,34 @@ def candidates(commits: Sequence[Commit]) -> list[Commit]:
     return [c for c in commits if not is_bot(c.author) and is_descriptive(clean_message(c.message))]
 
 
-def mine(root: Path, head: str, count: int, seed: int, window: int) -> Iterator[Task]:
-    """Up to ``count`` tasks, in seeded-random order over the candidates of the ``window``."""
+def mine(root: Path, head: str, count: int, seed: int, window: int) -> list[Task]:
+    """Up to ``count`` tasks, at most ``MAX_PR_SHARE`` of them pull requests unless commits run
+    out, in seeded-random order over the candidates of the ``window``."""
     pool = candidates(first_parent_commits(root, head, window))
     random.Random(seed).shuffle(pool)
-    found = 0
-    for commit in pool:
-        if found >= count:
-            return
+    prs = _tasks(root, (c for c in pool if c.source == PR))
+    commits = _tasks(root, (c for c in pool if c.source == COMMIT))
+    found = list(islice(prs, int(count * MAX_PR_SHARE)))
+    found += islice(commits, count - len(found))
+    found += islice(prs, count - len(found))
+    order = {c.sha: i for i, c in enumerate(pool)}
+    return sorted(found, key=lambda t: order[t.id])
+
+
+def is_python3(root: Path, parent: str, truth: Iterable[str]) -> bool:
+    """True when every ground-truth file of ``parent`` parses with ``ast``: Python 2 era code is not
+    what a task today is about, and no Python 3 tool (the baseline included) can read it."""
+    paths = dict.fromkeys(key.split(":", 1)[0] for key in truth)
+    return all(_code_tree(git_bytes(root, "show", f"{parent}:{path}")) is not None for path in paths)
+
+
+def _tasks(root: Path, commits: Iterable[Commit]) -> Iterator[Task]:
+    """The commits that make tasks (1..``MAX_FUNCTIONS`` functions, not documentation only)."""
+    for commit in commits:
         changes = source_changes(root, commit.parent, commit.sha)
         truth = ground_truth(root, commit.parent, changes)
-        if 1 <= len(truth) <= MAX_FUNCTIONS and changes_code(root, commit.parent, commit.sha, changes):
-            found += 1
+        if (1 <= len(truth) <= MAX_FUNCTIONS and changes_code(root, commit.parent, commit.sha, changes)
+                and is_python3(root, commit.parent, truth)):
             text = clean_message(commit.message)
-            yield Task(commit.sha, commit.parent, commit.position, text.splitlines()[0], text, tuple(truth))
+            yield Task(commit.sha, commit.parent, commit.position, text.splitlines()[0], text, tuple(truth),
+                       commit.source)

@@ -17,8 +17,10 @@ from bench.quality.mining import (
     is_source_path,
     mine,
     parse_zero_context_diff,
+    pr_message,
     same_code,
     source_changes,
+    source_of,
     touched_functions,
 )
 from mnemo_core.index.extract import extract
@@ -233,3 +235,66 @@ def test_task_metrics_definitions() -> None:
     deep = [f"x.py:f{i}" for i in range(RANK_DEPTH)] + ["y.py:g"]
     assert task_metrics(deep, ["y.py:g"])["MRR"] == 0.0  # found, but past the depth MRR counts
     assert task_metrics(deep, ["y.py:g"])["R@all"] == 1.0
+
+
+# -- pull requests ------------------------------------------------------------------------------
+@pytest.mark.parametrize(("message", "merge", "expected"), [
+    ("Merge pull request #5 from ada/fix\n\nFix the loader", True, "pr"),
+    ("Merge pull request #6 from pallets/dependabot/pip/x\n\nBump x", True, None),  # a bot's PR
+    ("Merge branch 'stable'", True, None),
+    ("Fix the loader (#7)\n\n* fix\n* test", False, "pr"),  # a squash merge
+    ("Fix the loader", False, "commit"),
+])
+def test_source_of(message: str, merge: bool, expected: str | None) -> None:
+    assert source_of(message, merge) == expected
+
+
+def test_pr_message_drops_the_merge_line_then_cleans_like_commits() -> None:
+    message = ("Merge pull request #5 from ada/comma\n\nSeparate the greeting with a comma\n\n"
+               "Fixes #4, see https://example.com/x\n\nCo-authored-by: B <b@x.org>\n")
+    assert clean_message(pr_message(message)) == "Separate the greeting with a comma"
+
+
+def _merge(root: Path, branch: str, files: dict[str, str], message: str, date: str) -> str:
+    """Commit ``files`` on a new ``branch`` and merge it into main with ``--no-ff`` and ``message``."""
+    git(root, "checkout", "-q", "-b", branch)
+    commit(root, files, "work in progress on the branch", date=date)
+    git(root, "checkout", "-q", "main")
+    env = {"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+    git(root, "merge", "-q", "--no-ff", "-m", message, branch, env=env)
+    return git(root, "rev-parse", "HEAD").strip()
+
+
+def test_mine_reads_merged_pull_requests_on_the_first_parent_line(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    make_repo(root, {"pkg/mod.py": MODULE})
+    merged = _merge(root, "comma", {"pkg/mod.py": MODULE.replace("{self.greeting} {name}", "{name}")},
+                    "Merge pull request #5 from ada/comma\n\nGreet by name only, without the greeting\n\n"
+                    "Closes #4", date="2026-01-02T12:00:00+00:00")
+    _merge(root, "stable", {"pkg/mod.py": MODULE.replace("x + 1", "x + 3")}, "Merge branch 'stable'",
+           date="2026-01-03T12:00:00+00:00")
+    squashed = commit(root, {"pkg/mod.py": MODULE.replace("x + 1", "x + 2")},
+                      "Add two instead of one in the helper (#9)\n\n* Add two\n* Adjust the helper",
+                      date="2026-01-04T12:00:00+00:00")
+    direct = commit(root, {"pkg/mod.py": MODULE.replace("x + 1", "x + 4")},
+                    "Add four instead of two in the helper", date="2026-01-05T12:00:00+00:00")
+    tasks = {t.id: t for t in mine(root, "HEAD", count=10, seed=0, window=100)}
+    assert set(tasks) == {merged, squashed, direct}  # the "Merge branch" merge is no task
+    pr = tasks[merged]
+    assert (pr.source, pr.text, pr.ground_truth) == (
+        "pr", "Greet by name only, without the greeting", ("pkg/mod.py:Greeter.greet",))
+    assert pr.parent == git(root, "rev-parse", f"{merged}^1").strip()
+    assert tasks[squashed].source == "pr" and tasks[squashed].text.startswith("Add two instead of one")
+    assert tasks[direct].source == "commit" and tasks[direct].ground_truth == ("pkg/mod.py:helper",)
+
+
+def test_mine_caps_the_share_of_pull_requests(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    make_repo(root, {"pkg/mod.py": MODULE})
+    for i in range(3):
+        commit(root, {"pkg/mod.py": MODULE.replace("x + 1", f"x + {i + 10}")},
+               f"Change the helper increment to {i + 10} (#{i + 1})")
+    commit(root, {"pkg/mod.py": MODULE.replace("x + 1", "x + 99")}, "Change the helper increment directly")
+    sources = [t.source for t in mine(root, "HEAD", count=2, seed=0, window=100)]
+    assert sorted(sources) == ["commit", "pr"]
+    assert len(mine(root, "HEAD", count=4, seed=0, window=100)) == 4  # commits ran out: PRs fill up
