@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
     """Run ``mnemo-ci``; returns the exit code (see ``ci.guard``)."""
     args = build_parser().parse_args(argv)
-    return guarded(PROG, lambda: run(args, os.environ if env is None else env))
+    return guarded(PROG, lambda: run(args, os.environ if env is None else env), args.repo)
 
 
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:

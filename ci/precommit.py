@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the hook; returns the exit code (see ``ci.guard``)."""
     args = build_parser().parse_args(argv)
-    return guarded(PROG, lambda: run(args))
+    return guarded(PROG, lambda: run(args), args.repo)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -219,6 +219,7 @@ def setup(server: MnemoServer) -> None:
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: MnemoServer, params: Any) -> None:
+        ls.shutdown_requested = True
         ls.close()
 
 

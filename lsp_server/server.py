@@ -97,6 +97,7 @@ class MnemoServer(LanguageServer):
         self._pool = ThreadPoolExecutor(max_workers=READ_WORKERS, thread_name_prefix="mnemo-read")
         self._readers = _Readers()
         self._told: set[str] = set()
+        self.shutdown_requested = False  # the LSP exit code: 0 only after a shutdown request
 
     # -- the workspace ------------------------------------------------------------------------
     def open_workspace(self) -> Path | None:

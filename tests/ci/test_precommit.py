@@ -12,7 +12,9 @@ import pytest
 from ci_helpers import SHOP
 from helpers import commit, git, make_repo, write_files
 
+from ci.guard import EXIT_POLICY
 from ci.precommit import main
+from mnemo_core.boundary import EXIT_ERROR
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 HOOK_ID = "mnemo-blast-radius"
@@ -54,7 +56,7 @@ def test_a_modified_function_passes_and_shows_the_table(tmp_path: Path,
 
 def test_a_deleted_function_still_called_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = hook(staged(tmp_path / "r", DELETED), capsys)
-    assert code == 1
+    assert code == EXIT_POLICY
     assert "  why: price was deleted but is still referenced (1): shop/pricing.py:2" in out
     assert "mnemo: FAILED: risk high is at or above fail_on = high (default settings and options)" in out
     assert f"SKIP={HOOK_ID} git commit" in out
@@ -62,14 +64,14 @@ def test_a_deleted_function_still_called_fails(tmp_path: Path, capsys: pytest.Ca
 
 @pytest.mark.parametrize(("files", "args", "config", "expected"), [
     (DELETED, ["--fail-on", "never"], "", 0),
-    (MODIFIED, ["--fail-on", "low"], "", 1),
-    (MODIFIED, ["--max-callers", "1"], "", 1),
+    (MODIFIED, ["--fail-on", "low"], "", EXIT_POLICY),
+    (MODIFIED, ["--max-callers", "1"], "", EXIT_POLICY),
     (MODIFIED, ["--max-callers", "2"], "", 0),
-    (UNTESTED, ["--require-tests"], "", 1),
-    (UNTESTED, [], "require_tests = true\n", 1),
+    (UNTESTED, ["--require-tests"], "", EXIT_POLICY),
+    (UNTESTED, [], "require_tests = true\n", EXIT_POLICY),
     (UNTESTED, ["--no-require-tests"], "require_tests = true\n", 0),
     (DELETED, [], 'fail_on = "never"\n', 0),
-    (DELETED, ["--fail-on", "high"], 'fail_on = "never"\n', 1),
+    (DELETED, ["--fail-on", "high"], 'fail_on = "never"\n', EXIT_POLICY),
 ])
 def test_policy_from_config_and_args(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                      files: dict[str, str], args: list[str], config: str,
@@ -85,7 +87,7 @@ def test_policy_messages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     root = staged(tmp_path / "r", UNTESTED)
     (root / "pyproject.toml").write_text("[tool.mnemo]\nmax_callers = 0\n", encoding="utf-8")
     code, out = hook(root, capsys, "--require-tests")
-    assert code == 1
+    assert code == EXIT_POLICY
     assert ("mnemo: FAILED: require_tests: no test reaches unused "
             f"(settings from {root / 'pyproject.toml'} [tool.mnemo] and options)") in out
 
@@ -98,7 +100,7 @@ def test_pre_push_analyses_the_pushed_range(tmp_path: Path, capsys: pytest.Captu
     monkeypatch.setenv("PRE_COMMIT_FROM_REF", base)
     monkeypatch.setenv("PRE_COMMIT_TO_REF", head)
     code, out = hook(root, capsys)
-    assert code == 1
+    assert code == EXIT_POLICY
     assert out.startswith(f"mnemo: pushed commits {base[:10]}..{head[:10]}: risk HIGH")
     assert f"to push anyway: SKIP={HOOK_ID} git push" in out
 
@@ -112,15 +114,15 @@ def test_the_first_commit_of_a_repository(tmp_path: Path, capsys: pytest.Capture
     assert "mnemo: staged change: risk" in out and "added" in out
 
 
-def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_input_is_one_line_and_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = hook(tmp_path, capsys)
-    assert code == 2
+    assert code == EXIT_ERROR
     assert out == (f"mnemo-precommit: error: {tmp_path} is not inside a git repository. Run mnemo in a "
                    "clone, or `git init` one first.\n")
     root = staged(tmp_path / "r", MODIFIED)
     (root / "mnemo.toml").write_text('fail_on = "sometimes"\n', encoding="utf-8")
     code, out = hook(root, capsys)
-    assert code == 2 and "fail_on must be one of low, medium, high, never (got 'sometimes')" in out
+    assert code == EXIT_ERROR and "fail_on must be one of low, medium, high, never (got 'sometimes')" in out
 
 
 def run_tool(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -192,6 +194,6 @@ def test_try_repo_fails_a_commit_that_deletes_a_called_function(tmp_path: Path,
                                                                  try_repo_env: dict[str, str]) -> None:
     done = try_repo(staged(tmp_path / "r", DELETED), try_repo_env)
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "Failed" in done.stdout and "- exit code: 1" in done.stdout
+    assert "Failed" in done.stdout and f"- exit code: {EXIT_POLICY}" in done.stdout
     assert "price was deleted but is still referenced (1): shop/pricing.py:2" in done.stdout
     assert "mnemo: FAILED: risk high is at or above fail_on = high" in done.stdout
