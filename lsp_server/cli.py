@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from lsp_server import commands, hover, indexing, lens
 from lsp_server.server import ClientStdout, MnemoServer, forward_engine_logs
 from mnemo_core import __version__
-from mnemo_core.boundary import EXIT_ERROR, EXIT_OK, EXIT_USAGE, guarded
+from mnemo_core.boundary import EXIT_USAGE, guarded
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 2087  # the port pygls examples and editor configs conventionally use
@@ -57,8 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the server until the client disconnects; returns the exit code: 0 after a ``shutdown``
-    request, 1 when the client left (``exit`` or a closed stream) without one, as the LSP says."""
+    """Run the server until the client disconnects; returns the exit code (1 for an ``exit``
+    notification without a ``shutdown`` request before it, as the LSP says)."""
     args = build_parser().parse_args(argv)
     if args.tcp and args.stdio:
         print("mnemo-lsp: error: choose one of --stdio and --tcp", file=sys.stderr)
@@ -81,7 +81,7 @@ def _serve(args: argparse.Namespace) -> int:
             server.start_io(sys.stdin.buffer, ClientStdout(sys.stdout.buffer))  # type: ignore[arg-type]
     finally:
         server.close()
-    return EXIT_OK if server.shutdown_requested else EXIT_ERROR
+    return server.exit_code
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -222,6 +222,11 @@ def setup(server: MnemoServer) -> None:
         ls.shutdown_requested = True
         ls.close()
 
+    @server.feature(types.EXIT)
+    def exit(ls: MnemoServer, params: Any) -> None:
+        if not ls.shutdown_requested:
+            ls.exit_code = 1
+
 
 def _has_files(server: MnemoServer) -> bool:
     return server.repo().store.totals()[0] > 0

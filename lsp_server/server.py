@@ -97,7 +97,8 @@ class MnemoServer(LanguageServer):
         self._pool = ThreadPoolExecutor(max_workers=READ_WORKERS, thread_name_prefix="mnemo-read")
         self._readers = _Readers()
         self._told: set[str] = set()
-        self.shutdown_requested = False  # the LSP exit code: 0 only after a shutdown request
+        self.shutdown_requested = False
+        self.exit_code = 0  # the LSP asks for 1 when the client sends ``exit`` without ``shutdown``
 
     # -- the workspace ------------------------------------------------------------------------
     def open_workspace(self) -> Path | None:
