@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from mnemo_core import __version__
 from mnemo_core.boundary import guarded
 from mnemo_core.commands import COMMANDS
+from mnemo_core.repository import recovering
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,7 +33,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="mnemo: %(message)s", stream=sys.stderr, force=True)
     repo = getattr(args, "repo", None) or getattr(args, "path", None)  # where a crash log may go
-    return guarded("mnemo", lambda: int(args.run(args)), repo)
+    return guarded("mnemo", lambda: recovering(repo, lambda: int(args.run(args))), repo)
 
 
 if __name__ == "__main__":

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import logging
+import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from mnemo_core.index.indexer import Progress, index_repo, resolve_root
-from mnemo_core.index.store import Store, db_size
+from mnemo_core.index.recovery import IndexReadOnly, is_damage, quarantine
+from mnemo_core.index.store import Store, db_size, index_path
 from mnemo_core.model import IndexStats
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 @dataclass
@@ -26,6 +34,13 @@ class Repository:
                      only: list[str] | None = None) -> IndexStats:
         """Bring the index up to date (incremental unless ``full``)."""
         return index_repo(self.root, full=full, progress=progress, only=only)
+
+    def refresh(self) -> None:
+        """Bring the index up to date before a query; one that cannot be written answers as it is."""
+        try:
+            self.update_index()
+        except IndexReadOnly as exc:
+            log.warning("%s; answering from it as it is, which may be stale", exc)
 
     @property
     def store(self) -> Store:
@@ -53,3 +68,15 @@ class Repository:
             return p.resolve().relative_to(self.root).as_posix()
         except ValueError:
             return Path(path).as_posix()
+
+
+def recovering(path: str | Path | None, body: Callable[[], T]) -> T:
+    """Run a command; when the index turns out damaged mid-query (the update before it reads only
+    part of the file), move it aside and run the command once more, on a rebuilt index."""
+    try:
+        return body()
+    except sqlite3.DatabaseError as exc:
+        if path is None or not is_damage(exc):
+            raise
+        quarantine(index_path(resolve_root(path)), f"damaged ({exc})")
+    return body()

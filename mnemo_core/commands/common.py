@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 
 from mnemo_core.model import Symbol
 from mnemo_core.repository import Repository
-
-log = logging.getLogger(__name__)
 
 
 def add_repo_argument(parser: argparse.ArgumentParser) -> None:
@@ -25,8 +22,7 @@ def add_format_argument(parser: argparse.ArgumentParser, choices: tuple[str, ...
 def open_indexed(args: argparse.Namespace) -> Repository:
     """Open the repository and bring its index up to date (a no-op when nothing changed)."""
     repo = Repository.open(args.repo)
-    stats = repo.update_index()
-    log.info("index updated: %d file(s) parsed in %d ms", stats.parsed, stats.elapsed_ms)
+    repo.refresh()
     return repo
 
 

@@ -18,6 +18,7 @@ import gc
 import json
 import logging
 import os
+import sqlite3
 import threading
 import time
 from collections import Counter
@@ -33,6 +34,7 @@ from mnemo_core.index.extract import extract
 from mnemo_core.index.files import list_files, read_source
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.lock import index_lock
+from mnemo_core.index.recovery import IndexDamaged, IndexReadOnly, is_damage, quarantine, writable
 from mnemo_core.index.resolve import Resolver
 from mnemo_core.index.store import (
     EdgeRow,
@@ -41,6 +43,7 @@ from mnemo_core.index.store import (
     FileRow,
     Store,
     encode_refs,
+    index_path,
     prepare_index_dir,
 )
 from mnemo_core.index.workers import clean_start, parallel_map, worker_init
@@ -84,11 +87,29 @@ def index_repo(
     root: Path, full: bool = False, progress: Progress | None = None, only: Sequence[str] | None = None
 ) -> IndexStats:
     """Update (or with ``full``, rebuild) the index of ``root``; ``only`` limits the check to some
-    repo-relative paths (an editor saving a file)."""
+    repo-relative paths (an editor saving a file). A damaged index is moved aside and rebuilt; one
+    mnemo cannot write raises ``IndexReadOnly`` (it can still be read)."""
     started = time.perf_counter()
+    path = index_path(root)
+    if path.exists() and not writable(path):
+        raise IndexReadOnly(f"the index {path} cannot be written (read-only)")
+    try:
+        return _index_locked(root, full, progress, only, started)
+    except (IndexDamaged, sqlite3.DatabaseError) as exc:
+        if not isinstance(exc, IndexDamaged) and not is_damage(exc):
+            raise
+        quarantine(path, str(exc) if isinstance(exc, IndexDamaged) else f"damaged ({exc})")
+    return _index_locked(root, True, progress, None, started)
+
+
+def _index_locked(
+    root: Path, full: bool, progress: Progress | None, only: Sequence[str] | None, started: float
+) -> IndexStats:
     with index_lock(prepare_index_dir(root)):
         store = Store.open(root)
         try:
+            if full:
+                store.quick_check()  # a rebuild reads everything anyway: damage shows here, not later
             return _update(root, store, full, progress, only, started)
         finally:
             store.close()
