@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from lsp_server import commands, hover, indexing, lens
+from lsp_server.protocol import DESERIALIZE_FAILED
 from lsp_server.server import ClientStdout, MnemoServer, forward_engine_logs
 from mnemo_core import __version__
 from mnemo_core.boundary import EXIT_USAGE, guarded
@@ -31,7 +32,7 @@ def create_server() -> MnemoServer:
 def _skip_answered_errors(record: logging.LogRecord) -> bool:
     """Drop pygls' traceback for an error the client already got as a response (bugs among them
     are logged to the client's output channel with their traceback)."""
-    return not str(record.msg).startswith(ANSWERED_ERROR)
+    return not str(record.msg).startswith((ANSWERED_ERROR, DESERIALIZE_FAILED))
 
 
 def _announce_listening() -> None:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from mnemo_core.errors import MnemoError
 from mnemo_core.index.indexer import Progress, index_repo, resolve_root
 from mnemo_core.index.recovery import IndexReadOnly, is_damage, quarantine
 from mnemo_core.index.store import Store, db_size, index_path
@@ -60,15 +61,14 @@ class Repository:
             self._store = None
 
     def relpath(self, path: str | Path) -> str:
-        """A user-given path as a repo-relative POSIX path."""
-        p = Path(path)
-        if not p.is_absolute():
-            p = (Path.cwd() / p)
-        try:
-            return p.resolve().relative_to(self.root).as_posix()
-        except ValueError:
-            return Path(path).as_posix()
-
+        """A user-given path (absolute, relative to the working directory, or repo-relative) as a
+        repo-relative POSIX path, symlinks resolved; ``MnemoError`` for one outside the repository."""
+        given = Path(path)
+        tries = [given] if given.is_absolute() else [Path.cwd() / given, self.root / given]
+        inside = [t.resolve() for t in tries if t.resolve().is_relative_to(self.root)]
+        if not inside:
+            raise MnemoError(f"{path}: not inside the repository {self.root}")
+        return next((p for p in inside if p.exists()), inside[0]).relative_to(self.root).as_posix()
 
 def recovering(path: str | Path | None, body: Callable[[], T]) -> T:
     """Run a command; when the index turns out damaged mid-query (the update before it reads only

@@ -14,6 +14,18 @@ def add_repo_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repo", default=".", help="repository directory (default: current directory)")
 
 
+def positive_int(text: str) -> int:
+    """An argparse type for counts and budgets: 0 or a negative number is a usage error, not
+    "unlimited"."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def add_format_argument(parser: argparse.ArgumentParser, choices: tuple[str, ...] = ("text", "json")) -> None:
     """``--format`` with the given choices, the first being the default."""
     parser.add_argument("--format", choices=choices, default=choices[0], help="output format")
