@@ -35,6 +35,12 @@ def _skip_answered_errors(record: logging.LogRecord) -> bool:
     return not str(record.msg).startswith((ANSWERED_ERROR, DESERIALIZE_FAILED))
 
 
+def _skip_exit_tracebacks(record: logging.LogRecord) -> bool:
+    """Drop asyncio's traceback for pygls' ``sys.exit`` on ``exit`` over TCP (it is raised inside the
+    connection callback; the exit code is still the one the LSP asks for)."""
+    return not (record.exc_info and isinstance(record.exc_info[1], SystemExit))
+
+
 def _announce_listening() -> None:
     """Say on stderr when the TCP server listens (pygls' "Serving on ..." line)."""
     announcer = logging.StreamHandler(sys.stderr)
@@ -68,6 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     stderr.setLevel(logging.INFO if args.verbose else logging.WARNING)
     logging.basicConfig(handlers=[stderr], level=logging.WARNING, format="mnemo-lsp: %(name)s: %(message)s")
     logging.getLogger(PYGLS_RPC_LOGGER).addFilter(_skip_answered_errors)
+    logging.getLogger("asyncio").addFilter(_skip_exit_tracebacks)
     return guarded("mnemo-lsp", lambda: _serve(args))
 
 
