@@ -3,25 +3,20 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from ci_helpers import SHOP
+from ci_helpers import HOOK_ID, SHOP, run_tool, try_repo, try_repo_environment
 from helpers import commit, git, make_repo, write_files
 
 from ci.guard import EXIT_POLICY
 from ci.precommit import main
 from mnemo_core.boundary import EXIT_ERROR
 
-CHECKOUT = Path(__file__).resolve().parents[2]
-HOOK_ID = "mnemo-blast-radius"
 MODIFIED = {"shop/pricing.py": SHOP["shop/pricing.py"].replace("item * 2", "item * 3")}
 DELETED = {"shop/pricing.py": "def total(items):\n    return sum(price(i) for i in items)\n"}
 UNTESTED = {"shop/cart.py": SHOP["shop/cart.py"] + "\n\ndef unused():\n    return 0\n"}
-TRY_REPO_TIMEOUT_S = 300
 
 
 def staged(root: Path, files: dict[str, str]) -> Path:
@@ -125,11 +120,6 @@ def test_bad_input_is_one_line_and_exit_1(tmp_path: Path, capsys: pytest.Capture
     assert code == EXIT_ERROR and "fail_on must be one of low, medium, high, never (got 'sometimes')" in out
 
 
-def run_tool(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, check=False, env=env,
-                          timeout=TRY_REPO_TIMEOUT_S)
-
-
 def test_git_commit_through_pre_commit_reads_the_commits_index(tmp_path: Path) -> None:
     """The real pre-commit and git: unstaged edits are stashed, and ``commit -a`` stages into a temporary
     index that the hook must read (here with the installed console script as a local hook)."""
@@ -159,28 +149,8 @@ def test_git_commit_through_pre_commit_reads_the_commits_index(tmp_path: Path) -
 
 @pytest.fixture(scope="module")
 def try_repo_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The environment for ``pre-commit try-repo``: its own cache and home; the hook's virtualenv sees
-    this interpreter's packages, so installing mnemo into it needs no download of numpy, scipy or
-    tree-sitter (pip still builds mnemo's wheel)."""
-    if not (CHECKOUT / ".git").exists() or not (CHECKOUT / ".pre-commit-hooks.yaml").exists():
-        pytest.skip("try-repo needs this checkout to be a git repository with .pre-commit-hooks.yaml")
-    home = tmp_path_factory.mktemp("pre-commit-home")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "PRE_COMMIT"))}
-    env.update(HOME=str(home), PRE_COMMIT_HOME=str(home / "cache"), VIRTUALENV_SYSTEM_SITE_PACKAGES="1",
-               GIT_AUTHOR_NAME="Ada Tester", GIT_AUTHOR_EMAIL="ada@example.com", GIT_CONFIG_NOSYSTEM="1",
-               GIT_COMMITTER_NAME="Ada Tester", GIT_COMMITTER_EMAIL="ada@example.com")
-    return env
-
-
-def try_repo(root: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """``pre-commit try-repo <this checkout> mnemo-blast-radius`` in ``root`` (a repository with a
-    ``.pre-commit-config.yaml`` as a user would have it; try-repo runs the checkout's hook instead)."""
-    head = git(CHECKOUT, "rev-parse", "HEAD").strip()
-    write_files(root, {".pre-commit-config.yaml": f"repos:\n- repo: {CHECKOUT}\n  rev: {head}\n  hooks:\n"
-                                                  f"  - id: {HOOK_ID}\n"})
-    git(root, "add", ".pre-commit-config.yaml")
-    return run_tool(sys.executable, "-m", "pre_commit", "try-repo", str(CHECKOUT), HOOK_ID, cwd=root, env=env)
-
+    """The environment for ``pre-commit try-repo`` (see ``ci_helpers.try_repo_environment``)."""
+    return try_repo_environment(tmp_path_factory.mktemp("pre-commit-home"))
 
 def test_try_repo_passes_a_safe_commit(tmp_path: Path, try_repo_env: dict[str, str]) -> None:
     done = try_repo(staged(tmp_path / "r", MODIFIED), try_repo_env)
