@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1] / "lsp"))  # lsp_session, the language-server helpers
 
 from hostile_repos import Hostile, make_hostile
 
