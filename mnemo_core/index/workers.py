@@ -6,8 +6,8 @@ first on ``sys.path`` and import a planted ``multiprocessing.py`` before any of 
 So they are started with ``PYTHONSAFEPATH=1`` (Python 3.11+), and the ``sys.path`` they inherit
 from the parent is handed over without relative entries or entries inside the repository (see
 ``mnemo_core.safepath``); forked workers get the same cleaned ``sys.path`` for any import they do.
-They start with SIGINT ignored (Ctrl-C is the parent's to report, in one line) and exit when the
-parent dies: on Linux through ``PR_SET_PDEATHSIG``, and everywhere by watching the parent's pid.
+They start with SIGINT blocked, then ignored (Ctrl-C is the parent's to report, in one line), and
+exit when the parent dies: on Linux through ``PR_SET_PDEATHSIG``, and everywhere by watching the parent's pid.
 """
 
 from __future__ import annotations
@@ -54,17 +54,22 @@ def parallel_map(
 
 @contextlib.contextmanager
 def clean_start(root: Path) -> Iterator[None]:
-    """Start processes in this block: no repository code on their ``sys.path``, SIGINT ignored."""
+    """Start processes in this block: no repository code on their ``sys.path``, and SIGINT blocked
+    (the children inherit the mask through exec, so a Ctrl-C while they boot cannot print their
+    tracebacks; here it stays pending and is raised when the block ends)."""
     saved_path, saved_env = sys.path[:], os.environ.get("PYTHONSAFEPATH")
     sys.path[:] = [p for p in sys.path if not is_untrusted(p, str(root))]
     os.environ["PYTHONSAFEPATH"] = "1"
-    in_main = threading.current_thread() is threading.main_thread()
-    handler = signal.signal(signal.SIGINT, signal.SIG_IGN) if in_main else None  # inherited through exec
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()  # now: starting it later would unblock SIGINT again
+    masking = hasattr(signal, "pthread_sigmask")  # POSIX
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if masking else None
     try:
         yield
     finally:
-        if in_main:
-            signal.signal(signal.SIGINT, handler)
+        if mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         if saved_env is None:
             os.environ.pop("PYTHONSAFEPATH", None)
         else:
@@ -75,6 +80,8 @@ def clean_start(root: Path) -> Iterator[None]:
 def worker_init(parent: int) -> None:
     """Run first in every worker: ignore Ctrl-C, and die with the parent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked by clean_start; ignored now
     if sys.platform.startswith("linux"):
         import ctypes  # only workers need it
 
