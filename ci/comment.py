@@ -24,7 +24,7 @@ from mnemo_core.errors import MnemoError
 from mnemo_core.model import Impact
 from mnemo_core.pipelines import for_pr
 from mnemo_core.render_review import MARKER, REVIEW_BUDGET, Links, comment_markdown
-from mnemo_core.repository import Repository
+from mnemo_core.repository import Repository, recovering
 
 PROG = "mnemo-ci"
 
@@ -49,7 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
     """Run ``mnemo-ci``; returns the exit code (see ``ci.guard``)."""
     args = build_parser().parse_args(argv)
-    return guarded(PROG, lambda: run(args, os.environ if env is None else env))
+    return guarded(PROG, lambda: recovering(args.repo, lambda: run(args, os.environ if env is None else env)),
+                   args.repo)
 
 
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:

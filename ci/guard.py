@@ -1,54 +1,26 @@
-"""Exit codes and the top-level handler the entrypoints share: one line on stderr, never a traceback.
+"""The gates' exit codes on top of the shared boundary (``mnemo_core.boundary``).
 
-0 passed; 1 the change fails the policy; 2 bad usage, environment or input (a missing variable,
-an unknown ref, a shallow clone); 3 an unexpected error (traceback written to a log file);
-4 the GitHub API refused or failed; 130 interrupted; 141 the reader of the output went away (as
-for SIGPIPE: never 0, so a gate cannot pass because its output was cut).
+0 the change passes the policy; 5 it fails the policy; 4 the GitHub API refused or failed; the
+rest as for every mnemo entry point (1 error, 2 usage, 3 internal error, 130, 141).
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
 import sys
-import tempfile
-import traceback
 from collections.abc import Callable
 from pathlib import Path
 
 from ci.github import GitHubError
-from mnemo_core.errors import MnemoError
+from mnemo_core.boundary import EXIT_OK
+from mnemo_core.boundary import guarded as boundary
 
-EXIT_PASSED = 0
-EXIT_POLICY = 1
-EXIT_INPUT = 2
-EXIT_INTERNAL = 3
+EXIT_PASSED = EXIT_OK
 EXIT_GITHUB = 4
-EXIT_INTERRUPTED = 130
-EXIT_BROKEN_PIPE = 141
+EXIT_POLICY = 5  # apart from 1 (an error), so a script can tell a blocked change from a failed run
 
 
-def guarded(prog: str, body: Callable[[], int]) -> int:
-    """Run ``body`` and map what it raises to an exit code and one line on stderr."""
+def guarded(prog: str, body: Callable[[], int], repo: str | Path | None = None) -> int:
+    """Run a gate's ``body`` inside the shared boundary, with GitHub failures as ``EXIT_GITHUB``."""
     logging.basicConfig(level=logging.WARNING, format=f"{prog}: %(message)s", stream=sys.stderr, force=True)
-    try:
-        return body()
-    except GitHubError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return EXIT_GITHUB
-    except MnemoError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return EXIT_INPUT
-    except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        with contextlib.suppress(OSError, ValueError):  # no second error when Python flushes at exit
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_BROKEN_PIPE
-    except Exception:
-        log = Path(tempfile.gettempdir()) / f"{prog}-crash.log"
-        log.write_text(traceback.format_exc(), encoding="utf-8")
-        print(f"{prog}: internal error; details written to {log}. Please report it.", file=sys.stderr)
-        return EXIT_INTERNAL
+    return boundary(prog, body, repo, {GitHubError: EXIT_GITHUB})

@@ -19,7 +19,7 @@ from mnemo_core.config import load_config
 from mnemo_core.model import ContextPack, Impact
 from mnemo_core.pipelines import for_pr
 from mnemo_core.render_review import REVIEW_BUDGET, review_text
-from mnemo_core.repository import Repository
+from mnemo_core.repository import Repository, recovering
 
 PROG = "mnemo-precommit"
 HOOK_ID = "mnemo-blast-radius"  # the id in .pre-commit-hooks.yaml, for pre-commit's SKIP variable
@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the hook; returns the exit code (see ``ci.guard``)."""
     args = build_parser().parse_args(argv)
-    return guarded(PROG, lambda: run(args))
+    return guarded(PROG, lambda: recovering(args.repo, lambda: run(args)), args.repo)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -8,8 +8,10 @@ import sys
 from collections.abc import Sequence
 
 from lsp_server import commands, hover, indexing, lens
+from lsp_server.protocol import DESERIALIZE_FAILED
 from lsp_server.server import ClientStdout, MnemoServer, forward_engine_logs
 from mnemo_core import __version__
+from mnemo_core.boundary import EXIT_USAGE, guarded
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 2087  # the port pygls examples and editor configs conventionally use
@@ -30,7 +32,13 @@ def create_server() -> MnemoServer:
 def _skip_answered_errors(record: logging.LogRecord) -> bool:
     """Drop pygls' traceback for an error the client already got as a response (bugs among them
     are logged to the client's output channel with their traceback)."""
-    return not str(record.msg).startswith(ANSWERED_ERROR)
+    return not str(record.msg).startswith((ANSWERED_ERROR, DESERIALIZE_FAILED))
+
+
+def _skip_exit_tracebacks(record: logging.LogRecord) -> bool:
+    """Drop asyncio's traceback for pygls' ``sys.exit`` on ``exit`` over TCP (it is raised inside the
+    connection callback; the exit code is still the one the LSP asks for)."""
+    return not (record.exc_info and isinstance(record.exc_info[1], SystemExit))
 
 
 def _announce_listening() -> None:
@@ -56,15 +64,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the server until the client disconnects; returns the exit code."""
+    """Run the server until the client disconnects; returns the exit code (1 for an ``exit``
+    notification without a ``shutdown`` request before it, as the LSP says)."""
     args = build_parser().parse_args(argv)
     if args.tcp and args.stdio:
         print("mnemo-lsp: error: choose one of --stdio and --tcp", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     stderr = logging.StreamHandler(sys.stderr)
     stderr.setLevel(logging.INFO if args.verbose else logging.WARNING)
     logging.basicConfig(handlers=[stderr], level=logging.WARNING, format="mnemo-lsp: %(name)s: %(message)s")
     logging.getLogger(PYGLS_RPC_LOGGER).addFilter(_skip_answered_errors)
+    logging.getLogger("asyncio").addFilter(_skip_exit_tracebacks)
+    return guarded("mnemo-lsp", lambda: _serve(args))
+
+
+def _serve(args: argparse.Namespace) -> int:
     server = create_server()
     if args.tcp:
         _announce_listening()
@@ -75,8 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             server.start_io(sys.stdin.buffer, ClientStdout(sys.stdout.buffer))  # type: ignore[arg-type]
     finally:
         server.close()
-    return 0
-
+    return server.exit_code
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -219,7 +219,13 @@ def setup(server: MnemoServer) -> None:
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: MnemoServer, params: Any) -> None:
+        ls.shutdown_requested = True
         ls.close()
+
+    @server.feature(types.EXIT)
+    def exit(ls: MnemoServer, params: Any) -> None:
+        if not ls.shutdown_requested:
+            ls.exit_code = 1
 
 
 def _has_files(server: MnemoServer) -> bool:

@@ -25,6 +25,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInva
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
+from lsp_server.protocol import MnemoProtocol
 from mnemo_core import __version__
 from mnemo_core.errors import MnemoError
 from mnemo_core.model import ContextPack, ScoredSymbol
@@ -88,7 +89,8 @@ class MnemoServer(LanguageServer):
 
     def __init__(self) -> None:
         super().__init__(name="mnemo-lsp", version=__version__,
-                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         protocol_cls=MnemoProtocol)
         self.root: Path | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.index = IndexState()
@@ -97,6 +99,8 @@ class MnemoServer(LanguageServer):
         self._pool = ThreadPoolExecutor(max_workers=READ_WORKERS, thread_name_prefix="mnemo-read")
         self._readers = _Readers()
         self._told: set[str] = set()
+        self.shutdown_requested = False
+        self.exit_code = 0  # the LSP asks for 1 when the client sends ``exit`` without ``shutdown``
 
     # -- the workspace ------------------------------------------------------------------------
     def open_workspace(self) -> Path | None:

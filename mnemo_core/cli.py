@@ -1,7 +1,6 @@
 """``mnemo``: parse the command line, dispatch to a command, map failures to exit codes.
 
-Exit codes: 0 success, 1 a MnemoError (one line on stderr), 2 bad usage (argparse), 3 an
-unexpected error (traceback written to a log file whose path is printed), 130 interrupted.
+Failures map to exit codes in ``mnemo_core.boundary`` (shared by every entry point).
 """
 
 from __future__ import annotations
@@ -9,14 +8,12 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-import tempfile
-import traceback
 from collections.abc import Sequence
-from pathlib import Path
 
 from mnemo_core import __version__
+from mnemo_core.boundary import guarded
 from mnemo_core.commands import COMMANDS
-from mnemo_core.errors import MnemoError
+from mnemo_core.repository import recovering
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,21 +32,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="mnemo: %(message)s", stream=sys.stderr, force=True)
-    try:
-        return int(args.run(args))
-    except MnemoError as exc:
-        print(f"mnemo: error: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("mnemo: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        return 0
-    except Exception:
-        log = Path(tempfile.gettempdir()) / "mnemo-crash.log"
-        log.write_text(traceback.format_exc(), encoding="utf-8")
-        print(f"mnemo: internal error; details written to {log}. Please report it.", file=sys.stderr)
-        return 3
+    repo = getattr(args, "repo", None) or getattr(args, "path", None)  # where a crash log may go
+    return guarded("mnemo", lambda: recovering(repo, lambda: int(args.run(args))), repo)
 
 
 if __name__ == "__main__":

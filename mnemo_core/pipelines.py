@@ -37,7 +37,7 @@ def open_repo(repo: str | Path | Repository, update: bool = True) -> Repository:
     """A Repository from a path or an open one, with its index brought up to date."""
     opened = repo if isinstance(repo, Repository) else Repository.open(repo)
     if update:
-        opened.update_index()
+        opened.refresh()
     return opened
 
 

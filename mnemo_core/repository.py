@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import logging
+import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
+from mnemo_core.errors import MnemoError
 from mnemo_core.index.indexer import Progress, index_repo, resolve_root
-from mnemo_core.index.store import Store, db_size
+from mnemo_core.index.recovery import IndexReadOnly, is_damage, quarantine
+from mnemo_core.index.store import Store, db_size, index_path
 from mnemo_core.model import IndexStats
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 @dataclass
@@ -27,6 +36,13 @@ class Repository:
         """Bring the index up to date (incremental unless ``full``)."""
         return index_repo(self.root, full=full, progress=progress, only=only)
 
+    def refresh(self) -> None:
+        """Bring the index up to date before a query; one that cannot be written answers as it is."""
+        try:
+            self.update_index()
+        except IndexReadOnly as exc:
+            log.warning("%s; answering from it as it is, which may be stale", exc)
+
     @property
     def store(self) -> Store:
         """The open index (created empty if there is none yet)."""
@@ -45,11 +61,22 @@ class Repository:
             self._store = None
 
     def relpath(self, path: str | Path) -> str:
-        """A user-given path as a repo-relative POSIX path."""
-        p = Path(path)
-        if not p.is_absolute():
-            p = (Path.cwd() / p)
-        try:
-            return p.resolve().relative_to(self.root).as_posix()
-        except ValueError:
-            return Path(path).as_posix()
+        """A user-given path (absolute, relative to the working directory, or repo-relative) as a
+        repo-relative POSIX path, symlinks resolved; ``MnemoError`` for one outside the repository."""
+        given = Path(path)
+        tries = [given] if given.is_absolute() else [Path.cwd() / given, self.root / given]
+        inside = [t.resolve() for t in tries if t.resolve().is_relative_to(self.root)]
+        if not inside:
+            raise MnemoError(f"{path}: not inside the repository {self.root}")
+        return next((p for p in inside if p.exists()), inside[0]).relative_to(self.root).as_posix()
+
+def recovering(path: str | Path | None, body: Callable[[], T]) -> T:
+    """Run a command; when the index turns out damaged mid-query (the update before it reads only
+    part of the file), move it aside and run the command once more, on a rebuilt index."""
+    try:
+        return body()
+    except sqlite3.DatabaseError as exc:
+        if path is None or not is_damage(exc):
+            raise
+        quarantine(index_path(resolve_root(path)), f"damaged ({exc})")
+    return body()

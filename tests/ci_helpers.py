@@ -4,6 +4,9 @@ throwaway repository with a pull request (base on ``main``, head on ``feature``)
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -12,11 +15,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from helpers import commit, git, make_repo
+import pytest
+from helpers import commit, git, make_repo, write_files
 
 TOKEN = "ghs_test0123456789SECRET"  # must never show up in any output
 REPOSITORY = "acme/shop"
 COMMENT_LIMIT = 65_536
+CHECKOUT = Path(__file__).resolve().parents[1]  # this mnemo, as pre-commit installs it
+HOOK_ID = "mnemo-blast-radius"
+TRY_REPO_TIMEOUT_S = 300
 SHUTDOWN_POLL_S = 0.02  # serve_forever checks for shutdown this often: fast teardown
 
 SHOP = {
@@ -199,3 +206,32 @@ def write_event(path: Path, number: int, base: str, head: str, fork: bool = Fals
         "head": {"sha": head, "ref": "feature", "repo": {"full_name": head_repo}}}}
     path.write_text(json.dumps(event), encoding="utf-8")
     return path
+
+
+def run_tool(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, check=False, env=env,
+                          timeout=TRY_REPO_TIMEOUT_S)
+
+
+
+def try_repo_environment(home: Path) -> dict[str, str]:
+    """The environment for ``pre-commit try-repo``: its own cache and home; the hook's virtualenv sees
+    this interpreter's packages, so installing mnemo into it needs no download of numpy or
+    tree-sitter (pip still builds mnemo's wheel)."""
+    if not (CHECKOUT / ".git").exists() or not (CHECKOUT / ".pre-commit-hooks.yaml").exists():
+        pytest.skip("try-repo needs this checkout to be a git repository with .pre-commit-hooks.yaml")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "PRE_COMMIT"))}
+    env.update(HOME=str(home), PRE_COMMIT_HOME=str(home / "cache"), VIRTUALENV_SYSTEM_SITE_PACKAGES="1",
+               GIT_AUTHOR_NAME="Ada Tester", GIT_AUTHOR_EMAIL="ada@example.com", GIT_CONFIG_NOSYSTEM="1",
+               GIT_COMMITTER_NAME="Ada Tester", GIT_COMMITTER_EMAIL="ada@example.com")
+    return env
+
+
+def try_repo(root: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``pre-commit try-repo <this checkout> mnemo-blast-radius`` in ``root`` (a repository with a
+    ``.pre-commit-config.yaml`` as a user would have it; try-repo runs the checkout's hook instead)."""
+    head = git(CHECKOUT, "rev-parse", "HEAD").strip()
+    write_files(root, {".pre-commit-config.yaml": f"repos:\n- repo: {CHECKOUT}\n  rev: {head}\n  hooks:\n"
+                                                  f"  - id: {HOOK_ID}\n"})
+    git(root, "add", ".pre-commit-config.yaml")
+    return run_tool(sys.executable, "-m", "pre_commit", "try-repo", str(CHECKOUT), HOOK_ID, cwd=root, env=env)

@@ -74,6 +74,12 @@ def test_missing_directory_is_one_line_and_exit_1(tmp_path: Path, capsys: pytest
     assert err.count("\n") == 1 and "no such directory" in err
 
 
-def test_bad_depth_is_an_error(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["callers", "total", "--depth", "0", "--repo", str(repo)]) == 1
-    assert "--depth must be at least 1" in capsys.readouterr().err
+@pytest.mark.parametrize("args", [["callers", "total", "--depth", "0"], ["find", "total", "--limit", "-1"],
+                                  ["task", "total", "--limit", "0"], ["task", "total", "--budget", "-5"],
+                                  ["files", "x.py", "--depth", "zero"]])
+def test_counts_must_be_positive(repo: Path, capsys: pytest.CaptureFixture[str], args: list[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main([*args, "--repo", str(repo)])
+    assert exited.value.code == 2
+    option = args[2]
+    assert f"error: argument {option}: " in capsys.readouterr().err.splitlines()[-1]

@@ -4,17 +4,26 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 
 from mnemo_core.model import Symbol
 from mnemo_core.repository import Repository
-
-log = logging.getLogger(__name__)
 
 
 def add_repo_argument(parser: argparse.ArgumentParser) -> None:
     """``--repo PATH`` (default: the current directory)."""
     parser.add_argument("--repo", default=".", help="repository directory (default: current directory)")
+
+
+def positive_int(text: str) -> int:
+    """An argparse type for counts and budgets: 0 or a negative number is a usage error, not
+    "unlimited"."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def add_format_argument(parser: argparse.ArgumentParser, choices: tuple[str, ...] = ("text", "json")) -> None:
@@ -25,8 +34,7 @@ def add_format_argument(parser: argparse.ArgumentParser, choices: tuple[str, ...
 def open_indexed(args: argparse.Namespace) -> Repository:
     """Open the repository and bring its index up to date (a no-op when nothing changed)."""
     repo = Repository.open(args.repo)
-    stats = repo.update_index()
-    log.info("index updated: %d file(s) parsed in %d ms", stats.parsed, stats.elapsed_ms)
+    repo.refresh()
     return repo
 
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from mnemo_core.commands.common import add_format_argument, add_repo_argument, open_indexed, print_json, symbol_json, symbol_line
+from mnemo_core.commands.common import add_format_argument, add_repo_argument, open_indexed, positive_int, print_json, symbol_json, symbol_line
 from mnemo_core.lookup import find
 
 
 def register(sub: Any) -> None:
     parser = sub.add_parser("find", help="find symbols by name or pattern (globs: * ?)")
     parser.add_argument("name", help="a name, Class.method, path:name, or a glob such as 'get_*'")
-    parser.add_argument("--limit", type=int, default=50, help="at most this many results")
+    parser.add_argument("--limit", type=positive_int, default=50, help="at most this many results")
     add_repo_argument(parser)
     add_format_argument(parser)
     parser.set_defaults(run=run)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from mnemo_core.commands.common import add_format_argument, add_repo_argument, open_indexed, print_json, symbol_json
+from mnemo_core.commands.common import add_format_argument, add_repo_argument, open_indexed, positive_int, print_json, symbol_json
 from mnemo_core.lookup import resolve_symbol, walk
 
 
@@ -13,7 +13,7 @@ def register(sub: Any) -> None:
     for verb, direction, text in (("callers", "in", "who calls a symbol"), ("callees", "out", "what a symbol calls")):
         parser = sub.add_parser(verb, help=f"{text}, transitively")
         parser.add_argument("symbol", help="name, Class.method or path:name")
-        parser.add_argument("--depth", type=int, default=1, help="how many hops (default 1)")
+        parser.add_argument("--depth", type=positive_int, default=1, help="how many hops (default 1)")
         add_repo_argument(parser)
         add_format_argument(parser)
         parser.set_defaults(run=run, direction=direction)

@@ -20,7 +20,7 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     repo = Repository.open(args.repo)
-    repo.update_index()
+    repo.refresh()
     data = stats(repo)
     if args.format == "json":
         print_json(data)

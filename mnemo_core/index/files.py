@@ -3,7 +3,8 @@
 In a git repository the list is ``git ls-files`` (tracked plus untracked-not-ignored); elsewhere a
 walk that never follows directory symlinks (so symlink loops cannot trap it) and skips dependency,
 build and hidden directories. A file is then skipped, and counted, when it is too large, binary,
-minified or generated, unreadable, or gone by the time it is read.
+minified or generated, unreadable, or gone by the time it is read, and when it is no regular file
+inside the repository (a symlink out of it, a FIFO, a device): those are never opened.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from mnemo_core.fsread import Refused, read_inside
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.vcs.git import GitError, repo_toplevel, tracked_and_untracked
 
@@ -78,24 +80,23 @@ class FileContent:
 
 
 def read_source(root: Path, path: str) -> FileContent:
-    """Read one file; never raises for the file's own faults."""
-    full = root / path
+    """Read one file; never raises for the file's own faults (see ``mnemo_core.fsread``)."""
     try:
-        st = full.stat()
-        if st.st_size > MAX_FILE_BYTES:
-            return FileContent(None, "", st.st_size, st.st_mtime_ns, "too large")
-        data = full.read_bytes()
+        read = read_inside(root, path, MAX_FILE_BYTES)
+    except Refused as exc:
+        return FileContent(None, "", 0, 0, exc.reason)
     except FileNotFoundError:
         return FileContent(None, "", 0, 0, "vanished")
     except OSError:
         return FileContent(None, "", 0, 0, "unreadable")
+    data = read.data
     head = data[:SNIFF_BYTES]
     if b"\0" in head:
-        return FileContent(None, "", st.st_size, st.st_mtime_ns, "binary")
+        return FileContent(None, "", read.size, read.mtime_ns, "binary")
     if _looks_generated(head) or len(head.split(b"\n", 1)[0]) > MINIFIED_LINE_CHARS:
-        return FileContent(None, "", st.st_size, st.st_mtime_ns, "generated or minified")
+        return FileContent(None, "", read.size, read.mtime_ns, "generated or minified")
     digest = hashlib.blake2b(data, digest_size=16).hexdigest()
-    return FileContent(data, digest, st.st_size, st.st_mtime_ns)
+    return FileContent(data, digest, read.size, read.mtime_ns)
 
 
 def _looks_generated(head: bytes) -> bool:

@@ -18,6 +18,7 @@ import gc
 import json
 import logging
 import os
+import sqlite3
 import threading
 import time
 from collections import Counter
@@ -34,6 +35,7 @@ from mnemo_core.index.extract import extract
 from mnemo_core.index.files import list_files, read_source
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.lock import index_lock
+from mnemo_core.index.recovery import IndexDamaged, IndexReadOnly, is_damage, quarantine, writable
 from mnemo_core.index.resolve import Resolver
 from mnemo_core.index.store import (
     EdgeRow,
@@ -42,8 +44,10 @@ from mnemo_core.index.store import (
     FileRow,
     Store,
     encode_refs,
+    index_path,
     prepare_index_dir,
 )
+from mnemo_core.index.workers import clean_start, parallel_map, worker_init
 from mnemo_core.index.world import World
 from mnemo_core.model import Edge, FileExtract, IndexStats, RawRef
 from mnemo_core.vcs.git import GitError, head_commit, repo_toplevel
@@ -84,11 +88,29 @@ def index_repo(
     root: Path, full: bool = False, progress: Progress | None = None, only: Sequence[str] | None = None
 ) -> IndexStats:
     """Update (or with ``full``, rebuild) the index of ``root``; ``only`` limits the check to some
-    repo-relative paths (an editor saving a file)."""
+    repo-relative paths (an editor saving a file). A damaged index is moved aside and rebuilt; one
+    mnemo cannot write raises ``IndexReadOnly`` (it can still be read)."""
     started = time.perf_counter()
+    path = index_path(root)
+    if path.exists() and not writable(path):
+        raise IndexReadOnly(f"the index {path} cannot be written (read-only)")
+    try:
+        return _index_locked(root, full, progress, only, started)
+    except (IndexDamaged, sqlite3.DatabaseError) as exc:
+        if not isinstance(exc, IndexDamaged) and not is_damage(exc):
+            raise
+        quarantine(path, str(exc) if isinstance(exc, IndexDamaged) else f"damaged ({exc})")
+    return _index_locked(root, True, progress, None, started)
+
+
+def _index_locked(
+    root: Path, full: bool, progress: Progress | None, only: Sequence[str] | None, started: float
+) -> IndexStats:
     with index_lock(prepare_index_dir(root)):
         store = Store.open(root)
         try:
+            if full:
+                store.quick_check()  # a rebuild reads everything anyway: damage shows here, not later
             return _update(root, store, full, progress, only, started)
         finally:
             store.close()
@@ -243,15 +265,11 @@ def _parse_all(
     chunks = [jobs[i : i + CHUNK_SIZE] for i in range(0, len(jobs), CHUNK_SIZE)]
     workers = min(os.cpu_count() or 2, MAX_WORKERS)
     done = 0
-    from concurrent.futures import ProcessPoolExecutor  # here: small updates never pay for these imports
-    from multiprocessing import get_context
-
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-        for chunk in pool.map(_parse_chunk, [root] * len(chunks), chunks):
-            yield from chunk
-            done += len(chunk)
-            if progress:
-                progress("parse", done, len(jobs))
+    for chunk in parallel_map(_parse_chunk, [(root, c) for c in chunks], workers, root):
+        yield from chunk
+        done += len(chunk)
+        if progress:
+            progress("parse", done, len(jobs))
 
 
 def _write_one(store: Store, p: _Parsed, old: FileRow | None) -> tuple[int | None, set[str], set[int]]:
@@ -283,7 +301,7 @@ def _resolve(
         workers = min(os.cpu_count() or 1, MAX_WORKERS)
         calls: Iterable[EdgeRow]
         if preload and workers > 1 and len(wanted) >= PARALLEL_RESOLVE_MIN_FILES and _can_fork():
-            calls = _resolve_forked(resolver, wanted, workers)
+            calls = _resolve_forked(resolver, wanted, workers, store.root)
         else:
             calls = _edge_rows(resolver.resolve_calls({fid: _decoded(rows) for fid, rows in wanted.items()}))
         store.replace_edges(affected, chain(base_edges, calls))
@@ -333,12 +351,12 @@ _FORKED: tuple[Resolver, list[dict[int, RefRows]]] | None = None
 def _can_fork() -> bool:
     """Forking copies the preloaded world for free, but is only safe with no other thread running
     (a language server indexes from a thread: it resolves in one process)."""
-    from multiprocessing import get_all_start_methods
-
-    return "fork" in get_all_start_methods() and threading.active_count() == 1
+    return hasattr(os, "fork") and threading.active_count() == 1
 
 
-def _resolve_forked(resolver: Resolver, wanted: dict[int, RefRows], workers: int) -> Iterator[EdgeRow]:
+def _resolve_forked(
+    resolver: Resolver, wanted: dict[int, RefRows], workers: int, root: Path
+) -> Iterator[EdgeRow]:
     """Resolve calls in forked workers that share the preloaded world. The files go out in runs of
     about equal size, and each run's edges come back in file order while later runs are still
     being resolved (the caller stores them meanwhile)."""
@@ -346,9 +364,11 @@ def _resolve_forked(resolver: Resolver, wanted: dict[int, RefRows], workers: int
     resolver.prepare()
     _FORKED = (resolver, _runs(wanted, workers * RESOLVE_RUNS_PER_WORKER))
     try:
-        from multiprocessing import get_context
+        with clean_start(root):
+            from multiprocessing import get_context
 
-        with get_context("fork").Pool(workers) as pool:
+            pool = get_context("fork").Pool(workers, initializer=worker_init, initargs=(os.getpid(),))
+        with pool:
             for rows in pool.imap(_resolve_part, range(len(_FORKED[1]))):
                 yield from rows
     finally:

@@ -1,4 +1,4 @@
-"""The index database: schema, opening (with rebuild of old or corrupt files), reads and writes.
+"""The index database: schema, opening (with rebuild of old or damaged files), reads and writes.
 
 One SQLite file per repository at ``.mnemo/index.db`` in WAL mode, so readers (the language
 server, a CI job) never block the one writer. All SQL of the engine lives in this module.
@@ -20,6 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from mnemo_core.errors import MnemoError
+from mnemo_core.index.recovery import (
+    SIDE_FILES,
+    IndexDamaged,
+    IndexReadOnly,
+    is_read_only,
+    quarantine,
+    writable,
+)
 from mnemo_core.index.textsplit import identifier_words
 from mnemo_core.index.world import SymbolRow
 from mnemo_core.model import Edge, FileExtract, RawImport, RawRef, RawSymbol, Symbol
@@ -173,13 +181,21 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def _remove_db(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    """A read-only connection; ``immutable`` where SQLite could not even create the WAL's index."""
+    for options in ("mode=ro", "mode=ro&immutable=1"):
+        conn = sqlite3.connect(f"{path.absolute().as_uri()}?{options}", uri=True, isolation_level=None,
+                               check_same_thread=False)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.OperationalError:
+            conn.close()
+    raise IndexReadOnly(f"the index {path} cannot be written, nor opened read-only; check its permissions")
 
 
 def _open_checked(path: Path) -> tuple[sqlite3.Connection, int | None, str | None]:
-    """Connect and read the schema version: None for a new file, -1 for a foreign one, -2 if corrupt."""
+    """Connect and read the schema version: None for a new file, -1 for a foreign one, -2 if damaged."""
     conn = _connect(path)
     try:
         return conn, _schema_version(conn), None
@@ -189,7 +205,7 @@ def _open_checked(path: Path) -> tuple[sqlite3.Connection, int | None, str | Non
             raise MnemoError(f"the index {path} is locked by another process; try again shortly") from exc
         return conn, -2, f"unreadable ({exc})"
     except sqlite3.DatabaseError as exc:
-        return conn, -2, f"corrupt ({exc})"
+        return conn, -2, f"damaged ({exc})"
 
 
 def _create_schema(conn: sqlite3.Connection) -> None:
@@ -222,6 +238,7 @@ class Store:
     def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
         self.conn = conn
         self.path = path
+        self.read_only = False  # opened read-only: it can answer, not be updated
         self._next_id: int | None = None
 
     @property
@@ -231,25 +248,59 @@ class Store:
 
     @classmethod
     def open(cls, root: Path, create: bool = True) -> Store:
-        """Open the index of ``root``; create it, or rebuild it when it is old or corrupt."""
+        """Open the index of ``root``; create it, or rebuild it when it is old, foreign or damaged
+        (a damaged or foreign file is moved aside first, see ``recovery``). An index mnemo cannot
+        write is opened read-only, as it is."""
         path = index_path(root)
         if not create and not path.exists():
             raise MnemoError(f"no index at {path}. Run `mnemo index {root}` first.")
+        if path.exists() and not writable(path):
+            return cls._open_read_only(path)
         if create:
             prepare_index_dir(root)
         conn, version, reason = _open_checked(path)
         if version == SCHEMA_VERSION:
             return cls(conn, path)
         if version is not None:
-            reason = reason or f"built by another version of mnemo (schema {version}, expected {SCHEMA_VERSION})"
-            log.warning("the index %s is %s; rebuilding it", path, reason)
             conn.close()
-            _remove_db(path)
+            if version < 0:
+                quarantine(path, reason or "not an index of mnemo")
+            else:
+                log.warning("the index %s was built by another version of mnemo (schema %d, expected %d); "
+                            "rebuilding it", path, version, SCHEMA_VERSION)
+                for suffix in ("", *SIDE_FILES):  # mnemo's own file, rewritable: nothing to keep
+                    Path(f"{path}{suffix}").unlink(missing_ok=True)
             conn = _connect(path)
         with _transaction(conn):
             if _schema_version(conn) is None:  # another process may have created it meanwhile
                 _create_schema(conn)
         return cls(conn, path)
+
+    @classmethod
+    def _open_read_only(cls, path: Path) -> Store:
+        conn = _connect_read_only(path)
+        try:
+            version = _schema_version(conn)
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise IndexDamaged(f"the index {path} is damaged ({exc}) and cannot be rebuilt: it is read-only. "
+                               f"Make {path.parent} writable, then run `mnemo index` again") from exc
+        if version != SCHEMA_VERSION:
+            conn.close()
+            raise IndexReadOnly(f"the index {path} was built by another version of mnemo and cannot be "
+                                f"rebuilt: it is read-only. Make {path.parent} writable")
+        store = cls(conn, path)
+        store.read_only = True
+        return store
+
+    def quick_check(self) -> None:
+        """Raise ``IndexDamaged`` when SQLite's ``quick_check`` finds damage (O(size): for full rebuilds)."""
+        try:
+            rows = self.conn.execute("PRAGMA quick_check").fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise IndexDamaged(f"damaged ({exc})") from exc
+        if rows != [("ok",)]:
+            raise IndexDamaged(f"damaged (quick_check: {rows[0][0]})")
 
     def close(self) -> None:
         """Close the connection."""
@@ -783,6 +834,8 @@ def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
     try:
         conn.execute("BEGIN IMMEDIATE")
     except sqlite3.OperationalError as exc:
+        if is_read_only(exc):
+            raise IndexReadOnly(f"the index cannot be written ({exc}); check the permissions of .mnemo/") from exc
         raise MnemoError(f"the index is locked by another process ({exc}); try again when it finishes") from exc
     try:
         yield

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from mnemo_core.fsread import read_inside
+from mnemo_core.index.files import MAX_FILE_BYTES
 from mnemo_core.model import CLASS_KINDS, Symbol
 from mnemo_core.tokens import estimate_tokens
 
@@ -25,8 +27,8 @@ class SourceCache:
     def lines(self, path: str) -> list[str]:
         """The file's lines (empty when it cannot be read any more)."""
         if path not in self._lines:
-            try:
-                text = (self.root / path).read_bytes().decode("utf-8", "replace")
+            try:  # only what the index may read: a symlink out of the repository shows nothing
+                text = read_inside(self.root, path, MAX_FILE_BYTES).data.decode("utf-8", "replace")
             except OSError:
                 text = ""
             self._lines[path] = text.splitlines()

@@ -35,6 +35,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
 
+from mnemo_core.fsread import Refused, read_inside
 from mnemo_core.vcs.cache import TwoLevelCache
 from mnemo_core.vcs.git import GitError, head_commit, run_git, unquote_path
 from mnemo_core.vcs.history import CHURN_WINDOW_DAYS, DAY_S, UNCOMMITTED_SHA, CommitInfo
@@ -170,7 +171,9 @@ def _run_blame(root: Path, path: str, args: list[str], stdin: bytes | None) -> B
 
 def _worktree_bytes(root: Path, path: str) -> bytes:
     try:
-        return (root / path).read_bytes()
+        return read_inside(root, path).data
+    except Refused as exc:
+        raise GitError(f"cannot read '{path}' in the working tree: {exc.reason}.") from exc
     except OSError as exc:
         raise GitError(f"cannot read '{path}' in the working tree: {exc.strerror}.") from exc
 

@@ -26,6 +26,7 @@ from enum import Enum
 from pathlib import Path
 from typing import NamedTuple
 
+from mnemo_core.fsread import read_inside
 from mnemo_core.vcs.git import GitError, decode_path, head_commit, run_git, unquote_path, untracked_files
 from mnemo_core.vcs.refs import Snapshot, default_base_name, merge_base, resolve_ref
 
@@ -373,11 +374,12 @@ def parse_batch(data: bytes) -> list[bytes | None]:
 
 
 def _read_worktree(root: Path, path: str) -> bytes | None:
-    """A file on disk as git would store it (a symlink as its target); None when it is no file."""
+    """A file on disk as git would store it (a symlink as its target); None when it is no regular
+    file inside the repository (see ``mnemo_core.fsread``)."""
     full = root / path
     try:
         if full.is_symlink():
             return os.fsencode(os.readlink(full))
-        return full.read_bytes() if full.is_file() else None
+        return read_inside(root, path).data
     except OSError:
         return None

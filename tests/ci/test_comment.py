@@ -12,6 +12,8 @@ from ci_helpers import REPOSITORY, SHOP, TOKEN, FakeGitHub, PullRequestRepo, mak
 from helpers import git
 
 from ci.comment import main
+from ci.guard import EXIT_POLICY
+from mnemo_core.boundary import EXIT_ERROR
 from mnemo_core.cli import main as mnemo_main
 from mnemo_core.render_review import MARKER
 
@@ -85,7 +87,7 @@ def test_a_deleted_function_still_called_fails_the_check_after_commenting(
         tmp_path: Path, github: FakeGitHub, capsys: pytest.CaptureFixture[str]) -> None:
     pr = make_pull_request(tmp_path / "shop", DELETED)
     code, _, err = run(pr, environment(pr, tmp_path, github), capsys)
-    assert code == 1
+    assert code == EXIT_POLICY
     assert "FAILED: risk high is at or above fail_on = high" in err
     body = github.comments[NUMBER][0]["body"]
     assert "mnemo: high risk" in body
@@ -142,15 +144,15 @@ def test_an_unwritable_job_summary_is_one_line(tmp_path: Path, capsys: pytest.Ca
     pr = make_pull_request(tmp_path / "shop", MODIFIED)
     env = environment(pr, tmp_path, GITHUB_STEP_SUMMARY=str(tmp_path / "no" / "such" / "summary.md"))
     code, _, err = run(pr, env, capsys, "--dry-run")
-    assert code == 2 and "cannot write the job summary GITHUB_STEP_SUMMARY=" in err
+    assert code == EXIT_ERROR and "cannot write the job summary GITHUB_STEP_SUMMARY=" in err
 
 
 def test_missing_variables_are_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["--repo", str(tmp_path)], env={"GITHUB_EVENT_NAME": "pull_request"})
     err = capsys.readouterr().err
-    assert code == 2
+    assert code == EXIT_ERROR
     assert "missing environment variables GITHUB_EVENT_PATH, GITHUB_REPOSITORY, GITHUB_TOKEN" in err
-    assert main(["--repo", str(tmp_path), "--dry-run"], env={"GITHUB_EVENT_PATH": "x"}) == 2
+    assert main(["--repo", str(tmp_path), "--dry-run"], env={"GITHUB_EVENT_PATH": "x"}) == EXIT_ERROR
     assert "missing environment variable GITHUB_REPOSITORY:" in capsys.readouterr().err
 
 
@@ -159,7 +161,7 @@ def test_an_event_that_is_not_a_pull_request(tmp_path: Path, capsys: pytest.Capt
     env = environment(pr, tmp_path, GITHUB_EVENT_NAME="push")
     Path(env["GITHUB_EVENT_PATH"]).write_text('{"ref": "refs/heads/main", "after": "abc"}', encoding="utf-8")
     code, _, err = run(pr, env, capsys, "--dry-run")
-    assert code == 2
+    assert code == EXIT_ERROR
     assert "this is a 'push' event, not a pull request: run mnemo-ci on `pull_request` events" in err
 
 
@@ -170,7 +172,7 @@ def test_a_shallow_checkout_without_the_base_says_to_fetch_everything(
     git(tmp_path, "clone", "-q", "--depth", "1", "--branch", "feature", f"file://{pr.root}", str(shallow))
     checkout = PullRequestRepo(shallow, pr.base, pr.head)
     code, _, err = run(checkout, environment(pr, tmp_path), capsys, "--dry-run")
-    assert code == 2
+    assert code == EXIT_ERROR
     assert "shallow clone" in err and "fetch-depth: 0" in err
 
 

@@ -3,23 +3,20 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from ci_helpers import SHOP
+from ci_helpers import HOOK_ID, SHOP, run_tool, try_repo, try_repo_environment
 from helpers import commit, git, make_repo, write_files
 
+from ci.guard import EXIT_POLICY
 from ci.precommit import main
+from mnemo_core.boundary import EXIT_ERROR
 
-CHECKOUT = Path(__file__).resolve().parents[2]
-HOOK_ID = "mnemo-blast-radius"
 MODIFIED = {"shop/pricing.py": SHOP["shop/pricing.py"].replace("item * 2", "item * 3")}
 DELETED = {"shop/pricing.py": "def total(items):\n    return sum(price(i) for i in items)\n"}
 UNTESTED = {"shop/cart.py": SHOP["shop/cart.py"] + "\n\ndef unused():\n    return 0\n"}
-TRY_REPO_TIMEOUT_S = 300
 
 
 def staged(root: Path, files: dict[str, str]) -> Path:
@@ -54,7 +51,7 @@ def test_a_modified_function_passes_and_shows_the_table(tmp_path: Path,
 
 def test_a_deleted_function_still_called_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = hook(staged(tmp_path / "r", DELETED), capsys)
-    assert code == 1
+    assert code == EXIT_POLICY
     assert "  why: price was deleted but is still referenced (1): shop/pricing.py:2" in out
     assert "mnemo: FAILED: risk high is at or above fail_on = high (default settings and options)" in out
     assert f"SKIP={HOOK_ID} git commit" in out
@@ -62,14 +59,14 @@ def test_a_deleted_function_still_called_fails(tmp_path: Path, capsys: pytest.Ca
 
 @pytest.mark.parametrize(("files", "args", "config", "expected"), [
     (DELETED, ["--fail-on", "never"], "", 0),
-    (MODIFIED, ["--fail-on", "low"], "", 1),
-    (MODIFIED, ["--max-callers", "1"], "", 1),
+    (MODIFIED, ["--fail-on", "low"], "", EXIT_POLICY),
+    (MODIFIED, ["--max-callers", "1"], "", EXIT_POLICY),
     (MODIFIED, ["--max-callers", "2"], "", 0),
-    (UNTESTED, ["--require-tests"], "", 1),
-    (UNTESTED, [], "require_tests = true\n", 1),
+    (UNTESTED, ["--require-tests"], "", EXIT_POLICY),
+    (UNTESTED, [], "require_tests = true\n", EXIT_POLICY),
     (UNTESTED, ["--no-require-tests"], "require_tests = true\n", 0),
     (DELETED, [], 'fail_on = "never"\n', 0),
-    (DELETED, ["--fail-on", "high"], 'fail_on = "never"\n', 1),
+    (DELETED, ["--fail-on", "high"], 'fail_on = "never"\n', EXIT_POLICY),
 ])
 def test_policy_from_config_and_args(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                      files: dict[str, str], args: list[str], config: str,
@@ -85,7 +82,7 @@ def test_policy_messages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     root = staged(tmp_path / "r", UNTESTED)
     (root / "pyproject.toml").write_text("[tool.mnemo]\nmax_callers = 0\n", encoding="utf-8")
     code, out = hook(root, capsys, "--require-tests")
-    assert code == 1
+    assert code == EXIT_POLICY
     assert ("mnemo: FAILED: require_tests: no test reaches unused "
             f"(settings from {root / 'pyproject.toml'} [tool.mnemo] and options)") in out
 
@@ -98,7 +95,7 @@ def test_pre_push_analyses_the_pushed_range(tmp_path: Path, capsys: pytest.Captu
     monkeypatch.setenv("PRE_COMMIT_FROM_REF", base)
     monkeypatch.setenv("PRE_COMMIT_TO_REF", head)
     code, out = hook(root, capsys)
-    assert code == 1
+    assert code == EXIT_POLICY
     assert out.startswith(f"mnemo: pushed commits {base[:10]}..{head[:10]}: risk HIGH")
     assert f"to push anyway: SKIP={HOOK_ID} git push" in out
 
@@ -112,20 +109,15 @@ def test_the_first_commit_of_a_repository(tmp_path: Path, capsys: pytest.Capture
     assert "mnemo: staged change: risk" in out and "added" in out
 
 
-def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_input_is_one_line_and_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = hook(tmp_path, capsys)
-    assert code == 2
+    assert code == EXIT_ERROR
     assert out == (f"mnemo-precommit: error: {tmp_path} is not inside a git repository. Run mnemo in a "
                    "clone, or `git init` one first.\n")
     root = staged(tmp_path / "r", MODIFIED)
     (root / "mnemo.toml").write_text('fail_on = "sometimes"\n', encoding="utf-8")
     code, out = hook(root, capsys)
-    assert code == 2 and "fail_on must be one of low, medium, high, never (got 'sometimes')" in out
-
-
-def run_tool(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, check=False, env=env,
-                          timeout=TRY_REPO_TIMEOUT_S)
+    assert code == EXIT_ERROR and "fail_on must be one of low, medium, high, never (got 'sometimes')" in out
 
 
 def test_git_commit_through_pre_commit_reads_the_commits_index(tmp_path: Path) -> None:
@@ -157,28 +149,8 @@ def test_git_commit_through_pre_commit_reads_the_commits_index(tmp_path: Path) -
 
 @pytest.fixture(scope="module")
 def try_repo_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The environment for ``pre-commit try-repo``: its own cache and home; the hook's virtualenv sees
-    this interpreter's packages, so installing mnemo into it needs no download of numpy or
-    tree-sitter (pip still builds mnemo's wheel)."""
-    if not (CHECKOUT / ".git").exists() or not (CHECKOUT / ".pre-commit-hooks.yaml").exists():
-        pytest.skip("try-repo needs this checkout to be a git repository with .pre-commit-hooks.yaml")
-    home = tmp_path_factory.mktemp("pre-commit-home")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "PRE_COMMIT"))}
-    env.update(HOME=str(home), PRE_COMMIT_HOME=str(home / "cache"), VIRTUALENV_SYSTEM_SITE_PACKAGES="1",
-               GIT_AUTHOR_NAME="Ada Tester", GIT_AUTHOR_EMAIL="ada@example.com", GIT_CONFIG_NOSYSTEM="1",
-               GIT_COMMITTER_NAME="Ada Tester", GIT_COMMITTER_EMAIL="ada@example.com")
-    return env
-
-
-def try_repo(root: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """``pre-commit try-repo <this checkout> mnemo-blast-radius`` in ``root`` (a repository with a
-    ``.pre-commit-config.yaml`` as a user would have it; try-repo runs the checkout's hook instead)."""
-    head = git(CHECKOUT, "rev-parse", "HEAD").strip()
-    write_files(root, {".pre-commit-config.yaml": f"repos:\n- repo: {CHECKOUT}\n  rev: {head}\n  hooks:\n"
-                                                  f"  - id: {HOOK_ID}\n"})
-    git(root, "add", ".pre-commit-config.yaml")
-    return run_tool(sys.executable, "-m", "pre_commit", "try-repo", str(CHECKOUT), HOOK_ID, cwd=root, env=env)
-
+    """The environment for ``pre-commit try-repo`` (see ``ci_helpers.try_repo_environment``)."""
+    return try_repo_environment(tmp_path_factory.mktemp("pre-commit-home"))
 
 def test_try_repo_passes_a_safe_commit(tmp_path: Path, try_repo_env: dict[str, str]) -> None:
     done = try_repo(staged(tmp_path / "r", MODIFIED), try_repo_env)
@@ -192,6 +164,6 @@ def test_try_repo_fails_a_commit_that_deletes_a_called_function(tmp_path: Path,
                                                                  try_repo_env: dict[str, str]) -> None:
     done = try_repo(staged(tmp_path / "r", DELETED), try_repo_env)
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "Failed" in done.stdout and "- exit code: 1" in done.stdout
+    assert "Failed" in done.stdout and f"- exit code: {EXIT_POLICY}" in done.stdout
     assert "price was deleted but is still referenced (1): shop/pricing.py:2" in done.stdout
     assert "mnemo: FAILED: risk high is at or above fail_on = high" in done.stdout

@@ -4,6 +4,7 @@ fixture repository, and waiting on what the server sends (never on time)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 from collections.abc import Callable
@@ -207,3 +208,31 @@ async def start_client(home: Path) -> LanguageClient:
     config = ClientServerConfig(server_command=SERVER, client_factory=make_client,
                                 server_env=server_env(home))
     return await config.start()
+
+
+# -- raw JSON-RPC, for what a well-behaved client library would not send -------------------------
+
+
+def frame(message: dict[str, Any]) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+
+
+def read_message(stream: Any) -> dict[str, Any]:
+    length = 0
+    while (line := stream.readline()) not in (b"\r\n", b""):
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+    return json.loads(stream.read(length)) if length else {}
+
+
+def initialize(root: Path, msg_id: int = 1) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": msg_id, "method": "initialize",
+            "params": {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}}
+
+
+def read_until(stream: Any, predicate: Any) -> dict[str, Any]:
+    while message := read_message(stream):
+        if predicate(message):
+            return message
+    raise AssertionError("the server closed the connection first")

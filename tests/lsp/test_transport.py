@@ -2,40 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import socket
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-from lsp_session import SERVER, WAIT_S, server_env
-
-
-def frame(message: dict[str, Any]) -> bytes:
-    body = json.dumps(message).encode()
-    return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
-
-
-def read_message(stream: Any) -> dict[str, Any]:
-    length = 0
-    while (line := stream.readline()) not in (b"\r\n", b""):
-        if line.lower().startswith(b"content-length:"):
-            length = int(line.split(b":")[1])
-    return json.loads(stream.read(length)) if length else {}
-
-
-def initialize(root: Path, msg_id: int = 1) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": msg_id, "method": "initialize",
-            "params": {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}}
-
-
-def read_until(stream: Any, predicate: Any) -> dict[str, Any]:
-    while message := read_message(stream):
-        if predicate(message):
-            return message
-    raise AssertionError("the server closed the connection first")
+from lsp_session import SERVER, WAIT_S, frame, initialize, read_until, server_env
 
 
 @pytest.mark.parametrize("closes_output", [False, True], ids=["stdin", "stdin-and-stdout"])
