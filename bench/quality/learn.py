@@ -30,7 +30,7 @@ import numpy as np
 
 from bench.common import OUT_DIR
 from bench.quality.metrics import RANK_DEPTH
-from bench.quality.repos import DEFAULT_MIRRORS, BenchRepo, lookup, working_clone
+from bench.quality.repos import DEFAULT_MIRRORS, BenchRepo, expand, working_clone
 
 TOP_K = 10
 STEPS = (0.0, 0.5, 0.8, 1.25, 2.0)  # multiples of a weight tried in each round
@@ -219,23 +219,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _tuning(spec: str) -> list[BenchRepo]:
-    from bench.quality.repos import REPOS
-
-    repos = (
-        [r for r in REPOS.values() if not r.held_out and r.name in _default_names()]
-        if spec == "tuning"
-        else [lookup(n.strip()) for n in spec.split(",") if n.strip()]
-    )
+    repos = expand(spec)
     held = [r.name for r in repos if r.held_out]
     if held:
         raise SystemExit(f"{', '.join(held)}: held out, never learned from")
     return repos
-
-
-def _default_names() -> set[str]:
-    from bench.quality.repos import DEFAULT_REPOS
-
-    return set(DEFAULT_REPOS)
 
 
 if __name__ == "__main__":
