@@ -65,7 +65,7 @@ def _load(path: Path) -> Graph | None:
     walk = Csr(arrays["walk_indptr"], arrays["walk_indices"], arrays["walk_data"])
     directed = Csr(arrays["directed_indptr"], arrays["directed_indices"],
                    np.ones(len(arrays["directed_indices"])))
-    return Graph(ids, dict(zip(ids.tolist(), range(len(ids)))), walk, directed)
+    return Graph(ids, {sid: i for i, sid in enumerate(ids.tolist())}, walk, directed)
 
 
 def _save(graph: Graph, path: Path) -> None:

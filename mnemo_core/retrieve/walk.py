@@ -44,7 +44,7 @@ EdgeRow = tuple[int, int, str, float]
 
 @dataclass(frozen=True)
 class Csr:
-    """A square sparse matrix in compressed-row form: row i's entries are ``indices[indptr[i]:indptr[i+1]]``."""
+    """A square sparse matrix in compressed-row form: row i is ``indices[indptr[i]:indptr[i+1]]``."""
 
     indptr: np.ndarray
     indices: np.ndarray
@@ -225,7 +225,7 @@ def walk(graph: Graph, restart: Mapping[int, float]) -> WalkResult:
             s[position[graph.index[sid]]] = weight
     probabilities, iterations = random_walk(transition_steps(graph, nodes), s)
     ids = graph.ids[nodes]
-    scores = {int(sid): float(p) for sid, p in zip(ids, probabilities)}
+    scores = {int(sid): float(p) for sid, p in zip(ids, probabilities, strict=True)}
     order = np.lexsort((ids, -probabilities))[:HITS_NODES]
     top = [nodes[i] for i in order]
     authority, hub = hits(graph.directed, top)
@@ -233,8 +233,8 @@ def walk(graph: Graph, restart: Mapping[int, float]) -> WalkResult:
     return WalkResult(
         scores=scores,
         hops={int(graph.ids[n]): d for n, d in distance.items()},
-        authority=dict(zip(top_ids, map(float, authority))),
-        hub=dict(zip(top_ids, map(float, hub))),
+        authority=dict(zip(top_ids, map(float, authority), strict=True)),
+        hub=dict(zip(top_ids, map(float, hub), strict=True)),
         iterations=iterations,
         nodes=len(nodes),
     )
