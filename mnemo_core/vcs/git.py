@@ -128,7 +128,57 @@ def require_toplevel(root: Path) -> Path:
 
 
 def head_commit(root: Path) -> str | None:
-    """The sha of HEAD, or None (not a repository, or no commits yet)."""
+    """The sha of HEAD, or None (not a repository, or no commits yet). Read from the repository's
+    files when they say it plainly (a work tree's top level with a loose or packed branch ref, or a
+    detached HEAD): a query asks for HEAD several times and a git process costs milliseconds each;
+    anything less plain (a subdirectory, a symbolic ref elsewhere, the reftable format) asks git."""
+    return _head_from_files(root) or _head_from_git(root)
+
+
+_SHA_HEX = frozenset("0123456789abcdef")
+
+
+def _plain_git_dir(root: Path) -> Path | None:
+    """The git directory of a work tree's top level (``.git``, or where a linked work tree's
+    ``.git`` file points), or None when ``root`` has none of its own."""
+    git_dir = root / ".git"
+    if git_dir.is_file():
+        text = git_dir.read_text(encoding="utf-8").strip()
+        return (root / text[len("gitdir: "):]).resolve() if text.startswith("gitdir: ") else None
+    return git_dir if (git_dir / "HEAD").is_file() else None
+
+
+def _head_from_files(root: Path) -> str | None:
+    try:
+        git_dir = _plain_git_dir(root)
+        if git_dir is None:
+            return None
+        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
+        if not head.startswith("ref: "):
+            return head if _is_sha(head) else None
+        ref = head[len("ref: "):]
+        common = git_dir / (git_dir / "commondir").read_text(encoding="utf-8").strip() \
+            if (git_dir / "commondir").is_file() else git_dir
+        for directory in dict.fromkeys((git_dir, common)):
+            loose = directory / ref
+            if loose.is_file():
+                sha = loose.read_text(encoding="utf-8").strip()
+                return sha if _is_sha(sha) else None
+        packed = common / "packed-refs"
+        if packed.is_file():
+            for line in packed.read_text(encoding="utf-8").splitlines():
+                if line.endswith(f" {ref}") and _is_sha(line.split(" ", 1)[0]):
+                    return line.split(" ", 1)[0]
+    except (OSError, UnicodeDecodeError):
+        return None
+    return None
+
+
+def _is_sha(text: str) -> bool:
+    return len(text) in (40, 64) and set(text) <= _SHA_HEX
+
+
+def _head_from_git(root: Path) -> str | None:
     try:
         out = run_git(root, "rev-parse", "--verify", "-q", "HEAD^{commit}", check=False)
     except NotARepositoryError:
@@ -144,6 +194,12 @@ def is_ancestor(root: Path, ancestor: str, commit: str) -> bool:
 
 def is_shallow(root: Path) -> bool:
     """Whether the repository is a shallow clone (its history is cut off)."""
+    try:
+        git_dir = _plain_git_dir(root)
+    except (OSError, UnicodeDecodeError):
+        git_dir = None
+    if git_dir is not None and not (git_dir / "commondir").exists():
+        return (git_dir / "shallow").is_file()
     return run_git(root, "rev-parse", "--is-shallow-repository").strip() == b"true"
 
 

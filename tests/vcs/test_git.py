@@ -89,3 +89,18 @@ def test_a_hooks_temporary_index_of_the_same_repository_is_read(tmp_path: Path,
     monkeypatch.setenv("GIT_INDEX_FILE", ".git/index")
     monkeypatch.chdir(repo)
     assert run_git(repo, "diff", "--cached", "--name-only") == b""
+
+
+def test_head_read_from_files_agrees_with_git(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r", {"a.py": "x = 1\n"})
+    second = commit(repo, {"a.py": "x = 2\n"}, "second")
+    assert head_commit(repo) == second
+    git(repo, "pack-refs", "--all")
+    assert not (repo / ".git" / "refs" / "heads" / "main").exists() and head_commit(repo) == second
+    git(repo, "checkout", "-q", "HEAD~1")
+    assert head_commit(repo) == git(repo, "rev-parse", "HEAD").strip() != second
+    git(repo, "checkout", "-q", "main")
+    git(repo, "worktree", "add", "-q", "-b", "side", str(tmp_path / "wt"))
+    third = commit(tmp_path / "wt", {"b.py": "y = 1\n"}, "third")
+    assert head_commit(tmp_path / "wt") == third and head_commit(repo) == second
+    assert head_commit(make_repo(tmp_path / "empty")) is None
