@@ -262,7 +262,8 @@ def _merge(root: Path, branch: str, files: dict[str, str], message: str, date: s
     git(root, "checkout", "-q", "main")
     env = {"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
     git(root, "merge", "-q", "--no-ff", "-m", message, branch, env=env)
-    return git(root, "rev-parse", "HEAD").strip()
+    sha: str = git(root, "rev-parse", "HEAD").strip()
+    return sha
 
 
 def test_mine_reads_merged_pull_requests_on_the_first_parent_line(tmp_path: Path) -> None:
