@@ -7,8 +7,9 @@ components do not depend on the weights, so any weighting can be replayed from t
 milliseconds). ``fit`` then searches the weights by coordinate ascent on the objective the
 benchmark reports (mean of R@10 and MRR, averaged per repository so each counts the same): in
 each round, every weight is tried at a few multiples and offsets of its value and the best change
-is kept, until no change helps. It fits once per fold, leaving one tuning repository out and
-scoring it with weights it never saw, then once on all of them: those are the weights to put in
+is kept, until no change helps (from several starts, see ``fit``). It fits once per fold, leaving
+one tuning repository out and scoring it with weights it never saw, then once on all of them: those
+are the weights to put in
 ``mnemo_core/retrieve/score.py``. Held-out repositories are refused: they are never learned from.
 
     python -m bench.quality.learn collect --repos tuning
@@ -36,6 +37,8 @@ TOP_K = 10
 STEPS = (0.0, 0.5, 0.8, 1.25, 2.0)  # multiples of a weight tried in each round
 NUDGES = (-0.1, -0.03, 0.03, 0.1)  # and offsets (a zero weight can grow)
 MAX_ROUNDS = 30
+CORNERS = ("body", "lexical", "walk")  # the strongest single signals: each is a start of its own
+CORNER_REST = 0.05  # in a start that weights one component alone, what every other one gets
 MIN_GAIN = 1e-4  # a change that helps less than this is noise
 TABLE_PREFIX = "learn-"
 DEFAULT_WORKDIR = Path("/tmp/mnemo-tune")  # apart from the benchmark's clones: both check out commits
@@ -150,7 +153,22 @@ def objective(groups: Mapping[str, Sequence[TaskTable]], weights: np.ndarray) ->
     return statistics.fmean((m["R@10"] + m["MRR"]) / 2 for m in per_repo)
 
 
-def fit(groups: Mapping[str, Sequence[TaskTable]], start: np.ndarray) -> np.ndarray:
+def fit(groups: Mapping[str, Sequence[TaskTable]], start: np.ndarray,
+        names: Sequence[str] = ()) -> np.ndarray:
+    """The best of coordinate ascents from ``start`` and from each of the ``CORNERS`` components
+    weighted alone (a little of every other): the objective has local optima, and a start near
+    each strong signal finds the ones a single start would miss."""
+    starts = [start]
+    for i, name in enumerate(names):
+        if name in CORNERS:
+            corner = np.full(len(start), CORNER_REST)
+            corner[i] = 1.0
+            starts.append(corner)
+    fitted = [_ascend(groups, s) for s in starts]
+    return max(fitted, key=lambda w: objective(groups, w))
+
+
+def _ascend(groups: Mapping[str, Sequence[TaskTable]], start: np.ndarray) -> np.ndarray:
     """Coordinate ascent from ``start``: the best single-weight change per round, until none helps."""
     weights = start.copy()
     best = objective(groups, weights)
@@ -171,12 +189,12 @@ def fit(groups: Mapping[str, Sequence[TaskTable]], start: np.ndarray) -> np.ndar
 
 
 def cross_validate(
-    groups: Mapping[str, Sequence[TaskTable]], start: np.ndarray
+    groups: Mapping[str, Sequence[TaskTable]], start: np.ndarray, names: Sequence[str]
 ) -> dict[str, dict[str, float]]:
     """Per tuning repository: its metrics under the start weights and under weights learned without it."""
     folds = {}
     for name, tables in groups.items():
-        learned = fit({n: t for n, t in groups.items() if n != name}, start)
+        learned = fit({n: t for n, t in groups.items() if n != name}, start, names)
         folds[name] = {
             **{f"start {k}": v for k, v in repo_metrics(tables, start).items()},
             **{f"fold {k}": v for k, v in repo_metrics(tables, learned).items()},
@@ -204,12 +222,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     names = list(WEIGHTS)
     groups = {r.name: load_tables(r.name, names) for r in repos}
     start = np.array([WEIGHTS[n] for n in names])
-    folds = cross_validate(groups, start)
+    folds = cross_validate(groups, start, names)
     print(f"{'fold (scored repo)':<20} {'start R@10':>10} {'start MRR':>9} {'fold R@10':>9} {'fold MRR':>8}")
     for name, m in folds.items():
         cells = (m["start R@10"], m["start MRR"], m["fold R@10"], m["fold MRR"])
         print(f"{name:<20} " + " ".join(f"{v:>9.3f}" for v in cells))
-    learned = fit(groups, start)
+    learned = fit(groups, start, names)
     print(
         "\nweights learned on all tuning repositories (objective "
         f"{objective(groups, start):.4f} -> {objective(groups, learned):.4f}):"
