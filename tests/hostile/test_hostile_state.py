@@ -80,7 +80,7 @@ def test_a_read_only_index_answers_and_is_kept(hostile: Hostile, capsys: pytest.
         assert db.read_bytes() == before
 
 
-def big_walked_repository(root: Path, files: int = 1500) -> Path:
+def big_walked_repository(root: Path, files: int = 800) -> Path:
     """Enough code that ``mnemo index`` runs for seconds (a plain directory: no git to wait for)."""
     root.mkdir()
     body = "".join(f"def f{j}(x):\n    return g{j}(x) + h(x)\n\n\n" for j in range(60))
