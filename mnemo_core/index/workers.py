@@ -58,14 +58,15 @@ def clean_start(root: Path) -> Iterator[None]:
     (the children inherit the mask through exec, so a Ctrl-C while they boot cannot print their
     tracebacks; here it stays pending and is raised when the block ends)."""
     saved_path, saved_env = sys.path[:], os.environ.get("PYTHONSAFEPATH")
-    sys.path[:] = [p for p in sys.path if not is_untrusted(p, str(root))]
-    os.environ["PYTHONSAFEPATH"] = "1"
-    from multiprocessing import resource_tracker
-
-    resource_tracker.ensure_running()  # now: starting it later would unblock SIGINT again
-    masking = hasattr(signal, "pthread_sigmask")  # POSIX
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if masking else None
+    mask = None
     try:
+        sys.path[:] = [p for p in sys.path if not is_untrusted(p, str(root))]
+        os.environ["PYTHONSAFEPATH"] = "1"
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()  # now: starting it later would unblock SIGINT again
+        if hasattr(signal, "pthread_sigmask"):  # POSIX
+            mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         yield
     finally:
         if mask is not None:
