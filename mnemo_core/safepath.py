@@ -26,12 +26,11 @@ def drop_working_directory() -> None:
 
 
 def is_untrusted(entry: str, root: str) -> bool:
-    """Whether a ``sys.path`` entry may hold the analysed code: relative (the working directory, which
-    may be anything) or inside ``root``, unless it is where mnemo itself lives."""
+    """Whether a ``sys.path`` entry may put the analysed code first: a relative one (it means the
+    working directory, which may be anything), the working directory or ``root`` itself, unless mnemo
+    itself is imported from there. Other entries stay, even inside ``root``: they were put there on
+    purpose (a virtual environment in the repository's ``.venv``, ``PYTHONPATH``)."""
     if not os.path.isabs(entry):
         return True
     real = os.path.realpath(entry)
-    if real == os.path.realpath(HOME):
-        return False
-    base = os.path.realpath(root)
-    return os.path.commonpath([real, base]) == base
+    return real != os.path.realpath(HOME) and real in {os.path.realpath(root), os.path.realpath(os.getcwd())}

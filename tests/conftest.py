@@ -20,3 +20,12 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "ada@example.com")
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Ada Tester")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "ada@example.com")
+
+
+@pytest.fixture(scope="session")
+def try_repo_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The environment for ``pre-commit try-repo`` (see ``ci_helpers.try_repo_environment``): one
+    pre-commit cache for the session, so mnemo's hook environment is built once."""
+    from ci_helpers import try_repo_environment
+
+    return try_repo_environment(tmp_path_factory.mktemp("pre-commit-home"))

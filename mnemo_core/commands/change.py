@@ -22,14 +22,16 @@ def _selectors(parser: argparse.ArgumentParser) -> None:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--staged", action="store_true", help="the staged change (index against HEAD)")
     mode.add_argument("--worktree", action="store_true", help="the working tree against HEAD, untracked files included")
-    parser.add_argument("--depth", type=positive_int, default=DEFAULT_DEPTH, help=f"caller hops (default {DEFAULT_DEPTH})")
+    parser.add_argument("--depth", type=positive_int, default=DEFAULT_DEPTH,
+                        help=f"caller hops (default {DEFAULT_DEPTH})")
     add_repo_argument(parser)
 
 
 def register(sub: Any) -> None:
     pr = sub.add_parser("pr", help="changed symbols, their callers, impacted tests and a risk verdict")
     _selectors(pr)
-    pr.add_argument("--budget", type=positive_int, default=DEFAULT_BUDGET, help=f"token budget (default {DEFAULT_BUDGET})")
+    pr.add_argument("--budget", type=positive_int, default=DEFAULT_BUDGET,
+                    help=f"token budget (default {DEFAULT_BUDGET})")
     add_format_argument(pr, ("text", "markdown", "json"))
     pr.add_argument("--links", metavar="URL", help="with --format markdown, link symbols to "
                     "URL/PATH#Lstart-Lend, e.g. https://github.com/OWNER/REPO/blob/SHA")
@@ -37,8 +39,10 @@ def register(sub: Any) -> None:
 
     files = sub.add_parser("files", help="the symbols of some files, their callers and tests")
     files.add_argument("paths", nargs="+", help="files (relative to the repository or absolute)")
-    files.add_argument("--depth", type=positive_int, default=DEFAULT_FILES_DEPTH, help=f"caller hops (default {DEFAULT_FILES_DEPTH})")
-    files.add_argument("--budget", type=positive_int, default=DEFAULT_BUDGET, help=f"token budget (default {DEFAULT_BUDGET})")
+    files.add_argument("--depth", type=positive_int, default=DEFAULT_FILES_DEPTH,
+                       help=f"caller hops (default {DEFAULT_FILES_DEPTH})")
+    files.add_argument("--budget", type=positive_int, default=DEFAULT_BUDGET,
+                       help=f"token budget (default {DEFAULT_BUDGET})")
     add_repo_argument(files)
     add_format_argument(files, ("text", "markdown", "json"))
     files.set_defaults(run=run_files)

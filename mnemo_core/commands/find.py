@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from mnemo_core.commands.common import add_format_argument, add_repo_argument, open_indexed, positive_int, print_json, symbol_json, symbol_line
+from mnemo_core.commands.common import (
+    add_format_argument,
+    add_repo_argument,
+    open_indexed,
+    positive_int,
+    print_json,
+    symbol_json,
+    symbol_line,
+)
 from mnemo_core.lookup import find
 
 

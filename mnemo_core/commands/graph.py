@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from mnemo_core.commands.common import add_format_argument, add_repo_argument, open_indexed, positive_int, print_json, symbol_json
+from mnemo_core.commands.common import (
+    add_format_argument,
+    add_repo_argument,
+    open_indexed,
+    positive_int,
+    print_json,
+    symbol_json,
+)
 from mnemo_core.lookup import resolve_symbol, walk
 
 

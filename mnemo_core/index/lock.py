@@ -25,7 +25,11 @@ def index_lock(directory: Path, wait_s: float | None = None) -> Iterator[None]:
     """Hold the index lock of ``directory`` (the ``.mnemo`` folder) for the duration of the block."""
     wait_s = LOCK_WAIT_S if wait_s is None else wait_s
     path = directory / "index.lock"
-    with open(path, "a+", encoding="utf-8") as handle:
+    try:
+        handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 (closed by the with below)
+    except OSError as exc:
+        raise MnemoError(f"cannot write {path}: {exc.strerror}. Is {directory} writable?") from exc
+    with handle:
         deadline = time.monotonic() + wait_s
         while True:
             try:

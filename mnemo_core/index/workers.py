@@ -4,8 +4,8 @@ Parse workers are fresh interpreters (multiprocessing "spawn"), started as ``pyt
 working directory, which is usually the repository being analysed: ``-c`` would put that directory
 first on ``sys.path`` and import a planted ``multiprocessing.py`` before any of mnemo's code runs.
 So they are started with ``PYTHONSAFEPATH=1`` (Python 3.11+), and the ``sys.path`` they inherit
-from the parent is handed over without relative entries or entries inside the repository (see
-``mnemo_core.safepath``); forked workers get the same cleaned ``sys.path`` for any import they do.
+from the parent is handed over without relative entries, the working directory or the repository
+(see ``mnemo_core.safepath``); forked workers get the same cleaned ``sys.path`` for any import they do.
 They start with SIGINT blocked, then ignored (Ctrl-C is the parent's to report, in one line), and
 exit when the parent dies: on Linux through ``PR_SET_PDEATHSIG``, and everywhere by watching the parent's pid.
 """
@@ -58,14 +58,15 @@ def clean_start(root: Path) -> Iterator[None]:
     (the children inherit the mask through exec, so a Ctrl-C while they boot cannot print their
     tracebacks; here it stays pending and is raised when the block ends)."""
     saved_path, saved_env = sys.path[:], os.environ.get("PYTHONSAFEPATH")
-    sys.path[:] = [p for p in sys.path if not is_untrusted(p, str(root))]
-    os.environ["PYTHONSAFEPATH"] = "1"
-    from multiprocessing import resource_tracker
-
-    resource_tracker.ensure_running()  # now: starting it later would unblock SIGINT again
-    masking = hasattr(signal, "pthread_sigmask")  # POSIX
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if masking else None
+    mask = None
     try:
+        sys.path[:] = [p for p in sys.path if not is_untrusted(p, str(root))]
+        os.environ["PYTHONSAFEPATH"] = "1"
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()  # now: starting it later would unblock SIGINT again
+        if hasattr(signal, "pthread_sigmask"):  # POSIX
+            mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         yield
     finally:
         if mask is not None:

@@ -23,6 +23,8 @@ def test_the_action_is_a_composite_that_passes_inputs_through_the_environment() 
     action = yaml.safe_load((ROOT / "ci" / "action.yml").read_text(encoding="utf-8"))
     assert action["runs"]["using"] == "composite"
     run = action["runs"]["steps"][-1]["run"]
+    install = action["runs"]["steps"][1]
+    assert install["working-directory"] == "${{ runner.temp }}"  # `python -m` never sees the checkout
     assert "${{" not in run  # inputs arrive as environment variables, never pasted into the script
     assert set(re.findall(r"--[a-z-]+", run)) <= options(ci_parser())
     assert set(action["inputs"]) == {"path", "fail-on", "max-callers", "require-tests", "dry-run", "token",

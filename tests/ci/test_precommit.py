@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from ci_helpers import HOOK_ID, SHOP, run_tool, try_repo, try_repo_environment
+from ci_helpers import HOOK_ID, SHOP, run_tool, try_repo
 from helpers import commit, git, make_repo, write_files
 
 from ci.guard import EXIT_POLICY
@@ -146,11 +146,6 @@ def test_git_commit_through_pre_commit_reads_the_commits_index(tmp_path: Path) -
     assert "  price           shop/pricing.py:1  modified" in passed.stderr
     assert "mnemo: staged change: risk LOW · 1 changed symbol" in passed.stderr
 
-
-@pytest.fixture(scope="module")
-def try_repo_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The environment for ``pre-commit try-repo`` (see ``ci_helpers.try_repo_environment``)."""
-    return try_repo_environment(tmp_path_factory.mktemp("pre-commit-home"))
 
 def test_try_repo_passes_a_safe_commit(tmp_path: Path, try_repo_env: dict[str, str]) -> None:
     done = try_repo(staged(tmp_path / "r", MODIFIED), try_repo_env)

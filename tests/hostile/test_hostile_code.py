@@ -15,7 +15,6 @@ from ci_helpers import (
     TOKEN,
     FakeGitHub,
     run_tool,
-    try_repo_environment,
     write_event,
 )
 from helpers import git, write_files
@@ -74,8 +73,8 @@ def test_the_ci_entrypoint_posting_to_github(hostile: Hostile, monkeypatch: pyte
     assert hostile.ran() == []
 
 
-def test_the_published_hook_through_pre_commit_try_repo(hostile: Hostile) -> None:
-    env = try_repo_environment(hostile.root.parent / "pre-commit-home")
+def test_the_published_hook_through_pre_commit_try_repo(hostile: Hostile,
+                                                         try_repo_env: dict[str, str]) -> None:
     head = git(CHECKOUT, "rev-parse", "HEAD").strip()
     write_files(hostile.root, {".pre-commit-config.yaml": f"repos:\n- repo: {CHECKOUT}\n  rev: {head}\n"
                                                           f"  hooks:\n  - id: {HOOK_ID}\n",
@@ -83,6 +82,6 @@ def test_the_published_hook_through_pre_commit_try_repo(hostile: Hostile) -> Non
     git(hostile.root, "add", "-A")
     # pre-commit's console script: ``python -m pre_commit`` would itself import the planted modules
     done = run_tool(str(BIN / "pre-commit"), "try-repo", str(CHECKOUT), HOOK_ID, "--verbose",
-                    cwd=hostile.root, env=env)
+                    cwd=hostile.root, env=try_repo_env)
     assert "mnemo: staged change: risk" in done.stdout, done.stdout + done.stderr
     assert "Traceback" not in done.stdout + done.stderr and hostile.ran() == []

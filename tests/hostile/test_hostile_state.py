@@ -80,7 +80,7 @@ def test_a_read_only_index_answers_and_is_kept(hostile: Hostile, capsys: pytest.
         assert db.read_bytes() == before
 
 
-def big_walked_repository(root: Path, files: int = 1500) -> Path:
+def big_walked_repository(root: Path, files: int = 800) -> Path:
     """Enough code that ``mnemo index`` runs for seconds (a plain directory: no git to wait for)."""
     root.mkdir()
     body = "".join(f"def f{j}(x):\n    return g{j}(x) + h(x)\n\n\n" for j in range(60))
@@ -129,3 +129,15 @@ def _state(pid: int) -> str:
         return Path(f"/proc/{pid}/status").read_text().split("State:")[1].split("\n")[0].lower()
     except (OSError, IndexError):
         return "zombie"
+
+
+def test_a_read_only_index_directory_without_an_index_is_one_line(
+        hostile: Hostile, capsys: pytest.CaptureFixture[str]) -> None:
+    directory = index_path(hostile.root).parent
+    directory.mkdir()
+    (directory / ".gitignore").write_text("*\n", encoding="utf-8")
+    with immutable(directory):
+        assert main(["find", "step3", "--repo", str(hostile.root)]) == 1
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"mnemo: error: cannot write {directory / 'index.lock'}: ")
+    assert line.endswith(f"Is {directory} writable?")
