@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from mnemo_core.index.textsplit import identifier_words
 
 MAX_TASK_CHARS = 4000  # longer tasks are truncated: the head of a task carries its intent
-MAX_WORDS = 64  # full-text words kept, in order: past this a long description adds noise and time
+MAX_WORDS = 200  # full-text words kept, in order: past this a long description adds noise and time
 MIN_TERM_CHARS = 2
 
 ENGLISH_STOP = frozenset("""
@@ -136,7 +136,8 @@ def extract_keywords(text: str) -> Keywords:
 def _search_words(exact: list[str], tokens: list[str]) -> list[str]:
     """The task's words for full-text search (see the module docstring)."""
     words = (part for term in (*exact, *tokens) for part in identifier_words(term))
-    kept = (w for w in words if len(w) >= MIN_TERM_CHARS and w not in ENGLISH_STOP and w not in GENERIC_TEST_WORDS)
+    unwanted = ENGLISH_STOP | GENERIC_TEST_WORDS
+    kept = (w for w in words if len(w) >= MIN_TERM_CHARS and w not in unwanted)
     return _unique(kept)[:MAX_WORDS]
 
 

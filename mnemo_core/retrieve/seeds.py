@@ -140,7 +140,8 @@ def _bm25_channel(store: Store, keywords: Keywords, table: str, where: str) -> t
     hits = search(query, FTS_LIMIT if table == "symbols_fts" else BODY_LIMIT)
     matched = store.matched_terms(table, terms, [sid for sid, _ in hits])
     best = max((score for _, score in hits), default=0.0) or 1.0
-    channel = [(sid, f"{where} mentions {', '.join(matched.get(sid, terms)[:MAX_TERMS_SHOWN])}") for sid, _ in hits]
+    channel = [(sid, f"{where} mentions {', '.join(matched.get(sid, terms)[:MAX_TERMS_SHOWN])}")
+               for sid, _ in hits]
     return channel, {sid: max(score, 0.0) / best for sid, score in hits}
 
 

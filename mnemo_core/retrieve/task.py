@@ -63,8 +63,7 @@ def rank_task(store: Store, root: Path, text: str, recency_lookup: RecencyLookup
     symbols = {sid: s for sid, s in store.symbols_by_ids(candidate_ids).items() if s.kind not in EXCLUDED_KINDS}
     candidates = [sid for sid in candidate_ids if sid in symbols]
     fan_in = store.fan_in(candidates)
-    preliminary = score_candidates(candidates, top_seeds, result, fan_in, {}, None, symbols, keywords)
-    recency, reference, recency_notes = recency_lookup({s.symbol_id: symbols[s.symbol_id] for s in preliminary})
+    recency, reference, recency_notes = recency_lookup({sid: symbols[sid] for sid in candidates})
     scored = score_candidates(candidates, top_seeds, result, fan_in, recency, reference, symbols, keywords)
     notes = list(recency_notes)
     if keywords.truncated:
