@@ -68,7 +68,8 @@ CREATE TABLE edges(
     confidence REAL NOT NULL, line INTEGER NOT NULL, file_id INTEGER NOT NULL);
 CREATE VIRTUAL TABLE symbols_fts USING fts5(
     name, words, qualified, signature, docstring, path, tokenize='porter unicode61', detail=column);
--- each symbol's path, name and own body words (identifiers, comments, strings): a channel of their own
+-- each symbol as a reader sees it: its path and qualified name words, then its own body words
+-- (identifiers, comments, strings): a channel of its own
 CREATE VIRTUAL TABLE bodies_fts USING fts5(body, tokenize='porter unicode61', detail=none);
 -- past commits (newest ones reachable from HEAD) and the (path, function name) pairs each changed
 CREATE TABLE commits(id INTEGER PRIMARY KEY, sha TEXT UNIQUE NOT NULL, time INTEGER NOT NULL,
@@ -436,7 +437,7 @@ class Store:
             rows.append((sid, *_symbol_row(sym, file_id, parent_id)))
             fts.append((sid, sym.name.rsplit(".", 1)[-1], sym.words, sym.name, sym.signature, sym.docstring,
                         path_words))
-            if sym.body:  # one document per symbol, as a reader sees it: where it is, its name, its code
+            if sym.body:  # (a path or name word weighted up in a column of its own ranked no better)
                 bodies.append((sid, f"{path_words} {sym.words} {sym.body}"))
         self.conn.executemany(_INSERT_SYMBOL, rows)
         self.conn.executemany(_INSERT_FTS, fts)

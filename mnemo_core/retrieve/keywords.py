@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from mnemo_core.index.textsplit import identifier_words
 
 MAX_TASK_CHARS = 4000  # longer tasks are truncated: the head of a task carries its intent
-MAX_WORDS = 200  # full-text words kept, in order: past this a long description adds noise and time
+MAX_WORDS = 64  # full-text words kept, in order: past this a long description adds noise and time
 MIN_TERM_CHARS = 2
 
 ENGLISH_STOP = frozenset("""
