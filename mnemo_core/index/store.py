@@ -37,8 +37,9 @@ log = logging.getLogger(__name__)
 
 # 6: refs deduplicated per scope, call-result return types; 7: refs column stored last; 8: supers;
 # 9: imports scoped to the function they are written in; 10: iteration, returned call results;
-# 11: parametrised test parameters typed; 12: body text; 13: commit memory; 14: path and name in body text
-SCHEMA_VERSION = 14
+# 11: parametrised test parameters typed; 12: body text; 13: commit memory; 14: path and name in body text;
+# 16: the functions a remembered commit changed, once asked
+SCHEMA_VERSION = 16
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0
@@ -73,7 +74,7 @@ CREATE VIRTUAL TABLE symbols_fts USING fts5(
 CREATE VIRTUAL TABLE bodies_fts USING fts5(body, tokenize='porter unicode61', detail=none);
 -- past commits (newest ones reachable from HEAD) and the (path, function name) pairs each changed
 CREATE TABLE commits(id INTEGER PRIMARY KEY, sha TEXT UNIQUE NOT NULL, time INTEGER NOT NULL,
-    author TEXT NOT NULL, subject TEXT NOT NULL, paths TEXT NOT NULL);
+    author TEXT NOT NULL, subject TEXT NOT NULL, paths TEXT NOT NULL, targets TEXT);
 CREATE TABLE commit_files(commit_id INTEGER NOT NULL, path TEXT NOT NULL);
 CREATE INDEX commit_files_path ON commit_files(path, commit_id);
 CREATE VIRTUAL TABLE commits_fts USING fts5(message, tokenize='porter unicode61', detail=none);
@@ -689,6 +690,28 @@ class Store:
             f"SELECT id, sha, time, subject, paths FROM commits WHERE id IN ({marks})", [c for c, _ in hits])}
         return [PastCommit(rows[c][1], rows[c][2], rows[c][3], tuple(json.loads(rows[c][4])), score)
                 for c, score in hits if c in rows]
+
+    def commit_targets(self, shas: Sequence[str]) -> dict[str, tuple[tuple[str, str], ...]]:
+        """The functions each remembered commit changed, where they were asked before."""
+        marks = ",".join("?" * len(shas))
+        rows = self.conn.execute(
+            f"SELECT sha, targets FROM commits WHERE targets IS NOT NULL AND sha IN ({marks})", list(shas))
+        return {sha: tuple((p, n) for p, n in json.loads(targets)) for sha, targets in rows}
+
+    def save_commit_targets(self, found: dict[str, tuple[tuple[str, str], ...]]) -> None:
+        """Remember what ``commit_targets`` did not know, if the index can be written right now: a
+        cache, so a busy or read-only index just goes without."""
+        if self.read_only or not found:
+            return
+        try:
+            self.conn.execute("PRAGMA busy_timeout=0")
+            with _transaction(self.conn):
+                self.conn.executemany("UPDATE commits SET targets=? WHERE sha=?",
+                                      [(json.dumps(t), sha) for sha, t in found.items()])
+        except sqlite3.Error as exc:
+            log.info("commit targets not cached: %s", exc)
+        finally:
+            self.conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
 
     def file_commits(self, paths: Iterable[str], since: int) -> dict[str, FileCommits]:
         """Per path, its newest remembered commit and how many remembered commits touched it

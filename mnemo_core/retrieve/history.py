@@ -41,7 +41,7 @@ def history_channel(root: Path) -> Ranked:
         commits = store.similar_commits(query, HISTORY_COMMITS) if query else []
         if not commits:
             return [], {}
-        targets = commit_targets(root, store.path.parent, [c.sha for c in commits])
+        targets = commit_targets(root, store, [c.sha for c in commits])
         newest = max(c.time for c in commits)
         best = max(c.score for c in commits) or 1.0
         votes: dict[tuple[str, str], float] = defaultdict(float)
@@ -66,21 +66,27 @@ def history_channel(root: Path) -> Ranked:
     return ranked
 
 
-def commit_targets(root: Path, index_dir: Path, shas: Sequence[str]) -> dict[str, Targets]:
-    """The (path, function name) pairs each commit changed; git is asked once for those not cached."""
+def commit_targets(root: Path, store: Store, shas: Sequence[str]) -> dict[str, Targets]:
+    """The (path, function name) pairs each commit changed: from this process's memory, then the
+    index, then one ``git show`` for the rest (whose answers the index keeps when it can)."""
+    key = str(store.path)
     with _lock:
-        found = {sha: _targets[(str(root), sha)] for sha in shas if (str(root), sha) in _targets}
+        found = {sha: _targets[(key, sha)] for sha in shas if (key, sha) in _targets}
+    found.update(store.commit_targets([sha for sha in shas if sha not in found]))
     missing = [sha for sha in shas if sha not in found]
     if missing:
         try:
-            fresh = changed_functions(root, missing, _attributes(index_dir), source_extensions())
+            fresh = changed_functions(root, missing, _attributes(store.path.parent), source_extensions())
         except (GitError, OSError):
             fresh = {}
-        with _lock:
-            for sha in missing:
-                _targets[(str(root), sha)] = found[sha] = fresh.get(sha, ())
-            while len(_targets) > CACHED_COMMITS:
-                _targets.popitem(last=False)
+        asked = {sha: fresh.get(sha, ()) for sha in missing}
+        store.save_commit_targets(asked)
+        found.update(asked)
+    with _lock:
+        for sha in shas:
+            _targets[(key, sha)] = found[sha]
+        while len(_targets) > CACHED_COMMITS:
+            _targets.popitem(last=False)
     return found
 
 

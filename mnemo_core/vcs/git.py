@@ -112,7 +112,13 @@ def _unusable_repository(root: Path, stderr: str) -> GitError | None:
 
 @lru_cache(maxsize=64)
 def repo_toplevel(root: Path) -> Path | None:
-    """The top of the git work tree containing ``root``, or None when it is not in one."""
+    """The top of the git work tree containing ``root``, or None when it is not in one (a directory
+    with a ``.git`` of its own is its own top: no git process needed)."""
+    try:
+        if _plain_git_dir(root) is not None:
+            return root
+    except (OSError, UnicodeDecodeError):
+        pass
     try:
         out = run_git(root, "rev-parse", "--show-toplevel", check=False)
     except GitError:

@@ -90,3 +90,17 @@ def test_a_directory_without_git_has_no_history(tmp_path: Path) -> None:
 )
 def test_function_names_from_hunk_headers(header: str, name: str) -> None:
     assert function_name(header) == name
+
+
+def test_what_a_commit_changed_is_asked_of_git_once_and_kept_in_the_index(repo: Path) -> None:
+    from mnemo_core.retrieve import history as history_module
+
+    index_repo(repo)
+    assert history(repo, "retry uploads when the server times out")[0] == "Client.upload"
+    history_module._targets.clear()  # as a new process would start
+    store = Store.open(repo)
+    try:
+        kept = store.commit_targets([c.sha for c in store.similar_commits('"retry"', 5)])
+    finally:
+        store.close()
+    assert list(kept.values()) == [(("pkg/client.py", "upload"),)]
