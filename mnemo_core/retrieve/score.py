@@ -11,7 +11,7 @@ test code and the task is not about tests, and by a prior for kinds that are rar
 - proximity: ``1 / (1 + hops)`` from the nearest seed.
 - recency: ``0.5 ** (age / RECENCY_HALF_LIFE_DAYS)``, age of the newest commit over the symbol's lines,
   measured back from the newest commit in the repository (so an old checkout is judged on its own time).
-- generic: how much of a catch-all the symbol is (many callers, no lexical match): subtracted.
+- generic: how much of a catch-all the symbol is (many callers, no lexical match).
 - file: how strongly the task's matches concentrate in the symbol's file.
 - text: the BM25 score of the full-text match, scaled so the best hit has 1.
 - history: the votes of similar past commits for the symbol, scaled so the best has 1.
@@ -36,16 +36,16 @@ if TYPE_CHECKING:
 # the mean of R@10 and MRR; leave-one-repository-out folds in bench/RESULTS.md), rounded; the comment
 # on each says what the component means.
 WEIGHTS = {
-    "lexical": 0.20,  # the task names it (fused rank across the name, text, body, history and path channels)
-    "walk": 0.28,  # it sits where the walk from the task's seeds spends its time
+    "lexical": 0.15,  # the task names it (fused rank across the name, text, body, history and path channels)
+    "walk": 0.0,  # it sits where the walk from the task's seeds spends its time (learned: adds nothing here)
     "authority": 0.02,  # code that the relevant code relies on
-    "proximity": 0.08,  # close to a seed in the graph
-    "recency": 0.40,  # recently changed code is more likely to change again
-    "generic": -0.10,  # a catch-all helper called from everywhere says little about this task
-    "file": 0.27,  # its file is where the task's terms concentrate
-    "text": 0.30,  # how well its name, signature, docstring and path match (BM25)
-    "body": 0.63,  # how well its own code matches (BM25): the strongest single signal
-    "history": 0.20,  # similar past changes touched it
+    "proximity": 0.02,  # close to a seed in the graph
+    "recency": 0.0,  # its file changed lately (learned: adds nothing beyond the history channel)
+    "generic": 0.05,  # called from many places without a lexical match (learned: a slight plus, not a minus)
+    "file": 0.04,  # its file is where the task's terms concentrate
+    "text": -0.05,  # how well its name, signature, docstring and path match, beyond their share in lexical
+    "body": 0.25,  # how well its own code matches (BM25): the strongest single signal
+    "history": 0.10,  # similar past changes touched it
 }
 FILE_SEEDS = 5  # a file's relevance counts its best few matches, so big files do not win by size
 TEST_DEMOTION = 0.2  # test code, unless the task is about tests, is context rather than target
