@@ -88,7 +88,9 @@ DEFAULT_REPOS = ("pallets/flask", "psf/black", "pytest-dev/pytest")
 MIRROR_ROOT = Path("/work/.mirror")
 FLOORS = {"precision": 0.90, "recall": 0.80}
 CONSTRUCTOR_SUFFIXES = (".__init__", ".__new__")
-IMPLICIT_DUNDERS = frozenset({"__enter__", "__exit__", "__call__"})  # run by with statements and calling an instance
+IMPLICIT_DUNDERS = frozenset(
+    {"__enter__", "__exit__", "__call__"}
+)  # run by with statements and calling an instance
 TOP_PATTERNS = 15
 EXAMPLES_PER_PATTERN = 3
 DEFAULT_JEDI_SAMPLE = 40  # per pool (oracle sites, false positives, false negatives) and repository
@@ -144,8 +146,10 @@ def load_mnemo(root: Path, analysed: set[str]) -> MnemoGraph:
     store = Store.open(root, create=False)
     try:
         conn = store.conn
-        rows = conn.execute("SELECT s.id, f.path, s.name, s.kind, s.decorators FROM symbols s "
-                            "JOIN files f ON f.id = s.file_id")
+        rows = conn.execute(
+            "SELECT s.id, f.path, s.name, s.kind, s.decorators FROM symbols s "
+            "JOIN files f ON f.id = s.file_id"
+        )
         by_id: dict[int, tuple[str, str, str]] = {}
         properties: set[int] = set()
         graph = MnemoGraph()
@@ -175,8 +179,11 @@ def load_mnemo(root: Path, analysed: set[str]) -> MnemoGraph:
         store.close()
 
 
-def explicit_calls(edges: list[tuple[int, int, str, float, int]], by_id: dict[int, tuple[str, str, str]],
-                   properties: set[int]) -> list[tuple[int, int, str, float, int]]:
+def explicit_calls(
+    edges: list[tuple[int, int, str, float, int]],
+    by_id: dict[int, tuple[str, str, str]],
+    properties: set[int],
+) -> list[tuple[int, int, str, float, int]]:
     """mnemo's call edges without its implicit calls (see the module docstring)."""
     classes_at: dict[tuple[int, int], set[str]] = defaultdict(set)
     for src, dst, _, _, line in edges:
@@ -246,8 +253,12 @@ def _judge(edge: MEdge, sites_at: dict[tuple[str, int], list[Site]]) -> tuple[st
     if not sites:
         return "no-site", []
     names = {short(edge.raw_callee), short(edge.callee)}
-    candidates = [s for s in sites if s.name in names
-                  or (s.target is not None and s.status == "repo" and target_key(s.target) == edge.callee)]
+    candidates = [
+        s
+        for s in sites
+        if s.name in names
+        or (s.target is not None and s.status == "repo" and target_key(s.target) == edge.callee)
+    ]
     candidates = candidates or sites
     statuses = {s.status for s in candidates}
     if statuses == {"repo"}:
@@ -285,17 +296,25 @@ def metrics(c: Comparison) -> dict[str, Any]:
         row["judged"] += 1
         row["tp"] += pair in tp
     edge_verdicts = Counter(v for v, _ in c.verdicts.values())
-    unresolved_reasons = Counter(s.reason for p, (v, sites) in c.verdicts.items() if v == "unresolved"
-                                 for s in sites[:1])
+    unresolved_reasons = Counter(
+        s.reason for p, (v, sites) in c.verdicts.items() if v == "unresolved" for s in sites[:1]
+    )
     return {
-        "oracle_pairs": len(oracle), "mnemo_pairs": len(mnemo), "judged": len(judged), "tp": len(tp),
-        "precision": _ratio(len(tp), len(judged)), "recall": _ratio(len(tp), len(oracle)),
-        "judged_ext": len(judged_ext), "precision_ext": _ratio(len(tp), len(judged_ext)),
-        "by_resolution": {k: {**v, "precision": _ratio(v["tp"], v["judged"])}
-                          for k, v in sorted(by_resolution.items())},
-        "by_form": {k: {**v, "recall": _ratio(v["found"], v["oracle"]),
-                        "precision": _ratio(v["tp"], v["judged"])}
-                    for k, v in sorted(by_form.items())},
+        "oracle_pairs": len(oracle),
+        "mnemo_pairs": len(mnemo),
+        "judged": len(judged),
+        "tp": len(tp),
+        "precision": _ratio(len(tp), len(judged)),
+        "recall": _ratio(len(tp), len(oracle)),
+        "judged_ext": len(judged_ext),
+        "precision_ext": _ratio(len(tp), len(judged_ext)),
+        "by_resolution": {
+            k: {**v, "precision": _ratio(v["tp"], v["judged"])} for k, v in sorted(by_resolution.items())
+        },
+        "by_form": {
+            k: {**v, "recall": _ratio(v["found"], v["oracle"]), "precision": _ratio(v["tp"], v["judged"])}
+            for k, v in sorted(by_form.items())
+        },
         "mnemo_pair_verdicts": dict(edge_verdicts),
         "mnemo_pairs_at_unresolved_sites_by_reason": dict(unresolved_reasons.most_common()),
     }
@@ -338,11 +357,20 @@ def disagreements(c: Comparison, graph: MnemoGraph) -> list[Disagreement]:
     return found
 
 
-def _false_positive(pair: tuple[str, str], edge: MEdge, site: Site, candidates: list[Site], graph: MnemoGraph,
-                    v: str) -> Disagreement:
+def _false_positive(
+    pair: tuple[str, str], edge: MEdge, site: Site, candidates: list[Site], graph: MnemoGraph, v: str
+) -> Disagreement:
     mnemo_kind = graph.symbols.get(edge.raw_callee, "?")
-    targets = sorted({target_key(s.target) if s.status == "repo" and s.target else
-                      f"external {s.target.qualname}" if s.target else "?" for s in candidates})
+    targets = sorted(
+        {
+            target_key(s.target)
+            if s.status == "repo" and s.target
+            else f"external {s.target.qualname}"
+            if s.target
+            else "?"
+            for s in candidates
+        }
+    )
     if v == "external":
         what = "oracle: an external callee"
     elif any(short(t) == short(pair[1]) for t in targets):
@@ -351,14 +379,19 @@ def _false_positive(pair: tuple[str, str], edge: MEdge, site: Site, candidates: 
     else:
         what = "oracle: a differently named callee"
     pattern = f"FP {edge.resolution:<6} {site.form}: mnemo -> {mnemo_kind}, {what}"
-    example = (f"{site.path}:{site.line} {site.caller} calls `{site.name}`: mnemo -> {edge.raw_callee} "
-               f"[{edge.resolution}]; oracle -> {', '.join(targets)}")
+    example = (
+        f"{site.path}:{site.line} {site.caller} calls `{site.name}`: mnemo -> {edge.raw_callee} "
+        f"[{edge.resolution}]; oracle -> {', '.join(targets)}"
+    )
     return Disagreement("FP", pattern, example, pair, site, edge.raw_callee, ", ".join(targets))
 
 
 def _false_negative(pair: tuple[str, str], site: Site, c: Comparison, graph: MnemoGraph) -> Disagreement:
-    at_site = [e for e in c.edges_at.get((pair[0], site.line), [])
-               if site.name in {short(e.callee), short(e.raw_callee)}]
+    at_site = [
+        e
+        for e in c.edges_at.get((pair[0], site.line), [])
+        if site.name in {short(e.callee), short(e.raw_callee)}
+    ]
     if pair[1] not in graph.symbols:
         what = "callee not in mnemo's symbols"
     elif pair[0] not in graph.symbols:
@@ -369,8 +402,10 @@ def _false_negative(pair: tuple[str, str], site: Site, c: Comparison, graph: Mne
         what = "no mnemo edge at this site"
     mnemo_targets = ", ".join(sorted({f"{e.raw_callee} [{e.resolution}]" for e in at_site})) or "none"
     pattern = f"FN {site.form}: {what}"
-    example = (f"{site.path}:{site.line} {site.caller} calls `{site.name}`: oracle -> {pair[1]}; "
-               f"mnemo -> {mnemo_targets}")
+    example = (
+        f"{site.path}:{site.line} {site.caller} calls `{site.name}`: oracle -> {pair[1]}; "
+        f"mnemo -> {mnemo_targets}"
+    )
     return Disagreement("FN", pattern, example, pair, site, mnemo_targets, pair[1])
 
 
@@ -397,8 +432,10 @@ def unjudged_patterns(c: Comparison, limit: int = TOP_UNJUDGED) -> list[dict[str
             continue
         site = _first([s for s in candidates if s.name == short(pair[1])] or candidates)
         pattern = f"{edge.resolution:<6} at a site the oracle leaves unresolved ({site.reason}; {site.form})"
-        example = (f"{site.path}:{site.line} {site.caller} calls `{site.name}`: mnemo -> {edge.raw_callee} "
-                   f"[{edge.resolution}]")
+        example = (
+            f"{site.path}:{site.line} {site.caller} calls `{site.name}`: mnemo -> {edge.raw_callee} "
+            f"[{edge.resolution}]"
+        )
         found.append(Disagreement("UNJUDGED", pattern, example, pair, site, edge.raw_callee))
     return top_patterns(found, limit)
 
@@ -415,8 +452,9 @@ class JediOracle:
         self.oracle = oracle
         roots = sorted({import_root(m) for m in oracle.modules.values()})
         sys_path = [str(root / r) if r else str(root) for r in roots] + [sysconfig.get_paths()["stdlib"]]
-        self.project = jedi.Project(root, sys_path=sys_path, smart_sys_path=False,
-                                    load_unsafe_extensions=False)
+        self.project = jedi.Project(
+            root, sys_path=sys_path, smart_sys_path=False, load_unsafe_extensions=False
+        )
         self._scripts: dict[str, Any] = {}
 
     def keys(self, site: Site) -> set[str]:
@@ -424,8 +462,9 @@ class JediOracle:
         script = self._scripts.get(site.path)
         if script is None:
             source = (self.root / site.path).read_text(encoding="utf-8", errors="replace")
-            script = self._scripts[site.path] = self.jedi.Script(source, path=self.root / site.path,
-                                                                 project=self.project)
+            script = self._scripts[site.path] = self.jedi.Script(
+                source, path=self.root / site.path, project=self.project
+            )
         try:
             names = script.goto(site.line, site.column, follow_imports=True)
         except Exception:  # Jedi's own failures count as "no answer"
@@ -446,8 +485,15 @@ class JediOracle:
         return keys or {"none"}
 
 
-def jedi_check(root: Path, oracle: Oracle, sites: list[Site], c: Comparison, found: list[Disagreement],
-               sample: int, unjudged_sample: int) -> dict[str, Any]:
+def jedi_check(
+    root: Path,
+    oracle: Oracle,
+    sites: list[Site],
+    c: Comparison,
+    found: list[Disagreement],
+    sample: int,
+    unjudged_sample: int,
+) -> dict[str, Any]:
     """Jedi's opinion on random samples: oracle-resolved sites (is the oracle right?), the false
     positives and negatives (who is right?), and, per resolution kind, mnemo's pairs at sites the
     oracle cannot resolve (how good are the edges the main metric cannot judge?)."""
@@ -463,12 +509,19 @@ def jedi_check(root: Path, oracle: Oracle, sites: list[Site], c: Comparison, fou
         disagreeing_examples: list[str] = []
         for site in rng.sample(resolved, min(sample, len(resolved))):
             keys = jedi.keys(site)
-            vote = ("agrees" if site.target and target_key(site.target) in keys else
-                    "jedi external/none" if keys <= NO_REPO_ANSWER else "disagrees")
+            vote = (
+                "agrees"
+                if site.target and target_key(site.target) in keys
+                else "jedi external/none"
+                if keys <= NO_REPO_ANSWER
+                else "disagrees"
+            )
             agree[vote] += 1
             if vote != "agrees" and site.target and len(disagreeing_examples) < EXAMPLES_PER_PATTERN:
-                disagreeing_examples.append(f"{site.path}:{site.line} `{site.name}`: oracle -> "
-                                            f"{target_key(site.target)}; jedi -> {', '.join(sorted(keys))}")
+                disagreeing_examples.append(
+                    f"{site.path}:{site.line} `{site.name}`: oracle -> "
+                    f"{target_key(site.target)}; jedi -> {', '.join(sorted(keys))}"
+                )
         result[group] = {**agree, "examples": disagreeing_examples}
     for kind in ("FP", "FN"):
         disagreeing = [d for d in found if d.kind == kind and d.site is not None]
@@ -484,20 +537,31 @@ def jedi_check(root: Path, oracle: Oracle, sites: list[Site], c: Comparison, fou
         examples: list[str] = []
         for pair, site in rng.sample(pool, min(unjudged_sample, len(pool))):
             keys = jedi.keys(site)
-            vote = ("agrees with mnemo" if pair[1] in keys else
-                    "jedi: external" if "external" in keys else
-                    "jedi: a parameter or variable" if "variable" in keys else
-                    "jedi: no answer" if keys <= {"none", "error"} or all(k.startswith("other") for k in keys)
-                    else "jedi: another repo def")
+            vote = (
+                "agrees with mnemo"
+                if pair[1] in keys
+                else "jedi: external"
+                if "external" in keys
+                else "jedi: a parameter or variable"
+                if "variable" in keys
+                else "jedi: no answer"
+                if keys <= {"none", "error"} or all(k.startswith("other") for k in keys)
+                else "jedi: another repo def"
+            )
             votes[vote] += 1
             if vote in {"jedi: external", "jedi: another repo def"} and len(examples) < EXAMPLES_PER_PATTERN:
-                examples.append(f"{site.path}:{site.line} {site.caller} calls `{site.name}`: "
-                                f"mnemo -> {pair[1]} "
-                                f"[{resolution}]; jedi -> {', '.join(sorted(keys))}")
+                examples.append(
+                    f"{site.path}:{site.line} {site.caller} calls `{site.name}`: "
+                    f"mnemo -> {pair[1]} "
+                    f"[{resolution}]; jedi -> {', '.join(sorted(keys))}"
+                )
         decided = votes["agrees with mnemo"] + votes["jedi: external"] + votes["jedi: another repo def"]
-        result["unjudged"][resolution] = {"pool": len(pool), **votes,
-                                          "est_precision": _ratio(votes["agrees with mnemo"], decided),
-                                          "examples_jedi_disagrees": examples}
+        result["unjudged"][resolution] = {
+            "pool": len(pool),
+            **votes,
+            "est_precision": _ratio(votes["agrees with mnemo"], decided),
+            "examples_jedi_disagrees": examples,
+        }
     result["seconds"] = round(time.perf_counter() - started, 1)
     return result
 
@@ -511,9 +575,15 @@ def _disagreement_votes(jedi: JediOracle, items: list[Disagreement], kind: str) 
         mnemo_keys = {normalise(k.split(" [")[0]) for k in d.mnemo_callee.split(", ")} - {"none"}
         oracle_keys = {"external" if k.startswith("external") else k for k in d.oracle_callee.split(", ")}
         mnemo_ok, oracle_ok = bool(mnemo_keys & keys), bool(oracle_keys & keys)
-        vote = ("jedi agrees with mnemo" if mnemo_ok and not oracle_ok else
-                "jedi agrees with the oracle" if oracle_ok and not mnemo_ok else
-                "jedi agrees with both" if oracle_ok else "jedi agrees with neither")
+        vote = (
+            "jedi agrees with mnemo"
+            if mnemo_ok and not oracle_ok
+            else "jedi agrees with the oracle"
+            if oracle_ok and not mnemo_ok
+            else "jedi agrees with both"
+            if oracle_ok
+            else "jedi agrees with neither"
+        )
         votes[vote] += 1
         if vote == "jedi agrees with mnemo" and len(examples) < EXAMPLES_PER_PATTERN:
             examples.append(f"{d.example}; jedi -> {', '.join(sorted(keys))}")
@@ -528,8 +598,9 @@ def checkout(repo: str, workdir: Path, mirror_root: Path) -> tuple[Path, str]:
         raise FileNotFoundError(f"{mirror} is missing: fetch github:{repo} with the search tool first")
     dest = workdir / repo.replace("/", "+")
     subprocess.run(["git", "clone", "-q", str(mirror), str(dest)], check=True, capture_output=True)
-    commit = subprocess.run(["git", "-C", str(dest), "rev-parse", "HEAD"], check=True, capture_output=True,
-                            text=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "-C", str(dest), "rev-parse", "HEAD"], check=True, capture_output=True, text=True
+    ).stdout.strip()
     return dest, commit
 
 
@@ -551,8 +622,9 @@ def python_files(root: Path) -> list[str]:
         store.close()
 
 
-def evaluate(repo: str, workdir: Path, mirror_root: Path, jedi_sample: int,
-             unjudged_sample: int) -> dict[str, Any]:
+def evaluate(
+    repo: str, workdir: Path, mirror_root: Path, jedi_sample: int, unjudged_sample: int
+) -> dict[str, Any]:
     """Check out, index, build the oracle, compare; everything for one repository."""
     root, commit = checkout(repo, workdir, mirror_root)
     indexed = index_with_mnemo(root)
@@ -565,19 +637,26 @@ def evaluate(repo: str, workdir: Path, mirror_root: Path, jedi_sample: int,
     c = compare([_brief_only(s) for s in sites], graph)
     found = disagreements(c, graph)
     return {
-        "repo": repo, "commit": commit, "mnemo_index": indexed,
-        "files": len(paths), "files_not_parsed": len(oracle.failed), "oracle_seconds": round(oracle_s, 1),
+        "repo": repo,
+        "commit": commit,
+        "mnemo_index": indexed,
+        "files": len(paths),
+        "files_not_parsed": len(oracle.failed),
+        "oracle_seconds": round(oracle_s, 1),
         "sites": dict(Counter(s.status for s in sites)),
-        "unresolved_reasons": dict(Counter(s.reason for s in sites
-                                           if s.status == "unresolved").most_common()),
-        "mnemo_edges": len(graph.edges), "mnemo_fixture_edges": graph.fixture_edges,
+        "unresolved_reasons": dict(
+            Counter(s.reason for s in sites if s.status == "unresolved").most_common()
+        ),
+        "mnemo_edges": len(graph.edges),
+        "mnemo_fixture_edges": graph.fixture_edges,
         "mnemo_edges_outside_analysed_files": graph.outside_edges,
         "metrics": metrics(c),
         "fp": sum(d.kind == "FP" and c.verdicts[d.pair][0] == "repo" for d in found),
         "fn": sum(d.kind == "FN" for d in found),
         "patterns": top_patterns([d for d in found if d.kind == "FN" or c.verdicts[d.pair][0] == "repo"]),
-        "external_site_patterns": top_patterns([d for d in found if d.kind == "FP"
-                                                and c.verdicts[d.pair][0] == "external"], limit=5),
+        "external_site_patterns": top_patterns(
+            [d for d in found if d.kind == "FP" and c.verdicts[d.pair][0] == "external"], limit=5
+        ),
         "unjudged_confident_patterns": unjudged_patterns(c),
         "jedi": jedi_check(root, oracle, sites, c, found, jedi_sample, unjudged_sample),
         "extension": extension(sites, graph),
@@ -596,25 +675,55 @@ def extension(sites: list[Site], graph: MnemoGraph) -> dict[str, Any]:
     the sites where mnemo falls back to name matching."""
     c = compare(sites, graph)
     m = metrics(c)
-    found = [d for d in disagreements(c, graph) if d.site is not None and d.site.extension
-             and (d.kind == "FN" or c.verdicts[d.pair][0] == "repo")]
-    return {"precision": m["precision"], "recall": m["recall"], "judged": m["judged"], "tp": m["tp"],
-            "oracle_pairs": m["oracle_pairs"],
-            "by_form": {k: v for k, v in m["by_form"].items() if k in EXTENSION_FORMS},
-            "by_resolution": m["by_resolution"], "patterns": top_patterns(found, TOP_UNJUDGED)}
+    found = [
+        d
+        for d in disagreements(c, graph)
+        if d.site is not None and d.site.extension and (d.kind == "FN" or c.verdicts[d.pair][0] == "repo")
+    ]
+    return {
+        "precision": m["precision"],
+        "recall": m["recall"],
+        "judged": m["judged"],
+        "tp": m["tp"],
+        "oracle_pairs": m["oracle_pairs"],
+        "by_form": {k: v for k, v in m["by_form"].items() if k in EXTENSION_FORMS},
+        "by_resolution": m["by_resolution"],
+        "patterns": top_patterns(found, TOP_UNJUDGED),
+    }
 
 
 # -- report -----------------------------------------------------------------------------------
-SUMMARY_HEADERS = ("repo", "commit", "files", "oracle sites repo/ext/unres", "oracle pairs", "mnemo pairs",
-                   "judged", "TP", "precision", "recall", "precision+ext")
+SUMMARY_HEADERS = (
+    "repo",
+    "commit",
+    "files",
+    "oracle sites repo/ext/unres",
+    "oracle pairs",
+    "mnemo pairs",
+    "judged",
+    "TP",
+    "precision",
+    "recall",
+    "precision+ext",
+)
 
 
 def summary_row(r: dict[str, Any]) -> list[object]:
     """One repository's headline numbers."""
     m, s = r["metrics"], r["sites"]
-    return [r["repo"], r["commit"][:8], f"{r['files']} ({r['files_not_parsed']} unparsed)",
-            f"{s.get('repo', 0)}/{s.get('external', 0)}/{s.get('unresolved', 0)}", m["oracle_pairs"],
-            m["mnemo_pairs"], m["judged"], m["tp"], m["precision"], m["recall"], m["precision_ext"]]
+    return [
+        r["repo"],
+        r["commit"][:8],
+        f"{r['files']} ({r['files_not_parsed']} unparsed)",
+        f"{s.get('repo', 0)}/{s.get('external', 0)}/{s.get('unresolved', 0)}",
+        m["oracle_pairs"],
+        m["mnemo_pairs"],
+        m["judged"],
+        m["tp"],
+        m["precision"],
+        m["recall"],
+        m["precision_ext"],
+    ]
 
 
 def overall(results: list[dict[str, Any]]) -> dict[str, Any]:
@@ -623,9 +732,12 @@ def overall(results: list[dict[str, Any]]) -> dict[str, Any]:
     for r in results:
         for k in ("oracle_pairs", "mnemo_pairs", "judged", "tp", "judged_ext"):
             tot[k] += r["metrics"][k]
-    return {**tot, "precision": _ratio(tot["tp"], tot["judged"]),
-            "recall": _ratio(tot["tp"], tot["oracle_pairs"]),
-            "precision_ext": _ratio(tot["tp"], tot["judged_ext"])}
+    return {
+        **tot,
+        "precision": _ratio(tot["tp"], tot["judged"]),
+        "recall": _ratio(tot["tp"], tot["oracle_pairs"]),
+        "precision_ext": _ratio(tot["tp"], tot["judged_ext"]),
+    }
 
 
 def breakdown_rows(results: list[dict[str, Any]], key: str, columns: tuple[str, ...]) -> list[list[object]]:
@@ -642,51 +754,91 @@ def floor_lines(results: list[dict[str, Any]], total: dict[str, Any]) -> list[st
     lines = []
     for label, m in [*((r["repo"], r["metrics"]) for r in results), ("overall", total)]:
         for metric, limit in FLOORS.items():
-            lines.append(f"{verdict(m[metric] >= limit)}  [{label}] {metric} {m[metric]:.3f}"
-                         f" (floor >= {limit})")
+            lines.append(
+                f"{verdict(m[metric] >= limit)}  [{label}] {metric} {m[metric]:.3f} (floor >= {limit})"
+            )
     return lines
 
 
 def report(info: dict[str, Any], results: list[dict[str, Any]], total: dict[str, Any]) -> str:
     """The printed report."""
-    out = [f"machine: {machine_line(info)}", "",
-           table(SUMMARY_HEADERS, [*(summary_row(r) for r in results),
-                                   ["overall", "", "", "", total["oracle_pairs"], total["mnemo_pairs"],
-                                    total["judged"], total["tp"], total["precision"], total["recall"],
-                                    total["precision_ext"]]]),
-           "", "by mnemo resolution (pairs; judged = at a site the oracle resolved in the repo):",
-           table(("repo", "resolution", "all", "judged", "TP", "precision"),
-                 breakdown_rows(results, "by_resolution", ("all", "judged", "tp", "precision"))),
-           "", "by oracle call form:",
-           table(("repo", "form", "oracle", "found", "recall", "judged", "TP", "precision"),
-                 breakdown_rows(results, "by_form",
-                                ("oracle", "found", "recall", "judged", "tp", "precision"))),
-           ""]
+    out = [
+        f"machine: {machine_line(info)}",
+        "",
+        table(
+            SUMMARY_HEADERS,
+            [
+                *(summary_row(r) for r in results),
+                [
+                    "overall",
+                    "",
+                    "",
+                    "",
+                    total["oracle_pairs"],
+                    total["mnemo_pairs"],
+                    total["judged"],
+                    total["tp"],
+                    total["precision"],
+                    total["recall"],
+                    total["precision_ext"],
+                ],
+            ],
+        ),
+        "",
+        "by mnemo resolution (pairs; judged = at a site the oracle resolved in the repo):",
+        table(
+            ("repo", "resolution", "all", "judged", "TP", "precision"),
+            breakdown_rows(results, "by_resolution", ("all", "judged", "tp", "precision")),
+        ),
+        "",
+        "by oracle call form:",
+        table(
+            ("repo", "form", "oracle", "found", "recall", "judged", "TP", "precision"),
+            breakdown_rows(results, "by_form", ("oracle", "found", "recall", "judged", "tp", "precision")),
+        ),
+        "",
+    ]
     for r in results:
         out.append(f"{r['repo']}: mnemo {r['mnemo_index']['output']}")
-        out.append(f"  mnemo pair verdicts: {r['metrics']['mnemo_pair_verdicts']}; "
-                   "unjudged (oracle unresolved) by reason: "
-                   f"{r['metrics']['mnemo_pairs_at_unresolved_sites_by_reason']}")
+        out.append(
+            f"  mnemo pair verdicts: {r['metrics']['mnemo_pair_verdicts']}; "
+            "unjudged (oracle unresolved) by reason: "
+            f"{r['metrics']['mnemo_pairs_at_unresolved_sites_by_reason']}"
+        )
         if r["jedi"]:
             j = r["jedi"]
-            out.append(f"  jedi ({j['seconds']} s) on samples: oracle sites {_votes(j['oracle_sites'])}; "
-                       f"extension sites {_votes(j['oracle_extension_sites'])}; "
-                       f"FP {_votes(j['FP'])}; FN {_votes(j['FN'])}")
+            out.append(
+                f"  jedi ({j['seconds']} s) on samples: oracle sites {_votes(j['oracle_sites'])}; "
+                f"extension sites {_votes(j['oracle_extension_sites'])}; "
+                f"FP {_votes(j['FP'])}; FN {_votes(j['FN'])}"
+            )
             for group in ("oracle_sites", "oracle_extension_sites"):
                 out += [f"      jedi differs from the oracle: {e}" for e in j[group]["examples"]]
             for resolution, v in j["unjudged"].items():
-                out.append(f"    mnemo [{resolution}] pairs the oracle cannot judge: {v['pool']}; sample "
-                           f"{_votes({k: x for k, x in v.items() if k not in {'pool', 'est_precision'}})}; "
-                           f"jedi-estimated precision {v['est_precision']:.2f}")
+                out.append(
+                    f"    mnemo [{resolution}] pairs the oracle cannot judge: {v['pool']}; sample "
+                    f"{_votes({k: x for k, x in v.items() if k not in {'pool', 'est_precision'}})}; "
+                    f"jedi-estimated precision {v['est_precision']:.2f}"
+                )
                 out += [f"      e.g. {e}" for e in v["examples_jedi_disagrees"][:EXAMPLES_PER_PATTERN]]
-    out += ["", "extension (not in the headline): receivers typed by `v = C(...)` or an annotation `p: C`",
-            table(("repo", "form", "oracle", "found", "recall", "judged", "TP", "precision"),
-                  [[r["repo"], form, *(row[k] for k in FORM_COLUMNS)]
-                   for r in results for form, row in r["extension"]["by_form"].items()])]
-    out += [f"  [{r['repo']}] all forms with the extension: precision {r['extension']['precision']:.3f}, "
-            f"recall {r['extension']['recall']:.3f}; by resolution: "
-            + ", ".join(f"{k} {v['tp']}/{v['judged']}" for k, v in r["extension"]["by_resolution"].items())
-            for r in results]
+    out += [
+        "",
+        "extension (not in the headline): receivers typed by `v = C(...)` or an annotation `p: C`",
+        table(
+            ("repo", "form", "oracle", "found", "recall", "judged", "TP", "precision"),
+            [
+                [r["repo"], form, *(row[k] for k in FORM_COLUMNS)]
+                for r in results
+                for form, row in r["extension"]["by_form"].items()
+            ],
+        ),
+    ]
+    out += [
+        f"  [{r['repo']}] all forms with the extension: precision {r['extension']['precision']:.3f}, "
+        f"recall {r['extension']['recall']:.3f}; by resolution: "
+        + ", ".join(f"{k} {v['tp']}/{v['judged']}" for k, v in r["extension"]["by_resolution"].items())
+        for r in results
+    ]
     for r in results:
         for p in r["extension"]["patterns"]:
             out.append(f"{p['count']:6d}  [{r['repo']}] {p['pattern']}")
@@ -729,23 +881,44 @@ def merge_patterns(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def markdown(results: list[dict[str, Any]], total: dict[str, Any]) -> str:
     """The summary table in Markdown (for RESULTS.md)."""
-    rows = [*(summary_row(r) for r in results),
-            ["overall", "", "", "", total["oracle_pairs"], total["mnemo_pairs"], total["judged"], total["tp"],
-             total["precision"], total["recall"], total["precision_ext"]]]
+    rows = [
+        *(summary_row(r) for r in results),
+        [
+            "overall",
+            "",
+            "",
+            "",
+            total["oracle_pairs"],
+            total["mnemo_pairs"],
+            total["judged"],
+            total["tp"],
+            total["precision"],
+            total["recall"],
+            total["precision_ext"],
+        ],
+    ]
     return markdown_table(SUMMARY_HEADERS, rows)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line."""
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--repos", default=",".join(DEFAULT_REPOS), help="comma-separated owner/name list")
     parser.add_argument("--mirror-root", type=Path, default=MIRROR_ROOT, help="where fetched mirrors live")
-    parser.add_argument("--jedi-sample", type=int, default=DEFAULT_JEDI_SAMPLE,
-                        help="sites per pool checked with Jedi (0: skip Jedi)")
-    parser.add_argument("--jedi-unjudged-sample", type=int, default=DEFAULT_JEDI_UNJUDGED_SAMPLE,
-                        help="mnemo pairs per resolution kind, at sites the oracle cannot resolve, "
-                             "checked with Jedi")
+    parser.add_argument(
+        "--jedi-sample",
+        type=int,
+        default=DEFAULT_JEDI_SAMPLE,
+        help="sites per pool checked with Jedi (0: skip Jedi)",
+    )
+    parser.add_argument(
+        "--jedi-unjudged-sample",
+        type=int,
+        default=DEFAULT_JEDI_UNJUDGED_SAMPLE,
+        help="mnemo pairs per resolution kind, at sites the oracle cannot resolve, checked with Jedi",
+    )
     parser.add_argument("--workdir", type=Path, default=None, help="where to check out (default: a temp dir)")
     return parser.parse_args(argv)
 
@@ -759,8 +932,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for repo in (r for r in args.repos.split(",") if r):
             try:
-                results.append(evaluate(repo, workdir, args.mirror_root, args.jedi_sample,
-                                        args.jedi_unjudged_sample))
+                results.append(
+                    evaluate(repo, workdir, args.mirror_root, args.jedi_sample, args.jedi_unjudged_sample)
+                )
             except FileNotFoundError as exc:
                 print(f"skipping {repo}: {exc}", file=sys.stderr)
     finally:
@@ -772,8 +946,16 @@ def main(argv: list[str] | None = None) -> int:
     total = overall(results)
     print(report(info, results, total))
     print("\n" + markdown(results, total))
-    path = write_json(NAME, {"machine": info, "floors": FLOORS, "overall": total, "repos": results,
-                             "top_patterns": merge_patterns(results)})
+    path = write_json(
+        NAME,
+        {
+            "machine": info,
+            "floors": FLOORS,
+            "overall": total,
+            "repos": results,
+            "top_patterns": merge_patterns(results),
+        },
+    )
     print(f"\nwrote {path}")
     return 0 if all(total[m] >= v for m, v in FLOORS.items()) else 1
 

@@ -66,15 +66,18 @@ def _mem_total_kib() -> int:
 
 def git_head(path: Path) -> str | None:
     """The short commit checked out at ``path``, or None."""
-    done = subprocess.run(["git", "-C", str(path), "rev-parse", "--short", "HEAD"],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        ["git", "-C", str(path), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    )
     return done.stdout.strip() or None
 
 
 def machine_line(info: Mapping[str, Any]) -> str:
     """One line describing the machine, for tables and RESULTS.md."""
-    return (f"{info['nproc']} cores ({info['cpu']}), {info['ram_gib']} GiB RAM, Python {info['python']}, "
-            f"mnemo {info['mnemo_commit']}, {info['date']}")
+    return (
+        f"{info['nproc']} cores ({info['cpu']}), {info['ram_gib']} GiB RAM, Python {info['python']}, "
+        f"mnemo {info['mnemo_commit']}, {info['date']}"
+    )
 
 
 # -- timed subprocesses ---------------------------------------------------------------------
@@ -95,13 +98,21 @@ def run_measured(cmd: Sequence[str], cwd: Path | None = None, env: Mapping[str, 
     """Run ``cmd`` to completion, timing it and sampling the RSS of its whole process tree."""
     sampler = _TreeRssSampler()
     started = time.perf_counter()
-    proc = subprocess.Popen(list(cmd), cwd=cwd, env=dict(env) if env is not None else None,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        list(cmd),
+        cwd=cwd,
+        env=dict(env) if env is not None else None,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     sampler.start(proc.pid)
     out, err = proc.communicate()
     wall = time.perf_counter() - started
     sampler.stop()
-    return Run(wall, sampler.peak_kib, sampler.peak_child_kib, sampler.peak_pss_kib, proc.returncode, out, err)
+    return Run(
+        wall, sampler.peak_kib, sampler.peak_child_kib, sampler.peak_pss_kib, proc.returncode, out, err
+    )
 
 
 def check_run(run: Run, what: str) -> Run:
@@ -199,8 +210,9 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     """A plain-text table with columns padded to fit (numbers right-aligned)."""
     cells = [[_cell(v) for v in row] for row in rows]
     widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)]
-    numeric = [bool(rows) and all(isinstance(row[i], (int, float)) for row in rows)
-               for i in range(len(headers))]
+    numeric = [
+        bool(rows) and all(isinstance(row[i], (int, float)) for row in rows) for i in range(len(headers))
+    ]
 
     def line(values: Sequence[str]) -> str:
         cells = (v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric, strict=True))

@@ -69,9 +69,12 @@ FLOORS = {
     "peak_rss_kib": 1 * KIB_PER_GIB,  # the cold index fits comfortably on a laptop or a CI runner
 }
 GIT_ENV = {
-    "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-    "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-    "GIT_AUTHOR_DATE": "2024-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2024-01-01T00:00:00Z",
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+    "GIT_AUTHOR_DATE": "2024-01-01T00:00:00Z",
+    "GIT_COMMITTER_DATE": "2024-01-01T00:00:00Z",
 }
 
 # Run in a fresh interpreter: read and parse every .py file under argv[1] with tree-sitter only.
@@ -112,17 +115,30 @@ print(json.dumps({"files": stats.files, "parsed": stats.parsed, "skipped": stats
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line."""
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeat", type=int, default=DEFAULT_REPEAT,
-                        help="repeats per timing (median reported)")
-    parser.add_argument("--stdlib", type=Path, default=Path(sysconfig.get_paths()["stdlib"]),
-                        help="the source tree to copy (default: this interpreter's stdlib)")
-    parser.add_argument("--variants", default=",".join(VARIANTS),
-                        help="comma-separated: walked (plain directory), git (a git repository)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=DEFAULT_REPEAT, help="repeats per timing (median reported)"
+    )
+    parser.add_argument(
+        "--stdlib",
+        type=Path,
+        default=Path(sysconfig.get_paths()["stdlib"]),
+        help="the source tree to copy (default: this interpreter's stdlib)",
+    )
+    parser.add_argument(
+        "--variants",
+        default=",".join(VARIANTS),
+        help="comma-separated: walked (plain directory), git (a git repository)",
+    )
     parser.add_argument("--edit-file", default=DEFAULT_EDIT_FILE, help="repo-relative file to touch and edit")
-    parser.add_argument("--workdir", type=Path, default=None,
-                        help="where to copy the tree (default: a temp dir, removed afterwards)")
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        default=None,
+        help="where to copy the tree (default: a temp dir, removed afterwards)",
+    )
     args = parser.parse_args(argv)
     args.variants = [v for v in args.variants.split(",") if v]
     unknown = set(args.variants) - set(VARIANTS)
@@ -166,8 +182,14 @@ def index_once(root: Path, prepare: Callable[[], None] | None = None) -> dict[st
     if prepare is not None:
         prepare()
     run, data = python_json_run(INDEX_CODE, [str(root)])
-    return {**data, "wall_s": run.wall_s, "tree_rss_kib": run.peak_tree_rss_kib, "tree_pss_kib": run.peak_tree_pss_kib,
-            "worker_rss_kib": run.peak_child_rss_kib, "load_1m": os.getloadavg()[0]}
+    return {
+        **data,
+        "wall_s": run.wall_s,
+        "tree_rss_kib": run.peak_tree_rss_kib,
+        "tree_pss_kib": run.peak_tree_pss_kib,
+        "worker_rss_kib": run.peak_child_rss_kib,
+        "load_1m": os.getloadavg()[0],
+    }
 
 
 def measure_variant(root: Path, edit_file: str, repeat: int) -> dict[str, list[dict[str, Any]]]:
@@ -206,30 +228,46 @@ def summarize(variants: dict[str, dict[str, list[dict[str, Any]]]]) -> dict[str,
     for variant, measures in variants.items():
         floor, cold = measures["floor"], measures["cold"]
         ratios = [c["wall_s"] / f["floor_s"] for f, c in zip(floor, cold, strict=True)]
-        floors[variant] = {"floor_s": median(f["floor_s"] for f in floor),
-                           "cpu_s": median(f["cpu_s"] for f in floor),
-                           "parse_s": median(f["parse_s"] for f in floor),
-                           "wall_s": median(f["wall_s"] for f in floor), "cold_over_floor": median(ratios),
-                           "cold_cpu_over_floor_cpu": median(c["cpu_s"] for c in cold)
-                           / median(f["cpu_s"] for f in floor)}
+        floors[variant] = {
+            "floor_s": median(f["floor_s"] for f in floor),
+            "cpu_s": median(f["cpu_s"] for f in floor),
+            "parse_s": median(f["parse_s"] for f in floor),
+            "wall_s": median(f["wall_s"] for f in floor),
+            "cold_over_floor": median(ratios),
+            "cold_cpu_over_floor_cpu": median(c["cpu_s"] for c in cold) / median(f["cpu_s"] for f in floor),
+        }
         tree_rss = max(s["tree_rss_kib"] for s in cold)
         tree_pss = max(s["tree_pss_kib"] for s in cold)
         main_rss = max(s["self_maxrss_kib"] for s in cold)
         worker_rss = max(s["worker_rss_kib"] for s in cold)
         for measure in ("cold", "noop", "touch", "edit"):
             rows.append(_row(variant, measure, measures[measure]))
-        rows[-4].update(peak_tree_rss_mib=round(tree_rss / 1024), peak_tree_pss_mib=round(tree_pss / 1024),
-                        main_rss_mib=round(main_rss / 1024),
-                        worker_rss_mib=round(worker_rss / 1024), cold_over_floor=round(median(ratios), 2))
+        rows[-4].update(
+            peak_tree_rss_mib=round(tree_rss / 1024),
+            peak_tree_pss_mib=round(tree_pss / 1024),
+            main_rss_mib=round(main_rss / 1024),
+            worker_rss_mib=round(worker_rss / 1024),
+            cold_over_floor=round(median(ratios), 2),
+        )
         one_file = max(median(s["wall_s"] for s in measures[m]) for m in ("touch", "edit"))
         noop = median(s["wall_s"] for s in measures["noop"])
         checks += [
-            _check(variant, "cold / floor (median of back-to-back pairs)", median(ratios),
-                   FLOORS["cold_over_floor"], "x"),
+            _check(
+                variant,
+                "cold / floor (median of back-to-back pairs)",
+                median(ratios),
+                FLOORS["cold_over_floor"],
+                "x",
+            ),
             _check(variant, "no-op re-index", noop, FLOORS["noop_s"], "s"),
             _check(variant, "one-file re-index (worst of touch, edit)", one_file, FLOORS["one_file_s"], "s"),
-            _check(variant, "peak memory of cold index (process tree PSS)", max(tree_pss, main_rss) / 1024,
-                   FLOORS["peak_rss_kib"] / 1024, "MiB"),
+            _check(
+                variant,
+                "peak memory of cold index (process tree PSS)",
+                max(tree_pss, main_rss) / 1024,
+                FLOORS["peak_rss_kib"] / 1024,
+                "MiB",
+            ),
         ]
     return {"floors": floors, "rows": rows, "checks": checks}
 
@@ -237,44 +275,90 @@ def summarize(variants: dict[str, dict[str, list[dict[str, Any]]]]) -> dict[str,
 def _row(variant: str, measure: str, samples: list[dict[str, Any]]) -> dict[str, Any]:
     walls = [s["wall_s"] for s in samples]
     return {
-        "variant": variant, "measure": measure, "median_s": median(walls), "min_s": min(walls),
-        "max_s": max(walls), "in_process_s": median(s["index_s"] for s in samples),
+        "variant": variant,
+        "measure": measure,
+        "median_s": median(walls),
+        "min_s": min(walls),
+        "max_s": max(walls),
+        "in_process_s": median(s["index_s"] for s in samples),
         "startup_s": median(s["import_s"] for s in samples),
         "cpu_s": median(s["cpu_s"] for s in samples),
-        "parsed": samples[-1]["parsed"], "files": samples[-1]["files"], "edges": samples[-1]["edges"],
+        "parsed": samples[-1]["parsed"],
+        "files": samples[-1]["files"],
+        "edges": samples[-1]["edges"],
         "load_1m": round(median(s["load_1m"] for s in samples), 1),
     }
 
 
 def _check(variant: str, what: str, value: float, limit: float, unit: str) -> dict[str, Any]:
-    return {"variant": variant, "what": what, "value": round(value, 3), "limit": limit, "unit": unit,
-            "pass": value <= limit}
+    return {
+        "variant": variant,
+        "what": what,
+        "value": round(value, 3),
+        "limit": limit,
+        "unit": unit,
+        "pass": value <= limit,
+    }
 
 
-ROW_HEADERS = ("variant", "measure", "median s", "min s", "max s", "in-process s", "start-up s", "CPU s",
-               "parsed", "load 1m", "cold/floor", "peak MiB (tree PSS / tree RSS / main / worker)")
+ROW_HEADERS = (
+    "variant",
+    "measure",
+    "median s",
+    "min s",
+    "max s",
+    "in-process s",
+    "start-up s",
+    "CPU s",
+    "parsed",
+    "load 1m",
+    "cold/floor",
+    "peak MiB (tree PSS / tree RSS / main / worker)",
+)
 
 
 def row_cells(row: dict[str, Any]) -> list[object]:
     """One results row as table cells."""
-    rss = (f"{row['peak_tree_pss_mib']} / {row['peak_tree_rss_mib']} / {row['main_rss_mib']} / "
-           f"{row['worker_rss_mib']}" if "peak_tree_rss_mib" in row else "")
-    return [row["variant"], row["measure"], row["median_s"], row["min_s"], row["max_s"], row["in_process_s"],
-            row["startup_s"], row["cpu_s"], row["parsed"], row["load_1m"], row.get("cold_over_floor", ""),
-            rss]
+    rss = (
+        f"{row['peak_tree_pss_mib']} / {row['peak_tree_rss_mib']} / {row['main_rss_mib']} / "
+        f"{row['worker_rss_mib']}"
+        if "peak_tree_rss_mib" in row
+        else ""
+    )
+    return [
+        row["variant"],
+        row["measure"],
+        row["median_s"],
+        row["min_s"],
+        row["max_s"],
+        row["in_process_s"],
+        row["startup_s"],
+        row["cpu_s"],
+        row["parsed"],
+        row["load_1m"],
+        row.get("cold_over_floor", ""),
+        rss,
+    ]
 
 
 def check_lines(checks: list[dict[str, Any]]) -> list[str]:
     """One PASS/FAIL line per floor."""
-    return [f"{verdict(c['pass'])}  [{c['variant']}] {c['what']}: {c['value']:g} {c['unit']}"
-            f" (floor <= {c['limit']:g})" for c in checks]
+    return [
+        f"{verdict(c['pass'])}  [{c['variant']}] {c['what']}: {c['value']:g} {c['unit']}"
+        f" (floor <= {c['limit']:g})"
+        for c in checks
+    ]
 
 
-def report(info: dict[str, Any], corpus: dict[str, Any], summary: dict[str, Any], repeat: int,
-           edit_file: str) -> str:
+def report(
+    info: dict[str, Any], corpus: dict[str, Any], summary: dict[str, Any], repeat: int, edit_file: str
+) -> str:
     """The printed report."""
-    floors = "; ".join(f"{v}: {f['floor_s']:.3f} s (parse only {f['parse_s']:.3f} s, whole subprocess "
-                       f"{f['wall_s']:.3f} s, CPU {f['cpu_s']:.2f} s)" for v, f in summary["floors"].items())
+    floors = "; ".join(
+        f"{v}: {f['floor_s']:.3f} s (parse only {f['parse_s']:.3f} s, whole subprocess "
+        f"{f['wall_s']:.3f} s, CPU {f['cpu_s']:.2f} s)"
+        for v, f in summary["floors"].items()
+    )
     lines = [
         f"machine: {machine_line(info)}",
         f"corpus: {corpus['files']} .py files, {corpus['bytes'] / 1e6:.1f} MB copied from {corpus['source']}",
@@ -311,9 +395,18 @@ def main(argv: list[str] | None = None) -> int:
     summary = summarize(variants)
     print(report(info, corpus, summary, args.repeat, args.edit_file))
     print("\n" + markdown_table(ROW_HEADERS, [row_cells(r) for r in summary["rows"]]))
-    path = write_json(NAME, {"machine": info, "corpus": corpus, "repeat": args.repeat,
-                             "edit_file": args.edit_file, "floors": FLOORS, "samples": variants,
-                             "summary": summary})
+    path = write_json(
+        NAME,
+        {
+            "machine": info,
+            "corpus": corpus,
+            "repeat": args.repeat,
+            "edit_file": args.edit_file,
+            "floors": FLOORS,
+            "samples": variants,
+            "summary": summary,
+        },
+    )
     print(f"\nwrote {path}")
     return 0 if all(c["pass"] for c in summary["checks"]) else 1
 

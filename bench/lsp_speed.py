@@ -45,8 +45,28 @@ HOVER_P95_MS = 50.0
 LENS_P95_MS = 100.0
 READY_TIMEOUT_S = 120.0
 NAME = re.compile(r"\b(?:def|class)\s+([A-Za-z_]\w*)|\b([A-Za-z_]\w*)\s*\(")
-KEYWORDS = frozenset({"if", "elif", "while", "for", "return", "and", "or", "not", "in", "print", "assert",
-                      "with", "except", "lambda", "yield", "await", "del", "is"})
+KEYWORDS = frozenset(
+    {
+        "if",
+        "elif",
+        "while",
+        "for",
+        "return",
+        "and",
+        "or",
+        "not",
+        "in",
+        "print",
+        "assert",
+        "with",
+        "except",
+        "lambda",
+        "yield",
+        "await",
+        "del",
+        "is",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -59,9 +79,13 @@ class Sample:
     def summary(self) -> dict[str, float]:
         """first, p50, p95 and max of the warm requests."""
         ordered = sorted(self.warm)
-        return {"first_ms": round(self.first, 2), "p50_ms": round(statistics.median(ordered), 2),
-                "p95_ms": round(percentile(ordered, 0.95), 2), "max_ms": round(ordered[-1], 2),
-                "n": len(ordered)}
+        return {
+            "first_ms": round(self.first, 2),
+            "p50_ms": round(statistics.median(ordered), 2),
+            "p95_ms": round(percentile(ordered, 0.95), 2),
+            "max_ms": round(ordered[-1], 2),
+            "n": len(ordered),
+        }
 
 
 def percentile(ordered: list[float], q: float) -> float:
@@ -100,7 +124,6 @@ class Bench:
         self.client = LanguageClient("lsp-speed", "1")
         self.ready = asyncio.Event()
 
-
         def log_message(params: types.LogMessageParams) -> None:
             if params.message.startswith("index: "):  # the server's line when an index run ends
                 self.ready.set()
@@ -109,9 +132,13 @@ class Bench:
 
     async def start(self) -> None:
         await self.client.start_io(sys.executable, "-m", "lsp_server")
-        await self.client.initialize_async(types.InitializeParams(
-            capabilities=types.ClientCapabilities(), root_uri=self.root.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=self.root.as_uri(), name=self.root.name)]))
+        await self.client.initialize_async(
+            types.InitializeParams(
+                capabilities=types.ClientCapabilities(),
+                root_uri=self.root.as_uri(),
+                workspace_folders=[types.WorkspaceFolder(uri=self.root.as_uri(), name=self.root.name)],
+            )
+        )
         self.client.initialized(types.InitializedParams())
         await asyncio.wait_for(self.ready.wait(), READY_TIMEOUT_S)
 
@@ -163,9 +190,10 @@ async def measure(root: Path, rounds: int, repeat: int) -> dict[str, Any]:
         warm = [(await bench.hover(HOVER_FILE, at))[0] for _ in range(rounds) for at in spots]
     finally:
         await bench.stop()
-    return {"hover": Sample(first_hover, warm).summary() | {"positions": len(spots), "cards": cards},
-            "lens": {path: sample.summary() | {"lenses": lens_counts[path]}
-                     for path, sample in lenses.items()}}
+    return {
+        "hover": Sample(first_hover, warm).summary() | {"positions": len(spots), "cards": cards},
+        "lens": {path: sample.summary() | {"lenses": lens_counts[path]} for path, sample in lenses.items()},
+    }
 
 
 def row(request: str, numbers: dict[str, float], floor: float) -> list[object]:
@@ -189,12 +217,16 @@ def main() -> int:
         results = asyncio.run(measure(root, args.rounds, args.repeat))
     hover = results["hover"]
     rows: list[list[object]] = [row("hover " + HOVER_FILE, hover, HOVER_P95_MS)]
-    rows += [row(f"code lens {path} ({lens['lenses']} lenses)", lens, LENS_P95_MS)
-             for path, lens in results["lens"].items()]
+    rows += [
+        row(f"code lens {path} ({lens['lenses']} lenses)", lens, LENS_P95_MS)
+        for path, lens in results["lens"].items()
+    ]
     headers = ["request", "n", "first ms", "p50 ms", "p95 ms", "max ms", "floor", "verdict"]
     print(machine_line(info))
-    print(f"{args.repo}: {stats.files} files, {stats.symbols} symbols, {stats.edges} edges; "
-          f"{hover['positions']} hover positions, {hover['cards']} with a card")
+    print(
+        f"{args.repo}: {stats.files} files, {stats.symbols} symbols, {stats.edges} edges; "
+        f"{hover['positions']} hover positions, {hover['cards']} with a card"
+    )
     print(table(headers, rows))
     index = {"files": stats.files, "symbols": stats.symbols, "edges": stats.edges}
     out = write_json("lsp_speed", {"machine": info, "repo": args.repo, "index": index, **results})

@@ -33,11 +33,15 @@ HEADLINE = re.compile(r"(\d+) changed symbols?.* (\d+) impacted callers?.* (\d+)
 # scenario -> [(file, function, delete)]: the function gets a new first statement, or is deleted
 SCENARIOS: dict[str, list[tuple[str, str, bool]]] = {
     "1 file: body edit": [("src/flask/helpers.py", "get_debug_flag", False)],
-    "2 files: body edits": [("src/flask/helpers.py", "get_debug_flag", False),
-                            ("src/flask/sansio/scaffold.py", "_endpoint_from_view_func", False)],
-    "3 files: body edits": [("src/flask/helpers.py", "get_debug_flag", False),
-                            ("src/flask/sansio/scaffold.py", "_endpoint_from_view_func", False),
-                            ("src/flask/cli.py", "prepare_import", False)],
+    "2 files: body edits": [
+        ("src/flask/helpers.py", "get_debug_flag", False),
+        ("src/flask/sansio/scaffold.py", "_endpoint_from_view_func", False),
+    ],
+    "3 files: body edits": [
+        ("src/flask/helpers.py", "get_debug_flag", False),
+        ("src/flask/sansio/scaffold.py", "_endpoint_from_view_func", False),
+        ("src/flask/cli.py", "prepare_import", False),
+    ],
     "1 file: delete a called function": [("src/flask/helpers.py", "get_load_dotenv", True)],
 }
 
@@ -49,8 +53,9 @@ def checkout(workdir: Path, mirror_root: Path) -> tuple[Path, str]:
         raise SystemExit(f"{mirror} is missing: fetch github:{REPO} with the search tool first")
     dest = workdir / "flask"
     subprocess.run(["git", "clone", "-q", str(mirror), str(dest)], check=True, capture_output=True)
-    sha = subprocess.run(["git", "-C", str(dest), "rev-parse", "--short", "HEAD"], check=True,
-                         capture_output=True, text=True).stdout.strip()
+    sha = subprocess.run(
+        ["git", "-C", str(dest), "rev-parse", "--short", "HEAD"], check=True, capture_output=True, text=True
+    ).stdout.strip()
     return dest, sha
 
 
@@ -77,8 +82,9 @@ def hook_env() -> dict[str, str]:
 
 def run_hook(root: Path) -> tuple[float, str]:
     """One hook run in a fresh interpreter: wall seconds and its output."""
-    run = run_measured([sys.executable, "-c", HOOK, "--fail-on", "never", "--repo", str(root)], cwd=root,
-                       env=hook_env())
+    run = run_measured(
+        [sys.executable, "-c", HOOK, "--fail-on", "never", "--repo", str(root)], cwd=root, env=hook_env()
+    )
     if run.returncode != 0:
         raise SystemExit(f"mnemo-precommit failed ({run.returncode}):\n{run.stdout}{run.stderr}")
     return run.wall_s, run.stdout
@@ -96,10 +102,16 @@ def scenario(root: Path, edits: list[tuple[str, str, bool]], repeat: int) -> dic
         times.append(wall)
         headline = out.splitlines()[0] if out else ""
     counts = HEADLINE.search(headline)
-    return {"files": len(edits), "median_s": round(statistics.median(times), 3),
-            "max_s": round(max(times), 3), "runs_s": [round(t, 3) for t in times], "headline": headline,
-            "changed": int(counts[1]) if counts else 0, "callers": int(counts[2]) if counts else 0,
-            "tests": int(counts[3]) if counts else 0}
+    return {
+        "files": len(edits),
+        "median_s": round(statistics.median(times), 3),
+        "max_s": round(max(times), 3),
+        "runs_s": [round(t, 3) for t in times],
+        "headline": headline,
+        "changed": int(counts[1]) if counts else 0,
+        "callers": int(counts[2]) if counts else 0,
+        "tests": int(counts[3]) if counts else 0,
+    }
 
 
 def main() -> None:
@@ -113,15 +125,41 @@ def main() -> None:
         index = run_measured([sys.executable, "-m", "mnemo_core.cli", "index", str(root)], env=hook_env())
         run_hook(root)  # warm: the operating system's file cache and the bytecode cache
         results = {name: scenario(root, edits, args.repeat) for name, edits in SCENARIOS.items()}
-    rows = [(name, r["files"], r["changed"], r["callers"], r["tests"], f"{r['median_s']:.2f}",
-             f"{r['max_s']:.2f}", verdict(r["max_s"] <= FLOOR_S)) for name, r in results.items()]
+    rows = [
+        (
+            name,
+            r["files"],
+            r["changed"],
+            r["callers"],
+            r["tests"],
+            f"{r['median_s']:.2f}",
+            f"{r['max_s']:.2f}",
+            verdict(r["max_s"] <= FLOOR_S),
+        )
+        for name, r in results.items()
+    ]
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"mnemo-precommit on {REPO} @ {sha} (cold index {index.wall_s:.1f} s), {args.repeat} commits per "
-          f"scenario, load average {load}; {machine_line(info)}")
-    print(table(("scenario", "files", "changed", "callers", "tests", "median s", "worst s",
-                 f"<= {FLOOR_S} s"), rows))
-    write_json("precommit_speed", {"machine": info, "repo": REPO, "commit": sha, "cold_index_s": index.wall_s,
-                                   "floor_s": FLOOR_S, "scenarios": results})
+    print(
+        f"mnemo-precommit on {REPO} @ {sha} (cold index {index.wall_s:.1f} s), {args.repeat} commits per "
+        f"scenario, load average {load}; {machine_line(info)}"
+    )
+    print(
+        table(
+            ("scenario", "files", "changed", "callers", "tests", "median s", "worst s", f"<= {FLOOR_S} s"),
+            rows,
+        )
+    )
+    write_json(
+        "precommit_speed",
+        {
+            "machine": info,
+            "repo": REPO,
+            "commit": sha,
+            "cold_index_s": index.wall_s,
+            "floor_s": FLOOR_S,
+            "scenarios": results,
+        },
+    )
 
 
 if __name__ == "__main__":

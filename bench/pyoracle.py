@@ -50,14 +50,37 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 MAX_DEPTH = 25  # re-export and attribute chains longer than this are treated as cycles
-BUILTIN_NAMES = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "__spec__", "__loader__",
-                                             "__package__", "__path__", "__builtins__"}
-LITERALS = (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.SetComp,
-            ast.DictComp)  # receivers of built-in type: "".join(), [].append()
+BUILTIN_NAMES = frozenset(dir(builtins)) | {
+    "__file__",
+    "__name__",
+    "__doc__",
+    "__spec__",
+    "__loader__",
+    "__package__",
+    "__path__",
+    "__builtins__",
+}
+LITERALS = (
+    ast.Constant,
+    ast.JoinedStr,
+    ast.List,
+    ast.Tuple,
+    ast.Dict,
+    ast.Set,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+)  # receivers of built-in type: "".join(), [].append()
 # Bases that define no public (non-dunder) methods: a lookup of ``self.m`` may look past them.
-TRANSPARENT_BASES = frozenset({
-    "builtins.object", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol", "abc.ABC",
-})
+TRANSPARENT_BASES = frozenset(
+    {
+        "builtins.object",
+        "typing.Generic",
+        "typing.Protocol",
+        "typing_extensions.Protocol",
+        "abc.ABC",
+    }
+)
 OBJECT_DUNDERS = frozenset(dir(object))
 FUNCTION_KINDS = (ast.FunctionDef, ast.AsyncFunctionDef)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -197,9 +220,23 @@ class Site:
 
 
 CALL_FORMS = (
-    "f() local", "f() nested", "f() imported", "C() constructor", "mod.f()", "mod.C() constructor",
-    "C.m()", "self.m()", "super().m()", "C().m()", "@decorator", "f() builtin/undefined", "f() variable",
-    "literal.m()", "param.m() annotated", "var.m() annotated", "var.m() constructed",
+    "f() local",
+    "f() nested",
+    "f() imported",
+    "C() constructor",
+    "mod.f()",
+    "mod.C() constructor",
+    "C.m()",
+    "self.m()",
+    "super().m()",
+    "C().m()",
+    "@decorator",
+    "f() builtin/undefined",
+    "f() variable",
+    "literal.m()",
+    "param.m() annotated",
+    "var.m() annotated",
+    "var.m() constructed",
     "other",
 )
 
@@ -214,8 +251,9 @@ def module_name(root: Path, rel: str) -> tuple[str, bool]:
     is_package = pure.stem == "__init__"
     parts = [] if is_package else [pure.stem]
     directory = pure.parent
-    while directory.parts and ((root / directory / "__init__.py").is_file()
-                               or (root / directory.parent / "__init__.py").is_file()):
+    while directory.parts and (
+        (root / directory / "__init__.py").is_file() or (root / directory.parent / "__init__.py").is_file()
+    ):
         parts.insert(0, directory.name)  # a package, or a namespace portion inside one (flask/sansio)
         directory = directory.parent
     return ".".join(parts) or pure.stem, is_package
@@ -233,8 +271,9 @@ class _Builder:
         self.module.scope = scope
         for stmt in tree.body:
             self.visit(stmt, scope, MODULE_CALLER)
-            if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__"
-                                                    for t in stmt.targets):
+            if isinstance(stmt, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in stmt.targets
+            ):
                 self.module.all_names = _literal_names(stmt.value)
 
     def visit(self, node: ast.AST, scope: Scope, caller: str) -> None:
@@ -297,8 +336,14 @@ class _Builder:
         if node.returns is not None:
             self.visit(node.returns, scope, qual)
         params = [*node.args.posonlyargs, *node.args.args]
-        inner = Scope("function", qual, scope, self.module, first_param=params[0].arg if params else None,
-                      decorators=tuple(_decorator_name(d) for d in node.decorator_list))
+        inner = Scope(
+            "function",
+            qual,
+            scope,
+            self.module,
+            first_param=params[0].arg if params else None,
+            decorators=tuple(_decorator_name(d) for d in node.decorator_list),
+        )
         self._bind_params(node.args, inner)
         for stmt in node.body:
             self.visit(stmt, inner, qual)
@@ -311,8 +356,9 @@ class _Builder:
         for expr in [*node.bases, *(k.value for k in node.keywords)]:
             self.visit(expr, scope, qual)
         inner = Scope("class", qual, scope, self.module)
-        self.oracle.classes[(self.module.path, qual)] = ClassInfo((self.module.path, qual), inner, scope,
-                                                                  list(node.bases))
+        self.oracle.classes[(self.module.path, qual)] = ClassInfo(
+            (self.module.path, qual), inner, scope, list(node.bases)
+        )
         for stmt in node.body:
             self.visit(stmt, inner, qual)
 
@@ -478,8 +524,12 @@ class Oracle:
             bound = info.scope.bindings.get(name)
             if bound:
                 found = self.resolve_bindings(info, bound, depth + 1)
-                if isinstance(found, Unresolved) and found.reason == "import cycle" and \
-                        isinstance(sub, Target) and sub.kind == "module":
+                if (
+                    isinstance(found, Unresolved)
+                    and found.reason == "import cycle"
+                    and isinstance(sub, Target)
+                    and sub.kind == "module"
+                ):
                     return sub  # a package re-exporting its own submodule through a cycle
                 return found
         if isinstance(sub, Target) and sub.kind == "module":
@@ -502,8 +552,11 @@ class Oracle:
         info = self.modules.get(module.path)
         if info is None or depth > MAX_DEPTH:
             return None
-        exported = info.all_names if info.all_names is not None else [
-            n for n in info.scope.bindings if not n.startswith("_")]
+        exported = (
+            info.all_names
+            if info.all_names is not None
+            else [n for n in info.scope.bindings if not n.startswith("_")]
+        )
         if name not in exported:
             return None
         return self.module_member(module, name, importer, depth + 1)
@@ -618,8 +671,9 @@ class Oracle:
         self._mro[key] = result
         return result
 
-    def class_member(self, key: tuple[str, str], name: str, skip_self: bool = False, instance: bool = False,
-                     depth: int = 0) -> Result:
+    def class_member(
+        self, key: tuple[str, str], name: str, skip_self: bool = False, instance: bool = False, depth: int = 0
+    ) -> Result:
         """A member along the MRO; unresolved when an opaque base or an instance attribute could supply it."""
         order = self.mro(key)
         if instance and any(name in self.classes[k].instance_attrs for k in order if isinstance(k, tuple)):
@@ -727,8 +781,7 @@ class Oracle:
                 return "var.m() constructed", key
         return None
 
-    def _annotation_class(self, scope: Scope, annotation: ast.expr,
-                          depth: int = 0) -> tuple[str, str] | None:
+    def _annotation_class(self, scope: Scope, annotation: ast.expr, depth: int = 0) -> tuple[str, str] | None:
         if depth > MAX_DEPTH:
             return None
         if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
@@ -762,8 +815,11 @@ class Oracle:
         if owner is None or owner.kind != "class" or "staticmethod" in binder.decorators:
             return None
         short = binder.qualname.rsplit(".", 1)[-1]
-        classmethod = "classmethod" in binder.decorators or short in {"__new__", "__init_subclass__",
-                                                                       "__class_getitem__"}
+        classmethod = "classmethod" in binder.decorators or short in {
+            "__new__",
+            "__init_subclass__",
+            "__class_getitem__",
+        }
         return owner, classmethod
 
     def _super_member(self, scope: Scope, name: str) -> Result:
@@ -791,8 +847,12 @@ def _name_form(result: Result, binder: Scope | None, name: str) -> str:
 
 
 def _is_super(expr: ast.expr) -> bool:
-    return (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "super"
-            and (not expr.args or len(expr.args) == 2))
+    return (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Name)
+        and expr.func.id == "super"
+        and (not expr.args or len(expr.args) == 2)
+    )
 
 
 def import_root(module: ModuleInfo) -> str:

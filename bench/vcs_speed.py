@@ -50,8 +50,9 @@ def build(root: Path, files: int, commits: int, lines: int, seed: int = 7) -> No
             blob = ("\n".join(text) + "\n").encode()
             stream.append(f"M 100644 inline {path}\n".encode() + b"data %d\n" % len(blob) + blob + b"\n")
     subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True, env=git_env())
-    subprocess.run(["git", "-C", str(root), "fast-import", "--quiet"], input=b"".join(stream), check=True,
-                   env=git_env())
+    subprocess.run(
+        ["git", "-C", str(root), "fast-import", "--quiet"], input=b"".join(stream), check=True, env=git_env()
+    )
     subprocess.run(["git", "-C", str(root), "checkout", "-q", "main"], check=True, env=git_env())
 
 
@@ -93,21 +94,29 @@ def main() -> None:
         first.write_text("edited\n" + first.read_text(encoding="utf-8"), encoding="utf-8")
         blamed = f"blame {BLAMED_FILES} files"
         cases: list[tuple[str, Callable[[], object], Callable[[], None] | None]] = [
-            ("commit_log (the index's one git log pass)",
-             lambda: commit_log(root, "HEAD", 5000, source_extensions()), None),
+            (
+                "commit_log (the index's one git log pass)",
+                lambda: commit_log(root, "HEAD", 5000, source_extensions()),
+                None,
+            ),
             ("changed_files HEAD~50..HEAD", lambda: changed_files(root, "HEAD~50", "HEAD"), None),
             ("changed_files worktree", lambda: changed_files(root, None, Snapshot.WORKTREE), None),
             (f"{blamed} at HEAD one by one, cold", lambda: blame_each("HEAD"), wipe_disk),
             (f"{blamed} at HEAD with blame_files, cold", lambda: blame_files(root, paths, "HEAD"), wipe_disk),
-            (f"{blamed} at HEAD, disk cache (new process)", lambda: blame_files(root, paths, "HEAD"),
-             clear_blame_cache),
+            (
+                f"{blamed} at HEAD, disk cache (new process)",
+                lambda: blame_files(root, paths, "HEAD"),
+                clear_blame_cache,
+            ),
             (f"{blamed} at HEAD, memory cache", lambda: blame_files(root, paths, "HEAD"), None),
             (f"{blamed} in the working tree, cold", lambda: blame_files(root, paths), wipe_disk),
             (f"{blamed} in the working tree, memory cache", lambda: blame_files(root, paths), None),
         ]
         rows = [(name, median_ms(action, args.repeat, before)) for name, action, before in cases]
-        print(f"repository: {args.files} files x {args.lines} lines, {args.commits} commits; "
-              f"median of {args.repeat}")
+        print(
+            f"repository: {args.files} files x {args.lines} lines, {args.commits} commits; "
+            f"median of {args.repeat}"
+        )
         width = max(len(name) for name, _ in rows)
         print(f"{'operation':<{width}}  {'ms':>9}")
         for name, ms in rows:

@@ -31,26 +31,39 @@ PROG = "mnemo-ci"
 
 def build_parser() -> argparse.ArgumentParser:
     """The options of ``mnemo-ci``."""
-    parser = argparse.ArgumentParser(prog=PROG, description="Comment a pull request's blast radius "
-                                     "in GitHub Actions.")
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Comment a pull request's blast radius in GitHub Actions."
+    )
     parser.add_argument("--repo", default=".", help="the checked-out repository (default: the current one)")
     parser.add_argument("--dry-run", action="store_true", help="print the comment instead of posting it")
     add_policy_arguments(parser)
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
-                        help=f"seconds to wait for each GitHub answer (default {DEFAULT_TIMEOUT_S:g})")
-    parser.add_argument("--retries", type=int, default=DEFAULT_RETRIES,
-                        help=f"retries of a failed GitHub request (default {DEFAULT_RETRIES})")
-    parser.add_argument("--backoff", type=float, default=DEFAULT_BACKOFF_S,
-                        help=f"seconds before the first retry, doubled for each next one "
-                             f"(default {DEFAULT_BACKOFF_S:g})")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT_S,
+        help=f"seconds to wait for each GitHub answer (default {DEFAULT_TIMEOUT_S:g})",
+    )
+    parser.add_argument(
+        "--retries",
+        type=int,
+        default=DEFAULT_RETRIES,
+        help=f"retries of a failed GitHub request (default {DEFAULT_RETRIES})",
+    )
+    parser.add_argument(
+        "--backoff",
+        type=float,
+        default=DEFAULT_BACKOFF_S,
+        help=f"seconds before the first retry, doubled for each next one (default {DEFAULT_BACKOFF_S:g})",
+    )
     return parser
 
 
 def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
     """Run ``mnemo-ci``; returns the exit code (see ``ci.guard``)."""
     args = build_parser().parse_args(argv)
-    return guarded(PROG, lambda: recovering(args.repo, lambda: run(args, os.environ if env is None else env)),
-                   args.repo)
+    return guarded(
+        PROG, lambda: recovering(args.repo, lambda: run(args, os.environ if env is None else env)), args.repo
+    )
 
 
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
@@ -68,19 +81,26 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         _publish(inputs, args, body)
     impact = pack.impact or Impact()
     outcome = evaluate(impact, config)
-    print(f"{PROG}: #{pr.number}: risk {impact.risk}, {len(impact.changed)} changed, {len(impact.callers)} "
-          f"impacted, {len(impact.tests)} tests; {describe(outcome, config)}", file=sys.stderr)
+    print(
+        f"{PROG}: #{pr.number}: risk {impact.risk}, {len(impact.changed)} changed, {len(impact.callers)} "
+        f"impacted, {len(impact.tests)} tests; {describe(outcome, config)}",
+        file=sys.stderr,
+    )
     return EXIT_PASSED if outcome.passed else EXIT_POLICY
 
 
 def _publish(inputs: Environment, args: argparse.Namespace, body: str) -> None:
     pr = inputs.pull_request
     if pr.from_fork and pr.event_name == "pull_request":
-        print(f"{PROG}: #{pr.number} comes from a fork, and GitHub gives such runs a read-only token: the "
-              "result is in the job summary only (see docs/ci.md for pull_request_target)", file=sys.stderr)
+        print(
+            f"{PROG}: #{pr.number} comes from a fork, and GitHub gives such runs a read-only token: the "
+            "result is in the job summary only (see docs/ci.md for pull_request_target)",
+            file=sys.stderr,
+        )
         return
-    client = GitHub(inputs.api_url, inputs.token or "", timeout=args.timeout, retries=args.retries,
-                    backoff=args.backoff)
+    client = GitHub(
+        inputs.api_url, inputs.token or "", timeout=args.timeout, retries=args.retries, backoff=args.backoff
+    )
     action, comment = sticky_comment(client, pr.repository, pr.number, body, MARKER)
     print(f"{PROG}: {action} comment {comment.get('html_url') or comment.get('id')}", file=sys.stderr)
 
@@ -93,5 +113,6 @@ def _append_summary(inputs: Environment, body: str) -> None:
         with open(inputs.summary_path, "a", encoding="utf-8") as summary:
             summary.write(body + "\n")
     except OSError as exc:
-        raise MnemoError(f"cannot write the job summary GITHUB_STEP_SUMMARY={inputs.summary_path}: "
-                         f"{exc.strerror}") from exc
+        raise MnemoError(
+            f"cannot write the job summary GITHUB_STEP_SUMMARY={inputs.summary_path}: {exc.strerror}"
+        ) from exc

@@ -50,17 +50,23 @@ def read_environment(env: Mapping[str, str], need_token: bool) -> Environment:
     missing = [name for name in required if not env.get(name)]
     if missing:
         plural = "s" if len(missing) > 1 else ""
-        raise MnemoError(f"missing environment variable{plural} {', '.join(missing)}: mnemo-ci runs in a "
-                         "GitHub Actions job on a pull request (the token is passed with "
-                         "`env: GITHUB_TOKEN: ${{ github.token }}`); use --dry-run to only print the comment")
+        raise MnemoError(
+            f"missing environment variable{plural} {', '.join(missing)}: mnemo-ci runs in a "
+            "GitHub Actions job on a pull request (the token is passed with "
+            "`env: GITHUB_TOKEN: ${{ github.token }}`); use --dry-run to only print the comment"
+        )
     repository = env["GITHUB_REPOSITORY"]
     if not _REPOSITORY.match(repository):
         raise MnemoError(f"GITHUB_REPOSITORY must be OWNER/NAME (got {repository!r})")
     event_name = env.get("GITHUB_EVENT_NAME", "pull_request")
     pull_request = parse_event(_load(env["GITHUB_EVENT_PATH"]), event_name, repository)
-    return Environment(pull_request, env.get("GITHUB_API_URL") or DEFAULT_API_URL,
-                       env.get("GITHUB_SERVER_URL") or DEFAULT_SERVER_URL, env.get("GITHUB_TOKEN") or None,
-                       env.get("GITHUB_STEP_SUMMARY") or None)
+    return Environment(
+        pull_request,
+        env.get("GITHUB_API_URL") or DEFAULT_API_URL,
+        env.get("GITHUB_SERVER_URL") or DEFAULT_SERVER_URL,
+        env.get("GITHUB_TOKEN") or None,
+        env.get("GITHUB_STEP_SUMMARY") or None,
+    )
 
 
 def _load(path: str) -> Any:
@@ -77,8 +83,10 @@ def parse_event(event: Any, event_name: str, repository: str) -> PullRequest:
     """The pull request of a ``pull_request`` or ``pull_request_target`` event payload."""
     pr = event.get("pull_request") if isinstance(event, dict) else None
     if event_name not in PR_EVENTS or not isinstance(pr, dict):
-        raise MnemoError(f"this is a '{event_name}' event, not a pull request: run mnemo-ci on "
-                         "`pull_request` events (see docs/ci.md), or `mnemo pr --format markdown` elsewhere")
+        raise MnemoError(
+            f"this is a '{event_name}' event, not a pull request: run mnemo-ci on "
+            "`pull_request` events (see docs/ci.md), or `mnemo pr --format markdown` elsewhere"
+        )
     try:
         number, base, head = int(pr["number"]), pr["base"], pr["head"]
         base_sha, head_sha = str(base["sha"]), str(head["sha"])
@@ -89,5 +97,6 @@ def parse_event(event: Any, event_name: str, repository: str) -> PullRequest:
             raise MnemoError(f"the pull_request event's {name} sha is not a commit id: {sha[:80]!r}")
     head_repo = ((head.get("repo") or {}).get("full_name")) if isinstance(head, dict) else None
     base_repo = ((base.get("repo") or {}).get("full_name")) if isinstance(base, dict) else None
-    return PullRequest(number, base_sha, head_sha, repository, bool(head_repo and head_repo != base_repo),
-                       event_name)
+    return PullRequest(
+        number, base_sha, head_sha, repository, bool(head_repo and head_repo != base_repo), event_name
+    )

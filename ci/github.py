@@ -36,12 +36,12 @@ MESSAGE_CHARS = 300  # GitHub's own explanation, quoted in an error, is cut to t
 _NEXT_LINK = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
 _HINTS = {
     401: "GitHub rejected the token (401 Unauthorized): pass a valid one in GITHUB_TOKEN, "
-         "e.g. `GITHUB_TOKEN: ${{ github.token }}`",
+    "e.g. `GITHUB_TOKEN: ${{ github.token }}`",
     403: "GitHub refused the request (403 Forbidden): the token may not write pull-request comments; "
-         "give the job `permissions: pull-requests: write` (pull requests from forks only get a read-only "
-         "token, see docs/ci.md)",
+    "give the job `permissions: pull-requests: write` (pull requests from forks only get a read-only "
+    "token, see docs/ci.md)",
     404: "GitHub answered 404 Not Found: check GITHUB_REPOSITORY and the pull request number (a private "
-         "repository also answers 404 to a token that cannot see it)",
+    "repository also answers 404 to a token that cannot see it)",
     422: "GitHub rejected the comment (422 Unprocessable Entity)",
 }
 
@@ -101,8 +101,12 @@ class GitHub:
 
     def create_comment(self, repository: str, number: int, body: str) -> dict[str, Any]:
         """A new comment on issue or pull request ``number``."""
-        answer = self.request("POST", f"{self._repo(repository)}/issues/{number}/comments", {"body": body},
-                              what=f"commenting on #{number}")
+        answer = self.request(
+            "POST",
+            f"{self._repo(repository)}/issues/{number}/comments",
+            {"body": body},
+            what=f"commenting on #{number}",
+        )
         return dict(answer.data)
 
     def update_comment(self, repository: str, comment_id: int, body: str) -> dict[str, Any]:
@@ -126,7 +130,7 @@ class GitHub:
                 failure = self._network_failure(exc, method, url, what or method, attempt)
             if not failure.retry or attempt >= self.retries:
                 raise failure.error
-            self.sleep(max(self.backoff * 2 ** attempt, failure.wait))
+            self.sleep(max(self.backoff * 2**attempt, failure.wait))
             attempt += 1
 
     def _once(self, method: str, url: str, payload: dict[str, Any] | None) -> Answer:
@@ -154,12 +158,14 @@ class GitHub:
         reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
         if isinstance(reason, TimeoutError):
             tries = f"{attempt + 1} attempt{'s' if attempt else ''}"
-            error = GitHubError(f"GitHub did not answer within {self.timeout:g} s while {what} ({tries}); "
-                                "re-run the job")
+            error = GitHubError(
+                f"GitHub did not answer within {self.timeout:g} s while {what} ({tries}); re-run the job"
+            )
             return _Failure(error, method != "POST", 0.0)  # a POST that timed out may have been carried out
         detail = self._scrub(plain_text(str(reason), MESSAGE_CHARS))
-        return _Failure(GitHubError(f"cannot reach GitHub at {urlsplit(url).netloc} while {what}: {detail}"),
-                        True, 0.0)
+        return _Failure(
+            GitHubError(f"cannot reach GitHub at {urlsplit(url).netloc} while {what}: {detail}"), True, 0.0
+        )
 
     def _message(self, error: urllib.error.HTTPError) -> str:
         """GitHub's own explanation from an error body (``message`` and the first error), if any."""
@@ -173,8 +179,11 @@ class GitHub:
         errors = data.get("errors")
         if isinstance(errors, list) and errors:
             first = errors[0]
-            parts.append(str(first.get("message") or first.get("code") or "") if isinstance(first, dict)
-                         else str(first))
+            parts.append(
+                str(first.get("message") or first.get("code") or "")
+                if isinstance(first, dict)
+                else str(first)
+            )
         return self._scrub(plain_text(": ".join(p for p in parts if p), MESSAGE_CHARS))
 
     def _explain(self, status: int, message: str, what: str, attempt: int) -> str:
@@ -183,8 +192,10 @@ class GitHub:
         if status in _HINTS:
             return f"{_HINTS[status]}{doing}{said}"
         if status >= 500:
-            return (f"GitHub kept failing (HTTP {status}){doing} after {attempt + 1} attempts{said}; "
-                    "re-run the job later")
+            return (
+                f"GitHub kept failing (HTTP {status}){doing} after {attempt + 1} attempts{said}; "
+                "re-run the job later"
+            )
         return f"GitHub answered HTTP {status}{doing}{said}"
 
     def _scrub(self, text: str) -> str:
@@ -208,8 +219,9 @@ def _retry_after(value: str | None) -> float:
         return 0.0
 
 
-def sticky_comment(client: GitHub, repository: str, number: int, body: str,
-                   marker: str) -> tuple[str, dict[str, Any]]:
+def sticky_comment(
+    client: GitHub, repository: str, number: int, body: str, marker: str
+) -> tuple[str, dict[str, Any]]:
     """Create the pull request's comment that starts with ``marker``, or update it; returns
     ``("created" | "updated", comment)``. Of several such comments the first one a bot wrote (the
     Actions token's user) wins, else the first one."""

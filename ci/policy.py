@@ -30,18 +30,27 @@ class Outcome:
 
 def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
     """``--fail-on``, ``--max-callers`` and ``--require-tests``: the settings, for one run."""
-    parser.add_argument("--fail-on", choices=FAIL_ON_LEVELS,
-                        help="fail at this risk or above (default: the config's fail_on, else high)")
-    parser.add_argument("--max-callers", type=int, metavar="N",
-                        help="fail when more than N symbols depend on the change")
-    parser.add_argument("--require-tests", action=argparse.BooleanOptionalAction, default=None,
-                        help="fail when a changed symbol is reached by no test")
+    parser.add_argument(
+        "--fail-on",
+        choices=FAIL_ON_LEVELS,
+        help="fail at this risk or above (default: the config's fail_on, else high)",
+    )
+    parser.add_argument(
+        "--max-callers", type=int, metavar="N", help="fail when more than N symbols depend on the change"
+    )
+    parser.add_argument(
+        "--require-tests",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="fail when a changed symbol is reached by no test",
+    )
 
 
 def configured(config: Config, args: argparse.Namespace) -> Config:
     """The settings with the command-line options applied."""
-    return config.override(fail_on=args.fail_on, max_callers=args.max_callers,
-                           require_tests=args.require_tests)
+    return config.override(
+        fail_on=args.fail_on, max_callers=args.max_callers, require_tests=args.require_tests
+    )
 
 
 def evaluate(impact: Impact, config: Config) -> Outcome:
@@ -50,8 +59,9 @@ def evaluate(impact: Impact, config: Config) -> Outcome:
     if config.fail_on != "never" and RISK_RANK[impact.risk] >= RISK_RANK[config.fail_on]:
         failures.append(f"risk {impact.risk} is at or above fail_on = {config.fail_on}")
     if config.max_callers is not None and len(impact.callers) > config.max_callers:
-        failures.append(f"{len(impact.callers)} impacted callers, more than max_callers = "
-                        f"{config.max_callers}")
+        failures.append(
+            f"{len(impact.callers)} impacted callers, more than max_callers = {config.max_callers}"
+        )
     untested = [s.symbol.name for s in impact.changed if s.components.get("tests") == 0]
     if config.require_tests and untested:
         more = f" and {len(untested) - NAMES_LISTED} more" if len(untested) > NAMES_LISTED else ""

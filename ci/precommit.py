@@ -28,8 +28,9 @@ SHORT_SHA = 10
 
 def build_parser() -> argparse.ArgumentParser:
     """The options of ``mnemo-precommit`` (hook ``args``)."""
-    parser = argparse.ArgumentParser(prog=PROG, description="Show the blast radius of the staged change; "
-                                     "fail when it breaks the policy.")
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Show the blast radius of the staged change; fail when it breaks the policy."
+    )
     add_policy_arguments(parser)
     parser.add_argument("--repo", default=".", help="repository (default: the current directory)")
     parser.add_argument("filenames", nargs="*", help=argparse.SUPPRESS)  # the change is read from git

@@ -91,5 +91,6 @@ def _serve(args: argparse.Namespace) -> int:
         server.close()
     return server.exit_code
 
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -38,8 +38,14 @@ SHAPES = {  # the one object each command takes, shown when it gets something el
     EXPLAIN: '{"uri": "file:///...", "position": {"line": 0, "character": 0}, "task": "..."}',
     REINDEX: "{}",
 }
-FIELDS = {TASK: {"task", "budget"}, PR: {"base", "head", "staged", "budget"}, FILES: {"uris", "budget"},
-          BLAST: {"uri", "position", "budget"}, EXPLAIN: {"uri", "position", "task"}, REINDEX: set()}
+FIELDS = {
+    TASK: {"task", "budget"},
+    PR: {"base", "head", "staged", "budget"},
+    FILES: {"uris", "budget"},
+    BLAST: {"uri", "position", "budget"},
+    EXPLAIN: {"uri", "position", "task"},
+    REINDEX: set(),
+}
 REPORTS_DIR = Path(".mnemo") / "reports"  # .mnemo/ ignores everything inside it
 SLUG_CHARS = 48
 
@@ -99,8 +105,9 @@ def position_field(given: dict[str, Any]) -> types.Position:
     """``{"line": n, "character": n}``, both 0-based."""
     value = given.get("position")
     if not isinstance(value, dict) or not all(
-            isinstance(value.get(k), int) and not isinstance(value.get(k), bool) and value[k] >= 0
-            for k in ("line", "character")):
+        isinstance(value.get(k), int) and not isinstance(value.get(k), bool) and value[k] >= 0
+        for k in ("line", "character")
+    ):
         raise BadArguments(f'"position" must be {{"line": n, "character": n}} (0-based), got {value!r}')
     return types.Position(line=value["line"], character=value["character"])
 
@@ -147,8 +154,9 @@ def blast_radius(ls: MnemoServer, args: Sequence[Any]) -> Answer:
     uri, position = required_text(given, "uri"), position_field(given)
     path = ls.relpath(uri)
     repo = _ready_repo(ls)
-    pack = blast_radius_at(repo, path, convert.position_line(position), _word(ls, uri, position),
-                           budget=budget_field(given))
+    pack = blast_radius_at(
+        repo, path, convert.position_line(position), _word(ls, uri, position), budget=budget_field(given)
+    )
     return _answer(repo, pack, f"blast-{_slug(pack.query)}")
 
 
@@ -179,8 +187,9 @@ def _word(ls: MnemoServer, uri: str, position: types.Position) -> str | None:
     return ls.workspace.get_text_document(uri).word_at_position(position) or None
 
 
-def _definition_at(ls: MnemoServer, repo: Repository, uri: str, path: str,
-                   position: types.Position) -> Symbol:
+def _definition_at(
+    ls: MnemoServer, repo: Repository, uri: str, path: str, position: types.Position
+) -> Symbol:
     line = convert.position_line(position)
     symbol = symbol_at(repo, path, line, _word(ls, uri, position))
     if symbol is None or symbol.kind == "module":
@@ -222,8 +231,13 @@ def _show(ls: MnemoServer, uri: str) -> None:
 
 def setup(server: MnemoServer) -> None:
     """Register every ``mnemo.*`` command (pygls advertises them in ``executeCommandProvider``)."""
-    for name, work in ((TASK, context_for_task), (PR, context_for_pr), (FILES, context_for_files),
-                       (BLAST, blast_radius), (EXPLAIN, explain_at)):
+    for name, work in (
+        (TASK, context_for_task),
+        (PR, context_for_pr),
+        (FILES, context_for_files),
+        (BLAST, blast_radius),
+        (EXPLAIN, explain_at),
+    ):
         _register(server, name, work)
 
     @server.command(REINDEX)

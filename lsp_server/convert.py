@@ -28,8 +28,10 @@ def uri(root: Path, path: str) -> str:
 
 def symbol_range(symbol: Symbol) -> types.Range:
     """The lines a symbol spans, as a 0-based range ending at the start of the line after it."""
-    return types.Range(start=types.Position(line=symbol.start_line - 1, character=0),
-                       end=types.Position(line=symbol.end_line, character=0))
+    return types.Range(
+        start=types.Position(line=symbol.start_line - 1, character=0),
+        end=types.Position(line=symbol.end_line, character=0),
+    )
 
 
 def location(root: Path, symbol: Symbol) -> types.Location:
@@ -51,8 +53,12 @@ def hover(markdown: str) -> types.Hover:
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown))
 
 
-def card_markdown(root: Path, card: SymbolCard, task: tuple[str, tuple[int, ScoredSymbol] | None, int] | None,
-                  show_history_note: bool) -> str:
+def card_markdown(
+    root: Path,
+    card: SymbolCard,
+    task: tuple[str, tuple[int, ScoredSymbol] | None, int] | None,
+    show_history_note: bool,
+) -> str:
     """The hover card of a symbol: what it is, who depends on it, what tests it, its history, and
     (with an active task) its rank for the task. ``task`` is (text, (rank, scored) or None, pack size)."""
     symbol = card.symbol
@@ -62,8 +68,10 @@ def card_markdown(root: Path, card: SymbolCard, task: tuple[str, tuple[int, Scor
         parts.append(f"```{symbol.language}\n{symbol.signature}\n```")
     parts.append(_callers_line(root, card))
     blast = _count(card.blast_radius, "symbol")
-    parts.append(f"**Blast radius:** {blast} depend{'s' if card.blast_radius == 1 else ''} on it · "
-                 f"{_tests_line(root, card)}")
+    parts.append(
+        f"**Blast radius:** {blast} depend{'s' if card.blast_radius == 1 else ''} on it · "
+        f"{_tests_line(root, card)}"
+    )
     if card.last_change is not None:
         parts.append(f"**Last change:** {last_change_line(card.last_change)}")
     elif card.history_note and show_history_note:

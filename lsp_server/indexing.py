@@ -46,9 +46,13 @@ class Job:
     def merge(self, other: Job) -> Job:
         """One job doing the work of both."""
         paths = None if self.paths is None or other.paths is None else self.paths | other.paths
-        return Job(paths, self.full or other.full,
-                   self.progress or other.progress, self.title if self.progress else other.title,
-                   self.waiters + other.waiters)
+        return Job(
+            paths,
+            self.full or other.full,
+            self.progress or other.progress,
+            self.title if self.progress else other.title,
+            self.waiters + other.waiters,
+        )
 
 
 class Indexer:
@@ -86,8 +90,9 @@ class Indexer:
                 break
             except MnemoError as exc:
                 error = exc
-                server.log(f"indexing failed (attempt {attempt} of {ATTEMPTS}): {exc}",
-                           types.MessageType.Warning)
+                server.log(
+                    f"indexing failed (attempt {attempt} of {ATTEMPTS}): {exc}", types.MessageType.Warning
+                )
             except Exception as exc:
                 error = exc
                 server.log(f"indexing failed:\n{traceback.format_exc()}", types.MessageType.Error)
@@ -115,8 +120,12 @@ class Indexer:
         except Exception as exc:
             server.log(f"the client refused a progress bar: {exc}", types.MessageType.Warning)
             return None
-        server.work_done_progress.begin(token, types.WorkDoneProgressBegin(
-            title=job.title, message="listing files", percentage=0, cancellable=False))
+        server.work_done_progress.begin(
+            token,
+            types.WorkDoneProgressBegin(
+                title=job.title, message="listing files", percentage=0, cancellable=False
+            ),
+        )
         return token
 
     def _end(self, token: str | None, stats: IndexStats | None) -> None:
@@ -136,8 +145,11 @@ class Indexer:
                 waiter.set_exception(error or MnemoError("indexing failed"))
         server.index.failure = None if stats is not None else str(error or "unknown error")
         if stats is None:
-            server.tell_once("index-failed", f"mnemo could not update the index: {error}. "
-                             "It will try again on the next save.", types.MessageType.Warning)
+            server.tell_once(
+                "index-failed",
+                f"mnemo could not update the index: {error}. It will try again on the next save.",
+                types.MessageType.Warning,
+            )
             return
         server.log(f"index: {_summary(stats)}")
         first = not server.index.ready
@@ -145,8 +157,11 @@ class Indexer:
         server.index.percent = 100
         if stats.walked and not server.index.walked:
             server.index.walked = True
-            server.tell_once("no-git", f"mnemo: {server.root} is not a git repository. Context and callers "
-                             "work; history (last change, churn, PR context) needs git.")
+            server.tell_once(
+                "no-git",
+                f"mnemo: {server.root} is not a git repository. Context and callers "
+                "work; history (last change, churn, PR context) needs git.",
+            )
         if first or stats.parsed or stats.removed:
             self._refresh_lenses()
 
@@ -175,8 +190,10 @@ class _Reporter:
 
 
 def _summary(stats: IndexStats) -> str:
-    return (f"{stats.files} files, {stats.symbols} symbols, {stats.edges} edges; "
-            f"{stats.parsed} parsed, {stats.removed} removed in {stats.elapsed_ms} ms")
+    return (
+        f"{stats.files} files, {stats.symbols} symbols, {stats.edges} edges; "
+        f"{stats.parsed} parsed, {stats.removed} removed in {stats.elapsed_ms} ms"
+    )
 
 
 def setup(server: MnemoServer) -> None:
@@ -237,9 +254,11 @@ async def _watch_files(server: MnemoServer) -> None:
     if not server.supports("workspace", "did_change_watched_files", "dynamic_registration"):
         return
     options = types.DidChangeWatchedFilesRegistrationOptions(
-        watchers=[types.FileSystemWatcher(glob_pattern=WATCH_GLOB)])
-    registration = types.Registration(id=WATCH_ID, method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                                      register_options=options)
+        watchers=[types.FileSystemWatcher(glob_pattern=WATCH_GLOB)]
+    )
+    registration = types.Registration(
+        id=WATCH_ID, method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options
+    )
     try:
         await server.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
     except Exception as exc:

@@ -37,8 +37,11 @@ if TYPE_CHECKING:
 READ_WORKERS = 4  # hovers and lenses must not queue behind a long "context for task"
 REQUEST_FAILED = -32803  # LSP ErrorCodes.RequestFailed: valid request, the engine could not answer
 ENGINE_LOGGERS = ("mnemo_core", "lsp_server")
-LOG_LEVELS = {logging.ERROR: types.MessageType.Error, logging.WARNING: types.MessageType.Warning,
-              logging.INFO: types.MessageType.Info}
+LOG_LEVELS = {
+    logging.ERROR: types.MessageType.Error,
+    logging.WARNING: types.MessageType.Warning,
+    logging.INFO: types.MessageType.Info,
+}
 NO_WORKSPACE = "mnemo needs a workspace folder; open a folder, not a single file"
 T = TypeVar("T")
 
@@ -88,9 +91,12 @@ class MnemoServer(LanguageServer):
     """The language server and the state its features share."""
 
     def __init__(self) -> None:
-        super().__init__(name="mnemo-lsp", version=__version__,
-                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
-                         protocol_cls=MnemoProtocol)
+        super().__init__(
+            name="mnemo-lsp",
+            version=__version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=MnemoProtocol,
+        )
         self.root: Path | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.index = IndexState()
@@ -151,10 +157,13 @@ class MnemoServer(LanguageServer):
         if self.index.ready:
             return
         if self.index.failure and not self.index.building:
-            raise IndexBeingBuilt(f"the index of {self.root} could not be built: {self.index.failure}; "
-                                  "save a file or run mnemo.reindex to try again")
-        raise IndexBeingBuilt(f"the index of {self.root} is being built ({self.index.percent}%); "
-                              "try again when it finishes")
+            raise IndexBeingBuilt(
+                f"the index of {self.root} could not be built: {self.index.failure}; "
+                "save a file or run mnemo.reindex to try again"
+            )
+        raise IndexBeingBuilt(
+            f"the index of {self.root} is being built ({self.index.percent}%); try again when it finishes"
+        )
 
     # -- running engine work ------------------------------------------------------------------
     async def run(self, work: Callable[..., T], *args: Any) -> T:
@@ -246,7 +255,6 @@ class MnemoServer(LanguageServer):
 
 class ClientLogHandler(logging.Handler):
     """Engine log records go to the client's output channel."""
-
 
     def __init__(self, server: MnemoServer) -> None:
         super().__init__(level=logging.INFO)

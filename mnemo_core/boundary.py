@@ -31,8 +31,12 @@ EXIT_BROKEN_PIPE = 141
 CRASH_PREFIX = "mnemo-crash-"
 
 
-def guarded(prog: str, body: Callable[[], int], repo: str | Path | None = None,
-            errors: Mapping[type[Exception], int] | None = None) -> int:
+def guarded(
+    prog: str,
+    body: Callable[[], int],
+    repo: str | Path | None = None,
+    errors: Mapping[type[Exception], int] | None = None,
+) -> int:
     """Run ``body`` and map what it raises to an exit code and one line on stderr. ``repo`` is
     where a crash log may go; ``errors`` maps a front end's own error types to exit codes."""
     try:

@@ -18,7 +18,9 @@ from mnemo_core.repository import recovering
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every command registered."""
-    parser = argparse.ArgumentParser(prog="mnemo", description="Which code matters here: ranked, budgeted, explained.")
+    parser = argparse.ArgumentParser(
+        prog="mnemo", description="Which code matters here: ranked, budgeted, explained."
+    )
     parser.add_argument("--version", action="version", version=f"mnemo {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what the engine does")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -30,8 +32,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="mnemo: %(message)s", stream=sys.stderr, force=True)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="mnemo: %(message)s",
+        stream=sys.stderr,
+        force=True,
+    )
     repo = getattr(args, "repo", None) or getattr(args, "path", None)  # where a crash log may go
     return guarded("mnemo", lambda: recovering(repo, lambda: int(args.run(args))), repo)
 

@@ -16,8 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MAX_READ_BYTES = 16_000_000  # nothing mnemo reads from a working tree is larger: bounds its memory
-_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(
-    os, "O_NOCTTY", 0)
+_FLAGS = (
+    os.O_RDONLY
+    | os.O_NONBLOCK
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_NOCTTY", 0)
+)
 _CHUNK = 1 << 20
 
 

@@ -71,10 +71,16 @@ class Lens:
     @property
     def title(self) -> str:
         """``N callers · M tests · changed 3 days ago``."""
-        parts = [f"{self.callers} caller{'s' if self.callers != 1 else ''}",
-                 f"{self.tests} test{'s' if self.tests != 1 else ''}"]
+        parts = [
+            f"{self.callers} caller{'s' if self.callers != 1 else ''}",
+            f"{self.tests} test{'s' if self.tests != 1 else ''}",
+        ]
         if self.last_change is not None:
-            parts.append("uncommitted changes" if self.last_change.uncommitted else f"changed {self.last_change.relative}")
+            parts.append(
+                "uncommitted changes"
+                if self.last_change.uncommitted
+                else f"changed {self.last_change.relative}"
+            )
         return " · ".join(parts)
 
 
@@ -87,8 +93,11 @@ def symbol_at(repo: Repository, path: str, line: int, word: str | None = None) -
     if word and inner is not None:
         if inner.short_name == word and inner.start_line <= line <= inner.start_line + _header_lines(inner):
             return inner
-        targets = [e.dst for e in store.edges_touching([inner.id], "out")
-                   if e.type in ("calls", "inherits") and e.line == line]
+        targets = [
+            e.dst
+            for e in store.edges_touching([inner.id], "out")
+            if e.type in ("calls", "inherits") and e.line == line
+        ]
         named = [s for s in store.symbols_by_ids(targets).values() if s.short_name == word]
         if named:
             return min(named, key=lambda s: s.id)
@@ -102,14 +111,18 @@ def _header_lines(symbol: Symbol) -> int:
 def symbol_card(repo: Repository, symbol: Symbol) -> SymbolCard:
     """Callers, blast radius, tests and last change of one symbol."""
     store = repo.store
-    callers = sorted({e.src for e in store.edges_touching([symbol.id], "in") if e.type == "calls"} - {symbol.id})
+    callers = sorted(
+        {e.src for e in store.edges_touching([symbol.id], "in") if e.type == "calls"} - {symbol.id}
+    )
     caller_symbols = store.symbols_by_ids(callers)
     near = walk_back(store, [symbol.id], BLAST_DEPTH)
     far = walk_back(store, [symbol.id], TEST_DEPTH, stop_at_tests=True)
     reached = store.symbols_by_ids(set(near) | set(far))
     blast = [sid for sid in near if sid != symbol.id and sid in reached and not reached[sid].is_test]
-    tests = sorted((far[sid] for sid in far if sid in reached and reached[sid].is_test_case and sid != symbol.id),
-                   key=lambda r: (-r.weight, r.depth, r.symbol_id))
+    tests = sorted(
+        (far[sid] for sid in far if sid in reached and reached[sid].is_test_case and sid != symbol.id),
+        key=lambda r: (-r.weight, r.depth, r.symbol_id),
+    )
     changes, note = last_changes(repo, [symbol])
     ranked_callers = sorted(caller_symbols.values(), key=lambda s: (s.is_test, s.path, s.start_line))
     return SymbolCard(
@@ -124,8 +137,14 @@ def symbol_card(repo: Repository, symbol: Symbol) -> SymbolCard:
     )
 
 
-def blast_radius_at(repo: Repository, path: str, line: int, word: str | None = None, depth: int = BLAST_DEPTH,
-                    budget: int = DEFAULT_BUDGET) -> ContextPack:
+def blast_radius_at(
+    repo: Repository,
+    path: str,
+    line: int,
+    word: str | None = None,
+    depth: int = BLAST_DEPTH,
+    budget: int = DEFAULT_BUDGET,
+) -> ContextPack:
     """The blast radius of the symbol at a position, as a ``files`` answer: the symbol (as the selected
     code), its transitive callers within ``depth`` hops and the tests that reach it."""
     started = time.perf_counter()
@@ -133,20 +152,41 @@ def blast_radius_at(repo: Repository, path: str, line: int, word: str | None = N
     symbol = symbol_at(repo, path, line, word)
     if symbol is None or symbol.kind == "module":
         raise MnemoError(f"no definition at {path}:{line}; put the cursor on a function, class or call")
-    selected = ChangedSymbol(symbol.path, symbol.name, symbol.kind, "selected", symbol.start_line,
-                             symbol.end_line, symbol.signature, symbol.exported, symbol.is_test,
-                             symbol.is_test_case)
+    selected = ChangedSymbol(
+        symbol.path,
+        symbol.name,
+        symbol.kind,
+        "selected",
+        symbol.start_line,
+        symbol.end_line,
+        symbol.signature,
+        symbol.exported,
+        symbol.is_test,
+        symbol.is_test_case,
+    )
     summary = FileSummary(symbol.path, "selected", None, symbol.language, 1)
     commit = head_commit(repo.root)
     analysis = analyse(repo.store, repo.root, [selected], [summary], depth, commit)
     symbols = fit_budget(repo, analysis.ranked, budget)
     impact = analysis.impact
-    stats = {"elapsed_ms": round((time.perf_counter() - started) * 1000), "changed": len(impact.changed),
-             "callers": len(impact.callers), "tests": len(impact.tests),
-             "index_files": repo.store.totals()[0]}
-    return ContextPack(mode="files", query=symbol.key, repo=str(repo.root), commit=commit,
-                       budget_tokens=budget, used_tokens=sum(s.tokens for s in symbols),
-                       symbols=tuple(symbols), impact=impact, stats=stats)
+    stats = {
+        "elapsed_ms": round((time.perf_counter() - started) * 1000),
+        "changed": len(impact.changed),
+        "callers": len(impact.callers),
+        "tests": len(impact.tests),
+        "index_files": repo.store.totals()[0],
+    }
+    return ContextPack(
+        mode="files",
+        query=symbol.key,
+        repo=str(repo.root),
+        commit=commit,
+        budget_tokens=budget,
+        used_tokens=sum(s.tokens for s in symbols),
+        symbols=tuple(symbols),
+        impact=impact,
+        stats=stats,
+    )
 
 
 def file_lenses(repo: Repository, path: str) -> list[Lens]:
@@ -223,9 +263,15 @@ def last_changes(repo: Repository, symbols: list[Symbol]) -> tuple[dict[int, Las
         blame = blames.get(s.path)
         commit = newest_commit_in_ranges(blame, [(s.start_line, s.end_line)]) if blame else None
         if commit is not None:
-            out[s.id] = LastChange(commit.sha, commit.author, commit.summary, commit.time,
-                                   relative_date(commit.time, now), churn_in_ranges(blame or (), [(s.start_line, s.end_line)], now),
-                                   commit.uncommitted)
+            out[s.id] = LastChange(
+                commit.sha,
+                commit.author,
+                commit.summary,
+                commit.time,
+                relative_date(commit.time, now),
+                churn_in_ranges(blame or (), [(s.start_line, s.end_line)], now),
+                commit.uncommitted,
+            )
     note = None if out or not symbols else f"{symbols[0].path} has no committed history yet"
     return out, note
 

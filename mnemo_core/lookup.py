@@ -47,8 +47,13 @@ def _suggest(repo: Repository, handle: str) -> str:
     return f"; did you mean {', '.join(close)}?" if close else ""
 
 
-def walk(repo: Repository, start: list[Symbol], direction: str, depth: int,
-         edge_types: frozenset[str] = CALL_EDGE_TYPES) -> list[Hop]:
+def walk(
+    repo: Repository,
+    start: list[Symbol],
+    direction: str,
+    depth: int,
+    edge_types: frozenset[str] = CALL_EDGE_TYPES,
+) -> list[Hop]:
     """Breadth-first over ``edge_types``: ``direction='in'`` finds callers, ``'out'`` callees."""
     if depth < 1:
         raise MnemoError(f"--depth must be at least 1 (got {depth})")
@@ -59,7 +64,9 @@ def walk(repo: Repository, start: list[Symbol], direction: str, depth: int,
         node, d = frontier.popleft()
         if d >= depth:
             continue
-        for edge in sorted(repo.store.edges_touching([node], direction), key=lambda e: (-e.confidence, e.src, e.dst)):
+        for edge in sorted(
+            repo.store.edges_touching([node], direction), key=lambda e: (-e.confidence, e.src, e.dst)
+        ):
             if edge.type not in edge_types:
                 continue
             other = edge.src if direction == "in" else edge.dst

@@ -29,7 +29,9 @@ class RawSymbol(NamedTuple):
     decorators: tuple[str, ...] = ()
     words: str = ""  # the qualified name split into lower-case words, for full-text search
     returns: str = ""  # the declared return type, or the class a ``return C(...)`` constructs
-    supers: tuple[str, ...] = ()  # a class: its bases as written; a method: the base methods it calls via super()
+    supers: tuple[
+        str, ...
+    ] = ()  # a class: its bases as written; a method: the base methods it calls via super()
     body: str = ""  # the words of its own identifiers, comments and strings (not its nested definitions')
 
 

@@ -47,8 +47,13 @@ def check_budget(budget: int) -> None:
         raise MnemoError(f"the token budget must be a positive number (got {budget})")
 
 
-def for_task(repo: str | Path | Repository, text: str, budget: int = DEFAULT_BUDGET, limit: int | None = None,
-             update_index: bool = True) -> ContextPack:
+def for_task(
+    repo: str | Path | Repository,
+    text: str,
+    budget: int = DEFAULT_BUDGET,
+    limit: int | None = None,
+    update_index: bool = True,
+) -> ContextPack:
     """The symbols to read first for a task in words, ranked and packed into ``budget`` tokens."""
     started = time.perf_counter()
     check_budget(budget)
@@ -90,8 +95,9 @@ def _packed(repo: Repository, ranking: TaskRanking, budget: int, limit: int | No
     return fit_budget(repo, ranked, budget, _neighbours(ranking))
 
 
-def fit_budget(repo: Repository, ranked: list[ScoredSymbol], budget: int,
-               neighbours: dict[int, set[int]] | None = None) -> list[ScoredSymbol]:
+def fit_budget(
+    repo: Repository, ranked: list[ScoredSymbol], budget: int, neighbours: dict[int, set[int]] | None = None
+) -> list[ScoredSymbol]:
     """The ranked symbols that fit ``budget`` tokens (whole, or as headers), in their ranked order."""
     source = SourceCache(repo.root)
     members = repo.store.children_of(s.symbol.id for s in ranked if s.symbol.id > 0)
@@ -103,9 +109,15 @@ def fit_budget(repo: Repository, ranked: list[ScoredSymbol], budget: int,
             full, texts[s.symbol.id] = head, header(s.symbol)
         pieces.append(Piece(s.symbol.id, s.score, s.symbol.path, head, full))
     chosen = {c.symbol_id: c for c in pack(pieces, budget, neighbours or {})}
-    return [replace(s, tokens=chosen[s.symbol.id].tokens,
-                    body=texts[s.symbol.id] if chosen[s.symbol.id].full else None)
-            for s in ranked if s.symbol.id in chosen]
+    return [
+        replace(
+            s,
+            tokens=chosen[s.symbol.id].tokens,
+            body=texts[s.symbol.id] if chosen[s.symbol.id].full else None,
+        )
+        for s in ranked
+        if s.symbol.id in chosen
+    ]
 
 
 def _neighbours(ranking: TaskRanking) -> dict[int, set[int]]:
@@ -116,9 +128,16 @@ def _neighbours(ranking: TaskRanking) -> dict[int, set[int]]:
     return {sid: groups[symbol.parent_id] - {sid} for sid, symbol in ranking.symbols.items()}
 
 
-def for_pr(repo: str | Path | Repository, base: str | None = None, head: str | None = None, staged: bool = False,
-           worktree: bool = False, depth: int = DEFAULT_DEPTH, budget: int = DEFAULT_BUDGET,
-           update_index: bool = True) -> ContextPack:
+def for_pr(
+    repo: str | Path | Repository,
+    base: str | None = None,
+    head: str | None = None,
+    staged: bool = False,
+    worktree: bool = False,
+    depth: int = DEFAULT_DEPTH,
+    budget: int = DEFAULT_BUDGET,
+    update_index: bool = True,
+) -> ContextPack:
     """The blast radius of a change: ``base..head`` (default: the merge-base with the default
     branch, to HEAD), the staged change, or the working tree against HEAD."""
     started = time.perf_counter()
@@ -130,7 +149,9 @@ def for_pr(repo: str | Path | Repository, base: str | None = None, head: str | N
         raise MnemoError("--head compares commits; it cannot be combined with --staged or --worktree")
     opened = open_repo(repo, update_index)
     root = require_toplevel(opened.root)
-    target: str | Snapshot = Snapshot.STAGED if staged else Snapshot.WORKTREE if worktree else (head or "HEAD")
+    target: str | Snapshot = (
+        Snapshot.STAGED if staged else Snapshot.WORKTREE if worktree else (head or "HEAD")
+    )
     base_sha = _base_of(root, base, target)
     changes = changed_files(root, base_sha, target)
     described = _describe_range(base_sha, target)
@@ -143,8 +164,13 @@ def for_pr(repo: str | Path | Repository, base: str | None = None, head: str | N
     return _change_pack(opened, "pr", described, changed, files, depth, budget, base_sha, started, notes)
 
 
-def for_files(repo: str | Path | Repository, paths: list[str], depth: int = DEFAULT_FILES_DEPTH,
-              budget: int = DEFAULT_BUDGET, update_index: bool = True) -> ContextPack:
+def for_files(
+    repo: str | Path | Repository,
+    paths: list[str],
+    depth: int = DEFAULT_FILES_DEPTH,
+    budget: int = DEFAULT_BUDGET,
+    update_index: bool = True,
+) -> ContextPack:
     """The context of some files: their symbols, their callers and the tests that reach them."""
     started = time.perf_counter()
     check_budget(budget)
@@ -159,8 +185,18 @@ def for_files(repo: str | Path | Repository, paths: list[str], depth: int = DEFA
     return _change_pack(opened, "files", " ".join(relative), changed, files, depth, budget, base, started, [])
 
 
-def _change_pack(repo: Repository, mode: str, query: str, changed: list[ChangedSymbol], files: list[FileSummary],
-                 depth: int, budget: int, base: str | None, started: float, notes: list[str]) -> ContextPack:
+def _change_pack(
+    repo: Repository,
+    mode: str,
+    query: str,
+    changed: list[ChangedSymbol],
+    files: list[FileSummary],
+    depth: int,
+    budget: int,
+    base: str | None,
+    started: float,
+    notes: list[str],
+) -> ContextPack:
     analysis = analyse(repo.store, repo.root, changed, files, depth, base)
     symbols = fit_budget(repo, analysis.ranked, budget)
     impact = analysis.impact
@@ -225,8 +261,10 @@ def _explanation(ranking: TaskRanking, target: Symbol, text: str) -> Explanation
     seed = ranking.seeds.get(sid)
     notes = list(ranking.notes)
     if scored is None:
-        notes.append("not a candidate: no channel matched it and it is not among the top nodes of the walk "
-                     f"({'reached at ' + str(ranking.walk.hops[sid]) + ' hops' if sid in ranking.walk.hops else 'not reached'})")
+        notes.append(
+            "not a candidate: no channel matched it and it is not among the top nodes of the walk "
+            f"({'reached at ' + str(ranking.walk.hops[sid]) + ' hops' if sid in ranking.walk.hops else 'not reached'})"
+        )
     components = scored[1].components if scored else {}
     contributions = tuple(
         Contribution(name, components.get(name, 0.0), weight, round(components.get(name, 0.0) * weight, 4))
@@ -248,8 +286,11 @@ def _explanation(ranking: TaskRanking, target: Symbol, text: str) -> Explanation
         hub=round(ranking.walk.hub.get(sid, 0.0), 4),
         hops=ranking.walk.hops.get(sid),
         multipliers=dict(scored[1].multipliers) if scored else {},
-        recency=(f"{recency.sha[:10]} ({recency.source}) by {recency.author}: {recency.subject}"
-                 if recency else "no commit information"),
+        recency=(
+            f"{recency.sha[:10]} ({recency.source}) by {recency.author}: {recency.subject}"
+            if recency
+            else "no commit information"
+        ),
         notes=tuple(notes),
     )
 

@@ -15,19 +15,33 @@ SCHEMA = 1
 IMPACT_LINES = 25  # per list in text output; JSON lists everything
 MAX_TEST_TARGETS = 40  # more tests than this: the suggested command names their files, then none at all
 MAX_COMMAND_CHARS = 2000  # a suggested command longer than this falls back the same way
-MULTIPLIER_NAMES = {"test": "test code, and the task is not about tests", "kind": "kind prior",
-                    "declaration": "a declaration without the implementation (overload or stub)"}
+MULTIPLIER_NAMES = {
+    "test": "test code, and the task is not about tests",
+    "kind": "kind prior",
+    "declaration": "a declaration without the implementation (overload or stub)",
+}
 
 
 def symbol_json(s: ScoredSymbol) -> dict[str, Any]:
     """One ranked symbol in the JSON contract's shape."""
     sym = s.symbol
     return {
-        "path": sym.path, "name": sym.name, "kind": sym.kind, "language": sym.language,
-        "start_line": sym.start_line, "end_line": sym.end_line, "signature": sym.signature,
-        "score": s.score, "tokens": s.tokens, "distance": s.distance, "is_test": sym.is_test,
-        "changed": s.changed, "components": dict(s.components), "reasons": list(s.reasons),
-        "docstring": sym.docstring, "body": s.body,
+        "path": sym.path,
+        "name": sym.name,
+        "kind": sym.kind,
+        "language": sym.language,
+        "start_line": sym.start_line,
+        "end_line": sym.end_line,
+        "signature": sym.signature,
+        "score": s.score,
+        "tokens": s.tokens,
+        "distance": s.distance,
+        "is_test": sym.is_test,
+        "changed": s.changed,
+        "components": dict(s.components),
+        "reasons": list(s.reasons),
+        "docstring": sym.docstring,
+        "body": s.body,
     }
 
 
@@ -46,8 +60,13 @@ def impact_json(impact: Impact) -> dict[str, Any]:
 def pack_json(pack: ContextPack) -> dict[str, Any]:
     """A whole answer as the JSON contract (``schema`` 1)."""
     data: dict[str, Any] = {
-        "schema": SCHEMA, "mode": pack.mode, "query": pack.query, "repo": pack.repo, "commit": pack.commit,
-        "budget_tokens": pack.budget_tokens, "used_tokens": pack.used_tokens,
+        "schema": SCHEMA,
+        "mode": pack.mode,
+        "query": pack.query,
+        "repo": pack.repo,
+        "commit": pack.commit,
+        "budget_tokens": pack.budget_tokens,
+        "used_tokens": pack.used_tokens,
         "symbols": [symbol_json(s) for s in pack.symbols],
     }
     if pack.impact is not None:
@@ -85,8 +104,10 @@ def impact_text(impact: Impact) -> list[str]:
     lines = [f"risk: {impact.risk}"] + [f"  - {r}" for r in impact.reasons]
     for title, items in (("changed", impact.changed), ("callers", impact.callers), ("tests", impact.tests)):
         lines.append(f"{title} ({len(items)}):")
-        lines += [f"  {s.symbol.path}:{s.symbol.start_line}  {s.symbol.name}  {'; '.join(s.reasons)}"
-                  for s in items[:IMPACT_LINES]]
+        lines += [
+            f"  {s.symbol.path}:{s.symbol.start_line}  {s.symbol.name}  {'; '.join(s.reasons)}"
+            for s in items[:IMPACT_LINES]
+        ]
         if len(items) > IMPACT_LINES:
             lines.append(f"  ... and {len(items) - IMPACT_LINES} more (--format json lists all)")
     command = pytest_command(impact.tests)
@@ -97,7 +118,10 @@ def impact_text(impact: Impact) -> list[str]:
 
 def to_text(pack: ContextPack) -> str:
     """A terminal-friendly answer: ranked anchors, scores and reasons, then the shown code."""
-    lines = [f"{pack.mode}: {pack.query}", f"{len(pack.symbols)} symbols, {pack.used_tokens}/{pack.budget_tokens} tokens"]
+    lines = [
+        f"{pack.mode}: {pack.query}",
+        f"{len(pack.symbols)} symbols, {pack.used_tokens}/{pack.budget_tokens} tokens",
+    ]
     lines += [f"note: {n}" for n in pack.notes]
     if pack.impact is not None:
         lines += impact_text(pack.impact)
@@ -113,8 +137,12 @@ def to_text(pack: ContextPack) -> str:
 
 def to_markdown(pack: ContextPack) -> str:
     """A Markdown report: a ranked table, then each symbol's code under its anchor."""
-    out = [f"# mnemo: {md_text(pack.query)}", "",
-           f"{len(pack.symbols)} symbols, {pack.used_tokens} of {pack.budget_tokens} tokens", ""]
+    out = [
+        f"# mnemo: {md_text(pack.query)}",
+        "",
+        f"{len(pack.symbols)} symbols, {pack.used_tokens} of {pack.budget_tokens} tokens",
+        "",
+    ]
     out += [f"> {md_text(n)}" for n in pack.notes]
     if pack.impact is not None:
         out += impact_markdown(pack.impact)
@@ -122,20 +150,29 @@ def to_markdown(pack: ContextPack) -> str:
     for rank, s in enumerate(pack.symbols, start=1):
         sym = s.symbol
         where = md_code(f"{sym.path}:{sym.start_line}", table=True)
-        out.append(f"| {rank} | {md_code(sym.name, table=True)} | {where} | {s.score:.3f} "
-                   f"| {md_text('; '.join(s.reasons))} |")
+        out.append(
+            f"| {rank} | {md_code(sym.name, table=True)} | {where} | {s.score:.3f} "
+            f"| {md_text('; '.join(s.reasons))} |"
+        )
     for rank, s in enumerate(pack.symbols, start=1):
         sym = s.symbol
         where = md_code(f"{sym.path}:{sym.start_line}-{sym.end_line}")
-        out += ["", f"## {rank}. {md_code(sym.name)} — {where}", "",
-                *md_fence(s.body if s.body is not None else header(s.symbol), sym.language)]
+        out += [
+            "",
+            f"## {rank}. {md_code(sym.name)} — {where}",
+            "",
+            *md_fence(s.body if s.body is not None else header(s.symbol), sym.language),
+        ]
     return "\n".join(out) + "\n"
 
 
 def impact_markdown(impact: Impact) -> list[str]:
     """The impact section as Markdown: verdict, reasons, changed symbols, collapsible lists."""
-    out = [f"**Risk: {impact.risk}** · {len(impact.changed)} changed · {len(impact.callers)} impacted · "
-           f"{len(impact.tests)} tests", ""]
+    out = [
+        f"**Risk: {impact.risk}** · {len(impact.changed)} changed · {len(impact.callers)} impacted · "
+        f"{len(impact.tests)} tests",
+        "",
+    ]
     out += [f"- {md_text(r)}" for r in impact.reasons] + [""]
     out += ["| changed | where | what |", "|---|---|---|"]
     for s in impact.changed:
@@ -143,8 +180,11 @@ def impact_markdown(impact: Impact) -> list[str]:
         out.append(f"| {md_code(s.symbol.name, table=True)} | {where} | {md_text('; '.join(s.reasons))} |")
     for title, items in (("Impacted symbols", impact.callers), ("Impacted tests", impact.tests)):
         out += ["", f"<details><summary>{title} ({len(items)})</summary>", ""]
-        out += [f"- {md_code(s.symbol.name)} {md_code(f'{s.symbol.path}:{s.symbol.start_line}')} — "
-                f"{md_text('; '.join(s.reasons))}" for s in items]
+        out += [
+            f"- {md_code(s.symbol.name)} {md_code(f'{s.symbol.path}:{s.symbol.start_line}')} — "
+            f"{md_text('; '.join(s.reasons))}"
+            for s in items
+        ]
         out += ["", "</details>"]
     command = pytest_command(impact.tests)
     if command:
@@ -155,17 +195,36 @@ def impact_markdown(impact: Impact) -> list[str]:
 def explanation_text(e: Explanation) -> str:
     """``mnemo why``: every part of one symbol's score."""
     sym = e.symbol
-    rank = f"rank {e.rank} of {e.candidates} candidates" if e.rank else f"not ranked ({e.candidates} candidates)"
-    lines = [f"{sym.key}  ({sym.path}:{sym.start_line}, {sym.kind})", f"task: {e.task}", f"{rank}, score {e.score:.4f}",
-             "", "channels (reciprocal-rank fusion):"]
-    lines += [f"  {channel:<5} rank {rank_:>3}  {detail}" for channel, rank_, detail in e.channel_hits] or \
-        ["  none: no channel matched this symbol"]
-    lines += [f"  fused seed score {e.seed_score:.6f}", "", "graph:",
-              f"  walk probability {e.walk_score:.6f}" + (f" (rank {e.walk_rank} in the walk)" if e.walk_rank else ""),
-              f"  hops from the seeds {e.hops if e.hops is not None else 'not reached'}",
-              f"  authority {e.authority:.4f}, hub {e.hub:.4f}", "", "components (value x weight = contribution):"]
-    lines += [f"  {c.name:<10} {c.value:>7.4f} x {c.weight:>5.2f} = {c.contribution:>7.4f}" for c in e.contributions]
-    lines += [f"  x {factor:.2f}  ({MULTIPLIER_NAMES.get(name, name)})" for name, factor in e.multipliers.items()]
+    rank = (
+        f"rank {e.rank} of {e.candidates} candidates" if e.rank else f"not ranked ({e.candidates} candidates)"
+    )
+    lines = [
+        f"{sym.key}  ({sym.path}:{sym.start_line}, {sym.kind})",
+        f"task: {e.task}",
+        f"{rank}, score {e.score:.4f}",
+        "",
+        "channels (reciprocal-rank fusion):",
+    ]
+    lines += [f"  {channel:<5} rank {rank_:>3}  {detail}" for channel, rank_, detail in e.channel_hits] or [
+        "  none: no channel matched this symbol"
+    ]
+    lines += [
+        f"  fused seed score {e.seed_score:.6f}",
+        "",
+        "graph:",
+        f"  walk probability {e.walk_score:.6f}"
+        + (f" (rank {e.walk_rank} in the walk)" if e.walk_rank else ""),
+        f"  hops from the seeds {e.hops if e.hops is not None else 'not reached'}",
+        f"  authority {e.authority:.4f}, hub {e.hub:.4f}",
+        "",
+        "components (value x weight = contribution):",
+    ]
+    lines += [
+        f"  {c.name:<10} {c.value:>7.4f} x {c.weight:>5.2f} = {c.contribution:>7.4f}" for c in e.contributions
+    ]
+    lines += [
+        f"  x {factor:.2f}  ({MULTIPLIER_NAMES.get(name, name)})" for name, factor in e.multipliers.items()
+    ]
     lines += ["", f"recency: {e.recency}"]
     lines += [f"note: {n}" for n in e.notes]
     return "\n".join(lines)
@@ -174,14 +233,30 @@ def explanation_text(e: Explanation) -> str:
 def explanation_json(e: Explanation) -> dict[str, Any]:
     """``mnemo why --format json``."""
     return {
-        "schema": SCHEMA, "symbol": {"path": e.symbol.path, "name": e.symbol.name, "kind": e.symbol.kind,
-                                     "start_line": e.symbol.start_line, "end_line": e.symbol.end_line},
-        "task": e.task, "rank": e.rank, "candidates": e.candidates, "score": e.score,
-        "components": {c.name: {"value": c.value, "weight": c.weight, "contribution": c.contribution}
-                       for c in e.contributions},
+        "schema": SCHEMA,
+        "symbol": {
+            "path": e.symbol.path,
+            "name": e.symbol.name,
+            "kind": e.symbol.kind,
+            "start_line": e.symbol.start_line,
+            "end_line": e.symbol.end_line,
+        },
+        "task": e.task,
+        "rank": e.rank,
+        "candidates": e.candidates,
+        "score": e.score,
+        "components": {
+            c.name: {"value": c.value, "weight": c.weight, "contribution": c.contribution}
+            for c in e.contributions
+        },
         "channels": [{"channel": c, "rank": r, "detail": d} for c, r, d in e.channel_hits],
-        "seed_score": e.seed_score, "walk": {"score": e.walk_score, "rank": e.walk_rank, "hops": e.hops},
-        "authority": e.authority, "hub": e.hub, "multipliers": dict(e.multipliers), "recency": e.recency, "notes": list(e.notes),
+        "seed_score": e.seed_score,
+        "walk": {"score": e.walk_score, "rank": e.walk_rank, "hops": e.hops},
+        "authority": e.authority,
+        "hub": e.hub,
+        "multipliers": dict(e.multipliers),
+        "recency": e.recency,
+        "notes": list(e.notes),
     }
 
 
@@ -192,8 +267,12 @@ MD_SPECIAL = frozenset("\\`*_[]<>|#!~&$")
 ZWSP = "\u200b"
 _UNSAFE_CHARS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _BLOCK_START = re.compile(r"^([-+=])|^(\d+)([.)])")  # a list item or setext underline at the start
-_LINK_TRIGGERS = (("@", "@" + ZWSP), ("\\#", "\\#" + ZWSP), ("://", ":" + ZWSP + "//"),
-                  ("www.", "www" + ZWSP + "."))
+_LINK_TRIGGERS = (
+    ("@", "@" + ZWSP),
+    ("\\#", "\\#" + ZWSP),
+    ("://", ":" + ZWSP + "//"),
+    ("www.", "www" + ZWSP + "."),
+)
 ELLIPSIS = "\u2026"
 
 

@@ -26,8 +26,12 @@ NAME_CHARS = 150  # an untrusted name or path is cut to this length in the comme
 REASON_CHARS = 500  # one reason (a dependency path, a commit subject) is cut to this length
 RISK_ICONS = {"low": "\U0001f7e2", "medium": "\U0001f7e1", "high": "\U0001f534"}
 LISTS = ("changed", "callers", "tests", "files")  # what can be shortened, in the comment's order
-LIST_TITLES = {"changed": "changed symbols", "callers": "impacted symbols", "tests": "impacted tests",
-               "files": "changed files"}
+LIST_TITLES = {
+    "changed": "changed symbols",
+    "callers": "impacted symbols",
+    "tests": "impacted tests",
+    "files": "changed files",
+}
 TEXT_ROWS = 20  # changed symbols in the pre-commit table
 TEXT_NAMES = 8  # callers and tests named on one line of the pre-commit output
 TEXT_COLUMN = 44  # widest name or location column in the pre-commit table
@@ -49,20 +53,29 @@ class Links:
 
     def to(self, symbol: Symbol) -> str:
         """The URL of a symbol's lines, percent-encoded so it cannot end the Markdown link early."""
-        return (f"{quote(self.base.rstrip('/'), safe=':/%')}/{quote(symbol.path)}"
-                f"#L{symbol.start_line}-L{symbol.end_line}")
+        return (
+            f"{quote(self.base.rstrip('/'), safe=':/%')}/{quote(symbol.path)}"
+            f"#L{symbol.start_line}-L{symbol.end_line}"
+        )
 
 
 # -- the pull-request comment ------------------------------------------------------------------
 def comment_markdown(pack: ContextPack, links: Links | None = None, limit: int = COMMENT_LIMIT) -> str:
     """The review comment for a change (``mode`` pr), at most ``limit`` UTF-8 bytes long."""
     impact = pack.impact or Impact()
-    full = {"changed": len(impact.changed), "callers": len(impact.callers), "tests": len(impact.tests),
-            "files": len(impact.changed_files)}
+    full = {
+        "changed": len(impact.changed),
+        "callers": len(impact.callers),
+        "tests": len(impact.tests),
+        "files": len(impact.changed_files),
+    }
     caps = dict(full)
     while True:
-        sections = (_comment_sections(pack, impact, links, caps, full, limit) if impact.changed
-                    else _no_code_sections(pack, impact, caps, full, limit))
+        sections = (
+            _comment_sections(pack, impact, links, caps, full, limit)
+            if impact.changed
+            else _no_code_sections(pack, impact, caps, full, limit)
+        )
         body = _join(sections)
         size = len(body.encode("utf-8"))
         shrinkable = [key for key in LISTS if caps[key] > 0 and sections.get(key)]
@@ -76,23 +89,44 @@ def _join(sections: dict[str, list[str]]) -> str:
     return "\n".join(line for lines in sections.values() for line in lines) + "\n"
 
 
-def _comment_sections(pack: ContextPack, impact: Impact, links: Links | None, caps: dict[str, int],
-                      full: dict[str, int], limit: int) -> dict[str, list[str]]:
+def _comment_sections(
+    pack: ContextPack,
+    impact: Impact,
+    links: Links | None,
+    caps: dict[str, int],
+    full: dict[str, int],
+    limit: int,
+) -> dict[str, list[str]]:
     icon = RISK_ICONS.get(impact.risk, "")
-    verdict = (f"### {icon} mnemo: {impact.risk} risk · {_count(full['changed'], 'changed symbol')} · "
-               f"{_count(full['callers'], 'impacted symbol')} · {_count(full['tests'], 'impacted test')}")
-    sections = {"head": [MARKER, verdict, "", f"Blast radius of {md_code(pack.query)}, "
-                         f"{_count(full['files'], 'changed file')}.", *_notes(pack)]}
+    verdict = (
+        f"### {icon} mnemo: {impact.risk} risk · {_count(full['changed'], 'changed symbol')} · "
+        f"{_count(full['callers'], 'impacted symbol')} · {_count(full['tests'], 'impacted test')}"
+    )
+    sections = {
+        "head": [
+            MARKER,
+            verdict,
+            "",
+            f"Blast radius of {md_code(pack.query)}, {_count(full['files'], 'changed file')}.",
+            *_notes(pack),
+        ]
+    }
     rows = [_changed_row(s, links) for s in impact.changed[: caps["changed"]]]
     sections["changed"] = ["", CHANGED_HEADER, "|---|---|---|--:|--:|", *rows]
-    sections["reasons"] = ["", f"**Why {impact.risk} risk**", "",
-                           *(f"- {md_text(r, REASON_CHARS)}" for r in impact.reasons)]
+    sections["reasons"] = [
+        "",
+        f"**Why {impact.risk} risk**",
+        "",
+        *(f"- {md_text(r, REASON_CHARS)}" for r in impact.reasons),
+    ]
     callers = [_reach_row(s, links, with_where=True) for s in impact.callers[: caps["callers"]]]
-    sections["callers"] = _details("Impacted symbols", full["callers"],
-                                   "| symbol | where | how it depends on the change |", callers)
+    sections["callers"] = _details(
+        "Impacted symbols", full["callers"], "| symbol | where | how it depends on the change |", callers
+    )
     tests = [_reach_row(s, links, with_where=False) for s in impact.tests[: caps["tests"]]]
-    sections["tests"] = _details("Impacted tests", full["tests"], "| test | how it reaches the change |",
-                                 tests)
+    sections["tests"] = _details(
+        "Impacted tests", full["tests"], "| test | how it reaches the change |", tests
+    )
     command = pytest_command(impact.tests)
     sections["command"] = ["", "**Run the impacted tests**", "", *md_fence(command, "sh")] if command else []
     sections["files"] = _file_list(impact, caps, full)
@@ -100,17 +134,30 @@ def _comment_sections(pack: ContextPack, impact: Impact, links: Links | None, ca
     return sections
 
 
-def _no_code_sections(pack: ContextPack, impact: Impact, caps: dict[str, int], full: dict[str, int],
-                      limit: int) -> dict[str, list[str]]:
+def _no_code_sections(
+    pack: ContextPack, impact: Impact, caps: dict[str, int], full: dict[str, int], limit: int
+) -> dict[str, list[str]]:
     icon = RISK_ICONS["low"]
     if not impact.changed_files:
-        return {"head": [MARKER, f"### {icon} mnemo: no changes", "",
-                         f"Nothing changed in {md_code(pack.query)}.", *_notes(pack)]}
+        return {
+            "head": [
+                MARKER,
+                f"### {icon} mnemo: no changes",
+                "",
+                f"Nothing changed in {md_code(pack.query)}.",
+                *_notes(pack),
+            ]
+        }
     return {
-        "head": [MARKER, f"### {icon} mnemo: no code symbols changed", "",
-                 f"{md_code(pack.query)} changes {_count(full['files'], 'file')} but no function, method or "
-                 "class in them (documentation, configuration or files mnemo does not parse), so no code "
-                 "depends on the change.", *_notes(pack)],
+        "head": [
+            MARKER,
+            f"### {icon} mnemo: no code symbols changed",
+            "",
+            f"{md_code(pack.query)} changes {_count(full['files'], 'file')} but no function, method or "
+            "class in them (documentation, configuration or files mnemo does not parse), so no code "
+            "depends on the change.",
+            *_notes(pack),
+        ],
         "files": _file_list(impact, caps, full),
         "cut": _cut_note(caps, full, limit),
     }
@@ -125,8 +172,10 @@ def _changed_row(s: ScoredSymbol, links: Links | None) -> str:
     change = md_text(s.reasons[0] if s.reasons else "changed", REASON_CHARS)
     if counts.get("dangling"):
         change += f", **still referenced {int(counts['dangling'])}\u00d7**"
-    return (f"| {_name(s.symbol, links)} | {_where(s.symbol)} | {change} | {_counted(counts, 'callers')} "
-            f"| {_counted(counts, 'tests')} |")
+    return (
+        f"| {_name(s.symbol, links)} | {_where(s.symbol)} | {change} | {_counted(counts, 'callers')} "
+        f"| {_counted(counts, 'tests')} |"
+    )
 
 
 def _reach_row(s: ScoredSymbol, links: Links | None, with_where: bool) -> str:
@@ -150,8 +199,16 @@ def _details(title: str, total: int, header: str, rows: list[str]) -> list[str]:
     if not total:
         return []
     columns = header.count("|") - 1
-    return ["", f"<details><summary>{title} ({total})</summary>", "", header, "|---" * columns + "|", *rows,
-            "", "</details>"]
+    return [
+        "",
+        f"<details><summary>{title} ({total})</summary>",
+        "",
+        header,
+        "|---" * columns + "|",
+        *rows,
+        "",
+        "</details>",
+    ]
 
 
 def _file_list(impact: Impact, caps: dict[str, int], full: dict[str, int]) -> list[str]:
@@ -165,8 +222,11 @@ def _cut_note(caps: dict[str, int], full: dict[str, int], limit: int) -> list[st
     cut = [f"{caps[key]:,} of {full[key]:,} {LIST_TITLES[key]}" for key in LISTS if caps[key] < full[key]]
     if not cut:
         return []
-    return ["", f"> \u2702\ufe0f Shortened to fit the {limit:,}-character comment limit: showing "
-            f"{', '.join(cut)}. Run `mnemo pr --format json` with the same base and head for everything."]
+    return [
+        "",
+        f"> \u2702\ufe0f Shortened to fit the {limit:,}-character comment limit: showing "
+        f"{', '.join(cut)}. Run `mnemo pr --format json` with the same base and head for everything.",
+    ]
 
 
 def _counted(components: dict[str, float], key: str) -> str:
@@ -187,8 +247,11 @@ def review_text(pack: ContextPack, title: str) -> list[str]:
         files = len(impact.changed_files)
         what = f"no code symbols changed ({_count(files, 'file')})" if files else "no changes"
         return [f"mnemo: {title}: {what}", *notes]
-    counts = (_count(len(impact.changed), "changed symbol"), _count(len(impact.callers), "impacted caller"),
-              _count(len(impact.tests), "impacted test"))
+    counts = (
+        _count(len(impact.changed), "changed symbol"),
+        _count(len(impact.callers), "impacted caller"),
+        _count(len(impact.tests), "impacted test"),
+    )
     lines = [f"mnemo: {title}: risk {impact.risk.upper()} · {' · '.join(counts)}"]
     lines += [f"  why: {plain_text(r)}" for r in impact.reasons]
     lines += notes
@@ -210,12 +273,20 @@ def _table(changed: Sequence[ScoredSymbol]) -> list[str]:
         change = plain_text(s.reasons[0] if s.reasons else "changed", TEXT_COLUMN)
         if counts.get("dangling"):
             change += f", still referenced {int(counts['dangling'])}x"
-        rows.append((plain_text(s.symbol.name, TEXT_COLUMN),
-                     plain_text(f"{s.symbol.path}:{s.symbol.start_line}", TEXT_COLUMN), change,
-                     _counted(counts, "callers"), _counted(counts, "tests")))
+        rows.append(
+            (
+                plain_text(s.symbol.name, TEXT_COLUMN),
+                plain_text(f"{s.symbol.path}:{s.symbol.start_line}", TEXT_COLUMN),
+                change,
+                _counted(counts, "callers"),
+                _counted(counts, "tests"),
+            )
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
-    return [f"  {r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  {r[3]:>7}  {r[4]:>5}".rstrip()
-            for r in rows]
+    return [
+        f"  {r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  {r[3]:>7}  {r[4]:>5}".rstrip()
+        for r in rows
+    ]
 
 
 def _named(label: str, names: list[str], width: int) -> list[str]:

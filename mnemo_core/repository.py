@@ -31,8 +31,9 @@ class Repository:
         """Open the repository containing ``path`` (its git top level, or the directory itself)."""
         return cls(resolve_root(path))
 
-    def update_index(self, full: bool = False, progress: Progress | None = None,
-                     only: list[str] | None = None) -> IndexStats:
+    def update_index(
+        self, full: bool = False, progress: Progress | None = None, only: list[str] | None = None
+    ) -> IndexStats:
         """Bring the index up to date (incremental unless ``full``)."""
         return index_repo(self.root, full=full, progress=progress, only=only)
 
@@ -69,6 +70,7 @@ class Repository:
         if not inside:
             raise MnemoError(f"{path}: not inside the repository {self.root}")
         return next((p for p in inside if p.exists()), inside[0]).relative_to(self.root).as_posix()
+
 
 def recovering(path: str | Path | None, body: Callable[[], T]) -> T:
     """Run a command; when the index turns out damaged mid-query (the update before it reads only

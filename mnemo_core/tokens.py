@@ -19,4 +19,3 @@ def estimate_tokens(text: str) -> int:
         return 0
     pieces = len(_PIECE.findall(text))
     return max(1, round(WORD_WEIGHT * pieces + len(text) / CHARS_PER_EXTRA_TOKEN))
-

@@ -28,11 +28,14 @@ SHUTDOWN_POLL_S = 0.02  # serve_forever checks for shutdown this often: fast tea
 
 SHOP = {
     "shop/__init__.py": "",
-    "shop/pricing.py": ("def price(item):\n    return item * 2\n\n\n"
-                        "def total(items):\n    return sum(price(i) for i in items)\n"),
+    "shop/pricing.py": (
+        "def price(item):\n    return item * 2\n\n\n"
+        "def total(items):\n    return sum(price(i) for i in items)\n"
+    ),
     "shop/cart.py": "from shop.pricing import total\n\n\ndef checkout(items):\n    return total(items)\n",
-    "tests/test_cart.py": ("from shop.cart import checkout\n\n\n"
-                           "def test_checkout():\n    assert checkout([1]) == 2\n"),
+    "tests/test_cart.py": (
+        "from shop.cart import checkout\n\n\ndef test_checkout():\n    assert checkout([1]) == 2\n"
+    ),
     "README.md": "# shop\n",
 }
 
@@ -72,8 +75,15 @@ class FakeGitHub:
         self._server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
 
-    def fail(self, method: str, status: int, times: int = 1, body: Any = None, delay: float = 0.0,
-             headers: dict[str, str] | None = None) -> None:
+    def fail(
+        self,
+        method: str,
+        status: int,
+        times: int = 1,
+        body: Any = None,
+        delay: float = 0.0,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         """Answer the next ``times`` requests of ``method`` with ``status`` (after ``delay`` seconds)."""
         self.script += [Scripted(method, status, body, delay, headers or {}) for _ in range(times)]
 
@@ -81,8 +91,12 @@ class FakeGitHub:
         """A comment already on the pull request (someone else's, or an old one of ours)."""
         with self._lock:
             self.next_id += 1
-            comment = {"id": self.next_id, "body": body, "user": {"login": "someone", "type": user_type},
-                       "html_url": f"https://github.com/{REPOSITORY}/pull/{number}#issuecomment-{self.next_id}"}
+            comment = {
+                "id": self.next_id,
+                "body": body,
+                "user": {"login": "someone", "type": user_type},
+                "html_url": f"https://github.com/{REPOSITORY}/pull/{number}#issuecomment-{self.next_id}",
+            }
             self.comments.setdefault(number, []).append(comment)
         return comment
 
@@ -94,8 +108,9 @@ class FakeGitHub:
         self._server.server_close()
 
     # -- the API ------------------------------------------------------------------------------
-    def answer(self, method: str, raw_path: str, headers: dict[str, str],
-               body: Any) -> tuple[int, Any, dict[str, str]]:
+    def answer(
+        self, method: str, raw_path: str, headers: dict[str, str], body: Any
+    ) -> tuple[int, Any, dict[str, str]]:
         """Route one request: a scripted answer first, then authentication, then the endpoints."""
         self.requests.append(Recorded(method, raw_path, headers, body))
         scripted = next((s for s in self.script if s.method == method), None)
@@ -130,9 +145,21 @@ class FakeGitHub:
     def _create(self, number: int, body: Any) -> tuple[int, Any, dict[str, str]]:
         text = body.get("body", "") if isinstance(body, dict) else ""
         if len(text) > COMMENT_LIMIT:
-            return 422, {"message": "Validation Failed", "errors": [
-                {"resource": "IssueComment", "code": "custom", "field": "body",
-                 "message": "body is too long (maximum is 65536 characters)"}]}, {}
+            return (
+                422,
+                {
+                    "message": "Validation Failed",
+                    "errors": [
+                        {
+                            "resource": "IssueComment",
+                            "code": "custom",
+                            "field": "body",
+                            "message": "body is too long (maximum is 65536 characters)",
+                        }
+                    ],
+                },
+                {},
+            )
         comment = self.add_comment(number, text, user_type="Bot")
         return 201, comment, {}
 
@@ -174,7 +201,6 @@ class FakeGitHub:
         return Handler
 
 
-
 @dataclass
 class PullRequestRepo:
     """A repository with ``main`` (the base) and ``feature`` (the head, checked out)."""
@@ -201,17 +227,23 @@ def make_pull_request(root: Path, files: dict[str, str | None], message: str = "
 def write_event(path: Path, number: int, base: str, head: str, fork: bool = False) -> Path:
     """A ``pull_request`` event payload as GitHub writes it to GITHUB_EVENT_PATH (the fields used)."""
     head_repo = "contributor/shop" if fork else REPOSITORY
-    event = {"action": "synchronize", "number": number, "pull_request": {
-        "number": number, "base": {"sha": base, "ref": "main", "repo": {"full_name": REPOSITORY}},
-        "head": {"sha": head, "ref": "feature", "repo": {"full_name": head_repo}}}}
+    event = {
+        "action": "synchronize",
+        "number": number,
+        "pull_request": {
+            "number": number,
+            "base": {"sha": base, "ref": "main", "repo": {"full_name": REPOSITORY}},
+            "head": {"sha": head, "ref": "feature", "repo": {"full_name": head_repo}},
+        },
+    }
     path.write_text(json.dumps(event), encoding="utf-8")
     return path
 
 
 def run_tool(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, check=False, env=env,
-                          timeout=TRY_REPO_TIMEOUT_S)
-
+    return subprocess.run(
+        args, cwd=cwd, capture_output=True, text=True, check=False, env=env, timeout=TRY_REPO_TIMEOUT_S
+    )
 
 
 def try_repo_environment(home: Path) -> dict[str, str]:
@@ -221,9 +253,16 @@ def try_repo_environment(home: Path) -> dict[str, str]:
     if not (CHECKOUT / ".git").exists() or not (CHECKOUT / ".pre-commit-hooks.yaml").exists():
         pytest.skip("try-repo needs this checkout to be a git repository with .pre-commit-hooks.yaml")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "PRE_COMMIT"))}
-    env.update(HOME=str(home), PRE_COMMIT_HOME=str(home / "cache"), VIRTUALENV_SYSTEM_SITE_PACKAGES="1",
-               GIT_AUTHOR_NAME="Ada Tester", GIT_AUTHOR_EMAIL="ada@example.com", GIT_CONFIG_NOSYSTEM="1",
-               GIT_COMMITTER_NAME="Ada Tester", GIT_COMMITTER_EMAIL="ada@example.com")
+    env.update(
+        HOME=str(home),
+        PRE_COMMIT_HOME=str(home / "cache"),
+        VIRTUALENV_SYSTEM_SITE_PACKAGES="1",
+        GIT_AUTHOR_NAME="Ada Tester",
+        GIT_AUTHOR_EMAIL="ada@example.com",
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_COMMITTER_NAME="Ada Tester",
+        GIT_COMMITTER_EMAIL="ada@example.com",
+    )
     return env
 
 
@@ -231,7 +270,12 @@ def try_repo(root: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str
     """``pre-commit try-repo <this checkout> mnemo-blast-radius`` in ``root`` (a repository with a
     ``.pre-commit-config.yaml`` as a user would have it; try-repo runs the checkout's hook instead)."""
     head = git(CHECKOUT, "rev-parse", "HEAD").strip()
-    write_files(root, {".pre-commit-config.yaml": f"repos:\n- repo: {CHECKOUT}\n  rev: {head}\n  hooks:\n"
-                                                  f"  - id: {HOOK_ID}\n"})
+    write_files(
+        root,
+        {
+            ".pre-commit-config.yaml": f"repos:\n- repo: {CHECKOUT}\n  rev: {head}\n  hooks:\n"
+            f"  - id: {HOOK_ID}\n"
+        },
+    )
     git(root, "add", ".pre-commit-config.yaml")
     return run_tool(sys.executable, "-m", "pre_commit", "try-repo", str(CHECKOUT), HOOK_ID, cwd=root, env=env)

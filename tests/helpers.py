@@ -14,13 +14,20 @@ AUTHOR = ("Ada Tester", "ada@example.com")
 def git(repo: Path, *args: str, env: Mapping[str, str] | None = None) -> str:
     """Run git in ``repo`` with a clean, pinned environment; return stdout."""
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    full_env.update({
-        "GIT_AUTHOR_NAME": AUTHOR[0], "GIT_AUTHOR_EMAIL": AUTHOR[1],
-        "GIT_COMMITTER_NAME": AUTHOR[0], "GIT_COMMITTER_EMAIL": AUTHOR[1],
-        "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(repo),
-    })
+    full_env.update(
+        {
+            "GIT_AUTHOR_NAME": AUTHOR[0],
+            "GIT_AUTHOR_EMAIL": AUTHOR[1],
+            "GIT_COMMITTER_NAME": AUTHOR[0],
+            "GIT_COMMITTER_EMAIL": AUTHOR[1],
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "HOME": str(repo),
+        }
+    )
     full_env.update(env or {})
-    result = subprocess.run(["git", *args], cwd=repo, env=full_env, capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        ["git", *args], cwd=repo, env=full_env, capture_output=True, text=True, check=True
+    )
     return result.stdout
 
 
@@ -47,8 +54,13 @@ def make_repo(root: Path, files: Mapping[str, str | bytes] | None = None, date: 
     return root
 
 
-def commit(repo: Path, files: Mapping[str, str | bytes | None], message: str, date: str = DEFAULT_DATE,
-           author: tuple[str, str] = AUTHOR) -> str:
+def commit(
+    repo: Path,
+    files: Mapping[str, str | bytes | None],
+    message: str,
+    date: str = DEFAULT_DATE,
+    author: tuple[str, str] = AUTHOR,
+) -> str:
     """Write (or delete, for None) files, commit them at ``date`` and return the new sha."""
     for rel, content in files.items():
         if content is None:
@@ -56,8 +68,12 @@ def commit(repo: Path, files: Mapping[str, str | bytes | None], message: str, da
         else:
             write_files(repo, {rel: content})
     git(repo, "add", "-A")
-    env = {"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date,
-           "GIT_AUTHOR_NAME": author[0], "GIT_AUTHOR_EMAIL": author[1]}
+    env = {
+        "GIT_AUTHOR_DATE": date,
+        "GIT_COMMITTER_DATE": date,
+        "GIT_AUTHOR_NAME": author[0],
+        "GIT_AUTHOR_EMAIL": author[1],
+    }
     git(repo, "commit", "-q", "-m", message, env=env)
     return git(repo, "rev-parse", "HEAD").strip()
 
@@ -68,8 +84,12 @@ def indexed_edges(root: Path, edge_type: str | None = None) -> set[tuple[str, st
 
     store = Store.open(root)
     try:
-        keys = {sid: f"{path}:{name}" for sid, path, name in store.conn.execute(
-            "SELECT s.id, f.path, s.name FROM symbols s JOIN files f ON f.id = s.file_id")}
+        keys = {
+            sid: f"{path}:{name}"
+            for sid, path, name in store.conn.execute(
+                "SELECT s.id, f.path, s.name FROM symbols s JOIN files f ON f.id = s.file_id"
+            )
+        }
         rows = store.conn.execute("SELECT src, dst, type, resolution FROM edges")
         return {(keys[s], keys[d], r) for s, d, t, r in rows if edge_type in (None, t)}
     finally:
@@ -83,7 +103,8 @@ def indexed_symbols(root: Path) -> dict[str, tuple[str, int, int]]:
     store = Store.open(root)
     try:
         rows = store.conn.execute(
-            "SELECT f.path, s.name, s.kind, s.start_line, s.end_line FROM symbols s JOIN files f ON f.id = s.file_id")
+            "SELECT f.path, s.name, s.kind, s.start_line, s.end_line FROM symbols s JOIN files f ON f.id = s.file_id"
+        )
         return {f"{path}:{name}": (kind, start, end) for path, name, kind, start, end in rows}
     finally:
         store.close()

@@ -17,15 +17,20 @@ from mnemo_core.errors import MnemoError
 def raising(error: BaseException) -> Callable[[], int]:
     def body() -> int:
         raise error
+
     return body
 
 
-@pytest.mark.parametrize(("error", "code", "line"), [
-    (MnemoError("unknown ref 'nope'"), EXIT_ERROR, "tool: error: unknown ref 'nope'"),
-    (KeyboardInterrupt(), EXIT_INTERRUPTED, "tool: interrupted"),
-])
-def test_known_failures(capsys: pytest.CaptureFixture[str], error: BaseException, code: int,
-                        line: str) -> None:
+@pytest.mark.parametrize(
+    ("error", "code", "line"),
+    [
+        (MnemoError("unknown ref 'nope'"), EXIT_ERROR, "tool: error: unknown ref 'nope'"),
+        (KeyboardInterrupt(), EXIT_INTERRUPTED, "tool: interrupted"),
+    ],
+)
+def test_known_failures(
+    capsys: pytest.CaptureFixture[str], error: BaseException, code: int, line: str
+) -> None:
     assert guarded("tool", raising(error)) == code
     assert capsys.readouterr().err == line + "\n"
 
@@ -46,7 +51,8 @@ def test_an_unexpected_error_writes_a_fresh_log(capsys: pytest.CaptureFixture[st
 
 
 def test_the_log_goes_to_the_index_directory_and_never_through_a_symlink(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / ".mnemo").mkdir()
     guarded("tool", raising(ValueError("x")), tmp_path)
     assert crash_log(capsys.readouterr().err).parent == tmp_path / ".mnemo"
@@ -60,9 +66,16 @@ def test_the_log_goes_to_the_index_directory_and_never_through_a_symlink(
 
 
 def test_a_closed_pipe_is_not_a_pass_and_not_a_traceback() -> None:
-    code = ("import sys; from mnemo_core.boundary import guarded\n"
-            "def body():\n    raise BrokenPipeError\n"
-            "sys.exit(guarded('tool', body))\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False,
-                          cwd=Path(__file__).resolve().parents[1])
+    code = (
+        "import sys; from mnemo_core.boundary import guarded\n"
+        "def body():\n    raise BrokenPipeError\n"
+        "sys.exit(guarded('tool', body))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=Path(__file__).resolve().parents[1],
+    )
     assert (done.returncode, done.stderr) == (141, "")

@@ -74,9 +74,16 @@ def test_missing_directory_is_one_line_and_exit_1(tmp_path: Path, capsys: pytest
     assert err.count("\n") == 1 and "no such directory" in err
 
 
-@pytest.mark.parametrize("args", [["callers", "total", "--depth", "0"], ["find", "total", "--limit", "-1"],
-                                  ["task", "total", "--limit", "0"], ["task", "total", "--budget", "-5"],
-                                  ["files", "x.py", "--depth", "zero"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["callers", "total", "--depth", "0"],
+        ["find", "total", "--limit", "-1"],
+        ["task", "total", "--limit", "0"],
+        ["task", "total", "--budget", "-5"],
+        ["files", "x.py", "--depth", "zero"],
+    ],
+)
 def test_counts_must_be_positive(repo: Path, capsys: pytest.CaptureFixture[str], args: list[str]) -> None:
     with pytest.raises(SystemExit) as exited:
         main([*args, "--repo", str(repo)])

@@ -20,15 +20,22 @@ def test_defaults_without_any_file(tmp_path: Path) -> None:
 def test_pyproject_tool_table(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(
         '[project]\nname = "x"\n\n[tool.mnemo]\nfail-on = "medium"\nmax_callers = 20\nrequire-tests = true\n'
-        "depth = 2\nbudget = 4000\n", encoding="utf-8")
+        "depth = 2\nbudget = 4000\n",
+        encoding="utf-8",
+    )
     config = load_config(tmp_path)
-    assert (config.fail_on, config.max_callers, config.require_tests, config.depth, config.budget) == \
-        ("medium", 20, True, 2, 4000)
+    assert (config.fail_on, config.max_callers, config.require_tests, config.depth, config.budget) == (
+        "medium",
+        20,
+        True,
+        2,
+        4000,
+    )
     assert config.source == f"{tmp_path / 'pyproject.toml'} [tool.mnemo]"
 
 
 def test_pyproject_without_the_table_gives_defaults(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text('[tool.ruff]\nline-length = 100\n', encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text("[tool.ruff]\nline-length = 100\n", encoding="utf-8")
     assert load_config(tmp_path) == Config()
 
 
@@ -41,15 +48,18 @@ def test_mnemo_toml_wins_over_pyproject(tmp_path: Path) -> None:
     assert config.source == str(tmp_path / "mnemo.toml")
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ('fail_on = "critical"\n', "fail_on must be one of low, medium, high, never (got 'critical')"),
-    ("max_callers = -1\n", "max_callers must be a whole number of at least 0 (got -1)"),
-    ("depth = 0\n", "depth must be a whole number of at least 1 (got 0)"),
-    ('budget = "8k"\n', "budget must be a whole number of at least 1 (got '8k')"),
-    ("depth = true\n", "depth must be a whole number of at least 1 (got True)"),
-    ('require_tests = "yes"\n', "require_tests must be true or false (got 'yes')"),
-    ("fail_on = \n", "is not valid TOML"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('fail_on = "critical"\n', "fail_on must be one of low, medium, high, never (got 'critical')"),
+        ("max_callers = -1\n", "max_callers must be a whole number of at least 0 (got -1)"),
+        ("depth = 0\n", "depth must be a whole number of at least 1 (got 0)"),
+        ('budget = "8k"\n', "budget must be a whole number of at least 1 (got '8k')"),
+        ("depth = true\n", "depth must be a whole number of at least 1 (got True)"),
+        ('require_tests = "yes"\n', "require_tests must be true or false (got 'yes')"),
+        ("fail_on = \n", "is not valid TOML"),
+    ],
+)
 def test_bad_values_name_the_file_and_the_key(tmp_path: Path, text: str, message: str) -> None:
     (tmp_path / "mnemo.toml").write_text(text, encoding="utf-8")
     with pytest.raises(MnemoError, match=r"mnemo\.toml") as info:

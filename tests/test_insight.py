@@ -20,8 +20,13 @@ FILES = {
 @pytest.fixture
 def repo(tmp_path: Path) -> Repository:
     root = make_repo(tmp_path / "r", FILES, date="2026-03-01T09:00:00+00:00")
-    commit(root, {"app/core.py": FILES["app/core.py"].replace("return x", "return x + 0")}, "tweak helper",
-           date="2026-03-05T09:00:00+00:00", author=("Bo Maker", "bo@example.com"))
+    commit(
+        root,
+        {"app/core.py": FILES["app/core.py"].replace("return x", "return x + 0")},
+        "tweak helper",
+        date="2026-03-05T09:00:00+00:00",
+        author=("Bo Maker", "bo@example.com"),
+    )
     opened = Repository.open(root)
     opened.update_index()
     return opened
@@ -56,7 +61,9 @@ def test_lenses(repo: Repository) -> None:
 
 
 def test_uncommitted_edits_show_in_lenses(repo: Repository) -> None:
-    (repo.root / "app/core.py").write_text(FILES["app/core.py"].replace("return helper(1)", "return helper(2)"))
+    (repo.root / "app/core.py").write_text(
+        FILES["app/core.py"].replace("return helper(1)", "return helper(2)")
+    )
     repo.update_index()
     lenses = {lens.symbol.name: lens for lens in file_lenses(repo, "app/core.py")}
     assert lenses["main"].title.endswith("uncommitted changes")
@@ -80,6 +87,8 @@ def test_blast_radius_at_nothing(repo: Repository) -> None:
 
 def test_lenses_follow_a_re_index(repo: Repository) -> None:
     assert {lens.symbol.name: lens.callers for lens in file_lenses(repo, "app/core.py")}["helper"] == 1
-    (repo.root / "app/more.py").write_text("from app.core import helper\n\ndef more():\n    return helper(2)\n")
+    (repo.root / "app/more.py").write_text(
+        "from app.core import helper\n\ndef more():\n    return helper(2)\n"
+    )
     repo.update_index()
     assert {lens.symbol.name: lens.callers for lens in file_lenses(repo, "app/core.py")}["helper"] == 2

@@ -18,38 +18,90 @@ LINKS = Links.github("https://github.com", "acme/shop", "0123456789abcdef0123456
 
 
 def symbol(path: str, name: str, start: int = 1, end: int = 3, sid: int = 1, is_test: bool = False) -> Symbol:
-    return Symbol(id=sid, path=path, name=name, kind="function", language="python", signature=f"def {name}()",
-                  docstring="", start_line=start, end_line=end, size=10, is_test=is_test,
-                  is_test_case=is_test, exported=True)
+    return Symbol(
+        id=sid,
+        path=path,
+        name=name,
+        kind="function",
+        language="python",
+        signature=f"def {name}()",
+        docstring="",
+        start_line=start,
+        end_line=end,
+        size=10,
+        is_test=is_test,
+        is_test_case=is_test,
+        exported=True,
+    )
 
 
-def scored(sym: Symbol, reasons: tuple[str, ...], components: dict[str, float] | None = None,
-           distance: int = 1, changed: bool = False) -> ScoredSymbol:
+def scored(
+    sym: Symbol,
+    reasons: tuple[str, ...],
+    components: dict[str, float] | None = None,
+    distance: int = 1,
+    changed: bool = False,
+) -> ScoredSymbol:
     return ScoredSymbol(sym, 1.0, components or {}, reasons, distance=distance, changed=changed)
 
 
 def pack_of(impact: Impact, notes: tuple[str, ...] = ()) -> ContextPack:
-    return ContextPack(mode="pr", query="0123456789..feature", repo="/r", commit="abc", budget_tokens=8000,
-                       used_tokens=0, symbols=(), impact=impact, notes=notes)
+    return ContextPack(
+        mode="pr",
+        query="0123456789..feature",
+        repo="/r",
+        commit="abc",
+        budget_tokens=8000,
+        used_tokens=0,
+        symbols=(),
+        impact=impact,
+        notes=notes,
+    )
 
 
 def sample_impact() -> Impact:
     changed = (
-        scored(symbol("shop/pricing.py", "price", 4, 5, sid=-1), ("deleted",),
-               {"change": 1.0, "churn": 0.0, "dangling": 2.0}, 0, True),
-        scored(symbol("shop/cart.py", "Cart.checkout", 7, 8, sid=2),
-               ("modified", "3 dependants, 1 test reaches it"),
-               {"change": 1.0, "churn": 0.0, "callers": 3.0, "tests": 1.0}, 0, True),
-        scored(symbol("shop/x.py", HOSTILE_NAME, 1, 2, sid=3), ("added", "0 dependants, no test reaches it"),
-               {"change": 1.0, "churn": 0.0, "callers": 0.0, "tests": 0.0}, 0, True),
+        scored(
+            symbol("shop/pricing.py", "price", 4, 5, sid=-1),
+            ("deleted",),
+            {"change": 1.0, "churn": 0.0, "dangling": 2.0},
+            0,
+            True,
+        ),
+        scored(
+            symbol("shop/cart.py", "Cart.checkout", 7, 8, sid=2),
+            ("modified", "3 dependants, 1 test reaches it"),
+            {"change": 1.0, "churn": 0.0, "callers": 3.0, "tests": 1.0},
+            0,
+            True,
+        ),
+        scored(
+            symbol("shop/x.py", HOSTILE_NAME, 1, 2, sid=3),
+            ("added", "0 dependants, no test reaches it"),
+            {"change": 1.0, "churn": 0.0, "callers": 0.0, "tests": 0.0},
+            0,
+            True,
+        ),
     )
-    callers = (scored(symbol("shop/api.py", "buy", 3, 4, sid=4),
-                      ("calls Cart.checkout (changed, 1 hop)",
-                       "last changed 2 days ago by @mallory (abc1234: fix #12 see https://evil.example)")),)
-    tests = (scored(symbol("tests/test_cart.py", "TestCart.test_checkout", 5, 6, sid=5, is_test=True),
-                    ("calls Cart.checkout (changed, 1 hop)",)),)
-    reasons = ("price was deleted but is still referenced (2): shop/pricing.py:2, shop/api.py:9",
-               "no test reaches: " + HOSTILE_NAME)
+    callers = (
+        scored(
+            symbol("shop/api.py", "buy", 3, 4, sid=4),
+            (
+                "calls Cart.checkout (changed, 1 hop)",
+                "last changed 2 days ago by @mallory (abc1234: fix #12 see https://evil.example)",
+            ),
+        ),
+    )
+    tests = (
+        scored(
+            symbol("tests/test_cart.py", "TestCart.test_checkout", 5, 6, sid=5, is_test=True),
+            ("calls Cart.checkout (changed, 1 hop)",),
+        ),
+    )
+    reasons = (
+        "price was deleted but is still referenced (2): shop/pricing.py:2, shop/api.py:9",
+        "no test reaches: " + HOSTILE_NAME,
+    )
     files = ("modified shop/cart.py", "modified shop/pricing.py", "added shop/x.py")
     return Impact(changed, callers, tests, "high", reasons, files)
 
@@ -111,13 +163,30 @@ def test_a_link_target_is_percent_encoded() -> None:
 
 def test_a_huge_change_is_shortened_under_the_limit_with_a_note() -> None:
     many = 4000
-    callers = tuple(scored(symbol(f"pkg/mod{i}.py", f"caller_{i}_" + "x" * 60, sid=i + 10),
-                           (f"calls f (changed, 1 hop); last changed by Someone ({i:07d}: subject {i})",))
-                    for i in range(many))
-    tests = tuple(scored(symbol(f"tests/test_{i}.py", f"test_{i}", sid=i + 100_000, is_test=True),
-                         ("calls f (changed, 2 hops)",)) for i in range(many))
-    changed = tuple(scored(symbol("pkg/core.py", f"f{i}", sid=200_000 + i), ("modified",),
-                           {"callers": 1.0, "tests": 1.0}, 0, True) for i in range(300))
+    callers = tuple(
+        scored(
+            symbol(f"pkg/mod{i}.py", f"caller_{i}_" + "x" * 60, sid=i + 10),
+            (f"calls f (changed, 1 hop); last changed by Someone ({i:07d}: subject {i})",),
+        )
+        for i in range(many)
+    )
+    tests = tuple(
+        scored(
+            symbol(f"tests/test_{i}.py", f"test_{i}", sid=i + 100_000, is_test=True),
+            ("calls f (changed, 2 hops)",),
+        )
+        for i in range(many)
+    )
+    changed = tuple(
+        scored(
+            symbol("pkg/core.py", f"f{i}", sid=200_000 + i),
+            ("modified",),
+            {"callers": 1.0, "tests": 1.0},
+            0,
+            True,
+        )
+        for i in range(300)
+    )
     files = tuple(f"modified pkg/mod{i}.py" for i in range(many))
     impact = Impact(changed, callers, tests, "high", ("large blast radius",), files)
     body = comment_markdown(pack_of(impact), LINKS)
@@ -138,8 +207,9 @@ def test_a_change_without_code_symbols_gets_a_short_comment() -> None:
     assert body.startswith(MARKER)
     assert "mnemo: no code symbols changed" in body and "changes 2 files but no function" in body
     assert "- added docs/ci.md" in body and len(body) < 1000
-    assert review_text(pack_of(Impact(changed_files=("modified README.md",))), "staged change") == \
-        ["mnemo: staged change: no code symbols changed (1 file)"]
+    assert review_text(pack_of(Impact(changed_files=("modified README.md",))), "staged change") == [
+        "mnemo: staged change: no code symbols changed (1 file)"
+    ]
 
 
 def test_no_changes_at_all() -> None:
@@ -147,18 +217,21 @@ def test_no_changes_at_all() -> None:
     assert "mnemo: no changes" in body and "> no changes in 0123456789..feature" in body
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("a|b", "a\\|b"),
-    ("<b>&amp;</b>", "\\<b\\>\\&amp;\\</b\\>"),
-    ("*x* _y_ ~z~ $m$", "\\*x\\* \\_y\\_ \\~z\\~ \\$m\\$"),
-    ("[t](u) ![i](j)", "\\[t\\](u) \\!\\[i\\](j)"),
-    ("@team", "@\u200bteam"),
-    ("fixes #3", "fixes \\#\u200b3"),
-    ("see https://x.io or www.y.io", "see https:\u200b//x.io or www\u200b.y.io"),
-    ("- not a list", "\\- not a list"),
-    ("1. not a list", "1\\. not a list"),
-    ("line\nbreak\u202eevil", "line break evil"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a|b", "a\\|b"),
+        ("<b>&amp;</b>", "\\<b\\>\\&amp;\\</b\\>"),
+        ("*x* _y_ ~z~ $m$", "\\*x\\* \\_y\\_ \\~z\\~ \\$m\\$"),
+        ("[t](u) ![i](j)", "\\[t\\](u) \\!\\[i\\](j)"),
+        ("@team", "@\u200bteam"),
+        ("fixes #3", "fixes \\#\u200b3"),
+        ("see https://x.io or www.y.io", "see https:\u200b//x.io or www\u200b.y.io"),
+        ("- not a list", "\\- not a list"),
+        ("1. not a list", "1\\. not a list"),
+        ("line\nbreak\u202eevil", "line break evil"),
+    ],
+)
 def test_md_text(text: str, expected: str) -> None:
     assert md_text(text) == expected
 

@@ -9,14 +9,23 @@ import pytest
 from mnemo_core.safepath import HOME, is_untrusted
 
 
-@pytest.mark.parametrize(("entry", "untrusted"), [
-    ("", True), (".", True), ("src", True),  # relative: wherever the working directory is
-    ("{root}", True), ("{cwd}", True),
-    ("{root}/.venv/lib/python3.11/site-packages", False),  # put there on purpose: the project's venv
-    ("{root}/src", False), ("/usr/lib/python3", False), (HOME, False),
-])
-def test_untrusted_entries(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entry: str,
-                           untrusted: bool) -> None:
+@pytest.mark.parametrize(
+    ("entry", "untrusted"),
+    [
+        ("", True),
+        (".", True),
+        ("src", True),  # relative: wherever the working directory is
+        ("{root}", True),
+        ("{cwd}", True),
+        ("{root}/.venv/lib/python3.11/site-packages", False),  # put there on purpose: the project's venv
+        ("{root}/src", False),
+        ("/usr/lib/python3", False),
+        (HOME, False),
+    ],
+)
+def test_untrusted_entries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entry: str, untrusted: bool
+) -> None:
     root, cwd = tmp_path / "repo", tmp_path / "elsewhere"
     cwd.mkdir()
     monkeypatch.chdir(cwd)

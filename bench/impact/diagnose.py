@@ -159,8 +159,9 @@ MISS_CAUSES = {
 DUNDER = re.compile(r"^__\w+__$")
 
 
-def classify_call(caller: Code | None, callee: Code | None, line_text: str, external: bool,
-                  test_name: str | None) -> str:
+def classify_call(
+    caller: Code | None, callee: Code | None, line_text: str, external: bool, test_name: str | None
+) -> str:
     """The cause of one dynamic call missing from mnemo's graph (a key of ``MISS_CAUSES``)."""
     if callee is None or caller is None:
         return "unindexed"
@@ -292,23 +293,36 @@ class NameCandidates:
     def _detail(self, short: str) -> str:
         if short in PythonHooks.builtin_methods:
             return "name of a built-in type's method (never linked by name)"
-        found = [s for s in self.store.symbols_named([short], limit=NAME_LOOKUP_LIMIT)[short]
-                 if s.short_name == short and s.kind in CALLABLE_KINDS]
+        found = [
+            s
+            for s in self.store.symbols_named([short], limit=NAME_LOOKUP_LIMIT)[short]
+            if s.short_name == short and s.kind in CALLABLE_KINDS
+        ]
         distinct = {(s.path, s.name) for s in found if not s.is_test}
         if len(found) <= AMBIGUOUS_LIMIT:
             return f"at most {AMBIGUOUS_LIMIT} definitions, not linked"
         if len(distinct) <= AMBIGUOUS_LIMIT:
-            return (f"{len(found)} definitions, {len(distinct)} without @overload stubs and test-file "
-                    "classes: over the by-name limit only because of those")
+            return (
+                f"{len(found)} definitions, {len(distinct)} without @overload stubs and test-file "
+                "classes: over the by-name limit only because of those"
+            )
         return f"ambiguous: over {AMBIGUOUS_LIMIT} non-test definitions"
 
 
 Graphs = Mapping[str, Mapping[int, list[Link]]]
 
 
-def diagnose_misses(record: Mapping[str, Any], missed: Sequence[str], graphs: Graphs,
-                    codes: Sequence[Code | None], index: SymbolIndex, store: Store, sources: Sources,
-                    links: DirectLinks, candidates: NameCandidates) -> list[Finding]:
+def diagnose_misses(
+    record: Mapping[str, Any],
+    missed: Sequence[str],
+    graphs: Graphs,
+    codes: Sequence[Code | None],
+    index: SymbolIndex,
+    store: Store,
+    sources: Sources,
+    links: DirectLinks,
+    candidates: NameCandidates,
+) -> list[Finding]:
     """A cause for each missed test of one function."""
     target = index.get(record["path"], record["name"])
     if target is None:
@@ -332,8 +346,9 @@ def diagnose_misses(record: Mapping[str, Any], missed: Sequence[str], graphs: Gr
         if chain is None:
             findings.append(Finding("no-dynamic-path", function, test, "", ""))
             continue
-        finding, position = _first_missing_link(chain, codes, index, reach, sources, test_name, function,
-                                                test)
+        finding, position = _first_missing_link(
+            chain, codes, index, reach, sources, test_name, function, test
+        )
         finding.missing_links = 1 + links.missing(chain[:position], codes, index)  # it and those above
         if finding.cause in NAMED_CAUSES:  # the text ends with "[-> Class.callee]"
             short = finding.text.rsplit("[-> ", 1)[-1].rstrip("]").rsplit(".", 1)[-1]
@@ -373,9 +388,16 @@ class DirectLinks:
         return count
 
 
-def _first_missing_link(chain: list[Link], codes: Sequence[Code | None], index: SymbolIndex,
-                        reach: Mapping[int, Any], sources: Sources, test_name: str, function: str,
-                        test: str) -> tuple[Finding, int]:
+def _first_missing_link(
+    chain: list[Link],
+    codes: Sequence[Code | None],
+    index: SymbolIndex,
+    reach: Mapping[int, Any],
+    sources: Sources,
+    test_name: str,
+    function: str,
+    test: str,
+) -> tuple[Finding, int]:
     """Walking the dynamic chain down from pytest: the first call into a function from which mnemo
     knows a path to the changed one (its caller is not connected, or it would be in ``reach`` too).
     Searching from the test's side skips wrappers in between that mnemo links across statically (a
@@ -411,9 +433,15 @@ FP_CAUSES = {
 }
 
 
-def diagnose_false_positives(record: Mapping[str, Any], wrong: Sequence[str],
-                             graphs: Mapping[str, Mapping[int, list[Link]]], codes: Sequence[Code | None],
-                             index: SymbolIndex, store: Store, depth: int) -> list[Finding]:
+def diagnose_false_positives(
+    record: Mapping[str, Any],
+    wrong: Sequence[str],
+    graphs: Mapping[str, Mapping[int, list[Link]]],
+    codes: Sequence[Code | None],
+    index: SymbolIndex,
+    store: Store,
+    depth: int,
+) -> list[Finding]:
     """A cause for each test mnemo named that does not execute the function."""
     target = index.get(record["path"], record["name"])
     function = f"{record['path']}:{record['name']}"
@@ -432,8 +460,9 @@ def diagnose_false_positives(record: Mapping[str, Any], wrong: Sequence[str],
         resolutions = [_resolution(store, a, b) for a, b, _ in hops]
         labels = list(r.labels)
         names = store.symbols_by_ids(r.path)
-        described = " -> ".join(f"{names[a].name} [{label}/{how}]"
-                                for (a, _, label), how in zip(hops, resolutions, strict=True))
+        described = " -> ".join(
+            f"{names[a].name} [{label}/{how}]" for (a, _, label), how in zip(hops, resolutions, strict=True)
+        )
         if "name" in resolutions:
             cause = "name"
         elif any(label in ("overrides", "dispatches to", "inherits from") for label in labels):
@@ -460,8 +489,10 @@ def _resolution(store: Store, a: int, b: int) -> str:
 def _ran(links_into: Mapping[int, list[Link]], codes: Sequence[Code | None], symbol: Symbol | None) -> bool:
     if symbol is None:
         return False
-    return any(codes[n] is not None and (codes[n].path, codes[n].name) == (symbol.path, symbol.name)  # type: ignore[union-attr]
-               for n in links_into)
+    return any(
+        codes[n] is not None and (codes[n].path, codes[n].name) == (symbol.path, symbol.name)  # type: ignore[union-attr]
+        for n in links_into
+    )
 
 
 # -- what a score cut-off would do ------------------------------------------------------------------
@@ -479,8 +510,15 @@ def score_sweep(functions: Sequence[Mapping[str, Any]]) -> list[dict[str, float]
             kept = {k for k, v in r["mnemo"].items() if v.get("score", 1.0) >= cut and k not in unjudged}
             scores.append(metrics.score(kept, r["oracle"]))
         s = metrics.summarise(scores)
-        rows.append({"min_score": cut, "macro_recall": s.macro_recall, "macro_precision": s.macro_precision,
-                     "macro_f1": s.macro_f1, "tests_per_function": s.predicted_mean})
+        rows.append(
+            {
+                "min_score": cut,
+                "macro_recall": s.macro_recall,
+                "macro_precision": s.macro_precision,
+                "macro_f1": s.macro_f1,
+                "tests_per_function": s.predicted_mean,
+            }
+        )
     return rows
 
 
@@ -513,13 +551,21 @@ def summarise(findings: Sequence[Finding], causes: Mapping[str, str]) -> list[di
         sites = Counter((f.where, f.text) for f in items)
         details = Counter(f.detail for f in items if f.detail)
         receivers = Counter(RECEIVER_KINDS[f.receiver] for f in items if f.receiver)
-        out.append({"cause": cause, "what": causes.get(cause, cause), "count": len(items),
-                    "functions": len({f.function for f in items}),
-                    "details": dict(details.most_common()), "receivers": dict(receivers.most_common()),
-                    "single_missing_link": sum(1 for f in items if f.missing_links == 1),
-                    "examples": [{"where": w, "text": t, "count": n}
-                                 for (w, t), n in sites.most_common(EXAMPLES)],
-                    "sample": {"function": items[0].function, "test": items[0].test}})
+        out.append(
+            {
+                "cause": cause,
+                "what": causes.get(cause, cause),
+                "count": len(items),
+                "functions": len({f.function for f in items}),
+                "details": dict(details.most_common()),
+                "receivers": dict(receivers.most_common()),
+                "single_missing_link": sum(1 for f in items if f.missing_links == 1),
+                "examples": [
+                    {"where": w, "text": t, "count": n} for (w, t), n in sites.most_common(EXAMPLES)
+                ],
+                "sample": {"function": items[0].function, "test": items[0].test},
+            }
+        )
     return out
 
 
@@ -528,8 +574,10 @@ def print_summary(title: str, rows: Sequence[Mapping[str, Any]], total: int, mis
     print(f"\n{title} ({total})")
     for row in rows:
         share = row["count"] / max(total, 1)
-        print(f"  {row['count']:5d} ({share:5.1%}) in {row['functions']:3d} functions  "
-              f"{row['cause']}: {row['what']}")
+        print(
+            f"  {row['count']:5d} ({share:5.1%}) in {row['functions']:3d} functions  "
+            f"{row['cause']}: {row['what']}"
+        )
         for detail, n in [*row["details"].items(), *row["receivers"].items()]:
             print(f"          {n:5d} {detail}")
         if misses and row["cause"] not in ("depth", "stopped", "not-a-test", "no-dynamic-path"):
@@ -562,35 +610,63 @@ def diagnose(name: str, workdir: Path, label: str = "") -> dict[str, Any]:
     for record in results["functions"]:
         predicted = set(record["mnemo"]) - set(record["mnemo_unjudged"])
         truth = set(record["oracle"])
-        misses += diagnose_misses(record, sorted(truth - predicted), graphs, codes, index, store, sources,
-                                  links, candidates)
-        wrong += diagnose_false_positives(record, sorted(predicted - truth), graphs, codes, index, store,
-                                          results["depth"])
-    report: dict[str, Any] = {"repo": name, "misses": summarise(misses, MISS_CAUSES),
-              "false_positives": summarise(wrong, FP_CAUSES),
-              "all_misses": [vars(f) for f in misses], "all_false_positives": [vars(f) for f in wrong]}
+        misses += diagnose_misses(
+            record, sorted(truth - predicted), graphs, codes, index, store, sources, links, candidates
+        )
+        wrong += diagnose_false_positives(
+            record, sorted(predicted - truth), graphs, codes, index, store, results["depth"]
+        )
+    report: dict[str, Any] = {
+        "repo": name,
+        "misses": summarise(misses, MISS_CAUSES),
+        "false_positives": summarise(wrong, FP_CAUSES),
+        "all_misses": [vars(f) for f in misses],
+        "all_false_positives": [vars(f) for f in wrong],
+    }
     print(f"== {name}: diagnosis of {len(results['functions'])} functions ==")
     print_summary("misses (oracle tests mnemo did not name)", report["misses"], len(misses), misses=True)
-    print_summary("false positives (named tests that do not run the function)", report["false_positives"],
-                  len(wrong), misses=False)
+    print_summary(
+        "false positives (named tests that do not run the function)",
+        report["false_positives"],
+        len(wrong),
+        misses=False,
+    )
     report["recall_if_fixed"] = recall_if_fixed(results["functions"], misses)
-    print("\nmacro recall if the only missing call of such misses were linked (estimate; now "
-          f"{results['summary']['mnemo']['macro_recall']:.3f}):")
+    print(
+        "\nmacro recall if the only missing call of such misses were linked (estimate; now "
+        f"{results['summary']['mnemo']['macro_recall']:.3f}):"
+    )
     for cause, value in sorted(report["recall_if_fixed"].items(), key=lambda kv: -kv[1]):
         print(f"  {value:.3f}  {cause}")
     report["score_sweep"] = score_sweep(results["functions"])
     print("\nif mnemo dropped tests whose path weight is below a cut (macro values):")
-    print(table(("min score", "recall", "precision", "F1", "tests/fn"),
-                [[r["min_score"], r["macro_recall"], r["macro_precision"], r["macro_f1"],
-                  round(r["tests_per_function"], 1)] for r in report["score_sweep"]]))
+    print(
+        table(
+            ("min score", "recall", "precision", "F1", "tests/fn"),
+            [
+                [
+                    r["min_score"],
+                    r["macro_recall"],
+                    r["macro_precision"],
+                    r["macro_f1"],
+                    round(r["tests_per_function"], 1),
+                ]
+                for r in report["score_sweep"]
+            ],
+        )
+    )
     return report
 
 
 def main(argv: list[str] | None = None) -> int:
     """Diagnose the last ``run.py`` results of the chosen repositories."""
     parser = argument_parser(__doc__, "clones, venvs and scratch files")
-    parser.add_argument("--label", default="", help="diagnose run.py's results of that label "
-                        "(impact-<repo>-<label>.json) and write impact-diagnosis-<repo>-<label>.json")
+    parser.add_argument(
+        "--label",
+        default="",
+        help="diagnose run.py's results of that label "
+        "(impact-<repo>-<label>.json) and write impact-diagnosis-<repo>-<label>.json",
+    )
     args = parser.parse_args(argv)
     for name in args.repos.split(","):
         suffix = f"-{args.label}" if args.label else ""

@@ -32,8 +32,11 @@ def _function_at(tree: ast.AST, def_line: int) -> ast.FunctionDef | ast.AsyncFun
 
 
 def _is_docstring(node: ast.stmt) -> bool:
-    return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-            and isinstance(node.value.value, str))
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    )
 
 
 def insert_statement(text: str, def_line: int) -> Edit | None:

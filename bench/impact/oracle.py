@@ -138,8 +138,16 @@ def source_functions(text: str, path: str) -> list[Function]:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 name = f"{prefix}{child.name}"
-                found.append(Function(path, name, child.lineno, child.end_lineno or child.lineno,
-                                      child.body[0].lineno, _own_lines(child)))
+                found.append(
+                    Function(
+                        path,
+                        name,
+                        child.lineno,
+                        child.end_lineno or child.lineno,
+                        child.body[0].lineno,
+                        _own_lines(child),
+                    )
+                )
                 visit(child, f"{name}.")
             elif isinstance(child, ast.ClassDef):
                 visit(child, f"{prefix}{child.name}.")
@@ -150,8 +158,12 @@ def source_functions(text: str, path: str) -> list[Function]:
     return found
 
 
-def tests_of(function: Function, contexts_by_line: Mapping[int, Iterable[str]],
-             key_of: Mapping[str, str | None], phases: frozenset[str]) -> set[str]:
+def tests_of(
+    function: Function,
+    contexts_by_line: Mapping[int, Iterable[str]],
+    key_of: Mapping[str, str | None],
+    phases: frozenset[str],
+) -> set[str]:
     """The tests whose contexts (in ``phases``) cover one of the function's own lines."""
     found: set[str] = set()
     for line in function.own_lines:
@@ -179,25 +191,46 @@ class RunFiles:
 def run_files(repo: ImpactRepo, workdir: Path) -> RunFiles:
     """The scratch files of ``repo``'s coverage run (outside the clone)."""
     base = workdir / f"oracle-{repo.name}"
-    return RunFiles(base.with_suffix(".coveragerc"), base.with_suffix(".coverage"),
-                    base.with_suffix(".tests.json"), base.with_suffix(".log"))
+    return RunFiles(
+        base.with_suffix(".coveragerc"),
+        base.with_suffix(".coverage"),
+        base.with_suffix(".tests.json"),
+        base.with_suffix(".log"),
+    )
 
 
 def coverage_command(python: Path, files: RunFiles, repo: ImpactRepo) -> list[str]:
     """``coverage run`` of the suite with the context-switching plugin."""
-    return [str(python), "-m", "coverage", "run", f"--rcfile={files.rcfile}", "-m", "pytest", "-q",
-            "-p", "no:cacheprovider", "-p", PLUGIN_NAME, *repo.pytest_args]
+    return [
+        str(python),
+        "-m",
+        "coverage",
+        "run",
+        f"--rcfile={files.rcfile}",
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        PLUGIN_NAME,
+        *repo.pytest_args,
+    ]
 
 
 def _plugin_env(**extra: str) -> dict[str, str]:
-    env = {**os.environ, **extra,
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(PLUGIN_DIR), os.environ.get("PYTHONPATH")]))}
+    env = {
+        **os.environ,
+        **extra,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(PLUGIN_DIR), os.environ.get("PYTHONPATH")])),
+    }
     env.pop("COVERAGE_PROCESS_START", None)
     return env
 
 
-def _run_logged(command: list[str], clone: Path, env: dict[str, str], log_path: Path,
-                what: str) -> tuple[float, str]:
+def _run_logged(
+    command: list[str], clone: Path, env: dict[str, str], log_path: Path, what: str
+) -> tuple[float, str]:
     """Run a suite command with its output in ``log_path``; wall time and the last line."""
     started = time.perf_counter()
     with log_path.open("w", encoding="utf-8") as log:
@@ -213,12 +246,18 @@ def run_suite(repo: ImpactRepo, clone: Path, python: Path, files: RunFiles) -> t
     """Run the suite under coverage; returns the wall time and pytest's last line."""
     # Our own rc file: the repository's coverage settings (branch, parallel, source lists that
     # include the tests) are for its CI, not for this oracle.
-    files.rcfile.write_text(f"[run]\nsource = {clone / repo.package}\nbranch = false\n"
-                            f"data_file = {files.data}\n", encoding="utf-8")
+    files.rcfile.write_text(
+        f"[run]\nsource = {clone / repo.package}\nbranch = false\ndata_file = {files.data}\n",
+        encoding="utf-8",
+    )
     files.data.unlink(missing_ok=True)
-    elapsed, summary = _run_logged(coverage_command(python, files, repo), clone,
-                                   _plugin_env(**{TESTS_ENV: str(files.tests)}), files.log,
-                                   f"the test suite of {repo.name}")
+    elapsed, summary = _run_logged(
+        coverage_command(python, files, repo),
+        clone,
+        _plugin_env(**{TESTS_ENV: str(files.tests)}),
+        files.log,
+        f"the test suite of {repo.name}",
+    )
     if not files.data.exists():
         raise SystemExit(f"the test suite of {repo.name} wrote no coverage data; see {files.log}")
     return elapsed, summary
@@ -243,24 +282,41 @@ def record_calls(repo: ImpactRepo, workdir: Path, refresh: bool = False) -> dict
     python = venv_python(repo, workdir)
     base = workdir / f"calls-{repo.name}"
     calls, tests = base.with_suffix(".json"), base.with_suffix(".tests.json")
-    command = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PLUGIN_NAME,
-               *repo.pytest_args]
+    command = [
+        str(python),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        PLUGIN_NAME,
+        *repo.pytest_args,
+    ]
     print(f"[{repo.name}] recording dynamic calls ...", flush=True)
     env = _plugin_env(**{CALLS_ENV: str(calls), TESTS_ENV: str(tests)})
-    elapsed, summary = _run_logged(command, clone, env,
-                                   base.with_suffix(".log"), f"the call recording of {repo.name}")
+    elapsed, summary = _run_logged(
+        command, clone, env, base.with_suffix(".log"), f"the call recording of {repo.name}"
+    )
     records = json.loads(tests.read_text(encoding="utf-8"))
-    data = {"version": ORACLE_VERSION, "commit": repo.commit, "rootdir": records["rootdir"],
-            "elapsed_s": round(elapsed, 1), "pytest_summary": summary,
-            **json.loads(calls.read_text(encoding="utf-8")), "tests": records["tests"]}
+    data = {
+        "version": ORACLE_VERSION,
+        "commit": repo.commit,
+        "rootdir": records["rootdir"],
+        "elapsed_s": round(elapsed, 1),
+        "pytest_summary": summary,
+        **json.loads(calls.read_text(encoding="utf-8")),
+        "tests": records["tests"],
+    }
     OUT_DIR.mkdir(exist_ok=True)
     path.write_text(json.dumps(data) + "\n", encoding="utf-8")
     return data
 
 
 # -- folding the data onto functions ----------------------------------------------------------------
-def test_table(records: Mapping[str, Mapping[str, Any]], rootdir: Path) -> tuple[dict[str, str | None],
-                                                                                  dict[str, dict[str, Any]]]:
+def test_table(
+    records: Mapping[str, Mapping[str, Any]], rootdir: Path
+) -> tuple[dict[str, str | None], dict[str, dict[str, Any]]]:
     """Node id -> test key, and test key -> {status, nodeids, line} (a key ran if any variant ran)."""
     key_of: dict[str, str | None] = {}
     tests: dict[str, dict[str, Any]] = {}
@@ -269,8 +325,9 @@ def test_table(records: Mapping[str, Mapping[str, Any]], rootdir: Path) -> tuple
         key = definition_key(record, rootdir) or normalise_nodeid(nodeid)
         key_of[nodeid] = key
         status = test_status(record.get("outcomes", {}), bool(record.get("deselected")))
-        entry = tests.setdefault(key, {"status": status, "nodeids": 0,
-                                       "line": (record.get("definition") or {}).get("line")})
+        entry = tests.setdefault(
+            key, {"status": status, "nodeids": 0, "line": (record.get("definition") or {}).get("line")}
+        )
         entry["nodeids"] += 1
         if order[status] > order[entry["status"]]:
             entry["status"] = status
@@ -294,11 +351,22 @@ def fold(repo: ImpactRepo, clone: Path, files: RunFiles, phases: frozenset[str])
         by_line = data.contexts_by_lineno(measured[source.resolve()]) if source.resolve() in measured else {}
         for f in source_functions(source.read_text(encoding="utf-8", errors="replace"), relative):
             covered = tests_of(f, by_line, key_of, phases)
-            functions.append({"path": f.path, "name": f.name, "line": f.line, "end_line": f.end_line,
-                              "body_line": f.body_line,
-                              "tests": sorted(index[k] for k in covered if k in index)})
-    return {"test_names": names, "tests": [tests[k] for k in names], "functions": functions,
-            "contexts": len(data.measured_contexts())}
+            functions.append(
+                {
+                    "path": f.path,
+                    "name": f.name,
+                    "line": f.line,
+                    "end_line": f.end_line,
+                    "body_line": f.body_line,
+                    "tests": sorted(index[k] for k in covered if k in index),
+                }
+            )
+    return {
+        "test_names": names,
+        "tests": [tests[k] for k in names],
+        "functions": functions,
+        "contexts": len(data.measured_contexts()),
+    }
 
 
 # -- the cached oracle ------------------------------------------------------------------------
@@ -314,13 +382,17 @@ def load_cached(repo: ImpactRepo, phases: frozenset[str]) -> dict[str, Any] | No
         return None
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     if (data.get("version"), data.get("commit"), sorted(data.get("phases", ()))) != (
-            ORACLE_VERSION, repo.commit, sorted(phases)):
+        ORACLE_VERSION,
+        repo.commit,
+        sorted(phases),
+    ):
         return None
     return data
 
 
-def build(repo: ImpactRepo, workdir: Path, phases: frozenset[str] = frozenset(PHASES),
-          refresh: bool = False) -> dict[str, Any]:
+def build(
+    repo: ImpactRepo, workdir: Path, phases: frozenset[str] = frozenset(PHASES), refresh: bool = False
+) -> dict[str, Any]:
     """The oracle of ``repo``: cached, or made by running its suite under coverage (minutes)."""
     cached = None if refresh else load_cached(repo, phases)
     if cached is not None:
@@ -332,11 +404,19 @@ def build(repo: ImpactRepo, workdir: Path, phases: frozenset[str] = frozenset(PH
     elapsed, summary = run_suite(repo, clone, python, files)
     print(f"[{repo.name}] {summary} ({elapsed:.0f} s)", flush=True)
     folded = fold(repo, clone, files, phases)
-    oracle = {"version": ORACLE_VERSION, "repo": repo.name, "source": repo.source, "commit": repo.commit,
-              "package": repo.package, "phases": sorted(phases),
-              "created": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-              "command": coverage_command(python, files, repo), "elapsed_s": round(elapsed, 1),
-              "pytest_summary": summary, **folded}
+    oracle = {
+        "version": ORACLE_VERSION,
+        "repo": repo.name,
+        "source": repo.source,
+        "commit": repo.commit,
+        "package": repo.package,
+        "phases": sorted(phases),
+        "created": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "command": coverage_command(python, files, repo),
+        "elapsed_s": round(elapsed, 1),
+        "pytest_summary": summary,
+        **folded,
+    }
     OUT_DIR.mkdir(exist_ok=True)
     oracle_path(repo).write_text(json.dumps(oracle) + "\n", encoding="utf-8")
     return oracle
@@ -358,17 +438,22 @@ def describe(oracle: Mapping[str, Any]) -> str:
     """One line about an oracle: tests by status, functions covered."""
     statuses = [t["status"] for t in oracle["tests"]]
     covered = sum(1 for f in oracle["functions"] if f["tests"])
-    return (f"{oracle['repo']} @ {oracle['commit'][:10]}: {statuses.count(RAN)} tests ran "
-            f"({statuses.count(SKIPPED)} skipped, {statuses.count(DESELECTED)} deselected), "
-            f"{covered}/{len(oracle['functions'])} functions covered; suite {oracle['elapsed_s']} s "
-            f"under coverage: {oracle['pytest_summary']}")
+    return (
+        f"{oracle['repo']} @ {oracle['commit'][:10]}: {statuses.count(RAN)} tests ran "
+        f"({statuses.count(SKIPPED)} skipped, {statuses.count(DESELECTED)} deselected), "
+        f"{covered}/{len(oracle['functions'])} functions covered; suite {oracle['elapsed_s']} s "
+        f"under coverage: {oracle['pytest_summary']}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     """Build (or show) the oracles of the benchmark's repositories."""
     parser = argument_parser(__doc__, "clones, venvs and coverage files")
-    parser.add_argument("--phases", default=",".join(PHASES),
-                        help="test phases whose lines count (default: setup,run,teardown)")
+    parser.add_argument(
+        "--phases",
+        default=",".join(PHASES),
+        help="test phases whose lines count (default: setup,run,teardown)",
+    )
     parser.add_argument("--refresh", action="store_true", help="run the suite again even when cached")
     args = parser.parse_args(argv)
     phases = frozenset(p for p in args.phases.split(",") if p)

@@ -37,16 +37,38 @@ class ImpactRepo:
     quality: bool = True  # False: used for timing only (its suite is not run)
 
 
-REPOS = {r.name: r for r in (
-    # pytest 9.2 and 9.0 both run click's suite; the versions are pinned so reruns agree.
-    ImpactRepo("click", "pallets/click", "2c8cd3ac958a7eb316d67f2d316c27086c4c0369", "src/click", "tests",
-               ("pytest==9.2.0",)),
-    # flask's tests import pytest internals (``_pytest.monkeypatch.notset``) gone in pytest 9.2.
-    ImpactRepo("flask", "pallets/flask", "2ac89889f4cc330eabd50f295dcef02828522c69", "src/flask", "tests",
-               ("pytest==9.0.2", "asgiref", "greenlet", "python-dotenv")),
-    ImpactRepo("pytest", "pytest-dev/pytest", "df87db7b0462fb764ef73fa00561adf8ad047572", "src/_pytest",
-               "testing", (), quality=False),
-)}
+REPOS = {
+    r.name: r
+    for r in (
+        # pytest 9.2 and 9.0 both run click's suite; the versions are pinned so reruns agree.
+        ImpactRepo(
+            "click",
+            "pallets/click",
+            "2c8cd3ac958a7eb316d67f2d316c27086c4c0369",
+            "src/click",
+            "tests",
+            ("pytest==9.2.0",),
+        ),
+        # flask's tests import pytest internals (``_pytest.monkeypatch.notset``) gone in pytest 9.2.
+        ImpactRepo(
+            "flask",
+            "pallets/flask",
+            "2ac89889f4cc330eabd50f295dcef02828522c69",
+            "src/flask",
+            "tests",
+            ("pytest==9.0.2", "asgiref", "greenlet", "python-dotenv"),
+        ),
+        ImpactRepo(
+            "pytest",
+            "pytest-dev/pytest",
+            "df87db7b0462fb764ef73fa00561adf8ad047572",
+            "src/_pytest",
+            "testing",
+            (),
+            quality=False,
+        ),
+    )
+}
 DEFAULT_QUALITY_REPOS = tuple(r.name for r in REPOS.values() if r.quality)
 
 
@@ -89,19 +111,35 @@ def venv_python(repo: ImpactRepo, workdir: Path) -> Path:
     marker = venv / "mnemo-impact-requirements.txt"
     wanted = "\n".join([COVERAGE_REQUIREMENT, *repo.requirements, f"-e {workdir / repo.name}"]) + "\n"
     if not marker.exists() or marker.read_text(encoding="utf-8") != wanted:
-        subprocess.run([str(python), "-m", "pip", "install", "-q", COVERAGE_REQUIREMENT, *repo.requirements,
-                        "-e", str(workdir / repo.name)], check=True)
+        subprocess.run(
+            [
+                str(python),
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                COVERAGE_REQUIREMENT,
+                *repo.requirements,
+                "-e",
+                str(workdir / repo.name),
+            ],
+            check=True,
+        )
         marker.write_text(wanted, encoding="utf-8")
     return python
 
 
-def argument_parser(doc: str, workdir_help: str,
-                    repos: tuple[str, ...] = DEFAULT_QUALITY_REPOS) -> argparse.ArgumentParser:
+def argument_parser(
+    doc: str, workdir_help: str, repos: tuple[str, ...] = DEFAULT_QUALITY_REPOS
+) -> argparse.ArgumentParser:
     """The options every script of the benchmark shares: ``--repos`` and ``--workdir``."""
-    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repos", default=",".join(repos),
-                        help=f"comma-separated repositories (default: {','.join(repos)})")
-    parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR,
-                        help=f"{workdir_help} (default: {DEFAULT_WORKDIR})")
+    parser = argparse.ArgumentParser(
+        description=doc.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--repos", default=",".join(repos), help=f"comma-separated repositories (default: {','.join(repos)})"
+    )
+    parser.add_argument(
+        "--workdir", type=Path, default=DEFAULT_WORKDIR, help=f"{workdir_help} (default: {DEFAULT_WORKDIR})"
+    )
     return parser

@@ -58,8 +58,9 @@ METHODS = ("mnemo", "naming", "all", "mention")
 
 
 # -- sampling -----------------------------------------------------------------------------
-def sample_functions(functions: Sequence[Mapping[str, Any]], count: int,
-                     seed: int) -> list[Mapping[str, Any]]:
+def sample_functions(
+    functions: Sequence[Mapping[str, Any]], count: int, seed: int
+) -> list[Mapping[str, Any]]:
     """``count`` functions drawn with ``seed`` from those given, in a stable order (path, line)."""
     pool = sorted(functions, key=lambda f: (f["path"], f["line"]))
     chosen = pool if count >= len(pool) else random.Random(seed).sample(pool, count)
@@ -109,8 +110,10 @@ def ask_mnemo(repo: Repository, clone: Path, function: Mapping[str, Any], depth:
     finally:
         path.write_bytes(original)
     impact = pack.impact
-    tests = {as_key(t): {"hops": t.distance, "score": t.score, "reason": t.reasons[0] if t.reasons else ""}
-             for t in (impact.tests if impact else ())}
+    tests = {
+        as_key(t): {"hops": t.distance, "score": t.score, "reason": t.reasons[0] if t.reasons else ""}
+        for t in (impact.tests if impact else ())
+    }
     changed = [f"{c.symbol.path}:{c.symbol.name}" for c in (impact.changed if impact else ())]
     return Answer(tests, changed, seconds)
 
@@ -138,8 +141,14 @@ def judgeable(test: str, statuses: Mapping[str, str]) -> bool:
     return test.split("::", 1)[0] in {k.split("::", 1)[0] for k in statuses}
 
 
-def evaluate_function(f: Mapping[str, Any], truth: set[str], answer: Answer, ran: set[str],
-                      statuses: Mapping[str, str], sources: Mapping[str, str]) -> dict[str, Any]:
+def evaluate_function(
+    f: Mapping[str, Any],
+    truth: set[str],
+    answer: Answer,
+    ran: set[str],
+    statuses: Mapping[str, str],
+    sources: Mapping[str, str],
+) -> dict[str, Any]:
     """One sampled function: every method's tests and scores against the oracle's."""
     judged = {k for k in answer.tests if judgeable(k, statuses)}
     predictions = {
@@ -150,7 +159,9 @@ def evaluate_function(f: Mapping[str, Any], truth: set[str], answer: Answer, ran
     }
     scores = {m: score(p, truth) for m, p in predictions.items()}
     return {
-        "path": f["path"], "name": f["name"], "line": f["line"],
+        "path": f["path"],
+        "name": f["name"],
+        "line": f["line"],
         "oracle": sorted(truth),
         "mnemo": {k: answer.tests[k] for k in sorted(answer.tests)},
         "mnemo_unjudged": sorted(set(answer.tests) - judged),
@@ -158,13 +169,23 @@ def evaluate_function(f: Mapping[str, Any], truth: set[str], answer: Answer, ran
         "mnemo_seconds": round(answer.seconds, 3),
         "naming": sorted(predictions["naming"]),
         "mention": sorted(predictions["mention"]),
-        "scores": {m: {"tp": s.tp, "fp": s.fp, "fn": s.fn, "precision": round(s.precision, 4),
-                       "recall": round(s.recall, 4), "f1": round(s.f1, 4)} for m, s in scores.items()},
+        "scores": {
+            m: {
+                "tp": s.tp,
+                "fp": s.fp,
+                "fn": s.fn,
+                "precision": round(s.precision, 4),
+                "recall": round(s.recall, 4),
+                "f1": round(s.f1, 4),
+            }
+            for m, s in scores.items()
+        },
     }
 
 
-def run_repo(repo: ImpactRepo, workdir: Path, count: int, seed: int, depth: int, phases: frozenset[str],
-             refresh: bool) -> RepoResult:
+def run_repo(
+    repo: ImpactRepo, workdir: Path, count: int, seed: int, depth: int, phases: frozenset[str], refresh: bool
+) -> RepoResult:
     """Oracle, sample, edits, mnemo and baselines on one repository."""
     from bench.impact.oracle import describe
 
@@ -195,8 +216,10 @@ def run_repo(repo: ImpactRepo, workdir: Path, count: int, seed: int, depth: int,
     if git(clone, "status", "--porcelain", "--untracked-files=no").strip():
         raise SystemExit(f"{clone} was left modified; check it and rerun")
     opened.update_index()  # the restored files, so the index matches the clean tree again
-    summaries = {m: summarise([Score(**{k: r["scores"][m][k] for k in ("tp", "fp", "fn")}) for r in records])
-                 for m in METHODS}
+    summaries = {
+        m: summarise([Score(**{k: r["scores"][m][k] for k in ("tp", "fp", "fn")}) for r in records])
+        for m in METHODS
+    }
     return RepoResult(repo, describe(oracle), len(pool), records, summaries, seconds, index_seconds)
 
 
@@ -206,16 +229,29 @@ HEADERS = ("method", "R macro", "P macro", "F1 macro", "R micro", "P micro", "F1
 
 def rows(result: RepoResult) -> list[list[object]]:
     """One row per method."""
-    return [[m, s.macro_recall, s.macro_precision, s.macro_f1, s.micro_recall, s.micro_precision, s.micro_f1,
-             round(s.predicted_mean, 1)] for m, s in result.summaries.items()]
+    return [
+        [
+            m,
+            s.macro_recall,
+            s.macro_precision,
+            s.macro_f1,
+            s.micro_recall,
+            s.micro_precision,
+            s.micro_f1,
+            round(s.predicted_mean, 1),
+        ]
+        for m, s in result.summaries.items()
+    ]
 
 
 def floors(result: RepoResult) -> list[tuple[str, bool]]:
     """The floors of the issue, checked on mnemo's macro values (micro shown for information)."""
     s = result.summaries["mnemo"]
     return [
-        (f"recall >= {FLOOR_RECALL} (macro {s.macro_recall:.3f}; micro {s.micro_recall:.3f})",
-         s.macro_recall >= FLOOR_RECALL),
+        (
+            f"recall >= {FLOOR_RECALL} (macro {s.macro_recall:.3f}; micro {s.micro_recall:.3f})",
+            s.macro_recall >= FLOOR_RECALL,
+        ),
         (f"F1 >= {FLOOR_F1} (macro {s.macro_f1:.3f}; micro {s.micro_f1:.3f})", s.macro_f1 >= FLOOR_F1),
     ]
 
@@ -246,8 +282,12 @@ def engine_info() -> dict[str, Any]:
     where = Path(mnemo_core.__file__).resolve().parent
     dirty = None
     if where.parent == REPO_DIR:
-        done = subprocess.run(["git", "-C", str(REPO_DIR), "status", "--porcelain", "--", "mnemo_core"],
-                              capture_output=True, text=True, check=False)
+        done = subprocess.run(
+            ["git", "-C", str(REPO_DIR), "status", "--porcelain", "--", "mnemo_core"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         dirty = bool(done.stdout.strip())
     return {"mnemo_core": str(where), "uncommitted_edits": dirty}
 
@@ -255,10 +295,17 @@ def engine_info() -> dict[str, Any]:
 def to_json(result: RepoResult, args: argparse.Namespace) -> dict[str, Any]:
     """The JSON record of one repository's run."""
     return {
-        "repo": result.repo.name, "source": result.repo.source, "commit": result.repo.commit,
-        "machine": args.machine, "engine": args.engine, "count": args.count, "seed": args.seed,
+        "repo": result.repo.name,
+        "source": result.repo.source,
+        "commit": result.repo.commit,
+        "machine": args.machine,
+        "engine": args.engine,
+        "count": args.count,
+        "seed": args.seed,
         "depth": args.depth,
-        "phases": sorted(args.phase_set), "oracle": result.oracle_line, "candidates": result.candidates,
+        "phases": sorted(args.phase_set),
+        "oracle": result.oracle_line,
+        "candidates": result.candidates,
         "summary": {m: vars(s) for m, s in result.summaries.items()},
         "floors": [{"floor": what, "pass": ok} for what, ok in floors(result)],
         "query_seconds_median": statistics.median(result.query_seconds),
@@ -269,28 +316,41 @@ def to_json(result: RepoResult, args: argparse.Namespace) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark on the chosen repositories and print the tables."""
     parser = argument_parser(__doc__, "clones, venvs and coverage files")
-    parser.add_argument("--count", type=int, default=DEFAULT_COUNT, help=f"functions per repository "
-                        f"(default {DEFAULT_COUNT})")
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED,
-                        help=f"sampling seed (default {DEFAULT_SEED})")
-    parser.add_argument("--depth", type=int, default=DEFAULT_DEPTH, help=f"mnemo's caller depth "
-                        f"(default {DEFAULT_DEPTH})")
-    parser.add_argument("--phases", default=",".join(PHASES),
-                        help="test phases whose lines count in the oracle (default: setup,run,teardown)")
+    parser.add_argument(
+        "--count", type=int, default=DEFAULT_COUNT, help=f"functions per repository (default {DEFAULT_COUNT})"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=DEFAULT_SEED, help=f"sampling seed (default {DEFAULT_SEED})"
+    )
+    parser.add_argument(
+        "--depth", type=int, default=DEFAULT_DEPTH, help=f"mnemo's caller depth (default {DEFAULT_DEPTH})"
+    )
+    parser.add_argument(
+        "--phases",
+        default=",".join(PHASES),
+        help="test phases whose lines count in the oracle (default: setup,run,teardown)",
+    )
     parser.add_argument("--refresh-oracle", action="store_true", help="rerun the suites under coverage")
     parser.add_argument("--markdown", action="store_true", help="print Markdown tables (for RESULTS.md)")
-    parser.add_argument("--label", default="", help="suffix of the JSON files (impact-<repo>-<label>.json), "
-                        "for experiments that must not replace the reference results")
+    parser.add_argument(
+        "--label",
+        default="",
+        help="suffix of the JSON files (impact-<repo>-<label>.json), "
+        "for experiments that must not replace the reference results",
+    )
     args = parser.parse_args(argv)
     args.phase_set = frozenset(p for p in args.phases.split(",") if p)
     args.machine, args.engine = machine_info(), engine_info()
     print(machine_line(args.machine))
-    print(f"engine: {args.engine['mnemo_core']}"
-          + (" (with uncommitted edits)" if args.engine["uncommitted_edits"] else ""))
+    print(
+        f"engine: {args.engine['mnemo_core']}"
+        + (" (with uncommitted edits)" if args.engine["uncommitted_edits"] else "")
+    )
     failed = False
     for name in args.repos.split(","):
-        result = run_repo(lookup(name), args.workdir, args.count, args.seed, args.depth, args.phase_set,
-                          args.refresh_oracle)
+        result = run_repo(
+            lookup(name), args.workdir, args.count, args.seed, args.depth, args.phase_set, args.refresh_oracle
+        )
         path = write_json(f"impact-{name}" + (f"-{args.label}" if args.label else ""), to_json(result, args))
         print(report(result, args.markdown))
         print(f"details: {path}\n")

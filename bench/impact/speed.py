@@ -104,32 +104,51 @@ def measure(repo: ImpactRepo, workdir: Path, trials: int, seed: int) -> dict[str
             edited = commit_change(clone, functions, count, rng)
             first, first_ms, tests = timed_pr(clone)
             repeat, repeat_ms, _ = timed_pr(clone)
-            rows.append({"files": count, "edited": edited, "first_s": round(first, 3),
-                         "first_engine_ms": first_ms,
-                         "repeat_s": round(repeat, 3), "repeat_engine_ms": repeat_ms, "tests": tests})
+            rows.append(
+                {
+                    "files": count,
+                    "edited": edited,
+                    "first_s": round(first, 3),
+                    "first_engine_ms": first_ms,
+                    "repeat_s": round(repeat, 3),
+                    "repeat_engine_ms": repeat_ms,
+                    "tests": tests,
+                }
+            )
             git(clone, "reset", "-q", "--hard", repo.commit)
             index(clone)
     finally:
         git(clone, "checkout", "-q", "-f", "--detach", repo.commit)
-        subprocess.run(["git", "-C", str(clone), "branch", "-q", "-D", SCRATCH_BRANCH], capture_output=True,
-                       check=False)
+        subprocess.run(
+            ["git", "-C", str(clone), "branch", "-q", "-D", SCRATCH_BRANCH], capture_output=True, check=False
+        )
         index(clone)
     first = statistics.median(r["first_s"] for r in rows)
     budget = FLOORS_S.get(repo.name)
-    return {"repo": repo.name, "commit": repo.commit, "tracked_files": files,
-            "full_index_s": round(warmup, 2),
-            "trials": rows, "median_first_s": first,
-            "median_repeat_s": statistics.median(r["repeat_s"] for r in rows),
-            "median_first_engine_ms": statistics.median(r["first_engine_ms"] for r in rows),
-            "median_repeat_engine_ms": statistics.median(r["repeat_engine_ms"] for r in rows),
-            "budget_s": budget, "pass": None if budget is None else first <= budget}
+    return {
+        "repo": repo.name,
+        "commit": repo.commit,
+        "tracked_files": files,
+        "full_index_s": round(warmup, 2),
+        "trials": rows,
+        "median_first_s": first,
+        "median_repeat_s": statistics.median(r["repeat_s"] for r in rows),
+        "median_first_engine_ms": statistics.median(r["first_engine_ms"] for r in rows),
+        "median_repeat_engine_ms": statistics.median(r["repeat_engine_ms"] for r in rows),
+        "budget_s": budget,
+        "pass": None if budget is None else first <= budget,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     """Time ``mnemo pr`` on the chosen repositories and print the table."""
     parser = argument_parser(__doc__, "the benchmark's clones", DEFAULT_REPOS)
-    parser.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
-                        help=f"changes per repository (default {DEFAULT_TRIALS})")
+    parser.add_argument(
+        "--trials",
+        type=int,
+        default=DEFAULT_TRIALS,
+        help=f"changes per repository (default {DEFAULT_TRIALS})",
+    )
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"seed (default {DEFAULT_SEED})")
     args = parser.parse_args(argv)
     info = machine_info()
@@ -137,16 +156,44 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()[0]
     results = [measure(lookup(name), args.workdir, args.trials, args.seed) for name in args.repos.split(",")]
     load = {"before": load_before, "after": os.getloadavg()[0]}  # other work on the machine skews times
-    print(f"1-minute load average: {load['before']:.2f} before, {load['after']:.2f} after "
-          f"({info['nproc']} cores)")
-    headers = ("repo", "files", "trials", "first median s", "repeat median s", "engine ms first",
-               "engine ms repeat", "budget s", "verdict")
-    print(table(headers, [[r["repo"], r["tracked_files"], len(r["trials"]), r["median_first_s"],
-                           r["median_repeat_s"], r["median_first_engine_ms"], r["median_repeat_engine_ms"],
-                           r["budget_s"] or "-", verdict(r["pass"]) if r["pass"] is not None else "-"]
-                          for r in results]))
-    path = write_json("impact-speed", {"machine": info, "trials": args.trials, "seed": args.seed,
-                                       "load_average": load, "repos": results})
+    print(
+        f"1-minute load average: {load['before']:.2f} before, {load['after']:.2f} after "
+        f"({info['nproc']} cores)"
+    )
+    headers = (
+        "repo",
+        "files",
+        "trials",
+        "first median s",
+        "repeat median s",
+        "engine ms first",
+        "engine ms repeat",
+        "budget s",
+        "verdict",
+    )
+    print(
+        table(
+            headers,
+            [
+                [
+                    r["repo"],
+                    r["tracked_files"],
+                    len(r["trials"]),
+                    r["median_first_s"],
+                    r["median_repeat_s"],
+                    r["median_first_engine_ms"],
+                    r["median_repeat_engine_ms"],
+                    r["budget_s"] or "-",
+                    verdict(r["pass"]) if r["pass"] is not None else "-",
+                ]
+                for r in results
+            ],
+        )
+    )
+    path = write_json(
+        "impact-speed",
+        {"machine": info, "trials": args.trials, "seed": args.seed, "load_average": load, "repos": results},
+    )
     print(f"details: {path}")
     return 0 if all(r["pass"] is not False for r in results) else 1
 

@@ -120,7 +120,7 @@ def documents(path: str, source: bytes) -> list[Document]:
     for name, node in definitions(tree):
         start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
         end = node.end_lineno or node.lineno
-        terms = Counter(path_terms + tokenize(name) + tokenize("\n".join(lines[start - 1:end])))
+        terms = Counter(path_terms + tokenize(name) + tokenize("\n".join(lines[start - 1 : end])))
         docs.append(Document(f"{path}:{name}", start, terms, sum(terms.values())))
     return sorted(docs, key=lambda d: d.line)
 
@@ -169,8 +169,9 @@ def bm25_scores(docs: Sequence[Document], query: str) -> list[float]:
     scores = []
     for doc in docs:
         norm = K1 * (1 - B + B * doc.length / average)
-        scores.append(sum(w * doc.terms[t] * (K1 + 1) / (doc.terms[t] + norm)
-                          for t, w in idf.items() if t in doc.terms))
+        scores.append(
+            sum(w * doc.terms[t] * (K1 + 1) / (doc.terms[t] + norm) for t, w in idf.items() if t in doc.terms)
+        )
     return scores
 
 
@@ -183,14 +184,17 @@ def rank(docs: Sequence[Document], query: str) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Index ``--root`` from scratch and print the top keys for the task text."""
-    parser = argparse.ArgumentParser(prog="python -m bench.quality.baseline", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.quality.baseline",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="the checked-out tree to search")
     parser.add_argument("--limit", type=int, default=DEFAULT_LIMIT, help="how many keys to print")
     parser.add_argument("text", help="the task, in words")
     args = parser.parse_args(argv)
     keys = rank(Corpus().documents(args.root.resolve()), args.text)
-    sys.stdout.write("".join(f"{key}\n" for key in keys[:args.limit]))
+    sys.stdout.write("".join(f"{key}\n" for key in keys[: args.limit]))
     return 0
 
 

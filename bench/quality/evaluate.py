@@ -78,14 +78,26 @@ class TaskResult:
         """The per-task record of ``bench/out/quality-<repo>.json``."""
         truth = list(self.task.ground_truth)
         return {
-            "id": self.task.id, "parent": self.task.parent, "source": self.task.source,
+            "id": self.task.id,
+            "parent": self.task.parent,
+            "source": self.task.source,
             "subject": self.task.subject,
-            "text": self.task.text, "ground_truth": truth, "index_ms": round(self.index_ms, 1),
-            "error": self.error, "unindexed": self.unindexed, "not_in_baseline": self.not_in_baseline,
-            **{name: {"ms": round(r.ms, 2), "again_ms": round(r.again_ms, 2),
-                      "ranks": ranks_of(r.keys, truth),
-                      "metrics": task_metrics(r.keys, truth), "top": r.keys[:TOP_SHOWN]}
-               for name, r in self.results.items()},
+            "text": self.task.text,
+            "ground_truth": truth,
+            "index_ms": round(self.index_ms, 1),
+            "error": self.error,
+            "unindexed": self.unindexed,
+            "not_in_baseline": self.not_in_baseline,
+            **{
+                name: {
+                    "ms": round(r.ms, 2),
+                    "again_ms": round(r.again_ms, 2),
+                    "ranks": ranks_of(r.keys, truth),
+                    "metrics": task_metrics(r.keys, truth),
+                    "top": r.keys[:TOP_SHOWN],
+                }
+                for name, r in self.results.items()
+            },
         }
 
 
@@ -174,8 +186,9 @@ def run_task(repo: Repository, task: Task, rankers: Sequence[str], warm_up: bool
             result.results[name] = Ranked([], 0.0, 0.0)
     for name in (r for r in rankers if r in FUSED_RANKERS):
         parts = [result.results[p] for p in FUSED_RANKERS[name]]
-        result.results[name] = Ranked(rrf([p.keys for p in parts]), sum(p.ms for p in parts),
-                                      sum(p.again_ms for p in parts))
+        result.results[name] = Ranked(
+            rrf([p.keys for p in parts]), sum(p.ms for p in parts), sum(p.again_ms for p in parts)
+        )
     result.results = {name: result.results[name] for name in rankers}
     return result
 
@@ -195,8 +208,9 @@ def _unindexed(repo: Repository, task: Task) -> list[str]:
     return missing
 
 
-def evaluate(root: Path, tasks: list[Task], rankers: Sequence[str],
-             progress: Callable[[int, TaskResult], None]) -> list[TaskResult]:
+def evaluate(
+    root: Path, tasks: list[Task], rankers: Sequence[str], progress: Callable[[int, TaskResult], None]
+) -> list[TaskResult]:
     """Every task on its parent tree, oldest first; returns results in that order. The rankers are
     warmed up (one untimed query each) before the first timed query."""
     ordered = sorted(tasks, key=lambda t: -t.position)

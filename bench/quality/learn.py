@@ -153,8 +153,9 @@ def objective(groups: Mapping[str, Sequence[TaskTable]], weights: np.ndarray) ->
     return statistics.fmean((m["R@10"] + m["MRR"]) / 2 for m in per_repo)
 
 
-def fit(groups: Mapping[str, Sequence[TaskTable]], start: np.ndarray,
-        names: Sequence[str] = ()) -> np.ndarray:
+def fit(
+    groups: Mapping[str, Sequence[TaskTable]], start: np.ndarray, names: Sequence[str] = ()
+) -> np.ndarray:
     """The best of coordinate ascents from ``start`` and from each of the ``CORNERS`` components
     weighted alone (a little of every other): the objective has local optima, and a start near
     each strong signal finds the ones a single start would miss."""

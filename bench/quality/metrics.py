@@ -56,4 +56,3 @@ def first_files(ranking: Sequence[str], count: int) -> list[str]:
 def mean_metrics(per_task: Sequence[Mapping[str, float]]) -> dict[str, float]:
     """The mean of each metric over tasks (0.0 for no tasks)."""
     return {name: sum(m[name] for m in per_task) / len(per_task) if per_task else 0.0 for name in METRICS}
-

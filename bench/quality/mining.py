@@ -215,8 +215,12 @@ def is_source_path(path: str) -> bool:
 def git(root: Path, *args: str) -> str:
     """Run git in ``root`` (no inherited ``GIT_*`` variables, no pager, no colour); return stdout."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    done = subprocess.run(["git", "-c", "core.quotePath=false", "-C", str(root), *args],
-                          capture_output=True, env=env, check=False)
+    done = subprocess.run(
+        ["git", "-c", "core.quotePath=false", "-C", str(root), *args],
+        capture_output=True,
+        env=env,
+        check=False,
+    )
     if done.returncode != 0:
         message = done.stderr.decode(errors="replace").strip()
         raise RuntimeError(f"git {' '.join(args)} failed in {root}: {message}")
@@ -231,8 +235,20 @@ def git_bytes(root: Path, *args: str) -> bytes:
 
 def source_changes(root: Path, parent: str, commit: str) -> dict[str, OldSideChange]:
     """The changed lines of each non-test, non-doc Python file of ``parent`` that ``commit`` changed."""
-    diff = git(root, "diff", "-U0", "-M", "--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/",
-               parent, commit, "--", "*.py")
+    diff = git(
+        root,
+        "diff",
+        "-U0",
+        "-M",
+        "--no-color",
+        "--no-ext-diff",
+        "--src-prefix=a/",
+        "--dst-prefix=b/",
+        parent,
+        commit,
+        "--",
+        "*.py",
+    )
     changes = sorted(parse_zero_context_diff(diff).items())
     return {path: change for path, change in changes if is_source_path(path)}
 
@@ -282,8 +298,11 @@ _DOCUMENTED = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def _is_docstring(statement: ast.stmt) -> bool:
-    return (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
-            and isinstance(statement.value.value, str))
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and isinstance(statement.value.value, str)
+    )
 
 
 # -- commits -> tasks -------------------------------------------------------------------------
@@ -367,8 +386,18 @@ def _tasks(root: Path, commits: Iterable[Commit]) -> Iterator[Task]:
     for commit in commits:
         changes = source_changes(root, commit.parent, commit.sha)
         truth = ground_truth(root, commit.parent, changes)
-        if (1 <= len(truth) <= MAX_FUNCTIONS and changes_code(root, commit.parent, commit.sha, changes)
-                and is_python3(root, commit.parent, truth)):
+        if (
+            1 <= len(truth) <= MAX_FUNCTIONS
+            and changes_code(root, commit.parent, commit.sha, changes)
+            and is_python3(root, commit.parent, truth)
+        ):
             text = clean_message(commit.message)
-            yield Task(commit.sha, commit.parent, commit.position, text.splitlines()[0], text, tuple(truth),
-                       commit.source)
+            yield Task(
+                commit.sha,
+                commit.parent,
+                commit.position,
+                text.splitlines()[0],
+                text,
+                tuple(truth),
+                commit.source,
+            )

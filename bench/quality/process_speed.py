@@ -79,8 +79,14 @@ def measure(repo: BenchRepo, mirrors: Path, workdir: Path, runs: int) -> Timing:
         mnemo_runs.append(check_run(run_measured(mnemo_command(text), cwd=root), "mnemo task").wall_s)
         baseline_runs.append(check_run(run_measured(baseline_command(root, text)), "baseline").wall_s)
     files = len(git(root, "ls-files").splitlines())
-    return Timing(repo.source, files, statistics.median(mnemo_runs), statistics.median(baseline_runs),
-                  mnemo_runs, baseline_runs)
+    return Timing(
+        repo.source,
+        files,
+        statistics.median(mnemo_runs),
+        statistics.median(baseline_runs),
+        mnemo_runs,
+        baseline_runs,
+    )
 
 
 def floors(small: Timing, large: Timing) -> list[tuple[str, str, bool]]:
@@ -94,8 +100,11 @@ def floors(small: Timing, large: Timing) -> list[tuple[str, str, bool]]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Measure both repositories, print the table and floors, write the JSON."""
-    parser = argparse.ArgumentParser(prog="python -m bench.quality.process_speed", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.quality.process_speed",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--runs", type=int, default=DEFAULT_RUNS, help="tasks (runs of each command)")
     parser.add_argument("--mirrors", type=Path, default=DEFAULT_MIRRORS, help="where fetched mirrors live")
     parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR, help="where the clones are kept")
@@ -107,9 +116,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(table(("repo", "files", "mnemo task s", "baseline s", "mnemo/baseline"), rows))
     checks = floors(small, large)
     print("\n" + "\n".join(f"{verdict(ok)}  {what}: {value}" for what, value, ok in checks))
-    output: dict[str, Any] = {"machine": machine, "runs": args.runs,
-                              "repos": [vars(t) for t in (small, large)],
-                              "floors": [{"what": w, "value": v, "ok": ok} for w, v, ok in checks]}
+    output: dict[str, Any] = {
+        "machine": machine,
+        "runs": args.runs,
+        "repos": [vars(t) for t in (small, large)],
+        "floors": [{"what": w, "value": v, "ok": ok} for w, v, ok in checks],
+    }
     print(f"\nwrote {write_json(OUT_NAME, output)}")
     return 0 if all(ok for _, _, ok in checks) else 1
 

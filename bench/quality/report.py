@@ -47,10 +47,13 @@ def rankers_of(records: Sequence[Record]) -> list[str]:
 def summarize(records: Sequence[Record]) -> dict[str, dict[str, float]]:
     """Mean metrics and median query times of each ranker over the tasks."""
     answered = [r for r in records if r["error"] is None]
-    return {ranker: {
-        **mean_metrics([r[ranker]["metrics"] for r in records]),
-        **{f"median_{t}": median(r[ranker][t] for r in answered) for t in TIMES},
-    } for ranker in rankers_of(records)}
+    return {
+        ranker: {
+            **mean_metrics([r[ranker]["metrics"] for r in records]),
+            **{f"median_{t}": median(r[ranker][t] for r in answered) for t in TIMES},
+        }
+        for ranker in rankers_of(records)
+    }
 
 
 def ratio(summary: Summary, metric: str) -> float | None:
@@ -96,18 +99,32 @@ HEADERS = ("repo", "tasks", "ranker", *METRICS, "median ms", "again ms")
 LABEL_COLUMNS = 3  # left-aligned; the metric columns are right-aligned
 
 
-def summary_rows(repo: str, tasks: int, summary: Summary,
-                 previous: Mapping[str, float] | None = None) -> list[list[str]]:
+def summary_rows(
+    repo: str, tasks: int, summary: Summary, previous: Mapping[str, float] | None = None
+) -> list[list[str]]:
     """Rows for one group of tasks: one per ranker, the ratio full / bm25 and, given the full
     pipeline's summary of a previous run on the same tasks, the absolute change since then."""
-    rows = [[repo if i == 0 else "", str(tasks) if i == 0 else "", ranker,
-             *(f"{values[m]:.3f}" for m in METRICS),
-             *(f"{values.get('median_' + t, 0.0):.0f}" for t in TIMES)]
-            for i, (ranker, values) in enumerate(summary.items())]
+    rows = [
+        [
+            repo if i == 0 else "",
+            str(tasks) if i == 0 else "",
+            ranker,
+            *(f"{values[m]:.3f}" for m in METRICS),
+            *(f"{values.get('median_' + t, 0.0):.0f}" for t in TIMES),
+        ]
+        for i, (ranker, values) in enumerate(summary.items())
+    ]
     if PIPELINE in summary and BASELINE in summary:
         ratios = [ratio(summary, m) for m in METRICS]
-        rows.append(["", "", f"{PIPELINE}/{BASELINE}", *("n/a" if r is None else f"{r:.2f}x" for r in ratios),
-                     *([""] * len(TIMES))])
+        rows.append(
+            [
+                "",
+                "",
+                f"{PIPELINE}/{BASELINE}",
+                *("n/a" if r is None else f"{r:.2f}x" for r in ratios),
+                *([""] * len(TIMES)),
+            ]
+        )
     if previous is not None and PIPELINE in summary:
         full = summary[PIPELINE]
         deltas = [full[m] - previous.get(m, 0.0) for m in METRICS]
@@ -121,8 +138,10 @@ def text_table(rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(HEADERS[i]), *(len(r[i]) for r in rows)) for i in range(len(HEADERS))]
 
     def line(cells: Sequence[str]) -> str:
-        padded = (c.ljust(w) if i < LABEL_COLUMNS else c.rjust(w)
-                  for i, (c, w) in enumerate(zip(cells, widths, strict=True)))
+        padded = (
+            c.ljust(w) if i < LABEL_COLUMNS else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        )
         return "  ".join(padded).rstrip()
 
     return "\n".join([line(HEADERS), line(["-" * w for w in widths]), *(line(r) for r in rows)])
@@ -144,10 +163,12 @@ def floor_lines(checks: Sequence[Floor]) -> list[str]:
 def worst(records: Sequence[tuple[str, Record]], count: int) -> list[tuple[str, Record]]:
     """The tasks the full pipeline did worst on: lowest MRR, then lowest R@10; among equals, those
     where the baseline did best come first (the most instructive: the pipeline lost what it had)."""
+
     def key(item: tuple[str, Record]) -> tuple[float, float, float]:
         full = item[1][PIPELINE]["metrics"]
         other = item[1].get(BASELINE, {}).get("metrics", {"MRR": 0.0})
         return full["MRR"], full["R@10"], -other["MRR"]
+
     return sorted(records, key=key)[:count]
 
 
@@ -158,20 +179,25 @@ def dump(records: Sequence[tuple[str, Record]], count: int) -> str:
         truth = set(r["ground_truth"])
         rankers = rankers_of([r])
         text = textwrap.shorten(r["text"].replace("\n", " "), DUMP_TEXT_CHARS)
-        scores = " | ".join(f"{k} MRR {r[k]['metrics']['MRR']:.3f} R@10 {r[k]['metrics']['R@10']:.2f}"
-                            for k in rankers)
+        scores = " | ".join(
+            f"{k} MRR {r[k]['metrics']['MRR']:.3f} R@10 {r[k]['metrics']['R@10']:.2f}" for k in rankers
+        )
         lines = [f"#{n} {repo} {r.get('source', 'commit')} {r['id'][:10]}  {scores}", f"  task: {text}"]
         if r["error"]:
             lines.append(f"  error: {r['error']}")
         if r["unindexed"]:
             lines.append(f"  not in the index: {', '.join(r['unindexed'])}")
         lines.append(f"  ground truth (rank in {' / '.join(rankers)}; - = not returned at all):")
-        lines += [f"    {key}  {' / '.join(_rank(r[k]['ranks'][key]) for k in rankers)}"
-                  for key in r["ground_truth"]]
+        lines += [
+            f"    {key}  {' / '.join(_rank(r[k]['ranks'][key]) for k in rankers)}"
+            for key in r["ground_truth"]
+        ]
         for ranker in rankers:
             lines.append(f"  {ranker} top {len(r[ranker]['top'])}:")
-            lines += [f"    {'*' if key in truth else ' '}{i:>2}. {key}"
-                      for i, key in enumerate(r[ranker]["top"], start=1)]
+            lines += [
+                f"    {'*' if key in truth else ' '}{i:>2}. {key}"
+                for i, key in enumerate(r[ranker]["top"], start=1)
+            ]
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 

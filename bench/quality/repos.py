@@ -35,21 +35,24 @@ class BenchRepo:
     held_out: bool = False
 
 
-REPOS = {r.name: r for r in (
-    BenchRepo("pytest", "pytest-dev/pytest"),
-    BenchRepo("black", "psf/black"),
-    BenchRepo("attrs", "python-attrs/attrs"),
-    BenchRepo("click", "pallets/click"),
-    BenchRepo("werkzeug", "pallets/werkzeug"),
-    # Held out: the ranking is never tuned on these, nor are their per-task failures read.
-    BenchRepo("httpx", "encode/httpx", held_out=True),
-    BenchRepo("rich", "Textualize/rich", held_out=True),
-    BenchRepo("requests", "psf/requests", held_out=True),
-    BenchRepo("jinja", "pallets/jinja", held_out=True),
-    # Known, not run by default: flask is the held-out reserve, pydantic is 3x pytest's size.
-    BenchRepo("flask", "pallets/flask", held_out=True),
-    BenchRepo("pydantic", "pydantic/pydantic"),
-)}
+REPOS = {
+    r.name: r
+    for r in (
+        BenchRepo("pytest", "pytest-dev/pytest"),
+        BenchRepo("black", "psf/black"),
+        BenchRepo("attrs", "python-attrs/attrs"),
+        BenchRepo("click", "pallets/click"),
+        BenchRepo("werkzeug", "pallets/werkzeug"),
+        # Held out: the ranking is never tuned on these, nor are their per-task failures read.
+        BenchRepo("httpx", "encode/httpx", held_out=True),
+        BenchRepo("rich", "Textualize/rich", held_out=True),
+        BenchRepo("requests", "psf/requests", held_out=True),
+        BenchRepo("jinja", "pallets/jinja", held_out=True),
+        # Known, not run by default: flask is the held-out reserve, pydantic is 3x pytest's size.
+        BenchRepo("flask", "pallets/flask", held_out=True),
+        BenchRepo("pydantic", "pydantic/pydantic"),
+    )
+}
 TUNING_REPOS = ("pytest", "black", "attrs", "click", "werkzeug")
 HELD_OUT_REPOS = ("httpx", "rich", "requests", "jinja")
 GROUPS = {"tuning": TUNING_REPOS, "heldout": HELD_OUT_REPOS, "all": TUNING_REPOS + HELD_OUT_REPOS}
@@ -81,8 +84,9 @@ def working_clone(repo: BenchRepo, mirrors: Path, workdir: Path) -> Path:
         return clone
     mirror = mirrors / repo.source.replace("/", "+") / MIRROR_SUBDIR
     if not mirror.exists():
-        raise SystemExit(f"no mirror of {repo.source} at {mirror}: fetch github:{repo.source} first "
-                         "(or pass --mirrors)")
+        raise SystemExit(
+            f"no mirror of {repo.source} at {mirror}: fetch github:{repo.source} first (or pass --mirrors)"
+        )
     workdir.mkdir(parents=True, exist_ok=True)
     git(workdir, "clone", "-q", "--no-hardlinks", str(mirror), clone.name)
     return clone
@@ -116,8 +120,9 @@ def load_tasks(repo: BenchRepo, count: int, seed: int, window: int) -> list[Task
     return [Task.from_json(t) for t in data["tasks"][:count]]
 
 
-def mine_tasks(repo: BenchRepo, clone: Path, count: int, seed: int, window: int,
-               head: str | None) -> list[Task]:
+def mine_tasks(
+    repo: BenchRepo, clone: Path, count: int, seed: int, window: int, head: str | None
+) -> list[Task]:
     """Mine ``count`` tasks from ``head`` (default: the stored head, else the mirror's default
     branch) and write the task file."""
     path = tasks_path(repo)
@@ -129,13 +134,20 @@ def mine_tasks(repo: BenchRepo, clone: Path, count: int, seed: int, window: int,
     return tasks
 
 
-def save_tasks(repo: BenchRepo, tasks: list[Task], head: str, seed: int, window: int,
-               exhausted: bool) -> None:
+def save_tasks(
+    repo: BenchRepo, tasks: list[Task], head: str, seed: int, window: int, exhausted: bool
+) -> None:
     """Write the task file (small: messages and symbol names, no code)."""
     data: dict[str, Any] = {
-        "repo": repo.name, "source": repo.source, "head": head, "seed": seed, "window": window,
-        "max_functions": MAX_FUNCTIONS, "exhausted": exhausted,
-        "mined": dt.date.today().isoformat(), "tasks": [t.to_json() for t in tasks],
+        "repo": repo.name,
+        "source": repo.source,
+        "head": head,
+        "seed": seed,
+        "window": window,
+        "max_functions": MAX_FUNCTIONS,
+        "exhausted": exhausted,
+        "mined": dt.date.today().isoformat(),
+        "tasks": [t.to_json() for t in tasks],
     }
     TASKS_DIR.mkdir(parents=True, exist_ok=True)
     tasks_path(repo).write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

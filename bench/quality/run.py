@@ -49,40 +49,67 @@ OUT_PREFIX = "quality-"
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The command line."""
-    parser = argparse.ArgumentParser(prog="python -m bench.quality", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repos", default="all",
-                        help=f"comma-separated short names, GitHub owner/name or groups "
-                             f"({', '.join(GROUPS)}; default: %(default)s)")
-    parser.add_argument("--rankers", default=",".join(evaluate.DEFAULT_RANKERS),
-                        help=f"comma-separated, of {', '.join(evaluate.ALL_RANKERS)} (default: %(default)s)")
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.quality",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--repos",
+        default="all",
+        help=f"comma-separated short names, GitHub owner/name or groups "
+        f"({', '.join(GROUPS)}; default: %(default)s)",
+    )
+    parser.add_argument(
+        "--rankers",
+        default=",".join(evaluate.DEFAULT_RANKERS),
+        help=f"comma-separated, of {', '.join(evaluate.ALL_RANKERS)} (default: %(default)s)",
+    )
     parser.add_argument("--tasks", type=int, default=DEFAULT_TASKS, help="tasks per repository")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the task sample")
-    parser.add_argument("--window", type=int, default=DEFAULT_WINDOW,
-                        help="mine among this many newest first-parent commits")
-    parser.add_argument("--head", default=None,
-                        help="mine back from this revision "
-                             "(default: the task file's head, else the default branch)")
-    parser.add_argument("--only-mine", action="store_true",
-                        help="(re)mine and write the task files, then stop")
-    parser.add_argument("--dump", type=int, default=0, metavar="FAILS",
-                        help="print the FAILS worst tasks of the tuning repositories with their ground "
-                             "truth and each ranker's top 10")
-    parser.add_argument("--final", action="store_true",
-                        help="let --dump show held-out repositories' tasks too (the final check only)")
-    parser.add_argument("--from-out", action="store_true",
-                        help="do not run: report (and --dump) from the last bench/out/quality-<repo>.json")
+    parser.add_argument(
+        "--window", type=int, default=DEFAULT_WINDOW, help="mine among this many newest first-parent commits"
+    )
+    parser.add_argument(
+        "--head",
+        default=None,
+        help="mine back from this revision (default: the task file's head, else the default branch)",
+    )
+    parser.add_argument(
+        "--only-mine", action="store_true", help="(re)mine and write the task files, then stop"
+    )
+    parser.add_argument(
+        "--dump",
+        type=int,
+        default=0,
+        metavar="FAILS",
+        help="print the FAILS worst tasks of the tuning repositories with their ground "
+        "truth and each ranker's top 10",
+    )
+    parser.add_argument(
+        "--final",
+        action="store_true",
+        help="let --dump show held-out repositories' tasks too (the final check only)",
+    )
+    parser.add_argument(
+        "--from-out",
+        action="store_true",
+        help="do not run: report (and --dump) from the last bench/out/quality-<repo>.json",
+    )
     parser.add_argument("--markdown", action="store_true", help="also print the tables as Markdown")
     parser.add_argument("--mirrors", type=Path, default=DEFAULT_MIRRORS, help="where fetched mirrors live")
-    parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR,
-                        help="where the working clones are kept between runs")
+    parser.add_argument(
+        "--workdir", type=Path, default=DEFAULT_WORKDIR, help="where the working clones are kept between runs"
+    )
     args = parser.parse_args(argv)
     args.repos = list({r.name: r for r in expand(args.repos)}.values())
     args.rankers = [name.strip() for name in args.rankers.split(",") if name.strip()]
     unknown = set(args.rankers) - set(evaluate.ALL_RANKERS)
     if args.tasks < 1 or not args.repos or not args.rankers or unknown:
-        parser.error("--tasks must be at least 1, --repos must name a repository and --rankers "
-                     f"known rankers ({', '.join(evaluate.ALL_RANKERS)})")
+        parser.error(
+            "--tasks must be at least 1, --repos must name a repository and --rankers "
+            f"known rankers ({', '.join(evaluate.ALL_RANKERS)})"
+        )
     return args
 
 
@@ -113,9 +140,17 @@ def run_repo(repo: BenchRepo, args: argparse.Namespace, machine: dict[str, Any])
     records = [r.to_json() for r in results]
     summary = report.summarize(records)
     output = {
-        "repo": repo.name, "source": repo.source, "held_out": repo.held_out, "machine": machine,
-        "params": {"tasks": args.tasks, "seed": args.seed, "window": args.window, "rank_depth": RANK_DEPTH,
-                   "rankers": args.rankers},
+        "repo": repo.name,
+        "source": repo.source,
+        "held_out": repo.held_out,
+        "machine": machine,
+        "params": {
+            "tasks": args.tasks,
+            "seed": args.seed,
+            "window": args.window,
+            "rank_depth": RANK_DEPTH,
+            "rankers": args.rankers,
+        },
         "elapsed_s": round(time.perf_counter() - started, 1),
         "load_average": os.getloadavg()[0],  # other work on the machine inflates the query times
         "median_index_ms": statistics.median(r.index_ms for r in results) if results else 0.0,
@@ -136,8 +171,11 @@ def _previous_full(repo: BenchRepo, task_ids: list[str]) -> dict[str, Any] | Non
     last = json.loads(path.read_text(encoding="utf-8"))
     if sorted(r["id"] for r in last["tasks"]) != sorted(task_ids) or "full" not in last["summary"]:
         return None
-    return {"summary": last["summary"]["full"], "mnemo_commit": last["machine"]["mnemo_commit"],
-            "date": last["machine"]["date"]}
+    return {
+        "summary": last["summary"]["full"],
+        "mnemo_commit": last["machine"]["mnemo_commit"],
+        "date": last["machine"]["date"],
+    }
 
 
 def load_out(repo: BenchRepo) -> dict[str, Any]:
@@ -162,8 +200,9 @@ def print_report(outputs: list[dict[str, Any]], args: argparse.Namespace) -> boo
     for out in outputs:
         label = out["repo"] + (" (held out)" if out["held_out"] else "")
         previous = out.get("previous")
-        rows += report.summary_rows(label, len(out["tasks"]), out["summary"],
-                                    previous["summary"] if previous else None)
+        rows += report.summary_rows(
+            label, len(out["tasks"]), out["summary"], previous["summary"] if previous else None
+        )
         quality += _repo_floors(out["held_out"], out["repo"], out["summary"])
         timing += report.time_floors(out["repo"], out["summary"])
     held_out = [o["summary"] for o in outputs if o["held_out"]]
@@ -176,9 +215,11 @@ def print_report(outputs: list[dict[str, Any]], args: argparse.Namespace) -> boo
     print(f"1-minute load average after each repository: {loads or 'n/a'}")
     print(_coverage_line(outputs) + "\n")
     print(report.text_table(rows))
-    print("full/bm25: full over the baseline (ratio); vs last: full minus the previous saved run on the\n"
-          "same tasks; median ms: in process, the first query on each task's tree (warm process);\n"
-          "again ms: the same query repeated; rrf ms: full + bm25")
+    print(
+        "full/bm25: full over the baseline (ratio); vs last: full minus the previous saved run on the\n"
+        "same tasks; median ms: in process, the first query on each task's tree (warm process);\n"
+        "again ms: the same query repeated; rrf ms: full + bm25"
+    )
     if args.markdown:
         print("\n" + report.markdown_table(rows))
     print("\nQuality floors (held out, full vs bm25, side by side in this run):")
@@ -212,8 +253,10 @@ def print_dump(outputs: list[dict[str, Any]], count: int, final: bool) -> None:
 def _combined_rows(outputs: list[dict[str, Any]]) -> list[list[str]]:
     """Per task source and pooled, over the tuning repositories and over the held-out ones apart."""
     rows = []
-    for label, group in (("all tuning", [o for o in outputs if not o["held_out"]]),
-                         ("all held out", [o for o in outputs if o["held_out"]])):
+    for label, group in (
+        ("all tuning", [o for o in outputs if not o["held_out"]]),
+        ("all held out", [o for o in outputs if o["held_out"]]),
+    ):
         records = [r for o in group for r in o["tasks"]]
         for source in (COMMIT, PR):
             subset = [r for r in records if r.get("source", COMMIT) == source]

@@ -36,24 +36,44 @@ class ChangeAnalysis:
     dangling: list[Dangling]
 
 
-def analyse(store: Store, root: Path, changed: list[ChangedSymbol], files: list[FileSummary], depth: int,
-            base: str | None) -> ChangeAnalysis:
+def analyse(
+    store: Store,
+    root: Path,
+    changed: list[ChangedSymbol],
+    files: list[FileSummary],
+    depth: int,
+    base: str | None,
+) -> ChangeAnalysis:
     """Blast radius, tests, history and risk of a set of changed symbols."""
     indexed = _indexed(store, changed)
     blast = blast_radius(store, sorted({s.id for s in indexed.values()}), depth)
     reached_by_tests = {r.path[-1] for r in blast.tests}
-    untested = [c for c in changed if c.status != "deleted" and c.kind != "module" and not c.is_test
-                and (c.key not in indexed or indexed[c.key].id not in reached_by_tests)]
+    untested = [
+        c
+        for c in changed
+        if c.status != "deleted"
+        and c.kind != "module"
+        and not c.is_test
+        and (c.key not in indexed or indexed[c.key].id not in reached_by_tests)
+    ]
     dangling = dangling_references(store, [c for c in changed if c.status in ("deleted", "renamed")])
     history = _History(root, base, changed, blast)
     risk, reasons = verdict(RiskInput(changed, len(blast.callers), untested, dangling, history.churn))
     left_behind = Counter(d.symbol.key for d in dangling)
-    changed_scored = [_changed_symbol(c, indexed.get(c.key), i, blast, reached_by_tests, history,
-                                      left_behind[c.key]) for i, c in enumerate(changed)]
+    changed_scored = [
+        _changed_symbol(c, indexed.get(c.key), i, blast, reached_by_tests, history, left_behind[c.key])
+        for i, c in enumerate(changed)
+    ]
     callers = [_reach_symbol(r, blast, history, "caller") for r in blast.callers]
     tests = [_reach_symbol(r, blast, history, "test") for r in blast.tests]
-    impact = Impact(tuple(changed_scored), tuple(callers), tuple(tests), risk, tuple(reasons),
-                    tuple(f"{f.status} {f.path}" + (f" ({f.note})" if f.note else "") for f in files))
+    impact = Impact(
+        tuple(changed_scored),
+        tuple(callers),
+        tuple(tests),
+        risk,
+        tuple(reasons),
+        tuple(f"{f.status} {f.path}" + (f" ({f.note})" if f.note else "") for f in files),
+    )
     return ChangeAnalysis(impact, [*changed_scored, *callers, *tests], dangling)
 
 
@@ -66,7 +86,9 @@ def _indexed(store: Store, changed: list[ChangedSymbol]) -> dict[str, Symbol]:
 class _History:
     """Line-level history: for changed symbols, of the base version (what the change replaced)."""
 
-    def __init__(self, root: Path, base: str | None, changed: list[ChangedSymbol], blast: BlastRadius) -> None:
+    def __init__(
+        self, root: Path, base: str | None, changed: list[ChangedSymbol], blast: BlastRadius
+    ) -> None:
         self.now = int(time.time())
         self.churn: dict[str, int] = {}
         self.base_blame: dict[str, Blame] = {}
@@ -91,8 +113,15 @@ class _History:
         return f"last changed {relative_date(commit.time, self.now)} by {commit.author} ({commit.sha[:7]}: {commit.summary})"
 
 
-def _changed_symbol(c: ChangedSymbol, symbol: Symbol | None, ordinal: int, blast: BlastRadius,
-                    tested: set[int], history: _History, dangling: int) -> ScoredSymbol:
+def _changed_symbol(
+    c: ChangedSymbol,
+    symbol: Symbol | None,
+    ordinal: int,
+    blast: BlastRadius,
+    tested: set[int],
+    history: _History,
+    dangling: int,
+) -> ScoredSymbol:
     """A changed symbol with its reasons; its components also count what it affects (``callers``,
     ``tests``; ``dangling`` references for a deleted or renamed one), for renderers' tables."""
     sym = symbol or _placeholder(c, ordinal)
@@ -109,8 +138,14 @@ def _changed_symbol(c: ChangedSymbol, symbol: Symbol | None, ordinal: int, blast
     if c.status != "deleted" and c.kind != "module" and not c.is_test:
         dependants = sum(1 for r in blast.callers if r.path[-1] == sym.id)
         tests = sum(1 for r in blast.tests if r.path[-1] == sym.id)
-        reasons.append(f"{dependants} dependant{'s' if dependants != 1 else ''}, "
-                       + (f"{tests} test{'s reach' if tests != 1 else ' reaches'} it" if sym.id in tested else "no test reaches it"))
+        reasons.append(
+            f"{dependants} dependant{'s' if dependants != 1 else ''}, "
+            + (
+                f"{tests} test{'s reach' if tests != 1 else ' reaches'} it"
+                if sym.id in tested
+                else "no test reaches it"
+            )
+        )
         components.update(callers=float(dependants), tests=float(tests))
     if dangling:
         components["dangling"] = float(dangling)
@@ -127,9 +162,21 @@ def _describe(c: ChangedSymbol) -> str:
 
 def _placeholder(c: ChangedSymbol, ordinal: int) -> Symbol:
     """A symbol the index no longer has (deleted), described from the base side."""
-    return Symbol(id=-(ordinal + 1), path=c.path, name=c.name, kind=c.kind, language="", signature=c.signature,
-                  docstring="", start_line=c.start_line, end_line=c.end_line, size=0, is_test=c.is_test,
-                  is_test_case=c.is_test_case, exported=c.exported)
+    return Symbol(
+        id=-(ordinal + 1),
+        path=c.path,
+        name=c.name,
+        kind=c.kind,
+        language="",
+        signature=c.signature,
+        docstring="",
+        start_line=c.start_line,
+        end_line=c.end_line,
+        size=0,
+        is_test=c.is_test,
+        is_test_case=c.is_test_case,
+        exported=c.exported,
+    )
 
 
 def _reach_symbol(r: Reach, blast: BlastRadius, history: _History, role: str) -> ScoredSymbol:
@@ -139,8 +186,13 @@ def _reach_symbol(r: Reach, blast: BlastRadius, history: _History, role: str) ->
         last = history.last_change(sym.path, (sym.start_line, sym.end_line), base_side=False)
         if last:
             reasons.append(last)
-    return ScoredSymbol(sym, round(r.weight, 4), {"impact": round(r.weight, 4), "hops": float(r.depth)},
-                        tuple(reasons), distance=r.depth)
+    return ScoredSymbol(
+        sym,
+        round(r.weight, 4),
+        {"impact": round(r.weight, 4), "hops": float(r.depth)},
+        tuple(reasons),
+        distance=r.depth,
+    )
 
 
 def _path_reason(r: Reach, symbols: dict[int, Symbol]) -> str:
@@ -152,14 +204,37 @@ def _path_reason(r: Reach, symbols: dict[int, Symbol]) -> str:
     return f"{' -> '.join(hops)}{more} (changed, {r.depth} hop{'s' if r.depth != 1 else ''})"
 
 
-def file_symbols_as_changed(store: Store, paths: Iterable[str]) -> tuple[list[ChangedSymbol], list[FileSummary]]:
+def file_symbols_as_changed(
+    store: Store, paths: Iterable[str]
+) -> tuple[list[ChangedSymbol], list[FileSummary]]:
     """Every definition of some files, treated as changed (``mnemo files``)."""
     changed: list[ChangedSymbol] = []
     summaries: list[FileSummary] = []
     for path in paths:
         symbols = [s for s in store.symbols_in_file(path) if s.kind != "module"]
-        summaries.append(FileSummary(path, "selected", None, symbols[0].language if symbols else None, len(symbols),
-                                     "" if symbols else "no symbols in the index"))
-        changed += [ChangedSymbol(path, s.name, s.kind, "selected", s.start_line, s.end_line, s.signature,
-                                  s.exported, s.is_test, s.is_test_case) for s in symbols]
+        summaries.append(
+            FileSummary(
+                path,
+                "selected",
+                None,
+                symbols[0].language if symbols else None,
+                len(symbols),
+                "" if symbols else "no symbols in the index",
+            )
+        )
+        changed += [
+            ChangedSymbol(
+                path,
+                s.name,
+                s.kind,
+                "selected",
+                s.start_line,
+                s.end_line,
+                s.signature,
+                s.exported,
+                s.is_test,
+                s.is_test_case,
+            )
+            for s in symbols
+        ]
     return changed, summaries

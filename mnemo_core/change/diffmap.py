@@ -67,8 +67,9 @@ class FileSummary:
     note: str = ""
 
 
-def changed_symbols(root: Path, changes: list[FileChange], base: str, head: str | Snapshot
-                    ) -> tuple[list[ChangedSymbol], list[FileSummary]]:
+def changed_symbols(
+    root: Path, changes: list[FileChange], base: str, head: str | Snapshot
+) -> tuple[list[ChangedSymbol], list[FileSummary]]:
     """The symbols ``changes`` touch, and a summary line per changed file."""
     olds = files_at(root, base, [c.old_path or c.path for c in changes if c.status != ChangeStatus.ADDED])
     news = files_at(root, head, [c.path for c in changes if c.status != ChangeStatus.DELETED])
@@ -78,8 +79,11 @@ def changed_symbols(root: Path, changes: list[FileChange], base: str, head: str 
         spec = language_for_path(change.path)
         if change.binary or change.submodule or spec is None:
             note = "binary" if change.binary else "submodule" if change.submodule else "language not indexed"
-            summaries.append(FileSummary(change.path, change.status.value, change.old_path,
-                                         spec.name if spec else None, 0, note))
+            summaries.append(
+                FileSummary(
+                    change.path, change.status.value, change.old_path, spec.name if spec else None, 0, note
+                )
+            )
             continue
         old_path = change.old_path or change.path
         old_bytes = olds.get(old_path) if change.status != ChangeStatus.ADDED else None
@@ -88,12 +92,15 @@ def changed_symbols(root: Path, changes: list[FileChange], base: str, head: str 
         new_symbols = extract(change.path, new_bytes, spec).symbols if new_bytes is not None else ()
         touched = _file_symbols(change, old_symbols, new_symbols, new_bytes)
         found.extend(touched)
-        summaries.append(FileSummary(change.path, change.status.value, change.old_path, spec.name, len(touched)))
+        summaries.append(
+            FileSummary(change.path, change.status.value, change.old_path, spec.name, len(touched))
+        )
     return _pair_renames(found), summaries
 
 
-def _file_symbols(change: FileChange, old: tuple[RawSymbol, ...], new: tuple[RawSymbol, ...],
-                  new_bytes: bytes | None) -> list[ChangedSymbol]:
+def _file_symbols(
+    change: FileChange, old: tuple[RawSymbol, ...], new: tuple[RawSymbol, ...], new_bytes: bytes | None
+) -> list[ChangedSymbol]:
     old_path = change.old_path or change.path
     if not old or not new:  # a whole file added or deleted: its definitions (or its module code) changed
         side, status = (new, "added") if new else (old, "deleted")
@@ -107,13 +114,20 @@ def _file_symbols(change: FileChange, old: tuple[RawSymbol, ...], new: tuple[Raw
     for sym in new:
         if sym.kind == "module":
             if sym.name in touched:
-                result.append(_changed(change.path, sym, "modified", old[0], old_path, _edits_imports(change, new_bytes)))
+                result.append(
+                    _changed(
+                        change.path, sym, "modified", old[0], old_path, _edits_imports(change, new_bytes)
+                    )
+                )
         elif sym.name not in old_by_name:
             result.append(_changed(change.path, sym, "added", None, old_path, False))
         elif sym.name in touched:
             result.append(_changed(change.path, sym, "modified", old_by_name[sym.name], old_path, False))
-    result += [_changed(old_path, s, "deleted", None, old_path, False)
-               for s in old if s.kind != "module" and s.name not in new_names]
+    result += [
+        _changed(old_path, s, "deleted", None, old_path, False)
+        for s in old
+        if s.kind != "module" and s.name not in new_names
+    ]
     return result
 
 
@@ -150,13 +164,23 @@ def _innermost(ordered: list[RawSymbol], line: int, strict: bool) -> RawSymbol |
     return best
 
 
-def _changed(path: str, sym: RawSymbol, status: str, before: RawSymbol | None, old_path: str,
-             imports_changed: bool) -> ChangedSymbol:
+def _changed(
+    path: str, sym: RawSymbol, status: str, before: RawSymbol | None, old_path: str, imports_changed: bool
+) -> ChangedSymbol:
     if status == "deleted":
         before = sym
     return ChangedSymbol(
-        path, sym.name, sym.kind, status, sym.start_line, sym.end_line, sym.signature, sym.exported,
-        sym.is_test, sym.is_test_case, old_path=old_path if before is not None else None,
+        path,
+        sym.name,
+        sym.kind,
+        status,
+        sym.start_line,
+        sym.end_line,
+        sym.signature,
+        sym.exported,
+        sym.is_test,
+        sym.is_test_case,
+        old_path=old_path if before is not None else None,
         old_signature=before.signature if before is not None and status == "modified" else None,
         old_lines=(before.start_line, before.end_line) if before is not None else None,
         imports_changed=imports_changed,
@@ -168,7 +192,9 @@ def _edits_imports(change: FileChange, new_bytes: bytes | None) -> bool:
         return False
     lines = new_bytes.decode("utf-8", "replace").splitlines()
     for start, end in change.new_ranges:
-        if any(lines[i - 1].lstrip().startswith(IMPORT_PREFIXES) for i in range(start, min(end, len(lines)) + 1)):
+        if any(
+            lines[i - 1].lstrip().startswith(IMPORT_PREFIXES) for i in range(start, min(end, len(lines)) + 1)
+        ):
             return True
     return False
 
@@ -182,15 +208,32 @@ def _pair_renames(symbols: list[ChangedSymbol]) -> list[ChangedSymbol]:
     used: set[str] = set()
     for new in added:
         short = new.name.rsplit(".", 1)[-1]
-        candidates = [d for d in deleted if d.kind == new.kind and d.key not in used
-                      and (d.path == new.path or d.name.rsplit(".", 1)[-1] == short)]
+        candidates = [
+            d
+            for d in deleted
+            if d.kind == new.kind
+            and d.key not in used
+            and (d.path == new.path or d.name.rsplit(".", 1)[-1] == short)
+        ]
         best = max(candidates, key=lambda d: _similarity(d, new), default=None)
         if best is not None and _similarity(best, new) >= RENAME_SIMILARITY:
             used.add(best.key)
             replaced[new.key] = ChangedSymbol(
-                new.path, new.name, new.kind, "renamed", new.start_line, new.end_line, new.signature, new.exported,
-                new.is_test, new.is_test_case, old_path=best.path, old_name=best.name,
-                old_signature=best.signature, old_lines=best.old_lines)
+                new.path,
+                new.name,
+                new.kind,
+                "renamed",
+                new.start_line,
+                new.end_line,
+                new.signature,
+                new.exported,
+                new.is_test,
+                new.is_test_case,
+                old_path=best.path,
+                old_name=best.name,
+                old_signature=best.signature,
+                old_lines=best.old_lines,
+            )
     return [replaced.get(s.key, s) for s in symbols if not (s.status == "deleted" and s.key in used)]
 
 

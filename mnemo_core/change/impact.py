@@ -90,11 +90,16 @@ def _classes_of(store: Store, methods: set[int]) -> dict[int, int]:
     """The class each of the methods is defined in (functions and nested functions have none)."""
     symbols = store.symbols_by_ids(methods)
     parents = store.symbols_by_ids({s.parent_id for s in symbols.values() if s.parent_id is not None})
-    return {sid: s.parent_id for sid, s in symbols.items()
-            if s.parent_id in parents and parents[s.parent_id].kind in CLASS_KINDS}
+    return {
+        sid: s.parent_id
+        for sid, s in symbols.items()
+        if s.parent_id in parents and parents[s.parent_id].kind in CLASS_KINDS
+    }
 
 
-def walk_back(store: Store, changed: Iterable[int], depth: int, stop_at_tests: bool = False) -> dict[int, Reach]:
+def walk_back(
+    store: Store, changed: Iterable[int], depth: int, stop_at_tests: bool = False
+) -> dict[int, Reach]:
     """Everything within ``depth`` reverse hops of ``changed``, each with its strongest path. On the
     way to tests, paths that assume different receiver classes are walked apart, and each test keeps
     its strongest path among those it gives evidence for."""
@@ -124,8 +129,14 @@ def walk_back(store: Store, changed: Iterable[int], depth: int, stop_at_tests: b
     return _strongest(store, reached, test_cases)
 
 
-def _extend(reached: dict[State, Reach], origins: dict[int, list[Reach]], steps: list[Step], hop: int,
-            assumable: set[int], related: _Kinship) -> dict[State, Reach]:
+def _extend(
+    reached: dict[State, Reach],
+    origins: dict[int, list[Reach]],
+    steps: list[Step],
+    hop: int,
+    assumable: set[int],
+    related: _Kinship,
+) -> dict[State, Reach]:
     """The states one hop further, each with its strongest path."""
     candidates: dict[State, Reach] = {}
     for node, dependant, label, confidence, into, on_self in steps:
@@ -147,8 +158,16 @@ def _extend(reached: dict[State, Reach], origins: dict[int, list[Reach]], steps:
             receiver = None
             if label == "dispatches to":
                 receiver = origin.receiver if origin.labels[:1] == ("dispatches to",) else into
-            candidates[(dependant, assumes)] = Reach(dependant, hop, weight, (dependant, *origin.path),
-                                                     (label, *origin.labels), guesses, assumes, receiver)
+            candidates[(dependant, assumes)] = Reach(
+                dependant,
+                hop,
+                weight,
+                (dependant, *origin.path),
+                (label, *origin.labels),
+                guesses,
+                assumes,
+                receiver,
+            )
     return candidates
 
 
@@ -204,8 +223,9 @@ def blast_radius(store: Store, changed: list[int], depth: int) -> BlastRadius:
     far = walk_back(store, changed, max(depth, TEST_DEPTH), stop_at_tests=True)
     symbols = store.symbols_by_ids(set(near) | set(far))
     changed_set = set(changed)
-    callers = [r for sid, r in near.items()
-               if sid not in changed_set and sid in symbols and not symbols[sid].is_test]
+    callers = [
+        r for sid, r in near.items() if sid not in changed_set and sid in symbols and not symbols[sid].is_test
+    ]
     tests = [r for sid, r in far.items() if sid in symbols and symbols[sid].is_test_case]
     order = _strongest_first
     return BlastRadius(sorted(callers, key=order), sorted(tests, key=order), symbols)

@@ -55,16 +55,20 @@ def _named(store: Store, tests: Iterable[int], names: Mapping[str, set[int]]) ->
     return named
 
 
-def _staples(assumptions: Mapping[int, Sequence[frozenset[int]]],
-             named: Mapping[int, set[int]]) -> frozenset[int]:
+def _staples(
+    assumptions: Mapping[int, Sequence[frozenset[int]]], named: Mapping[int, set[int]]
+) -> frozenset[int]:
     """Classes that at least ``STAPLE_SHARE`` of the tests whose paths assume them name: staples of
     the suite, that the package also builds by default (``click.command()`` adds an ``Option``)."""
     needing: dict[int, list[int]] = {}
     for test, paths in assumptions.items():
         for cls in frozenset().union(*paths):
             needing.setdefault(cls, []).append(test)
-    return frozenset(cls for cls, tests in needing.items()
-                     if sum(cls in named.get(t, ()) for t in tests) >= STAPLE_SHARE * len(tests))
+    return frozenset(
+        cls
+        for cls, tests in needing.items()
+        if sum(cls in named.get(t, ()) for t in tests) >= STAPLE_SHARE * len(tests)
+    )
 
 
 def _evidence_names(store: Store, assumed: frozenset[int]) -> dict[str, set[int]]:
@@ -89,9 +93,14 @@ def _factory(class_name: str) -> str:
 def exception_classes(store: Store, classes: Iterable[int]) -> frozenset[int]:
     """The exception classes among ``classes``: those with an ancestor (in the repository, or
     itself) whose bases look like an exception's. A dispatch into one needs no evidence."""
-    return frozenset(cls for cls in classes
-                     if any(EXCEPTION_BASE.search(s.signature.partition("(")[2])
-                            for s in store.symbols_by_ids(hierarchy(store, cls, "out")).values()))
+    return frozenset(
+        cls
+        for cls in classes
+        if any(
+            EXCEPTION_BASE.search(s.signature.partition("(")[2])
+            for s in store.symbols_by_ids(hierarchy(store, cls, "out")).values()
+        )
+    )
 
 
 def hierarchy(store: Store, cls: int, direction: str) -> set[int]:
@@ -102,4 +111,3 @@ def hierarchy(store: Store, cls: int, direction: str) -> set[int]:
         layer = {e.src if direction == "in" else e.dst for e in edges if e.type == "inherits"} - found
         found |= layer
     return found
-

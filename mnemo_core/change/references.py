@@ -48,12 +48,15 @@ def _sees(world: World, file_id: int, path: str, symbol: ChangedSymbol, files: d
     bindings = world.bindings(file_id)
     if home_row is not None:
         home_id = world.by_path[home].id
-        return (any(home_id in b.modules for b in bindings.every())
-                or any(home_id in s for s in bindings.stars))
+        return any(home_id in b.modules for b in bindings.every()) or any(
+            home_id in s for s in bindings.stars
+        )
     spec = language_for_path(home)
     module = spec.hooks.module_name(home) if spec else PurePosixPath(home).stem
-    return any(imp.module and (module.endswith(imp.module) or imp.module.endswith(module.rsplit(".", 1)[-1]))
-               for imp in world.imports(file_id))
+    return any(
+        imp.module and (module.endswith(imp.module) or imp.module.endswith(module.rsplit(".", 1)[-1]))
+        for imp in world.imports(file_id)
+    )
 
 
 def _resolves(store: Store, world: World, file_id: int, scope: str, line: int, name: str) -> bool:

@@ -43,7 +43,9 @@ def verdict(facts: RiskInput) -> tuple[str, list[str]]:
     findings: list[tuple[int, str]] = []
     for symbol in {d.symbol.key: d.symbol for d in facts.dangling}.values():
         refs = [d for d in facts.dangling if d.symbol.key == symbol.key]
-        where = ", ".join(f"{d.path}:{d.line}" for d in refs[:MAX_LISTED]) + ("..." if len(refs) > MAX_LISTED else "")
+        where = ", ".join(f"{d.path}:{d.line}" for d in refs[:MAX_LISTED]) + (
+            "..." if len(refs) > MAX_LISTED else ""
+        )
         what = f"renamed to {symbol.name}" if symbol.status == "renamed" else "deleted"
         old = symbol.old_name or symbol.name
         findings.append((2, f"{old} was {what} but is still referenced ({len(refs)}): {where}"))
@@ -54,7 +56,11 @@ def verdict(facts: RiskInput) -> tuple[str, list[str]]:
     signatures = [s for s in facts.changed if s.signature_changed and s.exported and s.kind != "module"]
     if signatures:
         findings.append((1, "public signature changed: " + _names(signatures)))
-    public = [s for s in facts.changed if s.exported and s.kind != "module" and not s.is_test and not s.signature_changed]
+    public = [
+        s
+        for s in facts.changed
+        if s.exported and s.kind != "module" and not s.is_test and not s.signature_changed
+    ]
     if public:
         findings.append((0, "public API touched: " + _names(public)))
     if facts.untested:

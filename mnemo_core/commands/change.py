@@ -17,32 +17,47 @@ RENDERERS = {"text": to_text, "markdown": to_markdown, "json": to_json}
 
 
 def _selectors(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--base", help="base ref (default: the merge-base with the upstream or default branch)")
+    parser.add_argument(
+        "--base", help="base ref (default: the merge-base with the upstream or default branch)"
+    )
     parser.add_argument("--head", help="head ref (default: HEAD)")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--staged", action="store_true", help="the staged change (index against HEAD)")
-    mode.add_argument("--worktree", action="store_true", help="the working tree against HEAD, untracked files included")
-    parser.add_argument("--depth", type=positive_int, default=DEFAULT_DEPTH,
-                        help=f"caller hops (default {DEFAULT_DEPTH})")
+    mode.add_argument(
+        "--worktree", action="store_true", help="the working tree against HEAD, untracked files included"
+    )
+    parser.add_argument(
+        "--depth", type=positive_int, default=DEFAULT_DEPTH, help=f"caller hops (default {DEFAULT_DEPTH})"
+    )
     add_repo_argument(parser)
 
 
 def register(sub: Any) -> None:
     pr = sub.add_parser("pr", help="changed symbols, their callers, impacted tests and a risk verdict")
     _selectors(pr)
-    pr.add_argument("--budget", type=positive_int, default=DEFAULT_BUDGET,
-                    help=f"token budget (default {DEFAULT_BUDGET})")
+    pr.add_argument(
+        "--budget", type=positive_int, default=DEFAULT_BUDGET, help=f"token budget (default {DEFAULT_BUDGET})"
+    )
     add_format_argument(pr, ("text", "markdown", "json"))
-    pr.add_argument("--links", metavar="URL", help="with --format markdown, link symbols to "
-                    "URL/PATH#Lstart-Lend, e.g. https://github.com/OWNER/REPO/blob/SHA")
+    pr.add_argument(
+        "--links",
+        metavar="URL",
+        help="with --format markdown, link symbols to "
+        "URL/PATH#Lstart-Lend, e.g. https://github.com/OWNER/REPO/blob/SHA",
+    )
     pr.set_defaults(run=run_pr)
 
     files = sub.add_parser("files", help="the symbols of some files, their callers and tests")
     files.add_argument("paths", nargs="+", help="files (relative to the repository or absolute)")
-    files.add_argument("--depth", type=positive_int, default=DEFAULT_FILES_DEPTH,
-                       help=f"caller hops (default {DEFAULT_FILES_DEPTH})")
-    files.add_argument("--budget", type=positive_int, default=DEFAULT_BUDGET,
-                       help=f"token budget (default {DEFAULT_BUDGET})")
+    files.add_argument(
+        "--depth",
+        type=positive_int,
+        default=DEFAULT_FILES_DEPTH,
+        help=f"caller hops (default {DEFAULT_FILES_DEPTH})",
+    )
+    files.add_argument(
+        "--budget", type=positive_int, default=DEFAULT_BUDGET, help=f"token budget (default {DEFAULT_BUDGET})"
+    )
     add_repo_argument(files)
     add_format_argument(files, ("text", "markdown", "json"))
     files.set_defaults(run=run_files)
@@ -54,8 +69,15 @@ def register(sub: Any) -> None:
 
 
 def _pr(args: argparse.Namespace, budget: int) -> ContextPack:
-    return for_pr(Repository.open(args.repo), base=args.base, head=args.head, staged=args.staged,
-                  worktree=args.worktree, depth=args.depth, budget=budget)
+    return for_pr(
+        Repository.open(args.repo),
+        base=args.base,
+        head=args.head,
+        staged=args.staged,
+        worktree=args.worktree,
+        depth=args.depth,
+        budget=budget,
+    )
 
 
 def run_pr(args: argparse.Namespace) -> int:
@@ -77,8 +99,15 @@ def run_tests(args: argparse.Namespace) -> int:
     pack = _pr(args, DEFAULT_BUDGET)
     tests = pack.impact.tests if pack.impact else ()
     if args.format == "json":
-        print(json.dumps([{"path": t.symbol.path, "name": t.symbol.name, "id": i, "reasons": list(t.reasons)}
-                          for t, i in zip(tests, test_ids(tests))], indent=2))
+        print(
+            json.dumps(
+                [
+                    {"path": t.symbol.path, "name": t.symbol.name, "id": i, "reasons": list(t.reasons)}
+                    for t, i in zip(tests, test_ids(tests))
+                ],
+                indent=2,
+            )
+        )
     elif args.format == "list":
         for t in tests:
             print(f"{t.symbol.path}:{t.symbol.start_line}  {t.symbol.name}")

@@ -46,8 +46,13 @@ def print_json(value: object) -> None:
 def symbol_json(symbol: Symbol) -> dict[str, object]:
     """A symbol in the JSON contract's shape."""
     return {
-        "path": symbol.path, "name": symbol.name, "kind": symbol.kind, "language": symbol.language,
-        "start_line": symbol.start_line, "end_line": symbol.end_line, "signature": symbol.signature,
+        "path": symbol.path,
+        "name": symbol.name,
+        "kind": symbol.kind,
+        "language": symbol.language,
+        "start_line": symbol.start_line,
+        "end_line": symbol.end_line,
+        "signature": symbol.signature,
         "is_test": symbol.is_test,
     }
 

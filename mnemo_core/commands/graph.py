@@ -17,7 +17,10 @@ from mnemo_core.lookup import resolve_symbol, walk
 
 
 def register(sub: Any) -> None:
-    for verb, direction, text in (("callers", "in", "who calls a symbol"), ("callees", "out", "what a symbol calls")):
+    for verb, direction, text in (
+        ("callers", "in", "who calls a symbol"),
+        ("callees", "out", "what a symbol calls"),
+    ):
         parser = sub.add_parser(verb, help=f"{text}, transitively")
         parser.add_argument("symbol", help="name, Class.method or path:name")
         parser.add_argument("--depth", type=positive_int, default=1, help="how many hops (default 1)")
@@ -31,18 +34,30 @@ def run(args: argparse.Namespace) -> int:
     start = resolve_symbol(repo, args.symbol)
     hops = walk(repo, start, args.direction, args.depth)
     if args.format == "json":
-        print_json({
-            "symbols": [symbol_json(s) for s in start],
-            "direction": "callers" if args.direction == "in" else "callees",
-            "hops": [{**symbol_json(h.symbol), "depth": h.depth, "resolution": h.via.resolution,
-                      "confidence": h.via.confidence, "line": h.via.line} for h in hops],
-        })
+        print_json(
+            {
+                "symbols": [symbol_json(s) for s in start],
+                "direction": "callers" if args.direction == "in" else "callees",
+                "hops": [
+                    {
+                        **symbol_json(h.symbol),
+                        "depth": h.depth,
+                        "resolution": h.via.resolution,
+                        "confidence": h.via.confidence,
+                        "line": h.via.line,
+                    }
+                    for h in hops
+                ],
+            }
+        )
         return 0
     for s in start:
         print(f"{s.key}  ({s.path}:{s.start_line})")
     for h in hops:
-        print(f"{'  ' * h.depth}{h.symbol.key}  {h.symbol.path}:{h.symbol.start_line}"
-              f"  [{h.via.resolution} {h.via.confidence:.2f}]")
+        print(
+            f"{'  ' * h.depth}{h.symbol.key}  {h.symbol.path}:{h.symbol.start_line}"
+            f"  [{h.via.resolution} {h.via.confidence:.2f}]"
+        )
     if not hops:
         print(f"  no {'callers' if args.direction == 'in' else 'callees'} in the index")
     return 0

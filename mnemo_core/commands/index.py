@@ -48,7 +48,10 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     if stats.walked:
-        print(f"mnemo: {repo.root} is not a git repository; indexed it by walking the directory", file=sys.stderr)
+        print(
+            f"mnemo: {repo.root} is not a git repository; indexed it by walking the directory",
+            file=sys.stderr,
+        )
     skipped = ", ".join(f"{n} {why}" for why, n in sorted(stats.skipped.items()))
     print(
         f"indexed {repo.root}: {stats.files} files ({stats.parsed} parsed, {stats.removed} removed"

@@ -17,8 +17,9 @@ RENDERERS = {"text": to_text, "markdown": to_markdown, "json": to_json}
 def register(sub: Any) -> None:
     task = sub.add_parser("task", help="the code to read for a task, ranked and packed into a token budget")
     task.add_argument("text", help='the task in words, e.g. "add retry to the upload client"')
-    task.add_argument("--budget", type=positive_int, default=DEFAULT_BUDGET,
-                      help=f"token budget (default {DEFAULT_BUDGET})")
+    task.add_argument(
+        "--budget", type=positive_int, default=DEFAULT_BUDGET, help=f"token budget (default {DEFAULT_BUDGET})"
+    )
     task.add_argument("--limit", type=positive_int, default=None, help="at most this many symbols")
     add_repo_argument(task)
     add_format_argument(task, ("text", "markdown", "json"))

@@ -59,8 +59,10 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
             start, kind = captures[capture][0].start_byte, capture[10:].removeprefix("test_")
             line = name.start_point[0] + 1
             if kind == PARAMETRIZE_KIND:
-                refs.extend((start, "type", param, cls, line)
-                            for param, cls in spec.hooks.parametrized_types(_text(name), receiver))
+                refs.extend(
+                    (start, "type", param, cls, line)
+                    for param, cls in spec.hooks.parametrized_types(_text(name), receiver)
+                )
             else:
                 refs.append((start, kind, _text(name), receiver, line))
         elif role == "def" and names:
@@ -73,11 +75,18 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
     constructed = _constructed_returns(scoped)
     supers = _supers(scoped, spec.hooks)
     kept = [d for d in definitions if d.kind != CONTAINER_ONLY]
-    bodies = ([""] * (len(kept) + 1) if in_test_file  # tests are context, not search targets: a smaller index
-              else body_texts(source, [(d.outer.start_byte, d.outer.end_byte) for d in kept]))
+    bodies = (
+        [""] * (len(kept) + 1)
+        if in_test_file  # tests are context, not search targets: a smaller index
+        else body_texts(source, [(d.outer.start_byte, d.outer.end_byte) for d in kept])
+    )
     symbols = [_module_symbol(path, source, root, spec, in_test_file)._replace(body=bodies[-1])]
-    symbols += [_symbol(d, source, spec, in_test_file, constructed.get(d.qualified, ""),
-                        supers.get(d.qualified, ()))._replace(body=body) for d, body in zip(kept, bodies)]
+    symbols += [
+        _symbol(
+            d, source, spec, in_test_file, constructed.get(d.qualified, ""), supers.get(d.qualified, ())
+        )._replace(body=body)
+        for d, body in zip(kept, bodies)
+    ]
     return FileExtract(
         path=path,
         language=spec.name,
@@ -112,8 +121,12 @@ def _kept(refs: list[RawRef], self_names: frozenset[str]) -> tuple[RawRef, ...]:
     """The references resolution uses: not returns (folded into symbols), and attribute reads only
     on ``self`` or on a variable typed in the same scope (``result = runner.invoke(); result.output``)."""
     typed = {(r.scope, r.name) for r in refs if r.kind in TYPED_KINDS}
-    return tuple(r for r in refs if r.kind not in (RETURNS_KIND, RESULT_KIND)
-                 and (r.kind != "read" or r.receiver in self_names or (r.scope, r.receiver) in typed))
+    return tuple(
+        r
+        for r in refs
+        if r.kind not in (RETURNS_KIND, RESULT_KIND)
+        and (r.kind != "read" or r.receiver in self_names or (r.scope, r.receiver) in typed)
+    )
 
 
 def _supers(refs: list[RawRef], hooks: Hooks) -> dict[str, tuple[str, ...]]:
@@ -152,8 +165,9 @@ def _roles(spec: LanguageSpec) -> dict[int, tuple[str, str]]:
     return roles
 
 
-def _add_definition(definitions: list[Definition], captures: dict[str, list[Node]], kind: str,
-                    spec: LanguageSpec) -> None:
+def _add_definition(
+    definitions: list[Definition], captures: dict[str, list[Node]], kind: str, spec: LanguageSpec
+) -> None:
     name = _text(captures["name"][0]).replace(".", NAME_DOT)
     if kind == "constant" and not _CONSTANT.match(name):
         return
@@ -191,7 +205,11 @@ def _nest(definitions: list[Definition]) -> list[Definition]:
 
 
 def _symbol(
-    d: Definition, source: bytes, spec: LanguageSpec, in_test_file: bool, constructed: str,
+    d: Definition,
+    source: bytes,
+    spec: LanguageSpec,
+    in_test_file: bool,
+    constructed: str,
     supers: tuple[str, ...],
 ) -> RawSymbol:
     hooks = spec.hooks
@@ -252,7 +270,9 @@ def _scoped_refs(refs: list[tuple[int, str, str, str, int]], definitions: list[D
     """Attach each reference to the innermost enclosing definition; a reference repeated within one
     scope is kept once, at its first line (it resolves, and links, the same way every time)."""
     enclosing = _enclosing(definitions)
-    scopes = [d.qualified if d.kind != CONTAINER_ONLY else d.extra.get("scope", d.qualified) for d in definitions]
+    scopes = [
+        d.qualified if d.kind != CONTAINER_ONLY else d.extra.get("scope", d.qualified) for d in definitions
+    ]
     seen: set[tuple[str, str, str, str]] = set()
     result = []
     refs.sort()
@@ -265,8 +285,9 @@ def _scoped_refs(refs: list[tuple[int, str, str, str, int]], definitions: list[D
     return result
 
 
-def _scoped_imports(imports: list[tuple[int, list[RawImport]]],
-                    definitions: list[Definition]) -> tuple[RawImport, ...]:
+def _scoped_imports(
+    imports: list[tuple[int, list[RawImport]]], definitions: list[Definition]
+) -> tuple[RawImport, ...]:
     """The imports, each with the function it is written in (``def f(): from x import g`` binds
     ``g`` in ``f`` only); imports at module or class level keep an empty scope."""
     enclosing = _enclosing(definitions)
@@ -301,7 +322,11 @@ def _parent_positions(definitions: list[Definition]) -> list[int]:
 def _exports(root: Node) -> tuple[str, ...] | None:
     """Names listed in a Python module's ``__all__``, when it has one."""
     for child in root.named_children:
-        node = child.named_children[0] if child.type == "expression_statement" and child.named_child_count else child
+        node = (
+            child.named_children[0]
+            if child.type == "expression_statement" and child.named_child_count
+            else child
+        )
         if node.type != "assignment" or node_text(node.child_by_field_name("left")) != "__all__":
             continue
         value = node.child_by_field_name("right")

@@ -117,7 +117,11 @@ def _index_locked(
 
 
 def _update(
-    root: Path, store: Store, full: bool, progress: Progress | None, only: Sequence[str] | None,
+    root: Path,
+    store: Store,
+    full: bool,
+    progress: Progress | None,
+    only: Sequence[str] | None,
     started: float,
 ) -> IndexStats:
     known = store.files()
@@ -284,7 +288,10 @@ def _write_one(store: Store, p: _Parsed, old: FileRow | None) -> tuple[int | Non
 
 
 def _resolve(
-    store: Store, affected: set[int], refs: dict[int, str], inherits: dict[int, tuple[RawRef, ...]],
+    store: Store,
+    affected: set[int],
+    refs: dict[int, str],
+    inherits: dict[int, tuple[RawRef, ...]],
     total_files: int,
 ) -> None:
     """Resolve the references of ``affected`` files (``refs`` holds those just parsed, as JSON, and

@@ -57,8 +57,10 @@ def writable(path: Path) -> bool:
 def quarantine(path: Path, reason: str) -> None:
     """Move a damaged index (and its WAL files) aside, with one warning line."""
     if not writable(path):
-        raise IndexDamaged(f"the index {path} is {reason}, and its directory cannot be written: make "
-                           f"{path.parent} writable, or remove it, then run `mnemo index` again")
+        raise IndexDamaged(
+            f"the index {path} is {reason}, and its directory cannot be written: make "
+            f"{path.parent} writable, or remove it, then run `mnemo index` again"
+        )
     for old in path.parent.glob(f"{path.name}{DAMAGED_SUFFIX}*"):
         old.unlink(missing_ok=True)
     aside = Path(f"{path}{DAMAGED_SUFFIX}{time.strftime('%Y%m%dT%H%M%S')}")

@@ -73,16 +73,47 @@ _TYPE_TOKEN = re.compile(r"[A-Za-z_][\w.]*|[\[\],|]")
 IMPLICIT_KINDS = ("read", "enter", "iterate")  # references that run code without call syntax
 PROTOCOLS = {"enter": ("__enter__", "__exit__"), "iterate": ("__iter__",)}  # the methods they run
 PROPERTY_DECORATORS = frozenset({"property", "cached_property", "getter", "setter"})
-TYPE_WRAPPERS = frozenset({
-    "Optional", "Union", "None", "Any", "List", "Dict", "Set", "FrozenSet", "Tuple", "Type", "Sequence",
-    "Iterable", "Iterator", "Generator", "Mapping", "MutableMapping", "Callable", "ClassVar", "Final",
-    "Annotated", "list", "dict", "set", "tuple", "type", "frozenset", "typing", "t",
-})
+TYPE_WRAPPERS = frozenset(
+    {
+        "Optional",
+        "Union",
+        "None",
+        "Any",
+        "List",
+        "Dict",
+        "Set",
+        "FrozenSet",
+        "Tuple",
+        "Type",
+        "Sequence",
+        "Iterable",
+        "Iterator",
+        "Generator",
+        "Mapping",
+        "MutableMapping",
+        "Callable",
+        "ClassVar",
+        "Final",
+        "Annotated",
+        "list",
+        "dict",
+        "set",
+        "tuple",
+        "type",
+        "frozenset",
+        "typing",
+        "t",
+    }
+)
 _HEAD = re.compile(r"[.(]")
 _CLASS_OBJECT = re.compile(r"\b[Tt]ype\[")  # ``type[Option]``, ``t.Optional[t.Type[Option]]``
-NEUTRAL_BASES = frozenset({"object", "Generic", "Protocol", "ABC", "NamedTuple", "TypedDict"})  # never call back
+NEUTRAL_BASES = frozenset(
+    {"object", "Generic", "Protocol", "ABC", "NamedTuple", "TypedDict"}
+)  # never call back
 _EXTERNAL = _Resolution([], "external")
-_PARAMETER = _Resolution([], "parameter", final=False)  # a local of unknown type: its methods may still be guessed
+_PARAMETER = _Resolution(
+    [], "parameter", final=False
+)  # a local of unknown type: its methods may still be guessed
 
 
 class Resolver:
@@ -157,11 +188,21 @@ class Resolver:
             if src is None:
                 continue
             if receiver:
-                scoped = (every_receiver_scoped or receiver in hooks.self_names or hooks.is_super(receiver)
-                          or _HEAD.split(receiver, 1)[0] in nested or receiver in typed)
+                scoped = (
+                    every_receiver_scoped
+                    or receiver in hooks.self_names
+                    or hooks.is_super(receiver)
+                    or _HEAD.split(receiver, 1)[0] in nested
+                    or receiver in typed
+                )
             else:
-                scoped = (every_bare_call_scoped or name in nested or name in typed or name in hooks.self_names
-                          or name in hooks.super_names)
+                scoped = (
+                    every_bare_call_scoped
+                    or name in nested
+                    or name in typed
+                    or name in hooks.self_names
+                    or name in hooks.super_names
+                )
             key = (scope if scoped else "", receiver, name, ref_kind)
             target = cache.get(key)
             if target is None:
@@ -209,12 +250,18 @@ class Resolver:
         for name, ids in w.top(file_id).items():
             if "." in name:
                 parent = symbols[ids[0]].parent_id
-                if parent is not None and parent in symbols and symbols[parent].kind in {"function", "method"}:
+                if (
+                    parent is not None
+                    and parent in symbols
+                    and symbols[parent].kind in {"function", "method"}
+                ):
                     nested.add(name.rsplit(".", 1)[1])
         return nested | {alias for names in w.bindings(file_id).scoped.values() for alias in names}
 
     def _resolve_type(self, file_id: int, ref: RawRef) -> _Resolution:
-        found = self._resolve_dotted(file_id, ref.scope, f"{ref.receiver}.{ref.name}" if ref.receiver else ref.name)
+        found = self._resolve_dotted(
+            file_id, ref.scope, f"{ref.receiver}.{ref.name}" if ref.receiver else ref.name
+        )
         found.ids = [i for i in found.ids if self.world.symbol(i).kind in CLASS_KINDS]
         return found
 
@@ -227,7 +274,9 @@ class Resolver:
             if called.ids:
                 return called
             if ref.name in hooks.self_names and not self._imported_here(file_id, ref.scope, ref.name):
-                return _Resolution(w.enclosing_classes(file_id, ref.scope), "self")  # cls(...) builds the class
+                return _Resolution(
+                    w.enclosing_classes(file_id, ref.scope), "self"
+                )  # cls(...) builds the class
             if hooks.implicit_self:
                 members = w.find_member(w.enclosing_classes(file_id, ref.scope), ref.name)
                 if members:
@@ -246,7 +295,9 @@ class Resolver:
         if called.ids:
             return called
         if self._is_self(file_id, ref.scope, receiver):
-            classes = w.enclosing_classes(file_id, ref.scope) or self._typed_receiver(file_id, ref.scope, receiver)
+            classes = w.enclosing_classes(file_id, ref.scope) or self._typed_receiver(
+                file_id, ref.scope, receiver
+            )
             if classes:
                 members = w.find_member(classes, ref.name)
                 return _Resolution(members, "self") if members else self._callbacks(classes)
@@ -297,8 +348,11 @@ class Resolver:
         else:
             classes = self._typed_receiver(file_id, ref.scope, ref.receiver)
         members = self.world.find_member(classes, ref.name)
-        props = [m for m in members if any(d.rsplit(".", 1)[-1] in PROPERTY_DECORATORS
-                                           for d in self.world.symbol(m).decorators)]
+        props = [
+            m
+            for m in members
+            if any(d.rsplit(".", 1)[-1] in PROPERTY_DECORATORS for d in self.world.symbol(m).decorators)
+        ]
         return _Resolution(props, "self") if props else _EXTERNAL
 
     def _resolve_protocol(self, file_id: int, ref: RawRef) -> _Resolution:
@@ -337,7 +391,8 @@ class Resolver:
             known = self._external[class_id] = any(
                 self._resolve_dotted(symbol.file_id, symbol.name, base).how == "external"
                 for base in symbol.supers
-                if base.rsplit(".", 1)[-1] not in NEUTRAL_BASES and base.split(".", 1)[0] not in builtins)
+                if base.rsplit(".", 1)[-1] not in NEUTRAL_BASES and base.split(".", 1)[0] not in builtins
+            )
         return known
 
     def _callbacks(self, classes: Sequence[int]) -> _Resolution:
@@ -353,8 +408,11 @@ class Resolver:
             for short, ids in w.members(cls).items():
                 protected = short.startswith("_") and not short.startswith("__")
                 if short not in constructors:
-                    found += [m for m in ids if w.symbol(m).kind == "method"
-                              and (protected or short in w.symbol(m).supers)]
+                    found += [
+                        m
+                        for m in ids
+                        if w.symbol(m).kind == "method" and (protected or short in w.symbol(m).supers)
+                    ]
         return _Resolution(found, "callback") if found else _EXTERNAL
 
     def _held_callables(self, file_id: int, classes: Sequence[int]) -> list[int]:
@@ -364,7 +422,9 @@ class Resolver:
         held = []
         for cls in classes:
             scope = w.symbol(cls).name
-            for variable, (kind, text) in self._types.get(scope, {}).items() if file_id == self._types_file else ():
+            for variable, (kind, text) in (
+                self._types.get(scope, {}).items() if file_id == self._types_file else ()
+            ):
                 if kind == "type" and ("." not in variable or variable.startswith("self.")):
                     held += w.find_member(self._classes_in(file_id, scope, text), "__call__")
         return list(dict.fromkeys(held))
@@ -372,8 +432,12 @@ class Resolver:
     def _fixture_parameters(self, file_id: int) -> set[str]:
         """Parameters of a file's tests and fixtures: pytest fills them, so each scope types them."""
         symbols = self.world.symbols
-        return {p for ids in self.world.top(file_id).values() for p in symbols[ids[0]].params
-                if symbols[ids[0]].is_test_case or _is_fixture(symbols[ids[0]])}
+        return {
+            p
+            for ids in self.world.top(file_id).values()
+            for p in symbols[ids[0]].params
+            if symbols[ids[0]].is_test_case or _is_fixture(symbols[ids[0]])
+        }
 
     def _property_names(self) -> frozenset[str]:
         """Short names of every property in the repository (a ``self.x`` read of anything else runs nothing)."""
@@ -406,7 +470,9 @@ class Resolver:
         src = self._source(file_id, scope)
         if src is None or receiver not in self.world.symbol(src).params:
             return []
-        fixture = self._find_fixture(file_id, receiver) if self.world.files[file_id].language == "python" else None
+        fixture = (
+            self._find_fixture(file_id, receiver) if self.world.files[file_id].language == "python" else None
+        )
         if fixture is None or not self.world.symbol(fixture).returns:
             return []
         return self._classes_returned_by(fixture)
@@ -512,8 +578,11 @@ class Resolver:
         """The import bindings a scope sees, innermost first: its functions' imports, then the module's."""
         bindings = self.world.bindings(file_id)
         parts = scope.split(".") if scope and bindings.scoped else []
-        inner = [bindings.scoped[p] for p in (".".join(parts[:i]) for i in range(len(parts), 0, -1))
-                 if p in bindings.scoped]
+        inner = [
+            bindings.scoped[p]
+            for p in (".".join(parts[:i]) for i in range(len(parts), 0, -1))
+            if p in bindings.scoped
+        ]
         return [*inner, bindings.names]
 
     def _imported_here(self, file_id: int, scope: str, name: str) -> bool:
@@ -609,8 +678,11 @@ class Resolver:
     def _tests_edges(self, calls: list[Edge]) -> list[Edge]:
         """From each test case to the non-test code it calls directly (fixtures are reached by walking)."""
         w = self.world
-        return [Edge(e.src, e.dst, "tests", "derived", e.confidence, e.line) for e in calls
-                if w.symbol(e.src).is_test_case and not w.symbol(e.dst).is_test]
+        return [
+            Edge(e.src, e.dst, "tests", "derived", e.confidence, e.line)
+            for e in calls
+            if w.symbol(e.src).is_test_case and not w.symbol(e.dst).is_test
+        ]
 
     def _import_edges(self, file_id: int) -> list[Edge]:
         """From a module to the modules and names its imports bind."""
@@ -632,9 +704,15 @@ class Resolver:
                 if w.symbol(cls).kind not in CLASS_KINDS or not w.bases(cls):
                     continue
                 for short, methods in w.members(cls).items():
-                    base_methods = [b for b in w.find_member(w.bases(cls), short) if w.symbol(b).kind == "method"]
-                    edges.extend(Edge(m, b, "overrides", "derived", CONFIDENCE["derived"], 0)
-                                 for m in methods if w.symbol(m).kind == "method" for b in base_methods)
+                    base_methods = [
+                        b for b in w.find_member(w.bases(cls), short) if w.symbol(b).kind == "method"
+                    ]
+                    edges.extend(
+                        Edge(m, b, "overrides", "derived", CONFIDENCE["derived"], 0)
+                        for m in methods
+                        if w.symbol(m).kind == "method"
+                        for b in base_methods
+                    )
         return edges
 
 

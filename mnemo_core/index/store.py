@@ -83,9 +83,12 @@ CREATE VIRTUAL TABLE commits_fts USING fts5(message, tokenize='porter unicode61'
 # Indexes by table. Filling an empty table and then indexing it is faster than both at once, so a
 # cold build drops these and creates them again once the rows are in (see ``indexes_deferred``).
 _INDEXES = {
-    "symbols": {"symbols_file": "(file_id)", "symbols_short": "(short_name)",
-                "symbols_short_lower": "(lower(short_name))",
-                "symbols_properties": "(short_name) WHERE decorators LIKE '%property%'"},
+    "symbols": {
+        "symbols_file": "(file_id)",
+        "symbols_short": "(short_name)",
+        "symbols_short_lower": "(lower(short_name))",
+        "symbols_properties": "(short_name) WHERE decorators LIKE '%property%'",
+    },
     "edges": {"edges_src": "(src)", "edges_dst": "(dst)", "edges_file": "(file_id)"},
 }
 _SYMBOL_COLUMNS = (
@@ -186,8 +189,9 @@ def _connect(path: Path) -> sqlite3.Connection:
 def _connect_read_only(path: Path) -> sqlite3.Connection:
     """A read-only connection; ``immutable`` where SQLite could not even create the WAL's index."""
     for options in ("mode=ro", "mode=ro&immutable=1"):
-        conn = sqlite3.connect(f"{path.absolute().as_uri()}?{options}", uri=True, isolation_level=None,
-                               check_same_thread=False)
+        conn = sqlite3.connect(
+            f"{path.absolute().as_uri()}?{options}", uri=True, isolation_level=None, check_same_thread=False
+        )
         try:
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
             return conn
@@ -268,8 +272,13 @@ class Store:
             if version < 0:
                 quarantine(path, reason or "not an index of mnemo")
             else:
-                log.warning("the index %s was built by another version of mnemo (schema %d, expected %d); "
-                            "rebuilding it", path, version, SCHEMA_VERSION)
+                log.warning(
+                    "the index %s was built by another version of mnemo (schema %d, expected %d); "
+                    "rebuilding it",
+                    path,
+                    version,
+                    SCHEMA_VERSION,
+                )
                 for suffix in ("", *SIDE_FILES):  # mnemo's own file, rewritable: nothing to keep
                     Path(f"{path}{suffix}").unlink(missing_ok=True)
             conn = _connect(path)
@@ -285,12 +294,16 @@ class Store:
             version = _schema_version(conn)
         except sqlite3.DatabaseError as exc:
             conn.close()
-            raise IndexDamaged(f"the index {path} is damaged ({exc}) and cannot be rebuilt: it is read-only. "
-                               f"Make {path.parent} writable, then run `mnemo index` again") from exc
+            raise IndexDamaged(
+                f"the index {path} is damaged ({exc}) and cannot be rebuilt: it is read-only. "
+                f"Make {path.parent} writable, then run `mnemo index` again"
+            ) from exc
         if version != SCHEMA_VERSION:
             conn.close()
-            raise IndexReadOnly(f"the index {path} was built by another version of mnemo and cannot be "
-                                f"rebuilt: it is read-only. Make {path.parent} writable")
+            raise IndexReadOnly(
+                f"the index {path} was built by another version of mnemo and cannot be "
+                f"rebuilt: it is read-only. Make {path.parent} writable"
+            )
         store = cls(conn, path)
         store.read_only = True
         return store
@@ -355,7 +368,9 @@ class Store:
 
     def touch_file(self, file_id: int, facts: FileFacts) -> None:
         """Record a new size and mtime for a file whose content did not change."""
-        self.conn.execute("UPDATE files SET size=?, mtime_ns=? WHERE id=?", (facts.size, facts.mtime_ns, file_id))
+        self.conn.execute(
+            "UPDATE files SET size=?, mtime_ns=? WHERE id=?", (facts.size, facts.mtime_ns, file_id)
+        )
 
     def remove_files(self, file_ids: Sequence[int]) -> None:
         """Forget files, their symbols, references and every edge touching them."""
@@ -378,8 +393,17 @@ class Store:
         imports = json.dumps(extract.imports)  # NamedTuples encode as JSON arrays
         encoded = refs or encode_refs(extract.refs)
         exports = json.dumps(list(extract.exports)) if extract.exports is not None else None
-        values = (extract.language, facts.hash, facts.size, facts.mtime_ns, extract.parse_errors, exports, imports,
-                  encoded.json, encoded.names)
+        values = (
+            extract.language,
+            facts.hash,
+            facts.size,
+            facts.mtime_ns,
+            extract.parse_errors,
+            exports,
+            imports,
+            encoded.json,
+            encoded.names,
+        )
         if old is None:
             cur = self.conn.execute(
                 "INSERT INTO files(language, hash, size, mtime_ns, parse_errors, exports, imports, refs, ref_names,"
@@ -411,7 +435,9 @@ class Store:
     def _reuse_ids(self, file_id: int, extract: FileExtract) -> tuple[list[int], set[str], set[int]]:
         """Ids for a re-parsed file's symbols (old ones where they match), after deleting the old rows;
         also the old short names and the files that had edges into removed symbols."""
-        old = self.conn.execute("SELECT id, name, kind FROM symbols WHERE file_id=? ORDER BY id", (file_id,)).fetchall()
+        old = self.conn.execute(
+            "SELECT id, name, kind FROM symbols WHERE file_id=? ORDER BY id", (file_id,)
+        ).fetchall()
         old_ids = dict(zip(_ordinal_keys((name, kind) for _, name, kind in old), (row[0] for row in old)))
         keys = _ordinal_keys((s.name, s.kind) for s in extract.symbols)
         new_keys = set(keys)
@@ -436,8 +462,17 @@ class Store:
                 parent_id = parent_id or module_id
                 by_name.setdefault(sym.name, sid)
             rows.append((sid, *_symbol_row(sym, file_id, parent_id)))
-            fts.append((sid, sym.name.rsplit(".", 1)[-1], sym.words, sym.name, sym.signature, sym.docstring,
-                        path_words))
+            fts.append(
+                (
+                    sid,
+                    sym.name.rsplit(".", 1)[-1],
+                    sym.words,
+                    sym.name,
+                    sym.signature,
+                    sym.docstring,
+                    path_words,
+                )
+            )
             if sym.body:  # (a path or name word weighted up in a column of its own ranked no better)
                 bodies.append((sid, f"{path_words} {sym.words} {sym.body}"))
         self.conn.executemany(_INSERT_SYMBOL, rows)
@@ -457,7 +492,9 @@ class Store:
             marks = ",".join("?" * len(chunk))
             rows = self.conn.execute(f"SELECT DISTINCT file_id FROM edges WHERE dst IN ({marks})", chunk)
             dependents.update(r[0] for r in rows)
-            self.conn.execute(f"DELETE FROM edges WHERE dst IN ({marks}) OR src IN ({marks})", (*chunk, *chunk))
+            self.conn.execute(
+                f"DELETE FROM edges WHERE dst IN ({marks}) OR src IN ({marks})", (*chunk, *chunk)
+            )
             self.conn.execute(f"DELETE FROM symbols_fts WHERE rowid IN ({marks})", chunk)
             self.conn.execute(f"DELETE FROM bodies_fts WHERE rowid IN ({marks})", chunk)
             self.conn.execute(f"DELETE FROM symbols WHERE id IN ({marks})", chunk)
@@ -467,12 +504,16 @@ class Store:
         """Files (other than ``exclude``) with a reference to any of ``names``."""
         if len(names) > INSTR_SCAN_MAX_NAMES:  # many names: one pass over every file's name list
             rows = self.conn.execute("SELECT id, ref_names FROM files")
-            return {fid for fid, listed in rows if fid not in exclude and not names.isdisjoint(listed.split())}
+            return {
+                fid for fid, listed in rows if fid not in exclude and not names.isdisjoint(listed.split())
+            }
         result: set[int] = set()
         if names:
             where = " OR ".join("instr(ref_names, ?) > 0" for _ in names)
-            result.update(r[0] for r in self.conn.execute(f"SELECT id FROM files WHERE {where}",
-                                                          [f" {n} " for n in names]))
+            result.update(
+                r[0]
+                for r in self.conn.execute(f"SELECT id FROM files WHERE {where}", [f" {n} " for n in names])
+            )
         return result - exclude
 
     def files_with_edges_into(self, file_ids: Iterable[int]) -> set[int]:
@@ -498,7 +539,9 @@ class Store:
         """The imports and declared exports of some files (all of them for None)."""
         out = {}
         for where, args in _id_filters("id", file_ids):
-            for fid, imports, exports in self.conn.execute(f"SELECT id, imports, exports FROM files {where}", args):
+            for fid, imports, exports in self.conn.execute(
+                f"SELECT id, imports, exports FROM files {where}", args
+            ):
                 parsed = [RawImport(*row) for row in json.loads(imports)]
                 out[fid] = (parsed, tuple(json.loads(exports)) if exports else None)
         return out
@@ -507,7 +550,9 @@ class Store:
         """The symbols of some files (all of them for None), in the shape the resolver needs."""
         out = []
         for where, args in _id_filters("file_id", file_ids):
-            out.extend(_symbol_rows(self.conn.execute(f"SELECT {_RESOLVER_COLUMNS} FROM symbols {where}", args)))
+            out.extend(
+                _symbol_rows(self.conn.execute(f"SELECT {_RESOLVER_COLUMNS} FROM symbols {where}", args))
+            )
         return out
 
     def symbol_files(self, symbol_ids: Iterable[int]) -> dict[int, int]:
@@ -524,7 +569,9 @@ class Store:
 
     def symbols_with_short_name(self, name: str) -> list[SymbolRow]:
         """Every symbol whose last name component is ``name``."""
-        return _symbol_rows(self.conn.execute(f"SELECT {_RESOLVER_COLUMNS} FROM symbols WHERE short_name=?", (name,)))
+        return _symbol_rows(
+            self.conn.execute(f"SELECT {_RESOLVER_COLUMNS} FROM symbols WHERE short_name=?", (name,))
+        )
 
     def bases_of(self, class_ids: Iterable[int] | None, exclude_files: set[int]) -> list[tuple[int, int]]:
         """Stored (class, base) pairs, leaving out those resolved from ``exclude_files``."""
@@ -539,7 +586,10 @@ class Store:
         """The unresolved references of some files, as ``RawRef``-shaped lists."""
         out: dict[int, list[Any]] = {}
         for where, args in _id_filters("id", file_ids):
-            out.update((fid, json.loads(refs)) for fid, refs in self.conn.execute(f"SELECT id, refs FROM files {where}", args))
+            out.update(
+                (fid, json.loads(refs))
+                for fid, refs in self.conn.execute(f"SELECT id, refs FROM files {where}", args)
+            )
         return out
 
     def files_subclassing(self, file_ids: Iterable[int]) -> set[int]:
@@ -548,7 +598,9 @@ class Store:
         for where, args in _id_filters("s.file_id", file_ids):
             rows = self.conn.execute(
                 f"SELECT DISTINCT e.file_id FROM edges e JOIN symbols s ON s.id = e.dst {where}"
-                " AND e.type='inherits'", args)
+                " AND e.type='inherits'",
+                args,
+            )
             result.update(r[0] for r in rows)
         return result
 
@@ -578,7 +630,9 @@ class Store:
         for path, name, kind in keys:
             row = self.conn.execute(
                 f"SELECT {_SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id"
-                " WHERE f.path=? AND s.name=? AND s.kind=? ORDER BY s.id LIMIT 1", (path, name, kind)).fetchone()
+                " WHERE f.path=? AND s.name=? AND s.kind=? ORDER BY s.id LIMIT 1",
+                (path, name, kind),
+            ).fetchone()
             if row is not None:
                 out[(path, name, kind)] = _symbol(row)
         return out
@@ -596,7 +650,10 @@ class Store:
         """Symbols whose qualified or short name matches a name or a glob (``*`` and ``?``)."""
         glob = pattern if any(c in pattern for c in "*?[") else None
         if glob:
-            where, args = "(s.name GLOB ? OR s.short_name GLOB ? OR f.path || ':' || s.name GLOB ?)", [glob] * 3
+            where, args = (
+                "(s.name GLOB ? OR s.short_name GLOB ? OR f.path || ':' || s.name GLOB ?)",
+                [glob] * 3,
+            )
         else:
             where, args = "(s.name = ? OR s.short_name = ? OR f.path || ':' || s.name = ?)", [pattern] * 3
         rows = self.conn.execute(
@@ -613,7 +670,8 @@ class Store:
         for chunk in _chunks(list(ids)):
             marks = ",".join("?" * len(chunk))
             rows = self.conn.execute(
-                f"SELECT src, dst, type, resolution, confidence, line FROM edges WHERE {column} IN ({marks})", chunk
+                f"SELECT src, dst, type, resolution, confidence, line FROM edges WHERE {column} IN ({marks})",
+                chunk,
             )
             out.extend(Edge(*r) for r in rows)
         return out
@@ -644,8 +702,9 @@ class Store:
         found: dict[int, list[str]] = {}
         marks = ",".join("?" * len(ids))
         for term in terms:
-            rows = self.conn.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid IN ({marks})",
-                                     (f'"{term}"', *ids))
+            rows = self.conn.execute(
+                f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid IN ({marks})", (f'"{term}"', *ids)
+            )
             for (sid,) in rows:
                 found.setdefault(int(sid), []).append(term)
         return found
@@ -667,12 +726,15 @@ class Store:
         for commit in commits:
             cur = self.conn.execute(
                 "INSERT OR IGNORE INTO commits(sha, time, author, subject, paths) VALUES (?,?,?,?,?)",
-                (commit.sha, commit.time, commit.author, commit.subject, json.dumps(commit.paths)))
+                (commit.sha, commit.time, commit.author, commit.subject, json.dumps(commit.paths)),
+            )
             if cur.rowcount:
-                self.conn.execute("INSERT INTO commits_fts(rowid, message) VALUES (?,?)",
-                                  (cur.lastrowid, commit.message))
-                self.conn.executemany("INSERT INTO commit_files VALUES (?,?)",
-                                      [(cur.lastrowid, path) for path in commit.paths])
+                self.conn.execute(
+                    "INSERT INTO commits_fts(rowid, message) VALUES (?,?)", (cur.lastrowid, commit.message)
+                )
+                self.conn.executemany(
+                    "INSERT INTO commit_files VALUES (?,?)", [(cur.lastrowid, path) for path in commit.paths]
+                )
 
     def forget_commits(self, keep: int | None = None) -> None:
         """Forget every remembered commit but the newest ``keep`` (all of them for None)."""
@@ -686,16 +748,25 @@ class Store:
         """Remembered commits whose messages match an FTS5 expression, best BM25 first."""
         hits = self._bm25("commits_fts", "1.0", match, limit)
         marks = ",".join("?" * len(hits))
-        rows = {r[0]: r for r in self.conn.execute(
-            f"SELECT id, sha, time, subject, paths FROM commits WHERE id IN ({marks})", [c for c, _ in hits])}
-        return [PastCommit(rows[c][1], rows[c][2], rows[c][3], tuple(json.loads(rows[c][4])), score)
-                for c, score in hits if c in rows]
+        rows = {
+            r[0]: r
+            for r in self.conn.execute(
+                f"SELECT id, sha, time, subject, paths FROM commits WHERE id IN ({marks})",
+                [c for c, _ in hits],
+            )
+        }
+        return [
+            PastCommit(rows[c][1], rows[c][2], rows[c][3], tuple(json.loads(rows[c][4])), score)
+            for c, score in hits
+            if c in rows
+        ]
 
     def commit_targets(self, shas: Sequence[str]) -> dict[str, tuple[tuple[str, str], ...]]:
         """The functions each remembered commit changed, where they were asked before."""
         marks = ",".join("?" * len(shas))
         rows = self.conn.execute(
-            f"SELECT sha, targets FROM commits WHERE targets IS NOT NULL AND sha IN ({marks})", list(shas))
+            f"SELECT sha, targets FROM commits WHERE targets IS NOT NULL AND sha IN ({marks})", list(shas)
+        )
         return {sha: tuple((p, n) for p, n in json.loads(targets)) for sha, targets in rows}
 
     def save_commit_targets(self, found: dict[str, tuple[tuple[str, str], ...]]) -> None:
@@ -706,8 +777,10 @@ class Store:
         try:
             self.conn.execute("PRAGMA busy_timeout=0")
             with _transaction(self.conn):
-                self.conn.executemany("UPDATE commits SET targets=? WHERE sha=?",
-                                      [(json.dumps(t), sha) for sha, t in found.items()])
+                self.conn.executemany(
+                    "UPDATE commits SET targets=? WHERE sha=?",
+                    [(json.dumps(t), sha) for sha, t in found.items()],
+                )
         except sqlite3.Error as exc:
             log.info("commit targets not cached: %s", exc)
         finally:
@@ -724,7 +797,9 @@ class Store:
                 " (SELECT count(*) FROM commit_files x JOIN commits y ON y.id = x.commit_id"
                 "  WHERE x.path = cf.path AND y.time >= ?)"
                 f" FROM commit_files cf JOIN commits c ON c.id = cf.commit_id WHERE cf.path IN ({marks})"
-                " AND c.id = (SELECT max(commit_id) FROM commit_files WHERE path = cf.path)", (since, *chunk))
+                " AND c.id = (SELECT max(commit_id) FROM commit_files WHERE path = cf.path)",
+                (since, *chunk),
+            )
             out.update((r[0], FileCommits(r[1], int(r[2]), r[3], r[4], int(r[5]))) for r in rows)
         return out
 
@@ -738,8 +813,10 @@ class Store:
         wanted = set(targets)
         out: dict[tuple[str, str], list[int]] = {}
         for path in {p for p, _ in wanted}:
-            rows = self.conn.execute("SELECT s.id, s.short_name FROM symbols s JOIN files f ON f.id = s.file_id"
-                                     " WHERE f.path=?", (path,))
+            rows = self.conn.execute(
+                "SELECT s.id, s.short_name FROM symbols s JOIN files f ON f.id = s.file_id WHERE f.path=?",
+                (path,),
+            )
             for sid, name in rows:
                 if (path, name) in wanted:
                     out.setdefault((path, name), []).append(int(sid))
@@ -759,14 +836,18 @@ class Store:
                 out.setdefault(name, []).append(sid)
         return out
 
-    def symbols_named(self, names: Iterable[str], prefix: bool = False, limit: int = 50) -> dict[str, list[Symbol]]:
+    def symbols_named(
+        self, names: Iterable[str], prefix: bool = False, limit: int = 50
+    ) -> dict[str, list[Symbol]]:
         """Symbols by case-insensitive short name (or name prefix), best candidates first."""
         out: dict[str, list[Symbol]] = {}
         for name in names:
             lower = name.lower()
             if prefix:
-                where, args = "lower(s.short_name) >= ? AND lower(s.short_name) < ? AND lower(s.short_name) != ?", (
-                    lower, lower + "\uffff", lower)
+                where, args = (
+                    "lower(s.short_name) >= ? AND lower(s.short_name) < ? AND lower(s.short_name) != ?",
+                    (lower, lower + "\uffff", lower),
+                )
             else:
                 where, args = "lower(s.short_name) = ?", (lower,)
             rows = self.conn.execute(
@@ -818,7 +899,9 @@ class Store:
         for where, args in _id_filters("s.parent_id", list(ids)):
             rows = self.conn.execute(
                 f"SELECT {_SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id {where}"
-                " ORDER BY s.start_line", args)
+                " ORDER BY s.start_line",
+                args,
+            )
             for r in rows:
                 symbol = _symbol(r)
                 out.setdefault(symbol.parent_id or 0, []).append(symbol)
@@ -829,7 +912,9 @@ class Store:
         out: dict[int, int] = {}
         for where, args in _id_filters("dst", list(ids)):
             clause = f"{where} AND type='calls'"
-            out.update(self.conn.execute(f"SELECT dst, count(DISTINCT src) FROM edges {clause} GROUP BY dst", args))
+            out.update(
+                self.conn.execute(f"SELECT dst, count(DISTINCT src) FROM edges {clause} GROUP BY dst", args)
+            )
         return out
 
     def totals(self) -> tuple[int, int, int]:
@@ -846,9 +931,9 @@ class Store:
             "files": "SELECT language, count(*) FROM files GROUP BY language",
             "symbols": "SELECT kind, count(*) FROM symbols GROUP BY kind",
             "edges": "SELECT type, count(*) FROM edges GROUP BY type"
-                     " UNION ALL SELECT 'contains', count(*) FROM symbols WHERE parent_id IS NOT NULL",
+            " UNION ALL SELECT 'contains', count(*) FROM symbols WHERE parent_id IS NOT NULL",
             "resolution": "SELECT resolution, count(*) FROM edges GROUP BY resolution"
-                          " UNION ALL SELECT 'structure', count(*) FROM symbols WHERE parent_id IS NOT NULL",
+            " UNION ALL SELECT 'structure', count(*) FROM symbols WHERE parent_id IS NOT NULL",
         }
         return {key: dict(self.conn.execute(sql).fetchall()) for key, sql in queries.items()}
 
@@ -859,8 +944,12 @@ def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
         conn.execute("BEGIN IMMEDIATE")
     except sqlite3.OperationalError as exc:
         if is_read_only(exc):
-            raise IndexReadOnly(f"the index cannot be written ({exc}); check the permissions of .mnemo/") from exc
-        raise MnemoError(f"the index is locked by another process ({exc}); try again when it finishes") from exc
+            raise IndexReadOnly(
+                f"the index cannot be written ({exc}); check the permissions of .mnemo/"
+            ) from exc
+        raise MnemoError(
+            f"the index is locked by another process ({exc}); try again when it finishes"
+        ) from exc
     try:
         yield
     except BaseException:
@@ -869,14 +958,14 @@ def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
     conn.execute("COMMIT")
 
 
-_INSERT_FTS = (
-    "INSERT INTO symbols_fts(rowid, name, words, qualified, signature, docstring, path) VALUES (?,?,?,?,?,?,?)"
-)
+_INSERT_FTS = "INSERT INTO symbols_fts(rowid, name, words, qualified, signature, docstring, path) VALUES (?,?,?,?,?,?,?)"
 _INSERT_SYMBOL = (
     "INSERT INTO symbols(id, file_id, name, short_name, kind, signature, docstring, start_line, end_line, size,"
     " is_test, is_test_case, exported, parent_id, params, decorators, returns, supers)"
     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
+
+
 def _ordinal_keys(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str, int]]:
     """(name, kind, n): the n-th definition of that name and kind in a file (overloads, setters)."""
     seen: Counter[tuple[str, str]] = Counter()
@@ -889,29 +978,66 @@ def _ordinal_keys(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str, int]
 
 def _symbol_row(sym: RawSymbol, file_id: int, parent_id: int | None) -> tuple[object, ...]:
     return (
-        file_id, sym.name, sym.name.rsplit(".", 1)[-1], sym.kind, sym.signature, sym.docstring, sym.start_line,
-        sym.end_line, sym.size, int(sym.is_test), int(sym.is_test_case), int(sym.exported), parent_id,
-        " ".join(sym.params), "\n".join(sym.decorators), sym.returns, " ".join(sym.supers),
+        file_id,
+        sym.name,
+        sym.name.rsplit(".", 1)[-1],
+        sym.kind,
+        sym.signature,
+        sym.docstring,
+        sym.start_line,
+        sym.end_line,
+        sym.size,
+        int(sym.is_test),
+        int(sym.is_test_case),
+        int(sym.exported),
+        parent_id,
+        " ".join(sym.params),
+        "\n".join(sym.decorators),
+        sym.returns,
+        " ".join(sym.supers),
     )
 
 
 def _symbol(r: Sequence[object]) -> Symbol:
     return Symbol(
-        id=int(r[0]), path=str(r[1]), name=str(r[2]), kind=str(r[3]), language=str(r[4]), signature=str(r[5]),
-        docstring=str(r[6]), start_line=int(r[7]), end_line=int(r[8]), size=int(r[9]), is_test=bool(r[10]),
-        is_test_case=bool(r[11]), exported=bool(r[12]), parent_id=int(r[13]) if r[13] is not None else None,
+        id=int(r[0]),
+        path=str(r[1]),
+        name=str(r[2]),
+        kind=str(r[3]),
+        language=str(r[4]),
+        signature=str(r[5]),
+        docstring=str(r[6]),
+        start_line=int(r[7]),
+        end_line=int(r[8]),
+        size=int(r[9]),
+        is_test=bool(r[10]),
+        is_test_case=bool(r[11]),
+        exported=bool(r[12]),
+        parent_id=int(r[13]) if r[13] is not None else None,
         decorators=tuple(str(r[14]).split("\n")) if r[14] else (),
     )
 
 
-_RESOLVER_COLUMNS = "id, file_id, name, kind, parent_id, is_test, is_test_case, params, decorators, returns, supers"
+_RESOLVER_COLUMNS = (
+    "id, file_id, name, kind, parent_id, is_test, is_test_case, params, decorators, returns, supers"
+)
 
 
 def _symbol_rows(rows: Iterable[Sequence[Any]]) -> list[SymbolRow]:
     return [
-        SymbolRow(r[0], r[1], r[2], r[3], r[4], bool(r[5]), bool(r[6]),
-                  tuple(r[7].split()) if r[7] else (), tuple(r[8].split("\n")) if r[8] else (), r[9],
-                  tuple(r[10].split()) if r[10] else ())
+        SymbolRow(
+            r[0],
+            r[1],
+            r[2],
+            r[3],
+            r[4],
+            bool(r[5]),
+            bool(r[6]),
+            tuple(r[7].split()) if r[7] else (),
+            tuple(r[8].split("\n")) if r[8] else (),
+            r[9],
+            tuple(r[10].split()) if r[10] else (),
+        )
         for r in rows
     ]
 

@@ -15,5 +15,8 @@ def identifier_words(text: str) -> list[str]:
     """
     if text.isascii():
         return " ".join(_WORD.findall(text)).lower().split()
-    return [w for part in _UNICODE_WORD.findall(text)
-            for w in (identifier_words(part) if part.isascii() else [part.lower()])]
+    return [
+        w
+        for part in _UNICODE_WORD.findall(text)
+        for w in (identifier_words(part) if part.isascii() else [part.lower()])
+    ]

@@ -38,8 +38,12 @@ def parallel_map(
         from concurrent.futures import ProcessPoolExecutor  # here: small updates never pay for these
         from multiprocessing import get_context
 
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
-                                   initializer=worker_init, initargs=(os.getpid(),))
+        pool = ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=get_context("spawn"),
+            initializer=worker_init,
+            initargs=(os.getpid(),),
+        )
         try:
             futures = [pool.submit(fn, *a) for a in args]  # the workers start here, inside clean_start
         except BaseException:

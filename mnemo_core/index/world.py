@@ -35,14 +35,18 @@ class SymbolRow:
     params: tuple[str, ...]
     decorators: tuple[str, ...]
     returns: str = ""
-    supers: tuple[str, ...] = ()  # a class: its bases as written; a method: the base methods it calls via super()
+    supers: tuple[
+        str, ...
+    ] = ()  # a class: its bases as written; a method: the base methods it calls via super()
 
 
 class WorldSource(Protocol):
     """Where the world reads from (the index store)."""
 
     def resolver_files(self) -> list[tuple[int, str, str]]: ...
-    def imports_of(self, file_ids: Iterable[int] | None) -> dict[int, tuple[list[RawImport], tuple[str, ...] | None]]: ...
+    def imports_of(
+        self, file_ids: Iterable[int] | None
+    ) -> dict[int, tuple[list[RawImport], tuple[str, ...] | None]]: ...
     def resolver_symbols(self, file_ids: Iterable[int] | None) -> list[SymbolRow]: ...
     def symbol_files(self, symbol_ids: Iterable[int]) -> dict[int, int]: ...
     def property_names(self) -> set[str]: ...
@@ -105,7 +109,9 @@ class World:
         self._indexed: set[int] = set()  # symbols filed under their file, scope and class
         self._top: dict[int, dict[str, list[int]]] = {}
         self._module_symbol: dict[int, int] = {}
-        self._members: dict[tuple[str, str, str], dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+        self._members: dict[tuple[str, str, str], dict[str, list[int]]] = defaultdict(
+            lambda: defaultdict(list)
+        )
         self._classes: dict[tuple[str, str, str], list[int]] = defaultdict(list)
         self._loaded_scopes: set[tuple[str, str]] = set()
         self._imports: dict[int, tuple[list[RawImport], tuple[str, ...] | None]] = {}
@@ -261,7 +267,9 @@ class World:
                 result.stars.append(self._paths_to_ids(hooks.resolve_module(f.path, imp, index)))
                 continue
             names = result.scoped[imp.scope] if imp.scope else result.names
-            submodule = self._paths_to_ids(hooks.resolve_member_module(f.path, imp, index)) if imp.name else ()
+            submodule = (
+                self._paths_to_ids(hooks.resolve_member_module(f.path, imp, index)) if imp.name else ()
+            )
             if submodule:
                 names[imp.alias] = Binding(submodule)
             else:
@@ -320,7 +328,11 @@ class World:
         """The resolved base classes of a class."""
         found = self._bases.get(class_id)
         if found is None:
-            found = [] if self._preloaded else [b for _, b in self.source.bases_of([class_id], self.replaced_files)]
+            found = (
+                []
+                if self._preloaded
+                else [b for _, b in self.source.bases_of([class_id], self.replaced_files)]
+            )
             self._bases[class_id] = found
         return found + self._added_bases.get(class_id, [])
 
@@ -332,7 +344,9 @@ class World:
 
     def classes_with_bases(self) -> list[int]:
         """Every class known to have a base (all of them after a preload)."""
-        return sorted({c for c, b in self._bases.items() if b} | {c for c, b in self._added_bases.items() if b})
+        return sorted(
+            {c for c, b in self._bases.items() if b} | {c for c, b in self._added_bases.items() if b}
+        )
 
     def find_member(self, class_ids: Iterable[int], name: str, include_self: bool = True) -> list[int]:
         """A member by name on each of the classes or, breadth first, its bases."""
@@ -381,6 +395,9 @@ class World:
             symbol = self.symbol(cls)
             hooks = self.hooks(symbol.file_id)
             for name in hooks.constructors_of(symbol.name):
-                found.extend(self.find_member([cls], name) if name in hooks.constructor_names
-                             else self.members(cls).get(name, ()))
+                found.extend(
+                    self.find_member([cls], name)
+                    if name in hooks.constructor_names
+                    else self.members(cls).get(name, ())
+                )
         return found

@@ -63,8 +63,9 @@ def _load(path: Path) -> Graph | None:
         return None
     ids = arrays["ids"]
     walk = Csr(arrays["walk_indptr"], arrays["walk_indices"], arrays["walk_data"])
-    directed = Csr(arrays["directed_indptr"], arrays["directed_indices"],
-                   np.ones(len(arrays["directed_indices"])))
+    directed = Csr(
+        arrays["directed_indptr"], arrays["directed_indices"], np.ones(len(arrays["directed_indices"]))
+    )
     return Graph(ids, {sid: i for i, sid in enumerate(ids.tolist())}, walk, directed)
 
 
@@ -74,9 +75,15 @@ def _save(graph: Graph, path: Path) -> None:
     try:
         handle, temporary = tempfile.mkstemp(prefix=FILE_PREFIX, suffix=".tmp", dir=path.parent)
         with os.fdopen(handle, "wb") as out:
-            np.savez(out, ids=graph.ids, walk_indptr=graph.walk.indptr, walk_indices=graph.walk.indices,
-                     walk_data=graph.walk.data, directed_indptr=graph.directed.indptr,
-                     directed_indices=graph.directed.indices)
+            np.savez(
+                out,
+                ids=graph.ids,
+                walk_indptr=graph.walk.indptr,
+                walk_indices=graph.walk.indices,
+                walk_data=graph.walk.data,
+                directed_indptr=graph.directed.indptr,
+                directed_indices=graph.directed.indices,
+            )
         os.replace(temporary, path)
     except OSError as exc:
         log.info("graph cache not written to %s: %s", path.parent, exc)

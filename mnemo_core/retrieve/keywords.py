@@ -27,7 +27,8 @@ MAX_TASK_CHARS = 4000  # longer tasks are truncated: the head of a task carries 
 MAX_WORDS = 64  # full-text words kept, in order: past this a long description adds noise and time
 MIN_TERM_CHARS = 2
 
-ENGLISH_STOP = frozenset("""
+ENGLISH_STOP = frozenset(
+    """
 a about above after again against all also am an and any are as at be because been before being below
 between both but by can could did do does doing down during each either else etc even ever every few for
 from further get gets getting had has have having he her here hers him his how however i if in into is it
@@ -37,16 +38,20 @@ them then there these they this those though through thus to too under until up 
 were what when where whether which while who whom whose why will with within without would yet you your
 instead currently already still always never new old way ways thing things something anything able
 see also eg ie e.g i.e
-sure make makes making made need needs needed want wants wanted""".split())
+sure make makes making made need needs needed want wants wanted""".split()
+)
 
-CODE_STOP = frozenset("""
+CODE_STOP = frozenset(
+    """
 function functions method methods class classes file files code module modules line lines variable
 variables value values param params parameter parameters argument arguments arg args return returns
 returned object objects type types call calls called calling implementation impl logic behaviour
 behavior feature features issue issues bug bugs error errors case cases default defaults example
-examples option options work works working correctly properly instead use used uses using""".split())
+examples option options work works working correctly properly instead use used uses using""".split()
+)
 
-ACTION_VERBS = frozenset("""
+ACTION_VERBS = frozenset(
+    """
 add adds added adding fix fixes fixed fixing update updates updated updating remove removes removed
 removing delete deletes deleted change changes changed changing implement implements implemented
 support supports supported refactor refactors refactored rename renames renamed move moves moved
@@ -54,19 +59,52 @@ improve improves improved allow allows allowed handle handles handled ensure ens
 avoids avoided prevent prevents prevented introduce introduces introduced replace replaces replaced
 clean cleanup simplify simplified tweak tweaks bump bumps revert reverts reverted document documents
 deprecate deprecated drop drops dropped enable enables enabled disable disables disabled respect
-respects respected check checks checked""".split())
+respects respected check checks checked""".split()
+)
 
-TEST_WORDS = frozenset({"test", "tests", "testing", "pytest", "unittest", "spec", "specs", "fixture", "fixtures"})
-GENERIC_TEST_WORDS = frozenset({"test", "tests", "testing", "spec", "specs"})  # match every test: no search value
+TEST_WORDS = frozenset(
+    {"test", "tests", "testing", "pytest", "unittest", "spec", "specs", "fixture", "fixtures"}
+)
+GENERIC_TEST_WORDS = frozenset(
+    {"test", "tests", "testing", "spec", "specs"}
+)  # match every test: no search value
 
 ABBREVIATIONS = {
-    "cfg": "config", "conf": "config", "ctx": "context", "db": "database", "msg": "message",
-    "req": "request", "res": "response", "resp": "response", "auth": "authentication", "env": "environment",
-    "err": "error", "fn": "function", "func": "function", "init": "initialize", "str": "string",
-    "dir": "directory", "dirs": "directories", "repo": "repository", "idx": "index", "num": "number",
-    "opts": "options", "attr": "attribute", "attrs": "attributes", "param": "parameter", "util": "utility",
-    "utils": "utilities", "tmp": "temporary", "async": "asynchronous", "conn": "connection", "impl": "implementation",
-    "info": "information", "spec": "specification", "src": "source", "dest": "destination", "len": "length",
+    "cfg": "config",
+    "conf": "config",
+    "ctx": "context",
+    "db": "database",
+    "msg": "message",
+    "req": "request",
+    "res": "response",
+    "resp": "response",
+    "auth": "authentication",
+    "env": "environment",
+    "err": "error",
+    "fn": "function",
+    "func": "function",
+    "init": "initialize",
+    "str": "string",
+    "dir": "directory",
+    "dirs": "directories",
+    "repo": "repository",
+    "idx": "index",
+    "num": "number",
+    "opts": "options",
+    "attr": "attribute",
+    "attrs": "attributes",
+    "param": "parameter",
+    "util": "utility",
+    "utils": "utilities",
+    "tmp": "temporary",
+    "async": "asynchronous",
+    "conn": "connection",
+    "impl": "implementation",
+    "info": "information",
+    "spec": "specification",
+    "src": "source",
+    "dest": "destination",
+    "len": "length",
 }
 
 _BACKTICK = re.compile(r"`([^`]+)`")
@@ -99,7 +137,9 @@ def _is_stop(word: str) -> bool:
 def _is_identifier_like(token: str) -> bool:
     """snake_case, CamelCase, dotted.path or call() — written the way code is written."""
     core = token.removesuffix("()")
-    return "_" in core.strip("_") or "." in core or token.endswith("()") or bool(re.search(r"[a-z][A-Z]", core))
+    return (
+        "_" in core.strip("_") or "." in core or token.endswith("()") or bool(re.search(r"[a-z][A-Z]", core))
+    )
 
 
 def extract_keywords(text: str) -> Keywords:

@@ -51,7 +51,9 @@ def pack(pieces: list[Piece], budget: int, neighbours: Mapping[int, set[int]]) -
             if option is None:
                 continue
             near = p.path in files or bool(neighbours.get(p.symbol_id, set()) & chosen.keys())
-            density = p.score * (1 + PROXIMITY_BONUS * near) / max(option.tokens, MIN_TOKENS) ** DENSITY_EXPONENT
+            density = (
+                p.score * (1 + PROXIMITY_BONUS * near) / max(option.tokens, MIN_TOKENS) ** DENSITY_EXPONENT
+            )
             key = (density, -p.symbol_id)
             if best is None or key > best[:2]:
                 best = (density, -p.symbol_id, option)

@@ -22,8 +22,11 @@ def task_reasons(ranking: TaskRanking, sid: int) -> list[str]:
         reasons += [h.detail for h in sorted(seed.hits, key=lambda h: h.rank)[:MAX_CHANNEL_REASONS]]
     else:
         hops = ranking.walk.hops.get(sid)
-        reasons.append(f"{hops} hop{'s' if hops != 1 else ''} from the task's matches in the call graph"
-                       if hops else "reached by the walk from the task's matches")
+        reasons.append(
+            f"{hops} hop{'s' if hops != 1 else ''} from the task's matches in the call graph"
+            if hops
+            else "reached by the walk from the task's matches"
+        )
     if ranking.walk.authority.get(sid, 0.0) >= HIGH_AUTHORITY:
         reasons.append("relied on by the other matches (high authority)")
     callers = ranking.fan_in.get(sid, 0)

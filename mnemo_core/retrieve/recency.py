@@ -22,10 +22,14 @@ from mnemo_core.vcs.history import CHURN_WINDOW_DAYS
 
 RecencyLookup = Callable[[Mapping[int, Symbol]], tuple[dict[int, Recency], int | None, list[str]]]
 DAY_S = 86_400
-NO_HISTORY = ("no git history: the recency component is neutral (0) for every symbol, and no past commit "
-              "speaks for any (the history channel is empty)")
-SHALLOW = ("a shallow clone: its history is cut off, so the recency component is neutral (0); "
-           "`git fetch --unshallow` gives the whole history")
+NO_HISTORY = (
+    "no git history: the recency component is neutral (0) for every symbol, and no past commit "
+    "speaks for any (the history channel is empty)"
+)
+SHALLOW = (
+    "a shallow clone: its history is cut off, so the recency component is neutral (0); "
+    "`git fetch --unshallow` gives the whole history"
+)
 
 
 def no_history(symbols: Mapping[int, Symbol]) -> tuple[dict[int, Recency], int | None, list[str]]:

@@ -50,8 +50,23 @@ WEIGHTS = {
 FILE_SEEDS = 5  # a file's relevance counts its best few matches, so big files do not win by size
 TEST_DEMOTION = 0.2  # test code, unless the task is about tests, is context rather than target
 NON_PRODUCT_DEMOTION = 0.2  # examples, docs, scripts and benchmarks, likewise, unless the task names them
-NON_PRODUCT_DIRS = frozenset({"example", "examples", "doc", "docs", "script", "scripts", "benchmark",
-                              "benchmarks", "bench", "demo", "demos", "tutorial", "tutorials"})
+NON_PRODUCT_DIRS = frozenset(
+    {
+        "example",
+        "examples",
+        "doc",
+        "docs",
+        "script",
+        "scripts",
+        "benchmark",
+        "benchmarks",
+        "bench",
+        "demo",
+        "demos",
+        "tutorial",
+        "tutorials",
+    }
+)
 KIND_PRIOR = {
     "constant": 0.6,  # a named value is worth seeing, but a task is rarely done by editing one
     "type": 0.8,
@@ -133,8 +148,9 @@ def non_product_dir(path: str, keywords: Keywords) -> str | None:
     return None
 
 
-def file_relevance(candidates: list[int], seeds: Mapping[int, Seed], symbols: Mapping[int, Symbol],
-                   top_seed: float) -> dict[str, float]:
+def file_relevance(
+    candidates: list[int], seeds: Mapping[int, Seed], symbols: Mapping[int, Symbol], top_seed: float
+) -> dict[str, float]:
     """Per file, the summed lexical strength of its best ``FILE_SEEDS`` seeds, scaled to 1 for the
     best file: a function in the file the task is about outranks a stray match elsewhere."""
     by_file: dict[str, list[float]] = {}

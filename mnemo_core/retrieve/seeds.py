@@ -83,11 +83,14 @@ def name_channel(store: Store, keywords: Keywords) -> Channel:
         qualified = term.split(":")[-1]
         matches = store.symbols_with_qualified_name(qualified) if "." in qualified else []
         matches += store.symbols_named([qualified.rsplit(".", 1)[-1]], limit=NAME_MATCHES_PER_TERM)[
-            qualified.rsplit(".", 1)[-1]]
+            qualified.rsplit(".", 1)[-1]
+        ]
         ranked += [(s.id, f"exact name match: {term}") for s in matches]
     for term in keywords.compounds:
         if "." in term:
-            ranked += [(s.id, f"qualified name match: {term}") for s in store.symbols_with_qualified_name(term)]
+            ranked += [
+                (s.id, f"qualified name match: {term}") for s in store.symbols_with_qualified_name(term)
+            ]
     compounds = [t.rsplit(".", 1)[-1] for t in keywords.compounds]
     for term, matches in store.symbols_named(compounds, limit=NAME_MATCHES_PER_TERM).items():
         ranked += [(s.id, f"name match: {term}") for s in matches]
@@ -95,7 +98,9 @@ def name_channel(store: Store, keywords: Keywords) -> Channel:
     for term, matches in store.symbols_named(prefixes, prefix=True, limit=NAME_MATCHES_PER_TERM).items():
         ranked += [(s.id, f"name starts with {term}") for s in matches]
     for term in (t for t in compounds if len(t) >= MIN_CONTAINS_CHARS):
-        ranked += [(s.id, f"name contains {term}") for s in store.symbols_containing(term, NAME_MATCHES_PER_TERM)]
+        ranked += [
+            (s.id, f"name contains {term}") for s in store.symbols_containing(term, NAME_MATCHES_PER_TERM)
+        ]
     components = [t for t in keywords.components if len(t) >= MIN_COMPONENT_NAME_CHARS]
     for term, matches in store.symbols_named(components, limit=GENERIC_NAME_COUNT + 1).items():
         kept = matches[:GENERIC_NAME_KEPT] if len(matches) > GENERIC_NAME_COUNT else matches
@@ -140,8 +145,9 @@ def _bm25_channel(store: Store, keywords: Keywords, table: str, where: str) -> t
     hits = search(query, FTS_LIMIT if table == "symbols_fts" else BODY_LIMIT)
     matched = store.matched_terms(table, terms, [sid for sid, _ in hits])
     best = max((score for _, score in hits), default=0.0) or 1.0
-    channel = [(sid, f"{where} mentions {', '.join(matched.get(sid, terms)[:MAX_TERMS_SHOWN])}")
-               for sid, _ in hits]
+    channel = [
+        (sid, f"{where} mentions {', '.join(matched.get(sid, terms)[:MAX_TERMS_SHOWN])}") for sid, _ in hits
+    ]
     return channel, {sid: max(score, 0.0) / best for sid, score in hits}
 
 
@@ -149,7 +155,9 @@ def path_channel(store: Store, keywords: Keywords) -> Channel:
     """Symbols of the files whose path names the task's terms; a term that names a large share of
     the files (``src``, ``index`` in ``index/``) says nothing and is ignored. The best file gives
     more of its symbols than the others."""
-    terms = {_stem(t) for t in _terms(keywords)} | {_stem(t.lower()) for t in keywords.compounds if "." not in t}
+    terms = {_stem(t) for t in _terms(keywords)} | {
+        _stem(t.lower()) for t in keywords.compounds if "." not in t
+    }
     if not terms:
         return []
     files = [(fid, path, _path_words(path) & terms) for fid, path in store.file_paths()]
@@ -158,10 +166,16 @@ def path_channel(store: Store, keywords: Keywords) -> Channel:
         for term in matched:
             counts[term] += 1
     common = {t for t, n in counts.items() if n > max(PATH_MIN_FILES, PATH_MAX_SHARE * len(files))}
-    scored = sorted((-len(m - common), len(path), path, fid, m - common) for fid, path, m in files if m - common)
+    scored = sorted(
+        (-len(m - common), len(path), path, fid, m - common) for fid, path, m in files if m - common
+    )
     per_file = [
-        [(s.id, f"in {path}, whose path names {', '.join(sorted(matched))}")
-         for s in store.file_symbols_by_fan_in(fid, PATH_SYMBOLS_FIRST_FILE if i == 0 else PATH_SYMBOLS_PER_FILE)]
+        [
+            (s.id, f"in {path}, whose path names {', '.join(sorted(matched))}")
+            for s in store.file_symbols_by_fan_in(
+                fid, PATH_SYMBOLS_FIRST_FILE if i == 0 else PATH_SYMBOLS_PER_FILE
+            )
+        ]
         for i, (_, _, path, fid, matched) in enumerate(scored[:PATH_FILES])
     ]
     interleaved = [item for group in _round_robin(per_file) for item in group]
@@ -170,7 +184,9 @@ def path_channel(store: Store, keywords: Keywords) -> Channel:
 
 def _stem(word: str) -> str:
     """Plural folding, enough for paths: ``releases`` ~ ``release``, ``utils`` ~ ``util``."""
-    return word[:-1] if len(word) > PLURAL_MIN_CHARS and word.endswith("s") and not word.endswith("ss") else word
+    return (
+        word[:-1] if len(word) > PLURAL_MIN_CHARS and word.endswith("s") and not word.endswith("ss") else word
+    )
 
 
 def _path_words(path: str) -> set[str]:
@@ -178,8 +194,11 @@ def _path_words(path: str) -> set[str]:
     return {_stem(w) for w in words}
 
 
-def fuse(channels: dict[str, Channel], weights: dict[str, float] | None = None,
-         strengths: dict[str, Strengths] | None = None) -> list[Seed]:
+def fuse(
+    channels: dict[str, Channel],
+    weights: dict[str, float] | None = None,
+    strengths: dict[str, Strengths] | None = None,
+) -> list[Seed]:
     """Reciprocal-rank fusion of ranked channels; ties broken by symbol id for determinism."""
     weights = weights or CHANNEL_WEIGHTS
     strengths = strengths or {}

@@ -44,11 +44,15 @@ class TaskRanking:
 def parse_task(text: str) -> Keywords:
     """Keywords of a task, or a clear error when it has nothing to search for."""
     if not text or not text.strip():
-        raise MnemoError("the task is empty; describe the change in words, e.g. 'add retry to the upload client'")
+        raise MnemoError(
+            "the task is empty; describe the change in words, e.g. 'add retry to the upload client'"
+        )
     keywords = extract_keywords(text)
     if keywords.empty:
-        raise MnemoError(f"nothing to search for in {text.strip()[:60]!r}: every word is a stop word. "
-                         "Name the feature, file or function involved.")
+        raise MnemoError(
+            f"nothing to search for in {text.strip()[:60]!r}: every word is a stop word. "
+            "Name the feature, file or function involved."
+        )
     return keywords
 
 
@@ -60,7 +64,9 @@ def rank_task(store: Store, root: Path, text: str, recency_lookup: RecencyLookup
     result = walk(graph_for(store), {s.symbol_id: s.score for s in seeds[:MAX_SEEDS]})
     walked = sorted(result.scores, key=lambda n: (-result.scores[n], n))
     candidate_ids = list(dict.fromkeys([*top_seeds, *walked[:WALK_CANDIDATES]]))
-    symbols = {sid: s for sid, s in store.symbols_by_ids(candidate_ids).items() if s.kind not in EXCLUDED_KINDS}
+    symbols = {
+        sid: s for sid, s in store.symbols_by_ids(candidate_ids).items() if s.kind not in EXCLUDED_KINDS
+    }
     candidates = [sid for sid in candidate_ids if sid in symbols]
     fan_in = store.fan_in(candidates)
     recency, reference, recency_notes = recency_lookup({sid: symbols[sid] for sid in candidates})

@@ -131,16 +131,18 @@ def build_graph(edges: Iterable[EdgeRow]) -> Graph:
     src = np.array([index[e[0]] for e in rows], dtype=np.int64)
     dst = np.array([index[e[1]] for e in rows], dtype=np.int64)
     weight = np.array([EDGE_WEIGHTS.get(e[2], 0.0) * e[3] for e in rows], dtype=np.float64)
-    walk = Csr.from_entries(np.concatenate([src, dst]), np.concatenate([dst, src]),
-                            np.concatenate([weight, weight * BACKWARD]), n)
+    walk = Csr.from_entries(
+        np.concatenate([src, dst]), np.concatenate([dst, src]), np.concatenate([weight, weight * BACKWARD]), n
+    )
     typed = np.array([e[2] in HITS_EDGE_TYPES for e in rows], dtype=bool)
     directed = Csr.from_entries(src[typed], dst[typed], np.ones(int(typed.sum())), n)
     directed.data[:] = 1.0
     return Graph(ids, index, walk, directed)
 
 
-def neighbourhood(graph: Graph, seeds: Iterable[int], hops: int = NEIGHBOURHOOD_HOPS,
-                  max_nodes: int = MAX_NODES) -> dict[int, int]:
+def neighbourhood(
+    graph: Graph, seeds: Iterable[int], hops: int = NEIGHBOURHOOD_HOPS, max_nodes: int = MAX_NODES
+) -> dict[int, int]:
     """Dense indices within ``hops`` of the seeds, with their distance (seeds first, then by hop)."""
     distance = {graph.index[s]: 0 for s in seeds if s in graph.index}
     frontier = list(distance)
@@ -148,7 +150,7 @@ def neighbourhood(graph: Graph, seeds: Iterable[int], hops: int = NEIGHBOURHOOD_
     for hop in range(1, hops + 1):
         next_frontier: list[int] = []
         for node in frontier:
-            for other in indices[indptr[node]:indptr[node + 1]]:
+            for other in indices[indptr[node] : indptr[node + 1]]:
                 other = int(other)
                 if other not in distance:
                     if len(distance) >= max_nodes:

@@ -65,8 +65,9 @@ class BlameLine(NamedTuple):
 Blame = tuple[BlameLine, ...]
 
 
-def blame_lines(root: Path, path: str, rev: str | None = None, *, disk_cache: bool = True,
-                since: int | None = None) -> Blame:
+def blame_lines(
+    root: Path, path: str, rev: str | None = None, *, disk_cache: bool = True, since: int | None = None
+) -> Blame:
     """Per line of ``path`` (index 0 is line 1): the commit that last touched it.
 
     ``rev`` None blames the working-tree file, uncommitted lines included; otherwise the file as
@@ -77,8 +78,14 @@ def blame_lines(root: Path, path: str, rev: str | None = None, *, disk_cache: bo
     return _blame_one(root, path, rev, _commit_of(root, rev), _cache_dir(root, disk_cache), since)
 
 
-def blame_files(root: Path, paths: Iterable[str], rev: str | None = None, *,
-                disk_cache: bool = True, since: int | None = None) -> dict[str, Blame]:
+def blame_files(
+    root: Path,
+    paths: Iterable[str],
+    rev: str | None = None,
+    *,
+    disk_cache: bool = True,
+    since: int | None = None,
+) -> dict[str, Blame]:
     """``blame_lines`` for several files: the revision is resolved once and the blames that are
     not cached run in parallel (each is one single-threaded git process). A path that cannot be
     blamed (absent at ``rev``, unreadable) is logged and left out."""
@@ -113,15 +120,18 @@ def _commit_of(root: Path, rev: str | None) -> str | None:
     return rev.lower() if _FULL_SHA.fullmatch(rev) else resolve_ref(root, rev)
 
 
-def _blame_one(root: Path, path: str, rev: str | None, sha: str | None, directory: Path | None,
-               since: int | None = None) -> Blame:
+def _blame_one(
+    root: Path, path: str, rev: str | None, sha: str | None, directory: Path | None, since: int | None = None
+) -> Blame:
     limit = [f"--since=@{since}"] if since is not None else []
     suffix = f":since={since}" if since is not None else ""
     if rev is not None:
         last = _last_change(root, sha or "", path)
         if not last:
             raise GitError(f"'{path}' does not exist at {rev}.")
-        return _cached(f"{last}:{path}{suffix}", directory, lambda: _run_blame(root, path, [*limit, last], None))
+        return _cached(
+            f"{last}:{path}{suffix}", directory, lambda: _run_blame(root, path, [*limit, last], None)
+        )
     content = _worktree_bytes(root, path)
     last = _last_change(root, sha, path) if sha else ""
     if not last:
@@ -185,8 +195,13 @@ def _blob_id(content: bytes) -> str:
 
 def _uncommitted(path: str, content: bytes) -> Blame:
     """Every line of a file git has no history for, attributed to the "Not Committed Yet" commit."""
-    commit = CommitInfo(UNCOMMITTED_SHA, NOT_COMMITTED_AUTHOR, NOT_COMMITTED_EMAIL, int(time.time()),
-                        f"Version of {path} from {path}")
+    commit = CommitInfo(
+        UNCOMMITTED_SHA,
+        NOT_COMMITTED_AUTHOR,
+        NOT_COMMITTED_EMAIL,
+        int(time.time()),
+        f"Version of {path} from {path}",
+    )
     count = content.count(b"\n") + (0 if content.endswith(b"\n") or not content else 1)
     return (BlameLine(commit, path, False, None),) * count
 
@@ -229,8 +244,13 @@ def _commit(sha: str, fields: dict[bytes, bytes]) -> tuple[CommitInfo, bool, str
     """A commit from the headers of its first group."""
     previous = fields.get(b"previous")
     email = _text(fields.get(b"author-mail", b"")).strip("<>")
-    info = CommitInfo(sha, _text(fields.get(b"author", b"")), email, int(fields[b"author-time"]),
-                      _text(fields.get(b"summary", b"")))
+    info = CommitInfo(
+        sha,
+        _text(fields.get(b"author", b"")),
+        email,
+        int(fields[b"author-time"]),
+        _text(fields.get(b"summary", b"")),
+    )
     return info, b"boundary" in fields, previous.split(b" ", 1)[0].decode() if previous else None
 
 
@@ -241,12 +261,13 @@ def _text(raw: bytes) -> str:
 def _in_ranges(blame: Sequence[BlameLine], ranges: Iterable[tuple[int, int]]) -> Iterator[CommitInfo]:
     """The commits of the lines inside 1-based inclusive ``ranges`` (clamped to the file)."""
     for start, end in ranges:
-        for line in blame[max(start, 1) - 1:max(end, 0)]:
+        for line in blame[max(start, 1) - 1 : max(end, 0)]:
             yield line.commit
 
 
-def newest_commit_in_ranges(blame: Sequence[BlameLine],
-                            ranges: Iterable[tuple[int, int]]) -> CommitInfo | None:
+def newest_commit_in_ranges(
+    blame: Sequence[BlameLine], ranges: Iterable[tuple[int, int]]
+) -> CommitInfo | None:
     """The newest commit (by author time) touching any line of ``ranges``; None if they hold no line.
 
     Uncommitted lines count as newest: git stamps them with the time of the blame.
@@ -254,8 +275,12 @@ def newest_commit_in_ranges(blame: Sequence[BlameLine],
     return max(_in_ranges(blame, ranges), key=lambda commit: commit.time, default=None)
 
 
-def churn_in_ranges(blame: Sequence[BlameLine], ranges: Iterable[tuple[int, int]], now: float,
-                    window_days: int = CHURN_WINDOW_DAYS) -> int:
+def churn_in_ranges(
+    blame: Sequence[BlameLine],
+    ranges: Iterable[tuple[int, int]],
+    now: float,
+    window_days: int = CHURN_WINDOW_DAYS,
+) -> int:
     """Distinct commits, not counting uncommitted edits, on lines of ``ranges`` authored in the
     ``window_days`` before ``now``."""
     cutoff = now - window_days * DAY_S
@@ -272,16 +297,20 @@ def _encode(blame: Blame) -> object:
             runs[-1][1] += 1
         else:
             runs.append([index, 1])
-    table = [[c.sha, c.author, c.author_email, c.time, c.summary, line.path, line.boundary, line.previous]
-             for line, c in ((line, line.commit) for line in records)]
+    table = [
+        [c.sha, c.author, c.author_email, c.time, c.summary, line.path, line.boundary, line.previous]
+        for line, c in ((line, line.commit) for line in records)
+    ]
     return {"records": table, "runs": runs}
 
 
 def _decode(value: object) -> Blame:
     if not isinstance(value, dict):
         raise TypeError("a cached blame is a JSON object")
-    lines = [BlameLine(CommitInfo(sha, author, email, int(when), summary), path, bool(boundary), previous)
-             for sha, author, email, when, summary, path, boundary, previous in value["records"]]
+    lines = [
+        BlameLine(CommitInfo(sha, author, email, int(when), summary), path, bool(boundary), previous)
+        for sha, author, email, when, summary, path, boundary, previous in value["records"]
+    ]
     return tuple(line for index, count in value["runs"] for line in (lines[index],) * count)
 
 

@@ -29,8 +29,9 @@ T = TypeVar("T")
 class TwoLevelCache(Generic[T]):
     """Values of type ``T`` by string key, in memory and optionally in a directory."""
 
-    def __init__(self, version: int, encode: Callable[[T], object], decode: Callable[[object], T],
-                 max_entries: int) -> None:
+    def __init__(
+        self, version: int, encode: Callable[[T], object], decode: Callable[[object], T], max_entries: int
+    ) -> None:
         self._version = version
         self._encode = encode
         self._decode = decode

@@ -35,9 +35,24 @@ log = logging.getLogger(__name__)
 BINARY_SNIFF_BYTES = 8000  # git's own window for "contains NUL, so binary"
 SUBMODULE_MODE = "160000"
 SYMLINK_MODE = "120000"
-_DIFF_ARGS = ("diff", "-z", "--raw", "-p", "-U0", "--inter-hunk-context=0", "-M", "-C", "--no-abbrev",
-              "--no-ext-diff", "--no-textconv", "--no-color", "--no-relative", "--src-prefix=a/",
-              "--dst-prefix=b/", "--submodule=short")
+_DIFF_ARGS = (
+    "diff",
+    "-z",
+    "--raw",
+    "-p",
+    "-U0",
+    "--inter-hunk-context=0",
+    "-M",
+    "-C",
+    "--no-abbrev",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-color",
+    "--no-relative",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    "--submodule=short",
+)
 _HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _OBJECT_TYPES = frozenset({b"blob", b"tree", b"commit", b"tag"})
 
@@ -54,9 +69,15 @@ class ChangeStatus(str, Enum):
     UNMERGED = "unmerged"  # a conflict still in the index
 
 
-_STATUS_LETTERS = {"A": ChangeStatus.ADDED, "M": ChangeStatus.MODIFIED, "D": ChangeStatus.DELETED,
-                   "R": ChangeStatus.RENAMED, "C": ChangeStatus.COPIED, "T": ChangeStatus.TYPE_CHANGED,
-                   "U": ChangeStatus.UNMERGED}
+_STATUS_LETTERS = {
+    "A": ChangeStatus.ADDED,
+    "M": ChangeStatus.MODIFIED,
+    "D": ChangeStatus.DELETED,
+    "R": ChangeStatus.RENAMED,
+    "C": ChangeStatus.COPIED,
+    "T": ChangeStatus.TYPE_CHANGED,
+    "U": ChangeStatus.UNMERGED,
+}
 
 
 class LineRange(NamedTuple):
@@ -168,8 +189,9 @@ class PatchInfo(NamedTuple):
     hunks: tuple[Hunk, ...]
 
 
-def changed_files(root: Path, base: str | None, head: str | Snapshot, *,
-                  merge_base_of: bool = False) -> list[FileChange]:
+def changed_files(
+    root: Path, base: str | None, head: str | Snapshot, *, merge_base_of: bool = False
+) -> list[FileChange]:
     """Files changed from ``base`` to ``head``, sorted by path.
 
     ``head`` is a commit-ish, ``Snapshot.STAGED`` (the index) or ``Snapshot.WORKTREE`` (files on
@@ -217,12 +239,18 @@ def parse_diff(data: bytes) -> list[FileChange]:
     for entry in entries:
         patch = patches.get(entry.new_path, PatchInfo(False, ()))
         submodule = SUBMODULE_MODE in (entry.old_mode, entry.new_mode)
-        changes.append(FileChange(
-            path=entry.new_path, status=entry.status,
-            old_path=None if entry.status is ChangeStatus.ADDED else entry.old_path,
-            old_mode=_mode(entry.old_mode), new_mode=_mode(entry.new_mode),
-            similarity=entry.score, binary=patch.binary and not submodule,
-            hunks=() if submodule else patch.hunks))
+        changes.append(
+            FileChange(
+                path=entry.new_path,
+                status=entry.status,
+                old_path=None if entry.status is ChangeStatus.ADDED else entry.old_path,
+                old_mode=_mode(entry.old_mode),
+                new_mode=_mode(entry.new_mode),
+                similarity=entry.score,
+                binary=patch.binary and not submodule,
+                hunks=() if submodule else patch.hunks,
+            )
+        )
     return changes
 
 
@@ -237,7 +265,7 @@ def parse_raw(data: bytes) -> tuple[list[RawEntry], int]:
     pos = 0
     while data.startswith(b":", pos):
         meta_end = data.index(b"\0", pos)
-        old_mode, new_mode, _old_sha, _new_sha, code = data[pos + 1:meta_end].decode().split(" ")
+        old_mode, new_mode, _old_sha, _new_sha, code = data[pos + 1 : meta_end].decode().split(" ")
         pos = meta_end + 1
         paths = 2 if code[0] in "RC" else 1
         names = []
@@ -245,8 +273,16 @@ def parse_raw(data: bytes) -> tuple[list[RawEntry], int]:
             end = data.index(b"\0", pos)
             names.append(decode_path(data[pos:end]))
             pos = end + 1
-        entries.append(RawEntry(_STATUS_LETTERS.get(code[0], ChangeStatus.MODIFIED),
-                                int(code[1:]) if code[1:] else None, old_mode, new_mode, names[0], names[-1]))
+        entries.append(
+            RawEntry(
+                _STATUS_LETTERS.get(code[0], ChangeStatus.MODIFIED),
+                int(code[1:]) if code[1:] else None,
+                old_mode,
+                new_mode,
+                names[0],
+                names[-1],
+            )
+        )
     if data.startswith(b"\0", pos):
         pos += 1
     return entries, pos
@@ -267,7 +303,7 @@ def parse_patch(data: bytes) -> dict[str, PatchInfo]:
     sections: list[_Section] = []
     for line in data.split(b"\n"):
         if line.startswith(b"diff --git "):
-            sections.append(_Section(line[len(b"diff --git "):]))
+            sections.append(_Section(line[len(b"diff --git ") :]))
         elif not sections or line[:1] in (b"+", b"-", b" ", b"\\"):
             continue
         elif line.startswith(b"@@ "):
@@ -291,15 +327,19 @@ def parse_patch(data: bytes) -> dict[str, PatchInfo]:
 
 def _hunk(match: re.Match[bytes]) -> Hunk:
     old_start, old_count, new_start, new_count = match.groups()
-    return Hunk(int(old_start), 1 if old_count is None else int(old_count),
-                int(new_start), 1 if new_count is None else int(new_count))
+    return Hunk(
+        int(old_start),
+        1 if old_count is None else int(old_count),
+        int(new_start),
+        1 if new_count is None else int(new_count),
+    )
 
 
 def _header_path(header: bytes) -> str | None:
     """The path of a ``a/P b/P`` header (both halves equal, each C-quoted when needed)."""
     half = (len(header) - 1) // 2
-    old, new = unquote_path(header[:half]), unquote_path(header[half + 1:])
-    if header[half:half + 1] != b" " or old[2:] != new[2:] or not new.startswith("b/"):
+    old, new = unquote_path(header[:half]), unquote_path(header[half + 1 :])
+    if header[half : half + 1] != b" " or old[2:] != new[2:] or not new.startswith("b/"):
         return None
     return new[2:]
 
@@ -338,9 +378,21 @@ def files_at(root: Path, rev: str | Snapshot, paths: Iterable[str]) -> dict[str,
         return {path: _read_worktree(root, path) for path in wanted}
     prefix = ":0:" if rev is Snapshot.STAGED else f"{resolve_ref(root, str(rev))}:"
     batch = [p for p in wanted if "\n" not in p]
-    result = dict(zip(batch, parse_batch(run_git(
-        root, "cat-file", "--batch", "--buffer",
-        input_bytes=b"".join(os.fsencode(prefix + p) + b"\n" for p in batch))), strict=True))
+    result = dict(
+        zip(
+            batch,
+            parse_batch(
+                run_git(
+                    root,
+                    "cat-file",
+                    "--batch",
+                    "--buffer",
+                    input_bytes=b"".join(os.fsencode(prefix + p) + b"\n" for p in batch),
+                )
+            ),
+            strict=True,
+        )
+    )
     for path in wanted:
         if path not in result:
             result[path] = _cat_blob(root, prefix + path)
@@ -366,7 +418,7 @@ def parse_batch(data: bytes) -> list[bytes | None]:
         parts = header.rsplit(b" ", 2)
         if len(parts) == 3 and parts[1] in _OBJECT_TYPES and parts[2].isdigit():
             size = int(parts[2])
-            out.append(data[pos:pos + size] if parts[1] == b"blob" else None)
+            out.append(data[pos : pos + size] if parts[1] == b"blob" else None)
             pos += size + 1
         else:
             out.append(None)

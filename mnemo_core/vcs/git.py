@@ -19,13 +19,31 @@ from pathlib import Path
 
 from mnemo_core.errors import MnemoError
 
-_KEEP_GIT_VARS = frozenset({"GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
-                            "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_CONFIG_NOSYSTEM"})
+_KEEP_GIT_VARS = frozenset(
+    {
+        "GIT_AUTHOR_DATE",
+        "GIT_COMMITTER_DATE",
+        "GIT_AUTHOR_NAME",
+        "GIT_AUTHOR_EMAIL",
+        "GIT_COMMITTER_NAME",
+        "GIT_COMMITTER_EMAIL",
+        "GIT_CONFIG_NOSYSTEM",
+    }
+)
 _NOT_A_REPO = "not a git repository"
 _NO_DIRECTORY = "cannot change to"
 _DUBIOUS_OWNERSHIP = "detected dubious ownership"
-_C_ESCAPES = {ord("a"): 7, ord("b"): 8, ord("t"): 9, ord("n"): 10, ord("v"): 11, ord("f"): 12, ord("r"): 13,
-              ord('"'): ord('"'), ord("\\"): ord("\\")}
+_C_ESCAPES = {
+    ord("a"): 7,
+    ord("b"): 8,
+    ord("t"): 9,
+    ord("n"): 10,
+    ord("v"): 11,
+    ord("f"): 12,
+    ord("r"): 13,
+    ord('"'): ord('"'),
+    ord("\\"): ord("\\"),
+}
 
 
 class GitError(MnemoError):
@@ -67,8 +85,12 @@ def _own_index(root: Path) -> str | None:
 def _git_dir(root: Path) -> Path | None:
     """The git directory of the repository containing ``root`` (asked with a clean environment)."""
     try:
-        proc = subprocess.run(["git", "-C", str(root), "rev-parse", "--absolute-git-dir"],
-                              capture_output=True, env=git_env(), check=False)
+        proc = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--absolute-git-dir"],
+            capture_output=True,
+            env=git_env(),
+            check=False,
+        )
     except FileNotFoundError:
         return None
     text = decode_path(proc.stdout.strip())
@@ -101,12 +123,16 @@ def _unusable_repository(root: Path, stderr: str) -> GitError | None:
     """The error for a ``root`` git cannot work in at all, or None when git failed for another reason."""
     if _NOT_A_REPO in stderr:
         return NotARepositoryError(
-            f"{root} is not inside a git repository. Run mnemo in a clone, or `git init` one first.", stderr)
+            f"{root} is not inside a git repository. Run mnemo in a clone, or `git init` one first.", stderr
+        )
     if _NO_DIRECTORY in stderr:
         return NotARepositoryError(f"{root} does not exist or is not a directory.", stderr)
     if _DUBIOUS_OWNERSHIP in stderr:
-        return GitError(f"git refuses to read {root}: it is owned by another user. If you trust it, run "
-                        f"`git config --global --add safe.directory {root}`.", stderr)
+        return GitError(
+            f"git refuses to read {root}: it is owned by another user. If you trust it, run "
+            f"`git config --global --add safe.directory {root}`.",
+            stderr,
+        )
     return None
 
 
@@ -150,7 +176,7 @@ def _plain_git_dir(root: Path) -> Path | None:
     git_dir = root / ".git"
     if git_dir.is_file():
         text = git_dir.read_text(encoding="utf-8").strip()
-        return (root / text[len("gitdir: "):]).resolve() if text.startswith("gitdir: ") else None
+        return (root / text[len("gitdir: ") :]).resolve() if text.startswith("gitdir: ") else None
     return git_dir if (git_dir / "HEAD").is_file() else None
 
 
@@ -162,9 +188,12 @@ def _head_from_files(root: Path) -> str | None:
         head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
         if not head.startswith("ref: "):
             return head if _is_sha(head) else None
-        ref = head[len("ref: "):]
-        common = git_dir / (git_dir / "commondir").read_text(encoding="utf-8").strip() \
-            if (git_dir / "commondir").is_file() else git_dir
+        ref = head[len("ref: ") :]
+        common = (
+            git_dir / (git_dir / "commondir").read_text(encoding="utf-8").strip()
+            if (git_dir / "commondir").is_file()
+            else git_dir
+        )
         for directory in dict.fromkeys((git_dir, common)):
             loose = directory / ref
             if loose.is_file():
@@ -244,6 +273,6 @@ def unquote_path(raw: bytes) -> str:
             out.append(_C_ESCAPES[body[i + 1]])
             i += 2
         else:
-            out.append(int(body[i + 1:i + 4], 8))
+            out.append(int(body[i + 1 : i + 4], 8))
             i += 4
     return decode_path(bytes(out))

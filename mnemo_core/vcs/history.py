@@ -14,8 +14,12 @@ DAY_S = 86_400
 UNCOMMITTED_SHA = "0" * 40
 JUST_NOW_S = 60  # under a minute a count of seconds is noise to a reader
 # (below this age, count in units of, unit), as in git's show_date_relative
-_UNITS = ((90 * 60, 60, "minute"), (36 * 3600, 3600, "hour"), (14 * DAY_S, DAY_S, "day"),
-          (70 * DAY_S, 7 * DAY_S, "week"))
+_UNITS = (
+    (90 * 60, 60, "minute"),
+    (36 * 3600, 3600, "hour"),
+    (14 * DAY_S, DAY_S, "day"),
+    (70 * DAY_S, 7 * DAY_S, "week"),
+)
 MONTH_DAYS = 30
 YEAR_DAYS = 365
 MONTHS_SHOWN_BELOW_YEARS = 5  # "1 year, 2 months" is useful; "7 years, 2 months" is not

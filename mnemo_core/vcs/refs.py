@@ -27,8 +27,10 @@ FALLBACK_BASES = ("origin/main", "origin/master", "main", "master")
 _REF_PREFIXES = ("refs/heads/", "refs/tags/", "refs/remotes/")
 _ANCESTRY_SYNTAX = re.compile(r"[~^]|@\{")  # HEAD~3, main^2, @{upstream}
 _HISTORY_SYNTAX = re.compile(rf"^[0-9a-fA-F]{{4,64}}$|{_ANCESTRY_SYNTAX.pattern}")  # ...or an abbreviated sha
-FETCH_HINT = ("fetch more history with `git fetch --deepen=N` (or `git fetch --unshallow`); "
-              "in GitHub Actions set `fetch-depth: 0` on actions/checkout")
+FETCH_HINT = (
+    "fetch more history with `git fetch --deepen=N` (or `git fetch --unshallow`); "
+    "in GitHub Actions set `fetch-depth: 0` on actions/checkout"
+)
 
 
 class UnknownRefError(GitError):
@@ -107,8 +109,10 @@ def _unresolved(root: Path, ref: str) -> GitError:
     """Why ``ref`` does not name a commit, as an error the user can act on."""
     names = ref_names(root)
     if head_state(root).unborn and (ref in ("HEAD", "@") or not names):
-        return EmptyRepositoryError("the repository has no commits yet; commit something first "
-                                    "(staged and working-tree changes can be inspected before that).")
+        return EmptyRepositoryError(
+            "the repository has no commits yet; commit something first "
+            "(staged and working-tree changes can be inspected before that)."
+        )
     kind = run_git(root, "cat-file", "-t", ref, check=False).strip().decode()
     if kind:
         return UnknownRefError(f"'{ref}' names a {kind}, not a commit.")
@@ -139,7 +143,7 @@ def ref_names(root: Path) -> list[str]:
     for line in decode_path(out).splitlines():
         prefix = next((p for p in _REF_PREFIXES if line.startswith(p)), None)
         if prefix is not None and not line.endswith("/HEAD"):
-            names.append(line[len(prefix):])
+            names.append(line[len(prefix) :])
     return sorted(set(names))
 
 
@@ -167,8 +171,10 @@ def default_base_name(root: Path) -> str:
     for name in _base_candidates(root, state.branch):
         if run_git(root, "rev-parse", "--verify", "-q", f"{name}^{{commit}}", check=False).strip():
             return name
-    raise NoBaseError("no base branch found: HEAD has no upstream, there is no origin/HEAD and no main or "
-                      "master branch; name the base ref explicitly.")
+    raise NoBaseError(
+        "no base branch found: HEAD has no upstream, there is no origin/HEAD and no main or "
+        "master branch; name the base ref explicitly."
+    )
 
 
 def _base_candidates(root: Path, branch: str | None) -> list[str]:

@@ -31,15 +31,18 @@ from bench.impact.oracle import (
 
 
 # -- contexts and test identities ----------------------------------------------------------------
-@pytest.mark.parametrize(("context", "expected"), [
-    ("tests/test_x.py::test_a|run", "tests/test_x.py::test_a"),
-    ("tests/test_x.py::TestA::test_b|setup", "tests/test_x.py::TestA::test_b"),
-    ("tests/test_x.py::TestA::test_b[p-1]|teardown", "tests/test_x.py::TestA::test_b"),
-    ("tests/test_x.py::test_c[a::b|c]|run", "tests/test_x.py::test_c"),  # ids may hold :: and |
-    ("tests/test_x.py::test_d[x]", "tests/test_x.py::test_d"),  # no phase suffix
-    ("tests/sub/test_y.py::TestA::TestInner::test_e", "tests/sub/test_y.py::TestA::TestInner::test_e"),
-    ("", None),
-])
+@pytest.mark.parametrize(
+    ("context", "expected"),
+    [
+        ("tests/test_x.py::test_a|run", "tests/test_x.py::test_a"),
+        ("tests/test_x.py::TestA::test_b|setup", "tests/test_x.py::TestA::test_b"),
+        ("tests/test_x.py::TestA::test_b[p-1]|teardown", "tests/test_x.py::TestA::test_b"),
+        ("tests/test_x.py::test_c[a::b|c]|run", "tests/test_x.py::test_c"),  # ids may hold :: and |
+        ("tests/test_x.py::test_d[x]", "tests/test_x.py::test_d"),  # no phase suffix
+        ("tests/sub/test_y.py::TestA::TestInner::test_e", "tests/sub/test_y.py::TestA::TestInner::test_e"),
+        ("", None),
+    ],
+)
 def test_normalise_context(context: str, expected: str | None) -> None:
     assert normalise_context(context) == expected
 
@@ -108,7 +111,9 @@ def test_tests_of_folds_contexts_and_phases() -> None:
     contexts = {7: ["", "t.py::test_a[1]|run", "t.py::TestB::test_c|setup"], 10: ["t.py::test_inner|run"]}
     key_of = {"t.py::TestB::test_c": "t.py::TestBase::test_c"}
     assert oracle.tests_of(f, contexts, key_of, frozenset({"setup", "run", "teardown"})) == {
-        "t.py::test_a", "t.py::TestBase::test_c"}
+        "t.py::test_a",
+        "t.py::TestBase::test_c",
+    }
     assert oracle.tests_of(f, contexts, key_of, frozenset({"run"})) == {"t.py::test_a"}
 
 
@@ -133,12 +138,15 @@ def test_insert_before_first_statement_and_after_lone_docstring() -> None:
     assert edit is not None and ast.parse(edit.after) and edit.after.endswith(f"    {INSERTED}\n")
 
 
-@pytest.mark.parametrize(("text", "def_line", "editable"), [
-    ("def f(): return 1\n", 1, False),  # the body shares the def line
-    ("def f():\n    a = 1; b = 2\n", 1, True),  # the first statement still starts its line
-    ("x = (\n", 1, False),  # not Python
-    ("def f():\n    pass\n", 2, False),  # no def on that line
-])
+@pytest.mark.parametrize(
+    ("text", "def_line", "editable"),
+    [
+        ("def f(): return 1\n", 1, False),  # the body shares the def line
+        ("def f():\n    a = 1; b = 2\n", 1, True),  # the first statement still starts its line
+        ("x = (\n", 1, False),  # not Python
+        ("def f():\n    pass\n", 2, False),  # no def on that line
+    ],
+)
 def test_insert_refuses_what_it_cannot_edit_cleanly(text: str, def_line: int, editable: bool) -> None:
     assert (insert_statement(text, def_line) is not None) is editable
 
@@ -162,18 +170,25 @@ def test_score_and_summaries() -> None:
 
 # -- baselines ----------------------------------------------------------------------------------
 def test_naming_baseline() -> None:
-    tests = ["tests/test_core.py::test_a", "tests/sub/core_test.py::T::test_b", "tests/test_corex.py::test_c",
-             "tests/test_compat.py::test_d", "tests/test_click.py::test_e"]
+    tests = [
+        "tests/test_core.py::test_a",
+        "tests/sub/core_test.py::T::test_b",
+        "tests/test_corex.py::test_c",
+        "tests/test_compat.py::test_d",
+        "tests/test_click.py::test_e",
+    ]
     assert module_stem("src/click/_compat.py") == "compat"
     assert module_stem("src/click/__init__.py") == "click"
-    assert naming_baseline("src/click/core.py", tests) == {"tests/test_core.py::test_a",
-                                                           "tests/sub/core_test.py::T::test_b"}
+    assert naming_baseline("src/click/core.py", tests) == {
+        "tests/test_core.py::test_a",
+        "tests/sub/core_test.py::T::test_b",
+    }
     assert naming_baseline("src/click/_compat.py", tests) == {"tests/test_compat.py::test_d"}
     assert naming_baseline("src/click/__init__.py", tests) == {"tests/test_click.py::test_e"}
 
 
 def test_mention_baseline() -> None:
-    source = '''\
+    source = """\
 @pytest.mark.parametrize("x", [1])
 def test_a(x):
     assert Command(x).invoke()
@@ -182,7 +197,7 @@ def test_a(x):
 class TestB:
     def test_c(self):
         invoked()
-'''
+"""
     sources = baselines.test_function_sources("tests/t.py", source)
     assert sorted(sources) == ["tests/t.py::TestB::test_c", "tests/t.py::test_a"]
     assert sources["tests/t.py::test_a"].startswith("@pytest.mark")
@@ -213,15 +228,18 @@ def test_shortest_dynamic_path_runs_from_pytest_to_the_target() -> None:
     assert shortest_dynamic_path({5: [Link(6, 1, 5, False)]}, {5}) is None
 
 
-@pytest.mark.parametrize(("line", "external", "cause"), [
-    ("    return obj.method(ctx)", False, "receiver"),
-    ("    return self.method(ctx)", False, "self"),
-    ("    return super().method(ctx)", False, "super"),
-    ("    x = method(ctx)", False, "bare"),
-    ("    rv = callback()", False, "indirect"),
-    ("    n = self.type.method", False, "attribute"),
-    ("    rv = app.get('/')", True, "external"),
-])
+@pytest.mark.parametrize(
+    ("line", "external", "cause"),
+    [
+        ("    return obj.method(ctx)", False, "receiver"),
+        ("    return self.method(ctx)", False, "self"),
+        ("    return super().method(ctx)", False, "super"),
+        ("    x = method(ctx)", False, "bare"),
+        ("    rv = callback()", False, "indirect"),
+        ("    n = self.type.method", False, "attribute"),
+        ("    rv = app.get('/')", True, "external"),
+    ],
+)
 def test_classify_call(line: str, external: bool, cause: str) -> None:
     caller, callee = Code("src/p.py", "caller", 1), Code("src/p.py", "Thing.method", 5)
     assert classify_call(caller, callee, line, external, "test_x") == cause
@@ -235,7 +253,7 @@ def test_classify_call_closures_and_dunders() -> None:
     assert classify_call(None, Code("src/p.py", "f", 3), "f()", False, None) == "unindexed"
 
 
-CALLER = '''\
+CALLER = """\
 @decorator
 def caller(ctx: Context, runner, *args):
     parser = self.make_parser(ctx)
@@ -244,14 +262,22 @@ def caller(ctx: Context, runner, *args):
     for item in args:
         item.run()
     return parser.parse_args(), ctx.lookup(), runner.invoke(), made.x(), self.type.arity(), item.run()
-'''
+"""
 
 
-@pytest.mark.parametrize(("receiver", "kind"), [
-    ("ctx", "annotated-param"), ("runner", "param"), ("parser", "local-from-call"),
-    ("made", "local-from-class"), ("typed", "annotated-param"), ("item", "local-other"),
-    ("self.type", "self-attribute"), ("a().b", "expression"),
-])
+@pytest.mark.parametrize(
+    ("receiver", "kind"),
+    [
+        ("ctx", "annotated-param"),
+        ("runner", "param"),
+        ("parser", "local-from-call"),
+        ("made", "local-from-class"),
+        ("typed", "annotated-param"),
+        ("item", "local-other"),
+        ("self.type", "self-attribute"),
+        ("a().b", "expression"),
+    ],
+)
 def test_receiver_kind(receiver: str, kind: str) -> None:
     assert receiver_kind(CALLER, 1, receiver) == kind  # line 1: the decorator's, as in a code object
 

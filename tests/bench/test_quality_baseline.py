@@ -13,7 +13,7 @@ from bench.quality import baseline, mining
 from bench.quality.baseline import Corpus, Document, bm25_scores, documents, rank, tokenize
 from bench.quality.evaluate import rrf
 
-NESTED = '''import functools
+NESTED = """import functools
 
 
 if True:
@@ -48,17 +48,20 @@ def outer():
         def method(self):
             pass
     return Local
-'''
+"""
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("parse_url", ["parse", "url", "parse_url"]),
-    ("getURLPath", ["get", "url", "path", "geturlpath"]),
-    ("HTTPServer", ["http", "server", "httpserver"]),
-    ("Fix the crash in self.loader", ["fix", "crash", "loader"]),  # stop words and one-part words
-    ("__init__ x v1Beta", ["init", "beta", "v1beta"]),  # one-letter parts dropped, the compound kept
-    ("def return class", []),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("parse_url", ["parse", "url", "parse_url"]),
+        ("getURLPath", ["get", "url", "path", "geturlpath"]),
+        ("HTTPServer", ["http", "server", "httpserver"]),
+        ("Fix the crash in self.loader", ["fix", "crash", "loader"]),  # stop words and one-part words
+        ("__init__ x v1Beta", ["init", "beta", "v1beta"]),  # one-letter parts dropped, the compound kept
+        ("def return class", []),
+    ],
+)
 def test_tokenize_splits_compounds_and_keeps_them(text: str, expected: list[str]) -> None:
     assert tokenize(text) == expected
 
@@ -66,21 +69,38 @@ def test_tokenize_splits_compounds_and_keeps_them(text: str, expected: list[str]
 def test_documents_use_mnemo_style_qualified_keys_and_spans() -> None:
     docs = documents("pkg/box.py", NESTED.encode())
     assert [(d.key, d.line) for d in docs] == [
-        ("pkg/box.py:guarded", 5), ("pkg/box.py:Box", 9), ("pkg/box.py:Box.size", 10),
-        ("pkg/box.py:Box.size", 14), ("pkg/box.py:Box.Inner", 18), ("pkg/box.py:Box.Inner.run", 19),
-        ("pkg/box.py:Box.Inner.run.step", 20), ("pkg/box.py:Box.attempt", 24),
+        ("pkg/box.py:guarded", 5),
+        ("pkg/box.py:Box", 9),
+        ("pkg/box.py:Box.size", 10),
+        ("pkg/box.py:Box.size", 14),
+        ("pkg/box.py:Box.Inner", 18),
+        ("pkg/box.py:Box.Inner.run", 19),
+        ("pkg/box.py:Box.Inner.run.step", 20),
+        ("pkg/box.py:Box.attempt", 24),
         ("pkg/box.py:outer", 30),  # the decorator line starts the span
-        ("pkg/box.py:outer.Local", 32), ("pkg/box.py:outer.Local.method", 33),
+        ("pkg/box.py:outer.Local", 32),
+        ("pkg/box.py:outer.Local.method", 33),
     ]
     box = next(d for d in docs if d.key == "pkg/box.py:Box")
     assert box.terms["attempt"] == 1 and box.terms["pkg"] == 1  # whole span, and the path
     assert documents("old.py", b"print 'python 2'\n") == []
 
 
-@pytest.mark.parametrize("path", [
-    "pkg/mod.py", "src/pkg/testing.py", "tests/test_mod.py", "pkg/conftest.py", "pkg/mod_test.py",
-    "pkg/testsuite/helpers.py", "docs/conf.py", "examples/app.py", "pkg/data.json", "pkg/stub.pyi",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "pkg/mod.py",
+        "src/pkg/testing.py",
+        "tests/test_mod.py",
+        "pkg/conftest.py",
+        "pkg/mod_test.py",
+        "pkg/testsuite/helpers.py",
+        "docs/conf.py",
+        "examples/app.py",
+        "pkg/data.json",
+        "pkg/stub.pyi",
+    ],
+)
 def test_source_paths_agree_with_the_mining(path: str) -> None:
     assert baseline.is_source_path(path) is (mining.is_source_path(path) and path.endswith(".py"))
 
@@ -91,8 +111,11 @@ def _doc(key: str, *tokens: str) -> Document:
 
 
 def test_bm25_scores_follow_okapi() -> None:
-    docs = [_doc("a.py:f", "parse", "url", "parse"), _doc("b.py:g", "render", "page"),
-            _doc("c.py:h", "url", "render", "page", "page")]
+    docs = [
+        _doc("a.py:f", "parse", "url", "parse"),
+        _doc("b.py:g", "render", "page"),
+        _doc("c.py:h", "url", "render", "page", "page"),
+    ]
     scores = bm25_scores(docs, "parse url")
     average = 3.0
 
@@ -108,12 +131,15 @@ def test_bm25_scores_follow_okapi() -> None:
 
 
 def test_corpus_reads_source_files_and_reparses_only_changes(tmp_path: Path) -> None:
-    write_files(tmp_path, {
-        "pkg/net.py": "def fetch_url(url):\n    return url\n",
-        "pkg/page.py": "def render_page(page):\n    return page\n",
-        "tests/test_net.py": "def test_fetch_url():\n    pass\n",
-        ".venv/lib.py": "def fetch_url():\n    pass\n",
-    })
+    write_files(
+        tmp_path,
+        {
+            "pkg/net.py": "def fetch_url(url):\n    return url\n",
+            "pkg/page.py": "def render_page(page):\n    return page\n",
+            "tests/test_net.py": "def test_fetch_url():\n    pass\n",
+            ".venv/lib.py": "def fetch_url():\n    pass\n",
+        },
+    )
     corpus = Corpus()
     first = corpus.documents(tmp_path)
     assert [d.key for d in first] == ["pkg/net.py:fetch_url", "pkg/page.py:render_page"]

@@ -54,37 +54,55 @@ def helper(x):
 
 
 # -- messages -----------------------------------------------------------------------------------
-@pytest.mark.parametrize(("message", "expected"), [
-    ("Fix crash in parser (#1234)\n\nSigned-off-by: A <a@x.org>\nCo-authored-by: B <b@x.org>\n",
-     "Fix crash in parser"),
-    ("Handle empty config (gh-77)\n\nThe loader failed on an empty file.\n\nFixes #12\nCloses o/r#99\n",
-     "Handle empty config\n\nThe loader failed on an empty file."),
-    ("Retry uploads\n\nSee https://example.com/issue/5 and [the docs](https://example.com/d) for why.",
-     "Retry uploads\n\nSee and the docs for why."),
-    ("* Fix chained output\n\nCo-authored-by: B <x@y>\n\n* Add tests\n\n-------\n\nCo-authored-by: B <x@y>",
-     "* Fix chained output\n\n* Add tests"),
-    ("Speed up eq\n\n* Speed up eq\n\n* [pre-commit.ci] auto fixes\n\nfor more information, see https://x.org\n\n"
-     "* Update src/attr/_make.py\n\n* Apply suggestions from code review\n\n* Merge branch 'main' into eq",
-     "Speed up eq\n\n* Speed up eq"),
-    ("Backport the loader fix (issue-42, bpo-7)\n\n(cherry picked from commit 0123abcd)\n",
-     "Backport the loader fix"),
-])
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        (
+            "Fix crash in parser (#1234)\n\nSigned-off-by: A <a@x.org>\nCo-authored-by: B <b@x.org>\n",
+            "Fix crash in parser",
+        ),
+        (
+            "Handle empty config (gh-77)\n\nThe loader failed on an empty file.\n\nFixes #12\nCloses o/r#99\n",
+            "Handle empty config\n\nThe loader failed on an empty file.",
+        ),
+        (
+            "Retry uploads\n\nSee https://example.com/issue/5 and [the docs](https://example.com/d) for why.",
+            "Retry uploads\n\nSee and the docs for why.",
+        ),
+        (
+            "* Fix chained output\n\nCo-authored-by: B <x@y>\n\n* Add tests\n\n-------\n\nCo-authored-by: B <x@y>",
+            "* Fix chained output\n\n* Add tests",
+        ),
+        (
+            "Speed up eq\n\n* Speed up eq\n\n* [pre-commit.ci] auto fixes\n\nfor more information, see https://x.org\n\n"
+            "* Update src/attr/_make.py\n\n* Apply suggestions from code review\n\n* Merge branch 'main' into eq",
+            "Speed up eq\n\n* Speed up eq",
+        ),
+        (
+            "Backport the loader fix (issue-42, bpo-7)\n\n(cherry picked from commit 0123abcd)\n",
+            "Backport the loader fix",
+        ),
+    ],
+)
 def test_clean_message_strips_trailers_references_and_urls(message: str, expected: str) -> None:
     assert clean_message(message) == expected
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("Fix crash when the config file is empty", True),
-    ("Avoid quadratic node removal in fmt: off blocks", True),
-    ("wip", False),
-    ("Update foo.py", False),
-    ("Fix typo in the error message of the loader", False),
-    ("Bump version to 8.1.0 for the release", False),
-    ("Merge branch 'stable' into main please", False),
-    ("Release 3.0.0 with all the new things", False),
-    ("8.1.2 and some other words here", False),
-    ("[pre-commit.ci] auto fixes from pre-commit.com hooks", False),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Fix crash when the config file is empty", True),
+        ("Avoid quadratic node removal in fmt: off blocks", True),
+        ("wip", False),
+        ("Update foo.py", False),
+        ("Fix typo in the error message of the loader", False),
+        ("Bump version to 8.1.0 for the release", False),
+        ("Merge branch 'stable' into main please", False),
+        ("Release 3.0.0 with all the new things", False),
+        ("8.1.2 and some other words here", False),
+        ("[pre-commit.ci] auto fixes from pre-commit.com hooks", False),
+    ],
+)
 def test_is_descriptive(text: str, expected: bool) -> None:
     assert is_descriptive(text) is expected
 
@@ -147,27 +165,37 @@ def _symbols() -> list[RawSymbol]:
     return list(extract("pkg/mod.py", MODULE.encode(), spec).symbols)
 
 
-@pytest.mark.parametrize(("change", "expected"), [
-    (OldSideChange([(10, 10)], []), ["Greeter.greet"]),
-    (OldSideChange([(15, 15)], []), ["Greeter.shout.upper"]),  # innermost, not shout, not Greeter
-    (OldSideChange([(12, 12)], []), ["Greeter.shout"]),  # the decorator belongs to the method
-    (OldSideChange([(7, 7), (1, 1)], []), []),  # class attribute and module code: no function
-    (OldSideChange([(9, 21)], []), ["Greeter.greet", "Greeter.shout", "Greeter.shout.upper", "helper"]),
-    (OldSideChange([], [19]), ["helper"]),  # inserted after the def line: inside the body
-    (OldSideChange([], [20]), ["helper"]),
-    (OldSideChange([], [21]), []),  # after the last line: appended, outside
-    (OldSideChange([], [18]), []),  # before the def
-    (OldSideChange([], [10]), []),  # between two methods
-])
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (OldSideChange([(10, 10)], []), ["Greeter.greet"]),
+        (OldSideChange([(15, 15)], []), ["Greeter.shout.upper"]),  # innermost, not shout, not Greeter
+        (OldSideChange([(12, 12)], []), ["Greeter.shout"]),  # the decorator belongs to the method
+        (OldSideChange([(7, 7), (1, 1)], []), []),  # class attribute and module code: no function
+        (OldSideChange([(9, 21)], []), ["Greeter.greet", "Greeter.shout", "Greeter.shout.upper", "helper"]),
+        (OldSideChange([], [19]), ["helper"]),  # inserted after the def line: inside the body
+        (OldSideChange([], [20]), ["helper"]),
+        (OldSideChange([], [21]), []),  # after the last line: appended, outside
+        (OldSideChange([], [18]), []),  # before the def
+        (OldSideChange([], [10]), []),  # between two methods
+    ],
+)
 def test_touched_functions_maps_lines_to_innermost(change: OldSideChange, expected: list[str]) -> None:
     assert sorted(touched_functions(_symbols(), change)) == expected
 
 
-@pytest.mark.parametrize(("path", "expected"), [
-    ("pkg/mod.py", True), ("src/pkg/testing.py", True), ("tests/test_mod.py", False),
-    ("pkg/conftest.py", False),
-    ("pkg/testsuite/helpers.py", False), ("docs/conf.py", False), ("pkg/data.json", False),
-])
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("pkg/mod.py", True),
+        ("src/pkg/testing.py", True),
+        ("tests/test_mod.py", False),
+        ("pkg/conftest.py", False),
+        ("pkg/testsuite/helpers.py", False),
+        ("docs/conf.py", False),
+        ("pkg/data.json", False),
+    ],
+)
 def test_is_source_path(path: str, expected: bool) -> None:
     assert is_source_path(path) is expected
 
@@ -183,23 +211,39 @@ def test_same_code_ignores_docstrings_comments_and_layout() -> None:
 def _history(root: Path) -> dict[str, str]:
     """A small history: one commit of each kind the miner must accept or reject."""
     make_repo(root, {"pkg/mod.py": MODULE, "tests/test_mod.py": "def test_greet():\n    assert True\n"})
-    shas = {"good": commit(root, {
-        "pkg/mod.py": MODULE.replace('{self.greeting} {name}', '{self.greeting}, {name}')
-        + "\n\ndef added():\n    return 1\n",
-        "tests/test_mod.py": "def test_greet():\n    assert 1\n",
-    }, "Separate the greeting from the name with a comma (#12)\n\nSigned-off-by: Ada <ada@example.com>")}
+    shas = {
+        "good": commit(
+            root,
+            {
+                "pkg/mod.py": MODULE.replace("{self.greeting} {name}", "{self.greeting}, {name}")
+                + "\n\ndef added():\n    return 1\n",
+                "tests/test_mod.py": "def test_greet():\n    assert 1\n",
+            },
+            "Separate the greeting from the name with a comma (#12)\n\nSigned-off-by: Ada <ada@example.com>",
+        )
+    }
     typo = MODULE.replace("x + 1", "x + 2")
     shas["typo"] = commit(root, {"pkg/mod.py": typo}, "fix typo")
     documented = typo.replace('"Says hello."', '"Greets."').replace("    y = x", "    # one more\n    y = x")
     shas["docs"] = commit(root, {"pkg/mod.py": documented}, "Explain what the greeter and the helper are for")
-    shas["tests_only"] = commit(root, {"tests/test_mod.py": "def test_greet():\n    assert 2\n"},
-                                "Make the greeting test stricter than before")
-    shas["bot"] = commit(root, {"pkg/mod.py": documented.replace("x + 2", "x + 3")},
-                         "Apply automatic fixes from the linter", author=("ci[bot]", "bot@example.com"))
+    shas["tests_only"] = commit(
+        root,
+        {"tests/test_mod.py": "def test_greet():\n    assert 2\n"},
+        "Make the greeting test stricter than before",
+    )
+    shas["bot"] = commit(
+        root,
+        {"pkg/mod.py": documented.replace("x + 2", "x + 3")},
+        "Apply automatic fixes from the linter",
+        author=("ci[bot]", "bot@example.com"),
+    )
     many = "".join(f"def f{i}():\n    return {i}\n\n\n" for i in range(10))
     commit(root, {"pkg/many.py": many}, "Add ten small functions to the package")
-    shas["big"] = commit(root, {"pkg/many.py": many.replace("return", "return -")},
-                         "Negate every small function result in the package")
+    shas["big"] = commit(
+        root,
+        {"pkg/many.py": many.replace("return", "return -")},
+        "Negate every small function result in the package",
+    )
     return shas
 
 
@@ -228,8 +272,15 @@ def test_mine_keeps_only_descriptive_small_commits_by_people(tmp_path: Path) -> 
 def test_task_metrics_definitions() -> None:
     ranking = ["a.py:x", "b.py:y", "a.py:z", "c.py:w", "d.py:v", "e.py:u", "f.py:t"]
     metrics = task_metrics(ranking, ["a.py:z", "g.py:missing"])
-    assert metrics == {"R@5": 0.5, "R@10": 0.5, "Acc@10": 0.0, "P@10": 0.1, "MRR": 1 / 3, "fileAcc@5": 0.0,
-                       "R@all": 0.5}
+    assert metrics == {
+        "R@5": 0.5,
+        "R@10": 0.5,
+        "Acc@10": 0.0,
+        "P@10": 0.1,
+        "MRR": 1 / 3,
+        "fileAcc@5": 0.0,
+        "R@all": 0.5,
+    }
     assert task_metrics(ranking, ["b.py:y", "d.py:v"])["fileAcc@5"] == 1.0
     assert first_files(ranking, 3) == ["a.py", "b.py", "c.py"]
     deep = [f"x.py:f{i}" for i in range(RANK_DEPTH)] + ["y.py:g"]
@@ -238,20 +289,25 @@ def test_task_metrics_definitions() -> None:
 
 
 # -- pull requests ------------------------------------------------------------------------------
-@pytest.mark.parametrize(("message", "merge", "expected"), [
-    ("Merge pull request #5 from ada/fix\n\nFix the loader", True, "pr"),
-    ("Merge pull request #6 from pallets/dependabot/pip/x\n\nBump x", True, None),  # a bot's PR
-    ("Merge branch 'stable'", True, None),
-    ("Fix the loader (#7)\n\n* fix\n* test", False, "pr"),  # a squash merge
-    ("Fix the loader", False, "commit"),
-])
+@pytest.mark.parametrize(
+    ("message", "merge", "expected"),
+    [
+        ("Merge pull request #5 from ada/fix\n\nFix the loader", True, "pr"),
+        ("Merge pull request #6 from pallets/dependabot/pip/x\n\nBump x", True, None),  # a bot's PR
+        ("Merge branch 'stable'", True, None),
+        ("Fix the loader (#7)\n\n* fix\n* test", False, "pr"),  # a squash merge
+        ("Fix the loader", False, "commit"),
+    ],
+)
 def test_source_of(message: str, merge: bool, expected: str | None) -> None:
     assert source_of(message, merge) == expected
 
 
 def test_pr_message_drops_the_merge_line_then_cleans_like_commits() -> None:
-    message = ("Merge pull request #5 from ada/comma\n\nSeparate the greeting with a comma\n\n"
-               "Fixes #4, see https://example.com/x\n\nCo-authored-by: B <b@x.org>\n")
+    message = (
+        "Merge pull request #5 from ada/comma\n\nSeparate the greeting with a comma\n\n"
+        "Fixes #4, see https://example.com/x\n\nCo-authored-by: B <b@x.org>\n"
+    )
     assert clean_message(pr_message(message)) == "Separate the greeting with a comma"
 
 
@@ -269,21 +325,40 @@ def _merge(root: Path, branch: str, files: dict[str, str], message: str, date: s
 def test_mine_reads_merged_pull_requests_on_the_first_parent_line(tmp_path: Path) -> None:
     root = tmp_path / "repo"
     make_repo(root, {"pkg/mod.py": MODULE})
-    merged = _merge(root, "comma", {"pkg/mod.py": MODULE.replace("{self.greeting} {name}", "{name}")},
-                    "Merge pull request #5 from ada/comma\n\nGreet by name only, without the greeting\n\n"
-                    "Closes #4", date="2026-01-02T12:00:00+00:00")
-    _merge(root, "stable", {"pkg/mod.py": MODULE.replace("x + 1", "x + 3")}, "Merge branch 'stable'",
-           date="2026-01-03T12:00:00+00:00")
-    squashed = commit(root, {"pkg/mod.py": MODULE.replace("x + 1", "x + 2")},
-                      "Add two instead of one in the helper (#9)\n\n* Add two\n* Adjust the helper",
-                      date="2026-01-04T12:00:00+00:00")
-    direct = commit(root, {"pkg/mod.py": MODULE.replace("x + 1", "x + 4")},
-                    "Add four instead of two in the helper", date="2026-01-05T12:00:00+00:00")
+    merged = _merge(
+        root,
+        "comma",
+        {"pkg/mod.py": MODULE.replace("{self.greeting} {name}", "{name}")},
+        "Merge pull request #5 from ada/comma\n\nGreet by name only, without the greeting\n\nCloses #4",
+        date="2026-01-02T12:00:00+00:00",
+    )
+    _merge(
+        root,
+        "stable",
+        {"pkg/mod.py": MODULE.replace("x + 1", "x + 3")},
+        "Merge branch 'stable'",
+        date="2026-01-03T12:00:00+00:00",
+    )
+    squashed = commit(
+        root,
+        {"pkg/mod.py": MODULE.replace("x + 1", "x + 2")},
+        "Add two instead of one in the helper (#9)\n\n* Add two\n* Adjust the helper",
+        date="2026-01-04T12:00:00+00:00",
+    )
+    direct = commit(
+        root,
+        {"pkg/mod.py": MODULE.replace("x + 1", "x + 4")},
+        "Add four instead of two in the helper",
+        date="2026-01-05T12:00:00+00:00",
+    )
     tasks = {t.id: t for t in mine(root, "HEAD", count=10, seed=0, window=100)}
     assert set(tasks) == {merged, squashed, direct}  # the "Merge branch" merge is no task
     pr = tasks[merged]
     assert (pr.source, pr.text, pr.ground_truth) == (
-        "pr", "Greet by name only, without the greeting", ("pkg/mod.py:Greeter.greet",))
+        "pr",
+        "Greet by name only, without the greeting",
+        ("pkg/mod.py:Greeter.greet",),
+    )
     assert pr.parent == git(root, "rev-parse", f"{merged}^1").strip()
     assert tasks[squashed].source == "pr" and tasks[squashed].text.startswith("Add two instead of one")
     assert tasks[direct].source == "commit" and tasks[direct].ground_truth == ("pkg/mod.py:helper",)
@@ -293,8 +368,11 @@ def test_mine_caps_the_share_of_pull_requests(tmp_path: Path) -> None:
     root = tmp_path / "repo"
     make_repo(root, {"pkg/mod.py": MODULE})
     for i in range(3):
-        commit(root, {"pkg/mod.py": MODULE.replace("x + 1", f"x + {i + 10}")},
-               f"Change the helper increment to {i + 10} (#{i + 1})")
+        commit(
+            root,
+            {"pkg/mod.py": MODULE.replace("x + 1", f"x + {i + 10}")},
+            f"Change the helper increment to {i + 10} (#{i + 1})",
+        )
     commit(root, {"pkg/mod.py": MODULE.replace("x + 1", "x + 99")}, "Change the helper increment directly")
     sources = [t.source for t in mine(root, "HEAD", count=2, seed=0, window=100)]
     assert sorted(sources) == ["commit", "pr"]

@@ -30,14 +30,23 @@ def test_groups_expand_and_hold_out() -> None:
 
 def _output(repo: str, held_out: bool) -> dict[str, Any]:
     ranked = {"metrics": {"MRR": 0.0, "R@10": 0.0}, "ranks": {"a.py:f": None}, "top": []}
-    task = {"id": f"{repo}-task", "source": "pr", "text": f"secret text of {repo}", "error": None,
-            "unindexed": [], "ground_truth": ["a.py:f"], "full": ranked, "bm25": ranked}
+    task = {
+        "id": f"{repo}-task",
+        "source": "pr",
+        "text": f"secret text of {repo}",
+        "error": None,
+        "unindexed": [],
+        "ground_truth": ["a.py:f"],
+        "full": ranked,
+        "bm25": ranked,
+    }
     return {"repo": repo, "held_out": held_out, "tasks": [task]}
 
 
 @pytest.mark.parametrize(("final", "shown"), [(False, False), (True, True)])
-def test_dump_hides_held_out_tasks_unless_final(final: bool, shown: bool,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_dump_hides_held_out_tasks_unless_final(
+    final: bool, shown: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
     run.print_dump([_output("pytest", False), _output("httpx", True)], 5, final)
     out = capsys.readouterr().out
     assert "secret text of pytest" in out

@@ -63,8 +63,12 @@ def days_ago(days: int) -> str:
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     root = make_repo(tmp_path / "shop", BASE, date=days_ago(400))
-    commit(root, {"shop/pricing.py": BASE["shop/pricing.py"].replace("item * 2", "item * 3")}, "price change",
-           date=days_ago(20))
+    commit(
+        root,
+        {"shop/pricing.py": BASE["shop/pricing.py"].replace("item * 2", "item * 3")},
+        "price change",
+        date=days_ago(20),
+    )
     return root
 
 
@@ -73,8 +77,16 @@ def keys(items: object) -> list[str]:
 
 
 def test_a_method_body_edit_marks_the_method_not_the_class(repo: Path) -> None:
-    commit(repo, {"shop/cart.py": BASE["shop/cart.py"].replace("return len(self.items)", "return len(self.items) + 0")},
-           "size tweak", date="2026-02-01T10:00:00+00:00")
+    commit(
+        repo,
+        {
+            "shop/cart.py": BASE["shop/cart.py"].replace(
+                "return len(self.items)", "return len(self.items) + 0"
+            )
+        },
+        "size tweak",
+        date="2026-02-01T10:00:00+00:00",
+    )
     pack = for_pr(repo, base="HEAD~1")
     assert pack.impact is not None
     assert keys(pack.impact.changed) == ["shop/cart.py:Cart.size"]
@@ -84,8 +96,12 @@ def test_a_method_body_edit_marks_the_method_not_the_class(repo: Path) -> None:
 
 
 def test_callers_transitively_with_paths_and_tests(repo: Path) -> None:
-    commit(repo, {"shop/pricing.py": BASE["shop/pricing.py"].replace("item * 2", "item * 4")}, "again",
-           date="2026-02-01T10:00:00+00:00")
+    commit(
+        repo,
+        {"shop/pricing.py": BASE["shop/pricing.py"].replace("item * 2", "item * 4")},
+        "again",
+        date="2026-02-01T10:00:00+00:00",
+    )
     pack = for_pr(repo, base="HEAD~1", depth=3)
     impact = pack.impact
     assert impact is not None
@@ -95,9 +111,15 @@ def test_callers_transitively_with_paths_and_tests(repo: Path) -> None:
     assert callers["buy"].distance == 3
     assert callers["buy"].reasons[0].startswith("calls Cart.checkout -> calls total -> calls price")
     assert keys(impact.tests) == ["tests/test_cart.py:test_checkout"]
-    assert {k: impact.changed[0].components[k] for k in ("callers", "tests")} == {"callers": 3.0, "tests": 1.0}
+    assert {k: impact.changed[0].components[k] for k in ("callers", "tests")} == {
+        "callers": 3.0,
+        "tests": 1.0,
+    }
     before = impact.changed[0].reasons
-    assert "before this change, last changed 3 weeks ago by Ada Tester" in before[1] and "price change" in before[1]
+    assert (
+        "before this change, last changed 3 weeks ago by Ada Tester" in before[1]
+        and "price change" in before[1]
+    )
     assert any("1 commit on these lines" in r for r in before)
 
 
@@ -115,19 +137,36 @@ def test_a_deleted_function_still_referenced_is_high_risk(repo: Path) -> None:
 
 def test_a_rename_is_recognised_and_stale_callers_flagged(repo: Path) -> None:
     renamed = BASE["shop/pricing.py"].replace("def discount(x):", "def apply_discount(x):")
-    commit(repo, {"shop/pricing.py": renamed, "shop/api.py": "from shop.pricing import discount\n" + BASE["shop/api.py"] + "\ndef sale():\n    return discount(1)\n"},
-           "rename", date="2026-02-01T10:00:00+00:00")
+    commit(
+        repo,
+        {
+            "shop/pricing.py": renamed,
+            "shop/api.py": "from shop.pricing import discount\n"
+            + BASE["shop/api.py"]
+            + "\ndef sale():\n    return discount(1)\n",
+        },
+        "rename",
+        date="2026-02-01T10:00:00+00:00",
+    )
     impact = for_pr(repo, base="HEAD~1").impact
     assert impact is not None
     renamed_symbols = [s for s in impact.changed if s.reasons[0].startswith("renamed")]
-    assert [(s.symbol.name, s.reasons[0]) for s in renamed_symbols] == [("apply_discount", "renamed from discount")]
+    assert [(s.symbol.name, s.reasons[0]) for s in renamed_symbols] == [
+        ("apply_discount", "renamed from discount")
+    ]
     assert impact.risk == "high"
 
 
 def test_signature_and_module_level_changes(repo: Path) -> None:
-    commit(repo, {"shop/cart.py": "import os\n" + BASE["shop/cart.py"].replace("def checkout(self):",
-                                                                                "def checkout(self, coupon=None):")},
-           "coupons", date="2026-02-01T10:00:00+00:00")
+    commit(
+        repo,
+        {
+            "shop/cart.py": "import os\n"
+            + BASE["shop/cart.py"].replace("def checkout(self):", "def checkout(self, coupon=None):")
+        },
+        "coupons",
+        date="2026-02-01T10:00:00+00:00",
+    )
     impact = for_pr(repo, base="HEAD~1").impact
     assert impact is not None
     changed = {s.symbol.name: s.reasons for s in impact.changed}
@@ -169,12 +208,27 @@ def test_an_empty_diff_says_so(repo: Path) -> None:
 
 def test_a_merge_commit_as_head(repo: Path) -> None:
     git(repo, "checkout", "-q", "-b", "feature")
-    commit(repo, {"shop/api.py": BASE["shop/api.py"] + "\ndef refund():\n    return 0\n"}, "refund",
-           date="2026-02-02T10:00:00+00:00")
+    commit(
+        repo,
+        {"shop/api.py": BASE["shop/api.py"] + "\ndef refund():\n    return 0\n"},
+        "refund",
+        date="2026-02-02T10:00:00+00:00",
+    )
     git(repo, "checkout", "-q", "main")
     commit(repo, {"README.md": "# shop!\n"}, "readme", date="2026-02-03T10:00:00+00:00")
-    git(repo, "merge", "-q", "--no-ff", "feature", "-m", "merge feature",
-        env={"GIT_AUTHOR_DATE": "2026-02-04T10:00:00+00:00", "GIT_COMMITTER_DATE": "2026-02-04T10:00:00+00:00"})
+    git(
+        repo,
+        "merge",
+        "-q",
+        "--no-ff",
+        "feature",
+        "-m",
+        "merge feature",
+        env={
+            "GIT_AUTHOR_DATE": "2026-02-04T10:00:00+00:00",
+            "GIT_COMMITTER_DATE": "2026-02-04T10:00:00+00:00",
+        },
+    )
     impact = for_pr(repo, base="HEAD^1", head="HEAD").impact
     assert impact is not None
     assert keys(impact.changed) == ["shop/api.py:refund"]
@@ -209,23 +263,34 @@ def test_not_a_repository_pr_fails_but_files_works(tmp_path: Path) -> None:
 
 
 def test_budget_is_respected(repo: Path) -> None:
-    commit(repo, {"shop/pricing.py": BASE["shop/pricing.py"].replace("item * 2", "item * 5")}, "x",
-           date="2026-02-01T10:00:00+00:00")
+    commit(
+        repo,
+        {"shop/pricing.py": BASE["shop/pricing.py"].replace("item * 2", "item * 5")},
+        "x",
+        date="2026-02-01T10:00:00+00:00",
+    )
     for budget in (10, 60, 500):
         pack = for_pr(repo, base="HEAD~1", budget=budget)
         assert pack.used_tokens <= budget
 
 
-def test_cli_tests_prints_pytest_node_ids_that_pytest_accepts(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_tests_prints_pytest_node_ids_that_pytest_accepts(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (repo / "shop/cart.py").write_text(BASE["shop/cart.py"].replace("return len(self.items)", "return 0"))
     (repo / "shop/pricing.py").write_text(BASE["shop/pricing.py"].replace("item * 2", "item * 7"))
     git(repo, "add", "-A")
     assert main(["tests", "--staged", "--format", "pytest", "--repo", str(repo)]) == 0
     ids = capsys.readouterr().out.split()
-    assert ids == ["tests/test_cart.py::test_checkout", "tests/test_cart.py::TestSize::test_empty"] or \
-        sorted(ids) == ["tests/test_cart.py::TestSize::test_empty", "tests/test_cart.py::test_checkout"]
-    collected = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-                                *ids], cwd=repo, capture_output=True, text=True)
+    assert ids == ["tests/test_cart.py::test_checkout", "tests/test_cart.py::TestSize::test_empty"] or sorted(
+        ids
+    ) == ["tests/test_cart.py::TestSize::test_empty", "tests/test_cart.py::test_checkout"]
+    collected = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *ids],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
     assert collected.returncode == 0, collected.stdout + collected.stderr
     assert "2 tests collected" in collected.stdout
 

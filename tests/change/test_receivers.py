@@ -107,20 +107,33 @@ def impacted_tests(repo: Path, path: str, old: str, new: str) -> list[str]:
     return sorted(t.symbol.name for t in pack.impact.tests)
 
 
-ALL_KIND_TESTS = ["test_lower_subclass", "test_plain", "test_plain_digits", "test_plain_empty", "test_upper_constant"]
+ALL_KIND_TESTS = [
+    "test_lower_subclass",
+    "test_plain",
+    "test_plain_digits",
+    "test_plain_empty",
+    "test_upper_constant",
+]
 
 
-@pytest.mark.parametrize(("old", "new", "expected"), [
-    ("value.upper()", "value.upper() + ''", ["test_upper_constant"]),  # a constant bound to an Upper()
-    ("value.lower()", "value.lower() + ''", ["test_lower_subclass"]),  # a subclass of Lower
-])
-def test_a_test_reaches_a_changed_override_only_if_it_names_the_class(repo: Path, old: str, new: str,
-                                                                       expected: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("value.upper()", "value.upper() + ''", ["test_upper_constant"]),  # a constant bound to an Upper()
+        ("value.lower()", "value.lower() + ''", ["test_lower_subclass"]),  # a subclass of Lower
+    ],
+)
+def test_a_test_reaches_a_changed_override_only_if_it_names_the_class(
+    repo: Path, old: str, new: str, expected: list[str]
+) -> None:
     assert impacted_tests(repo, "shop/kinds.py", old, new) == expected
 
 
 def test_a_changed_base_method_reaches_every_test_of_its_callers(repo: Path) -> None:
-    assert impacted_tests(repo, "shop/kinds.py", "        return value\n", "        return value + ''\n") == ALL_KIND_TESTS
+    assert (
+        impacted_tests(repo, "shop/kinds.py", "        return value\n", "        return value + ''\n")
+        == ALL_KIND_TESTS
+    )
 
 
 def test_an_override_that_no_test_names_keeps_every_test(repo: Path) -> None:

@@ -27,14 +27,25 @@ def test_the_action_is_a_composite_that_passes_inputs_through_the_environment() 
     assert install["working-directory"] == "${{ runner.temp }}"  # `python -m` never sees the checkout
     assert "${{" not in run  # inputs arrive as environment variables, never pasted into the script
     assert set(re.findall(r"--[a-z-]+", run)) <= options(ci_parser())
-    assert set(action["inputs"]) == {"path", "fail-on", "max-callers", "require-tests", "dry-run", "token",
-                                     "python-version"}
+    assert set(action["inputs"]) == {
+        "path",
+        "fail-on",
+        "max-callers",
+        "require-tests",
+        "dry-run",
+        "token",
+        "python-version",
+    }
 
 
 def test_the_hook_manifest() -> None:
     [hook] = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
-    assert (hook["id"], hook["entry"], hook["language"], hook["pass_filenames"]) == \
-        ("mnemo-blast-radius", "mnemo-precommit", "python", False)
+    assert (hook["id"], hook["entry"], hook["language"], hook["pass_filenames"]) == (
+        "mnemo-blast-radius",
+        "mnemo-precommit",
+        "python",
+        False,
+    )
     assert hook["stages"] == ["pre-commit", "pre-push"] and hook["always_run"] and hook["verbose"]
     assert {"--fail-on", "--max-callers", "--require-tests"} <= options(hook_parser())
 

@@ -23,8 +23,9 @@ DELETED = {"shop/pricing.py": "def total(items):\n    return sum(price(i) for i 
 FAST = ["--backoff", "0.01", "--timeout", "5"]
 
 
-def environment(pr: PullRequestRepo, tmp_path: Path, api: FakeGitHub | None = None,
-                **overrides: str) -> dict[str, str]:
+def environment(
+    pr: PullRequestRepo, tmp_path: Path, api: FakeGitHub | None = None, **overrides: str
+) -> dict[str, str]:
     """The variables GitHub Actions sets for a pull_request job (no token without an API)."""
     env = {
         "GITHUB_EVENT_NAME": "pull_request",
@@ -39,8 +40,9 @@ def environment(pr: PullRequestRepo, tmp_path: Path, api: FakeGitHub | None = No
     return env
 
 
-def run(pr: PullRequestRepo, env: dict[str, str], capsys: pytest.CaptureFixture[str],
-        *args: str) -> tuple[int, str, str]:
+def run(
+    pr: PullRequestRepo, env: dict[str, str], capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[int, str, str]:
     """``mnemo-ci`` on the pull request's checkout: (exit code, stdout, stderr); the token never shows."""
     code = main(["--repo", str(pr.root), *FAST, *args], env=env)
     out, err = capsys.readouterr()
@@ -49,7 +51,8 @@ def run(pr: PullRequestRepo, env: dict[str, str], capsys: pytest.CaptureFixture[
 
 
 def test_first_run_creates_the_comment_and_the_next_push_updates_it(
-        tmp_path: Path, github: FakeGitHub, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, github: FakeGitHub, capsys: pytest.CaptureFixture[str]
+) -> None:
     pr = make_pull_request(tmp_path / "shop", MODIFIED)
     code, _, err = run(pr, environment(pr, tmp_path, github), capsys)
     assert code == 0, err
@@ -71,20 +74,38 @@ def test_first_run_creates_the_comment_and_the_next_push_updates_it(
     assert [r.method for r in github.requests] == ["GET", "POST", "GET", "PATCH"]
 
 
-def test_dry_run_prints_what_mnemo_pr_markdown_prints(tmp_path: Path,
-                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_dry_run_prints_what_mnemo_pr_markdown_prints(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     pr = make_pull_request(tmp_path / "shop", MODIFIED)
     code, out, _ = run(pr, environment(pr, tmp_path), capsys, "--dry-run")
     assert code == 0
     links = f"https://github.com/{REPOSITORY}/blob/{pr.head}"
-    assert mnemo_main(["pr", "--repo", str(pr.root), "--base", pr.base, "--head", pr.head,
-                       "--format", "markdown", "--links", links]) == 0
+    assert (
+        mnemo_main(
+            [
+                "pr",
+                "--repo",
+                str(pr.root),
+                "--base",
+                pr.base,
+                "--head",
+                pr.head,
+                "--format",
+                "markdown",
+                "--links",
+                links,
+            ]
+        )
+        == 0
+    )
     assert capsys.readouterr().out == out
     assert out.startswith(MARKER)
 
 
 def test_a_deleted_function_still_called_fails_the_check_after_commenting(
-        tmp_path: Path, github: FakeGitHub, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, github: FakeGitHub, capsys: pytest.CaptureFixture[str]
+) -> None:
     pr = make_pull_request(tmp_path / "shop", DELETED)
     code, _, err = run(pr, environment(pr, tmp_path, github), capsys)
     assert code == EXIT_POLICY
@@ -96,8 +117,9 @@ def test_a_deleted_function_still_called_fails_the_check_after_commenting(
     assert code == 0 and "passed" in err
 
 
-def test_a_change_without_code_gets_a_short_comment(tmp_path: Path,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_change_without_code_gets_a_short_comment(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     docs = {"README.md": "# shop\n\nMore words.\n", "docs/guide.md": "# guide\n"}
     pr = make_pull_request(tmp_path / "shop", docs)
     code, out, _ = run(pr, environment(pr, tmp_path), capsys, "--dry-run")
@@ -106,7 +128,8 @@ def test_a_change_without_code_gets_a_short_comment(tmp_path: Path,
 
 
 def test_a_pull_request_from_a_fork_writes_the_job_summary_only(
-        tmp_path: Path, github: FakeGitHub, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, github: FakeGitHub, capsys: pytest.CaptureFixture[str]
+) -> None:
     pr = make_pull_request(tmp_path / "shop", MODIFIED)
     env = environment(pr, tmp_path, github)
     write_event(Path(env["GITHUB_EVENT_PATH"]), NUMBER, pr.base, pr.head, fork=True)
@@ -116,15 +139,18 @@ def test_a_pull_request_from_a_fork_writes_the_job_summary_only(
     assert (tmp_path / "summary.md").read_text(encoding="utf-8").startswith(MARKER)
 
 
-@pytest.mark.parametrize(("status", "message"), [
-    (401, "GitHub rejected the token (401 Unauthorized)"),
-    (403, "give the job `permissions: pull-requests: write`"),
-    (404, "GitHub answered 404 Not Found"),
-    (502, "GitHub kept failing (HTTP 502) while listing the comments of #12 after 4 attempts"),
-])
-def test_api_errors_exit_4_with_one_line(tmp_path: Path, github: FakeGitHub,
-                                         capsys: pytest.CaptureFixture[str],
-                                         status: int, message: str) -> None:
+@pytest.mark.parametrize(
+    ("status", "message"),
+    [
+        (401, "GitHub rejected the token (401 Unauthorized)"),
+        (403, "give the job `permissions: pull-requests: write`"),
+        (404, "GitHub answered 404 Not Found"),
+        (502, "GitHub kept failing (HTTP 502) while listing the comments of #12 after 4 attempts"),
+    ],
+)
+def test_api_errors_exit_4_with_one_line(
+    tmp_path: Path, github: FakeGitHub, capsys: pytest.CaptureFixture[str], status: int, message: str
+) -> None:
     pr = make_pull_request(tmp_path / "shop", MODIFIED)
     github.fail("GET", status, times=4, body={"message": f"nope {TOKEN}"})
     code, _, err = run(pr, environment(pr, tmp_path, github), capsys)
@@ -133,8 +159,9 @@ def test_api_errors_exit_4_with_one_line(tmp_path: Path, github: FakeGitHub,
     assert line.startswith("mnemo-ci: error: ") and message in line
 
 
-def test_a_wrong_token_is_reported_not_shown(tmp_path: Path, github: FakeGitHub,
-                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_wrong_token_is_reported_not_shown(
+    tmp_path: Path, github: FakeGitHub, capsys: pytest.CaptureFixture[str]
+) -> None:
     pr = make_pull_request(tmp_path / "shop", MODIFIED)
     code, _, err = run(pr, environment(pr, tmp_path, github, GITHUB_TOKEN="ghs_wrong_token_value"), capsys)
     assert code == 4 and "401 Unauthorized" in err and "ghs_wrong_token_value" not in err
@@ -166,7 +193,8 @@ def test_an_event_that_is_not_a_pull_request(tmp_path: Path, capsys: pytest.Capt
 
 
 def test_a_shallow_checkout_without_the_base_says_to_fetch_everything(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     pr = make_pull_request(tmp_path / "shop", MODIFIED)
     shallow = tmp_path / "checkout"
     git(tmp_path, "clone", "-q", "--depth", "1", "--branch", "feature", f"file://{pr.root}", str(shallow))
@@ -177,6 +205,11 @@ def test_a_shallow_checkout_without_the_base_says_to_fetch_everything(
 
 
 def test_python_dash_m_ci_is_the_same_entrypoint(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "ci", "--help"], capture_output=True, text=True, check=False,
-                          cwd=Path(__file__).parents[2])
+    done = subprocess.run(
+        [sys.executable, "-m", "ci", "--help"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=Path(__file__).parents[2],
+    )
     assert done.returncode == 0 and "usage: mnemo-ci" in done.stdout and "--dry-run" in done.stdout

@@ -17,8 +17,14 @@ def client(api: FakeGitHub, token: str = TOKEN, **options: float) -> tuple[GitHu
     """A client of the fake API whose sleeps are recorded instead of slept."""
     slept: list[float] = []
     settings = {"timeout": 2.0, "retries": 3, "backoff": BACKOFF, **options}
-    made = GitHub(api.url, token, timeout=settings["timeout"], retries=int(settings["retries"]),
-                  backoff=settings["backoff"], sleep=slept.append)
+    made = GitHub(
+        api.url,
+        token,
+        timeout=settings["timeout"],
+        retries=int(settings["retries"]),
+        backoff=settings["backoff"],
+        sleep=slept.append,
+    )
     return made, slept
 
 
@@ -52,17 +58,26 @@ def test_next_page() -> None:
     assert next_page("") is None
 
 
-@pytest.mark.parametrize(("status", "expected"), [
-    (401, "GitHub rejected the token (401 Unauthorized)"),
-    (403, "give the job `permissions: pull-requests: write`"),
-    (404, "GitHub answered 404 Not Found: check GITHUB_REPOSITORY and the pull request number"),
-    (422, "GitHub rejected the comment (422 Unprocessable Entity) while commenting on #7 "
-          "(GitHub says: Validation Failed: body is too long"),
-])
-def test_client_errors_are_one_clear_line_without_retries(github: FakeGitHub, status: int,
-                                                          expected: str) -> None:
-    body = {"message": "Validation Failed" if status == 422 else f"echo {TOKEN}",
-            "errors": [{"message": "body is too long (maximum is 65536 characters)"}]}
+@pytest.mark.parametrize(
+    ("status", "expected"),
+    [
+        (401, "GitHub rejected the token (401 Unauthorized)"),
+        (403, "give the job `permissions: pull-requests: write`"),
+        (404, "GitHub answered 404 Not Found: check GITHUB_REPOSITORY and the pull request number"),
+        (
+            422,
+            "GitHub rejected the comment (422 Unprocessable Entity) while commenting on #7 "
+            "(GitHub says: Validation Failed: body is too long",
+        ),
+    ],
+)
+def test_client_errors_are_one_clear_line_without_retries(
+    github: FakeGitHub, status: int, expected: str
+) -> None:
+    body = {
+        "message": "Validation Failed" if status == 422 else f"echo {TOKEN}",
+        "errors": [{"message": "body is too long (maximum is 65536 characters)"}],
+    }
     github.fail("POST", status, body=body)
     gh, slept = client(github)
     with pytest.raises(GitHubError) as info:
@@ -84,8 +99,11 @@ def test_server_errors_are_retried_with_exponential_backoff(github: FakeGitHub) 
 def test_server_errors_give_up_after_the_retries(github: FakeGitHub) -> None:
     github.fail("PATCH", 500, times=10, body={"message": "Server Error"})
     gh, slept = client(github, retries=2)
-    with pytest.raises(GitHubError, match=r"GitHub kept failing \(HTTP 500\) while updating comment 5 after "
-                                          r"3 attempts \(GitHub says: Server Error\); re-run the job later"):
+    with pytest.raises(
+        GitHubError,
+        match=r"GitHub kept failing \(HTTP 500\) while updating comment 5 after "
+        r"3 attempts \(GitHub says: Server Error\); re-run the job later",
+    ):
         gh.update_comment(REPOSITORY, 5, "x")
     assert len(slept) == 2 and len(github.requests) == 3
 
@@ -100,8 +118,11 @@ def test_rate_limits_are_retried_after_the_time_github_asks_for(github: FakeGitH
 def test_a_slow_answer_times_out_and_is_retried(github: FakeGitHub) -> None:
     github.fail("GET", 200, body=[], delay=1.0, times=2)
     gh, slept = client(github, timeout=0.2, retries=1)
-    with pytest.raises(GitHubError, match=r"GitHub did not answer within 0\.2 s while listing the comments "
-                                          r"of #4 \(2 attempts\); re-run the job"):
+    with pytest.raises(
+        GitHubError,
+        match=r"GitHub did not answer within 0\.2 s while listing the comments "
+        r"of #4 \(2 attempts\); re-run the job",
+    ):
         list(gh.comments(REPOSITORY, 4))
     assert slept == [BACKOFF]
 

@@ -10,12 +10,16 @@ from mnemo_core.boundary import EXIT_ERROR
 from mnemo_core.errors import MnemoError
 
 
-@pytest.mark.parametrize(("error", "code", "line"), [
-    (MnemoError("unknown ref 'nope'"), EXIT_ERROR, "tool: error: unknown ref 'nope'"),
-    (GitHubError("GitHub answered 404", 404), EXIT_GITHUB, "tool: error: GitHub answered 404"),
-])
+@pytest.mark.parametrize(
+    ("error", "code", "line"),
+    [
+        (MnemoError("unknown ref 'nope'"), EXIT_ERROR, "tool: error: unknown ref 'nope'"),
+        (GitHubError("GitHub answered 404", 404), EXIT_GITHUB, "tool: error: GitHub answered 404"),
+    ],
+)
 def test_known_failures(capsys: pytest.CaptureFixture[str], error: Exception, code: int, line: str) -> None:
     def body() -> int:
         raise error
+
     assert guarded("tool", body) == code
     assert capsys.readouterr().err == line + "\n"

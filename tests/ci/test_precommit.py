@@ -33,8 +33,9 @@ def hook(root: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[in
     return code, out + err
 
 
-def test_a_modified_function_passes_and_shows_the_table(tmp_path: Path,
-                                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_modified_function_passes_and_shows_the_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out = hook(staged(tmp_path / "r", MODIFIED), capsys)
     assert code == 0, out
     assert out.splitlines() == [
@@ -57,20 +58,28 @@ def test_a_deleted_function_still_called_fails(tmp_path: Path, capsys: pytest.Ca
     assert f"SKIP={HOOK_ID} git commit" in out
 
 
-@pytest.mark.parametrize(("files", "args", "config", "expected"), [
-    (DELETED, ["--fail-on", "never"], "", 0),
-    (MODIFIED, ["--fail-on", "low"], "", EXIT_POLICY),
-    (MODIFIED, ["--max-callers", "1"], "", EXIT_POLICY),
-    (MODIFIED, ["--max-callers", "2"], "", 0),
-    (UNTESTED, ["--require-tests"], "", EXIT_POLICY),
-    (UNTESTED, [], "require_tests = true\n", EXIT_POLICY),
-    (UNTESTED, ["--no-require-tests"], "require_tests = true\n", 0),
-    (DELETED, [], 'fail_on = "never"\n', 0),
-    (DELETED, ["--fail-on", "high"], 'fail_on = "never"\n', EXIT_POLICY),
-])
-def test_policy_from_config_and_args(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                     files: dict[str, str], args: list[str], config: str,
-                                     expected: int) -> None:
+@pytest.mark.parametrize(
+    ("files", "args", "config", "expected"),
+    [
+        (DELETED, ["--fail-on", "never"], "", 0),
+        (MODIFIED, ["--fail-on", "low"], "", EXIT_POLICY),
+        (MODIFIED, ["--max-callers", "1"], "", EXIT_POLICY),
+        (MODIFIED, ["--max-callers", "2"], "", 0),
+        (UNTESTED, ["--require-tests"], "", EXIT_POLICY),
+        (UNTESTED, [], "require_tests = true\n", EXIT_POLICY),
+        (UNTESTED, ["--no-require-tests"], "require_tests = true\n", 0),
+        (DELETED, [], 'fail_on = "never"\n', 0),
+        (DELETED, ["--fail-on", "high"], 'fail_on = "never"\n', EXIT_POLICY),
+    ],
+)
+def test_policy_from_config_and_args(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    files: dict[str, str],
+    args: list[str],
+    config: str,
+    expected: int,
+) -> None:
     root = staged(tmp_path / "r", files)
     if config:
         (root / "mnemo.toml").write_text(config, encoding="utf-8")
@@ -83,12 +92,15 @@ def test_policy_messages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     (root / "pyproject.toml").write_text("[tool.mnemo]\nmax_callers = 0\n", encoding="utf-8")
     code, out = hook(root, capsys, "--require-tests")
     assert code == EXIT_POLICY
-    assert ("mnemo: FAILED: require_tests: no test reaches unused "
-            f"(settings from {root / 'pyproject.toml'} [tool.mnemo] and options)") in out
+    assert (
+        "mnemo: FAILED: require_tests: no test reaches unused "
+        f"(settings from {root / 'pyproject.toml'} [tool.mnemo] and options)"
+    ) in out
 
 
-def test_pre_push_analyses_the_pushed_range(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pre_push_analyses_the_pushed_range(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = make_repo(tmp_path / "r", SHOP)
     base = git(root, "rev-parse", "HEAD").strip()
     head = commit(root, DELETED, "drop price")
@@ -112,8 +124,10 @@ def test_the_first_commit_of_a_repository(tmp_path: Path, capsys: pytest.Capture
 def test_bad_input_is_one_line_and_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = hook(tmp_path, capsys)
     assert code == EXIT_ERROR
-    assert out == (f"mnemo-precommit: error: {tmp_path} is not inside a git repository. Run mnemo in a "
-                   "clone, or `git init` one first.\n")
+    assert out == (
+        f"mnemo-precommit: error: {tmp_path} is not inside a git repository. Run mnemo in a "
+        "clone, or `git init` one first.\n"
+    )
     root = staged(tmp_path / "r", MODIFIED)
     (root / "mnemo.toml").write_text('fail_on = "sometimes"\n', encoding="utf-8")
     code, out = hook(root, capsys)
@@ -127,9 +141,11 @@ def test_git_commit_through_pre_commit_reads_the_commits_index(tmp_path: Path) -
     if not script.exists():
         pytest.skip("mnemo-precommit is not installed next to this Python (pip install -e .)")
     root = make_repo(tmp_path / "r", SHOP)
-    config = ("repos:\n- repo: local\n  hooks:\n  - id: mnemo-blast-radius\n    name: mnemo blast radius\n"
-              f"    entry: {script}\n    language: system\n    pass_filenames: false\n    always_run: true\n"
-              "    verbose: true\n")
+    config = (
+        "repos:\n- repo: local\n  hooks:\n  - id: mnemo-blast-radius\n    name: mnemo blast radius\n"
+        f"    entry: {script}\n    language: system\n    pass_filenames: false\n    always_run: true\n"
+        "    verbose: true\n"
+    )
     commit(root, {".pre-commit-config.yaml": config}, "add the hook")
     assert run_tool(sys.executable, "-m", "pre_commit", "install", cwd=root).returncode == 0
     write_files(root, DELETED)
@@ -155,8 +171,9 @@ def test_try_repo_passes_a_safe_commit(tmp_path: Path, try_repo_env: dict[str, s
     assert "run: pytest tests/test_cart.py::test_checkout" in done.stdout
 
 
-def test_try_repo_fails_a_commit_that_deletes_a_called_function(tmp_path: Path,
-                                                                 try_repo_env: dict[str, str]) -> None:
+def test_try_repo_fails_a_commit_that_deletes_a_called_function(
+    tmp_path: Path, try_repo_env: dict[str, str]
+) -> None:
     done = try_repo(staged(tmp_path / "r", DELETED), try_repo_env)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "Failed" in done.stdout and f"- exit code: {EXIT_POLICY}" in done.stdout

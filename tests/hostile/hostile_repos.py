@@ -16,9 +16,32 @@ from helpers import commit, git, make_repo
 from mnemo_core.index.indexer import PARALLEL_MIN_FILES
 
 # what mnemo, its dependencies and multiprocessing's bootstrap import, by top-level name
-PLANTED = ("multiprocessing", "concurrent", "numpy", "scipy", "git", "pygls", "lsprotocol", "cattrs",
-           "tree_sitter", "tree_sitter_language_pack", "json", "sqlite3", "ctypes", "signal", "threading",
-           "subprocess", "tempfile", "logging", "re", "pickle", "selectors", "asyncio", "ci", "lsp_server")
+PLANTED = (
+    "multiprocessing",
+    "concurrent",
+    "numpy",
+    "scipy",
+    "git",
+    "pygls",
+    "lsprotocol",
+    "cattrs",
+    "tree_sitter",
+    "tree_sitter_language_pack",
+    "json",
+    "sqlite3",
+    "ctypes",
+    "signal",
+    "threading",
+    "subprocess",
+    "tempfile",
+    "logging",
+    "re",
+    "pickle",
+    "selectors",
+    "asyncio",
+    "ci",
+    "lsp_server",
+)
 MODULES = PARALLEL_MIN_FILES + 12  # enough real files that indexing starts its worker processes
 RUN_TIMEOUT_S = 120
 BIN = Path(sys.executable).parent  # where the console scripts of this Python are
@@ -31,9 +54,12 @@ def planted(name: str, markers: Path) -> str:
 
 def app_modules() -> dict[str, str]:
     """``MODULES`` small modules calling each other, and a test."""
-    files = {f"app/mod{i}.py": f"from app.mod{(i + 1) % MODULES} import step{(i + 1) % MODULES}\n\n\n"
-                               f"def step{i}(x):\n    \"\"\"Step {i} of the pipeline.\"\"\"\n"
-                               f"    return step{(i + 1) % MODULES}(x) if x else x\n" for i in range(MODULES)}
+    files = {
+        f"app/mod{i}.py": f"from app.mod{(i + 1) % MODULES} import step{(i + 1) % MODULES}\n\n\n"
+        f'def step{i}(x):\n    """Step {i} of the pipeline."""\n'
+        f"    return step{(i + 1) % MODULES}(x) if x else x\n"
+        for i in range(MODULES)
+    }
     files["app/__init__.py"] = ""
     files["tests/test_app.py"] = "from app.mod0 import step0\n\n\ndef test_step():\n    assert not step0(0)\n"
     return files
@@ -79,8 +105,10 @@ def mnemo_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def run_in(root: Path, *args: str, env: dict[str, str] | None = None,
-           timeout: float = RUN_TIMEOUT_S) -> subprocess.CompletedProcess[str]:
+def run_in(
+    root: Path, *args: str, env: dict[str, str] | None = None, timeout: float = RUN_TIMEOUT_S
+) -> subprocess.CompletedProcess[str]:
     """Run a command with ``root`` as its working directory."""
-    return subprocess.run(args, cwd=root, env=env or mnemo_env(), capture_output=True, text=True,
-                          timeout=timeout, check=False)
+    return subprocess.run(
+        args, cwd=root, env=env or mnemo_env(), capture_output=True, text=True, timeout=timeout, check=False
+    )

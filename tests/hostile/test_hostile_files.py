@@ -17,11 +17,13 @@ from mnemo_core.fsread import Refused, read_inside
 
 SECRET = "def stolen_credentials():\n    return 'TOPSECRET-7f3a'\n"
 MAX_RSS_MB = 400  # mnemo indexing this repository needs about 100 MB; reading /dev/zero needs it all
-MEASURED = ("import resource, subprocess, sys\n"
-            "done = subprocess.run(sys.argv[1:], capture_output=True, text=True, timeout=60)\n"
-            "sys.stdout.write(done.stdout)\nsys.stderr.write(done.stderr)\n"
-            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024, file=sys.stderr)\n"
-            "sys.exit(done.returncode)\n")
+MEASURED = (
+    "import resource, subprocess, sys\n"
+    "done = subprocess.run(sys.argv[1:], capture_output=True, text=True, timeout=60)\n"
+    "sys.stdout.write(done.stdout)\nsys.stderr.write(done.stderr)\n"
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024, file=sys.stderr)\n"
+    "sys.exit(done.returncode)\n"
+)
 
 
 def with_links(tmp_path: Path) -> Path:
@@ -43,16 +45,22 @@ def test_symlinks_out_of_the_repository_are_never_read(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "skipped 2 outside the repository" in done.stdout
     assert int(done.stderr.splitlines()[-1]) < MAX_RSS_MB
-    for args in (["find", "stolen_credentials"], ["find", "*"], ["task", "return the credentials"],
-                 ["pr", "--base", "HEAD", "--worktree"], ["files", "leak.py"]):
+    for args in (
+        ["find", "stolen_credentials"],
+        ["find", "*"],
+        ["task", "return the credentials"],
+        ["pr", "--base", "HEAD", "--worktree"],
+        ["files", "leak.py"],
+    ):
         shown = run_in(root, str(BIN / "mnemo"), *args, "--format", "json")
         assert "TOPSECRET" not in shown.stdout + shown.stderr, args
         assert '"path": "leak.py"' not in shown.stdout, args
     assert "inside" in run_in(root, str(BIN / "mnemo"), "find", "inside").stdout
 
 
-def test_a_fifo_in_a_walked_directory_does_not_hang(tmp_path: Path,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_fifo_in_a_walked_directory_does_not_hang(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = tmp_path / "plain"
     root.mkdir()
     (root / "app.py").write_text("def ok():\n    return 1\n", encoding="utf-8")
@@ -77,7 +85,8 @@ def test_reads_are_bounded_by_what_is_read(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("path", ["/etc/passwd", "../outside.py", "no/such.py"])
 def test_files_outside_the_repository_or_missing_are_one_line(
-        hostile: Hostile, capsys: pytest.CaptureFixture[str], path: str) -> None:
+    hostile: Hostile, capsys: pytest.CaptureFixture[str], path: str
+) -> None:
     assert main(["files", path, "--repo", str(hostile.root)]) == 1
     [line] = capsys.readouterr().err.splitlines()
     assert line.startswith("mnemo: error: ")

@@ -21,8 +21,11 @@ def server_in(root: Path, *args: str) -> list[str]:
 
 @pytest.mark.asyncio
 async def test_a_session_inside_the_repository_runs_none_of_its_code(hostile: Hostile) -> None:
-    config = ClientServerConfig(server_command=server_in(hostile.root), client_factory=make_client,
-                                server_env=mnemo_env(HOME=str(hostile.root.parent)))
+    config = ClientServerConfig(
+        server_command=server_in(hostile.root),
+        client_factory=make_client,
+        server_env=mnemo_env(HOME=str(hostile.root.parent)),
+    )
     client = await config.start()
     session = await start(client, hostile.root)
     await wait_for_index(client)
@@ -37,8 +40,13 @@ async def test_a_session_inside_the_repository_runs_none_of_its_code(hostile: Ho
 
 
 def started(root: Path) -> subprocess.Popen[bytes]:
-    server = subprocess.Popen(server_in(root), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, env=mnemo_env(HOME=str(root.parent)))
+    server = subprocess.Popen(
+        server_in(root),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=mnemo_env(HOME=str(root.parent)),
+    )
     assert server.stdin is not None and server.stdout is not None
     server.stdin.write(frame(initialize(root)))
     server.stdin.flush()
@@ -52,16 +60,20 @@ def send(server: subprocess.Popen[bytes], message: dict[str, object]) -> None:
     server.stdin.flush()
 
 
-@pytest.mark.parametrize("position", [{"line": -1, "character": 0}, {"line": 0, "character": -4},
-                                      {"line": "one", "character": 0}])
-def test_a_request_with_an_unusable_position_is_answered(hostile: Hostile,
-                                                         position: dict[str, object]) -> None:
+@pytest.mark.parametrize(
+    "position", [{"line": -1, "character": 0}, {"line": 0, "character": -4}, {"line": "one", "character": 0}]
+)
+def test_a_request_with_an_unusable_position_is_answered(
+    hostile: Hostile, position: dict[str, object]
+) -> None:
     server = started(hostile.root)
     assert server.stdout is not None and server.stderr is not None
     uri = (hostile.root / "app/mod3.py").as_uri()
     for msg_id, method in ((2, "textDocument/hover"), (3, "textDocument/definition")):
-        send(server, {"id": msg_id, "method": method,
-                      "params": {"textDocument": {"uri": uri}, "position": position}})
+        send(
+            server,
+            {"id": msg_id, "method": method, "params": {"textDocument": {"uri": uri}, "position": position}},
+        )
     for msg_id in (2, 3):
         answer = read_until(server.stdout, lambda m, i=msg_id: m.get("id") == i)
         assert answer["error"]["code"] == -32602 and "invalid parameters" in answer["error"]["message"]
@@ -87,14 +99,19 @@ def test_exit_over_tcp_without_a_traceback(hostile: Hostile) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = subprocess.Popen(server_in(hostile.root, "--tcp", "--port", str(port)), stderr=subprocess.PIPE,
-                              env=mnemo_env(HOME=str(hostile.root.parent)))
+    server = subprocess.Popen(
+        server_in(hostile.root, "--tcp", "--port", str(port)),
+        stderr=subprocess.PIPE,
+        env=mnemo_env(HOME=str(hostile.root.parent)),
+    )
     assert server.stderr is not None
     try:
         while b"Serving on" not in (line := server.stderr.readline()):
             assert line, "mnemo-lsp --tcp exited before listening"
-        with socket.create_connection(("127.0.0.1", port), timeout=WAIT_S) as connection, \
-                connection.makefile("rwb") as stream:
+        with (
+            socket.create_connection(("127.0.0.1", port), timeout=WAIT_S) as connection,
+            connection.makefile("rwb") as stream,
+        ):
             stream.write(frame(initialize(hostile.root)))
             stream.flush()
             read_until(stream, lambda m: m.get("id") == 1)

@@ -29,10 +29,14 @@ def damage(db: Path, start: int, length: int | None = None) -> None:
         handle.write(b"\xde\xad\xbe\xef" * ((length or size - start) // 4))
 
 
-@pytest.mark.parametrize(("start", "length"), [(0, 100), (PAGE, None), (None, 2 * PAGE)],
-                         ids=["not a database", "pages after the first", "the middle"])
+@pytest.mark.parametrize(
+    ("start", "length"),
+    [(0, 100), (PAGE, None), (None, 2 * PAGE)],
+    ids=["not a database", "pages after the first", "the middle"],
+)
 def test_a_damaged_index_is_moved_aside_and_rebuilt(
-        hostile: Hostile, capsys: pytest.CaptureFixture[str], start: int | None, length: int | None) -> None:
+    hostile: Hostile, capsys: pytest.CaptureFixture[str], start: int | None, length: int | None
+) -> None:
     assert main(["index", str(hostile.root)]) == 0
     db = index_path(hostile.root)
     damage(db, start if start is not None else db.stat().st_size // PAGE // 2 * PAGE, length)
@@ -63,8 +67,9 @@ def immutable(*paths: Path) -> Iterator[None]:
 
 
 @pytest.mark.parametrize("what", ["directory", "file"])
-def test_a_read_only_index_answers_and_is_kept(hostile: Hostile, capsys: pytest.CaptureFixture[str],
-                                               what: str) -> None:
+def test_a_read_only_index_answers_and_is_kept(
+    hostile: Hostile, capsys: pytest.CaptureFixture[str], what: str
+) -> None:
     assert main(["index", str(hostile.root)]) == 0
     db = index_path(hostile.root)
     before = db.read_bytes()
@@ -73,8 +78,10 @@ def test_a_read_only_index_answers_and_is_kept(hostile: Hostile, capsys: pytest.
         assert main(["find", "step3", "--repo", str(hostile.root)]) == 0
         out, err = capsys.readouterr()
         assert "app/mod3.py" in out
-        assert err.splitlines() == [f"mnemo: the index {db} cannot be written (read-only); answering from it "
-                                    "as it is, which may be stale"]
+        assert err.splitlines() == [
+            f"mnemo: the index {db} cannot be written (read-only); answering from it "
+            "as it is, which may be stale"
+        ]
         assert main(["index", str(hostile.root)]) == 1
         assert capsys.readouterr().err == f"mnemo: error: the index {db} cannot be written (read-only)\n"
         assert db.read_bytes() == before
@@ -99,8 +106,15 @@ def children(pid: int) -> list[int]:
 
 def indexing(root: Path) -> tuple[subprocess.Popen[str], list[int]]:
     """``mnemo index`` in its own process group, once its parse workers run."""
-    process = subprocess.Popen([str(BIN / "mnemo"), "index"], cwd=root, env=mnemo_env(), text=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    process = subprocess.Popen(
+        [str(BIN / "mnemo"), "index"],
+        cwd=root,
+        env=mnemo_env(),
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 30
     while len(workers := children(process.pid)) < 2 and process.poll() is None:
         assert time.monotonic() < deadline, "the parse workers never started"
@@ -132,7 +146,8 @@ def _state(pid: int) -> str:
 
 
 def test_a_read_only_index_directory_without_an_index_is_one_line(
-        hostile: Hostile, capsys: pytest.CaptureFixture[str]) -> None:
+    hostile: Hostile, capsys: pytest.CaptureFixture[str]
+) -> None:
     directory = index_path(hostile.root).parent
     directory.mkdir()
     (directory / ".gitignore").write_text("*\n", encoding="utf-8")

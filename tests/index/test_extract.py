@@ -103,12 +103,21 @@ def test_imports(extracted) -> None:
 @pytest.mark.parametrize(
     ("path", "source", "expected"),
     [
-        ("tests/test_x.py", "def test_a():\n    pass\ndef helper():\n    pass\n",
-         {"test_a": (True, True), "helper": (True, False)}),
-        ("tests/test_x.py", "class TestA:\n    def test_b(self):\n        pass\n    def setup(self):\n        pass\n",
-         {"TestA": (True, False), "TestA.test_b": (True, True), "TestA.setup": (True, False)}),
-        ("pkg/checks.py", "import unittest\nclass Checks(unittest.TestCase):\n    def test_c(self):\n        pass\n",
-         {"Checks": (True, False), "Checks.test_c": (True, True)}),
+        (
+            "tests/test_x.py",
+            "def test_a():\n    pass\ndef helper():\n    pass\n",
+            {"test_a": (True, True), "helper": (True, False)},
+        ),
+        (
+            "tests/test_x.py",
+            "class TestA:\n    def test_b(self):\n        pass\n    def setup(self):\n        pass\n",
+            {"TestA": (True, False), "TestA.test_b": (True, True), "TestA.setup": (True, False)},
+        ),
+        (
+            "pkg/checks.py",
+            "import unittest\nclass Checks(unittest.TestCase):\n    def test_c(self):\n        pass\n",
+            {"Checks": (True, False), "Checks.test_c": (True, True)},
+        ),
         ("pkg/app.py", "def test_like_name():\n    pass\n", {"test_like_name": (True, False)}),
         ("conftest.py", "import pytest\n@pytest.fixture\ndef app():\n    return 1\n", {"app": (True, False)}),
     ],
@@ -124,7 +133,9 @@ def test_python_test_detection(path: str, source: str, expected: dict[str, tuple
 def test_syntax_errors_keep_what_parses() -> None:
     spec = language_for_path("broken.py")
     assert spec is not None
-    source = b"def ok():\n    return 1\n\ndef broken(:\n    pass\n\nclass Fine:\n    def m(self):\n        ok()\n"
+    source = (
+        b"def ok():\n    return 1\n\ndef broken(:\n    pass\n\nclass Fine:\n    def m(self):\n        ok()\n"
+    )
     result = extract("broken.py", source, spec)
     names = {s.name for s in result.symbols}
     assert {"ok", "Fine", "Fine.m"} <= names

@@ -59,8 +59,9 @@ def _copy_fixture(language: str, root: Path) -> None:
 
 
 def _edges(root: Path) -> list[str]:
-    return sorted(f"{t} {src} -> {dst} ({how})"
-                  for t in EDGE_TYPES for src, dst, how in indexed_edges(root, t))
+    return sorted(
+        f"{t} {src} -> {dst} ({how})" for t in EDGE_TYPES for src, dst, how in indexed_edges(root, t)
+    )
 
 
 @pytest.fixture(scope="module", params=LANGUAGES)
@@ -86,8 +87,10 @@ def test_symbols(indexed: Indexed) -> None:
 
 def test_signatures_and_docstrings(indexed: Indexed) -> None:
     by_key = {s.key: s for s in indexed.symbols if s.kind != "module"}
-    found = {key: {"signature": by_key[key].signature, "docstring": by_key[key].docstring}
-             for key in indexed.expected["details"]}
+    found = {
+        key: {"signature": by_key[key].signature, "docstring": by_key[key].docstring}
+        for key in indexed.expected["details"]
+    }
     assert found == indexed.expected["details"]
 
 
@@ -96,8 +99,9 @@ def test_edges(indexed: Indexed) -> None:
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_reindexing_one_file_at_a_time_keeps_every_edge(language: str, tmp_path: Path,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reindexing_one_file_at_a_time_keeps_every_edge(
+    language: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The lazily loaded resolver (package, crate and module-family scopes) agrees with a cold build."""
     monkeypatch.setattr(indexer, "PRELOAD_SHARE", 1.0)
     _copy_fixture(language, tmp_path)
@@ -116,9 +120,17 @@ def test_reindexing_one_file_at_a_time_keeps_every_edge(language: str, tmp_path:
             "import def, { a as b, c } from './x';\nimport * as ns from '../y';\nimport './side';\n"
             "export { d as e } from './d';\nexport * from './all';\nexport * as all from './all';\n"
             "import legacy = require('./legacy');\n",
-            [("./x", "def", "def"), ("./x", "a", "b"), ("./x", "c", "c"), ("../y", "", "ns"),
-             ("./side", "", ""), ("./d", "d", "e"), ("./all", "*", "*"), ("./all", "", "all"),
-             ("./legacy", "", "legacy")],
+            [
+                ("./x", "def", "def"),
+                ("./x", "a", "b"),
+                ("./x", "c", "c"),
+                ("../y", "", "ns"),
+                ("./side", "", ""),
+                ("./d", "d", "e"),
+                ("./all", "*", "*"),
+                ("./all", "", "all"),
+                ("./legacy", "", "legacy"),
+            ],
             id="typescript",
         ),
         pytest.param(
@@ -131,25 +143,41 @@ def test_reindexing_one_file_at_a_time_keeps_every_edge(language: str, tmp_path:
             "svc/a.go",
             'import (\n\t"fmt"\n\tm "example.com/shop/models"\n\t. "strings"\n\t_ "embed"\n'
             '\t"example.com/api/v2"\n)\n',
-            [("fmt", "", "fmt"), ("example.com/shop/models", "", "m"), ("strings", "*", "*"),
-             ("embed", "", ""), ("example.com/api/v2", "", "v2"), ("example.com/api/v2", "", "api")],
+            [
+                ("fmt", "", "fmt"),
+                ("example.com/shop/models", "", "m"),
+                ("strings", "*", "*"),
+                ("embed", "", ""),
+                ("example.com/api/v2", "", "v2"),
+                ("example.com/api/v2", "", "api"),
+            ],
             id="go",
         ),
         pytest.param(
             "src/a.rs",
             "use crate::models::{User, repo::{Repo as R, self}, *};\nuse std::fmt;\nmod util;\n"
             "mod tests {\n    use super::*;\n}\n",
-            [("crate::models", "User", "User"), ("crate::models::repo", "Repo", "R"),
-             ("crate::models", "repo", "repo"), ("crate::models", "*", "*"), ("std", "fmt", "fmt"),
-             ("self", "util", "util"), ("self", "*", "*")],
+            [
+                ("crate::models", "User", "User"),
+                ("crate::models::repo", "Repo", "R"),
+                ("crate::models", "repo", "repo"),
+                ("crate::models", "*", "*"),
+                ("std", "fmt", "fmt"),
+                ("self", "util", "util"),
+                ("self", "*", "*"),
+            ],
             id="rust",
         ),
         pytest.param(
             "src/main/java/com/acme/A.java",
             "import com.acme.model.User;\nimport com.acme.model.*;\n"
             "import static com.acme.util.Strings.trim;\nimport com.acme.Outer.Inner;\n",
-            [("com.acme.model", "User", "User"), ("com.acme.model", "*", "*"),
-             ("com.acme.util", "Strings.trim", "trim"), ("com.acme", "Outer.Inner", "Inner")],
+            [
+                ("com.acme.model", "User", "User"),
+                ("com.acme.model", "*", "*"),
+                ("com.acme.util", "Strings.trim", "trim"),
+                ("com.acme", "Outer.Inner", "Inner"),
+            ],
             id="java",
         ),
     ],
@@ -164,30 +192,83 @@ def test_imports(path: str, source: str, imports: list[tuple[str, str, str]]) ->
 @pytest.mark.parametrize(
     ("importer", "module", "name", "paths", "resolved"),
     [
-        pytest.param("src/app/main.ts", "../lib/user.js", "User", ["src/lib/user.ts"], ["src/lib/user.ts"],
-                     id="ts-compiled-extension"),
-        pytest.param("src/app/main.ts", "./widgets", "Card", ["src/app/widgets/index.tsx"],
-                     ["src/app/widgets/index.tsx"], id="ts-directory-index"),
-        pytest.param("src/app/main.ts", "@/lib/user", "User", ["src/lib/user.ts"], ["src/lib/user.ts"],
-                     id="ts-src-alias"),
-        pytest.param("src/app/main.ts", "lib/user", "User", ["src/lib/user.ts"], ["src/lib/user.ts"],
-                     id="ts-base-url"),
+        pytest.param(
+            "src/app/main.ts",
+            "../lib/user.js",
+            "User",
+            ["src/lib/user.ts"],
+            ["src/lib/user.ts"],
+            id="ts-compiled-extension",
+        ),
+        pytest.param(
+            "src/app/main.ts",
+            "./widgets",
+            "Card",
+            ["src/app/widgets/index.tsx"],
+            ["src/app/widgets/index.tsx"],
+            id="ts-directory-index",
+        ),
+        pytest.param(
+            "src/app/main.ts",
+            "@/lib/user",
+            "User",
+            ["src/lib/user.ts"],
+            ["src/lib/user.ts"],
+            id="ts-src-alias",
+        ),
+        pytest.param(
+            "src/app/main.ts", "lib/user", "User", ["src/lib/user.ts"], ["src/lib/user.ts"], id="ts-base-url"
+        ),
         pytest.param("src/app/main.ts", "react", "useState", ["src/react.ts"], [], id="ts-package"),
-        pytest.param("cmd/main.go", "example.com/shop/internal/store", "", ["internal/store/db.go",
-                     "internal/store/db_test.go"], ["internal/store/db.go"], id="go-module-path"),
+        pytest.param(
+            "cmd/main.go",
+            "example.com/shop/internal/store",
+            "",
+            ["internal/store/db.go", "internal/store/db_test.go"],
+            ["internal/store/db.go"],
+            id="go-module-path",
+        ),
         pytest.param("cmd/main.go", "net/http", "", ["http/server.go"], [], id="go-standard-library"),
-        pytest.param("cmd/main.go", "github.com/other/lib/store", "", ["internal/store/db.go"], [],
-                     id="go-external-suffix"),
-        pytest.param("src/a/b.rs", "super", "c", ["src/lib.rs", "src/a.rs", "src/a/c.rs"], ["src/a.rs"],
-                     id="rust-super"),
-        pytest.param("src/a/b.rs", "crate::a", "c", ["src/lib.rs", "src/a/mod.rs", "src/a/c.rs"],
-                     ["src/a/mod.rs"], id="rust-crate"),
-        pytest.param("crates/api/src/lib.rs", "shop_core::models", "User",
-                     ["crates/shop-core/src/lib.rs", "crates/shop-core/src/models.rs"],
-                     ["crates/shop-core/src/models.rs"], id="rust-workspace-crate"),
-        pytest.param("src/test/java/com/acme/ATest.java", "com.acme.model", "User",
-                     ["src/main/java/com/acme/model/User.java", "src/main/java/com/acme/model/Role.java"],
-                     ["src/main/java/com/acme/model/User.java"], id="java-class"),
+        pytest.param(
+            "cmd/main.go",
+            "github.com/other/lib/store",
+            "",
+            ["internal/store/db.go"],
+            [],
+            id="go-external-suffix",
+        ),
+        pytest.param(
+            "src/a/b.rs",
+            "super",
+            "c",
+            ["src/lib.rs", "src/a.rs", "src/a/c.rs"],
+            ["src/a.rs"],
+            id="rust-super",
+        ),
+        pytest.param(
+            "src/a/b.rs",
+            "crate::a",
+            "c",
+            ["src/lib.rs", "src/a/mod.rs", "src/a/c.rs"],
+            ["src/a/mod.rs"],
+            id="rust-crate",
+        ),
+        pytest.param(
+            "crates/api/src/lib.rs",
+            "shop_core::models",
+            "User",
+            ["crates/shop-core/src/lib.rs", "crates/shop-core/src/models.rs"],
+            ["crates/shop-core/src/models.rs"],
+            id="rust-workspace-crate",
+        ),
+        pytest.param(
+            "src/test/java/com/acme/ATest.java",
+            "com.acme.model",
+            "User",
+            ["src/main/java/com/acme/model/User.java", "src/main/java/com/acme/model/Role.java"],
+            ["src/main/java/com/acme/model/User.java"],
+            id="java-class",
+        ),
     ],
 )
 def test_resolve_module(importer: str, module: str, name: str, paths: list[str], resolved: list[str]) -> None:

@@ -77,8 +77,9 @@ def indexed_calls(root: Path) -> set[tuple[str, str]]:
         ("pkg/__init__.py:pkg", "pkg/models.py:User", "imports", "import"),
     ],
 )
-def test_resolved_edges(edges: set[tuple[str, str, str]], src: str, dst: str, edge_type: str,
-                        resolution: str, tmp_path: Path) -> None:
+def test_resolved_edges(
+    edges: set[tuple[str, str, str]], src: str, dst: str, edge_type: str, resolution: str, tmp_path: Path
+) -> None:
     assert (src, dst, resolution) in edges
 
 
@@ -91,15 +92,18 @@ def test_ambiguous_names_do_not_flood_the_graph(edges: set[tuple[str, str, str]]
 
 
 def test_pytest_fixtures_link_tests_to_what_the_fixture_calls(tmp_path: Path) -> None:
-    write_files(tmp_path, {
-        "app/core.py": "def make_app():\n    return 1\n\ndef serve(a):\n    return a\n",
-        "tests/conftest.py": (
-            "import pytest\nfrom app.core import make_app\n\n@pytest.fixture\ndef app():\n    return make_app()\n"
-        ),
-        "tests/unit/test_serve.py": (
-            "from app.core import serve\n\ndef test_serve(app):\n    assert serve(app)\n"
-        ),
-    })
+    write_files(
+        tmp_path,
+        {
+            "app/core.py": "def make_app():\n    return 1\n\ndef serve(a):\n    return a\n",
+            "tests/conftest.py": (
+                "import pytest\nfrom app.core import make_app\n\n@pytest.fixture\ndef app():\n    return make_app()\n"
+            ),
+            "tests/unit/test_serve.py": (
+                "from app.core import serve\n\ndef test_serve(app):\n    assert serve(app)\n"
+            ),
+        },
+    )
     index_repo(tmp_path)
     calls = indexed_edges(tmp_path, "calls")
     tests = indexed_edges(tmp_path, "tests")
@@ -109,49 +113,57 @@ def test_pytest_fixtures_link_tests_to_what_the_fixture_calls(tmp_path: Path) ->
 
 
 def test_generic_bases_dotted_imports_submodules_and_shadowing(tmp_path: Path) -> None:
-    write_files(tmp_path, {
-        "lib/__init__.py": "class Response:\n    pass\n",
-        "lib/helpers.py": "def make():\n    return 1\n",
-        "lib/views.py": "from typing import Generic, TypeVar\nT = TypeVar('T')\n\nclass Base(Generic[T]):\n"
-                        "    def run(self):\n        return 1\n",
-        "lib/json/__init__.py": "def dumps(x):\n    return x\n",
-        "lib/json/provider.py": "import json\n\ndef encode(x):\n    return json.dumps(x)\n",
-        "json.py": "def dumps(x):\n    return x\n",
-        "app.py": (
-            "import lib.views\nimport lib\nfrom lib.views import Base\n\n"
-            "class Child(Base[int]):\n    def go(self):\n        return self.run()\n\n"
-            "def handler():\n    lib.Response()\n    return lib.helpers.make()\n\n"
-            "def make():\n    return 0\n\n"
-            "def apply(make):\n    return make()\n"
-        ),
-    })
+    write_files(
+        tmp_path,
+        {
+            "lib/__init__.py": "class Response:\n    pass\n",
+            "lib/helpers.py": "def make():\n    return 1\n",
+            "lib/views.py": "from typing import Generic, TypeVar\nT = TypeVar('T')\n\nclass Base(Generic[T]):\n"
+            "    def run(self):\n        return 1\n",
+            "lib/json/__init__.py": "def dumps(x):\n    return x\n",
+            "lib/json/provider.py": "import json\n\ndef encode(x):\n    return json.dumps(x)\n",
+            "json.py": "def dumps(x):\n    return x\n",
+            "app.py": (
+                "import lib.views\nimport lib\nfrom lib.views import Base\n\n"
+                "class Child(Base[int]):\n    def go(self):\n        return self.run()\n\n"
+                "def handler():\n    lib.Response()\n    return lib.helpers.make()\n\n"
+                "def make():\n    return 0\n\n"
+                "def apply(make):\n    return make()\n"
+            ),
+        },
+    )
     index_repo(tmp_path)
     edges = indexed_edges(tmp_path)
     assert ("app.py:Child", "lib/views.py:Base", "import") in edges
     assert ("app.py:Child.go", "lib/views.py:Base.run", "self") in edges
     assert ("app.py:handler", "lib/__init__.py:Response", "import") in edges
     assert ("app.py:handler", "lib/helpers.py:make", "import") in edges
-    assert ("lib/json/provider.py:encode", "json.py:dumps", "import") in edges, "absolute import means the top level"
+    assert ("lib/json/provider.py:encode", "json.py:dumps", "import") in edges, (
+        "absolute import means the top level"
+    )
     assert not any(s == "app.py:apply" for s, _, _ in edges), "a parameter shadows the module-level make"
 
 
 def test_receivers_typed_by_construction_annotation_attribute_and_fixture(tmp_path: Path) -> None:
-    write_files(tmp_path, {
-        "pkg/clients.py": (
-            "class Http:\n    def send(self):\n        return 1\n\n"
-            "class Ftp:\n    def send(self):\n        return 2\n"
-        ),
-        "pkg/app.py": (
-            "from typing import Optional\nfrom pkg.clients import Http, Ftp\n\n"
-            "def built():\n    c = Http()\n    return c.send()\n\n"
-            "def annotated(c: Optional[Ftp] = None):\n    return c.send()\n\n"
-            "class Service:\n    def __init__(self):\n        self.client = Ftp()\n\n"
-            "    def run(self):\n        return self.client.send()\n\n"
-            "def untyped(c):\n    return c.send()\n"
-        ),
-        "tests/conftest.py": "import pytest\nfrom pkg.clients import Http\n\n@pytest.fixture\ndef http() -> Http:\n    return Http()\n",
-        "tests/test_app.py": "def test_send(http):\n    assert http.send() == 1\n",
-    })
+    write_files(
+        tmp_path,
+        {
+            "pkg/clients.py": (
+                "class Http:\n    def send(self):\n        return 1\n\n"
+                "class Ftp:\n    def send(self):\n        return 2\n"
+            ),
+            "pkg/app.py": (
+                "from typing import Optional\nfrom pkg.clients import Http, Ftp\n\n"
+                "def built():\n    c = Http()\n    return c.send()\n\n"
+                "def annotated(c: Optional[Ftp] = None):\n    return c.send()\n\n"
+                "class Service:\n    def __init__(self):\n        self.client = Ftp()\n\n"
+                "    def run(self):\n        return self.client.send()\n\n"
+                "def untyped(c):\n    return c.send()\n"
+            ),
+            "tests/conftest.py": "import pytest\nfrom pkg.clients import Http\n\n@pytest.fixture\ndef http() -> Http:\n    return Http()\n",
+            "tests/test_app.py": "def test_send(http):\n    assert http.send() == 1\n",
+        },
+    )
     index_repo(tmp_path)
     calls = indexed_edges(tmp_path, "calls")
     assert ("pkg/app.py:built", "pkg/clients.py:Http.send", "typed") in calls
@@ -164,18 +176,21 @@ def test_receivers_typed_by_construction_annotation_attribute_and_fixture(tmp_pa
 
 
 def test_types_from_returns_fixtures_without_annotations_and_class_methods(tmp_path: Path) -> None:
-    write_files(tmp_path, {
-        "cli/runner.py": (
-            "class Result:\n    def output(self):\n        return ''\n\n"
-            "class Runner:\n    def invoke(self) -> Result:\n        return Result()\n\n"
-            "    @classmethod\n    def default(cls):\n        return cls()\n\n"
-            "def make_runner() -> 'Runner':\n    return Runner()\n\n"
-            "def use():\n    r = make_runner()\n    res = r.invoke()\n    return res.output()\n"
-        ),
-        "tests/conftest.py": "import pytest\nfrom cli.runner import Runner\n\n@pytest.fixture\ndef runner():\n"
-                             "    r = Runner()\n    yield r\n",
-        "tests/test_cli.py": "def test_invoke(runner):\n    assert runner.invoke()\n",
-    })
+    write_files(
+        tmp_path,
+        {
+            "cli/runner.py": (
+                "class Result:\n    def output(self):\n        return ''\n\n"
+                "class Runner:\n    def invoke(self) -> Result:\n        return Result()\n\n"
+                "    @classmethod\n    def default(cls):\n        return cls()\n\n"
+                "def make_runner() -> 'Runner':\n    return Runner()\n\n"
+                "def use():\n    r = make_runner()\n    res = r.invoke()\n    return res.output()\n"
+            ),
+            "tests/conftest.py": "import pytest\nfrom cli.runner import Runner\n\n@pytest.fixture\ndef runner():\n"
+            "    r = Runner()\n    yield r\n",
+            "tests/test_cli.py": "def test_invoke(runner):\n    assert runner.invoke()\n",
+        },
+    )
     index_repo(tmp_path)
     calls = indexed_edges(tmp_path, "calls")
     assert ("cli/runner.py:use", "cli/runner.py:Runner.invoke", "typed") in calls
@@ -185,20 +200,23 @@ def test_types_from_returns_fixtures_without_annotations_and_class_methods(tmp_p
 
 
 def test_implicit_calls_class_attributes_call_dunder_properties_and_with(tmp_path: Path) -> None:
-    write_files(tmp_path, {
-        "pkg/core.py": (
-            "class Context:\n    def __init__(self, cmd):\n        self.cmd = cmd\n\n"
-            "class Converter:\n    def __call__(self, value):\n        return value\n\n"
-            "class Guard:\n    def __enter__(self):\n        return self\n    def __exit__(self, *a):\n        return False\n\n"
-            "class Command:\n    context_class = Context\n\n"
-            "    def __init__(self):\n        self.type = Converter()\n\n"
-            "    @property\n    def name(self):\n        return 'x'\n\n"
-            "    def make_context(self):\n        return self.context_class(self)\n\n"
-            "    def convert(self, v):\n        return self.type(v)\n\n"
-            "    def label(self):\n        return self.name.upper()\n\n"
-            "    def guarded(self):\n        with Guard():\n            return 1\n"
-        ),
-    })
+    write_files(
+        tmp_path,
+        {
+            "pkg/core.py": (
+                "class Context:\n    def __init__(self, cmd):\n        self.cmd = cmd\n\n"
+                "class Converter:\n    def __call__(self, value):\n        return value\n\n"
+                "class Guard:\n    def __enter__(self):\n        return self\n    def __exit__(self, *a):\n        return False\n\n"
+                "class Command:\n    context_class = Context\n\n"
+                "    def __init__(self):\n        self.type = Converter()\n\n"
+                "    @property\n    def name(self):\n        return 'x'\n\n"
+                "    def make_context(self):\n        return self.context_class(self)\n\n"
+                "    def convert(self, v):\n        return self.type(v)\n\n"
+                "    def label(self):\n        return self.name.upper()\n\n"
+                "    def guarded(self):\n        with Guard():\n            return 1\n"
+            ),
+        },
+    )
     calls = indexed_calls(tmp_path)
     assert ("pkg/core.py:Command.make_context", "pkg/core.py:Context.__init__") in calls
     assert ("pkg/core.py:Command.convert", "pkg/core.py:Converter.__call__") in calls
@@ -208,23 +226,27 @@ def test_implicit_calls_class_attributes_call_dunder_properties_and_with(tmp_pat
 
 
 def test_iteration_runs_iter_of_the_value_typed_through_a_helper_that_returns_a_call_result(
-        tmp_path: Path) -> None:
-    write_files(tmp_path, {
-        "pkg/bar.py": (
-            "class Bar:\n    def __iter__(self):\n        return iter(())\n\n"
-            "    def __enter__(self):\n        return self\n\n"
-            "    def __exit__(self, *a):\n        return False\n\n"
-            "class Rows:\n    def __iter__(self):\n        return iter(())\n\n"
-            "def progressbar() -> Bar:\n    return Bar()\n"
-        ),
-        "tests/test_bar.py": (
-            "from pkg.bar import Rows, progressbar\n\n"
-            "def make_bar():\n    bar = progressbar()\n    return bar\n\n"
-            "def test_loop():\n    with make_bar() as bar:\n        for _ in bar:\n            pass\n\n"
-            "def test_comprehension():\n    rows = Rows()\n    assert [r for r in rows] == []\n\n"
-            "def test_plain_list():\n    for _ in [1, 2]:\n        pass\n"
-        ),
-    })
+    tmp_path: Path,
+) -> None:
+    write_files(
+        tmp_path,
+        {
+            "pkg/bar.py": (
+                "class Bar:\n    def __iter__(self):\n        return iter(())\n\n"
+                "    def __enter__(self):\n        return self\n\n"
+                "    def __exit__(self, *a):\n        return False\n\n"
+                "class Rows:\n    def __iter__(self):\n        return iter(())\n\n"
+                "def progressbar() -> Bar:\n    return Bar()\n"
+            ),
+            "tests/test_bar.py": (
+                "from pkg.bar import Rows, progressbar\n\n"
+                "def make_bar():\n    bar = progressbar()\n    return bar\n\n"
+                "def test_loop():\n    with make_bar() as bar:\n        for _ in bar:\n            pass\n\n"
+                "def test_comprehension():\n    rows = Rows()\n    assert [r for r in rows] == []\n\n"
+                "def test_plain_list():\n    for _ in [1, 2]:\n        pass\n"
+            ),
+        },
+    )
     calls = indexed_calls(tmp_path)
     assert ("tests/test_bar.py:test_loop", "pkg/bar.py:Bar.__exit__") in calls, "make_bar returns a Bar"
     assert ("tests/test_bar.py:test_loop", "pkg/bar.py:Bar.__iter__") in calls
@@ -233,24 +255,28 @@ def test_iteration_runs_iter_of_the_value_typed_through_a_helper_that_returns_a_
 
 
 def test_parametrised_values_and_union_annotations_type_a_variable_as_every_class_they_name(
-        tmp_path: Path) -> None:
-    write_files(tmp_path, {
-        "pkg/kinds.py": (
-            "class Upper:\n    def convert(self, v):\n        return v.upper()\n\n"
-            "class Lower:\n    def convert(self, v):\n        return v.lower()\n\n"
-            "class Title:\n    def convert(self, v):\n        return v.title()\n\n"
-            "def either(kind: Upper | Lower, v):\n    return kind.convert(v)\n\n"
-            "def maybe(kind: 'Optional[Title]', v):\n    return kind.convert(v)\n"
-        ),
-        "tests/test_kinds.py": (
-            "import pytest\nfrom pkg import kinds\n\n"
-            "@pytest.mark.parametrize(('kind', 'value'),\n"
-            "                         [(kinds.Upper(), 'a'), pytest.param(kinds.Lower(), 'B', id='l')])\n"
-            "def test_convert(kind, value):\n    assert kind.convert(value)\n\n"
-            "@pytest.mark.parametrize('kind', [kinds.Title()])\n"
-            "def test_title(kind):\n    assert kind.convert('a b')\n"
-        ),
-    })
+    tmp_path: Path,
+) -> None:
+    write_files(
+        tmp_path,
+        {
+            "pkg/kinds.py": (
+                "class Upper:\n    def convert(self, v):\n        return v.upper()\n\n"
+                "class Lower:\n    def convert(self, v):\n        return v.lower()\n\n"
+                "class Title:\n    def convert(self, v):\n        return v.title()\n\n"
+                "def either(kind: Upper | Lower, v):\n    return kind.convert(v)\n\n"
+                "def maybe(kind: 'Optional[Title]', v):\n    return kind.convert(v)\n"
+            ),
+            "tests/test_kinds.py": (
+                "import pytest\nfrom pkg import kinds\n\n"
+                "@pytest.mark.parametrize(('kind', 'value'),\n"
+                "                         [(kinds.Upper(), 'a'), pytest.param(kinds.Lower(), 'B', id='l')])\n"
+                "def test_convert(kind, value):\n    assert kind.convert(value)\n\n"
+                "@pytest.mark.parametrize('kind', [kinds.Title()])\n"
+                "def test_title(kind):\n    assert kind.convert('a b')\n"
+            ),
+        },
+    )
     calls = indexed_calls(tmp_path)
     for kind in ("Upper", "Lower"):
         assert ("tests/test_kinds.py:test_convert", f"pkg/kinds.py:{kind}.convert") in calls
@@ -262,18 +288,21 @@ def test_parametrised_values_and_union_annotations_type_a_variable_as_every_clas
 
 
 def test_cls_rebound_by_an_import_or_an_assignment_and_inherited_constructors(tmp_path: Path) -> None:
-    write_files(tmp_path, {
-        "pkg/clients.py": (
-            "class Base:\n    def __init__(self, app):\n        self.app = app\n\n"
-            "class Client(Base):\n    pass\n"
-        ),
-        "pkg/app.py": (
-            "class App:\n    def client(self):\n        from .clients import Client as cls\n"
-            "        return cls(self)\n\n"
-            "def option(cls=None):\n    if cls is None:\n        cls = App\n"
-            "    def decorator(f):\n        return cls()\n    return decorator\n"
-        ),
-    })
+    write_files(
+        tmp_path,
+        {
+            "pkg/clients.py": (
+                "class Base:\n    def __init__(self, app):\n        self.app = app\n\n"
+                "class Client(Base):\n    pass\n"
+            ),
+            "pkg/app.py": (
+                "class App:\n    def client(self):\n        from .clients import Client as cls\n"
+                "        return cls(self)\n\n"
+                "def option(cls=None):\n    if cls is None:\n        cls = App\n"
+                "    def decorator(f):\n        return cls()\n    return decorator\n"
+            ),
+        },
+    )
     calls = indexed_calls(tmp_path)
     assert ("pkg/app.py:App.client", "pkg/clients.py:Client") in calls
     assert ("pkg/app.py:App.client", "pkg/clients.py:Base.__init__") in calls, "the inherited constructor"
@@ -282,16 +311,19 @@ def test_cls_rebound_by_an_import_or_an_assignment_and_inherited_constructors(tm
 
 
 def test_an_import_inside_a_function_binds_its_name_in_that_function_only(tmp_path: Path) -> None:
-    write_files(tmp_path, {
-        "pkg/_impl.py": "def pager():\n    return 1\n\nclass Fast:\n    pass\n\nclass Slow:\n    pass\n",
-        "pkg/ui.py": (
-            "def pager():\n    from ._impl import pager\n    return pager()\n\n"
-            "def show():\n    return pager()\n\n"
-            "def fast():\n    from ._impl import Fast as cls\n    def build():\n        return cls()\n"
-            "    return build()\n\n"
-            "def slow():\n    from ._impl import Slow as cls\n    return cls()\n"
-        ),
-    })
+    write_files(
+        tmp_path,
+        {
+            "pkg/_impl.py": "def pager():\n    return 1\n\nclass Fast:\n    pass\n\nclass Slow:\n    pass\n",
+            "pkg/ui.py": (
+                "def pager():\n    from ._impl import pager\n    return pager()\n\n"
+                "def show():\n    return pager()\n\n"
+                "def fast():\n    from ._impl import Fast as cls\n    def build():\n        return cls()\n"
+                "    return build()\n\n"
+                "def slow():\n    from ._impl import Slow as cls\n    return cls()\n"
+            ),
+        },
+    )
     calls = indexed_calls(tmp_path)
     assert ("pkg/ui.py:pager", "pkg/_impl.py:pager") in calls, "the import shadows the module's own pager"
     assert ("pkg/ui.py:show", "pkg/ui.py:pager") in calls
@@ -305,108 +337,129 @@ def test_an_import_inside_a_function_binds_its_name_in_that_function_only(tmp_pa
 
 
 def test_a_fixture_returning_a_call_result_types_its_parameter(tmp_path: Path) -> None:
-    write_files(tmp_path, {
-        "web/app.py": (
-            "from web.client import Client\n\n"
-            "class App:\n    def test_client(self) -> Client:\n        return Client(self)\n\n"
-            "def make_app():\n    return App()\n"
-        ),
-        "web/client.py": "class Client:\n    def __init__(self, app):\n        self.app = app\n"
-                         "    def session(self):\n        return 1\n",
-        "tests/conftest.py": (
-            "import pytest\nfrom web.app import make_app\n\n"
-            "@pytest.fixture\ndef app():\n    return make_app()\n\n"
-            "@pytest.fixture\ndef client(app):\n    return app.test_client()\n"
-        ),
-        "tests/test_web.py": "def test_session(client):\n    assert client.session()\n",
-    })
+    write_files(
+        tmp_path,
+        {
+            "web/app.py": (
+                "from web.client import Client\n\n"
+                "class App:\n    def test_client(self) -> Client:\n        return Client(self)\n\n"
+                "def make_app():\n    return App()\n"
+            ),
+            "web/client.py": "class Client:\n    def __init__(self, app):\n        self.app = app\n"
+            "    def session(self):\n        return 1\n",
+            "tests/conftest.py": (
+                "import pytest\nfrom web.app import make_app\n\n"
+                "@pytest.fixture\ndef app():\n    return make_app()\n\n"
+                "@pytest.fixture\ndef client(app):\n    return app.test_client()\n"
+            ),
+            "tests/test_web.py": "def test_session(client):\n    assert client.session()\n",
+        },
+    )
     index_repo(tmp_path)
     calls = indexed_edges(tmp_path, "calls")
     assert ("tests/test_web.py:test_session", "web/client.py:Client.session", "typed") in calls
 
 
 def test_functions_returning_each_others_results_do_not_recurse(tmp_path: Path) -> None:
-    write_files(tmp_path, {
-        "pkg/loop.py": (
-            "def ping(n):\n    return pong(n)\n\n"
-            "def pong(n):\n    return ping(n)\n\n"
-            "def again(n):\n    return again(n)\n\n"
-            "def use():\n    x = ping(1)\n    y = again(2)\n    return x.go(), y.go()\n"
-        ),
-    })
+    write_files(
+        tmp_path,
+        {
+            "pkg/loop.py": (
+                "def ping(n):\n    return pong(n)\n\n"
+                "def pong(n):\n    return ping(n)\n\n"
+                "def again(n):\n    return again(n)\n\n"
+                "def use():\n    x = ping(1)\n    y = again(2)\n    return x.go(), y.go()\n"
+            ),
+        },
+    )
     calls = indexed_calls(tmp_path)
     assert ("pkg/loop.py:use", "pkg/loop.py:ping") in calls
 
 
 def test_methods_inherited_from_outside_the_repository_call_back_into_the_class(tmp_path: Path) -> None:
-    write_files(tmp_path, {
-        "web/app.py": (
-            "class App:\n    def __call__(self, environ):\n        return self.dispatch(environ)\n"
-            "    def dispatch(self, environ):\n        return environ\n"
-        ),
-        "web/testing.py": (
-            "from werkzeug.test import Client\nfrom web.app import App\n\n"
-            "class AppClient(Client):\n    application: App\n\n"
-            "    def __init__(self, *args):\n        super().__init__(*args)\n\n"
-            "    def open(self, path):\n        return super().open(path)\n\n"
-            "    def session(self):\n        return self.get('/')\n\n"
-            "    def _build(self, path):\n        return path\n\n"
-            "class Plain(dict):\n    def update(self, other):\n        return super().update(other)\n"
-        ),
-        "tests/test_web.py": (
-            "from web.testing import AppClient, Plain\n\n"
-            "def test_get():\n    client = AppClient()\n    assert client.get('/')\n\n"
-            "def test_plain():\n    plain = Plain()\n    assert plain.get('x')\n"
-        ),
-    })
+    write_files(
+        tmp_path,
+        {
+            "web/app.py": (
+                "class App:\n    def __call__(self, environ):\n        return self.dispatch(environ)\n"
+                "    def dispatch(self, environ):\n        return environ\n"
+            ),
+            "web/testing.py": (
+                "from werkzeug.test import Client\nfrom web.app import App\n\n"
+                "class AppClient(Client):\n    application: App\n\n"
+                "    def __init__(self, *args):\n        super().__init__(*args)\n\n"
+                "    def open(self, path):\n        return super().open(path)\n\n"
+                "    def session(self):\n        return self.get('/')\n\n"
+                "    def _build(self, path):\n        return path\n\n"
+                "class Plain(dict):\n    def update(self, other):\n        return super().update(other)\n"
+            ),
+            "tests/test_web.py": (
+                "from web.testing import AppClient, Plain\n\n"
+                "def test_get():\n    client = AppClient()\n    assert client.get('/')\n\n"
+                "def test_plain():\n    plain = Plain()\n    assert plain.get('x')\n"
+            ),
+        },
+    )
     index_repo(tmp_path)
     calls = indexed_edges(tmp_path, "calls")
     assert ("tests/test_web.py:test_get", "web/testing.py:AppClient.open", "callback") in calls
-    assert ("tests/test_web.py:test_get", "web/testing.py:AppClient._build", "callback") in calls, "protected hook"
+    assert ("tests/test_web.py:test_get", "web/testing.py:AppClient._build", "callback") in calls, (
+        "protected hook"
+    )
     assert ("tests/test_web.py:test_get", "web/testing.py:AppClient.session", "callback") not in calls
     assert ("web/testing.py:AppClient.session", "web/testing.py:AppClient.open", "callback") in calls
     assert ("web/testing.py:AppClient.open", "web/app.py:App.__call__", "callback") in calls
-    assert ("web/testing.py:AppClient.__init__", "web/app.py:App.__call__", "callback") not in calls, \
+    assert ("web/testing.py:AppClient.__init__", "web/app.py:App.__call__", "callback") not in calls, (
         "constructors hand the object over; they do not call it"
-    assert not any(s == "tests/test_web.py:test_plain" and d.endswith("Plain.update") for s, d, _ in calls), \
+    )
+    assert not any(s == "tests/test_web.py:test_plain" and d.endswith("Plain.update") for s, d, _ in calls), (
         "a built-in base class calls nothing back"
+    )
 
 
 def test_loop_variables_and_with_targets_take_the_element_and_result_types(tmp_path: Path) -> None:
-    write_files(tmp_path, {
-        "pkg/params.py": (
-            "class Param:\n    def help(self):\n        return 1\n\n"
-            "class Session:\n    def __enter__(self):\n        return self\n"
-            "    def __exit__(self, *exc):\n        return None\n    def commit(self):\n        return 2\n\n"
-            "class Command:\n    def __init__(self):\n        self.params: list[Param] = []\n\n"
-            "    def get_params(self) -> list[Param]:\n        return self.params\n\n"
-            "    def format(self):\n        for p in self.get_params():\n            p.help()\n\n"
-            "    def each(self):\n        for q in self.params:\n            q.help()\n\n"
-            "    def save(self):\n        with Session() as s:\n            s.commit()\n"
-        ),
-        "pkg/other.py": (
-            "class Other:\n    def help(self):\n        return 3\n    def commit(self):\n        return 4\n"
-        ),
-    })
+    write_files(
+        tmp_path,
+        {
+            "pkg/params.py": (
+                "class Param:\n    def help(self):\n        return 1\n\n"
+                "class Session:\n    def __enter__(self):\n        return self\n"
+                "    def __exit__(self, *exc):\n        return None\n    def commit(self):\n        return 2\n\n"
+                "class Command:\n    def __init__(self):\n        self.params: list[Param] = []\n\n"
+                "    def get_params(self) -> list[Param]:\n        return self.params\n\n"
+                "    def format(self):\n        for p in self.get_params():\n            p.help()\n\n"
+                "    def each(self):\n        for q in self.params:\n            q.help()\n\n"
+                "    def save(self):\n        with Session() as s:\n            s.commit()\n"
+            ),
+            "pkg/other.py": (
+                "class Other:\n    def help(self):\n        return 3\n    def commit(self):\n        return 4\n"
+            ),
+        },
+    )
     index_repo(tmp_path)
     calls = indexed_edges(tmp_path, "calls")
     assert ("pkg/params.py:Command.format", "pkg/params.py:Param.help", "typed") in calls
     assert ("pkg/params.py:Command.each", "pkg/params.py:Param.help", "typed") in calls
     assert ("pkg/params.py:Command.save", "pkg/params.py:Session.commit", "typed") in calls
-    assert not {(s, d) for s, d, _ in calls} & {("pkg/params.py:Command.format", "pkg/other.py:Other.help"),
-                                                ("pkg/params.py:Command.save", "pkg/other.py:Other.commit")}
+    assert not {(s, d) for s, d, _ in calls} & {
+        ("pkg/params.py:Command.format", "pkg/other.py:Other.help"),
+        ("pkg/params.py:Command.save", "pkg/other.py:Other.commit"),
+    }
 
 
 def test_annotated_test_parameters_are_fixtures_too(tmp_path: Path) -> None:
-    write_files(tmp_path, {
-        "web/app.py": "class App:\n    def run(self):\n        return 1\n",
-        "tests/conftest.py": (
-            "import pytest\nfrom web.app import App\n\n@pytest.fixture\ndef app() -> App:\n    return App()\n"
-        ),
-        "tests/test_app.py": (
-            "from web.app import App\n\ndef test_run(app: App, tmp_path):\n    assert app.run()\n"
-        ),
-    })
+    write_files(
+        tmp_path,
+        {
+            "web/app.py": "class App:\n    def run(self):\n        return 1\n",
+            "tests/conftest.py": (
+                "import pytest\nfrom web.app import App\n\n@pytest.fixture\ndef app() -> App:\n    return App()\n"
+            ),
+            "tests/test_app.py": (
+                "from web.app import App\n\ndef test_run(app: App, tmp_path):\n    assert app.run()\n"
+            ),
+        },
+    )
     index_repo(tmp_path)
     calls = indexed_edges(tmp_path, "calls")
     assert ("tests/test_app.py:test_run", "tests/conftest.py:app", "fixture") in calls
@@ -414,38 +467,44 @@ def test_annotated_test_parameters_are_fixtures_too(tmp_path: Path) -> None:
 
 
 def test_a_variable_annotated_as_a_class_object_builds_that_class_when_called(tmp_path: Path) -> None:
-    write_files(tmp_path, {
-        "pkg/params.py": "class Option:\n    def __init__(self, decls):\n        self.decls = decls\n",
-        "pkg/decorators.py": (
-            "import typing as t\nfrom pkg.params import Option\n\n"
-            "def option(*decls, cls: t.Optional[type[Option]] = None):\n"
-            "    if cls is None:\n        cls = Option\n"
-            "    def decorator(f):\n        return cls(decls)\n    return decorator\n\n"
-            "def make(factory: type[Option]):\n    return factory('x')\n"
-        ),
-    })
+    write_files(
+        tmp_path,
+        {
+            "pkg/params.py": "class Option:\n    def __init__(self, decls):\n        self.decls = decls\n",
+            "pkg/decorators.py": (
+                "import typing as t\nfrom pkg.params import Option\n\n"
+                "def option(*decls, cls: t.Optional[type[Option]] = None):\n"
+                "    if cls is None:\n        cls = Option\n"
+                "    def decorator(f):\n        return cls(decls)\n    return decorator\n\n"
+                "def make(factory: type[Option]):\n    return factory('x')\n"
+            ),
+        },
+    )
     calls = indexed_calls(tmp_path)
     assert ("pkg/decorators.py:make", "pkg/params.py:Option.__init__") in calls
     assert ("pkg/decorators.py:option.decorator", "pkg/params.py:Option.__init__") in calls
 
 
 def test_a_test_reading_a_property_of_a_typed_result_reaches_the_property(tmp_path: Path) -> None:
-    write_files(tmp_path, {
-        "pkg/runner.py": (
-            "class Result:\n    @property\n    def output(self):\n        return 'out'\n\n"
-            "class Runner:\n    def invoke(self) -> Result:\n        return Result()\n"
-        ),
-        "pkg/report.py": (
-            "from pkg.runner import Runner\n\n"
-            "def summary():\n    r = Runner()\n    res = r.invoke()\n    return res.output\n"
-        ),
-        "tests/test_runner.py": (
-            "from pkg.runner import Runner\n\n"
-            "def test_output():\n    runner = Runner()\n    result = runner.invoke()\n"
-            "    assert result.output == 'out'\n\n"
-            "def test_untyped(result):\n    assert result.output\n"
-        ),
-    })
+    write_files(
+        tmp_path,
+        {
+            "pkg/runner.py": (
+                "class Result:\n    @property\n    def output(self):\n        return 'out'\n\n"
+                "class Runner:\n    def invoke(self) -> Result:\n        return Result()\n"
+            ),
+            "pkg/report.py": (
+                "from pkg.runner import Runner\n\n"
+                "def summary():\n    r = Runner()\n    res = r.invoke()\n    return res.output\n"
+            ),
+            "tests/test_runner.py": (
+                "from pkg.runner import Runner\n\n"
+                "def test_output():\n    runner = Runner()\n    result = runner.invoke()\n"
+                "    assert result.output == 'out'\n\n"
+                "def test_untyped(result):\n    assert result.output\n"
+            ),
+        },
+    )
     calls = indexed_calls(tmp_path)
     assert ("tests/test_runner.py:test_output", "pkg/runner.py:Result.output") in calls
     assert ("tests/test_runner.py:test_untyped", "pkg/runner.py:Result.output") not in calls, "untyped: none"

@@ -37,7 +37,7 @@ class Box:
     def open(self):
         return main()
 '''
-TESTS = '''from app.core import Box, main
+TESTS = """from app.core import Box, main
 
 
 def test_main():
@@ -46,7 +46,7 @@ def test_main():
 
 def test_box():
     assert Box().open() == 6
-'''
+"""
 FILES = {"app/__init__.py": "", "app/core.py": APP, "tests/test_core.py": TESTS}
 
 
@@ -54,14 +54,17 @@ def capabilities() -> types.ClientCapabilities:
     """An editor that can show progress, documents and Markdown, refresh lenses and watch files."""
     return types.ClientCapabilities(
         window=types.WindowClientCapabilities(
-            work_done_progress=True, show_document=types.ShowDocumentClientCapabilities(support=True)),
+            work_done_progress=True, show_document=types.ShowDocumentClientCapabilities(support=True)
+        ),
         workspace=types.WorkspaceClientCapabilities(
             code_lens=types.CodeLensWorkspaceClientCapabilities(refresh_support=True),
-            did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True)),
+            did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True),
+        ),
         text_document=types.TextDocumentClientCapabilities(
             synchronization=types.TextDocumentSyncClientCapabilities(did_save=True),
             hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown]),
-            code_lens=types.CodeLensClientCapabilities()),
+            code_lens=types.CodeLensClientCapabilities(),
+        ),
     )
 
 
@@ -124,8 +127,12 @@ async def wait_until(client: LanguageClient, ready: Callable[[], bool], what: st
 
 def progress_ends(client: LanguageClient) -> int:
     """How many work-done progresses have ended."""
-    return sum(1 for reports in client.progress_reports.values()
-               for r in reports if isinstance(r, types.WorkDoneProgressEnd))
+    return sum(
+        1
+        for reports in client.progress_reports.values()
+        for r in reports
+        if isinstance(r, types.WorkDoneProgressEnd)
+    )
 
 
 async def wait_for_index(client: LanguageClient, ends: int = 1) -> None:
@@ -148,13 +155,17 @@ class Session:
     async def execute(self, command: str, *arguments: Any) -> Any:
         """``workspace/executeCommand``."""
         return await self.client.workspace_execute_command_async(
-            types.ExecuteCommandParams(command=command, arguments=list(arguments)))
+            types.ExecuteCommandParams(command=command, arguments=list(arguments))
+        )
 
     async def hover(self, path: str, line: int, character: int) -> str | None:
         """The Markdown of a hover (0-based position), or None."""
-        found = await self.client.text_document_hover_async(types.HoverParams(
-            text_document=types.TextDocumentIdentifier(uri=self.uri(path)),
-            position=types.Position(line=line, character=character)))
+        found = await self.client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=self.uri(path)),
+                position=types.Position(line=line, character=character),
+            )
+        )
         if found is None:
             return None
         assert isinstance(found.contents, types.MarkupContent)
@@ -163,14 +174,16 @@ class Session:
     async def lenses(self, path: str) -> dict[int, str]:
         """Code lens titles by 0-based line."""
         found = await self.client.text_document_code_lens_async(
-            types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=self.uri(path))))
+            types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=self.uri(path)))
+        )
         return {lens.range.start.line: lens.command.title for lens in found or [] if lens.command}
 
     def save(self, path: str, text: str) -> None:
         """Write a file as an editor would, and say so (``didSave``)."""
         (self.root / path).write_text(text, encoding="utf-8")
         self.client.text_document_did_save(
-            types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=self.uri(path))))
+            types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=self.uri(path)))
+        )
 
     async def refreshed(self, action: Callable[[], None], what: str) -> None:
         """Do ``action`` and wait for the lens refresh the re-index that follows ends with."""
@@ -182,17 +195,26 @@ class Session:
 
 async def start(client: LanguageClient, root: Path) -> Session:
     """Initialize a session on ``root``."""
-    result = await client.initialize_session(types.InitializeParams(
-        capabilities=capabilities(), root_uri=root.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)]))
+    result = await client.initialize_session(
+        types.InitializeParams(
+            capabilities=capabilities(),
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+        )
+    )
     return Session(client, root, result)
 
 
 def git_workspace(root: Path) -> Path:
     """The fixture repository: two commits, the second by another author."""
     make_repo(root, FILES, date="2026-03-01T09:00:00+00:00")
-    commit(root, {"app/core.py": APP.replace("return x * 2", "return x + x")}, "tweak helper",
-           date="2026-03-05T09:00:00+00:00", author=("Bo Maker", "bo@example.com"))
+    commit(
+        root,
+        {"app/core.py": APP.replace("return x * 2", "return x + x")},
+        "tweak helper",
+        date="2026-03-05T09:00:00+00:00",
+        author=("Bo Maker", "bo@example.com"),
+    )
     return root
 
 
@@ -205,8 +227,9 @@ def server_env(home: Path) -> dict[str, str]:
 
 async def start_client(home: Path) -> LanguageClient:
     """A running ``mnemo-lsp`` with a client attached (not yet initialized)."""
-    config = ClientServerConfig(server_command=SERVER, client_factory=make_client,
-                                server_env=server_env(home))
+    config = ClientServerConfig(
+        server_command=SERVER, client_factory=make_client, server_env=server_env(home)
+    )
     return await config.start()
 
 
@@ -227,8 +250,12 @@ def read_message(stream: Any) -> dict[str, Any]:
 
 
 def initialize(root: Path, msg_id: int = 1) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": msg_id, "method": "initialize",
-            "params": {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}}
+    return {
+        "jsonrpc": "2.0",
+        "id": msg_id,
+        "method": "initialize",
+        "params": {"processId": None, "rootUri": root.as_uri(), "capabilities": {}},
+    }
 
 
 def read_until(stream: Any, predicate: Any) -> dict[str, Any]:

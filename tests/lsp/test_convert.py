@@ -12,30 +12,55 @@ from mnemo_core.model import ScoredSymbol, Symbol
 
 ROOT = Path("/work/repo")
 A_URI = "file:///work/repo/pkg/a.py"
-CHANGE = LastChange(sha="abc1234def", author="Bo Maker", summary="fix *bold* claims", time=0,
-                    relative="3 days ago", churn_90d=2, uncommitted=False)
+CHANGE = LastChange(
+    sha="abc1234def",
+    author="Bo Maker",
+    summary="fix *bold* claims",
+    time=0,
+    relative="3 days ago",
+    churn_90d=2,
+    uncommitted=False,
+)
 
 
 def symbol(name: str, start: int = 10, end: int = 12, path: str = "pkg/a.py") -> Symbol:
     test = name.startswith("test_")
-    return Symbol(id=len(name), path=path, name=name, kind="function", language="python",
-                  signature=f"def {name.rsplit('.', 1)[-1]}(x)", docstring="", start_line=start, end_line=end,
-                  size=40, is_test=test, is_test_case=test, exported=True)
+    return Symbol(
+        id=len(name),
+        path=path,
+        name=name,
+        kind="function",
+        language="python",
+        signature=f"def {name.rsplit('.', 1)[-1]}(x)",
+        docstring="",
+        start_line=start,
+        end_line=end,
+        size=40,
+        is_test=test,
+        is_test_case=test,
+        exported=True,
+    )
 
 
 def card(**changes: object) -> SymbolCard:
     fields: dict[str, object] = {
-        "symbol": symbol("App.route"), "callers": 7,
+        "symbol": symbol("App.route"),
+        "callers": 7,
         "top_callers": (symbol("main", 3, 4), symbol("run", 8, 9)),
-        "blast_radius": 12, "tests": 1, "top_tests": (symbol("test_route", 1, 2, path="tests/test_a.py"),),
-        "last_change": CHANGE, "history_note": None}
+        "blast_radius": 12,
+        "tests": 1,
+        "top_tests": (symbol("test_route", 1, 2, path="tests/test_a.py"),),
+        "last_change": CHANGE,
+        "history_note": None,
+    }
     fields.update(changes)
     return SymbolCard(**fields)  # type: ignore[arg-type]
 
 
 def test_ranges_count_lines_from_zero() -> None:
     assert convert.symbol_range(symbol("f", 10, 12)) == types.Range(
-        start=types.Position(line=9, character=0), end=types.Position(line=12, character=0))
+        start=types.Position(line=9, character=0), end=types.Position(line=12, character=0)
+    )
     assert convert.position_line(types.Position(line=0, character=4)) == 1
     assert convert.location(ROOT, symbol("f")).uri == A_URI
 

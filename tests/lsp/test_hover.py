@@ -39,8 +39,11 @@ async def test_hover_on_a_class_from_another_file(shared: Session) -> None:
     assert card is not None and card.startswith("**class** `Box`")
 
 
-@pytest.mark.parametrize(("line", "character"), [(0, 1), (4, 6), (9, 4), (30, 0)],
-                         ids=["module docstring", "function docstring", "keyword", "past the end"])
+@pytest.mark.parametrize(
+    ("line", "character"),
+    [(0, 1), (4, 6), (9, 4), (30, 0)],
+    ids=["module docstring", "function docstring", "keyword", "past the end"],
+)
 async def test_no_card_off_a_symbol_name(shared: Session, line: int, character: int) -> None:
     assert await shared.hover("app/core.py", line, character) is None
 
@@ -48,9 +51,12 @@ async def test_no_card_off_a_symbol_name(shared: Session, line: int, character: 
 async def test_hover_outside_the_workspace_is_empty(shared: Session, tmp_path: Path) -> None:
     outside = tmp_path / "elsewhere.py"
     outside.write_text("def helper():\n    pass\n")
-    found = await shared.client.text_document_hover_async(types.HoverParams(
-        text_document=types.TextDocumentIdentifier(uri=outside.as_uri()),
-        position=types.Position(line=0, character=5)))
+    found = await shared.client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=outside.as_uri()),
+            position=types.Position(line=0, character=5),
+        )
+    )
     assert found is None
 
 

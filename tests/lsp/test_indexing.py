@@ -68,8 +68,9 @@ async def test_the_cli_indexing_at_the_same_time(lsp: Session, tmp_path: Path) -
     async def both() -> int:
         with index_lock(prepare_index_dir(lsp.root)):
             lsp.save("app/core.py", edited)
-            cli = await asyncio.create_subprocess_exec("mnemo", "index", str(lsp.root), env=env,
-                                                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            cli = await asyncio.create_subprocess_exec(
+                "mnemo", "index", str(lsp.root), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+            )
         _, stderr = await cli.communicate()
         assert not stderr, stderr.decode()
         return cli.returncode or 0
@@ -79,8 +80,13 @@ async def test_the_cli_indexing_at_the_same_time(lsp: Session, tmp_path: Path) -
     events = lsp.client.events  # type: ignore[attr-defined]
     await wait_until(lsp.client, lambda: events.lens_refreshes > before, "the re-index after the save")
     assert (await lsp.lenses("app/core.py"))[HELPER].startswith("2 callers")
-    stats = subprocess.run(["mnemo", "stats", "--repo", str(lsp.root), "--format", "json"], env=env,
-                           capture_output=True, text=True, check=True)
+    stats = subprocess.run(
+        ["mnemo", "stats", "--repo", str(lsp.root), "--format", "json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert sum(json.loads(stats.stdout)["files"].values()) == 3
 
 
@@ -113,8 +119,9 @@ async def test_a_session_without_a_workspace_folder(tmp_path: Path) -> None:
         await wait_until(client, lambda: bool(client.messages), "a message about the missing folder")
         assert "needs a workspace folder" in client.messages[0].message
         with pytest.raises(JsonRpcException, match="needs a workspace folder"):
-            await client.workspace_execute_command_async(types.ExecuteCommandParams(
-                command="mnemo.contextForTask", arguments=[{"task": "x"}]))
+            await client.workspace_execute_command_async(
+                types.ExecuteCommandParams(command="mnemo.contextForTask", arguments=[{"task": "x"}])
+            )
     finally:
         await client.shutdown_session()
         await client.stop()

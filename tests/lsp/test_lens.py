@@ -13,8 +13,11 @@ CALLER = "from app.core import helper\n\n\ndef triple(x):\n    return helper(x) 
 
 
 def watched(session: Session, *changes: tuple[str, types.FileChangeType]) -> None:
-    session.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
-        changes=[types.FileEvent(uri=session.uri(path), type=kind) for path, kind in changes]))
+    session.client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=session.uri(path), type=kind) for path, kind in changes]
+        )
+    )
 
 
 async def test_a_lens_above_every_function_method_and_class(lsp: Session) -> None:
@@ -27,7 +30,8 @@ async def test_a_lens_above_every_function_method_and_class(lsp: Session) -> Non
 
 async def test_the_lens_command_shows_the_blast_radius(lsp: Session) -> None:
     found = await lsp.client.text_document_code_lens_async(
-        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=lsp.uri("app/core.py"))))
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=lsp.uri("app/core.py")))
+    )
     command = next(lens.command for lens in found or [] if lens.range.start.line == HELPER and lens.command)
     answer = await lsp.execute(command.command, *(command.arguments or []))
     assert answer["query"] == "app/core.py:helper"
@@ -56,8 +60,11 @@ async def test_files_created_renamed_and_deleted_outside_the_editor(lsp: Session
 
     def rename() -> None:
         (lsp.root / "app/extra.py").rename(lsp.root / "app/renamed.py")
-        watched(lsp, ("app/extra.py", types.FileChangeType.Deleted),
-                ("app/renamed.py", types.FileChangeType.Created))
+        watched(
+            lsp,
+            ("app/extra.py", types.FileChangeType.Deleted),
+            ("app/renamed.py", types.FileChangeType.Created),
+        )
 
     await lsp.refreshed(rename, "the lens refresh after a rename")
     assert (await lsp.lenses("app/renamed.py")) == {3: "0 callers · 0 tests · uncommitted changes"}

@@ -90,12 +90,25 @@ def lua(value: object) -> str:
 def run_neovim(root: Path, home: Path) -> dict[str, Any]:
     out = home / "nvim-out.json"
     script = home / "drive.lua"
-    script.write_text(SCRIPT % {"plugin": lua(PLUGIN), "cmd": lua([sys.executable, "-m", "lsp_server"]),
-                                "file": lua(root / "app/core.py"), "out": lua(out), "wait": WAIT_MS})
+    script.write_text(
+        SCRIPT
+        % {
+            "plugin": lua(PLUGIN),
+            "cmd": lua([sys.executable, "-m", "lsp_server"]),
+            "file": lua(root / "app/core.py"),
+            "out": lua(out),
+            "wait": WAIT_MS,
+        }
+    )
     assert NVIM is not None
-    done = subprocess.run([NVIM, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", f"luafile {script}"],
-                          env={**server_env(home), "XDG_STATE_HOME": str(home), "XDG_CACHE_HOME": str(home)},
-                          capture_output=True, text=True, timeout=4 * WAIT_S, cwd=root)
+    done = subprocess.run(
+        [NVIM, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", f"luafile {script}"],
+        env={**server_env(home), "XDG_STATE_HOME": str(home), "XDG_CACHE_HOME": str(home)},
+        capture_output=True,
+        text=True,
+        timeout=4 * WAIT_S,
+        cwd=root,
+    )
     assert out.exists(), f"Neovim wrote nothing (exit {done.returncode}):\n{done.stdout}\n{done.stderr}"
     return json.loads(out.read_text())
 

@@ -76,8 +76,9 @@ def test_a_stdout_whose_reader_has_gone() -> None:
 
 
 def test_answered_errors_are_not_logged_twice() -> None:
-    answered = logging.LogRecord("pygls.protocol.json_rpc", logging.ERROR, "", 0,
-                                 'Exception occurred for message "%s"', ("7",), None)
+    answered = logging.LogRecord(
+        "pygls.protocol.json_rpc", logging.ERROR, "", 0, 'Exception occurred for message "%s"', ("7",), None
+    )
     other = logging.LogRecord("pygls.protocol.json_rpc", logging.ERROR, "", 0, "Error sending data", (), None)
     assert (_skip_answered_errors(answered), _skip_answered_errors(other)) == (False, True)
 

@@ -29,12 +29,15 @@ def test_abbreviations_expand_and_keep_the_original() -> None:
     assert "environment" in k.components and "env" in k.components
 
 
-@pytest.mark.parametrize(("text", "about_tests"), [
-    ("fix the flaky test for uploads", True),
-    ("add a pytest fixture for the db", True),
-    ("speed up uploads", False),
-    ("rename test_helpers.make_repo", True),
-])
+@pytest.mark.parametrize(
+    ("text", "about_tests"),
+    [
+        ("fix the flaky test for uploads", True),
+        ("add a pytest fixture for the db", True),
+        ("speed up uploads", False),
+        ("rename test_helpers.make_repo", True),
+    ],
+)
 def test_tasks_about_tests(text: str, about_tests: bool) -> None:
     assert extract_keywords(text).about_tests is about_tests
 

@@ -33,7 +33,9 @@ def test_a_shallow_clone_gets_no_recency_and_says_why(tmp_path: Path) -> None:
     subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{origin}", str(clone)], check=True)
     pack = for_task(clone, "upload data")
     assert all(s.components["recency"] == 0.0 for s in pack.symbols)
-    assert not any(r.startswith(("in a file changed", "last changed")) for s in pack.symbols for r in s.reasons)
+    assert not any(
+        r.startswith(("in a file changed", "last changed")) for s in pack.symbols for r in s.reasons
+    )
     assert any("shallow clone" in note for note in pack.notes)
 
 

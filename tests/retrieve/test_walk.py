@@ -5,11 +5,25 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mnemo_core.retrieve.walk import Csr, build_graph, hits, neighbourhood, random_walk, transition_steps, walk
+from mnemo_core.retrieve.walk import (
+    Csr,
+    build_graph,
+    hits,
+    neighbourhood,
+    random_walk,
+    transition_steps,
+    walk,
+)
 
 # 1 -> 2 -> 3 -> 4 (a chain); 10 calls 2 and 3 (a hub); 11 calls 2; 2 and 3 are authorities
-EDGES = [(1, 2, "calls", 1.0), (2, 3, "calls", 1.0), (3, 4, "calls", 1.0), (10, 2, "calls", 1.0),
-         (10, 3, "calls", 1.0), (11, 2, "calls", 1.0)]
+EDGES = [
+    (1, 2, "calls", 1.0),
+    (2, 3, "calls", 1.0),
+    (3, 4, "calls", 1.0),
+    (10, 2, "calls", 1.0),
+    (10, 3, "calls", 1.0),
+    (11, 2, "calls", 1.0),
+]
 GRAPH = build_graph(EDGES)
 
 
@@ -31,7 +45,9 @@ def test_each_nodes_steps_sum_to_one() -> None:
 
 
 def test_sparse_rows_add_duplicates_and_cut_to_a_node_set() -> None:
-    matrix = Csr.from_entries(np.array([0, 0, 2, 1]), np.array([1, 1, 0, 2]), np.array([1.0, 2.0, 5.0, 0.0]), 3)
+    matrix = Csr.from_entries(
+        np.array([0, 0, 2, 1]), np.array([1, 1, 0, 2]), np.array([1.0, 2.0, 5.0, 0.0]), 3
+    )
     assert matrix.indptr.tolist() == [0, 1, 1, 2] and matrix.data.tolist() == [3.0, 5.0]
     rows, cols, values = matrix.entries([2, 0])
     assert (rows.tolist(), cols.tolist(), values.tolist()) == ([0], [1], [5.0])

@@ -64,17 +64,28 @@ def test_parse_captured_blame_reuses_headers_seen_once() -> None:
     first, third, fourth = blame[0], blame[2], blame[3]
     assert fourth.commit is first.commit  # the later group has no headers of its own
     assert (fourth.commit.author, fourth.commit.author_email, fourth.commit.time, fourth.commit.summary) == (
-        "Ada", "ada@example.com", 1767225600, "first")
+        "Ada",
+        "ada@example.com",
+        1767225600,
+        "first",
+    )
     assert fourth.boundary and fourth.path == "old name.py" and fourth.previous is None
     assert (third.commit.author, third.path, third.previous, third.boundary) == (
-        "Bob", 'new "name".py', ADA_SHA, False)
+        "Bob",
+        'new "name".py',
+        ADA_SHA,
+        False,
+    )
 
 
-@pytest.mark.parametrize("broken", [
-    CAPTURED.replace(f"{ADA_SHA} 1 1 2".encode(), f"{ADA_SHA} 1 1 1".encode()),  # line 2 unattributed
-    b"26bece83bdd1a6d4d82388664ad466b0fe4fa4a9 1 1 2\nfilename x.py\n",  # a sha never described
-    b"not a group header\nfilename x.py\n",
-])
+@pytest.mark.parametrize(
+    "broken",
+    [
+        CAPTURED.replace(f"{ADA_SHA} 1 1 2".encode(), f"{ADA_SHA} 1 1 1".encode()),  # line 2 unattributed
+        b"26bece83bdd1a6d4d82388664ad466b0fe4fa4a9 1 1 2\nfilename x.py\n",  # a sha never described
+        b"not a group header\nfilename x.py\n",
+    ],
+)
 def test_malformed_blame_output_is_a_clear_error(broken: bytes) -> None:
     with pytest.raises(GitError, match="unexpected output from git blame --incremental"):
         parse_incremental(broken)
@@ -111,10 +122,16 @@ def _blame_repo(repo: Path) -> dict[str, str]:
     return {
         "c1": commit(repo, {PATH: _lines()}, "c1", date="2025-06-01T00:00:00Z", author=ADA),
         "c2": commit(repo, {PATH: _lines(l2="two", l6="six")}, "c2", date="2026-01-20T00:00:00Z", author=BOB),
-        "c3": commit(repo, {PATH: _lines(l2="two", l3="three", l6="six")}, "c3", date="2026-03-01T00:00:00Z",
-                     author=CY),
-        "c4": commit(repo, {PATH: _lines(l2="two", l3="three", l6="SIX")}, "c4", date="2026-03-15T00:00:00Z",
-                     author=ADA),
+        "c3": commit(
+            repo, {PATH: _lines(l2="two", l3="three", l6="six")}, "c3", date="2026-03-01T00:00:00Z", author=CY
+        ),
+        "c4": commit(
+            repo,
+            {PATH: _lines(l2="two", l3="three", l6="SIX")},
+            "c4",
+            date="2026-03-15T00:00:00Z",
+            author=ADA,
+        ),
     }
 
 
@@ -163,8 +180,9 @@ def test_blame_at_an_older_revision(tmp_path: Path) -> None:
 
 def test_working_tree_lines_not_committed_yet(tmp_path: Path) -> None:
     shas = _blame_repo(tmp_path)
-    (tmp_path / PATH).write_text(_lines(l2="two", l3="three", l4="four (edited)", l6="SIX") + "line 9\n",
-                                 encoding="utf-8")
+    (tmp_path / PATH).write_text(
+        _lines(l2="two", l3="three", l4="four (edited)", l6="SIX") + "line 9\n", encoding="utf-8"
+    )
     blame = blame_lines(tmp_path, PATH)
     assert len(blame) == 9
     assert [n for n, line in enumerate(blame, 1) if line.commit.uncommitted] == [4, 9]
@@ -193,8 +211,13 @@ def test_renamed_working_tree_file_not_in_head(tmp_path: Path) -> None:
 def test_blame_follows_a_committed_rename(tmp_path: Path) -> None:
     shas = _blame_repo(tmp_path)
     git(tmp_path, "mv", PATH, "pkg/moved.py")
-    moved = commit(tmp_path, {"pkg/moved.py": _lines(l2="two", l3="three", l6="SIX", l8="eight")}, "move",
-                   date="2026-03-20T00:00:00Z", author=BOB)
+    moved = commit(
+        tmp_path,
+        {"pkg/moved.py": _lines(l2="two", l3="three", l6="SIX", l8="eight")},
+        "move",
+        date="2026-03-20T00:00:00Z",
+        author=BOB,
+    )
     blame = blame_lines(tmp_path, "pkg/moved.py", "HEAD")
     assert blame[0].commit.sha == shas["c1"] and blame[0].path == PATH
     assert blame[7].commit.sha == moved and blame[7].path == "pkg/moved.py"
@@ -211,8 +234,15 @@ def test_missing_paths_are_clear_errors(tmp_path: Path) -> None:
 def test_an_amended_commit_is_not_served_from_the_cache(tmp_path: Path) -> None:
     shas = _blame_repo(tmp_path)
     assert blame_lines(tmp_path, PATH, "HEAD")[5].commit.sha == shas["c4"]
-    git(tmp_path, "commit", "-q", "--amend", "-m", "c4 reworded", env={
-        "GIT_AUTHOR_DATE": "2026-03-16T00:00:00Z", "GIT_COMMITTER_DATE": "2026-03-16T00:00:00Z"})
+    git(
+        tmp_path,
+        "commit",
+        "-q",
+        "--amend",
+        "-m",
+        "c4 reworded",
+        env={"GIT_AUTHOR_DATE": "2026-03-16T00:00:00Z", "GIT_COMMITTER_DATE": "2026-03-16T00:00:00Z"},
+    )
     amended = git(tmp_path, "rev-parse", "HEAD").strip()  # same file content, same blob, new commit
     assert amended != shas["c4"]
     assert blame_lines(tmp_path, PATH, "HEAD")[5].commit.sha == amended

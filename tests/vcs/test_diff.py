@@ -96,10 +96,17 @@ def test_parse_captured_diff() -> None:
     changes = {c.path: c for c in parse_diff(CAPTURED)}
     assert list(changes) == ["bin.dat", "f.txt", "link", "ren2.txt", "sp ace \u00e9.txt", 'tab\t"x".txt']
     assert changes["bin.dat"].binary and changes["bin.dat"].hunks == ()
-    assert changes["f.txt"] == FileChange("f.txt", ChangeStatus.TYPE_CHANGED, "f.txt", "100644", "120000",
-                                          hunks=(Hunk(1, 3, 0, 0), Hunk(0, 0, 1, 1)))
-    assert changes["link"] == FileChange("link", ChangeStatus.ADDED, None, "", "120000",
-                                         hunks=(Hunk(0, 0, 1, 1),))
+    assert changes["f.txt"] == FileChange(
+        "f.txt",
+        ChangeStatus.TYPE_CHANGED,
+        "f.txt",
+        "100644",
+        "120000",
+        hunks=(Hunk(1, 3, 0, 0), Hunk(0, 0, 1, 1)),
+    )
+    assert changes["link"] == FileChange(
+        "link", ChangeStatus.ADDED, None, "", "120000", hunks=(Hunk(0, 0, 1, 1),)
+    )
     renamed = changes["ren2.txt"]
     assert (renamed.status, renamed.old_path, renamed.similarity) == (ChangeStatus.RENAMED, "ren.txt", 85)
     assert renamed.hunks == (Hunk(10, 1, 10, 1),)
@@ -110,14 +117,16 @@ def test_parse_captured_diff() -> None:
 
 
 def test_patch_lines_that_look_like_headers_are_content() -> None:
-    patch = (b"diff --git a/a b/c b/d b/a b/c b/d\n"  # a path with " b/" in it splits at the middle
-             b"--- a/a b/c b/d\n+++ b/a b/c b/d\n"
-             b"@@ -1,2 +1 @@\n"
-             b"--- a/not-a-header\n"
-             b"-@@ -9 +9 @@\n"
-             b"+diff --git a/x b/x\n"
-             b"@@ -5 +4,0 @@\n"
-             b"-Binary files a/x and b/x differ\n")
+    patch = (
+        b"diff --git a/a b/c b/d b/a b/c b/d\n"  # a path with " b/" in it splits at the middle
+        b"--- a/a b/c b/d\n+++ b/a b/c b/d\n"
+        b"@@ -1,2 +1 @@\n"
+        b"--- a/not-a-header\n"
+        b"-@@ -9 +9 @@\n"
+        b"+diff --git a/x b/x\n"
+        b"@@ -5 +4,0 @@\n"
+        b"-Binary files a/x and b/x differ\n"
+    )
     assert parse_patch(patch) == {"a b/c b/d": (False, (Hunk(1, 2, 1, 1), Hunk(5, 1, 4, 0)))}
 
 
@@ -126,18 +135,23 @@ def test_parse_nothing() -> None:
 
 
 def test_parse_batch_output() -> None:
-    data = (b"e69de29bb2d1d6434b8b29ae775ad8c2e48c5391 blob 0\n\n"
-            b"HEAD:my file missing\n"
-            b"8c7efe53d47164d965d970252be08511cd6d489e blob 6\nab\ncd\n\n"
-            b"65e2230755977437f1e8848b56be857381825f87 tree 4\nxxxx\n")
+    data = (
+        b"e69de29bb2d1d6434b8b29ae775ad8c2e48c5391 blob 0\n\n"
+        b"HEAD:my file missing\n"
+        b"8c7efe53d47164d965d970252be08511cd6d489e blob 6\nab\ncd\n\n"
+        b"65e2230755977437f1e8848b56be857381825f87 tree 4\nxxxx\n"
+    )
     assert parse_batch(data) == [b"", None, b"ab\ncd\n", None]
 
 
-@pytest.mark.parametrize(("hunk", "old", "new"), [
-    (Hunk(3, 2, 3, 4), LineRange(3, 4), LineRange(3, 6)),
-    (Hunk(5, 0, 6, 2), None, LineRange(6, 7)),  # pure insertion after old line 5
-    (Hunk(6, 2, 5, 0), LineRange(6, 7), None),  # pure deletion after new line 5
-])
+@pytest.mark.parametrize(
+    ("hunk", "old", "new"),
+    [
+        (Hunk(3, 2, 3, 4), LineRange(3, 4), LineRange(3, 6)),
+        (Hunk(5, 0, 6, 2), None, LineRange(6, 7)),  # pure insertion after old line 5
+        (Hunk(6, 2, 5, 0), LineRange(6, 7), None),  # pure deletion after new line 5
+    ],
+)
 def test_hunk_sides(hunk: Hunk, old: LineRange | None, new: LineRange | None) -> None:
     assert (hunk.old_lines, hunk.new_lines) == (old, new)
 
@@ -182,7 +196,8 @@ def test_added_deleted_and_root_commit(tmp_path: Path) -> None:
     root = commit(repo, {"keep.py": "k = 1\n", "gone.py": "g = 1\ng = 2\n"}, "root")
     assert [(c.path, c.status, c.hunks) for c in changed_files(repo, None, root)] == [
         ("gone.py", ChangeStatus.ADDED, (Hunk(0, 0, 1, 2),)),
-        ("keep.py", ChangeStatus.ADDED, (Hunk(0, 0, 1, 1),))]
+        ("keep.py", ChangeStatus.ADDED, (Hunk(0, 0, 1, 1),)),
+    ]
     head = commit(repo, {"gone.py": None, "new.py": "n = 1\n"}, "swap")
     changes = {c.path: c for c in changed_files(repo, None, head)}
     assert changes["gone.py"].status is ChangeStatus.DELETED and changes["gone.py"].old_path == "gone.py"
@@ -202,7 +217,11 @@ def test_renames_with_and_without_edits(tmp_path: Path) -> None:
     changes = {c.path: c for c in changed_files(repo, base, head)}
     pure, edited = changes["new dir/pure.py"], changes["new dir/edited.py"]
     assert (pure.status, pure.old_path, pure.similarity, pure.hunks) == (
-        ChangeStatus.RENAMED, "old/pure.py", 100, ())
+        ChangeStatus.RENAMED,
+        "old/pure.py",
+        100,
+        (),
+    )
     assert (edited.status, edited.old_path) == (ChangeStatus.RENAMED, "old/edited.py")
     assert edited.hunks == (Hunk(11, 1, 11, 1),)
     assert set(changes) == {"new dir/pure.py", "new dir/edited.py"}
@@ -218,14 +237,22 @@ def test_copies_are_reported(tmp_path: Path) -> None:
 
 
 def test_binary_mode_symlink_and_unicode_paths(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path, {"img.png": b"\x89PNG\0\0\x01", "run.sh": "echo hi\n",
-                                "sp\u00e4ce dir/na\u00efve file.py": "x = 1\n", "target.txt": "t\n"})
+    repo = make_repo(
+        tmp_path,
+        {
+            "img.png": b"\x89PNG\0\0\x01",
+            "run.sh": "echo hi\n",
+            "sp\u00e4ce dir/na\u00efve file.py": "x = 1\n",
+            "target.txt": "t\n",
+        },
+    )
     base = git(repo, "rev-parse", "HEAD").strip()
     os.chmod(repo / "run.sh", 0o755)
     (repo / "target.txt").unlink()
     (repo / "target.txt").symlink_to("run.sh")
-    head = commit(repo, {"img.png": b"\x89PNG\0\0\x02", "sp\u00e4ce dir/na\u00efve file.py": "x = 2\n"},
-                  "mixed")
+    head = commit(
+        repo, {"img.png": b"\x89PNG\0\0\x02", "sp\u00e4ce dir/na\u00efve file.py": "x = 2\n"}, "mixed"
+    )
     changes = {c.path: c for c in changed_files(repo, base, head)}
     assert changes["img.png"].binary and changes["img.png"].hunks == ()
     script = changes["run.sh"]
@@ -260,7 +287,10 @@ def test_staged_versus_worktree(tmp_path: Path) -> None:
     assert worktree["b.py"].hunks == (Hunk(1, 0, 2, 1),)
     untracked = worktree["new \u00e9.py"]
     assert (untracked.status, untracked.hunks, untracked.binary) == (
-        ChangeStatus.ADDED, (Hunk(0, 0, 1, 3),), False)
+        ChangeStatus.ADDED,
+        (Hunk(0, 0, 1, 3),),
+        False,
+    )
     assert worktree["blob.bin"].binary and worktree["blob.bin"].hunks == ()
 
 
@@ -269,7 +299,8 @@ def test_worktree_deletion_and_ignored_files(tmp_path: Path) -> None:
     (repo / "a.py").unlink()
     (repo / "noise.log").write_text("x\n", encoding="utf-8")
     assert [(c.path, c.status) for c in changed_files(repo, None, Snapshot.WORKTREE)] == [
-        ("a.py", ChangeStatus.DELETED)]
+        ("a.py", ChangeStatus.DELETED)
+    ]
 
 
 def test_empty_repository_compares_with_the_empty_tree(tmp_path: Path) -> None:
@@ -278,7 +309,8 @@ def test_empty_repository_compares_with_the_empty_tree(tmp_path: Path) -> None:
     git(repo, "add", "first.py")
     (repo / "loose.py").write_text("y = 1\n", encoding="utf-8")
     assert [(c.path, c.status) for c in changed_files(repo, None, Snapshot.STAGED)] == [
-        ("first.py", ChangeStatus.ADDED)]
+        ("first.py", ChangeStatus.ADDED)
+    ]
     assert [c.path for c in changed_files(repo, None, Snapshot.WORKTREE)] == ["first.py", "loose.py"]
 
 
@@ -311,7 +343,9 @@ def test_merge_base_view_shows_what_a_pull_request_would(tmp_path: Path) -> None
     (repo / "wip.py").write_text("w = 1\n", encoding="utf-8")
     two_dot = changed_files(repo, "main", "HEAD")
     assert [(c.path, c.status) for c in two_dot] == [  # main's own change shows up, reversed
-        ("main.py", ChangeStatus.DELETED), ("topic.py", ChangeStatus.ADDED)]
+        ("main.py", ChangeStatus.DELETED),
+        ("topic.py", ChangeStatus.ADDED),
+    ]
     pull_request = changed_files(repo, "main", topic, merge_base_of=True)
     assert [c.path for c in pull_request] == ["topic.py"]
     with_worktree = changed_files(repo, None, Snapshot.WORKTREE, merge_base_of=True)
@@ -338,13 +372,18 @@ def test_file_at_revisions_index_and_worktree(tmp_path: Path) -> None:
     assert file_at(repo, "HEAD", "dir") is None  # a tree, not a file
     assert file_at(repo, Snapshot.WORKTREE, "dir") is None
     assert files_at(repo, first, ["gone.py", "nope.py", "dir/my file.py"]) == {
-        "gone.py": b"g\n", "nope.py": None, "dir/my file.py": b"v1\n"}
+        "gone.py": b"g\n",
+        "nope.py": None,
+        "dir/my file.py": b"v1\n",
+    }
 
 
 def test_file_at_a_path_with_a_newline(tmp_path: Path) -> None:
     repo = make_repo(tmp_path, {"odd\nname.txt": "odd\n", "empty.txt": ""})
     assert files_at(repo, "HEAD", ["odd\nname.txt", "empty.txt"]) == {
-        "odd\nname.txt": b"odd\n", "empty.txt": b""}
+        "odd\nname.txt": b"odd\n",
+        "empty.txt": b"",
+    }
     assert file_at(repo, "HEAD", "no\nsuch") is None
 
 
@@ -356,10 +395,19 @@ def test_no_files_asked_needs_no_revision(tmp_path: Path) -> None:
 def test_user_config_cannot_change_what_is_parsed(tmp_path: Path) -> None:
     repo = make_repo(tmp_path, {"a b.py": TEXT, "old.py": BODY})
     base = git(repo, "rev-parse", "HEAD").strip()
-    for key, value in [("diff.noprefix", "true"), ("diff.mnemonicPrefix", "true"), ("color.diff", "always"),
-                       ("color.ui", "always"), ("diff.renames", "false"), ("diff.interHunkContext", "10"),
-                       ("diff.submodule", "log"), ("core.quotepath", "true"), ("diff.relative", "true"),
-                       ("diff.external", "false"), ("diff.context", "5")]:
+    for key, value in [
+        ("diff.noprefix", "true"),
+        ("diff.mnemonicPrefix", "true"),
+        ("color.diff", "always"),
+        ("color.ui", "always"),
+        ("diff.renames", "false"),
+        ("diff.interHunkContext", "10"),
+        ("diff.submodule", "log"),
+        ("core.quotepath", "true"),
+        ("diff.relative", "true"),
+        ("diff.external", "false"),
+        ("diff.context", "5"),
+    ]:
         git(repo, "config", key, value)
     lines = TEXT.splitlines(keepends=True)
     lines[1], lines[4] = "changed 2\n", "changed 5\n"

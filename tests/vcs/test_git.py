@@ -20,14 +20,17 @@ from mnemo_core.vcs.git import (
 )
 
 
-@pytest.mark.parametrize(("printed", "path"), [
-    (b"plain.py", "plain.py"),
-    (b"with space.py", "with space.py"),
-    ("caf\u00e9.py".encode(), "caf\u00e9.py"),
-    (b'"tab\\t\\"x\\".txt"', 'tab\t"x".txt'),
-    (b'"back\\\\slash"', "back\\slash"),
-    (b'"caf\\303\\251 \\n.py"', "caf\u00e9 \n.py"),
-])
+@pytest.mark.parametrize(
+    ("printed", "path"),
+    [
+        (b"plain.py", "plain.py"),
+        (b"with space.py", "with space.py"),
+        ("caf\u00e9.py".encode(), "caf\u00e9.py"),
+        (b'"tab\\t\\"x\\".txt"', 'tab\t"x".txt'),
+        (b'"back\\\\slash"', "back\\slash"),
+        (b'"caf\\303\\251 \\n.py"', "caf\u00e9 \n.py"),
+    ],
+)
 def test_unquote_path_reverses_git_quoting(printed: bytes, path: str) -> None:
     assert unquote_path(printed) == path
 
@@ -76,8 +79,9 @@ def test_lookups_answer_none_outside_a_repository(tmp_path: Path) -> None:
     assert repo_toplevel(tmp_path) is None
 
 
-def test_a_hooks_temporary_index_of_the_same_repository_is_read(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_hooks_temporary_index_of_the_same_repository_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``git commit -a`` runs the hooks with GIT_INDEX_FILE naming a temporary index: that is the commit."""
     repo = make_repo(tmp_path / "r", {"a.txt": "a\n", "b.txt": "b\n"})
     (repo / "a.txt").write_text("changed\n", encoding="utf-8")

@@ -52,7 +52,8 @@ def test_unknown_ref_suggests_close_branch_names(tmp_path: Path) -> None:
         resolve_ref(tmp_path, "fix/login-from")
     message = str(info.value)
     assert message.startswith(
-        "unknown ref 'fix/login-from'; close branch names: fix/login-form, fix/logout-form")
+        "unknown ref 'fix/login-from'; close branch names: fix/login-form, fix/logout-form"
+    )
     assert "release" not in message
 
 

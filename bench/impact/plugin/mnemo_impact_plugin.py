@@ -54,8 +54,11 @@ def _definition(item: pytest.Item) -> dict[str, Any]:
     code = getattr(function, "__code__", None)
     if code is None:
         return {}
-    return {"file": str(Path(code.co_filename).resolve()), "line": code.co_firstlineno,
-            "qualname": getattr(function, "__qualname__", getattr(function, "__name__", ""))}
+    return {
+        "file": str(Path(code.co_filename).resolve()),
+        "line": code.co_firstlineno,
+        "qualname": getattr(function, "__qualname__", getattr(function, "__name__", "")),
+    }
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -92,16 +95,22 @@ class _CallRecorder:
         known = self.inside.get(filename)
         if known is None:
             # "<frozen runpy>", "<string>": no file, never inside (abspath would put it in the cwd)
-            known = self.inside[filename] = (not filename.startswith("<")
-                                             and os.path.abspath(filename).startswith(self.root))
+            known = self.inside[filename] = not filename.startswith("<") and os.path.abspath(
+                filename
+            ).startswith(self.root)
         return known
 
     def _id(self, code: Any) -> int:
         found = self.code_ids.get(code)
         if found is None:
             found = self.code_ids[code] = len(self.codes)
-            self.codes.append([os.path.abspath(code.co_filename),
-                               getattr(code, "co_qualname", code.co_name), code.co_firstlineno])
+            self.codes.append(
+                [
+                    os.path.abspath(code.co_filename),
+                    getattr(code, "co_qualname", code.co_name),
+                    code.co_firstlineno,
+                ]
+            )
         return found
 
     def profile(self, frame: Any, event: str, arg: Any) -> None:
@@ -111,8 +120,12 @@ class _CallRecorder:
         while caller is not None and not self._is_inside(caller.f_code.co_filename):
             caller, external = caller.f_back, True
         # No caller under the root: pytest itself called it (a fixture, the test function): -1.
-        edge = (self._id(caller.f_code) if caller is not None else PYTEST_CALLER,
-                caller.f_lineno if caller is not None else 0, self._id(frame.f_code), external)
+        edge = (
+            self._id(caller.f_code) if caller is not None else PYTEST_CALLER,
+            caller.f_lineno if caller is not None else 0,
+            self._id(frame.f_code),
+            external,
+        )
         self.edges.setdefault(self.current, set()).add(edge)
 
     def dump(self) -> dict[str, Any]:
@@ -175,5 +188,6 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         Path(os.environ[CALLS_ENV]).write_text(json.dumps(_recorder.dump()), encoding="utf-8")
     target = os.environ.get(OUTPUT_ENV)
     if target:
-        Path(target).write_text(json.dumps({"rootdir": str(session.config.rootpath), "tests": _records}),
-                                encoding="utf-8")
+        Path(target).write_text(
+            json.dumps({"rootdir": str(session.config.rootpath), "tests": _records}), encoding="utf-8"
+        )

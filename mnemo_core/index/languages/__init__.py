@@ -90,8 +90,10 @@ def registry() -> dict[str, LanguageSpec]:
         name = entry.name[: -len(".scm")]
         text = entry.read_text(encoding="utf-8")
         header = {key: value.strip() for key, value in _HEADER.findall(text)}
-        included = [package.joinpath(f"{part}.scm").read_text(encoding="utf-8")
-                    for part in header.get("include", "").split()]
+        included = [
+            package.joinpath(f"{part}.scm").read_text(encoding="utf-8")
+            for part in header.get("include", "").split()
+        ]
         specs[name] = LanguageSpec(
             name=name,
             grammar=header.get("grammar", name),

@@ -35,24 +35,131 @@ _PARAMETER_WRAPPERS = frozenset({"required_parameter", "optional_parameter"})
 _HIDDEN_ACCESS = frozenset({"private", "protected"})
 _COMMONJS_EXPORT = "expression_statement"  # the only definition the query captures as a statement
 
-GLOBAL_FUNCTIONS = frozenset({
-    "Array", "Boolean", "Buffer", "Date", "Error", "JSON", "Map", "Math", "Number", "Object", "Promise",
-    "Proxy", "Reflect", "RegExp", "Set", "String", "Symbol", "TypeError", "WeakMap", "WeakSet", "alert",
-    "clearInterval", "clearTimeout", "console", "decodeURIComponent", "document", "encodeURIComponent",
-    "fetch", "isFinite", "isNaN", "parseFloat", "parseInt", "process", "queueMicrotask", "require",
-    "setImmediate", "setInterval", "setTimeout", "structuredClone", "window",
-    # test runners' globals
-    "afterAll", "afterEach", "beforeAll", "beforeEach", "context", "describe", "expect", "it", "jest",
-    "specify", "suite", "test", "vi",
-})
-BUILTIN_METHODS = frozenset({
-    "add", "all", "apply", "assign", "bind", "call", "catch", "clear", "concat", "debug", "delete", "emit",
-    "endsWith", "entries", "error", "every", "filter", "finally", "find", "findIndex", "flat", "flatMap",
-    "forEach", "freeze", "get", "has", "includes", "indexOf", "info", "join", "keys", "log", "map", "match",
-    "on", "once", "parse", "pop", "push", "race", "reduce", "reject", "replace", "resolve", "reverse", "set",
-    "shift", "slice", "some", "sort", "splice", "split", "startsWith", "stringify", "then", "toLowerCase",
-    "toString", "toUpperCase", "trim", "unshift", "valueOf", "values", "warn",
-})
+GLOBAL_FUNCTIONS = frozenset(
+    {
+        "Array",
+        "Boolean",
+        "Buffer",
+        "Date",
+        "Error",
+        "JSON",
+        "Map",
+        "Math",
+        "Number",
+        "Object",
+        "Promise",
+        "Proxy",
+        "Reflect",
+        "RegExp",
+        "Set",
+        "String",
+        "Symbol",
+        "TypeError",
+        "WeakMap",
+        "WeakSet",
+        "alert",
+        "clearInterval",
+        "clearTimeout",
+        "console",
+        "decodeURIComponent",
+        "document",
+        "encodeURIComponent",
+        "fetch",
+        "isFinite",
+        "isNaN",
+        "parseFloat",
+        "parseInt",
+        "process",
+        "queueMicrotask",
+        "require",
+        "setImmediate",
+        "setInterval",
+        "setTimeout",
+        "structuredClone",
+        "window",
+        # test runners' globals
+        "afterAll",
+        "afterEach",
+        "beforeAll",
+        "beforeEach",
+        "context",
+        "describe",
+        "expect",
+        "it",
+        "jest",
+        "specify",
+        "suite",
+        "test",
+        "vi",
+    }
+)
+BUILTIN_METHODS = frozenset(
+    {
+        "add",
+        "all",
+        "apply",
+        "assign",
+        "bind",
+        "call",
+        "catch",
+        "clear",
+        "concat",
+        "debug",
+        "delete",
+        "emit",
+        "endsWith",
+        "entries",
+        "error",
+        "every",
+        "filter",
+        "finally",
+        "find",
+        "findIndex",
+        "flat",
+        "flatMap",
+        "forEach",
+        "freeze",
+        "get",
+        "has",
+        "includes",
+        "indexOf",
+        "info",
+        "join",
+        "keys",
+        "log",
+        "map",
+        "match",
+        "on",
+        "once",
+        "parse",
+        "pop",
+        "push",
+        "race",
+        "reduce",
+        "reject",
+        "replace",
+        "resolve",
+        "reverse",
+        "set",
+        "shift",
+        "slice",
+        "some",
+        "sort",
+        "splice",
+        "split",
+        "startsWith",
+        "stringify",
+        "then",
+        "toLowerCase",
+        "toString",
+        "toUpperCase",
+        "trim",
+        "unshift",
+        "valueOf",
+        "values",
+        "warn",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -153,8 +260,12 @@ class EcmaScriptHooks(Hooks):
     def parse_import(self, node: Node) -> list[RawImport]:
         line = node.start_point[0] + 1
         if node.type in _DECLARATION_TYPES:
-            return [imp for d in node.named_children if d.type == "variable_declarator"
-                    for imp in _require(d, line)]
+            return [
+                imp
+                for d in node.named_children
+                if d.type == "variable_declarator"
+                for imp in _require(d, line)
+            ]
         source = _string_value(node.child_by_field_name("source"))
         if node.type == "export_statement":
             return _reexports(node, source, line)
@@ -182,8 +293,10 @@ class EcmaScriptHooks(Hooks):
             return definition.outer.type == "export_statement" or definition.node.type == _COMMONJS_EXPORT
         if parent.kind not in CLASS_KINDS or definition.name.startswith("#"):
             return False
-        hidden = any(c.type == "accessibility_modifier" and node_text(c) in _HIDDEN_ACCESS
-                     for c in definition.node.named_children)
+        hidden = any(
+            c.type == "accessibility_modifier" and node_text(c) in _HIDDEN_ACCESS
+            for c in definition.node.named_children
+        )
         return not hidden and self.is_exported(parent)
 
     def module_name(self, path: str) -> str:
@@ -207,7 +320,7 @@ class EcmaScriptHooks(Hooks):
             return [] if base.startswith("..") else index.find(base)
         for alias, root in PATH_ALIASES.items():
             if spec.startswith(alias):
-                return index.find(root + spec[len(alias):])
+                return index.find(root + spec[len(alias) :])
         head = spec.split("/", 1)[0]
         if head in index.directories:
             return index.find(spec)

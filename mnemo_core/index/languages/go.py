@@ -22,25 +22,130 @@ UNNAMED_RECEIVER = "_"
 _TEST_FUNCTION = re.compile(r"^(?:Test|Benchmark|Example|Fuzz)(?:[A-Z0-9_]|$)")
 _MAJOR_VERSION = re.compile(r"^v\d+$")
 _VERSION_SUFFIX = re.compile(r"\.v\d+$")
-STDLIB_ROOTS = frozenset({
-    "archive", "bufio", "bytes", "cmp", "compress", "container", "context", "crypto", "database", "debug",
-    "embed", "encoding", "errors", "expvar", "flag", "fmt", "go", "hash", "html", "image", "index", "io",
-    "iter", "log", "maps", "math", "mime", "net", "os", "path", "plugin", "reflect", "regexp", "runtime",
-    "slices", "sort", "strconv", "strings", "structs", "sync", "syscall", "testing", "text", "time",
-    "unicode", "unique", "unsafe", "weak",
-})
-BUILTINS = frozenset({
-    "append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make", "max", "min",
-    "new", "panic", "print", "println", "real", "recover", "any", "bool", "byte", "complex128", "complex64",
-    "error", "float32", "float64", "int", "int16", "int32", "int64", "int8", "rune", "string", "uint",
-    "uint16", "uint32", "uint64", "uint8", "uintptr",
-})
+STDLIB_ROOTS = frozenset(
+    {
+        "archive",
+        "bufio",
+        "bytes",
+        "cmp",
+        "compress",
+        "container",
+        "context",
+        "crypto",
+        "database",
+        "debug",
+        "embed",
+        "encoding",
+        "errors",
+        "expvar",
+        "flag",
+        "fmt",
+        "go",
+        "hash",
+        "html",
+        "image",
+        "index",
+        "io",
+        "iter",
+        "log",
+        "maps",
+        "math",
+        "mime",
+        "net",
+        "os",
+        "path",
+        "plugin",
+        "reflect",
+        "regexp",
+        "runtime",
+        "slices",
+        "sort",
+        "strconv",
+        "strings",
+        "structs",
+        "sync",
+        "syscall",
+        "testing",
+        "text",
+        "time",
+        "unicode",
+        "unique",
+        "unsafe",
+        "weak",
+    }
+)
+BUILTINS = frozenset(
+    {
+        "append",
+        "cap",
+        "clear",
+        "close",
+        "complex",
+        "copy",
+        "delete",
+        "imag",
+        "len",
+        "make",
+        "max",
+        "min",
+        "new",
+        "panic",
+        "print",
+        "println",
+        "real",
+        "recover",
+        "any",
+        "bool",
+        "byte",
+        "complex128",
+        "complex64",
+        "error",
+        "float32",
+        "float64",
+        "int",
+        "int16",
+        "int32",
+        "int64",
+        "int8",
+        "rune",
+        "string",
+        "uint",
+        "uint16",
+        "uint32",
+        "uint64",
+        "uint8",
+        "uintptr",
+    }
+)
 # Methods of the standard library's everyday types (testing.T, error, fmt.Stringer, sync, io):
 # a call to one on an unknown receiver is not linked by name to a repo type's method.
-BUILTIN_METHODS = frozenset({
-    "Cleanup", "Close", "Done", "Error", "Errorf", "Fail", "FailNow", "Fatal", "Fatalf", "Helper", "Lock",
-    "Log", "Logf", "Parallel", "Read", "Run", "Skip", "Skipf", "String", "TempDir", "Unlock", "Wait", "Write",
-})
+BUILTIN_METHODS = frozenset(
+    {
+        "Cleanup",
+        "Close",
+        "Done",
+        "Error",
+        "Errorf",
+        "Fail",
+        "FailNow",
+        "Fatal",
+        "Fatalf",
+        "Helper",
+        "Lock",
+        "Log",
+        "Logf",
+        "Parallel",
+        "Read",
+        "Run",
+        "Skip",
+        "Skipf",
+        "String",
+        "TempDir",
+        "Unlock",
+        "Wait",
+        "Write",
+    }
+)
 
 
 def package_names(import_path: str) -> tuple[str, ...]:
@@ -51,8 +156,9 @@ def package_names(import_path: str) -> tuple[str, ...]:
     names = [segments[-1]]
     if _MAJOR_VERSION.match(segments[-1]) and len(segments) > 1:
         names.append(segments[-2])
-    return tuple(_VERSION_SUFFIX.sub("", n).removeprefix("go-").removesuffix("-go").replace("-", "_")
-                 for n in names)
+    return tuple(
+        _VERSION_SUFFIX.sub("", n).removeprefix("go-").removesuffix("-go").replace("-", "_") for n in names
+    )
 
 
 class GoHooks(Hooks):

@@ -21,16 +21,55 @@ SUFFIX = ".java"
 SOURCE_ROOT_DIRS = frozenset({"java", "kotlin"})  # Maven/Gradle: src/main/java/<package path>
 TEST_SOURCE_DIR = "src/test/"
 TEST_CLASS_SUFFIXES = ("Test", "Tests", "IT", "TestCase")
-TEST_ANNOTATIONS = frozenset({
-    "Test", "ParameterizedTest", "RepeatedTest", "TestFactory", "TestTemplate", "Property", "Theory",
-})
+TEST_ANNOTATIONS = frozenset(
+    {
+        "Test",
+        "ParameterizedTest",
+        "RepeatedTest",
+        "TestFactory",
+        "TestTemplate",
+        "Property",
+        "Theory",
+    }
+)
 _ANNOTATION_TYPES = frozenset({"marker_annotation", "annotation"})
-BUILTIN_METHODS = frozenset({
-    "add", "addAll", "append", "charAt", "collect", "contains", "containsKey", "equals", "filter", "forEach",
-    "format", "get", "getClass", "getOrDefault", "hashCode", "isEmpty", "isPresent", "iterator", "length",
-    "map", "of", "orElse", "orElseThrow", "println", "put", "remove", "size", "stream", "substring",
-    "toList", "toString", "trim", "valueOf",
-})
+BUILTIN_METHODS = frozenset(
+    {
+        "add",
+        "addAll",
+        "append",
+        "charAt",
+        "collect",
+        "contains",
+        "containsKey",
+        "equals",
+        "filter",
+        "forEach",
+        "format",
+        "get",
+        "getClass",
+        "getOrDefault",
+        "hashCode",
+        "isEmpty",
+        "isPresent",
+        "iterator",
+        "length",
+        "map",
+        "of",
+        "orElse",
+        "orElseThrow",
+        "println",
+        "put",
+        "remove",
+        "size",
+        "stream",
+        "substring",
+        "toList",
+        "toString",
+        "trim",
+        "valueOf",
+    }
+)
 
 
 def _annotation_name(text: str) -> str:
@@ -67,8 +106,11 @@ class JavaHooks(Hooks):
 
     def is_test_file(self, path: str) -> bool:
         stem = PurePosixPath(path).stem
-        return (TEST_SOURCE_DIR in f"/{path}" or stem.endswith(TEST_CLASS_SUFFIXES)
-                or any(part in TEST_DIRS for part in path_parts(path)))
+        return (
+            TEST_SOURCE_DIR in f"/{path}"
+            or stem.endswith(TEST_CLASS_SUFFIXES)
+            or any(part in TEST_DIRS for part in path_parts(path))
+        )
 
     def classify_test(self, definition: Definition, in_test_file: bool) -> tuple[bool, bool]:
         annotated = {_annotation_name(d) for d in definition.decorators}
@@ -90,7 +132,7 @@ class JavaHooks(Hooks):
     def package_of(self, path: str) -> str:
         parts = path_parts(path)
         roots = [i for i, part in enumerate(parts) if part in SOURCE_ROOT_DIRS]
-        return "/".join(parts[roots[-1] + 1:] if roots else parts)
+        return "/".join(parts[roots[-1] + 1 :] if roots else parts)
 
     def shares_package_scope(self) -> bool:
         return True

@@ -112,7 +112,11 @@ class PythonHooks(Hooks):
     def parse_import(self, node: Node) -> list[RawImport]:
         line = node.start_point[0] + 1
         if node.type == "import_statement":
-            return [imp for child in node.children_by_field_name("name") for imp in self._plain_import(child, line)]
+            return [
+                imp
+                for child in node.children_by_field_name("name")
+                for imp in self._plain_import(child, line)
+            ]
         if node.type != "import_from_statement":
             return []
         module_node = node.child_by_field_name("module_name")
@@ -174,7 +178,9 @@ class PythonHooks(Hooks):
                 return True, in_test_file
             if parent.kind == "class" and (parent.name.startswith("Test") or _is_testcase(parent)):
                 return True, True
-        if definition.kind == "class" and (name.startswith("Test") and in_test_file or _is_testcase(definition)):
+        if definition.kind == "class" and (
+            name.startswith("Test") and in_test_file or _is_testcase(definition)
+        ):
             return True, False
         return in_test_file, False
 

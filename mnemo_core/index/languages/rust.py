@@ -28,19 +28,94 @@ DOC_PREFIXES = ("///", "/**")
 INNER_DOC_PREFIXES = ("//!", "/*!")
 _TEST_ATTRIBUTE = re.compile(r"^#\[(?:[\w:]+::)?(?:test|rstest|test_case|quickcheck)\b")
 _TEST_MODULE_ATTRIBUTE = re.compile(r"^#\[cfg\(test\)\]")
-BUILTINS = frozenset({
-    "Box", "Err", "None", "Ok", "Some", "assert", "assert_eq", "assert_ne", "cfg", "concat", "dbg",
-    "debug_assert", "debug_assert_eq", "drop", "env", "eprint", "eprintln", "format", "format_args",
-    "include_str", "matches", "panic", "print", "println", "todo", "unimplemented", "unreachable", "vec",
-    "write", "writeln",
-})
-BUILTIN_METHODS = frozenset({
-    "as_ref", "as_str", "borrow", "borrow_mut", "clone", "cloned", "cmp", "collect", "contains", "default",
-    "entry", "eq", "expect", "extend", "filter", "first", "fmt", "get", "get_mut", "hash", "insert",
-    "into", "into_iter", "is_empty", "is_none", "is_some", "iter", "iter_mut", "join", "last", "len", "lock",
-    "map", "map_err", "ok", "ok_or", "partial_cmp", "pop", "push", "push_str", "remove", "sort", "split",
-    "to_owned", "to_string", "trim", "unwrap", "unwrap_or", "unwrap_or_default", "unwrap_or_else",
-})
+BUILTINS = frozenset(
+    {
+        "Box",
+        "Err",
+        "None",
+        "Ok",
+        "Some",
+        "assert",
+        "assert_eq",
+        "assert_ne",
+        "cfg",
+        "concat",
+        "dbg",
+        "debug_assert",
+        "debug_assert_eq",
+        "drop",
+        "env",
+        "eprint",
+        "eprintln",
+        "format",
+        "format_args",
+        "include_str",
+        "matches",
+        "panic",
+        "print",
+        "println",
+        "todo",
+        "unimplemented",
+        "unreachable",
+        "vec",
+        "write",
+        "writeln",
+    }
+)
+BUILTIN_METHODS = frozenset(
+    {
+        "as_ref",
+        "as_str",
+        "borrow",
+        "borrow_mut",
+        "clone",
+        "cloned",
+        "cmp",
+        "collect",
+        "contains",
+        "default",
+        "entry",
+        "eq",
+        "expect",
+        "extend",
+        "filter",
+        "first",
+        "fmt",
+        "get",
+        "get_mut",
+        "hash",
+        "insert",
+        "into",
+        "into_iter",
+        "is_empty",
+        "is_none",
+        "is_some",
+        "iter",
+        "iter_mut",
+        "join",
+        "last",
+        "len",
+        "lock",
+        "map",
+        "map_err",
+        "ok",
+        "ok_or",
+        "partial_cmp",
+        "pop",
+        "push",
+        "push_str",
+        "remove",
+        "sort",
+        "split",
+        "to_owned",
+        "to_string",
+        "trim",
+        "unwrap",
+        "unwrap_or",
+        "unwrap_or_default",
+        "unwrap_or_else",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -116,7 +191,7 @@ class RustHooks(Hooks):
             text = node_text(child)
             if child.type not in self.comment_types or not text.startswith(INNER_DOC_PREFIXES):
                 break
-            lines.append(text[len(INNER_DOC_PREFIXES[0]):].rstrip("\n"))
+            lines.append(text[len(INNER_DOC_PREFIXES[0]) :].rstrip("\n"))
         return clean_comment("\n".join(lines))
 
     def parse_import(self, node: Node) -> list[RawImport]:
