@@ -1,24 +1,28 @@
 """The searchable text of each symbol's body: the words of its identifiers, comments and strings.
 
-One pass over a file's bytes finds every identifier-like token and gives it to the innermost
-definition whose span holds it (a method's words belong to the method, not to its class; code
-outside every definition belongs to the module). Each token is split like names are
-(``getUserById`` -> get user by id, ``snake_case`` -> snake case), syntax words that every body
-has (``self``, ``return``, ``none``) are dropped, and a word is kept at most ``MAX_REPEATS`` times
-per body: BM25's term frequency saturates long before that, and the index stays small.
+One sweep over the nested definition spans cuts a file into byte ranges, each owned by the
+innermost definition holding it (a method's words belong to the method, not to its class; code
+outside every definition belongs to the module), and the identifier-like tokens of each range are
+found by the regular expression engine. Each distinct token is split like names are
+(``getUserById`` -> get user by id, ``snake_case`` -> snake case), syntax words that every body has
+(``self``, ``return``, ``none``) are dropped, and a word is kept at most ``MAX_REPEATS`` times per
+body: BM25's term frequency saturates long before that, and the index stays small.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 
 from mnemo_core.index.textsplit import identifier_words
 
 MAX_REPEATS = 3  # BM25 (k1 = 1.2) gains little from a fourth occurrence of a word
 MAX_WORDS = 2000  # a body longer than this in words is data or generated; its first words suffice
+MAX_CACHED_TOKENS = 200_000  # split tokens remembered across the files a process extracts (a few MB)
 MIN_WORD_CHARS = 2
 _TOKEN = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_SPLIT: dict[bytes, list[str]] = {}  # token -> its searchable words: identifiers repeat across files
 # Words every body of some language is made of: they say nothing about what the code does.
 STOP_WORDS = frozenset(
     {
@@ -106,29 +110,44 @@ STOP_WORDS = frozenset(
 def body_texts(source: bytes, spans: Sequence[tuple[int, int]]) -> list[str]:
     """The body text of each span (``(start_byte, end_byte)``), plus the module's text last: every
     token goes to the innermost span that holds it, or to the module when none does."""
-    order = sorted(range(len(spans)), key=lambda i: (spans[i][0], -spans[i][1]))
     bags: list[list[bytes]] = [[] for _ in range(len(spans) + 1)]
+    for start, end, owner in _own_ranges(len(source), spans):
+        bags[owner].extend(_TOKEN.findall(source, start, end))
+    if len(_SPLIT) > MAX_CACHED_TOKENS:
+        _SPLIT.clear()
+    return [_words(bag, _SPLIT) for bag in bags]
+
+
+def _own_ranges(size: int, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int, int]]:
+    """The file cut into byte ranges, each with its innermost owner (a span's index, or
+    ``len(spans)`` for the module), by one sweep over the nested spans."""
     module = len(spans)
+    order = sorted(range(len(spans)), key=lambda i: (spans[i][0], -spans[i][1]))
+    ranges: list[tuple[int, int, int]] = []
     stack: list[int] = []
-    following = 0
-    for match in _TOKEN.finditer(source):
-        at = match.start()
-        while following < len(order) and spans[order[following]][0] <= at:
-            while stack and spans[stack[-1]][1] <= spans[order[following]][0]:
-                stack.pop()
-            stack.append(order[following])
-            following += 1
-        while stack and spans[stack[-1]][1] <= at:
-            stack.pop()
-        bags[stack[-1] if stack else module].append(match.group())
-    cache: dict[bytes, list[str]] = {}
-    return [_words(bag, cache) for bag in bags]
+    at = 0
+
+    for i in order:
+        start = spans[i][0]
+        while stack and spans[stack[-1]][1] <= start:
+            top = stack.pop()
+            ranges.append((at, spans[top][1], top))
+            at = spans[top][1]
+        ranges.append((at, start, stack[-1] if stack else module))
+        at = start
+        stack.append(i)
+    while stack:
+        top = stack.pop()
+        ranges.append((at, spans[top][1], top))
+        at = spans[top][1]
+    ranges.append((at, size, module))
+    return [r for r in ranges if r[1] > r[0]]
 
 
 def _words(tokens: list[bytes], cache: dict[bytes, list[str]]) -> str:
+    """The words of a bag of tokens, each at most ``MAX_REPEATS`` times (order: first seen)."""
     counts: dict[str, int] = {}
-    kept: list[str] = []
-    for token in tokens:
+    for token, n in Counter(tokens).items():
         words = cache.get(token)
         if words is None:
             words = cache[token] = [
@@ -137,10 +156,6 @@ def _words(tokens: list[bytes], cache: dict[bytes, list[str]]) -> str:
                 if len(w) >= MIN_WORD_CHARS and w not in STOP_WORDS and not w.isdigit()
             ]
         for word in words:
-            seen = counts.get(word, 0)
-            if seen < MAX_REPEATS:
-                counts[word] = seen + 1
-                kept.append(word)
-        if len(kept) >= MAX_WORDS:
-            break
-    return " ".join(kept)
+            counts[word] = counts.get(word, 0) + n
+    kept = [word for word, n in counts.items() for _ in range(min(n, MAX_REPEATS))]
+    return " ".join(kept[:MAX_WORDS])
