@@ -1,8 +1,9 @@
 """Seed channels, each a ranked list of symbols, fused by reciprocal-rank fusion.
 
 - **name**: symbols whose name is a term: backtick-exact terms first, then compounds (exact, then as
-  a prefix), then components. A generic term matches many symbols, so each term contributes at most
-  ``NAME_MATCHES_PER_TERM``.
+  a prefix, then contained). A generic term matches many symbols, so each term contributes at most
+  ``NAME_MATCHES_PER_TERM``. A single plain word ("match", "has") names no symbol here: it matched
+  methods of that name all over the code, and the text channels weigh such words by their rarity.
 - **fts**: BM25 over the weighted columns of the full-text index (name, split name words, qualified
   name, signature, docstring, path).
 - **body**: BM25 over the words of each symbol's own body (identifiers, comments, strings): what the
@@ -37,10 +38,7 @@ CHANNEL_WEIGHTS = {
 }
 NAME_MATCHES_PER_TERM = 12
 MIN_CONTAINS_CHARS = 6  # "cache_key" inside "get_cache_key"; shorter fragments match by accident
-GENERIC_NAME_COUNT = 8  # a word that names more symbols than this is generic (hooks, "run", "get") ...
-GENERIC_NAME_KEPT = 3  # ... and only its most specific few count as name matches
 MIN_PREFIX_CHARS = 4  # shorter prefixes match half the repository
-MIN_COMPONENT_NAME_CHARS = 3
 FTS_LIMIT = 150
 BODY_LIMIT = 150
 MAX_TERMS_SHOWN = 5
@@ -101,10 +99,6 @@ def name_channel(store: Store, keywords: Keywords) -> Channel:
         ranked += [
             (s.id, f"name contains {term}") for s in store.symbols_containing(term, NAME_MATCHES_PER_TERM)
         ]
-    components = [t for t in keywords.components if len(t) >= MIN_COMPONENT_NAME_CHARS]
-    for term, matches in store.symbols_named(components, limit=GENERIC_NAME_COUNT + 1).items():
-        kept = matches[:GENERIC_NAME_KEPT] if len(matches) > GENERIC_NAME_COUNT else matches
-        ranked += [(s.id, f"name is the word {term}") for s in kept]
     return _first_occurrence(ranked)
 
 
