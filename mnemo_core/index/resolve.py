@@ -440,7 +440,8 @@ class Resolver:
         }
 
     def _property_names(self) -> frozenset[str]:
-        """Short names of every property in the repository (a ``self.x`` read of anything else runs nothing)."""
+        """Short names of every property in the repository (a ``self.x`` read of anything else runs
+        nothing)."""
         if self._properties is None:
             self._properties = self.world.property_names()
         return self._properties

@@ -179,7 +179,7 @@ class PythonHooks(Hooks):
             if parent.kind == "class" and (parent.name.startswith("Test") or _is_testcase(parent)):
                 return True, True
         if definition.kind == "class" and (
-            name.startswith("Test") and in_test_file or _is_testcase(definition)
+            (name.startswith("Test") and in_test_file) or _is_testcase(definition)
         ):
             return True, False
         return in_test_file, False
