@@ -31,6 +31,7 @@ DEFAULT_BUDGET = 8000
 DEFAULT_DEPTH = 3  # callers of callers of callers: beyond that, impact is speculation
 DEFAULT_FILES_DEPTH = 2
 PACK_POOL = 200  # packing considers this many of the best candidates
+SNAPSHOT_WORDS = {Snapshot.STAGED: "staged", Snapshot.WORKTREE: "working tree"}  # how a range names its head
 
 
 def open_repo(repo: str | Path | Repository, update: bool = True) -> Repository:
@@ -235,7 +236,7 @@ def _base_of(root: Path, base: str | None, target: str | Snapshot) -> str | None
 
 
 def _describe_range(base: str | None, target: str | Snapshot) -> str:
-    head = {Snapshot.STAGED: "staged", Snapshot.WORKTREE: "working tree"}.get(target, target)  # type: ignore[call-overload]
+    head = target if isinstance(target, str) else SNAPSHOT_WORDS[target]
     return f"{base[:10] if base else 'empty tree'}..{head}"
 
 

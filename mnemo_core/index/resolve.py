@@ -699,7 +699,7 @@ class Resolver:
     def _overrides(self, file_id: int) -> list[Edge]:
         """From each method of the file's classes to the base-class method it redefines."""
         w = self.world
-        edges = []
+        edges: list[Edge] = []
         for ids in w.top(file_id).values():
             for cls in ids:
                 if w.symbol(cls).kind not in CLASS_KINDS or not w.bases(cls):

@@ -579,7 +579,7 @@ class Store:
 
     def bases_of(self, class_ids: Iterable[int] | None, exclude_files: set[int]) -> list[tuple[int, int]]:
         """Stored (class, base) pairs, leaving out those resolved from ``exclude_files``."""
-        out = []
+        out: list[tuple[int, int]] = []
         for where, args in _id_filters("src", class_ids):
             clause = f"{where} AND type='inherits'" if where else "WHERE type='inherits'"
             rows = self.conn.execute(f"SELECT src, dst, file_id FROM edges {clause}", args)
@@ -848,6 +848,7 @@ class Store:
         out: dict[str, list[Symbol]] = {}
         for name in names:
             lower = name.lower()
+            args: tuple[str, ...]
             if prefix:
                 where, args = (
                     "lower(s.short_name) >= ? AND lower(s.short_name) < ? AND lower(s.short_name) != ?",
@@ -1008,7 +1009,7 @@ def _symbol_row(sym: RawSymbol, file_id: int, parent_id: int | None) -> tuple[ob
     )
 
 
-def _symbol(r: Sequence[object]) -> Symbol:
+def _symbol(r: Sequence[Any]) -> Symbol:
     return Symbol(
         id=int(r[0]),
         path=str(r[1]),

@@ -152,7 +152,10 @@ class PythonHooks(Hooks):
 
     def parametrized_types(self, names: str, values: str) -> list[tuple[str, str]]:
         try:
-            name_node, value_node = ast.parse(f"({names}, {values})", mode="eval").body.elts
+            pair = ast.parse(f"({names}, {values})", mode="eval").body
+            if not isinstance(pair, ast.Tuple):
+                return []  # the arguments closed the parenthesis themselves: not a literal pair
+            name_node, value_node = pair.elts
         except (SyntaxError, ValueError, RecursionError):
             return []
         params = _parameter_names(name_node)
