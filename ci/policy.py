@@ -10,9 +10,9 @@ import argparse
 from dataclasses import dataclass
 
 from mnemo_core.config import FAIL_ON_LEVELS, Config
-from mnemo_core.model import Impact
+from mnemo_core.model import RISK_LEVELS, Impact
 
-RISK_RANK = {"low": 0, "medium": 1, "high": 2}
+RISK_RANK: dict[str, int] = {level: rank for rank, level in enumerate(RISK_LEVELS)}
 NAMES_LISTED = 5
 
 

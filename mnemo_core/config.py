@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemo_core.errors import MnemoError
+from mnemo_core.model import RISK_LEVELS
 from mnemo_core.pipelines import DEFAULT_BUDGET, DEFAULT_DEPTH
 
 if sys.version_info >= (3, 11):
@@ -27,7 +28,7 @@ log = logging.getLogger(__name__)
 
 CONFIG_FILE = "mnemo.toml"
 PYPROJECT_FILE = "pyproject.toml"
-FAIL_ON_LEVELS = ("low", "medium", "high", "never")
+FAIL_ON_LEVELS = (*RISK_LEVELS, "never")
 DEFAULT_FAIL_ON = "high"  # a still-referenced deleted symbol or a huge blast radius stops the change
 
 

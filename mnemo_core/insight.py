@@ -10,7 +10,6 @@ import time
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
 from mnemo_core.change.context import analyse
 from mnemo_core.change.diffmap import ChangedSymbol, FileSummary
@@ -274,14 +273,3 @@ def last_changes(repo: Repository, symbols: list[Symbol]) -> tuple[dict[int, Las
             )
     note = None if out or not symbols else f"{symbols[0].path} has no committed history yet"
     return out, note
-
-
-def require_indexed_file(repo: Repository, path: str) -> str:
-    """A path inside the repository, relative to it; a clear error for one outside it."""
-    full = Path(path)
-    if full.is_absolute():
-        try:
-            return full.resolve().relative_to(repo.root).as_posix()
-        except ValueError:
-            raise MnemoError(f"{path} is outside the workspace {repo.root}") from None
-    return full.as_posix()

@@ -8,6 +8,9 @@ from typing import Literal, NamedTuple
 EdgeType = Literal["calls", "imports", "contains", "inherits", "overrides", "tests"]
 EDGE_TYPES: tuple[EdgeType, ...] = ("calls", "imports", "contains", "inherits", "overrides", "tests")
 
+RiskLevel = Literal["low", "medium", "high"]
+RISK_LEVELS: tuple[RiskLevel, ...] = ("low", "medium", "high")  # least severe first
+
 CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "type"})
 CALLABLE_KINDS = frozenset({"function", "method"})
 
@@ -151,7 +154,7 @@ class Impact:
     changed: tuple[ScoredSymbol, ...] = ()
     callers: tuple[ScoredSymbol, ...] = ()
     tests: tuple[ScoredSymbol, ...] = ()
-    risk: Literal["low", "medium", "high"] = "low"
+    risk: RiskLevel = "low"
     reasons: tuple[str, ...] = ()
     changed_files: tuple[str, ...] = ()
 

@@ -18,8 +18,8 @@ from mnemo_core.lookup import resolve_symbol
 from mnemo_core.model import ContextPack, Contribution, Explanation, ScoredSymbol, Symbol
 from mnemo_core.repository import Repository
 from mnemo_core.retrieve.pack import Piece, pack
-from mnemo_core.retrieve.recency import RecencyLookup, git_recency
 from mnemo_core.retrieve.reasons import task_reasons
+from mnemo_core.retrieve.recency import RecencyLookup, git_recency
 from mnemo_core.retrieve.score import WEIGHTS
 from mnemo_core.retrieve.snippets import SourceCache, header, token_costs
 from mnemo_core.retrieve.task import TaskRanking, rank_task
@@ -31,6 +31,7 @@ DEFAULT_BUDGET = 8000
 DEFAULT_DEPTH = 3  # callers of callers of callers: beyond that, impact is speculation
 DEFAULT_FILES_DEPTH = 2
 PACK_POOL = 200  # packing considers this many of the best candidates
+SNAPSHOT_WORDS = {Snapshot.STAGED: "staged", Snapshot.WORKTREE: "working tree"}  # how a range names its head
 
 
 def open_repo(repo: str | Path | Repository, update: bool = True) -> Repository:
@@ -177,7 +178,7 @@ def for_files(
     _check_depth(depth)
     opened = open_repo(repo, update_index)
     relative = [opened.relpath(p) for p in paths]
-    missing = [p for p, rel in zip(paths, relative) if not (opened.root / rel).is_file()]
+    missing = [p for p, rel in zip(paths, relative, strict=True) if not (opened.root / rel).is_file()]
     if missing:
         raise MnemoError(f"no such file: {', '.join(missing)}")
     changed, files = file_symbols_as_changed(opened.store, relative)
@@ -235,7 +236,7 @@ def _base_of(root: Path, base: str | None, target: str | Snapshot) -> str | None
 
 
 def _describe_range(base: str | None, target: str | Snapshot) -> str:
-    head = {Snapshot.STAGED: "staged", Snapshot.WORKTREE: "working tree"}.get(target, target)  # type: ignore[call-overload]
+    head = target if isinstance(target, str) else SNAPSHOT_WORDS[target]
     return f"{base[:10] if base else 'empty tree'}..{head}"
 
 
@@ -261,9 +262,11 @@ def _explanation(ranking: TaskRanking, target: Symbol, text: str) -> Explanation
     seed = ranking.seeds.get(sid)
     notes = list(ranking.notes)
     if scored is None:
+        hops = ranking.walk.hops.get(sid)
+        reached = f"reached at {hops} hops" if hops is not None else "not reached"
         notes.append(
-            "not a candidate: no channel matched it and it is not among the top nodes of the walk "
-            f"({'reached at ' + str(ranking.walk.hops[sid]) + ' hops' if sid in ranking.walk.hops else 'not reached'})"
+            "not a candidate: no channel matched it and it is not among the top nodes of the walk"
+            f" ({reached})"
         )
     components = scored[1].components if scored else {}
     contributions = tuple(

@@ -81,9 +81,14 @@ def to_json(pack: ContextPack) -> str:
     return json.dumps(pack_json(pack), indent=2, ensure_ascii=False)
 
 
+def test_id(test: ScoredSymbol) -> str:
+    """A runnable test id: a pytest node id for Python (``path::Class::test``), ``path::name`` otherwise."""
+    return f"{test.symbol.path}::{test.symbol.name.replace('.', '::')}"
+
+
 def test_ids(tests: Iterable[ScoredSymbol]) -> list[str]:
-    """Runnable test ids: pytest node ids for Python (``path::Class::test``), ``path::name`` otherwise."""
-    return list(dict.fromkeys(f"{t.symbol.path}::{t.symbol.name.replace('.', '::')}" for t in tests))
+    """The tests' runnable ids (see ``test_id``), each once."""
+    return list(dict.fromkeys(test_id(t) for t in tests))
 
 
 def pytest_command(tests: Sequence[ScoredSymbol]) -> str | None:

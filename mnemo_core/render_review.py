@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from mnemo_core.model import ContextPack, Impact, ScoredSymbol, Symbol
-from mnemo_core.render import md_code, md_fence, md_text, plain_text, pytest_command, test_ids
+from mnemo_core.render import md_code, md_fence, md_text, plain_text, pytest_command, test_id, test_ids
 
 MARKER = "<!-- mnemo:blast-radius -->"
 REVIEW_BUDGET = 1  # these renderings show the impact, not code: ask ``for_pr`` to pack no source
@@ -182,7 +182,7 @@ def _reach_row(s: ScoredSymbol, links: Links | None, with_where: bool) -> str:
     how = md_text("; ".join(s.reasons), REASON_CHARS)
     if with_where:
         return f"| {_name(s.symbol, links)} | {_where(s.symbol)} | {how} |"
-    return f"| {_name(s.symbol, links, test_ids([s])[0])} | {how} |"
+    return f"| {_name(s.symbol, links, test_id(s))} | {how} |"
 
 
 def _name(symbol: Symbol, links: Links | None, text: str | None = None) -> str:

@@ -103,7 +103,8 @@ def indexed_symbols(root: Path) -> dict[str, tuple[str, int, int]]:
     store = Store.open(root)
     try:
         rows = store.conn.execute(
-            "SELECT f.path, s.name, s.kind, s.start_line, s.end_line FROM symbols s JOIN files f ON f.id = s.file_id"
+            "SELECT f.path, s.name, s.kind, s.start_line, s.end_line"
+            " FROM symbols s JOIN files f ON f.id = s.file_id"
         )
         return {f"{path}:{name}": (kind, start, end) for path, name, kind, start, end in rows}
     finally:

@@ -12,8 +12,14 @@ from mnemo_core.insight import blast_radius_at, file_lenses, symbol_at, symbol_c
 from mnemo_core.repository import Repository
 
 FILES = {
-    "app/core.py": "def helper(x):\n    return x\n\ndef main():\n    return helper(1)\n\nclass Box:\n    def open(self):\n        return main()\n",
-    "tests/test_core.py": "from app.core import main, Box\n\ndef test_main():\n    assert main() == 1\n\ndef test_box():\n    assert Box().open() == 1\n",
+    "app/core.py": (
+        "def helper(x):\n    return x\n\ndef main():\n    return helper(1)\n\nclass Box:\n"
+        "    def open(self):\n        return main()\n"
+    ),
+    "tests/test_core.py": (
+        "from app.core import main, Box\n\ndef test_main():\n    assert main() == 1\n\ndef test_box():\n"
+        "    assert Box().open() == 1\n"
+    ),
 }
 
 

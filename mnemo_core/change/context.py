@@ -110,7 +110,8 @@ class _History:
             return None
         if commit.uncommitted:
             return "has uncommitted edits"
-        return f"last changed {relative_date(commit.time, self.now)} by {commit.author} ({commit.sha[:7]}: {commit.summary})"
+        when = relative_date(commit.time, self.now)
+        return f"last changed {when} by {commit.author} ({commit.sha[:7]}: {commit.summary})"
 
 
 def _changed_symbol(
@@ -199,7 +200,10 @@ def _path_reason(r: Reach, symbols: dict[int, Symbol]) -> str:
     if r.depth == 0:
         return "changed test"
     names = [symbols[i].name if i in symbols else "?" for i in r.path]
-    hops = [f"{label} {name}" for label, name in zip(r.labels[:PATH_SHOWN], names[1 : PATH_SHOWN + 1])]
+    hops = [
+        f"{label} {name}"
+        for label, name in zip(r.labels[:PATH_SHOWN], names[1 : PATH_SHOWN + 1], strict=True)
+    ]
     more = " ..." if r.depth > PATH_SHOWN else ""
     return f"{' -> '.join(hops)}{more} (changed, {r.depth} hop{'s' if r.depth != 1 else ''})"
 

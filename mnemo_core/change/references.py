@@ -22,13 +22,12 @@ def dangling_references(store: Store, gone: list[ChangedSymbol]) -> list[Danglin
         return []
     names = {_short(s): s for s in gone}
     world = World(store, replaced_files=set())
-    files = store.files()
     found: list[Dangling] = []
     for file_id, refs in sorted(store.refs_of(store.files_referencing(set(names), exclude=set())).items()):
         path = world.files[file_id].path
         for _, name, _receiver, scope, line in refs:
             symbol = names.get(name)
-            if symbol is None or not _sees(world, file_id, path, symbol, files):
+            if symbol is None or not _sees(world, file_id, path, symbol):
                 continue
             if not _resolves(store, world, file_id, scope, line, name):
                 found.append(Dangling(symbol, path, int(line), scope or "<module>"))
@@ -39,15 +38,15 @@ def _short(symbol: ChangedSymbol) -> str:
     return (symbol.old_name or symbol.name).rsplit(".", 1)[-1]
 
 
-def _sees(world: World, file_id: int, path: str, symbol: ChangedSymbol, files: dict[str, object]) -> bool:
+def _sees(world: World, file_id: int, path: str, symbol: ChangedSymbol) -> bool:
     """Whether the file could have meant the old symbol: it defined it, or imports its module."""
     home = symbol.old_path or symbol.path
     if path == home:
         return True
-    home_row = files.get(home)
+    home_file = world.by_path.get(home)
     bindings = world.bindings(file_id)
-    if home_row is not None:
-        home_id = world.by_path[home].id
+    if home_file is not None:
+        home_id = home_file.id
         return any(home_id in b.modules for b in bindings.every()) or any(
             home_id in s for s in bindings.stars
         )

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mnemo_core.change.diffmap import ChangedSymbol
+from mnemo_core.model import RISK_LEVELS, RiskLevel
 
-LEVELS = ("low", "medium", "high")
 BLAST_MEDIUM = 10  # this many impacted symbols: reviewers should look beyond the diff
 BLAST_HIGH = 50  # this many: the change ripples through much of the codebase
 HOTSPOT_COMMITS = 5  # commits in 90 days on the changed lines: the code is in flux
@@ -38,7 +38,7 @@ class RiskInput:
     churn: dict[str, int]  # changed symbol key -> commits on its lines in the last 90 days
 
 
-def verdict(facts: RiskInput) -> tuple[str, list[str]]:
+def verdict(facts: RiskInput) -> tuple[RiskLevel, list[str]]:
     """The risk level and the reasons for it, most severe first."""
     findings: list[tuple[int, str]] = []
     for symbol in {d.symbol.key: d.symbol for d in facts.dangling}.values():
@@ -72,7 +72,7 @@ def verdict(facts: RiskInput) -> tuple[str, list[str]]:
     if not findings:
         return "low", ["small, tested change with a contained blast radius"]
     findings.sort(key=lambda f: -f[0])
-    return LEVELS[findings[0][0]], [text for _, text in findings]
+    return RISK_LEVELS[findings[0][0]], [text for _, text in findings]
 
 
 def _names(symbols: list[ChangedSymbol]) -> str:

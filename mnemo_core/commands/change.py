@@ -9,7 +9,7 @@ from typing import Any
 from mnemo_core.commands.common import add_format_argument, add_repo_argument, positive_int
 from mnemo_core.model import ContextPack
 from mnemo_core.pipelines import DEFAULT_BUDGET, DEFAULT_DEPTH, DEFAULT_FILES_DEPTH, for_files, for_pr
-from mnemo_core.render import test_ids, to_json, to_markdown, to_text
+from mnemo_core.render import test_id, test_ids, to_json, to_markdown, to_text
 from mnemo_core.render_review import Links, comment_markdown
 from mnemo_core.repository import Repository
 
@@ -102,8 +102,13 @@ def run_tests(args: argparse.Namespace) -> int:
         print(
             json.dumps(
                 [
-                    {"path": t.symbol.path, "name": t.symbol.name, "id": i, "reasons": list(t.reasons)}
-                    for t, i in zip(tests, test_ids(tests))
+                    {
+                        "path": t.symbol.path,
+                        "name": t.symbol.name,
+                        "id": test_id(t),
+                        "reasons": list(t.reasons),
+                    }
+                    for t in tests
                 ],
                 indent=2,
             )

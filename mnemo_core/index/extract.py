@@ -20,8 +20,8 @@ from tree_sitter import Node, QueryCursor
 from mnemo_core.index.bodytext import body_texts
 from mnemo_core.index.languages import LanguageSpec
 from mnemo_core.index.languages.base import Definition, Hooks, node_text
-from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, FileExtract, RawImport, RawRef, RawSymbol
 from mnemo_core.index.textsplit import identifier_words
+from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, FileExtract, RawImport, RawRef, RawSymbol
 
 SIGNATURE_MAX_CHARS = 300
 DOCSTRING_MAX_CHARS = 2000
@@ -85,7 +85,7 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
         _symbol(
             d, source, spec, in_test_file, constructed.get(d.qualified, ""), supers.get(d.qualified, ())
         )._replace(body=body)
-        for d, body in zip(kept, bodies)
+        for d, body in zip(kept, bodies[:-1], strict=True)  # the last body is the module's
     ]
     return FileExtract(
         path=path,

@@ -440,7 +440,8 @@ class Resolver:
         }
 
     def _property_names(self) -> frozenset[str]:
-        """Short names of every property in the repository (a ``self.x`` read of anything else runs nothing)."""
+        """Short names of every property in the repository (a ``self.x`` read of anything else runs
+        nothing)."""
         if self._properties is None:
             self._properties = self.world.property_names()
         return self._properties
@@ -698,7 +699,7 @@ class Resolver:
     def _overrides(self, file_id: int) -> list[Edge]:
         """From each method of the file's classes to the base-class method it redefines."""
         w = self.world
-        edges = []
+        edges: list[Edge] = []
         for ids in w.top(file_id).values():
             for cls in ids:
                 if w.symbol(cls).kind not in CLASS_KINDS or not w.bases(cls):

@@ -53,7 +53,8 @@ _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 -- refs is the large column: last, so that scans of the others never read through it
 CREATE TABLE files(
-    id INTEGER PRIMARY KEY AUTOINCREMENT, path TEXT UNIQUE NOT NULL, language TEXT NOT NULL, hash TEXT NOT NULL,
+    id INTEGER PRIMARY KEY AUTOINCREMENT, path TEXT UNIQUE NOT NULL, language TEXT NOT NULL,
+    hash TEXT NOT NULL,
     size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, parse_errors INTEGER NOT NULL DEFAULT 0,
     exports TEXT, imports TEXT NOT NULL DEFAULT '[]', ref_names TEXT NOT NULL DEFAULT ' ',
     refs TEXT NOT NULL DEFAULT '[]');
@@ -406,16 +407,16 @@ class Store:
         )
         if old is None:
             cur = self.conn.execute(
-                "INSERT INTO files(language, hash, size, mtime_ns, parse_errors, exports, imports, refs, ref_names,"
-                " path) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO files(language, hash, size, mtime_ns, parse_errors, exports, imports, refs,"
+                " ref_names, path) VALUES (?,?,?,?,?,?,?,?,?,?)",
                 (*values, extract.path),
             )
             file_id = int(cur.lastrowid or 0)
         else:
             file_id = old.id
             self.conn.execute(
-                "UPDATE files SET language=?, hash=?, size=?, mtime_ns=?, parse_errors=?, exports=?, imports=?,"
-                " refs=?, ref_names=? WHERE id=?",
+                "UPDATE files SET language=?, hash=?, size=?, mtime_ns=?, parse_errors=?, exports=?,"
+                " imports=?, refs=?, ref_names=? WHERE id=?",
                 (*values, file_id),
             )
         changed_names, dependents = self._write_symbols(file_id, extract, old is None)
@@ -438,7 +439,9 @@ class Store:
         old = self.conn.execute(
             "SELECT id, name, kind FROM symbols WHERE file_id=? ORDER BY id", (file_id,)
         ).fetchall()
-        old_ids = dict(zip(_ordinal_keys((name, kind) for _, name, kind in old), (row[0] for row in old)))
+        old_ids = dict(
+            zip(_ordinal_keys((name, kind) for _, name, kind in old), (row[0] for row in old), strict=True)
+        )
         keys = _ordinal_keys((s.name, s.kind) for s in extract.symbols)
         new_keys = set(keys)
         ids = [old_ids.get(key) or self._allocate_id() for key in keys]
@@ -455,7 +458,7 @@ class Store:
         rows, fts, bodies = [], [], []
         path_words = " ".join(identifier_words(extract.path))
         module_id = ids[0] if extract.symbols and extract.symbols[0].kind == "module" else None
-        for sid, sym in zip(ids, extract.symbols):
+        for sid, sym in zip(ids, extract.symbols, strict=True):
             parent_id = None
             if sym.kind != "module":
                 parent_id = by_name.get(sym.name.rsplit(".", 1)[0]) if "." in sym.name else None
@@ -522,7 +525,8 @@ class Store:
         for chunk in _chunks(list(file_ids)):
             marks = ",".join("?" * len(chunk))
             rows = self.conn.execute(
-                f"SELECT DISTINCT e.file_id FROM edges e JOIN symbols s ON s.id = e.dst WHERE s.file_id IN ({marks})",
+                "SELECT DISTINCT e.file_id FROM edges e JOIN symbols s ON s.id = e.dst"
+                f" WHERE s.file_id IN ({marks})",
                 chunk,
             )
             result.update(r[0] for r in rows)
@@ -575,7 +579,7 @@ class Store:
 
     def bases_of(self, class_ids: Iterable[int] | None, exclude_files: set[int]) -> list[tuple[int, int]]:
         """Stored (class, base) pairs, leaving out those resolved from ``exclude_files``."""
-        out = []
+        out: list[tuple[int, int]] = []
         for where, args in _id_filters("src", class_ids):
             clause = f"{where} AND type='inherits'" if where else "WHERE type='inherits'"
             rows = self.conn.execute(f"SELECT src, dst, file_id FROM edges {clause}", args)
@@ -618,7 +622,8 @@ class Store:
         for chunk in _chunks(list(ids)):
             marks = ",".join("?" * len(chunk))
             rows = self.conn.execute(
-                f"SELECT {_SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id IN ({marks})",
+                f"SELECT {_SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id"
+                f" WHERE s.id IN ({marks})",
                 chunk,
             )
             out.update((r[0], _symbol(r)) for r in rows)
@@ -843,6 +848,7 @@ class Store:
         out: dict[str, list[Symbol]] = {}
         for name in names:
             lower = name.lower()
+            args: tuple[str, ...]
             if prefix:
                 where, args = (
                     "lower(s.short_name) >= ? AND lower(s.short_name) < ? AND lower(s.short_name) != ?",
@@ -852,7 +858,8 @@ class Store:
                 where, args = "lower(s.short_name) = ?", (lower,)
             rows = self.conn.execute(
                 f"SELECT {_SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE {where}"
-                " AND s.kind != 'module' ORDER BY s.is_test, length(s.short_name), f.path, s.start_line LIMIT ?",
+                " AND s.kind != 'module'"
+                " ORDER BY s.is_test, length(s.short_name), f.path, s.start_line LIMIT ?",
                 (*args, limit),
             )
             out[name] = [_symbol(r) for r in rows]
@@ -863,7 +870,8 @@ class Store:
         pattern = fragment.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         rows = self.conn.execute(
             f"SELECT {_SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id"
-            " WHERE lower(s.short_name) LIKE ? ESCAPE '\\' AND lower(s.short_name) != ? AND s.kind != 'module'"
+            " WHERE lower(s.short_name) LIKE ? ESCAPE '\\' AND lower(s.short_name) != ?"
+            " AND s.kind != 'module'"
             " ORDER BY s.is_test, length(s.short_name), f.path, s.start_line LIMIT ?",
             (f"%{pattern}%", fragment.lower(), limit),
         )
@@ -887,8 +895,8 @@ class Store:
         rows = self.conn.execute(
             f"SELECT {_SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id"
             " WHERE s.file_id = ? AND s.kind != 'module'"
-            " ORDER BY (SELECT count(*) FROM edges e WHERE e.dst = s.id AND e.type = 'calls') DESC, s.start_line"
-            " LIMIT ?",
+            " ORDER BY (SELECT count(*) FROM edges e WHERE e.dst = s.id AND e.type = 'calls') DESC,"
+            " s.start_line LIMIT ?",
             (file_id, limit),
         )
         return [_symbol(r) for r in rows]
@@ -958,10 +966,13 @@ def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
     conn.execute("COMMIT")
 
 
-_INSERT_FTS = "INSERT INTO symbols_fts(rowid, name, words, qualified, signature, docstring, path) VALUES (?,?,?,?,?,?,?)"
+_INSERT_FTS = (
+    "INSERT INTO symbols_fts(rowid, name, words, qualified, signature, docstring, path)"
+    " VALUES (?,?,?,?,?,?,?)"
+)
 _INSERT_SYMBOL = (
-    "INSERT INTO symbols(id, file_id, name, short_name, kind, signature, docstring, start_line, end_line, size,"
-    " is_test, is_test_case, exported, parent_id, params, decorators, returns, supers)"
+    "INSERT INTO symbols(id, file_id, name, short_name, kind, signature, docstring, start_line, end_line,"
+    " size, is_test, is_test_case, exported, parent_id, params, decorators, returns, supers)"
     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 
@@ -998,7 +1009,7 @@ def _symbol_row(sym: RawSymbol, file_id: int, parent_id: int | None) -> tuple[ob
     )
 
 
-def _symbol(r: Sequence[object]) -> Symbol:
+def _symbol(r: Sequence[Any]) -> Symbol:
     return Symbol(
         id=int(r[0]),
         path=str(r[1]),

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 
 from mnemo_core.index.textsplit import identifier_words
 
@@ -38,7 +39,7 @@ them then there these they this those though through thus to too under until up 
 were what when where whether which while who whom whose why will with within without would yet you your
 instead currently already still always never new old way ways thing things something anything able
 see also eg ie e.g i.e
-sure make makes making made need needs needed want wants wanted""".split()
+sure make makes making made need needs needed want wants wanted""".split()  # noqa: SIM905 -- a word list reads and diffs best as prose
 )
 
 CODE_STOP = frozenset(
@@ -47,7 +48,7 @@ function functions method methods class classes file files code module modules l
 variables value values param params parameter parameters argument arguments arg args return returns
 returned object objects type types call calls called calling implementation impl logic behaviour
 behavior feature features issue issues bug bugs error errors case cases default defaults example
-examples option options work works working correctly properly instead use used uses using""".split()
+examples option options work works working correctly properly instead use used uses using""".split()  # noqa: SIM905 -- a word list reads and diffs best as prose
 )
 
 ACTION_VERBS = frozenset(
@@ -59,7 +60,7 @@ improve improves improved allow allows allowed handle handles handled ensure ens
 avoids avoided prevent prevents prevented introduce introduces introduced replace replaces replaced
 clean cleanup simplify simplified tweak tweaks bump bumps revert reverts reverted document documents
 deprecate deprecated drop drops dropped enable enables enabled disable disables disabled respect
-respects respected check checks checked""".split()
+respects respected check checks checked""".split()  # noqa: SIM905 -- a word list reads and diffs best as prose
 )
 
 TEST_WORDS = frozenset(
@@ -191,7 +192,7 @@ def _about_tests(text: str) -> bool:
 def _bigrams(words: list[str]) -> list[str]:
     """Adjacent content words joined as code would join them."""
     joined: list[str] = []
-    for first, second in zip(words, words[1:]):
+    for first, second in pairwise(words):
         if _is_stop(first) or _is_stop(second) or first.lower() == second.lower():
             continue
         a, b = first.lower(), second.lower()

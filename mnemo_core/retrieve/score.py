@@ -112,7 +112,7 @@ def recency_component(recency: Recency | None, reference: int | None) -> float:
     if recency is None or reference is None:
         return 0.0
     age_days = max(0.0, (reference - recency.timestamp) / SECONDS_PER_DAY)
-    return 0.5 ** (age_days / RECENCY_HALF_LIFE_DAYS)
+    return math.pow(0.5, age_days / RECENCY_HALF_LIFE_DAYS)
 
 
 def generic_component(fan_in: int, lexical: float) -> float:

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 
 from mnemo_core.index.store import Store
 from mnemo_core.index.textsplit import identifier_words
-from mnemo_core.model import Symbol
 from mnemo_core.retrieve.keywords import Keywords
 
 RRF_K = 60  # the standard constant: damps the difference between the first few ranks
@@ -232,8 +231,3 @@ def _first_occurrence(ranked: list[tuple[int, str]]) -> Channel:
 def _round_robin(groups: list[list[tuple[int, str]]]) -> list[list[tuple[int, str]]]:
     longest = max((len(g) for g in groups), default=0)
     return [[g[i] for g in groups if i < len(g)] for i in range(longest)]
-
-
-def symbols_of(store: Store, seeds: list[Seed]) -> dict[int, Symbol]:
-    """The symbols behind some seeds."""
-    return store.symbols_by_ids(s.symbol_id for s in seeds)

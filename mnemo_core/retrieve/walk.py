@@ -200,14 +200,15 @@ def hits(adjacency: Csr, nodes: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
 
     n = len(nodes)
     src, dst, _ = adjacency.entries(nodes)
-    hub = np.ones(n)
-    authority = np.zeros(n)
+    hub: np.ndarray = np.ones(n)
+    authority: np.ndarray = np.zeros(n)
     if not len(src):
         return authority, np.zeros(n)
     for _ in range(HITS_ITERATIONS):
-        authority = np.bincount(dst, weights=hub[src], minlength=n)
+        # weighted counts are floats (numpy's stubs type every bincount as integers)
+        authority = np.asarray(np.bincount(dst, weights=hub[src], minlength=n), dtype=np.float64)
         authority /= authority.max() or 1.0
-        hub = np.bincount(src, weights=authority[dst], minlength=n)
+        hub = np.asarray(np.bincount(src, weights=authority[dst], minlength=n), dtype=np.float64)
         hub /= hub.max() or 1.0
     return authority, hub
 

@@ -62,7 +62,8 @@ def helper(x):
             "Fix crash in parser",
         ),
         (
-            "Handle empty config (gh-77)\n\nThe loader failed on an empty file.\n\nFixes #12\nCloses o/r#99\n",
+            "Handle empty config (gh-77)\n\nThe loader failed on an empty file.\n\nFixes #12\n"
+            "Closes o/r#99\n",
             "Handle empty config\n\nThe loader failed on an empty file.",
         ),
         (
@@ -70,12 +71,14 @@ def helper(x):
             "Retry uploads\n\nSee and the docs for why.",
         ),
         (
-            "* Fix chained output\n\nCo-authored-by: B <x@y>\n\n* Add tests\n\n-------\n\nCo-authored-by: B <x@y>",
+            "* Fix chained output\n\nCo-authored-by: B <x@y>\n\n* Add tests\n\n-------\n\n"
+            "Co-authored-by: B <x@y>",
             "* Fix chained output\n\n* Add tests",
         ),
         (
             "Speed up eq\n\n* Speed up eq\n\n* [pre-commit.ci] auto fixes\n\nfor more information, see https://x.org\n\n"
-            "* Update src/attr/_make.py\n\n* Apply suggestions from code review\n\n* Merge branch 'main' into eq",
+            "* Update src/attr/_make.py\n\n* Apply suggestions from code review\n\n"
+            "* Merge branch 'main' into eq",
             "Speed up eq\n\n* Speed up eq",
         ),
         (

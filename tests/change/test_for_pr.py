@@ -235,7 +235,7 @@ def test_a_merge_commit_as_head(repo: Path) -> None:
 
 
 def test_bad_refs_and_arguments(repo: Path) -> None:
-    with pytest.raises(MnemoError, match="unknown ref 'mian'.*main"):
+    with pytest.raises(MnemoError, match=r"unknown ref 'mian'.*main"):
         for_pr(repo, base="mian")
     with pytest.raises(MnemoError, match="depth"):
         for_pr(repo, depth=0)

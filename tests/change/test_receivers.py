@@ -142,7 +142,10 @@ def test_an_override_that_no_test_names_keeps_every_test(repo: Path) -> None:
 
 def test_a_class_that_many_of_its_tests_name_is_a_staple(repo: Path) -> None:
     # 3 of 7 tests name Upper: the others likely use it too, unnamed
-    more = "from shop.kinds import UPPER, run\n\ndef test_a():\n    run(UPPER, 'a')\n\ndef test_b():\n    run(UPPER, 'b')\n"
+    more = (
+        "from shop.kinds import UPPER, run\n\ndef test_a():\n    run(UPPER, 'a')\n\ndef test_b():\n"
+        "    run(UPPER, 'b')\n"
+    )
     commit(repo, {"tests/test_more.py": more}, "more tests")
     tests = impacted_tests(repo, "shop/kinds.py", "value.upper()", "value.upper() + ''")
     assert tests == sorted([*ALL_KIND_TESTS, "test_a", "test_b"])

@@ -96,7 +96,10 @@ def test_changing_a_base_class_updates_overrides_in_other_files(tmp_path: Path) 
         tmp_path,
         {
             "a/base.py": "class Base:\n    def run(self):\n        pass\n",
-            "a/impl.py": "from a.base import Base\n\nclass Impl(Base):\n    def run(self):\n        pass\n    def stop(self):\n        pass\n",
+            "a/impl.py": (
+                "from a.base import Base\n\nclass Impl(Base):\n    def run(self):\n        pass\n"
+                "    def stop(self):\n        pass\n"
+            ),
         },
     )
     index_repo(tmp_path)

@@ -97,7 +97,8 @@ def test_pytest_fixtures_link_tests_to_what_the_fixture_calls(tmp_path: Path) ->
         {
             "app/core.py": "def make_app():\n    return 1\n\ndef serve(a):\n    return a\n",
             "tests/conftest.py": (
-                "import pytest\nfrom app.core import make_app\n\n@pytest.fixture\ndef app():\n    return make_app()\n"
+                "import pytest\nfrom app.core import make_app\n\n@pytest.fixture\ndef app():\n"
+                "    return make_app()\n"
             ),
             "tests/unit/test_serve.py": (
                 "from app.core import serve\n\ndef test_serve(app):\n    assert serve(app)\n"
@@ -118,8 +119,10 @@ def test_generic_bases_dotted_imports_submodules_and_shadowing(tmp_path: Path) -
         {
             "lib/__init__.py": "class Response:\n    pass\n",
             "lib/helpers.py": "def make():\n    return 1\n",
-            "lib/views.py": "from typing import Generic, TypeVar\nT = TypeVar('T')\n\nclass Base(Generic[T]):\n"
-            "    def run(self):\n        return 1\n",
+            "lib/views.py": (
+                "from typing import Generic, TypeVar\nT = TypeVar('T')\n\nclass Base(Generic[T]):\n"
+                "    def run(self):\n        return 1\n"
+            ),
             "lib/json/__init__.py": "def dumps(x):\n    return x\n",
             "lib/json/provider.py": "import json\n\ndef encode(x):\n    return json.dumps(x)\n",
             "json.py": "def dumps(x):\n    return x\n",
@@ -160,7 +163,10 @@ def test_receivers_typed_by_construction_annotation_attribute_and_fixture(tmp_pa
                 "    def run(self):\n        return self.client.send()\n\n"
                 "def untyped(c):\n    return c.send()\n"
             ),
-            "tests/conftest.py": "import pytest\nfrom pkg.clients import Http\n\n@pytest.fixture\ndef http() -> Http:\n    return Http()\n",
+            "tests/conftest.py": (
+                "import pytest\nfrom pkg.clients import Http\n\n@pytest.fixture\ndef http() -> Http:\n"
+                "    return Http()\n"
+            ),
             "tests/test_app.py": "def test_send(http):\n    assert http.send() == 1\n",
         },
     )
@@ -186,8 +192,10 @@ def test_types_from_returns_fixtures_without_annotations_and_class_methods(tmp_p
                 "def make_runner() -> 'Runner':\n    return Runner()\n\n"
                 "def use():\n    r = make_runner()\n    res = r.invoke()\n    return res.output()\n"
             ),
-            "tests/conftest.py": "import pytest\nfrom cli.runner import Runner\n\n@pytest.fixture\ndef runner():\n"
-            "    r = Runner()\n    yield r\n",
+            "tests/conftest.py": (
+                "import pytest\nfrom cli.runner import Runner\n\n@pytest.fixture\ndef runner():\n"
+                "    r = Runner()\n    yield r\n"
+            ),
             "tests/test_cli.py": "def test_invoke(runner):\n    assert runner.invoke()\n",
         },
     )
@@ -206,7 +214,8 @@ def test_implicit_calls_class_attributes_call_dunder_properties_and_with(tmp_pat
             "pkg/core.py": (
                 "class Context:\n    def __init__(self, cmd):\n        self.cmd = cmd\n\n"
                 "class Converter:\n    def __call__(self, value):\n        return value\n\n"
-                "class Guard:\n    def __enter__(self):\n        return self\n    def __exit__(self, *a):\n        return False\n\n"
+                "class Guard:\n    def __enter__(self):\n        return self\n    def __exit__(self, *a):\n"
+                "        return False\n\n"
                 "class Command:\n    context_class = Context\n\n"
                 "    def __init__(self):\n        self.type = Converter()\n\n"
                 "    @property\n    def name(self):\n        return 'x'\n\n"
@@ -424,7 +433,8 @@ def test_loop_variables_and_with_targets_take_the_element_and_result_types(tmp_p
             "pkg/params.py": (
                 "class Param:\n    def help(self):\n        return 1\n\n"
                 "class Session:\n    def __enter__(self):\n        return self\n"
-                "    def __exit__(self, *exc):\n        return None\n    def commit(self):\n        return 2\n\n"
+                "    def __exit__(self, *exc):\n        return None\n    def commit(self):\n"
+                "        return 2\n\n"
                 "class Command:\n    def __init__(self):\n        self.params: list[Param] = []\n\n"
                 "    def get_params(self) -> list[Param]:\n        return self.params\n\n"
                 "    def format(self):\n        for p in self.get_params():\n            p.help()\n\n"
@@ -432,7 +442,8 @@ def test_loop_variables_and_with_targets_take_the_element_and_result_types(tmp_p
                 "    def save(self):\n        with Session() as s:\n            s.commit()\n"
             ),
             "pkg/other.py": (
-                "class Other:\n    def help(self):\n        return 3\n    def commit(self):\n        return 4\n"
+                "class Other:\n    def help(self):\n        return 3\n    def commit(self):\n"
+                "        return 4\n"
             ),
         },
     )
@@ -453,7 +464,8 @@ def test_annotated_test_parameters_are_fixtures_too(tmp_path: Path) -> None:
         {
             "web/app.py": "class App:\n    def run(self):\n        return 1\n",
             "tests/conftest.py": (
-                "import pytest\nfrom web.app import App\n\n@pytest.fixture\ndef app() -> App:\n    return App()\n"
+                "import pytest\nfrom web.app import App\n\n@pytest.fixture\ndef app() -> App:\n"
+                "    return App()\n"
             ),
             "tests/test_app.py": (
                 "from web.app import App\n\ndef test_run(app: App, tmp_path):\n    assert app.run()\n"

@@ -25,7 +25,7 @@ def test_backticks_identifiers_and_calls() -> None:
 
 def test_abbreviations_expand_and_keep_the_original() -> None:
     k = extract_keywords("load cfg from env")
-    assert ("config", "cfg") == k.components[1:3]
+    assert k.components[1:3] == ("config", "cfg")
     assert "environment" in k.components and "env" in k.components
 
 

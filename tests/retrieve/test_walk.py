@@ -67,7 +67,7 @@ def test_walk_mass_decays_along_a_chain() -> None:
 
 def test_hits_finds_hub_and_authorities() -> None:
     authority, hub = hits(GRAPH.directed, range(len(GRAPH.ids)))
-    by_id = {int(GRAPH.ids[i]): (a, h) for i, (a, h) in enumerate(zip(authority, hub))}
+    by_id = {int(GRAPH.ids[i]): (a, h) for i, (a, h) in enumerate(zip(authority, hub, strict=True))}
     assert max(by_id, key=lambda k: by_id[k][1]) == 10
     assert by_id[2][0] == 1.0 and by_id[10][0] == 0.0
 

@@ -152,7 +152,10 @@ class PythonHooks(Hooks):
 
     def parametrized_types(self, names: str, values: str) -> list[tuple[str, str]]:
         try:
-            name_node, value_node = ast.parse(f"({names}, {values})", mode="eval").body.elts
+            pair = ast.parse(f"({names}, {values})", mode="eval").body
+            if not isinstance(pair, ast.Tuple):
+                return []  # the arguments closed the parenthesis themselves: not a literal pair
+            name_node, value_node = pair.elts
         except (SyntaxError, ValueError, RecursionError):
             return []
         params = _parameter_names(name_node)
@@ -179,7 +182,7 @@ class PythonHooks(Hooks):
             if parent.kind == "class" and (parent.name.startswith("Test") or _is_testcase(parent)):
                 return True, True
         if definition.kind == "class" and (
-            name.startswith("Test") and in_test_file or _is_testcase(definition)
+            (name.startswith("Test") and in_test_file) or _is_testcase(definition)
         ):
             return True, False
         return in_test_file, False
