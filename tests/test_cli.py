@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
-from helpers import make_repo
+from helpers import commit, make_repo, write_files
 
 from mnemo_core.cli import main
 
@@ -90,3 +91,25 @@ def test_counts_must_be_positive(repo: Path, capsys: pytest.CaptureFixture[str],
     assert exited.value.code == 2
     option = args[2]
     assert f"error: argument {option}: " in capsys.readouterr().err.splitlines()[-1]
+
+
+def _json_run(args: list[str], repo: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    assert main([*args, "--format", "json", "--repo", str(repo)]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_the_project_settings_are_the_default_budget_and_depth(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    app = "from shop.cart import Cart\n\ndef buy():\n    return Cart().checkout()\n"  # total is 2 hops away
+    commit(repo, {"shop/app.py": app, "pyproject.toml": "[tool.mnemo]\nbudget = 1234\ndepth = 1\n"}, "app")
+    write_files(repo, {"shop/pricing.py": FILES["shop/pricing.py"].replace("sum(items)", "sum(items) + 0")})
+
+    configured = _json_run(["pr", "--worktree"], repo, capsys)
+    assert configured["budget_tokens"] == 1234
+    assert "buy" not in {c["name"] for c in configured["impact"]["callers"]}
+    given = _json_run(["pr", "--worktree", "--depth", "2", "--budget", "2000"], repo, capsys)
+    assert given["budget_tokens"] == 2000
+    assert "buy" in {c["name"] for c in given["impact"]["callers"]}
+    assert _json_run(["task", "total"], repo, capsys)["budget_tokens"] == 1234
+    assert _json_run(["files", "shop/pricing.py"], repo, capsys)["budget_tokens"] == 1234

@@ -6,9 +6,15 @@ import argparse
 import json
 from typing import Any
 
-from mnemo_core.commands.common import add_format_argument, add_repo_argument, positive_int
+from mnemo_core.commands.common import (
+    BUDGET_HELP,
+    add_format_argument,
+    add_repo_argument,
+    positive_int,
+    settings,
+)
 from mnemo_core.model import ContextPack
-from mnemo_core.pipelines import DEFAULT_BUDGET, DEFAULT_DEPTH, DEFAULT_FILES_DEPTH, for_files, for_pr
+from mnemo_core.pipelines import DEFAULT_DEPTH, DEFAULT_FILES_DEPTH, for_files, for_pr
 from mnemo_core.render import test_id, test_ids, to_json, to_markdown, to_text
 from mnemo_core.render_review import Links, comment_markdown
 from mnemo_core.repository import Repository
@@ -27,7 +33,9 @@ def _selectors(parser: argparse.ArgumentParser) -> None:
         "--worktree", action="store_true", help="the working tree against HEAD, untracked files included"
     )
     parser.add_argument(
-        "--depth", type=positive_int, default=DEFAULT_DEPTH, help=f"caller hops (default {DEFAULT_DEPTH})"
+        "--depth",
+        type=positive_int,
+        help=f"caller hops (default: depth in [tool.mnemo] or mnemo.toml, else {DEFAULT_DEPTH})",
     )
     add_repo_argument(parser)
 
@@ -35,9 +43,7 @@ def _selectors(parser: argparse.ArgumentParser) -> None:
 def register(sub: Any) -> None:
     pr = sub.add_parser("pr", help="changed symbols, their callers, impacted tests and a risk verdict")
     _selectors(pr)
-    pr.add_argument(
-        "--budget", type=positive_int, default=DEFAULT_BUDGET, help=f"token budget (default {DEFAULT_BUDGET})"
-    )
+    pr.add_argument("--budget", type=positive_int, help=BUDGET_HELP)
     add_format_argument(pr, ("text", "markdown", "json"))
     pr.add_argument(
         "--links",
@@ -55,9 +61,7 @@ def register(sub: Any) -> None:
         default=DEFAULT_FILES_DEPTH,
         help=f"caller hops (default {DEFAULT_FILES_DEPTH})",
     )
-    files.add_argument(
-        "--budget", type=positive_int, default=DEFAULT_BUDGET, help=f"token budget (default {DEFAULT_BUDGET})"
-    )
+    files.add_argument("--budget", type=positive_int, help=BUDGET_HELP)
     add_repo_argument(files)
     add_format_argument(files, ("text", "markdown", "json"))
     files.set_defaults(run=run_files)
@@ -65,23 +69,26 @@ def register(sub: Any) -> None:
     tests = sub.add_parser("tests", help="the tests a change reaches, e.g. as pytest node ids")
     _selectors(tests)
     tests.add_argument("--format", choices=("pytest", "list", "json"), default="pytest", help="output format")
-    tests.set_defaults(run=run_tests)
+    tests.set_defaults(run=run_tests, budget=None)  # no --budget: the tests are never cut to fit one
 
 
-def _pr(args: argparse.Namespace, budget: int) -> ContextPack:
+def _pr(args: argparse.Namespace) -> ContextPack:
+    """The change's pack; depth and budget from the options, else the project's settings."""
+    repo = Repository.open(args.repo)
+    config = settings(repo, depth=args.depth, budget=args.budget)
     return for_pr(
-        Repository.open(args.repo),
+        repo,
         base=args.base,
         head=args.head,
         staged=args.staged,
         worktree=args.worktree,
-        depth=args.depth,
-        budget=budget,
+        depth=config.depth,
+        budget=config.budget,
     )
 
 
 def run_pr(args: argparse.Namespace) -> int:
-    pack = _pr(args, args.budget)
+    pack = _pr(args)
     if args.format == "markdown":  # the pull-request comment mnemo-ci posts, for any CI
         print(comment_markdown(pack, Links(args.links) if args.links else None), end="")
     else:
@@ -90,13 +97,15 @@ def run_pr(args: argparse.Namespace) -> int:
 
 
 def run_files(args: argparse.Namespace) -> int:
-    pack = for_files(Repository.open(args.repo), args.paths, depth=args.depth, budget=args.budget)
+    repo = Repository.open(args.repo)
+    budget = settings(repo, budget=args.budget).budget
+    pack = for_files(repo, args.paths, depth=args.depth, budget=budget)
     print(RENDERERS[args.format](pack))
     return 0
 
 
 def run_tests(args: argparse.Namespace) -> int:
-    pack = _pr(args, DEFAULT_BUDGET)
+    pack = _pr(args)
     tests = pack.impact.tests if pack.impact else ()
     if args.format == "json":
         print(

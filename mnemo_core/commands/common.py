@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 
+from mnemo_core.config import Config, load_config
 from mnemo_core.model import Symbol
+from mnemo_core.pipelines import DEFAULT_BUDGET
 from mnemo_core.repository import Repository
+
+BUDGET_HELP = f"token budget (default: budget in [tool.mnemo] or mnemo.toml, else {DEFAULT_BUDGET})"
 
 
 def add_repo_argument(parser: argparse.ArgumentParser) -> None:
@@ -29,6 +33,12 @@ def positive_int(text: str) -> int:
 def add_format_argument(parser: argparse.ArgumentParser, choices: tuple[str, ...] = ("text", "json")) -> None:
     """``--format`` with the given choices, the first being the default."""
     parser.add_argument("--format", choices=choices, default=choices[0], help="output format")
+
+
+def settings(repo: Repository, **given: int | None) -> Config:
+    """The project's settings (``[tool.mnemo]`` or ``mnemo.toml``) with the options given on the
+    command line on top; an option left out (None) keeps the file's value or the default."""
+    return load_config(repo.root).override(**given)
 
 
 def open_indexed(args: argparse.Namespace) -> Repository:

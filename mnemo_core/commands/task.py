@@ -6,8 +6,14 @@ import argparse
 import json
 from typing import Any
 
-from mnemo_core.commands.common import add_format_argument, add_repo_argument, positive_int
-from mnemo_core.pipelines import DEFAULT_BUDGET, explain, for_task
+from mnemo_core.commands.common import (
+    BUDGET_HELP,
+    add_format_argument,
+    add_repo_argument,
+    positive_int,
+    settings,
+)
+from mnemo_core.pipelines import explain, for_task
 from mnemo_core.render import explanation_json, explanation_text, to_json, to_markdown, to_text
 from mnemo_core.repository import Repository
 
@@ -17,9 +23,7 @@ RENDERERS = {"text": to_text, "markdown": to_markdown, "json": to_json}
 def register(sub: Any) -> None:
     task = sub.add_parser("task", help="the code to read for a task, ranked and packed into a token budget")
     task.add_argument("text", help='the task in words, e.g. "add retry to the upload client"')
-    task.add_argument(
-        "--budget", type=positive_int, default=DEFAULT_BUDGET, help=f"token budget (default {DEFAULT_BUDGET})"
-    )
+    task.add_argument("--budget", type=positive_int, help=BUDGET_HELP)
     task.add_argument("--limit", type=positive_int, default=None, help="at most this many symbols")
     add_repo_argument(task)
     add_format_argument(task, ("text", "markdown", "json"))
@@ -34,7 +38,9 @@ def register(sub: Any) -> None:
 
 
 def run_task(args: argparse.Namespace) -> int:
-    pack = for_task(Repository.open(args.repo), args.text, budget=args.budget, limit=args.limit)
+    repo = Repository.open(args.repo)
+    budget = settings(repo, budget=args.budget).budget
+    pack = for_task(repo, args.text, budget=budget, limit=args.limit)
     print(RENDERERS[args.format](pack))
     return 0
 
