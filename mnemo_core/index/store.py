@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import secrets
 import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -38,8 +39,8 @@ log = logging.getLogger(__name__)
 # 6: refs deduplicated per scope, call-result return types; 7: refs column stored last; 8: supers;
 # 9: imports scoped to the function they are written in; 10: iteration, returned call results;
 # 11: parametrised test parameters typed; 12: body text; 13: commit memory; 14: path and name in body text;
-# 16: the functions a remembered commit changed, once asked
-SCHEMA_VERSION = 16
+# 16: the functions a remembered commit changed, once asked; 17: a random index id
+SCHEMA_VERSION = 17
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0
@@ -222,6 +223,7 @@ def _create_schema(conn: sqlite3.Connection) -> None:
     for table in _INDEXES:
         _create_indexes(conn, table)
     conn.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+    conn.execute("INSERT INTO meta VALUES ('index_id', ?)", (secrets.token_hex(8),))
 
 
 def _create_indexes(conn: sqlite3.Connection, table: str) -> None:
@@ -356,6 +358,11 @@ class Store:
     def set_meta(self, key: str, value: str) -> None:
         """Store a metadata value."""
         self.conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    def index_id(self) -> str:
+        """A random name given to this index when it was created: files derived from it carry it,
+        so a file of the same name committed to a repository's ``.mnemo/`` is never mistaken for one."""
+        return self.meta("index_id") or "none"
 
     def generation(self) -> int:
         """A counter bumped by every write, so readers can tell when cached graphs are stale."""

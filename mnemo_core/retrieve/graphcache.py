@@ -2,10 +2,12 @@
 
 Building the graph reads every edge of the index (a tenth of a second on a mid-size repository),
 so the arrays are kept twice: in memory for a long-lived process (the language server), and in
-``.mnemo/graph-<generation>.npz`` for the next short-lived one (each CLI call is a new process).
-The file is written atomically (temporary name, then rename), read with pickling off, and any
-file that does not load is ignored and rebuilt; an older generation's file is removed when a new
-one is written. A read-only ``.mnemo`` just means every process builds its own.
+``.mnemo/graph-<index id>-<generation>.npz`` for the next short-lived one (each CLI call is a new
+process). The index id is random, so a file committed to a repository's ``.mnemo/`` never passes
+for ours. The file is written atomically (temporary name, then rename), read with pickling off and
+its arrays checked for shape and bounds; any file that does not load is ignored and rebuilt, and
+an older generation's file is removed when a new one is written. A read-only ``.mnemo`` just means
+every process builds its own.
 """
 
 from __future__ import annotations
@@ -16,9 +18,13 @@ import tempfile
 import threading
 from collections import OrderedDict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mnemo_core.index.store import Store
 from mnemo_core.retrieve.walk import Csr, Graph, build_graph
+
+if TYPE_CHECKING:
+    import numpy as np
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +44,7 @@ def graph_for(store: Store) -> Graph:
         if graph is not None:
             _graphs.move_to_end(key)
             return graph
-    path = store.path.parent / f"{FILE_PREFIX}{generation}.npz"
+    path = store.path.parent / f"{FILE_PREFIX}{store.index_id()}-{generation}.npz"
     graph = _load(path)
     if graph is None:
         graph = build_graph(store.all_edges())
@@ -62,11 +68,34 @@ def _load(path: Path) -> Graph | None:
         log.info("graph cache %s not loaded (%s); rebuilding it", path, exc)
         return None
     ids = arrays["ids"]
+    if not _consistent(arrays):
+        log.info("graph cache %s is inconsistent; rebuilding it", path)
+        return None
     walk = Csr(arrays["walk_indptr"], arrays["walk_indices"], arrays["walk_data"])
     directed = Csr(
         arrays["directed_indptr"], arrays["directed_indices"], np.ones(len(arrays["directed_indices"]))
     )
     return Graph(ids, {sid: i for i, sid in enumerate(ids.tolist())}, walk, directed)
+
+
+def _consistent(arrays: dict[str, np.ndarray]) -> bool:
+    """Whether the arrays form two sparse matrices over ``ids``: row pointers that start at 0, never
+    fall and end at the entry count; column indices inside the matrix."""
+    import numpy as np
+
+    size = len(arrays["ids"])
+    for kind in ("walk", "directed"):
+        indptr, indices = arrays[f"{kind}_indptr"], arrays[f"{kind}_indices"]
+        if (
+            len(indptr) != size + 1
+            or indptr[0] != 0
+            or indptr[-1] != len(indices)
+            or np.any(np.diff(indptr) < 0)
+        ):
+            return False
+        if len(indices) and (indices.min() < 0 or indices.max() >= size):
+            return False
+    return len(arrays["walk_data"]) == len(arrays["walk_indices"])
 
 
 def _save(graph: Graph, path: Path) -> None:
@@ -88,6 +117,6 @@ def _save(graph: Graph, path: Path) -> None:
     except OSError as exc:
         log.info("graph cache not written to %s: %s", path.parent, exc)
         return
-    for old in path.parent.glob(f"{FILE_PREFIX}*.npz"):
+    for old in path.parent.glob(f"{FILE_PREFIX}{path.name.split('-')[1]}-*.npz"):  # this index's only
         if old != path:
             old.unlink(missing_ok=True)

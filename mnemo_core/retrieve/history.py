@@ -91,8 +91,14 @@ def commit_targets(root: Path, store: Store, shas: Sequence[str]) -> dict[str, T
 
 
 def _attributes(index_dir: Path) -> Path:
-    """Our attributes file, naming git's built-in function-name drivers (written once)."""
+    """Our attributes file, naming git's built-in function-name drivers (rewritten unless it says
+    exactly what we would write)."""
     path = index_dir / ATTRIBUTES_FILE
-    if not path.exists():
-        path.write_text(attributes_text(), encoding="utf-8")
+    text = attributes_text()
+    try:
+        current = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        current = None
+    if current != text:  # absent, or not ours (a repository can commit files under .mnemo/)
+        path.write_text(text, encoding="utf-8")
     return path

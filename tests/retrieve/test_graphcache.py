@@ -23,7 +23,7 @@ def test_the_graph_is_saved_for_the_next_process_and_loads_equal(tmp_path: Path)
     index_repo(tmp_path)
     store, built = fresh_graph(tmp_path)
     saved = list((tmp_path / ".mnemo").glob("graph-*.npz"))
-    assert [p.name for p in saved] == [f"graph-{store.generation()}.npz"]
+    assert [p.name for p in saved] == [f"graph-{store.index_id()}-{store.generation()}.npz"]
     expected = build_graph(store.all_edges())
     store.close()
     store, loaded = fresh_graph(tmp_path)
@@ -42,10 +42,29 @@ def test_a_new_generation_replaces_the_file_and_a_damaged_file_is_rebuilt(tmp_pa
     (tmp_path / "m.py").write_text(SOURCE + "\n\ndef d():\n    a()\n", encoding="utf-8")
     index_repo(tmp_path)
     store, _ = fresh_graph(tmp_path)
-    current = tmp_path / ".mnemo" / f"graph-{store.generation()}.npz"
+    current = tmp_path / ".mnemo" / f"graph-{store.index_id()}-{store.generation()}.npz"
     assert list((tmp_path / ".mnemo").glob("graph-*.npz")) == [current]
     current.write_bytes(b"not a zip file")
     graphcache._graphs.clear()
     rebuilt = graphcache.graph_for(store)  # from the index, not from the damaged file
     assert rebuilt.ids.tolist() == build_graph(store.all_edges()).ids.tolist() and len(rebuilt.ids) == 5
+    store.close()
+
+
+def test_arrays_that_do_not_form_the_graph_are_rebuilt(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(SOURCE, encoding="utf-8")
+    index_repo(tmp_path)
+    store, built = fresh_graph(tmp_path)
+    path = tmp_path / ".mnemo" / f"graph-{store.index_id()}-{store.generation()}.npz"
+    np.savez(
+        path,
+        ids=built.ids,
+        walk_indptr=built.walk.indptr,
+        walk_indices=built.walk.indices + 100,
+        walk_data=built.walk.data,
+        directed_indptr=built.directed.indptr,
+        directed_indices=built.directed.indices,
+    )
+    graphcache._graphs.clear()
+    assert graphcache.graph_for(store).walk.indices.tolist() == built.walk.indices.tolist()
     store.close()
