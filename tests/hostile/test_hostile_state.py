@@ -156,3 +156,19 @@ def test_a_read_only_index_directory_without_an_index_is_one_line(
     [line] = capsys.readouterr().err.splitlines()
     assert line.startswith(f"mnemo: error: cannot write {directory / 'index.lock'}: ")
     assert line.endswith(f"Is {directory} writable?")
+
+
+def test_files_committed_under_mnemo_are_neither_trusted_nor_deleted(
+    hostile: Hostile, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A repository may commit its own ``.mnemo/graph-*.npz``: the graph cache is named after the
+    index's random id, so theirs is never loaded, and it is left where it is."""
+    planted = {f"graph-{generation}.npz": b"PK\x03\x04 not a graph" for generation in range(1, 4)}
+    planted["graph-none-1.npz"] = b"PK\x03\x04 not a graph either"
+    directory = hostile.root / ".mnemo"
+    directory.mkdir(exist_ok=True)
+    for name, data in planted.items():
+        (directory / name).write_bytes(data)
+    assert main(["task", "pipeline step", "--repo", str(hostile.root)]) == 0
+    assert "app/mod3.py" in capsys.readouterr().out
+    assert all((directory / name).read_bytes() == data for name, data in planted.items())

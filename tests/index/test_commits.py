@@ -104,3 +104,14 @@ def test_what_a_commit_changed_is_asked_of_git_once_and_kept_in_the_index(repo: 
     finally:
         store.close()
     assert list(kept.values()) == [(("pkg/client.py", "upload"),)]
+
+
+def test_a_planted_attributes_file_is_replaced_before_git_reads_it(repo: Path) -> None:
+    from mnemo_core.retrieve import history as history_module
+
+    index_repo(repo)
+    planted = repo / ".mnemo" / history_module.ATTRIBUTES_FILE
+    planted.write_text("*.py diff=planted\n", encoding="utf-8")
+    history_module._targets.clear()
+    assert history(repo, "parse comma separated lists") == ["parse"]
+    assert "planted" not in planted.read_text(encoding="utf-8")
