@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from mnemo_core.commands.common import add_format_argument, add_repo_argument, positive_int
-from mnemo_core.model import ContextPack
+from mnemo_core.model import ContextPack, ScoredSymbol
 from mnemo_core.pipelines import DEFAULT_BUDGET, DEFAULT_DEPTH, DEFAULT_FILES_DEPTH, for_files, for_pr
 from mnemo_core.render import test_ids, to_json, to_markdown, to_text
 from mnemo_core.render_review import Links, comment_markdown
@@ -95,6 +95,12 @@ def run_files(args: argparse.Namespace) -> int:
     return 0
 
 
+def _evidence(test: ScoredSymbol) -> dict[str, Any]:
+    """How a test reaches the change: its path, and that path's least sure link."""
+    e = test.evidence
+    return {} if e is None else {"resolution": e.resolution, "confidence": e.confidence, "evidence": e.path}
+
+
 def run_tests(args: argparse.Namespace) -> int:
     pack = _pr(args, DEFAULT_BUDGET)
     tests = pack.impact.tests if pack.impact else ()
@@ -103,6 +109,7 @@ def run_tests(args: argparse.Namespace) -> int:
             json.dumps(
                 [
                     {"path": t.symbol.path, "name": t.symbol.name, "id": i, "reasons": list(t.reasons)}
+                    | _evidence(t)
                     for t, i in zip(tests, test_ids(tests))
                 ],
                 indent=2,

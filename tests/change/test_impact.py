@@ -96,12 +96,12 @@ def test_every_front_end_counts_the_same_tests(repo: Path, capsys: pytest.Captur
             assert changed["components"]["tests"] == len(expected)
         assert hover == lenses[name] == len(engine.tests_reaching(opened.store, [symbol.id])[symbol.id].sure)
         assert hover == len(expected)
-    assert main(["tests", "--base", "HEAD~1", "--format", "list", "--repo", str(repo)]) == 0
-    listed = capsys.readouterr().out
+    listed = cli_json(capsys, "tests", "--base", "HEAD~1", "--repo", str(repo))
     union = sorted({t for tests in TESTS_OF.values() for t in tests})
-    assert [t["name"] for t in pr["impact"]["tests"]] == [t["name"] for t in files["impact"]["tests"]]
+    assert sorted(t["id"] for t in listed) == union
+    assert all(t["resolution"] == "import" and t["confidence"] == 0.95 for t in listed)
     assert sorted(f"{t['path']}::{t['name']}" for t in pr["impact"]["tests"]) == union
-    assert all(t.split("::")[1] in listed for t in union) and "test_guess" not in listed
+    assert [t["name"] for t in pr["impact"]["tests"]] == [t["name"] for t in files["impact"]["tests"]]
 
 
 def test_a_name_guess_is_a_possible_caller_and_counts_in_no_verdict(
