@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mnemo_core.change.diffmap import ChangedSymbol, FileSummary
-from mnemo_core.change.impact import POSSIBLE_BELOW, BlastRadius, Reach, blast_radius
+from mnemo_core.change.impact import BlastRadius, Reach, blast_radius
 from mnemo_core.change.references import dangling_references
 from mnemo_core.change.risk import Dangling, RiskInput, verdict
 from mnemo_core.index.store import Store
@@ -203,10 +203,12 @@ def _placeholder(c: ChangedSymbol, ordinal: int) -> Symbol:
 
 
 def _reach_symbol(r: Reach, blast: BlastRadius, history: _History, role: str) -> ScoredSymbol:
+    """An impacted caller or test (``role``: "caller", "test", or "possible": reached only through
+    a guess), with its evidence."""
     sym = blast.symbols[r.symbol_id]
     path = _path_reason(r, blast.symbols)
     reasons = [path]
-    if r.confidence < POSSIBLE_BELOW:
+    if role == "possible":
         reasons.append(f"possible: through a guess ({r.resolution}, confidence {r.confidence:.2f})")
     if role == "caller":
         last = history.last_change(sym.path, (sym.start_line, sym.end_line), base_side=False)
@@ -218,7 +220,7 @@ def _reach_symbol(r: Reach, blast: BlastRadius, history: _History, role: str) ->
         {"impact": round(r.weight, 4), "hops": float(r.depth)},
         tuple(reasons),
         distance=r.depth,
-        evidence=Evidence(r.resolution, r.confidence, path, r.confidence < POSSIBLE_BELOW),
+        evidence=Evidence(r.resolution, r.confidence, path, role == "possible"),
     )
 
 

@@ -118,7 +118,7 @@ def test_a_name_guess_is_a_possible_caller_and_counts_in_no_verdict(
     assert [t["name"] for t in impact["possible_tests"]] == ["test_guess"]
     assert by_name(impact["changed"])["base"]["possibly_reached_by"] == ["tests/test_lib.py::test_guess"]
     assert impact["risk"] == "low" and not any("blast radius" in r for r in impact["reasons"])
-    assert pr["stats"]["callers"] == len(impact["callers"])
+    assert (pr["stats"]["callers"], pr["stats"]["possible_callers"]) == (len(impact["callers"]), GUESSERS)
     assert main(["pr", "--base", "HEAD~1", "--format", "text", "--repo", str(repo)]) == 0
     text = capsys.readouterr().out
     assert f"possible callers, through a name guess, not counted ({GUESSERS}):" in text
@@ -129,11 +129,9 @@ def test_a_name_guess_is_a_possible_caller_and_counts_in_no_verdict(
     base = symbol_at(opened, "core/lib.py", 1, "base")
     assert base is not None
     card = symbol_card(opened, base)
-    assert (card.callers, card.possible_callers, card.blast_radius) == (
-        2,
-        GUESSERS,
-        1,
-    )  # wrap and test_base; wrap
+    callers, blast = 2, 1  # direct callers: wrap and test_base; blast radius: wrap
+    assert (card.callers, card.possible_callers, card.blast_radius) == (callers, GUESSERS, blast)
+    assert (card.tests, card.possible_tests) == (2, 1)  # test_base, test_wrap; test_guess
 
 
 def test_require_tests_passes_when_each_changed_symbol_has_a_test(
