@@ -64,10 +64,11 @@ class Reach:
 
 
 def _step(store: Store, frontier: Iterable[int], min_confidence: float = 0.0) -> list[Step]:
-    """(from, to, label, confidence, class dispatched into, class calling on self) for every
-    reverse dependency of the frontier. Importing a function or class says nothing its callers do
-    not; importing a module or a constant does. A function defined inside another (a closure, a
-    test's local view function) is reached through whoever defines it."""
+    """(from, to, label, confidence, class dispatched into, class calling on self, resolution) for
+    every reverse dependency of the frontier, leaving out edges below ``min_confidence``. Importing
+    a function or class says nothing its callers do not; importing a module or a constant does. A
+    function defined inside another (a closure, a test's local view function) is reached through
+    whoever defines it."""
     ids = list(frontier)
     symbols = store.symbols_by_ids(ids)
     importable = {sid for sid, s in symbols.items() if s.kind in IMPORT_IMPACT_KINDS}
