@@ -87,17 +87,22 @@ def _callers_line(root: Path, card: SymbolCard) -> str:
         line += ": " + ", ".join(link(root, s) for s in card.top_callers)
         if card.callers > len(card.top_callers):
             line += f" and {card.callers - len(card.top_callers)} more"
-    return line
+    return line + _possible(card.possible_callers)
+
+
+def _possible(count: int) -> str:
+    """`` (+2 possible, by name guess)``: links too uncertain to count."""
+    return f" (+{count} possible, by name guess)" if count else ""
 
 
 def _tests_line(root: Path, card: SymbolCard) -> str:
     if not card.tests:
-        return "**no test reaches it**"
+        return "**no test reaches it**" + _possible(card.possible_tests)
     verb = "reaches" if card.tests == 1 else "reach"
     line = f"**{_count(card.tests, 'test')}** {verb} it: " + ", ".join(link(root, s) for s in card.top_tests)
     if card.tests > len(card.top_tests):
         line += f" and {card.tests - len(card.top_tests)} more"
-    return line
+    return line + _possible(card.possible_tests)
 
 
 def last_change_line(change: LastChange) -> str:

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from mnemo_core.change.context import analyse
 from mnemo_core.change.diffmap import ChangedSymbol, FileSummary
-from mnemo_core.change.impact import TEST_DEPTH, walk_back
+from mnemo_core.change.impact import POSSIBLE_BELOW, tests_reaching, walk_back
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.store import Store
 from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, ContextPack, Symbol
@@ -28,7 +27,7 @@ TOP_TESTS = 5
 BLAST_DEPTH = 3
 LENS_KINDS = CALLABLE_KINDS | CLASS_KINDS
 GRAPH_FACTS_CACHED = 64  # files whose lens graph facts are kept (an editor's open files, and then some)
-_GRAPH_FACTS: dict[tuple[str, int, tuple[int, ...]], tuple[dict[int, int], dict[int, set[int]]]] = {}
+_GRAPH_FACTS: dict[tuple[str, int, tuple[int, ...]], tuple[dict[int, int], dict[int, int]]] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +55,8 @@ class SymbolCard:
     top_tests: tuple[Symbol, ...]
     last_change: LastChange | None
     history_note: str | None  # why there is no last change (no git, untracked...)
+    possible_callers: int = 0  # direct callers linked only by a name guess (not in ``callers``)
+    possible_tests: int = 0  # tests that reach it only through a name guess (not in ``tests``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,29 +111,27 @@ def _header_lines(symbol: Symbol) -> int:
 def symbol_card(repo: Repository, symbol: Symbol) -> SymbolCard:
     """Callers, blast radius, tests and last change of one symbol."""
     store = repo.store
-    callers = sorted(
-        {e.src for e in store.edges_touching([symbol.id], "in") if e.type == "calls"} - {symbol.id}
-    )
-    caller_symbols = store.symbols_by_ids(callers)
-    near = walk_back(store, [symbol.id], BLAST_DEPTH)
-    far = walk_back(store, [symbol.id], TEST_DEPTH, stop_at_tests=True)
-    reached = store.symbols_by_ids(set(near) | set(far))
+    callers, guessed = _direct_callers(store, [symbol.id])
+    callers_of = sorted(callers.get(symbol.id, set()))
+    caller_symbols = store.symbols_by_ids(callers_of)
+    near = walk_back(store, [symbol.id], BLAST_DEPTH, min_confidence=POSSIBLE_BELOW)
+    reaching = tests_reaching(store, [symbol.id])[symbol.id]
+    reached = store.symbols_by_ids(set(near) | set(reaching.sure))
     blast = [sid for sid in near if sid != symbol.id and sid in reached and not reached[sid].is_test]
-    tests = sorted(
-        (far[sid] for sid in far if sid in reached and reached[sid].is_test_case and sid != symbol.id),
-        key=lambda r: (-r.weight, r.depth, r.symbol_id),
-    )
+    tests = sorted(reaching.sure.values(), key=lambda r: (-r.weight, r.depth, r.symbol_id))
     changes, note = last_changes(repo, [symbol])
     ranked_callers = sorted(caller_symbols.values(), key=lambda s: (s.is_test, s.path, s.start_line))
     return SymbolCard(
         symbol=symbol,
-        callers=len(callers),
+        callers=len(callers_of),
         top_callers=tuple(ranked_callers[:TOP_CALLERS]),
         blast_radius=len(blast),
         tests=len(tests),
         top_tests=tuple(reached[r.symbol_id] for r in tests[:TOP_TESTS]),
         last_change=changes.get(symbol.id),
         history_note=note,
+        possible_callers=len(guessed.get(symbol.id, set())),
+        possible_tests=len(reaching.possible),
     )
 
 
@@ -173,6 +172,8 @@ def blast_radius_at(
         "changed": len(impact.changed),
         "callers": len(impact.callers),
         "tests": len(impact.tests),
+        "possible_callers": len(impact.possible_callers),
+        "possible_tests": len(impact.possible_tests),
         "index_files": repo.store.totals()[0],
     }
     return ContextPack(
@@ -196,56 +197,32 @@ def file_lenses(repo: Repository, path: str) -> list[Lens]:
         return []
     callers, tests = _graph_facts(store, [s.id for s in symbols])
     changes, _ = last_changes(repo, symbols)
-    return [Lens(s, callers.get(s.id, 0), len(tests.get(s.id, ())), changes.get(s.id)) for s in symbols]
+    return [Lens(s, callers.get(s.id, 0), tests.get(s.id, 0), changes.get(s.id)) for s in symbols]
 
 
-def _graph_facts(store: Store, ids: list[int]) -> tuple[dict[int, int], dict[int, set[int]]]:
-    """Caller counts and reaching tests of some symbols, remembered until the index changes (every
-    write bumps its generation): an editor asks for the same file's lenses again and again."""
+def _graph_facts(store: Store, ids: list[int]) -> tuple[dict[int, int], dict[int, int]]:
+    """Caller counts and counts of reaching tests (``tests_reaching``, sure ones) of some symbols,
+    remembered until the index changes (every write bumps its generation): an editor asks for the
+    same file's lenses again and again."""
     key = (str(store.path), store.generation(), tuple(ids))
     facts = _GRAPH_FACTS.get(key)
     if facts is None:
-        facts = _GRAPH_FACTS[key] = (_caller_counts(store, ids), tests_reaching(store, ids, TEST_DEPTH))
+        callers = {sid: len(src) for sid, src in _direct_callers(store, ids)[0].items()}
+        tests = {sid: len(t.sure) for sid, t in tests_reaching(store, ids).items()}
+        facts = _GRAPH_FACTS[key] = (callers, tests)
         while len(_GRAPH_FACTS) > GRAPH_FACTS_CACHED:
             _GRAPH_FACTS.pop(next(iter(_GRAPH_FACTS)), None)
     return facts
 
 
-def _caller_counts(store: Store, ids: list[int]) -> dict[int, int]:
-    sources: dict[int, set[int]] = defaultdict(set)
+def _direct_callers(store: Store, ids: list[int]) -> tuple[dict[int, set[int]], dict[int, set[int]]]:
+    """The direct callers of some symbols: sure ones, and those linked only by a weaker name guess."""
+    sure: dict[int, set[int]] = defaultdict(set)
+    guessed: dict[int, set[int]] = defaultdict(set)
     for e in store.edges_touching(ids, "in"):
         if e.type == "calls" and e.src != e.dst:
-            sources[e.dst].add(e.src)
-    return {sid: len(src) for sid, src in sources.items()}
-
-
-def tests_reaching(store: Store, ids: Iterable[int], depth: int) -> dict[int, set[int]]:
-    """For each symbol, the test cases that reach it within ``depth`` reverse hops (one walk for all)."""
-    origins: dict[int, set[int]] = {sid: {sid} for sid in ids}
-    seen: dict[int, set[int]] = {sid: set(o) for sid, o in origins.items()}
-    frontier = dict(origins)
-    found: dict[int, set[int]] = defaultdict(set)
-    for _ in range(depth):
-        if not frontier:
-            break
-        nxt: dict[int, set[int]] = defaultdict(set)
-        for e in store.edges_touching(list(frontier), "in"):
-            if e.type != "calls":
-                continue
-            new = frontier[e.dst] - seen.get(e.src, set())
-            if new:
-                nxt[e.src] |= new
-        symbols = store.symbols_by_ids(nxt)
-        frontier = {}
-        for sid, reached_from in nxt.items():
-            seen.setdefault(sid, set()).update(reached_from)
-            symbol = symbols.get(sid)
-            if symbol is not None and symbol.is_test_case:
-                for origin in reached_from:
-                    found[origin].add(sid)
-            else:
-                frontier[sid] = reached_from
-    return found
+            (sure if e.confidence >= POSSIBLE_BELOW else guessed)[e.dst].add(e.src)
+    return sure, {sid: src - sure[sid] for sid, src in guessed.items()}
 
 
 def last_changes(repo: Repository, symbols: list[Symbol]) -> tuple[dict[int, LastChange], str | None]:

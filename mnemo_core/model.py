@@ -134,6 +134,17 @@ class IndexStats:
 
 
 @dataclass(frozen=True, slots=True)
+class Evidence:
+    """Why an impacted symbol depends on a change: its path back, and that path's least sure edge
+    (how it was resolved, e.g. ``import`` or ``name``, and the resolver's confidence in it)."""
+
+    resolution: str
+    confidence: float
+    path: str
+    possible: bool  # reached only through a guess: listed apart, counted in no verdict
+
+
+@dataclass(frozen=True, slots=True)
 class ScoredSymbol:
     """A symbol in an answer, with the parts of its score and the reasons in words."""
 
@@ -145,6 +156,9 @@ class ScoredSymbol:
     changed: bool = False
     tokens: int = 0
     body: str | None = None  # the text shown: the whole source, or None when only the header fits
+    evidence: Evidence | None = None  # for an impacted caller or test: how it depends on the change
+    reached_by: tuple[str, ...] = ()  # for a changed symbol: test ids of every test that reaches it
+    possibly_reached_by: tuple[str, ...] = ()  # ... and of those that reach it only through a guess
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +171,8 @@ class Impact:
     risk: RiskLevel = "low"
     reasons: tuple[str, ...] = ()
     changed_files: tuple[str, ...] = ()
+    possible_callers: tuple[ScoredSymbol, ...] = ()  # reached only through a guess; not counted
+    possible_tests: tuple[ScoredSymbol, ...] = ()  # reached only through a guess; not counted
 
 
 @dataclass(frozen=True, slots=True)

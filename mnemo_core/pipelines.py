@@ -215,6 +215,8 @@ def _change_pack(
             "changed": len(impact.changed),
             "callers": len(impact.callers),
             "tests": len(impact.tests),
+            "possible_callers": len(impact.possible_callers),
+            "possible_tests": len(impact.possible_tests),
             "index_files": repo.store.totals()[0],
         },
         notes=tuple(notes),

@@ -13,6 +13,7 @@ from mnemo_core.retrieve.snippets import header
 
 SCHEMA = 1
 IMPACT_LINES = 25  # per list in text output; JSON lists everything
+POSSIBLE_LINES = 5  # possible callers and tests (reached only through a guess) shown in text and Markdown
 MAX_TEST_TARGETS = 40  # more tests than this: the suggested command names their files, then none at all
 MAX_COMMAND_CHARS = 2000  # a suggested command longer than this falls back the same way
 MULTIPLIER_NAMES = {
@@ -42,7 +43,22 @@ def symbol_json(s: ScoredSymbol) -> dict[str, Any]:
         "reasons": list(s.reasons),
         "docstring": sym.docstring,
         "body": s.body,
-    }
+    } | _evidence_json(s)
+
+
+def _evidence_json(s: ScoredSymbol) -> dict[str, Any]:
+    """Added fields: how an impacted symbol was reached; which tests reach a changed one."""
+    data: dict[str, Any] = {}
+    if s.evidence is not None:
+        data.update(
+            resolution=s.evidence.resolution,
+            confidence=s.evidence.confidence,
+            evidence=s.evidence.path,
+            possible=s.evidence.possible,
+        )
+    if s.changed:
+        data.update(reached_by=list(s.reached_by), possibly_reached_by=list(s.possibly_reached_by))
+    return data
 
 
 def impact_json(impact: Impact) -> dict[str, Any]:
@@ -54,6 +70,8 @@ def impact_json(impact: Impact) -> dict[str, Any]:
         "risk": impact.risk,
         "reasons": list(impact.reasons),
         "changed_files": list(impact.changed_files),
+        "possible_callers": [symbol_json(s) for s in impact.possible_callers],
+        "possible_tests": [symbol_json(s) for s in impact.possible_tests],
     }
 
 
@@ -115,6 +133,14 @@ def impact_text(impact: Impact) -> list[str]:
         ]
         if len(items) > IMPACT_LINES:
             lines.append(f"  ... and {len(items) - IMPACT_LINES} more (--format json lists all)")
+    for title, items in (("callers", impact.possible_callers), ("tests", impact.possible_tests)):
+        if items:
+            lines.append(f"possible {title}, through a name guess, not counted ({len(items)}):")
+            lines += [
+                f"  {s.symbol.path}:{s.symbol.start_line}  {s.symbol.name}" for s in items[:POSSIBLE_LINES]
+            ]
+            if len(items) > POSSIBLE_LINES:
+                lines.append(f"  ... and {len(items) - POSSIBLE_LINES} more (--format json lists all)")
     command = pytest_command(impact.tests)
     if command:
         lines.append(f"run: {command}")
@@ -191,10 +217,22 @@ def impact_markdown(impact: Impact) -> list[str]:
             for s in items
         ]
         out += ["", "</details>"]
+    out += _possible_markdown(impact)
     command = pytest_command(impact.tests)
     if command:
         out += ["", *md_fence(command, "sh")]
     return [*out, ""]
+
+
+def _possible_markdown(impact: Impact) -> list[str]:
+    """One short line per list of possible callers and tests (reached only through a name guess)."""
+    out = []
+    for title, items in (("callers", impact.possible_callers), ("tests", impact.possible_tests)):
+        if items:
+            names = ", ".join(md_code(s.symbol.name) for s in items[:POSSIBLE_LINES])
+            more = f" and {len(items) - POSSIBLE_LINES} more" if len(items) > POSSIBLE_LINES else ""
+            out += ["", f"Possible {title} ({len(items)}, through a name guess, not counted): {names}{more}"]
+    return out
 
 
 def explanation_text(e: Explanation) -> str:

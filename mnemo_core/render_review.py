@@ -36,6 +36,7 @@ TEXT_ROWS = 20  # changed symbols in the pre-commit table
 TEXT_NAMES = 8  # callers and tests named on one line of the pre-commit output
 TEXT_COLUMN = 44  # widest name or location column in the pre-commit table
 TEXT_TEST_ID = 90  # a test id is cut to this length in the pre-commit output
+POSSIBLE_NAMED = 5  # possible callers and tests (reached only through a name guess) named in a review
 NO_COUNT = "-"
 CHANGED_HEADER = "| changed symbol | where | change | callers | tests |"
 
@@ -127,6 +128,7 @@ def _comment_sections(
     sections["tests"] = _details(
         "Impacted tests", full["tests"], "| test | how it reaches the change |", tests
     )
+    sections["possible"] = _possible_lines(impact)
     command = pytest_command(impact.tests)
     sections["command"] = ["", "**Run the impacted tests**", "", *md_fence(command, "sh")] if command else []
     sections["files"] = _file_list(impact, caps, full)
@@ -161,6 +163,17 @@ def _no_code_sections(
         "files": _file_list(impact, caps, full),
         "cut": _cut_note(caps, full, limit),
     }
+
+
+def _possible_lines(impact: Impact) -> list[str]:
+    """A short line each for the callers and tests reached only through a name guess (not counted)."""
+    out = []
+    for title, items in (("callers", impact.possible_callers), ("tests", impact.possible_tests)):
+        if items:
+            names = ", ".join(md_code(s.symbol.name, NAME_CHARS) for s in items[:POSSIBLE_NAMED])
+            more = f" and {len(items) - POSSIBLE_NAMED} more" if len(items) > POSSIBLE_NAMED else ""
+            out += ["", f"Possible {title} ({len(items)}, through a name guess, not counted): {names}{more}"]
+    return out
 
 
 def _notes(pack: ContextPack) -> list[str]:
@@ -260,6 +273,14 @@ def review_text(pack: ContextPack, title: str) -> list[str]:
         lines.append(f"  ... and {len(impact.changed) - TEXT_ROWS} more changed symbols")
     lines += _named("callers", [s.symbol.name for s in impact.callers], TEXT_COLUMN)
     lines += _named("tests", test_ids(impact.tests), TEXT_TEST_ID)
+    lines += _named(
+        "possible callers, by name guess, not counted",
+        [s.symbol.name for s in impact.possible_callers],
+        TEXT_COLUMN,
+    )
+    lines += _named(
+        "possible tests, by name guess, not counted", test_ids(impact.possible_tests), TEXT_TEST_ID
+    )
     command = pytest_command(impact.tests)
     if command:
         lines.append(f"  run: {command}")

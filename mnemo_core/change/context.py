@@ -18,7 +18,7 @@ from mnemo_core.change.impact import BlastRadius, Reach, blast_radius
 from mnemo_core.change.references import dangling_references
 from mnemo_core.change.risk import Dangling, RiskInput, verdict
 from mnemo_core.index.store import Store
-from mnemo_core.model import Impact, ScoredSymbol, Symbol
+from mnemo_core.model import Evidence, Impact, ScoredSymbol, Symbol
 from mnemo_core.vcs.blame import Blame, blame_files, churn_in_ranges, newest_commit_in_ranges
 from mnemo_core.vcs.history import relative_date
 
@@ -47,7 +47,7 @@ def analyse(
     """Blast radius, tests, history and risk of a set of changed symbols."""
     indexed = _indexed(store, changed)
     blast = blast_radius(store, sorted({s.id for s in indexed.values()}), depth)
-    reached_by_tests = {r.path[-1] for r in blast.tests}
+    reached_by_tests = {sid for sid, tests in blast.tests_of.items() if tests.sure}
     untested = [
         c
         for c in changed
@@ -73,6 +73,8 @@ def analyse(
         risk,
         tuple(reasons),
         tuple(f"{f.status} {f.path}" + (f" ({f.note})" if f.note else "") for f in files),
+        tuple(_reach_symbol(r, blast, history, "possible") for r in blast.possible_callers),
+        tuple(_reach_symbol(r, blast, history, "possible") for r in blast.possible_tests),
     )
     return ChangeAnalysis(impact, [*changed_scored, *callers, *tests], dangling)
 
@@ -136,9 +138,12 @@ def _changed_symbol(
     if churn:
         reasons.append(f"{churn} commit{'s' if churn != 1 else ''} on these lines in the last 90 days")
     components = {"change": CHANGED_SCORE, "churn": float(churn or 0)}
+    reaching = blast.tests_of.get(sym.id)
+    sure = _test_ids(reaching.sure if reaching else {}, blast.symbols)
+    possible = _test_ids(reaching.possible if reaching else {}, blast.symbols)
     if c.status != "deleted" and c.kind != "module" and not c.is_test:
         dependants = sum(1 for r in blast.callers if r.path[-1] == sym.id)
-        tests = sum(1 for r in blast.tests if r.path[-1] == sym.id)
+        tests = len(sure)
         reasons.append(
             f"{dependants} dependant{'s' if dependants != 1 else ''}, "
             + (
@@ -147,10 +152,28 @@ def _changed_symbol(
                 else "no test reaches it"
             )
         )
+        if possible:
+            reasons.append(f"{len(possible)} more possible (only through a name guess)")
         components.update(callers=float(dependants), tests=float(tests))
     if dangling:
         components["dangling"] = float(dangling)
-    return ScoredSymbol(sym, CHANGED_SCORE, components, tuple(reasons), distance=0, changed=True)
+    return ScoredSymbol(
+        sym,
+        CHANGED_SCORE,
+        components,
+        tuple(reasons),
+        distance=0,
+        changed=True,
+        reached_by=sure,
+        possibly_reached_by=possible,
+    )
+
+
+def _test_ids(tests: dict[int, Reach], symbols: dict[int, Symbol]) -> tuple[str, ...]:
+    """Runnable ids (``path::Class::test``) of some tests, sorted."""
+    return tuple(
+        sorted(f"{symbols[t].path}::{symbols[t].name.replace('.', '::')}" for t in tests if t in symbols)
+    )
 
 
 def _describe(c: ChangedSymbol) -> str:
@@ -181,8 +204,13 @@ def _placeholder(c: ChangedSymbol, ordinal: int) -> Symbol:
 
 
 def _reach_symbol(r: Reach, blast: BlastRadius, history: _History, role: str) -> ScoredSymbol:
+    """An impacted caller or test (``role``: "caller", "test", or "possible": reached only through
+    a guess), with its evidence."""
     sym = blast.symbols[r.symbol_id]
-    reasons = [_path_reason(r, blast.symbols)]
+    path = _path_reason(r, blast.symbols)
+    reasons = [path]
+    if role == "possible":
+        reasons.append(f"possible: through a guess ({r.resolution}, confidence {r.confidence:.2f})")
     if role == "caller":
         last = history.last_change(sym.path, (sym.start_line, sym.end_line), base_side=False)
         if last:
@@ -193,6 +221,7 @@ def _reach_symbol(r: Reach, blast: BlastRadius, history: _History, role: str) ->
         {"impact": round(r.weight, 4), "hops": float(r.depth)},
         tuple(reasons),
         distance=r.depth,
+        evidence=Evidence(r.resolution, r.confidence, path, role == "possible"),
     )
 
 

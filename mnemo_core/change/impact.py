@@ -9,18 +9,25 @@ fixtures, and stop at the first test case on each path. On the way to tests a pa
 classes its dispatch hops assumed, and a test keeps it only if it names them (``receivers``). A
 call on ``self`` (or through ``super()``) in one class dispatches only into overrides of its own
 class family: ``FileError.__init__`` calling ``super().__init__()`` never lands in a sibling's.
+
+Every path remembers its weakest link (the confidence and resolution of its least sure edge). A
+dependant reached only through a link below ``POSSIBLE_BELOW`` is a *possible* caller or test: it is
+listed, but counts in no verdict. ``tests_reaching`` is the one definition of the tests of a symbol.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from mnemo_core.change.receivers import evidenced, exception_classes, hierarchy
 from mnemo_core.index.store import Store
 from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, Edge, Symbol
 
 GUESS_CONFIDENCE = 0.5  # edges at or below this were resolved by name alone
+# the resolver's name matches split between 2 or 3 definitions (0.25, 0.167) are as likely another
+# symbol's as this one's; a unique name match (0.5) and everything above it are kept as sure
+POSSIBLE_BELOW = 0.5
 MAX_GUESSES = 2  # a path through more name-only links is more likely wrong than right
 IMPORT_IMPACT_KINDS = frozenset({"module", "constant"})
 HOP_DECAY = 0.6  # each hop away from the change makes a dependency less likely to break
@@ -36,8 +43,8 @@ RELATIONS = (
 
 
 State = tuple[int, frozenset[int]]  # a symbol, and the receiver classes its path assumed
-# from, to, label, confidence, class dispatched into, class of a caller that calls on self
-Step = tuple[int, int, str, float, int | None, int | None]
+# from, to, label, confidence, class dispatched into, class of a caller that calls on self, resolution
+Step = tuple[int, int, str, float, int | None, int | None, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,13 +59,16 @@ class Reach:
     guesses: int = 0  # hops resolved by name alone on the way
     assumes: frozenset[int] = frozenset()  # classes that "dispatches to" hops took the receiver to be
     receiver: int | None = None  # the class the last run of "dispatches to" hops went down to
+    confidence: float = 1.0  # of the least sure edge of ``path``
+    resolution: str = "changed"  # how that edge was resolved ("changed": no edge, the change itself)
 
 
-def _step(store: Store, frontier: Iterable[int]) -> list[Step]:
-    """(from, to, label, confidence, class dispatched into, class calling on self) for every
-    reverse dependency of the frontier. Importing a function or class says nothing its callers do
-    not; importing a module or a constant does. A function defined inside another (a closure, a
-    test's local view function) is reached through whoever defines it."""
+def _step(store: Store, frontier: Iterable[int], min_confidence: float = 0.0) -> list[Step]:
+    """(from, to, label, confidence, class dispatched into, class calling on self, resolution) for
+    every reverse dependency of the frontier, leaving out edges below ``min_confidence``. Importing
+    a function or class says nothing its callers do not; importing a module or a constant does. A
+    function defined inside another (a closure, a test's local view function) is reached through
+    whoever defines it."""
     ids = list(frontier)
     symbols = store.symbols_by_ids(ids)
     importable = {sid for sid, s in symbols.items() if s.kind in IMPORT_IMPACT_KINDS}
@@ -70,19 +80,19 @@ def _step(store: Store, frontier: Iterable[int]) -> list[Step]:
     for edge_type, direction, label in RELATIONS:
         edges: list[Edge] = incoming if direction == "in" else outgoing
         for e in edges:
-            if e.type != edge_type:
+            if e.type != edge_type or e.confidence < min_confidence:
                 continue
             node, dependant = (e.dst, e.src) if direction == "in" else (e.src, e.dst)
             if edge_type == "imports" and node not in importable:
                 continue
             into = symbols[node].parent_id if label == "dispatches to" and node in symbols else None
             caller = self_callers.get(dependant) if label == "calls" and e.resolution == "self" else None
-            found.append((node, dependant, label, e.confidence, into, caller))
+            found.append((node, dependant, label, e.confidence, into, caller, e.resolution))
     parents = store.symbols_by_ids({s.parent_id for s in symbols.values() if s.parent_id is not None})
     for sid, symbol in symbols.items():
         parent = parents.get(symbol.parent_id or 0)
         if symbol.kind in CALLABLE_KINDS and parent is not None and parent.kind in CALLABLE_KINDS:
-            found.append((sid, parent.id, "defines", 1.0, None, None))
+            found.append((sid, parent.id, "defines", 1.0, None, None, "structure"))
     return found
 
 
@@ -98,11 +108,16 @@ def _classes_of(store: Store, methods: set[int]) -> dict[int, int]:
 
 
 def walk_back(
-    store: Store, changed: Iterable[int], depth: int, stop_at_tests: bool = False
+    store: Store,
+    changed: Iterable[int],
+    depth: int,
+    stop_at_tests: bool = False,
+    min_confidence: float = 0.0,
 ) -> dict[int, Reach]:
     """Everything within ``depth`` reverse hops of ``changed``, each with its strongest path. On the
     way to tests, paths that assume different receiver classes are walked apart, and each test keeps
-    its strongest path among those it gives evidence for."""
+    its strongest path among those it gives evidence for. Edges below ``min_confidence`` are not
+    followed."""
     reached: dict[State, Reach] = {(c, frozenset()): Reach(c, 0, 1.0, (c,), ()) for c in changed}
     frontier = sorted(reached, key=_state_order)
     test_cases: set[int] = set()
@@ -115,9 +130,9 @@ def walk_back(
         origins: dict[int, list[Reach]] = {}
         for state in frontier:
             origins.setdefault(state[0], []).append(reached[state])
-        steps = sorted(_step(store, origins), key=_step_order)
+        steps = sorted(_step(store, origins, min_confidence), key=_step_order)
         if stop_at_tests:
-            new = {into for *_, into, _ in steps if into is not None} - dispatched
+            new = {step[4] for step in steps if step[4] is not None} - dispatched
             dispatched |= new
             assumable |= new - exception_classes(store, new)
         candidates = _extend(reached, origins, steps, hop, assumable, related)
@@ -139,7 +154,7 @@ def _extend(
 ) -> dict[State, Reach]:
     """The states one hop further, each with its strongest path."""
     candidates: dict[State, Reach] = {}
-    for node, dependant, label, confidence, into, on_self in steps:
+    for node, dependant, label, confidence, into, on_self, resolution in steps:
         for origin in origins[node]:
             if label == "overrides" and origin.labels[:1] == ("dispatches to",):
                 continue  # up to a base method, then down to a sibling override: another class
@@ -158,6 +173,7 @@ def _extend(
             receiver = None
             if label == "dispatches to":
                 receiver = origin.receiver if origin.labels[:1] == ("dispatches to",) else into
+            weakest = origin.depth == 0 or confidence < origin.confidence
             candidates[(dependant, assumes)] = Reach(
                 dependant,
                 hop,
@@ -167,6 +183,8 @@ def _extend(
                 guesses,
                 assumes,
                 receiver,
+                confidence if weakest else origin.confidence,
+                resolution if weakest else origin.resolution,
             )
     return candidates
 
@@ -204,31 +222,114 @@ def _state_order(state: State) -> tuple[int, list[int]]:
     return (state[0], sorted(state[1]))
 
 
-def _step_order(step: Step) -> tuple[int, int, str, float, int, int]:
-    return (*step[:4], step[4] or 0, step[5] or 0)
+def _step_order(step: Step) -> tuple[int, int, str, float, int, int, str]:
+    return (*step[:4], step[4] or 0, step[5] or 0, step[6])
+
+
+@dataclass(frozen=True, slots=True)
+class ReachingTests:
+    """The test cases that reach one symbol: ``sure`` through edges of ``POSSIBLE_BELOW`` or more
+    only, ``possible`` only through a weaker guess; each test with its strongest path."""
+
+    sure: dict[int, Reach]
+    possible: dict[int, Reach]
+
+
+TESTS_CACHED = 4096  # symbols whose reaching tests are kept (lenses and hovers ask again and again)
+_TESTS: dict[tuple[str, int, int], ReachingTests] = {}
+
+
+def tests_reaching(store: Store, ids: Iterable[int]) -> dict[int, ReachingTests]:
+    """The one definition of "the tests that reach a symbol", for every front end and verdict.
+
+    A test case reaches a symbol when a reverse path of at most ``TEST_DEPTH`` hops leads from the
+    symbol to it over ``RELATIONS`` (calls, overrides both ways, inherits, imports of modules and
+    constants) and ``defines`` (a nested function's definer), stopping at the first test case; at
+    most ``MAX_GUESSES`` hops of a path may be name matches (confidence ``GUESS_CONFIDENCE`` or
+    less), and a path through a dispatch needs the test to name the class (``receivers``). A test is
+    ``sure`` when such a path uses only edges of confidence ``POSSIBLE_BELOW`` or more, else
+    ``possible``. Each symbol is walked alone, so its tests do not depend on what else changed.
+    The symbol itself is never among its tests.
+    """
+    generation = store.generation()
+    found: dict[int, ReachingTests] = {}
+    for sid in ids:
+        key = (str(store.path), generation, sid)
+        tests = _TESTS.get(key)
+        if tests is None:
+            tests = _TESTS[key] = _tests_of(store, sid)
+            while len(_TESTS) > TESTS_CACHED:
+                _TESTS.pop(next(iter(_TESTS)), None)
+        found[sid] = tests
+    return found
+
+
+def _tests_of(store: Store, sid: int) -> ReachingTests:
+    sure = _test_cases(store, walk_back(store, [sid], TEST_DEPTH, True, POSSIBLE_BELOW), sid)
+    every = _test_cases(store, walk_back(store, [sid], TEST_DEPTH, True), sid)
+    return ReachingTests(sure, {t: r for t, r in every.items() if t not in sure})
+
+
+def _test_cases(store: Store, reached: dict[int, Reach], origin: int) -> dict[int, Reach]:
+    symbols = store.symbols_by_ids(reached)
+    return {
+        sid: r for sid, r in reached.items() if sid != origin and sid in symbols and symbols[sid].is_test_case
+    }
 
 
 @dataclass(frozen=True, slots=True)
 class BlastRadius:
-    """Impacted non-test symbols and impacted test cases, strongest first."""
+    """Impacted non-test symbols and impacted test cases, strongest first; ``possible_*`` are those
+    reached only through a guess below ``POSSIBLE_BELOW``. ``tests_of`` gives each changed symbol all
+    of its own tests (``tests_reaching``)."""
 
     callers: list[Reach]
     tests: list[Reach]
     symbols: dict[int, Symbol]
+    possible_callers: list[Reach] = field(default_factory=list)
+    possible_tests: list[Reach] = field(default_factory=list)
+    tests_of: dict[int, ReachingTests] = field(default_factory=dict)
 
 
 def blast_radius(store: Store, changed: list[int], depth: int) -> BlastRadius:
-    """Callers (transitively, to ``depth``) and the test cases that reach the change."""
-    near = walk_back(store, changed, depth)
-    far = walk_back(store, changed, max(depth, TEST_DEPTH), stop_at_tests=True)
-    symbols = store.symbols_by_ids(set(near) | set(far))
+    """Callers (transitively, to ``depth``) and the test cases that reach the change: the union of
+    each changed symbol's ``tests_reaching``, plus the changed test cases themselves."""
+    sure = walk_back(store, changed, depth, min_confidence=POSSIBLE_BELOW)
+    every = walk_back(store, changed, depth)
+    tests_of = tests_reaching(store, changed)
+    sure_tests = _union(r.sure for r in tests_of.values())
+    possible_tests = _union(r.possible for r in tests_of.values())
+    symbols = store.symbols_by_ids({*every, *sure_tests, *possible_tests})
+    sure_tests.update({c: every[c] for c in changed if c in symbols and symbols[c].is_test_case})
+    possible_tests = {t: r for t, r in possible_tests.items() if t not in sure_tests}
     changed_set = set(changed)
-    callers = [
-        r for sid, r in near.items() if sid not in changed_set and sid in symbols and not symbols[sid].is_test
-    ]
-    tests = [r for sid, r in far.items() if sid in symbols and symbols[sid].is_test_case]
+
+    def non_test(reached: dict[int, Reach]) -> list[Reach]:
+        return [
+            r
+            for sid, r in reached.items()
+            if sid not in changed_set and sid in symbols and not symbols[sid].is_test
+        ]
+
     order = _strongest_first
-    return BlastRadius(sorted(callers, key=order), sorted(tests, key=order), symbols)
+    return BlastRadius(
+        sorted(non_test(sure), key=order),
+        sorted(sure_tests.values(), key=order),
+        symbols,
+        sorted(non_test({sid: r for sid, r in every.items() if sid not in sure}), key=order),
+        sorted(possible_tests.values(), key=order),
+        tests_of,
+    )
+
+
+def _union(groups: Iterable[dict[int, Reach]]) -> dict[int, Reach]:
+    """Each test's strongest path over several changed symbols."""
+    merged: dict[int, Reach] = {}
+    for group in groups:
+        for sid, r in group.items():
+            if sid not in merged or _strongest_first(r) < _strongest_first(merged[sid]):
+                merged[sid] = r
+    return merged
 
 
 def _strongest_first(r: Reach) -> tuple[float, int, int]:

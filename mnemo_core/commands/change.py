@@ -13,7 +13,7 @@ from mnemo_core.commands.common import (
     positive_int,
     settings,
 )
-from mnemo_core.model import ContextPack
+from mnemo_core.model import ContextPack, ScoredSymbol
 from mnemo_core.pipelines import DEFAULT_DEPTH, DEFAULT_FILES_DEPTH, for_files, for_pr
 from mnemo_core.render import test_id, test_ids, to_json, to_markdown, to_text
 from mnemo_core.render_review import Links, comment_markdown
@@ -104,6 +104,12 @@ def run_files(args: argparse.Namespace) -> int:
     return 0
 
 
+def _evidence(test: ScoredSymbol) -> dict[str, Any]:
+    """How a test reaches the change: its path, and that path's least sure link."""
+    e = test.evidence
+    return {} if e is None else {"resolution": e.resolution, "confidence": e.confidence, "evidence": e.path}
+
+
 def run_tests(args: argparse.Namespace) -> int:
     pack = _pr(args)
     tests = pack.impact.tests if pack.impact else ()
@@ -117,6 +123,7 @@ def run_tests(args: argparse.Namespace) -> int:
                         "id": test_id(t),
                         "reasons": list(t.reasons),
                     }
+                    | _evidence(t)
                     for t in tests
                 ],
                 indent=2,
