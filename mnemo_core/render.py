@@ -94,6 +94,14 @@ def test_ids(tests: Iterable[ScoredSymbol]) -> list[str]:
     return list(dict.fromkeys(test_id(t) for t in tests))
 
 
+def tests_json(tests: Iterable[ScoredSymbol]) -> list[dict[str, Any]]:
+    """``mnemo tests --format json``: each impacted test with its runnable id and its reasons."""
+    return [
+        {"path": t.symbol.path, "name": t.symbol.name, "id": test_id(t), "reasons": list(t.reasons)}
+        for t in tests
+    ]
+
+
 def pytest_command(tests: Sequence[ScoredSymbol]) -> str | None:
     """A ready-to-run pytest command for the Python tests among ``tests`` (None when there are none):
     their node ids, or their files when there are many, or the whole suite when even those are many."""

@@ -15,7 +15,7 @@ from mnemo_core.commands.common import (
 )
 from mnemo_core.model import ContextPack
 from mnemo_core.pipelines import DEFAULT_DEPTH, DEFAULT_FILES_DEPTH, for_files, for_pr
-from mnemo_core.render import test_id, test_ids, to_json, to_markdown, to_text
+from mnemo_core.render import test_ids, tests_json, to_json, to_markdown, to_text
 from mnemo_core.render_review import Links, comment_markdown
 from mnemo_core.repository import Repository
 
@@ -108,20 +108,7 @@ def run_tests(args: argparse.Namespace) -> int:
     pack = _pr(args)
     tests = pack.impact.tests if pack.impact else ()
     if args.format == "json":
-        print(
-            json.dumps(
-                [
-                    {
-                        "path": t.symbol.path,
-                        "name": t.symbol.name,
-                        "id": test_id(t),
-                        "reasons": list(t.reasons),
-                    }
-                    for t in tests
-                ],
-                indent=2,
-            )
-        )
+        print(json.dumps(tests_json(tests), indent=2))
     elif args.format == "list":
         for t in tests:
             print(f"{t.symbol.path}:{t.symbol.start_line}  {t.symbol.name}")
