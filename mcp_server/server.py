@@ -16,9 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import MCPServer
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from pydantic import Field, ValidationError
 
 from mnemo_core import __version__
 from mnemo_core.boundary import failure
@@ -199,11 +200,32 @@ class MnemoTools:
 TOOLS = ("task_context", "change_context", "files_context", "explain", "callers", "callees", "impacted_tests")
 
 
+class MnemoMCPServer(MCPServer[Any]):
+    """The SDK's server, with arguments that fail a tool's schema reported in one line too."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(bad_arguments(name, exc.__cause__)) from exc.__cause__
+            raise
+
+
+def bad_arguments(tool: str, error: ValidationError) -> str:
+    """One line for arguments that fail a tool's schema (pydantic's own text spans several)."""
+    problems = "; ".join(
+        f"{'.'.join(str(part) for part in e['loc'])}: {e['msg'].lower()} (got {e['input']!r})"
+        for e in error.errors()
+    )
+    return f"{PROG}: error: bad arguments for {tool}: {problems}"
+
+
 def create_server(root: Path) -> MCPServer[Any]:
     """A server whose tools answer about the repository at ``root``."""
-    server: MCPServer[Any] = MCPServer(
-        "mnemo", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
-    )
+    server = MnemoMCPServer("mnemo", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     tools = MnemoTools(root)
     for name in TOOLS:
         server.add_tool(getattr(tools, name), name=name, annotations=READ_ONLY)

@@ -93,11 +93,15 @@ def test_an_unknown_symbol_is_a_tool_error_with_the_cli_line(
         async with serve(tmp_path, "--repo", str(repo), errlog=tmp_path / "err") as session:
             answers.append(await session.call_tool("callers", {"symbol": "helpr"}))
             answers.append(await session.call_tool("explain", {"task": "double", "symbol": "nothing_here"}))
+            answers.append(await session.call_tool("callers", {"symbol": "helper", "depth": 0}))
             answers.append(await session.call_tool("callees", {"symbol": "main"}))  # still serving
 
     run(scenario)
-    wrong, missing, fine = answers
-    assert wrong.is_error and missing.is_error
+    wrong, missing, shallow, fine = answers
+    assert wrong.is_error and missing.is_error and shallow.is_error
+    assert _text(shallow) == (
+        "mnemo: error: bad arguments for callers: depth: input should be greater than or equal to 1 (got 0)"
+    )
     line = _text(wrong)
     assert line == "mnemo: error: no symbol named 'helpr' in the index; did you mean helper?"
     assert _cli(capsys, "callers", "helpr", "--repo", str(repo))[2] == line + "\n"
