@@ -26,7 +26,15 @@ from mnemo_core.boundary import failure
 from mnemo_core.config import load_config
 from mnemo_core.lookup import resolve_symbol, walk
 from mnemo_core.model import ContextPack
-from mnemo_core.pipelines import DEFAULT_FILES_DEPTH, explain, for_files, for_pr, for_task
+from mnemo_core.pipelines import (
+    DEFAULT_BUDGET,
+    DEFAULT_DEPTH,
+    DEFAULT_FILES_DEPTH,
+    explain,
+    for_files,
+    for_pr,
+    for_task,
+)
 from mnemo_core.render import (
     explanation_json,
     explanation_text,
@@ -48,14 +56,17 @@ INSTRUCTIONS = (
 )
 READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
 
-Answer = tuple[Any, str]  # the JSON answer and its text rendering
+Answer = tuple[dict[str, Any], str]  # the JSON answer and its text rendering
 
 Budget = Annotated[
     int | None,
-    Field(ge=1, description="token budget for the code shown (default: the project's, else 8000)"),
+    Field(
+        ge=1, description=f"token budget for the code shown (default: the project's, else {DEFAULT_BUDGET})"
+    ),
 ]
 Depth = Annotated[
-    int | None, Field(ge=1, description="caller hops to follow (default: the project's, else 3)")
+    int | None,
+    Field(ge=1, description=f"caller hops to follow (default: the project's, else {DEFAULT_DEPTH})"),
 ]
 Base = Annotated[
     str | None,
