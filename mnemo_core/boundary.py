@@ -49,13 +49,25 @@ def guarded(
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
     except Exception as exc:
-        code = _mapped(exc, errors or {})
-        if code is not None:
-            print(f"{prog}: error: {exc}", file=sys.stderr)
-            return code
-        log = write_crash_log(traceback.format_exc(), repo)
-        print(f"{prog}: internal error; details written to {log}. Please report it.", file=sys.stderr)
-        return EXIT_INTERNAL
+        code, line = failure(prog, exc, repo, errors)
+        print(line, file=sys.stderr)
+        return code
+
+
+def failure(
+    prog: str,
+    exc: Exception,
+    repo: str | Path | None = None,
+    errors: Mapping[type[Exception], int] | None = None,
+) -> tuple[int, str]:
+    """The exit code and the one line a failure is reported with: its message for an expected
+    error, else the path of a new crash log holding the traceback (for front ends that do not exit,
+    such as the MCP server, which answers each failure with this line)."""
+    code = _mapped(exc, errors or {})
+    if code is not None:
+        return code, f"{prog}: error: {exc}"
+    log = write_crash_log("".join(traceback.format_exception(exc)), repo)
+    return EXIT_INTERNAL, f"{prog}: internal error; details written to {log}. Please report it."
 
 
 def _mapped(exc: Exception, errors: Mapping[type[Exception], int]) -> int | None:

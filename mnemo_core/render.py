@@ -6,10 +6,13 @@ import json
 import re
 import shlex
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mnemo_core.model import ContextPack, Explanation, Impact, ScoredSymbol
+from mnemo_core.model import ContextPack, Explanation, Impact, ScoredSymbol, Symbol
 from mnemo_core.retrieve.snippets import header
+
+if TYPE_CHECKING:
+    from mnemo_core.lookup import Hop
 
 SCHEMA = 1
 IMPACT_LINES = 25  # per list in text output; JSON lists everything
@@ -107,6 +110,21 @@ def test_id(test: ScoredSymbol) -> str:
 def test_ids(tests: Iterable[ScoredSymbol]) -> list[str]:
     """The tests' runnable ids (see ``test_id``), each once."""
     return list(dict.fromkeys(test_id(t) for t in tests))
+
+
+def tests_json(tests: Iterable[ScoredSymbol]) -> list[dict[str, Any]]:
+    """``mnemo tests --format json``: each impacted test with its runnable id, its reasons and how it
+    reaches the change (its path and that path's least sure link)."""
+    return [
+        {"path": t.symbol.path, "name": t.symbol.name, "id": test_id(t), "reasons": list(t.reasons)}
+        | _evidence(t)
+        for t in tests
+    ]
+
+
+def _evidence(test: ScoredSymbol) -> dict[str, Any]:
+    e = test.evidence
+    return {} if e is None else {"resolution": e.resolution, "confidence": e.confidence, "evidence": e.path}
 
 
 def pytest_command(tests: Sequence[ScoredSymbol]) -> str | None:
@@ -301,6 +319,52 @@ def explanation_json(e: Explanation) -> dict[str, Any]:
         "recency": e.recency,
         "notes": list(e.notes),
     }
+
+
+def index_symbol_json(symbol: Symbol) -> dict[str, Any]:
+    """A symbol of the index (not ranked) in the JSON contract's shape (``find``, ``callers``)."""
+    return {
+        "path": symbol.path,
+        "name": symbol.name,
+        "kind": symbol.kind,
+        "language": symbol.language,
+        "start_line": symbol.start_line,
+        "end_line": symbol.end_line,
+        "signature": symbol.signature,
+        "is_test": symbol.is_test,
+    }
+
+
+def walk_json(start: Sequence[Symbol], hops: Sequence[Hop], direction: str) -> dict[str, Any]:
+    """``mnemo callers`` / ``mnemo callees`` as JSON: the symbols walked from and each hop reached
+    (``direction`` is ``in`` for callers, ``out`` for callees)."""
+    return {
+        "symbols": [index_symbol_json(s) for s in start],
+        "direction": "callers" if direction == "in" else "callees",
+        "hops": [
+            {
+                **index_symbol_json(h.symbol),
+                "depth": h.depth,
+                "resolution": h.via.resolution,
+                "confidence": h.via.confidence,
+                "line": h.via.line,
+            }
+            for h in hops
+        ],
+    }
+
+
+def walk_text(start: Sequence[Symbol], hops: Sequence[Hop], direction: str) -> str:
+    """``mnemo callers`` / ``mnemo callees`` for a terminal: one line per hop, indented by depth."""
+    lines = [f"{s.key}  ({s.path}:{s.start_line})" for s in start]
+    lines += [
+        f"{'  ' * h.depth}{h.symbol.key}  {h.symbol.path}:{h.symbol.start_line}"
+        f"  [{h.via.resolution} {h.via.confidence:.2f}]"
+        for h in hops
+    ]
+    if not hops:
+        lines.append(f"  no {'callers' if direction == 'in' else 'callees'} in the index")
+    return "\n".join(lines)
 
 
 # Markdown that renders untrusted text (names, paths, commit subjects, author names) as plain text:

@@ -13,9 +13,9 @@ from mnemo_core.commands.common import (
     positive_int,
     settings,
 )
-from mnemo_core.model import ContextPack, ScoredSymbol
+from mnemo_core.model import ContextPack
 from mnemo_core.pipelines import DEFAULT_DEPTH, DEFAULT_FILES_DEPTH, for_files, for_pr
-from mnemo_core.render import test_id, test_ids, to_json, to_markdown, to_text
+from mnemo_core.render import test_ids, tests_json, to_json, to_markdown, to_text
 from mnemo_core.render_review import Links, comment_markdown
 from mnemo_core.repository import Repository
 
@@ -104,31 +104,11 @@ def run_files(args: argparse.Namespace) -> int:
     return 0
 
 
-def _evidence(test: ScoredSymbol) -> dict[str, Any]:
-    """How a test reaches the change: its path, and that path's least sure link."""
-    e = test.evidence
-    return {} if e is None else {"resolution": e.resolution, "confidence": e.confidence, "evidence": e.path}
-
-
 def run_tests(args: argparse.Namespace) -> int:
     pack = _pr(args)
     tests = pack.impact.tests if pack.impact else ()
     if args.format == "json":
-        print(
-            json.dumps(
-                [
-                    {
-                        "path": t.symbol.path,
-                        "name": t.symbol.name,
-                        "id": test_id(t),
-                        "reasons": list(t.reasons),
-                    }
-                    | _evidence(t)
-                    for t in tests
-                ],
-                indent=2,
-            )
-        )
+        print(json.dumps(tests_json(tests), indent=2))
     elif args.format == "list":
         for t in tests:
             print(f"{t.symbol.path}:{t.symbol.start_line}  {t.symbol.name}")

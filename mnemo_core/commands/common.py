@@ -8,6 +8,7 @@ import json
 from mnemo_core.config import Config, load_config
 from mnemo_core.model import Symbol
 from mnemo_core.pipelines import DEFAULT_BUDGET
+from mnemo_core.render import index_symbol_json
 from mnemo_core.repository import Repository
 
 BUDGET_HELP = f"token budget (default: budget in [tool.mnemo] or mnemo.toml, else {DEFAULT_BUDGET})"
@@ -55,16 +56,7 @@ def print_json(value: object) -> None:
 
 def symbol_json(symbol: Symbol) -> dict[str, object]:
     """A symbol in the JSON contract's shape."""
-    return {
-        "path": symbol.path,
-        "name": symbol.name,
-        "kind": symbol.kind,
-        "language": symbol.language,
-        "start_line": symbol.start_line,
-        "end_line": symbol.end_line,
-        "signature": symbol.signature,
-        "is_test": symbol.is_test,
-    }
+    return index_symbol_json(symbol)
 
 
 def symbol_line(symbol: Symbol) -> str:

@@ -11,9 +11,9 @@ from mnemo_core.commands.common import (
     open_indexed,
     positive_int,
     print_json,
-    symbol_json,
 )
 from mnemo_core.lookup import resolve_symbol, walk
+from mnemo_core.render import walk_json, walk_text
 
 
 def register(sub: Any) -> None:
@@ -34,30 +34,7 @@ def run(args: argparse.Namespace) -> int:
     start = resolve_symbol(repo, args.symbol)
     hops = walk(repo, start, args.direction, args.depth)
     if args.format == "json":
-        print_json(
-            {
-                "symbols": [symbol_json(s) for s in start],
-                "direction": "callers" if args.direction == "in" else "callees",
-                "hops": [
-                    {
-                        **symbol_json(h.symbol),
-                        "depth": h.depth,
-                        "resolution": h.via.resolution,
-                        "confidence": h.via.confidence,
-                        "line": h.via.line,
-                    }
-                    for h in hops
-                ],
-            }
-        )
-        return 0
-    for s in start:
-        print(f"{s.key}  ({s.path}:{s.start_line})")
-    for h in hops:
-        print(
-            f"{'  ' * h.depth}{h.symbol.key}  {h.symbol.path}:{h.symbol.start_line}"
-            f"  [{h.via.resolution} {h.via.confidence:.2f}]"
-        )
-    if not hops:
-        print(f"  no {'callers' if args.direction == 'in' else 'callees'} in the index")
+        print_json(walk_json(start, hops, args.direction))
+    else:
+        print(walk_text(start, hops, args.direction))
     return 0

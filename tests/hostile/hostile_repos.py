@@ -41,6 +41,10 @@ PLANTED = (
     "asyncio",
     "ci",
     "lsp_server",
+    "mcp",
+    "mcp_server",
+    "anyio",
+    "pydantic",
 )
 MODULES = PARALLEL_MIN_FILES + 12  # enough real files that indexing starts its worker processes
 RUN_TIMEOUT_S = 120
@@ -83,12 +87,13 @@ class Hostile:
 
 def make_hostile(tmp_path: Path) -> Hostile:
     """The repository at ``tmp_path/repo``: the modules, every planted name at the top (packages for
-    ``concurrent``, ``ci`` and ``lsp_server``), then a change to ``app/mod1.py`` on ``feature``."""
+    ``concurrent``, ``ci``, ``lsp_server``, ``mcp`` and ``mcp_server``), then a change to
+    ``app/mod1.py`` on ``feature``."""
     markers = tmp_path / "markers"
     markers.mkdir()
     files = app_modules()
     for name in PLANTED:
-        package = name in ("concurrent", "ci", "lsp_server")
+        package = name in ("concurrent", "ci", "lsp_server", "mcp", "mcp_server")
         files[f"{name}/__init__.py" if package else f"{name}.py"] = planted(name, markers)
     root = make_repo(tmp_path / "repo", files)
     base = git(root, "rev-parse", "HEAD").strip()

@@ -1,0 +1,287 @@
+"""The MCP tools: each one is a ``mnemo`` verb on the server's repository.
+
+A tool answers with the JSON of the verb's ``--format json`` as structured content and the verb's
+text rendering as its text content, so a client that reads either gets the whole answer. A failure
+is a tool error (``isError``) whose text is the CLI's one line (``mnemo: error: ...``); a bug writes
+its traceback to a crash log and names it, never sending the traceback to the client. The engine
+runs on the SDK's worker threads, one call at a time (each call brings the index up to date first,
+and one indexer at a time is all the index needs), on a repository opened for that call (an SQLite
+connection belongs to the thread that opened it).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from pydantic import Field, ValidationError
+
+from mnemo_core import __version__
+from mnemo_core.boundary import failure
+from mnemo_core.config import load_config
+from mnemo_core.lookup import resolve_symbol, walk
+from mnemo_core.model import ContextPack
+from mnemo_core.pipelines import (
+    DEFAULT_BUDGET,
+    DEFAULT_DEPTH,
+    DEFAULT_FILES_DEPTH,
+    explain,
+    for_files,
+    for_pr,
+    for_task,
+)
+from mnemo_core.render import (
+    explanation_json,
+    explanation_text,
+    pack_json,
+    pytest_command,
+    tests_json,
+    to_text,
+    walk_json,
+    walk_text,
+)
+from mnemo_core.repository import Repository, recovering
+
+PROG = "mnemo"  # errors read as the CLI's: the tools are its verbs
+INSTRUCTIONS = (
+    "mnemo knows this repository's code as a graph of functions, classes and calls. Start a task with "
+    "task_context (the code to read, ranked, with reasons); before changing a function, ask callers; "
+    "after editing, change_context with worktree=true shows the blast radius and impacted_tests the "
+    "tests to run. Symbols are named 'name', 'Class.method' or 'path:name'."
+)
+READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+
+Answer = tuple[dict[str, Any], str]  # the JSON answer and its text rendering
+
+Budget = Annotated[
+    int | None,
+    Field(
+        ge=1, description=f"token budget for the code shown (default: the project's, else {DEFAULT_BUDGET})"
+    ),
+]
+Depth = Annotated[
+    int | None,
+    Field(ge=1, description=f"caller hops to follow (default: the project's, else {DEFAULT_DEPTH})"),
+]
+Base = Annotated[
+    str | None,
+    Field(description="base git ref (default: the merge-base with the upstream or default branch)"),
+]
+Head = Annotated[str | None, Field(description="head git ref (default: HEAD); not with staged or worktree")]
+Staged = Annotated[bool, Field(description="the staged change (index against HEAD) instead of commits")]
+Worktree = Annotated[
+    bool, Field(description="the uncommitted working tree against HEAD, untracked files included")
+]
+SymbolName = Annotated[
+    str, Field(description="a function, method or class: 'name', 'Class.method' or 'path:name'")
+]
+Hops = Annotated[int, Field(ge=1, description="how many hops to walk (default 1: direct ones only)")]
+
+
+class MnemoTools:
+    """The tools of one server, on the repository at ``root``. Each public method is a tool; its
+    docstring is the description a model reads to choose it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._lock = threading.Lock()
+
+    def task_context(
+        self,
+        task: Annotated[str, Field(description="the task in words, e.g. 'retry when the upload fails'")],
+        budget: Budget = None,
+        limit: Annotated[int | None, Field(ge=1, description="at most this many symbols")] = None,
+    ) -> CallToolResult:
+        """The code to read for a task described in words: the repository's functions, methods and
+        classes ranked by relevance (names, docstrings, code, past commits, call graph), packed into
+        a token budget with their source, each with its score and the reasons for it. Use it first
+        when starting work on a feature, bug or question about this repository."""
+
+        def run(repo: Repository) -> Answer:
+            config = load_config(repo.root).override(budget=budget)
+            return _pack(for_task(repo, task, budget=config.budget, limit=limit))
+
+        return self._answer(run)
+
+    def change_context(
+        self,
+        base: Base = None,
+        head: Head = None,
+        staged: Staged = False,
+        worktree: Worktree = False,
+        depth: Depth = None,
+        budget: Budget = None,
+    ) -> CallToolResult:
+        """The blast radius of a change (like reviewing a pull request): the changed symbols, their
+        transitive callers, the tests that reach them and a risk verdict with reasons, with their
+        source in a token budget. By default the commits of this branch (base..HEAD); staged=true
+        for the staged change, worktree=true for uncommitted edits. Use it after editing, or to
+        review a branch."""
+
+        def run(repo: Repository) -> Answer:
+            return _pack(_change(repo, base, head, staged, worktree, depth, budget))
+
+        return self._answer(run)
+
+    def files_context(
+        self,
+        paths: Annotated[
+            list[str], Field(min_length=1, description="files, relative to the repository or absolute")
+        ],
+        depth: Annotated[
+            int, Field(ge=1, description=f"caller hops (default {DEFAULT_FILES_DEPTH})")
+        ] = DEFAULT_FILES_DEPTH,
+        budget: Budget = None,
+    ) -> CallToolResult:
+        """The context of some files: every symbol they define, the code elsewhere that calls them
+        and the tests that reach them, ranked, with source in a token budget. Use it before
+        changing or reviewing specific files."""
+
+        def run(repo: Repository) -> Answer:
+            config = load_config(repo.root).override(budget=budget)
+            return _pack(for_files(repo, paths, depth=depth, budget=config.budget))
+
+        return self._answer(run)
+
+    def explain(
+        self,
+        task: Annotated[str, Field(description="the task the score is for, as given to task_context")],
+        symbol: SymbolName,
+    ) -> CallToolResult:
+        """Why one symbol ranks where it does for a task: its rank, each seed channel that matched
+        it, its place in the call-graph walk and every score component with its weight. Use it when
+        task_context ranks a symbol surprisingly high or low, or leaves one out."""
+
+        def run(repo: Repository) -> Answer:
+            explanation = explain(repo, task, symbol)
+            return explanation_json(explanation), explanation_text(explanation)
+
+        return self._answer(run)
+
+    def callers(self, symbol: SymbolName, depth: Hops = 1) -> CallToolResult:
+        """Who calls a function, method or class, transitively up to depth hops, with the file and
+        line of each caller and how the call was resolved. Use it before changing a signature or
+        behaviour, to find every place that must change with it."""
+        return self._answer(lambda repo: _walk(repo, symbol, "in", depth))
+
+    def callees(self, symbol: SymbolName, depth: Hops = 1) -> CallToolResult:
+        """What a function or method calls, transitively up to depth hops, with file and line. Use
+        it to understand what a function depends on before reading or changing it."""
+        return self._answer(lambda repo: _walk(repo, symbol, "out", depth))
+
+    def impacted_tests(
+        self,
+        base: Base = None,
+        head: Head = None,
+        staged: Staged = False,
+        worktree: Worktree = False,
+        depth: Depth = None,
+    ) -> CallToolResult:
+        """The tests a change reaches (same selectors as change_context: this branch's commits by
+        default, staged=true or worktree=true for uncommitted work), each with a runnable id
+        (pytest node id for Python) and why it is impacted, plus a ready pytest command. Use it to
+        choose which tests to run after an edit. Answers {"tests": [...]}."""
+
+        def run(repo: Repository) -> Answer:
+            pack = _change(repo, base, head, staged, worktree, depth, None)
+            tests = pack.impact.tests if pack.impact else ()
+            lines = [f"{t.symbol.path}:{t.symbol.start_line}  {t.symbol.name}" for t in tests]
+            command = pytest_command(tests)
+            text = "\n".join([*(lines or ["no impacted tests"]), *([f"run: {command}"] if command else [])])
+            return {"tests": tests_json(tests)}, text
+
+        return self._answer(run)
+
+    def _answer(self, work: Callable[[Repository], Answer]) -> CallToolResult:
+        """Run ``work`` on a freshly opened repository, one call at a time, and answer with its
+        result or the one line its failure is reported with."""
+        with self._lock:
+            try:
+                payload, text = recovering(self.root, lambda: _on_repo(self.root, work))
+            except Exception as exc:
+                return CallToolResult(content=[_text(failure(PROG, exc, self.root)[1])], is_error=True)
+        return CallToolResult(content=[_text(text)], structured_content=payload)
+
+
+TOOLS = ("task_context", "change_context", "files_context", "explain", "callers", "callees", "impacted_tests")
+
+
+class MnemoMCPServer(MCPServer[Any]):
+    """The SDK's server, with arguments that fail a tool's schema reported in one line too."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(bad_arguments(name, exc.__cause__)) from exc.__cause__
+            raise
+
+
+def bad_arguments(tool: str, error: ValidationError) -> str:
+    """One line for arguments that fail a tool's schema (pydantic's own text spans several)."""
+    problems = "; ".join(
+        f"{'.'.join(str(part) for part in e['loc'])}: {e['msg'].lower()} (got {e['input']!r})"
+        for e in error.errors()
+    )
+    return f"{PROG}: error: bad arguments for {tool}: {problems}"
+
+
+def create_server(root: Path) -> MCPServer[Any]:
+    """A server whose tools answer about the repository at ``root``."""
+    server = MnemoMCPServer("mnemo", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    tools = MnemoTools(root)
+    for name in TOOLS:
+        server.add_tool(getattr(tools, name), name=name, annotations=READ_ONLY)
+    return server
+
+
+def _on_repo(root: Path, work: Callable[[Repository], Answer]) -> Answer:
+    repo = Repository.open(root)
+    try:
+        return work(repo)
+    finally:
+        repo.close()
+
+
+def _change(
+    repo: Repository,
+    base: str | None,
+    head: str | None,
+    staged: bool,
+    worktree: bool,
+    depth: int | None,
+    budget: int | None,
+) -> ContextPack:
+    config = load_config(repo.root).override(depth=depth, budget=budget)
+    return for_pr(
+        repo,
+        base=base,
+        head=head,
+        staged=staged,
+        worktree=worktree,
+        depth=config.depth,
+        budget=config.budget,
+    )
+
+
+def _pack(pack: ContextPack) -> Answer:
+    return pack_json(pack), to_text(pack)
+
+
+def _walk(repo: Repository, handle: str, direction: str, depth: int) -> Answer:
+    repo.refresh()
+    start = resolve_symbol(repo, handle)
+    hops = walk(repo, start, direction, depth)
+    return walk_json(start, hops, direction), walk_text(start, hops, direction)
+
+
+def _text(text: str) -> TextContent:
+    return TextContent(type="text", text=text)
