@@ -40,6 +40,7 @@ from mnemo_core.render import (
     explanation_text,
     pack_json,
     pytest_command,
+    selected_tests,
     tests_json,
     to_text,
     walk_json,
@@ -184,12 +185,13 @@ class MnemoTools:
     ) -> CallToolResult:
         """The tests a change reaches (same selectors as change_context: this branch's commits by
         default, staged=true or worktree=true for uncommitted work), each with a runnable id
-        (pytest node id for Python) and why it is impacted, plus a ready pytest command. Use it to
-        choose which tests to run after an edit. Answers {"tests": [...]}."""
+        (pytest node id for Python), why it is impacted and how sure ("possible": true for a test
+        reached only through a name guess), plus a ready pytest command. Use it to choose which
+        tests to run after an edit. Answers {"tests": [...]}."""
 
         def run(repo: Repository) -> Answer:
             pack = _change(repo, base, head, staged, worktree, depth, None)
-            tests = pack.impact.tests if pack.impact else ()
+            tests = selected_tests(pack.impact)
             lines = [f"{t.symbol.path}:{t.symbol.start_line}  {t.symbol.name}" for t in tests]
             command = pytest_command(tests)
             text = "\n".join([*(lines or ["no impacted tests"]), *([f"run: {command}"] if command else [])])

@@ -124,7 +124,23 @@ def tests_json(tests: Iterable[ScoredSymbol]) -> list[dict[str, Any]]:
 
 def _evidence(test: ScoredSymbol) -> dict[str, Any]:
     e = test.evidence
-    return {} if e is None else {"resolution": e.resolution, "confidence": e.confidence, "evidence": e.path}
+    if e is None:
+        return {}
+    return {
+        "resolution": e.resolution,
+        "confidence": e.confidence,
+        "evidence": e.path,
+        "possible": e.possible,
+    }
+
+
+def selected_tests(impact: Impact | None, sure_only: bool = False) -> tuple[ScoredSymbol, ...]:
+    """The tests to run for a change: those it surely reaches, then (unless ``sure_only``) those
+    reached only through a name guess. A missed test costs more than an extra one, so a selection
+    keeps the guesses; the counts and verdicts never do."""
+    if impact is None:
+        return ()
+    return impact.tests if sure_only else (*impact.tests, *impact.possible_tests)
 
 
 def pytest_command(tests: Sequence[ScoredSymbol]) -> str | None:

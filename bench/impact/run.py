@@ -47,6 +47,7 @@ from bench.impact.repos import (
 )
 from mnemo_core.model import ScoredSymbol
 from mnemo_core.pipelines import for_pr
+from mnemo_core.render import selected_tests
 from mnemo_core.repository import Repository
 
 DEFAULT_COUNT = 150
@@ -112,7 +113,7 @@ def ask_mnemo(repo: Repository, clone: Path, function: Mapping[str, Any], depth:
     impact = pack.impact
     tests = {
         as_key(t): {"hops": t.distance, "score": t.score, "reason": t.reasons[0] if t.reasons else ""}
-        for t in (impact.tests if impact else ())
+        for t in selected_tests(impact)  # what `mnemo tests` selects: sure, then possible
     }
     changed = [f"{c.symbol.path}:{c.symbol.name}" for c in (impact.changed if impact else ())]
     return Answer(tests, changed, seconds)

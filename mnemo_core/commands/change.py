@@ -15,7 +15,7 @@ from mnemo_core.commands.common import (
 )
 from mnemo_core.model import ContextPack
 from mnemo_core.pipelines import DEFAULT_DEPTH, DEFAULT_FILES_DEPTH, for_files, for_pr
-from mnemo_core.render import test_ids, tests_json, to_json, to_markdown, to_text
+from mnemo_core.render import selected_tests, test_ids, tests_json, to_json, to_markdown, to_text
 from mnemo_core.render_review import Links, comment_markdown
 from mnemo_core.repository import Repository
 
@@ -69,6 +69,11 @@ def register(sub: Any) -> None:
     tests = sub.add_parser("tests", help="the tests a change reaches, e.g. as pytest node ids")
     _selectors(tests)
     tests.add_argument("--format", choices=("pytest", "list", "json"), default="pytest", help="output format")
+    tests.add_argument(
+        "--sure-only",
+        action="store_true",
+        help="leave out the tests reached only through a name guess (listed by default, marked in JSON)",
+    )
     tests.set_defaults(run=run_tests, budget=None)  # no --budget: the tests are never cut to fit one
 
 
@@ -106,7 +111,7 @@ def run_files(args: argparse.Namespace) -> int:
 
 def run_tests(args: argparse.Namespace) -> int:
     pack = _pr(args)
-    tests = pack.impact.tests if pack.impact else ()
+    tests = selected_tests(pack.impact, args.sure_only)
     if args.format == "json":
         print(json.dumps(tests_json(tests), indent=2))
     elif args.format == "list":

@@ -96,10 +96,15 @@ def test_every_front_end_counts_the_same_tests(repo: Path, capsys: pytest.Captur
             assert changed["components"]["tests"] == len(expected)
         assert hover == lenses[name] == len(engine.tests_reaching(opened.store, [symbol.id])[symbol.id].sure)
         assert hover == len(expected)
-    listed = cli_json(capsys, "tests", "--base", "HEAD~1", "--repo", str(repo))
     union = sorted({t for tests in TESTS_OF.values() for t in tests})
-    assert sorted(t["id"] for t in listed) == union
-    assert all(t["resolution"] == "import" and t["confidence"] == 0.95 for t in listed)
+    sure = cli_json(capsys, "tests", "--sure-only", "--base", "HEAD~1", "--repo", str(repo))
+    assert sorted(t["id"] for t in sure) == union
+    assert all(t["resolution"] == "import" and t["confidence"] == 0.95 and not t["possible"] for t in sure)
+    selected = cli_json(capsys, "tests", "--base", "HEAD~1", "--repo", str(repo))
+    assert selected[: len(sure)] == sure  # a selection runs the guesses too, after the sure ones
+    assert [(t["id"], t["possible"]) for t in selected[len(sure) :]] == [
+        ("tests/test_lib.py::test_guess", True)
+    ]
     assert sorted(f"{t['path']}::{t['name']}" for t in pr["impact"]["tests"]) == union
     assert [t["name"] for t in pr["impact"]["tests"]] == [t["name"] for t in files["impact"]["tests"]]
 
