@@ -4,7 +4,8 @@ pre-commit runs it at the repository root with unstaged edits stashed away, so t
 is exactly what will be committed; ``git commit -a`` and ``git commit PATHS`` stage into a temporary
 index named by ``GIT_INDEX_FILE``, which the vcs layer honours. In the pre-push stage pre-commit sets
 ``PRE_COMMIT_FROM_REF`` and ``PRE_COMMIT_TO_REF`` and the pushed commits are analysed instead. The
-output is a compact table and a test command; the exit code says whether the policy holds.
+output of a passing change is one summary line (``--full`` shows the table there too); a failing one
+gets the compact table, the test command and how to skip; the exit code says whether the policy holds.
 """
 
 from __future__ import annotations
@@ -33,6 +34,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_policy_arguments(parser)
     parser.add_argument("--repo", default=".", help="repository (default: the current directory)")
+    parser.add_argument(
+        "--full",
+        action="store_true",
+        help="show the whole report when the change passes too (default: one line)",
+    )
     parser.add_argument("filenames", nargs="*", help=argparse.SUPPRESS)  # the change is read from git
     return parser
 
@@ -49,8 +55,12 @@ def run(args: argparse.Namespace) -> int:
     config = configured(load_config(repo.root), args)
     pushing = bool(os.environ.get("PRE_COMMIT_FROM_REF") and os.environ.get("PRE_COMMIT_TO_REF"))
     pack, title = (analyse_push if pushing else analyse)(repo, config.depth)
-    print("\n".join(review_text(pack, title)))
+    report = review_text(pack, title)
     outcome = evaluate(pack.impact or Impact(), config)
+    if outcome.passed and not args.full:
+        print(f"{report[0]} · {describe(outcome, config)}")
+        return EXIT_PASSED
+    print("\n".join(report))
     print(f"mnemo: {describe(outcome, config)}")
     if not outcome.passed:
         verb = "push" if pushing else "commit"

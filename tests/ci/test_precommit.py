@@ -33,10 +33,17 @@ def hook(root: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[in
     return code, out + err
 
 
-def test_a_modified_function_passes_and_shows_the_table(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_modified_function_passes_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = hook(staged(tmp_path / "r", MODIFIED), capsys)
+    assert code == 0, out
+    assert out.splitlines() == [
+        "mnemo: staged change: risk LOW · 1 changed symbol · 2 impacted callers · 1 impacted test"
+        " · passed (default settings, fail_on = high)"
+    ]
+
+
+def test_full_shows_the_table_of_a_passing_change(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = hook(staged(tmp_path / "r", MODIFIED), capsys, "--full")
     assert code == 0, out
     assert out.splitlines() == [
         "mnemo: staged change: risk LOW · 1 changed symbol · 2 impacted callers · 1 impacted test",
@@ -116,7 +123,7 @@ def test_the_first_commit_of_a_repository(tmp_path: Path, capsys: pytest.Capture
     root = make_repo(tmp_path / "r")
     write_files(root, SHOP)
     git(root, "add", "-A")
-    code, out = hook(root, capsys)
+    code, out = hook(root, capsys, "--full")
     assert code == 0, out
     assert "mnemo: staged change: risk" in out and "added" in out
 
@@ -159,16 +166,16 @@ def test_git_commit_through_pre_commit_reads_the_commits_index(tmp_path: Path) -
     write_files(root, MODIFIED)
     passed = run_tool("git", "commit", "-a", "-m", "price x3", cwd=root)
     assert passed.returncode == 0, passed.stdout + passed.stderr
-    assert "  price           shop/pricing.py:1  modified" in passed.stderr
     assert "mnemo: staged change: risk LOW · 1 changed symbol" in passed.stderr
+    assert "· passed (default settings" in passed.stderr and "shop/pricing.py:1" not in passed.stderr
 
 
 def test_try_repo_passes_a_safe_commit(tmp_path: Path, try_repo_env: dict[str, str]) -> None:
     done = try_repo(staged(tmp_path / "r", MODIFIED), try_repo_env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "mnemo blast radius" in done.stdout and "Passed" in done.stdout
-    assert "mnemo: staged change: risk LOW" in done.stdout
-    assert "run: pytest tests/test_cart.py::test_checkout" in done.stdout
+    assert "mnemo: staged change: risk LOW" in done.stdout and "· passed (default settings" in done.stdout
+    assert "run: pytest" not in done.stdout  # a passing change is one line
 
 
 def test_try_repo_fails_a_commit_that_deletes_a_called_function(
