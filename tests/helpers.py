@@ -109,3 +109,33 @@ def indexed_symbols(root: Path) -> dict[str, tuple[str, int, int]]:
         return {f"{path}:{name}": (kind, start, end) for path, name, kind, start, end in rows}
     finally:
         store.close()
+
+
+# A small application and its tests: the fixture repository of the language-server and MCP tests.
+SMALL_APP = '''"""The app."""
+
+
+def helper(x):
+    """Double a number."""
+    return x * 2
+
+
+def main():
+    return helper(1) + helper(2)
+
+
+class Box:
+    def open(self):
+        return main()
+'''
+SMALL_APP_TESTS = """from app.core import Box, main
+
+
+def test_main():
+    assert main() == 6
+
+
+def test_box():
+    assert Box().open() == 6
+"""
+SMALL_APP_FILES = {"app/__init__.py": "", "app/core.py": SMALL_APP, "tests/test_core.py": SMALL_APP_TESTS}

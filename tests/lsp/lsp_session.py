@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from helpers import commit, make_repo
+from helpers import SMALL_APP, SMALL_APP_FILES, commit, make_repo
 from lsprotocol import types
 from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient
@@ -21,33 +21,7 @@ from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 SERVER = [sys.executable, "-m", "lsp_server"]
 WAIT_S = 30.0  # generous on a loaded 2-core CI machine; a passing test never waits this long
 
-APP = '''"""The app."""
-
-
-def helper(x):
-    """Double a number."""
-    return x * 2
-
-
-def main():
-    return helper(1) + helper(2)
-
-
-class Box:
-    def open(self):
-        return main()
-'''
-TESTS = """from app.core import Box, main
-
-
-def test_main():
-    assert main() == 6
-
-
-def test_box():
-    assert Box().open() == 6
-"""
-FILES = {"app/__init__.py": "", "app/core.py": APP, "tests/test_core.py": TESTS}
+APP, FILES = SMALL_APP, SMALL_APP_FILES
 
 
 def capabilities() -> types.ClientCapabilities:

@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
+from helpers import SMALL_APP_FILES
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 CHECKOUT = Path(__file__).resolve().parents[2]  # where mcp_server and mnemo_core are importable from
@@ -18,33 +19,7 @@ CHECKOUT = Path(__file__).resolve().parents[2]  # where mcp_server and mnemo_cor
 SERVER = [sys.executable, "-P", "-m", "mcp_server"]
 WAIT_S = 60.0  # generous on a loaded 2-core CI machine; a passing test never waits this long
 
-APP = '''"""The app."""
-
-
-def helper(x):
-    """Double a number."""
-    return x * 2
-
-
-def main():
-    return helper(1) + helper(2)
-
-
-class Box:
-    def open(self):
-        return main()
-'''
-TESTS = """from app.core import Box, main
-
-
-def test_main():
-    assert main() == 6
-
-
-def test_box():
-    assert Box().open() == 6
-"""
-FILES = {"app/__init__.py": "", "app/core.py": APP, "tests/test_core.py": TESTS}
+FILES = SMALL_APP_FILES
 
 
 @asynccontextmanager
