@@ -16,7 +16,7 @@ from mnemo_core.change.impact import POSSIBLE_BELOW, tests_reaching, walk_back
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.store import Store
 from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, ContextPack, Symbol
-from mnemo_core.pipelines import DEFAULT_BUDGET, check_budget, fit_budget
+from mnemo_core.pipelines import DEFAULT_BUDGET, check_budget, fit_budget, impact_stats
 from mnemo_core.repository import Repository
 from mnemo_core.vcs.blame import blame_files, churn_in_ranges, newest_commit_in_ranges
 from mnemo_core.vcs.git import GitError, head_commit, repo_toplevel
@@ -167,15 +167,7 @@ def blast_radius_at(
     analysis = analyse(repo.store, repo.root, [selected], [summary], depth, commit)
     symbols = fit_budget(repo, analysis.ranked, budget)
     impact = analysis.impact
-    stats = {
-        "elapsed_ms": round((time.perf_counter() - started) * 1000),
-        "changed": len(impact.changed),
-        "callers": len(impact.callers),
-        "tests": len(impact.tests),
-        "possible_callers": len(impact.possible_callers),
-        "possible_tests": len(impact.possible_tests),
-        "index_files": repo.store.totals()[0],
-    }
+    stats = impact_stats(repo, impact, started)
     return ContextPack(
         mode="files",
         query=symbol.key,

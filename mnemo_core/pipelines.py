@@ -15,7 +15,7 @@ from mnemo_core.change.context import analyse, file_symbols_as_changed
 from mnemo_core.change.diffmap import ChangedSymbol, FileSummary, changed_symbols
 from mnemo_core.errors import MnemoError
 from mnemo_core.lookup import resolve_symbol
-from mnemo_core.model import ContextPack, Contribution, Explanation, ScoredSymbol, Symbol
+from mnemo_core.model import ContextPack, Contribution, Explanation, Impact, ScoredSymbol, Symbol
 from mnemo_core.repository import Repository
 from mnemo_core.retrieve.pack import Piece, pack
 from mnemo_core.retrieve.reasons import task_reasons
@@ -210,15 +210,7 @@ def _change_pack(
         used_tokens=sum(s.tokens for s in symbols),
         symbols=tuple(symbols),
         impact=impact,
-        stats={
-            "elapsed_ms": round((time.perf_counter() - started) * 1000),
-            "changed": len(impact.changed),
-            "callers": len(impact.callers),
-            "tests": len(impact.tests),
-            "possible_callers": len(impact.possible_callers),
-            "possible_tests": len(impact.possible_tests),
-            "index_files": repo.store.totals()[0],
-        },
+        stats=impact_stats(repo, impact, started),
         notes=tuple(notes),
     )
 
@@ -303,3 +295,16 @@ def _explanation(ranking: TaskRanking, target: Symbol, text: str) -> Explanation
 def recency_lookup(repo: Repository) -> RecencyLookup:
     """How this repository's symbols get their commit recency (neutral without git history)."""
     return git_recency(repo.root, repo.store)
+
+
+def impact_stats(repo: Repository, impact: Impact, started: float) -> dict[str, int]:
+    """The ``stats`` of a change's answer: time taken, counts of what it reached, index size."""
+    return {
+        "elapsed_ms": round((time.perf_counter() - started) * 1000),
+        "changed": len(impact.changed),
+        "callers": len(impact.callers),
+        "tests": len(impact.tests),
+        "possible_callers": len(impact.possible_callers),
+        "possible_tests": len(impact.possible_tests),
+        "index_files": repo.store.totals()[0],
+    }
