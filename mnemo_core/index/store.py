@@ -39,8 +39,9 @@ log = logging.getLogger(__name__)
 # 6: refs deduplicated per scope, call-result return types; 7: refs column stored last; 8: supers;
 # 9: imports scoped to the function they are written in; 10: iteration, returned call results;
 # 11: parametrised test parameters typed; 12: body text; 13: commit memory; 14: path and name in body text;
-# 16: the functions a remembered commit changed, once asked; 17: a random index id
-SCHEMA_VERSION = 17
+# 16: the functions a remembered commit changed, once asked; 17: a random index id;
+# 18: a commit's files only in commit_files
+SCHEMA_VERSION = 18
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0
@@ -76,7 +77,7 @@ CREATE VIRTUAL TABLE symbols_fts USING fts5(
 CREATE VIRTUAL TABLE bodies_fts USING fts5(body, tokenize='porter unicode61', detail=none);
 -- past commits (newest ones reachable from HEAD) and the (path, function name) pairs each changed
 CREATE TABLE commits(id INTEGER PRIMARY KEY, sha TEXT UNIQUE NOT NULL, time INTEGER NOT NULL,
-    author TEXT NOT NULL, subject TEXT NOT NULL, paths TEXT NOT NULL, targets TEXT);
+    author TEXT NOT NULL, subject TEXT NOT NULL, targets TEXT);
 CREATE TABLE commit_files(commit_id INTEGER NOT NULL, path TEXT NOT NULL);
 CREATE INDEX commit_files_path ON commit_files(path, commit_id);
 CREATE VIRTUAL TABLE commits_fts USING fts5(message, tokenize='porter unicode61', detail=none);
@@ -106,7 +107,6 @@ class PastCommit:
     sha: str
     time: int
     subject: str
-    paths: tuple[str, ...]
     score: float
 
 
@@ -737,8 +737,8 @@ class Store:
         """Remember past commits (oldest first, so ids grow with time)."""
         for commit in commits:
             cur = self.conn.execute(
-                "INSERT OR IGNORE INTO commits(sha, time, author, subject, paths) VALUES (?,?,?,?,?)",
-                (commit.sha, commit.time, commit.author, commit.subject, json.dumps(commit.paths)),
+                "INSERT OR IGNORE INTO commits(sha, time, author, subject) VALUES (?,?,?,?)",
+                (commit.sha, commit.time, commit.author, commit.subject),
             )
             if cur.rowcount:
                 self.conn.execute(
@@ -763,15 +763,11 @@ class Store:
         rows = {
             r[0]: r
             for r in self.conn.execute(
-                f"SELECT id, sha, time, subject, paths FROM commits WHERE id IN ({marks})",
+                f"SELECT id, sha, time, subject FROM commits WHERE id IN ({marks})",
                 [c for c, _ in hits],
             )
         }
-        return [
-            PastCommit(rows[c][1], rows[c][2], rows[c][3], tuple(json.loads(rows[c][4])), score)
-            for c, score in hits
-            if c in rows
-        ]
+        return [PastCommit(rows[c][1], rows[c][2], rows[c][3], score) for c, score in hits if c in rows]
 
     def commit_targets(self, shas: Sequence[str]) -> dict[str, tuple[tuple[str, str], ...]]:
         """The functions each remembered commit changed, where they were asked before."""
@@ -824,12 +820,13 @@ class Store:
         """Symbol ids by (path, short name)."""
         wanted = set(targets)
         out: dict[tuple[str, str], list[int]] = {}
-        for path in {p for p, _ in wanted}:
+        for chunk in _chunks(list({p for p, _ in wanted})):
             rows = self.conn.execute(
-                "SELECT s.id, s.short_name FROM symbols s JOIN files f ON f.id = s.file_id WHERE f.path=?",
-                (path,),
+                "SELECT s.id, f.path, s.short_name FROM symbols s JOIN files f ON f.id = s.file_id"
+                f" WHERE f.path IN ({','.join('?' * len(chunk))})",
+                chunk,
             )
-            for sid, name in rows:
+            for sid, path, name in rows:
                 if (path, name) in wanted:
                     out.setdefault((path, name), []).append(int(sid))
         return out

@@ -44,11 +44,12 @@ def graph_for(store: Store) -> Graph:
         if graph is not None:
             _graphs.move_to_end(key)
             return graph
-    path = store.path.parent / f"{FILE_PREFIX}{store.index_id()}-{generation}.npz"
+    prefix = f"{FILE_PREFIX}{store.index_id()}-"  # this index's files, whatever their generation
+    path = store.path.parent / f"{prefix}{generation}.npz"
     graph = _load(path)
     if graph is None:
         graph = build_graph(store.all_edges())
-        _save(graph, path)
+        _save(graph, path, prefix)
     with _lock:
         _graphs[key] = graph
         while len(_graphs) > CACHED_GRAPHS:
@@ -98,7 +99,7 @@ def _consistent(arrays: dict[str, np.ndarray]) -> bool:
     return len(arrays["walk_data"]) == len(arrays["walk_indices"])
 
 
-def _save(graph: Graph, path: Path) -> None:
+def _save(graph: Graph, path: Path, prefix: str) -> None:
     import numpy as np
 
     try:
@@ -117,6 +118,6 @@ def _save(graph: Graph, path: Path) -> None:
     except OSError as exc:
         log.info("graph cache not written to %s: %s", path.parent, exc)
         return
-    for old in path.parent.glob(f"{FILE_PREFIX}{path.name.split('-')[1]}-*.npz"):  # this index's only
+    for old in path.parent.glob(f"{prefix}*.npz"):
         if old != path:
             old.unlink(missing_ok=True)
