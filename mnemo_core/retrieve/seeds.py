@@ -103,7 +103,10 @@ def name_channel(store: Store, keywords: Keywords) -> Channel:
 
 def fts_query(keywords: Keywords) -> str:
     """An FTS5 MATCH expression: any of the terms, each quoted so no term is read as syntax."""
-    terms = _terms(keywords)
+    return _match(_terms(keywords))
+
+
+def _match(terms: list[str]) -> str:
     return " OR ".join(f'"{t}"' for t in terms)
 
 
@@ -120,22 +123,30 @@ def fts_channel(store: Store, keywords: Keywords) -> Channel:
 
 def fts_ranked(store: Store, keywords: Keywords) -> tuple[Channel, Strengths]:
     """The FTS channel and its BM25 scores (scaled to 1 for the best hit)."""
-    return _bm25_channel(store, keywords, "symbols_fts", "name, signature, docstring or path")
+    return _bm25_channel(
+        store, keywords, store.fts_search, FTS_LIMIT, "symbols_fts", "name, signature, docstring or path"
+    )
 
 
 def body_ranked(store: Store, keywords: Keywords) -> tuple[Channel, Strengths]:
     """The body channel and its BM25 scores (scaled to 1 for the best hit)."""
-    return _bm25_channel(store, keywords, "bodies_fts", "code")
+    return _bm25_channel(store, keywords, store.body_search, BODY_LIMIT, "bodies_fts", "code")
 
 
-def _bm25_channel(store: Store, keywords: Keywords, table: str, where: str) -> tuple[Channel, Strengths]:
-    """A BM25 channel over one full-text table; each hit's reason names the terms it matched."""
+def _bm25_channel(
+    store: Store,
+    keywords: Keywords,
+    search: Callable[[str, int], list[tuple[int, float]]],
+    limit: int,
+    table: str,
+    where: str,
+) -> tuple[Channel, Strengths]:
+    """A BM25 channel: ``search`` over the full-text ``table``; each hit's reason names the terms it
+    matched."""
     terms = _terms(keywords)
     if not terms:
         return [], {}
-    query = fts_query(keywords)
-    search = store.fts_search if table == "symbols_fts" else store.body_search
-    hits = search(query, FTS_LIMIT if table == "symbols_fts" else BODY_LIMIT)
+    hits = search(_match(terms), limit)
     matched = store.matched_terms(table, terms, [sid for sid, _ in hits])
     best = max((score for _, score in hits), default=0.0) or 1.0
     channel = [
