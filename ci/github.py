@@ -2,8 +2,11 @@
 
 Every request has a timeout. A 5xx or 429 answer and a failed connection are retried with
 exponential backoff; a timed-out request is retried too, except a POST (GitHub may have created
-the comment, and a second one would break the one-sticky-comment promise). A 4xx answer becomes a
-:class:`GitHubError` that says what to fix. The token travels only in the ``Authorization`` header,
+the comment, and a second one would break the one-sticky-comment promise). A rate limit (a 403 or
+429 whose ``x-ratelimit-remaining`` is 0, or GitHub's "secondary rate limit" message) is waited out
+until the reset time or the ``Retry-After`` GitHub gives, as long as the waits add up to at most
+``max_wait`` seconds; past that it is one line naming when the limit resets. Any other 4xx answer
+becomes a :class:`GitHubError` that says what to fix. The token travels only in the ``Authorization`` header,
 which is not forwarded on redirects, and is scrubbed from every message. Listing follows the
 ``Link: <...>; rel="next"`` pages.
 """
@@ -17,6 +20,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from email.message import Message
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -32,6 +36,10 @@ DEFAULT_RETRIES = 3  # attempts after the first one
 DEFAULT_BACKOFF_S = 1.0  # wait before the first retry; doubles with each retry
 RETRY_AFTER_CAP_S = 60.0  # never wait longer than this on a Retry-After header
 RETRY_STATUSES = frozenset({429})  # besides every 5xx
+RATE_LIMIT_STATUSES = frozenset({403, 429})  # how GitHub answers a used-up quota
+RATE_LIMIT_MAX_WAIT_S = 300.0  # wait out rate limits for at most this long in all: a CI minute costs
+SECONDARY_LIMIT_WAIT_S = 60.0  # GitHub: wait at least a minute after a secondary limit without Retry-After
+RESET_SLACK_S = 1.0  # the reset time is whole seconds: wait one more
 MESSAGE_CHARS = 300  # GitHub's own explanation, quoted in an error, is cut to this length
 _NEXT_LINK = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
 _HINTS = {
@@ -70,6 +78,7 @@ class _Failure:
     error: GitHubError
     retry: bool
     wait: float
+    limited: bool = False  # a rate limit: its wait counts against ``max_wait``
 
 
 @dataclass
@@ -81,7 +90,9 @@ class GitHub:
     timeout: float = DEFAULT_TIMEOUT_S
     retries: int = DEFAULT_RETRIES
     backoff: float = DEFAULT_BACKOFF_S
+    max_wait: float = RATE_LIMIT_MAX_WAIT_S
     sleep: Callable[[float], None] = time.sleep
+    clock: Callable[[], float] = time.time
 
     def __post_init__(self) -> None:
         if urlsplit(self.api_url).scheme not in ("http", "https"):
@@ -121,16 +132,20 @@ class GitHub:
         if not url.startswith(("http://", "https://")):
             url = self.api_url + url
         attempt = 0
+        waited = 0.0  # on rate limits
         while True:
             try:
                 return self._once(method, url, payload)
             except urllib.error.HTTPError as exc:
-                failure = self._http_failure(exc, what or method, attempt)
+                failure = self._http_failure(exc, what or method, attempt, self.max_wait - waited)
             except (TimeoutError, urllib.error.URLError) as exc:
                 failure = self._network_failure(exc, method, url, what or method, attempt)
             if not failure.retry or attempt >= self.retries:
                 raise failure.error
-            self.sleep(max(self.backoff * 2**attempt, failure.wait))
+            pause = max(self.backoff * 2**attempt, failure.wait)
+            if failure.limited:
+                waited += pause
+            self.sleep(pause)
             attempt += 1
 
     def _once(self, method: str, url: str, payload: dict[str, Any] | None) -> Answer:
@@ -147,12 +162,42 @@ class GitHub:
             headers = {k.lower(): v for k, v in response.headers.items()}
             return Answer(response.status, headers, json.loads(raw) if raw.strip() else None)
 
-    def _http_failure(self, exc: urllib.error.HTTPError, what: str, attempt: int) -> _Failure:
+    def _http_failure(
+        self, exc: urllib.error.HTTPError, what: str, attempt: int, may_wait: float
+    ) -> _Failure:
         status = exc.code
+        message = self._message(exc)
+        limit = self._rate_limit(status, exc.headers, message)
+        if limit is not None:
+            wait, which = limit
+            said = f" (GitHub says: {message})" if message else ""
+            if wait > may_wait:
+                text = (
+                    f"GitHub's rate limit stopped the job while {what}: {which} frees up in {wait:.0f} s, "
+                    f"longer than mnemo-ci waits ({self.max_wait:g} s in all); re-run the job then{said}"
+                )
+                return _Failure(GitHubError(text, status), False, 0.0)
+            text = (
+                f"GitHub kept answering with {which} while {what} after {attempt + 1} attempts; "
+                f"re-run the job later{said}"
+            )
+            return _Failure(GitHubError(text, status), True, wait, limited=True)
         retry = status >= 500 or status in RETRY_STATUSES
         wait = min(_retry_after(exc.headers.get("Retry-After")), RETRY_AFTER_CAP_S)
-        error = GitHubError(self._explain(status, self._message(exc), what, attempt), status)
-        return _Failure(error, retry, wait)
+        return _Failure(GitHubError(self._explain(status, message, what, attempt), status), retry, wait)
+
+    def _rate_limit(self, status: int, headers: Message, message: str) -> tuple[float, str] | None:
+        """``(seconds to wait, which limit)`` when the answer is a rate limit, else None."""
+        if status not in RATE_LIMIT_STATUSES:
+            return None
+        retry_after = _retry_after(headers.get("Retry-After"))
+        if headers.get("x-ratelimit-remaining") == "0":
+            reset = _retry_after(headers.get("x-ratelimit-reset"))
+            until_reset = reset - self.clock() if reset else SECONDARY_LIMIT_WAIT_S
+            return max(retry_after, until_reset + RESET_SLACK_S, RESET_SLACK_S), "the token's API quota"
+        if "secondary rate limit" in message.lower():
+            return (retry_after or SECONDARY_LIMIT_WAIT_S), "a secondary rate limit"
+        return None
 
     def _network_failure(self, exc: OSError, method: str, url: str, what: str, attempt: int) -> _Failure:
         reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc

@@ -13,19 +13,32 @@ MARKER = "<!-- mnemo:blast-radius -->"
 BACKOFF = 0.01
 
 
+NOW = 1_800_000_000.0  # the clock of the rate-limit tests
+SECONDARY = {
+    "message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
+}
+
+
 def client(api: FakeGitHub, token: str = TOKEN, **options: float) -> tuple[GitHub, list[float]]:
-    """A client of the fake API whose sleeps are recorded instead of slept."""
+    """A client of the fake API whose sleeps are recorded instead of slept, at a fixed clock."""
     slept: list[float] = []
-    settings = {"timeout": 2.0, "retries": 3, "backoff": BACKOFF, **options}
+    settings = {"timeout": 2.0, "retries": 3, "backoff": BACKOFF, "max_wait": 300.0, **options}
     made = GitHub(
         api.url,
         token,
         timeout=settings["timeout"],
         retries=int(settings["retries"]),
         backoff=settings["backoff"],
+        max_wait=settings["max_wait"],
         sleep=slept.append,
+        clock=lambda: NOW,
     )
     return made, slept
+
+
+def quota_used_up(resets_in: float) -> dict[str, str]:
+    """The headers of GitHub's answer when the token's quota is spent until ``resets_in`` seconds."""
+    return {"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(int(NOW + resets_in))}
 
 
 def test_first_run_creates_then_updates_the_same_comment(github: FakeGitHub) -> None:
@@ -158,3 +171,44 @@ def test_the_api_url_must_be_http() -> None:
     with pytest.raises(GitHubError, match="GITHUB_API_URL must be an http"):
         GitHub("file:///etc/passwd", TOKEN)
     assert TOKEN not in repr(GitHub("https://api.github.com", TOKEN))
+
+
+def test_a_used_up_quota_is_waited_out_until_it_resets(github: FakeGitHub) -> None:
+    github.fail("GET", 403, body={"message": "API rate limit exceeded"}, headers=quota_used_up(30))
+    gh, slept = client(github)
+    assert list(gh.comments(REPOSITORY, 1)) == []
+    assert slept == [31.0]  # the reset second, then one more
+
+
+def test_a_quota_that_resets_too_late_is_one_line_naming_it_not_a_permission_problem(
+    github: FakeGitHub,
+) -> None:
+    github.fail("POST", 403, body={"message": "API rate limit exceeded"}, headers=quota_used_up(1800))
+    gh, slept = client(github)
+    with pytest.raises(GitHubError) as info:
+        gh.create_comment(REPOSITORY, 7, "x")
+    text = str(info.value)
+    assert "rate limit stopped the job while commenting on #7" in text
+    assert "frees up in 1801 s" in text and "permissions" not in text and "\n" not in text
+    assert slept == [] and len(github.requests) == 1
+
+
+@pytest.mark.parametrize(("status", "retry_after", "expected"), [(403, None, 60.0), (429, "5", 5.0)])
+def test_a_secondary_rate_limit_waits_as_github_asks(
+    github: FakeGitHub, status: int, retry_after: str | None, expected: float
+) -> None:
+    github.fail("PATCH", status, body=SECONDARY, headers={"Retry-After": retry_after} if retry_after else {})
+    github.add_comment(2, "mine", user_type="Bot")
+    gh, slept = client(github)
+    assert gh.update_comment(REPOSITORY, 1001, "new")["body"] == "new"
+    assert slept == [expected]
+
+
+def test_rate_limit_waits_are_bounded_in_all(github: FakeGitHub) -> None:
+    github.fail("GET", 403, body=SECONDARY, times=3)
+    gh, slept = client(github, max_wait=100.0)
+    with pytest.raises(
+        GitHubError, match=r"a secondary rate limit frees up in 60 s, longer than mnemo-ci waits"
+    ):
+        list(gh.comments(REPOSITORY, 1))
+    assert slept == [60.0] and len(github.requests) == 2
