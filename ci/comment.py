@@ -6,6 +6,10 @@ summary, create or update the one comment that carries the marker, then exit per
 pull request from a fork gets a read-only token under ``pull_request``, so there the result goes to
 the job summary only. ``--dry-run`` prints the comment instead of posting it. The repository's code
 is only read and parsed, never run.
+
+In Actions the step also sets outputs (``risk``, ``changed``, ``impacted``, ``tests``, ``passed``,
+``comment-action``, ``comment-url``) and annotates each line that still uses a deleted or renamed
+symbol with an ``::error`` workflow command.
 """
 
 from __future__ import annotations
@@ -19,11 +23,12 @@ from ci.event import Environment, read_environment
 from ci.github import DEFAULT_BACKOFF_S, DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, GitHub, sticky_comment
 from ci.guard import EXIT_PASSED, EXIT_POLICY, guarded
 from ci.policy import add_policy_arguments, configured, describe, evaluate
+from ci.workflow import annotation_lines, write_outputs
 from mnemo_core.config import load_config
 from mnemo_core.errors import MnemoError
 from mnemo_core.model import Impact
 from mnemo_core.pipelines import for_pr
-from mnemo_core.render_review import MARKER, REVIEW_BUDGET, Links, comment_markdown
+from mnemo_core.render_review import REVIEW_BUDGET, Links, comment_markdown, sticky_marker
 from mnemo_core.repository import Repository, recovering
 
 PROG = "mnemo-ci"
@@ -36,6 +41,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--repo", default=".", help="the checked-out repository (default: the current one)")
     parser.add_argument("--dry-run", action="store_true", help="print the comment instead of posting it")
+    parser.add_argument(
+        "--header",
+        default="",
+        help="name of this comment: several steps keep one sticky comment each (letters, digits, ._-)",
+    )
+    parser.add_argument(
+        "--skip-without-code",
+        action="store_true",
+        help="post no comment when no function, method or class changed (an earlier one is still updated)",
+    )
     add_policy_arguments(parser)
     parser.add_argument(
         "--timeout",
@@ -68,19 +83,27 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
 
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     """Analyse, render, publish, judge."""
+    marker = sticky_marker(args.header)
     inputs = read_environment(env, need_token=not args.dry_run)
     pr = inputs.pull_request
     repo = Repository.open(args.repo)
     config = configured(load_config(repo.root), args)
     pack = for_pr(repo, base=pr.base_sha, head=pr.head_sha, depth=config.depth, budget=REVIEW_BUDGET)
-    body = comment_markdown(pack, Links.github(inputs.server_url, pr.repository, pr.head_sha))
+    body = comment_markdown(pack, Links.github(inputs.server_url, pr.repository, pr.head_sha), marker=marker)
+    impact = pack.impact or Impact()
     _append_summary(inputs, body)
+    published: dict[str, str] = {}
     if args.dry_run:
         print(body, end="")
     else:
-        _publish(inputs, args, body)
-    impact = pack.impact or Impact()
+        published = _publish(
+            inputs, args, body, marker, create=bool(impact.changed) or not args.skip_without_code
+        )
     outcome = evaluate(impact, config)
+    if inputs.in_actions:
+        for line in annotation_lines(impact):
+            print(line)
+    write_outputs(inputs.output_path, impact, outcome.passed, published)
     print(
         f"{PROG}: #{pr.number}: risk {impact.risk}, {len(impact.changed)} changed, {len(impact.callers)} "
         f"impacted, {len(impact.tests)} tests; {describe(outcome, config)}",
@@ -89,7 +112,10 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     return EXIT_PASSED if outcome.passed else EXIT_POLICY
 
 
-def _publish(inputs: Environment, args: argparse.Namespace, body: str) -> None:
+def _publish(
+    inputs: Environment, args: argparse.Namespace, body: str, marker: str, create: bool
+) -> dict[str, str]:
+    """Post or update the sticky comment; returns the ``comment-action`` and ``comment-url`` outputs."""
     pr = inputs.pull_request
     if pr.from_fork and pr.event_name == "pull_request":
         print(
@@ -97,12 +123,17 @@ def _publish(inputs: Environment, args: argparse.Namespace, body: str) -> None:
             "result is in the job summary only (see docs/ci.md for pull_request_target)",
             file=sys.stderr,
         )
-        return
+        return {"comment-action": "summary-only"}
     client = GitHub(
         inputs.api_url, inputs.token or "", timeout=args.timeout, retries=args.retries, backoff=args.backoff
     )
-    action, comment = sticky_comment(client, pr.repository, pr.number, body, MARKER)
-    print(f"{PROG}: {action} comment {comment.get('html_url') or comment.get('id')}", file=sys.stderr)
+    action, comment = sticky_comment(client, pr.repository, pr.number, body, marker, create=create)
+    if action == "skipped":
+        print(f"{PROG}: no code symbol changed and no earlier comment: not commenting", file=sys.stderr)
+        return {"comment-action": action}
+    url = str(comment.get("html_url") or "")
+    print(f"{PROG}: {action} comment {url or comment.get('id')}", file=sys.stderr)
+    return {"comment-action": action, "comment-url": url}
 
 
 def _append_summary(inputs: Environment, body: str) -> None:

@@ -42,6 +42,8 @@ class Environment:
     server_url: str
     token: str | None = field(repr=False)
     summary_path: str | None  # GITHUB_STEP_SUMMARY: the job summary file to append to
+    output_path: str | None = None  # GITHUB_OUTPUT: the step outputs file to append to
+    in_actions: bool = False  # GITHUB_ACTIONS=true: workflow commands (annotations) are read from stdout
 
 
 def read_environment(env: Mapping[str, str], need_token: bool) -> Environment:
@@ -66,6 +68,8 @@ def read_environment(env: Mapping[str, str], need_token: bool) -> Environment:
         env.get("GITHUB_SERVER_URL") or DEFAULT_SERVER_URL,
         env.get("GITHUB_TOKEN") or None,
         env.get("GITHUB_STEP_SUMMARY") or None,
+        env.get("GITHUB_OUTPUT") or None,
+        env.get("GITHUB_ACTIONS") == "true",
     )
 
 

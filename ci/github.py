@@ -265,13 +265,16 @@ def _retry_after(value: str | None) -> float:
 
 
 def sticky_comment(
-    client: GitHub, repository: str, number: int, body: str, marker: str
+    client: GitHub, repository: str, number: int, body: str, marker: str, create: bool = True
 ) -> tuple[str, dict[str, Any]]:
     """Create the pull request's comment that starts with ``marker``, or update it; returns
-    ``("created" | "updated", comment)``. Of several such comments the first one a bot wrote (the
-    Actions token's user) wins, else the first one."""
+    ``("created" | "updated" | "skipped", comment)``. Of several such comments the first one a bot
+    wrote (the Actions token's user) wins, else the first one. Without ``create`` an existing
+    comment is still updated (so it does not go stale), but none is created."""
     ours = [c for c in client.comments(repository, number) if str(c.get("body", "")).startswith(marker)]
     if not ours:
+        if not create:
+            return "skipped", {}
         return "created", client.create_comment(repository, number, body)
     chosen = next((c for c in ours if (c.get("user") or {}).get("type") == "Bot"), ours[0])
     return "updated", client.update_comment(repository, int(chosen["id"]), body)

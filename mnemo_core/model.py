@@ -162,6 +162,16 @@ class ScoredSymbol:
 
 
 @dataclass(frozen=True, slots=True)
+class LeftReference:
+    """A line the change left using the old name of a symbol it deleted or renamed."""
+
+    name: str  # the symbol's old qualified name
+    path: str
+    line: int
+    scope: str  # the enclosing definition, or ``<module>``
+
+
+@dataclass(frozen=True, slots=True)
 class Impact:
     """The blast radius of a change."""
 
@@ -173,6 +183,7 @@ class Impact:
     changed_files: tuple[str, ...] = ()
     possible_callers: tuple[ScoredSymbol, ...] = ()  # reached only through a guess; not counted
     possible_tests: tuple[ScoredSymbol, ...] = ()  # reached only through a guess; not counted
+    left_references: tuple[LeftReference, ...] = ()  # lines still using a deleted or renamed symbol
 
 
 @dataclass(frozen=True, slots=True)

@@ -75,6 +75,9 @@ def impact_json(impact: Impact) -> dict[str, Any]:
         "changed_files": list(impact.changed_files),
         "possible_callers": [symbol_json(s) for s in impact.possible_callers],
         "possible_tests": [symbol_json(s) for s in impact.possible_tests],
+        "left_references": [
+            {"name": r.name, "path": r.path, "line": r.line, "scope": r.scope} for r in impact.left_references
+        ],
     }
 
 

@@ -12,14 +12,17 @@ how to see everything.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from mnemo_core.errors import MnemoError
 from mnemo_core.model import ContextPack, Impact, ScoredSymbol, Symbol
 from mnemo_core.render import md_code, md_fence, md_text, plain_text, pytest_command, test_id, test_ids
 
 MARKER = "<!-- mnemo:blast-radius -->"
+_HEADER = re.compile(r"[A-Za-z0-9._-]{1,64}")
 REVIEW_BUDGET = 1  # these renderings show the impact, not code: ask ``for_pr`` to pack no source
 COMMENT_LIMIT = 65_536  # GitHub's maximum length of an issue or pull-request comment
 NAME_CHARS = 150  # an untrusted name or path is cut to this length in the comment
@@ -61,8 +64,21 @@ class Links:
 
 
 # -- the pull-request comment ------------------------------------------------------------------
-def comment_markdown(pack: ContextPack, links: Links | None = None, limit: int = COMMENT_LIMIT) -> str:
-    """The review comment for a change (``mode`` pr), at most ``limit`` UTF-8 bytes long."""
+def sticky_marker(header: str | None = None) -> str:
+    """The hidden first line that identifies mnemo's comment; a ``header`` names one of several
+    (two workflow steps keep two comments). ``MnemoError`` for a header that could end the HTML comment."""
+    if not header:
+        return MARKER
+    if not _HEADER.fullmatch(header):
+        raise MnemoError(f"a comment header is letters, digits, '.', '_' or '-' (got {header[:40]!r})")
+    return f"<!-- mnemo:blast-radius:{header} -->"
+
+
+def comment_markdown(
+    pack: ContextPack, links: Links | None = None, limit: int = COMMENT_LIMIT, marker: str = MARKER
+) -> str:
+    """The review comment for a change (``mode`` pr), at most ``limit`` UTF-8 bytes long, starting
+    with ``marker``."""
     impact = pack.impact or Impact()
     full = {
         "changed": len(impact.changed),
@@ -77,7 +93,7 @@ def comment_markdown(pack: ContextPack, links: Links | None = None, limit: int =
             if impact.changed
             else _no_code_sections(pack, impact, caps, full, limit)
         )
-        body = _join(sections)
+        body = _join({"marker": [marker], **sections})
         size = len(body.encode("utf-8"))
         shrinkable = [key for key in LISTS if caps[key] > 0 and sections.get(key)]
         if size <= limit or not shrinkable:
@@ -105,7 +121,6 @@ def _comment_sections(
     )
     sections = {
         "head": [
-            MARKER,
             verdict,
             "",
             f"Blast radius of {md_code(pack.query)}, {_count(full['files'], 'changed file')}.",
@@ -143,7 +158,6 @@ def _no_code_sections(
     if not impact.changed_files:
         return {
             "head": [
-                MARKER,
                 f"### {icon} mnemo: no changes",
                 "",
                 f"Nothing changed in {md_code(pack.query)}.",
@@ -152,7 +166,6 @@ def _no_code_sections(
         }
     return {
         "head": [
-            MARKER,
             f"### {icon} mnemo: no code symbols changed",
             "",
             f"{md_code(pack.query)} changes {_count(full['files'], 'file')} but no function, method or "

@@ -18,7 +18,7 @@ from mnemo_core.change.impact import BlastRadius, Reach, blast_radius
 from mnemo_core.change.references import dangling_references
 from mnemo_core.change.risk import Dangling, RiskInput, verdict
 from mnemo_core.index.store import Store
-from mnemo_core.model import Evidence, Impact, ScoredSymbol, Symbol
+from mnemo_core.model import Evidence, Impact, LeftReference, ScoredSymbol, Symbol
 from mnemo_core.vcs.blame import Blame, blame_files, churn_in_ranges, newest_commit_in_ranges
 from mnemo_core.vcs.history import relative_date
 
@@ -75,6 +75,7 @@ def analyse(
         tuple(f"{f.status} {f.path}" + (f" ({f.note})" if f.note else "") for f in files),
         tuple(_reach_symbol(r, blast, history, "possible") for r in blast.possible_callers),
         tuple(_reach_symbol(r, blast, history, "possible") for r in blast.possible_tests),
+        tuple(LeftReference(d.symbol.old_name or d.symbol.name, d.path, d.line, d.scope) for d in dangling),
     )
     return ChangeAnalysis(impact, [*changed_scored, *callers, *tests], dangling)
 

@@ -11,6 +11,7 @@ import yaml
 
 from ci.comment import build_parser as ci_parser
 from ci.precommit import build_parser as hook_parser
+from ci.workflow import OUTPUTS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,9 +23,13 @@ def options(parser: Any) -> set[str]:
 def test_the_action_is_a_composite_that_passes_inputs_through_the_environment() -> None:
     action = yaml.safe_load((ROOT / "ci" / "action.yml").read_text(encoding="utf-8"))
     assert action["runs"]["using"] == "composite"
-    run = action["runs"]["steps"][-1]["run"]
-    install = action["runs"]["steps"][1]
+    steps = action["runs"]["steps"]
+    run = steps[-1]["run"]
+    [install] = [s for s in steps if s.get("name") == "Install mnemo"]
     assert install["working-directory"] == "${{ runner.temp }}"  # `python -m` never sees the checkout
+    [cache] = [s for s in steps if str(s.get("uses", "")).startswith("actions/cache@")]
+    assert cache["with"]["path"] == "${{ runner.temp }}/mnemo"  # the environment install creates
+    assert install["if"] == f"steps.{cache['id']}.outputs.cache-hit != 'true'"
     assert "${{" not in run  # inputs arrive as environment variables, never pasted into the script
     assert set(re.findall(r"--[a-z-]+", run)) <= options(ci_parser())
     assert set(action["inputs"]) == {
@@ -33,8 +38,13 @@ def test_the_action_is_a_composite_that_passes_inputs_through_the_environment() 
         "max-callers",
         "require-tests",
         "dry-run",
+        "header",
+        "skip-without-code",
         "token",
         "python-version",
+    }
+    assert {name: out["value"] for name, out in action["outputs"].items()} == {
+        name: f"${{{{ steps.{steps[-1]['id']}.outputs.{name} }}}}" for name in OUTPUTS
     }
 
 

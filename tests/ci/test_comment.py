@@ -13,6 +13,7 @@ from helpers import git
 
 from ci.comment import main
 from ci.guard import EXIT_POLICY
+from ci.workflow import OUTPUTS
 from mnemo_core.boundary import EXIT_ERROR
 from mnemo_core.cli import main as mnemo_main
 from mnemo_core.render_review import MARKER
@@ -213,3 +214,81 @@ def test_python_dash_m_ci_is_the_same_entrypoint(tmp_path: Path) -> None:
         cwd=Path(__file__).parents[2],
     )
     assert done.returncode == 0 and "usage: mnemo-ci" in done.stdout and "--dry-run" in done.stdout
+
+
+def outputs(tmp_path: Path) -> dict[str, str]:
+    """The step outputs mnemo-ci appended to GITHUB_OUTPUT."""
+    lines = (tmp_path / "output.txt").read_text(encoding="utf-8").splitlines()
+    return dict(line.split("=", 1) for line in lines)
+
+
+def test_two_headers_keep_two_sticky_comments(
+    tmp_path: Path, github: FakeGitHub, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pr = make_pull_request(tmp_path / "shop", MODIFIED)
+    env = environment(pr, tmp_path, github)
+    assert run(pr, env, capsys)[0] == 0
+    assert run(pr, env, capsys, "--header", "strict", "--fail-on", "never")[0] == 0
+    default, strict = github.comments[NUMBER]
+    assert default["body"].startswith(MARKER) and strict["body"].startswith(
+        "<!-- mnemo:blast-radius:strict -->"
+    )
+    pr.push({"shop/cart.py": SHOP["shop/cart.py"] + "\n\ndef empty():\n    return checkout([])\n"}, "empty")
+    env = environment(pr, tmp_path, github)
+    assert run(pr, env, capsys, "--header", "strict")[0] == 0
+    assert run(pr, env, capsys)[0] == 0
+    assert [c["id"] for c in github.comments[NUMBER]] == [default["id"], strict["id"]]
+    assert all("`empty`" in c["body"] for c in github.comments[NUMBER])
+
+
+def test_a_header_that_could_end_the_marker_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pr = make_pull_request(tmp_path / "shop", MODIFIED)
+    code, out, err = run(pr, environment(pr, tmp_path), capsys, "--dry-run", "--header", "x --> <b>")
+    assert code != 0 and out == ""
+    [line] = err.splitlines()
+    assert "a comment header is letters, digits" in line
+
+
+def test_a_change_without_code_can_skip_the_comment_but_updates_an_earlier_one(
+    tmp_path: Path, github: FakeGitHub, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pr = make_pull_request(tmp_path / "shop", {"README.md": "# shop\n\nMore words.\n"})
+    env = environment(pr, tmp_path, github, GITHUB_OUTPUT=str(tmp_path / "output.txt"))
+    code, _, err = run(pr, env, capsys, "--skip-without-code")
+    assert code == 0 and "not commenting" in err
+    assert github.comments.get(NUMBER, []) == []
+    assert outputs(tmp_path)["comment-action"] == "skipped"
+    ours = github.add_comment(NUMBER, f"{MARKER}\nan earlier verdict", user_type="Bot")
+    (tmp_path / "output.txt").unlink()
+    assert run(pr, env, capsys, "--skip-without-code")[0] == 0
+    assert "no code symbols changed" in github.comments[NUMBER][0]["body"]
+    assert tuple(outputs(tmp_path)) == OUTPUTS
+    assert outputs(tmp_path) == {
+        "risk": "low",
+        "changed": "0",
+        "impacted": "0",
+        "tests": "0",
+        "passed": "true",
+        "comment-action": "updated",
+        "comment-url": ours["html_url"],
+    }
+
+
+def test_in_actions_a_deleted_function_annotates_the_lines_still_using_it(
+    tmp_path: Path, github: FakeGitHub, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pr = make_pull_request(tmp_path / "shop", DELETED)
+    env = environment(pr, tmp_path, github, GITHUB_ACTIONS="true", GITHUB_OUTPUT=str(tmp_path / "output.txt"))
+    code, out, _ = run(pr, env, capsys)
+    assert code == EXIT_POLICY
+    assert out.splitlines() == [
+        "::error file=shop/pricing.py,line=2,title=mnemo%3A dangling reference::price was deleted or renamed"
+        " by this change but is still used here (in total)"
+    ]
+    found = outputs(tmp_path)
+    assert (found["risk"], found["passed"], found["comment-action"]) == ("high", "false", "created")
+    assert found["comment-url"].startswith("https://github.com/acme/shop/pull/12#issuecomment-")
+    code, out, _ = run(pr, environment(pr, tmp_path, github), capsys)
+    assert out == ""  # outside Actions: no workflow commands
