@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
 from collections.abc import Sequence
@@ -12,6 +13,7 @@ from lsp_server.protocol import DESERIALIZE_FAILED
 from lsp_server.server import ClientStdout, MnemoServer, forward_engine_logs
 from mnemo_core import __version__
 from mnemo_core.boundary import EXIT_USAGE, guarded
+from mnemo_core.index.languages import registry
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 2087  # the port pygls examples and editor configs conventionally use
@@ -60,6 +62,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"TCP host (default {DEFAULT_HOST})")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
     parser.add_argument("-v", "--verbose", action="store_true", help="log to stderr what the server does")
+    parser.add_argument(
+        "--languages",
+        action="store_true",
+        help="print the languages the server indexes (JSON: name -> file extensions) and exit",
+    )
     return parser
 
 
@@ -67,6 +74,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the server until the client disconnects; returns the exit code (1 for an ``exit``
     notification without a ``shutdown`` request before it, as the LSP says)."""
     args = build_parser().parse_args(argv)
+    if args.languages:
+        print(json.dumps({name: list(spec.extensions) for name, spec in sorted(registry().items())}))
+        return 0
     if args.tcp and args.stdio:
         print("mnemo-lsp: error: choose one of --stdio and --tcp", file=sys.stderr)
         return EXIT_USAGE

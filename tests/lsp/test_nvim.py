@@ -43,11 +43,9 @@ for _, item in ipairs(vim.fn.getqflist()) do
 end
 
 vim.api.nvim_win_set_cursor(0, { 4, 5 })
-local position = vim.lsp.util.make_position_params(0, 'utf-16')
-local hover = vim.lsp.buf_request_sync(0, 'textDocument/hover', position, %(wait)d)
-for _, response in pairs(hover or {}) do
-  if response.result then out.hover = response.result.contents.value end
-end
+vim.cmd('MnemoHover')
+check(vim.wait(%(wait)d, function() return mnemo.state.last.hover ~= nil end, 10), 'no answer to MnemoHover')
+out.hover = table.concat(mnemo.state.last.hover or {}, '\\n')
 
 vim.api.nvim_win_set_cursor(0, { 10, 12 })
 vim.cmd('MnemoBlast')
@@ -87,17 +85,18 @@ def lua(value: object) -> str:
     return json.dumps(str(value))
 
 
-def run_neovim(root: Path, home: Path) -> dict[str, Any]:
+def run_neovim(root: Path, home: Path, script_text: str = SCRIPT, **values: object) -> dict[str, Any]:
     out = home / "nvim-out.json"
     script = home / "drive.lua"
     script.write_text(
-        SCRIPT
+        script_text
         % {
             "plugin": lua(PLUGIN),
             "cmd": lua([sys.executable, "-m", "lsp_server"]),
             "file": lua(root / "app/core.py"),
             "out": lua(out),
             "wait": WAIT_MS,
+            **{name: lua(value) for name, value in values.items()},
         }
     )
     assert NVIM is not None
@@ -137,3 +136,93 @@ def test_neovim_drives_the_server(tmp_path: Path) -> None:
     assert [s["name"] for s in got["pr"]["impact"]["changed"]] == ["helper"]
     assert got["pr_quickfix"][0].startswith("[changed] helper — modified")
     assert any(text.startswith("[tests] test_") for text in got["pr_quickfix"])
+
+
+ROOTS_SCRIPT = """
+local out = { failures = {}, messages = {} }
+local function check(ok, what) if not ok then table.insert(out.failures, what) end end
+vim.notify = function(message) table.insert(out.messages, message) end
+vim.opt.runtimepath:prepend(%(plugin)s)
+vim.cmd('runtime plugin/mnemo.lua')
+local mnemo = require('mnemo')
+mnemo.setup({ cmd = %(cmd)s })
+local function clients() return #vim.lsp.get_active_clients() end
+local function windows()
+  local n = 0
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if vim.api.nvim_win_get_config(win).relative == '' then n = n + 1 end
+  end
+  return n
+end
+
+vim.cmd('edit ' .. %(outside)s)
+vim.wait(300)
+out.outside_clients = clients()
+vim.cmd('MnemoTask anything')
+out.outside_message = out.messages[#out.messages]
+
+vim.cmd('edit ' .. %(file)s)
+check(vim.wait(%(wait)d, function() return mnemo.is_ready() end, 10), 'the index was never ready')
+out.repo_clients = clients()
+vim.cmd('edit ' .. %(sub)s)
+vim.wait(300)
+out.sub_clients = clients()
+out.sub_root = mnemo.find_root(0)
+
+vim.cmd('edit ' .. %(file)s)
+vim.api.nvim_win_set_cursor(0, { 4, 5 })
+local position = vim.lsp.util.make_position_params(0, 'utf-16')
+local plain = vim.lsp.buf_request_sync(0, 'textDocument/hover', position, %(wait)d)
+out.k_hover_answers = vim.tbl_count(plain or {})
+vim.cmd('MnemoHover')
+check(vim.wait(%(wait)d, function() return mnemo.state.last.hover ~= nil end, 10), 'no answer to MnemoHover')
+out.hover = mnemo.state.last.hover
+
+out.windows_before = windows()
+vim.cmd('MnemoTask double a number in helper')
+check(vim.wait(%(wait)d, function() return mnemo.state.last.task ~= nil end, 10), 'no answer to MnemoTask')
+vim.cmd('MnemoBlast')
+check(vim.wait(%(wait)d, function() return mnemo.state.last.blast ~= nil end, 10), 'no answer to MnemoBlast')
+vim.cmd('MnemoExplain')
+check(vim.wait(%(wait)d, function() return mnemo.state.last.explain ~= nil end, 10), 'no answer to MnemoExplain')
+out.windows_after = windows()
+out.result_buffer = vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(mnemo.state.result_win))
+
+vim.cmd('checkhealth mnemo')
+out.health = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+out.errors = mnemo.state.errors
+vim.fn.writefile({ vim.fn.json_encode(out) }, %(out)s)
+vim.cmd('qa!')
+"""
+
+
+def test_neovim_serves_repositories_only_one_server_each_with_its_hover_apart(tmp_path: Path) -> None:
+    root = git_workspace(tmp_path / "ws")
+    (root / "sub").mkdir()
+    (root / "sub" / "pyproject.toml").write_text("[project]\nname = 'sub'\n")
+    (root / "sub" / "mod.py").write_text("def sub_helper():\n    return 1\n")
+    outside = tmp_path / "loose" / "script.py"
+    outside.parent.mkdir()
+    outside.write_text("def loose():\n    return 2\n")
+    got = run_neovim(root, tmp_path, ROOTS_SCRIPT, outside=outside, sub=root / "sub" / "mod.py")
+    assert got["failures"] == [] and got["errors"] == []
+
+    assert got["outside_clients"] == 0  # a file outside any repository starts no server ...
+    assert "not inside a git repository" in got["outside_message"]
+    assert (
+        not (outside.parent / ".mnemo").exists() and not (tmp_path / ".mnemo").exists()
+    )  # ... indexes nothing
+    assert got["repo_clients"] == 1  # the python file started the server by itself (--languages)
+    assert (got["sub_clients"], got["sub_root"]) == (1, str(root))  # a subproject shares its repository's
+    assert any(m.startswith("mnemo: index ready") for m in got["messages"])  # progress without a statusline
+
+    assert got["k_hover_answers"] == 0  # K is left to the other servers
+    assert got["hover"][0].startswith("**function** `helper`")
+    assert not any("](" in line for line in got["hover"])  # links read as text in 0.7
+
+    assert got["windows_after"] == got["windows_before"] + 1  # three answers, one result window
+    assert got["result_buffer"].endswith("mnemo://explain")
+
+    health = "\n".join(got["health"])
+    assert "mnemo-lsp 0." in health and "starts on its own for: " in health and ".py" in health
+    assert f"app/core.py belongs to {root}" in health

@@ -1,15 +1,26 @@
--- mnemo for Neovim 0.7+: starts `mnemo-lsp` for the buffer's repository and shows its answers
--- (context for a task or a PR, blast radius, score breakdowns) in a scratch buffer and the
--- quickfix list. Hover cards and code lenses come from the server through Neovim's LSP client.
+-- mnemo for Neovim 0.7+: starts one `mnemo-lsp` per git repository and shows its answers
+-- (context for a task or a PR, blast radius, score breakdowns) in one result window and the
+-- quickfix list. Code lenses come from the server through Neovim's LSP client; its hover card is
+-- shown by :MnemoHover (or merged into K), so it never takes the place of another server's hover.
 local M = {}
 
 M.config = {
   cmd = { 'mnemo-lsp' },
-  -- filetypes that start the server on their own (after setup()); the commands start it anywhere
-  filetypes = { 'python', 'javascript', 'javascriptreact', 'typescript', 'typescriptreact', 'go', 'rust', 'java' },
+  -- file extensions (without the dot) that start the server on their own after setup();
+  -- nil: the languages the server indexes (`mnemo-lsp --languages`)
+  extensions = nil,
   budget = nil, -- tokens per answer; nil: the server's default
   open_quickfix = false, -- also open the quickfix window after an answer
-  root_markers = { '.git', '.mnemo', 'pyproject.toml', 'package.json', 'go.mod', 'Cargo.toml' },
+  -- the root is the nearest directory upwards from the buffer's file holding one of these; never
+  -- the current directory, never the home directory; a file outside any gets no server
+  root_markers = { '.git' },
+  -- 'separate': mnemo's card on :MnemoHover and hover_key only; 'merge': K shows every server's
+  -- hover in one window, mnemo's last; 'lsp': mnemo answers K like any other server
+  hover = 'separate',
+  hover_key = '<leader>mh', -- false: no mapping
+  -- 'notify': "indexing" and "index ready" as messages; 'none': leave progress to a statusline
+  progress = 'notify',
+  result_height = 15, -- lines of the one window that shows answers
 }
 
 M.state = {
@@ -17,8 +28,10 @@ M.state = {
   ready = {}, -- client id -> true once the first index build has ended
   initialized = {}, -- client id -> true after `initialize`
   pending = {}, -- client id -> functions to run once initialized
-  last = {}, -- kind ('task', 'pr', 'blast', 'explain', 'files', 'reindex') -> the server's answer
+  last = {}, -- kind ('task', 'pr', 'blast', 'explain', 'files', 'reindex', 'hover') -> the answer
   errors = {}, -- messages of failed commands, newest last
+  result_win = nil, -- the window answers are shown in
+  extensions = nil, -- set of extensions the server indexes, once asked
 }
 
 local INDEX_TOKEN = '^mnemo%-index'
@@ -27,14 +40,23 @@ local function notify(message, level)
   vim.notify('mnemo: ' .. message, level or vim.log.levels.INFO)
 end
 
--- The directory holding one of the root markers, upwards from the buffer's file.
-local function find_root(bufnr)
-  local name = vim.api.nvim_buf_get_name(bufnr)
-  local dir = name ~= '' and vim.fn.fnamemodify(name, ':p:h') or vim.loop.cwd()
+local function strip_slash(dir)
+  return (dir:gsub('(.)/+$', '%1'))
+end
+
+-- The nearest directory holding one of the root markers, upwards from the buffer's file; nil for
+-- a buffer without a file, a file outside any repository, or a root that is the home directory.
+function M.find_root(bufnr)
+  local name = vim.api.nvim_buf_get_name(bufnr or 0)
+  if name == '' or name:match('^%a[%w+.-]*://') then
+    return nil
+  end
+  local home = strip_slash(vim.loop.os_homedir() or '')
+  local dir = vim.fn.fnamemodify(name, ':p:h')
   while dir and dir ~= '' do
     for _, marker in ipairs(M.config.root_markers) do
       if vim.loop.fs_stat(dir .. '/' .. marker) then
-        return dir
+        return strip_slash(dir) ~= home and strip_slash(dir) or nil
       end
     end
     local parent = vim.fn.fnamemodify(dir, ':h')
@@ -43,7 +65,34 @@ local function find_root(bufnr)
     end
     dir = parent
   end
-  return vim.loop.cwd()
+  return nil
+end
+
+-- The extensions the server indexes: asked once (`mnemo-lsp --languages`, JSON name -> extensions).
+function M.extensions()
+  if M.config.extensions then
+    local set = {}
+    for _, ext in ipairs(M.config.extensions) do
+      set[ext] = true
+    end
+    return set
+  end
+  if M.state.extensions == nil then
+    M.state.extensions = {}
+    local cmd = vim.list_extend(vim.deepcopy(M.config.cmd), { '--languages' })
+    local output = vim.fn.system(cmd)
+    local ok, languages = pcall(vim.fn.json_decode, output)
+    if vim.v.shell_error ~= 0 or not ok or type(languages) ~= 'table' then
+      notify('could not ask ' .. table.concat(M.config.cmd, ' ') .. ' for its languages: ' .. vim.trim(output), vim.log.levels.WARN)
+      return M.state.extensions
+    end
+    for _, extensions in pairs(languages) do
+      for _, ext in ipairs(extensions) do
+        M.state.extensions[(ext:gsub('^%.', ''))] = true
+      end
+    end
+  end
+  return M.state.extensions
 end
 
 -- Neovim 0.11 made client methods take `self`; older versions take none.
@@ -56,8 +105,16 @@ end
 
 local function on_progress(err, result, ctx, config)
   local value = result and result.value
-  if value and value.kind == 'end' and type(result.token) == 'string' and result.token:match(INDEX_TOKEN) then
+  local indexing = value and type(result.token) == 'string' and result.token:match(INDEX_TOKEN)
+  if indexing and value.kind == 'end' then
     M.state.ready[ctx.client_id] = true
+  end
+  if indexing and M.config.progress == 'notify' then
+    if value.kind == 'begin' then
+      notify((value.title or 'indexing'):gsub('^mnemo: ', '') .. '...')
+    elseif value.kind == 'end' then
+      notify('index ready' .. (value.message and (': ' .. value.message) or ''))
+    end
   end
   local default = vim.lsp.handlers['$/progress']
   if default then
@@ -80,7 +137,21 @@ local function capabilities()
   return caps
 end
 
+-- Unless mnemo is to answer K itself, its hover is asked for only by mnemo's own commands.
+local function keep_hover_apart(client)
+  if M.config.hover == 'lsp' then
+    return
+  end
+  if client.server_capabilities then
+    client.server_capabilities.hoverProvider = false
+  end
+  if client.resolved_capabilities then -- Neovim 0.7
+    client.resolved_capabilities.hover = false
+  end
+end
+
 local function on_init(client)
+  keep_hover_apart(client)
   M.state.initialized[client.id] = true
   for _, run in ipairs(M.state.pending[client.id] or {}) do
     run(client)
@@ -90,6 +161,12 @@ end
 
 local function on_attach(_, bufnr)
   pcall(vim.lsp.codelens.refresh)
+  if M.config.hover_key then
+    vim.keymap.set('n', M.config.hover_key, M.hover, { buffer = bufnr, desc = 'mnemo: the hover card' })
+  end
+  if M.config.hover == 'merge' then
+    vim.keymap.set('n', 'K', M.hover_merged, { buffer = bufnr, desc = 'hover of every server, with mnemo' })
+  end
   local group = vim.api.nvim_create_augroup('mnemo_lens_' .. bufnr, { clear = true })
   vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave' }, {
     group = group,
@@ -118,10 +195,14 @@ local function client_config(root)
   }
 end
 
---- Start (or reuse) the server of the buffer's repository and attach it; returns the client id.
+--- Start (or reuse) the server of the buffer's repository and attach it; returns the client id,
+--- or nil for a buffer outside any repository.
 function M.attach(bufnr)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
-  local root = find_root(bufnr)
+  local root = M.find_root(bufnr)
+  if root == nil then
+    return nil
+  end
   local id = M.state.clients[root]
   if id == nil or vim.lsp.get_client_by_id(id) == nil then
     if vim.lsp.start then
@@ -139,13 +220,18 @@ end
 
 --- Whether the index of the current buffer's repository has been built.
 function M.is_ready(bufnr)
-  local id = M.state.clients[find_root(bufnr or vim.api.nvim_get_current_buf())]
+  local root = M.find_root(bufnr or vim.api.nvim_get_current_buf())
+  local id = root and M.state.clients[root]
   return id ~= nil and M.state.ready[id] == true
 end
 
 --- Run a `mnemo.*` command with one argument object; `on_result(answer)` gets the server's answer.
 function M.execute(command, arguments, on_result)
   local bufnr = vim.api.nvim_get_current_buf()
+  if M.find_root(bufnr) == nil then
+    notify('this buffer is not inside a git repository (root markers: ' .. table.concat(M.config.root_markers, ', ') .. ')', vim.log.levels.WARN)
+    return
+  end
   local id = M.attach(bufnr)
   local client = id and vim.lsp.get_client_by_id(id)
   if not client then
@@ -188,13 +274,101 @@ local function scratch(kind, lines)
   vim.api.nvim_buf_set_option(bufnr, 'modifiable', true)
   vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, lines)
   vim.api.nvim_buf_set_option(bufnr, 'modifiable', false)
-  if vim.fn.bufwinid(bufnr) == -1 then
+  local win = M.state.result_win
+  if win == nil or not vim.api.nvim_win_is_valid(win) then
     local code = vim.api.nvim_get_current_win()
-    vim.cmd('botright split')
-    vim.api.nvim_win_set_buf(0, bufnr)
+    vim.cmd('botright ' .. M.config.result_height .. 'split')
+    win = vim.api.nvim_get_current_win()
+    M.state.result_win = win
     vim.api.nvim_set_current_win(code) -- the cursor stays in the code
   end
+  vim.api.nvim_win_set_buf(win, bufnr) -- every answer reuses the one result window
   return bufnr
+end
+
+-- Hover ---------------------------------------------------------------------------------------
+-- Markdown links read as their text: Neovim 0.7 shows them raw.
+local function readable(lines)
+  local out = {}
+  for _, line in ipairs(lines) do
+    table.insert(out, (line:gsub('%[([^%]]*)%]%(([^%)]*)%)', '%1')))
+  end
+  return out
+end
+
+local function hover_lines(result)
+  if not (result and result.contents) then
+    return {}
+  end
+  local lines = vim.lsp.util.convert_input_to_markdown_lines(result.contents)
+  return readable(vim.lsp.util.trim_empty_lines(lines))
+end
+
+local function float(lines)
+  if #lines == 0 then
+    notify('no hover information here')
+    return
+  end
+  vim.lsp.util.open_floating_preview(lines, 'markdown', { border = 'rounded', focus_id = 'mnemo_hover' })
+end
+
+-- mnemo's hover card for the cursor: `on_lines(lines)` (empty when there is none).
+local function mnemo_hover(on_lines)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local id = M.attach(bufnr)
+  local client = id and vim.lsp.get_client_by_id(id)
+  if not client then
+    on_lines({})
+    return
+  end
+  local params = vim.lsp.util.make_position_params(0, 'utf-16')
+  local function send(c)
+    request(c, 'textDocument/hover', params, function(err, result)
+      if err then
+        table.insert(M.state.errors, err.message)
+      end
+      M.state.last.hover = hover_lines(result)
+      on_lines(M.state.last.hover)
+    end, bufnr)
+  end
+  if M.state.initialized[id] then
+    send(client)
+  else
+    M.state.pending[id] = M.state.pending[id] or {}
+    table.insert(M.state.pending[id], send)
+  end
+end
+
+--- mnemo's hover card for the symbol at the cursor, in a floating window.
+function M.hover()
+  mnemo_hover(float)
+end
+
+--- Every server's hover for the cursor in one floating window, mnemo's card last.
+function M.hover_merged()
+  local params = vim.lsp.util.make_position_params(0, 'utf-16')
+  local others, ours = nil, nil
+  local function show()
+    if others == nil or ours == nil then
+      return
+    end
+    local lines = vim.deepcopy(others)
+    if #lines > 0 and #ours > 0 then
+      vim.list_extend(lines, { '', '---', '' })
+    end
+    float(vim.list_extend(lines, ours))
+  end
+  vim.lsp.buf_request_all(0, 'textDocument/hover', params, function(results)
+    others = {}
+    for _, response in pairs(results or {}) do
+      vim.list_extend(others, hover_lines(response.result))
+    end
+    show()
+  end)
+  mnemo_hover(function(lines)
+    ours = lines
+    show()
+  end)
 end
 
 local function where(s)
@@ -345,17 +519,21 @@ function M.create_commands()
     M.explain(opts.args ~= '' and opts.args or nil)
   end, { nargs = '*', desc = 'mnemo: why the symbol at the cursor ranks where it does for TASK (default: the last task)' })
   command('MnemoReindex', M.reindex, { desc = 'mnemo: rebuild the index' })
+  command('MnemoHover', M.hover, { desc = "mnemo: the symbol's card (callers, tests, last change, score)" })
 end
 
---- Configure, and start the server for buffers of the supported filetypes.
+--- Configure, and start the server for the files of the languages it indexes that lie in a repository.
 function M.setup(opts)
   M.config = vim.tbl_deep_extend('force', M.config, opts or {})
   local group = vim.api.nvim_create_augroup('mnemo', { clear = true })
-  vim.api.nvim_create_autocmd('FileType', {
+  vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile' }, {
     group = group,
-    pattern = M.config.filetypes,
+    pattern = '*',
     callback = function(args)
-      M.attach(args.buf)
+      local ext = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(args.buf), ':e')
+      if ext ~= '' and M.find_root(args.buf) ~= nil and M.extensions()[ext] then
+        M.attach(args.buf)
+      end
     end,
   })
 end
