@@ -38,6 +38,8 @@ from mnemo_core.pipelines import (
 from mnemo_core.render import (
     explanation_json,
     explanation_text,
+    history_json,
+    history_text,
     pack_json,
     pytest_command,
     selected_tests,
@@ -47,6 +49,8 @@ from mnemo_core.render import (
     walk_text,
 )
 from mnemo_core.repository import Repository, recovering
+from mnemo_core.symbol_history import symbol_history
+from mnemo_core.vcs.linelog import DEFAULT_LIMIT as DEFAULT_HISTORY
 
 PROG = "mnemo"  # errors read as the CLI's: the tools are its verbs
 INSTRUCTIONS = (
@@ -175,6 +179,22 @@ class MnemoTools:
         it to understand what a function depends on before reading or changing it."""
         return self._answer(lambda repo: _walk(repo, symbol, "out", depth))
 
+    def symbol_history(
+        self,
+        symbol: SymbolName,
+        limit: Annotated[int, Field(ge=1, description="at most this many commits")] = DEFAULT_HISTORY,
+    ) -> CallToolResult:
+        """The commits that changed a function's, method's or class's lines, newest first, with
+        author, date, subject and pull request number, followed across renames of its file. Use it
+        to learn why code is the way it is, or who to ask, before changing it."""
+
+        def run(repo: Repository) -> Answer:
+            repo.refresh()
+            histories = [symbol_history(repo, s, limit) for s in resolve_symbol(repo, symbol)]
+            return history_json(histories), "\n\n".join(history_text(h) for h in histories)
+
+        return self._answer(run)
+
     def impacted_tests(
         self,
         base: Base = None,
@@ -210,7 +230,16 @@ class MnemoTools:
         return CallToolResult(content=[_text(text)], structured_content=payload)
 
 
-TOOLS = ("task_context", "change_context", "files_context", "explain", "callers", "callees", "impacted_tests")
+TOOLS = (
+    "task_context",
+    "change_context",
+    "files_context",
+    "explain",
+    "callers",
+    "callees",
+    "symbol_history",
+    "impacted_tests",
+)
 
 
 class MnemoMCPServer(MCPServer[Any]):

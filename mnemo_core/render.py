@@ -6,6 +6,7 @@ import json
 import re
 import shlex
 from collections.abc import Iterable, Sequence
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from mnemo_core.model import ContextPack, Explanation, Impact, ScoredSymbol, Symbol
@@ -13,6 +14,7 @@ from mnemo_core.retrieve.snippets import header
 
 if TYPE_CHECKING:
     from mnemo_core.lookup import Hop
+    from mnemo_core.symbol_history import SymbolHistory
 
 SCHEMA = 1
 IMPACT_LINES = 25  # per list in text output; JSON lists everything
@@ -383,6 +385,47 @@ def walk_text(start: Sequence[Symbol], hops: Sequence[Hop], direction: str) -> s
     ]
     if not hops:
         lines.append(f"  no {'callers' if direction == 'in' else 'callees'} in the index")
+    return "\n".join(lines)
+
+
+def history_json(histories: Sequence[SymbolHistory]) -> dict[str, Any]:
+    """``mnemo history`` as JSON: for each symbol the name matched, the commits that changed its
+    lines, newest first."""
+    return {"schema": SCHEMA, "histories": [_history_json(h) for h in histories]}
+
+
+def _history_json(history: SymbolHistory) -> dict[str, Any]:
+    return {
+        "symbol": index_symbol_json(history.symbol),
+        "commits": [
+            {
+                "sha": c.sha,
+                "author": c.author,
+                "author_email": c.author_email,
+                "date": datetime.fromtimestamp(c.time, timezone.utc).isoformat(),
+                "subject": c.subject,
+                "path": c.path,
+                "pull_request": c.pull_request,
+            }
+            for c in history.commits
+        ],
+        "notes": list(history.notes),
+    }
+
+
+def history_text(history: SymbolHistory) -> str:
+    """``mnemo history`` for a terminal: one line per commit, newest first."""
+    symbol = history.symbol
+    lines = [f"{symbol.key}  ({symbol.kind}, {symbol.path}:{symbol.start_line}-{symbol.end_line})"]
+    for c in history.commits:
+        day = datetime.fromtimestamp(c.time, timezone.utc).date().isoformat()
+        where = f"  [{c.path}]" if c.path != symbol.path else ""
+        lines.append(
+            f"  {c.sha[:10]}  {day}  {plain_text(c.author, 40)}  {plain_text(c.subject, 100)}{where}"
+        )
+    if not history.commits:
+        lines.append("  no commits changed these lines")
+    lines += [f"note: {n}" for n in history.notes]
     return "\n".join(lines)
 
 

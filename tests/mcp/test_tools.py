@@ -41,3 +41,11 @@ def test_explain_answers_with_the_why_json(repo: Path) -> None:
     assert result.structured_content["symbol"]["name"] == "helper"
     assert result.structured_content["rank"] == 1
     assert _line(result).startswith("app/core.py:helper")
+
+
+def test_symbol_history_answers_as_mnemo_history(repo: Path) -> None:
+    result = MnemoTools(repo).symbol_history("helper")
+    assert not result.is_error and result.structured_content is not None
+    [history] = result.structured_content["histories"]
+    assert [c["subject"] for c in history["commits"]] == ["initial commit"]
+    assert _line(result).splitlines()[1].split()[2:] == ["Ada", "Tester", "initial", "commit"]

@@ -1,0 +1,42 @@
+"""``mnemo history SYMBOL``: the commits that changed a symbol's lines, newest first."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from mnemo_core.commands.common import (
+    add_format_argument,
+    add_repo_argument,
+    open_indexed,
+    positive_int,
+    print_json,
+)
+from mnemo_core.lookup import resolve_symbol
+from mnemo_core.render import history_json, history_text
+from mnemo_core.symbol_history import symbol_history
+from mnemo_core.vcs.linelog import DEFAULT_LIMIT
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser("history", help="the commits that changed a symbol's lines, newest first")
+    parser.add_argument("symbol", help="name, Class.method or path:name")
+    parser.add_argument(
+        "--limit",
+        type=positive_int,
+        default=DEFAULT_LIMIT,
+        help=f"at most this many commits (default {DEFAULT_LIMIT})",
+    )
+    add_repo_argument(parser)
+    add_format_argument(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    repo = open_indexed(args)
+    histories = [symbol_history(repo, symbol, args.limit) for symbol in resolve_symbol(repo, args.symbol)]
+    if args.format == "json":
+        print_json(history_json(histories))
+    else:
+        print("\n\n".join(history_text(h) for h in histories))
+    return 0
