@@ -19,13 +19,12 @@ from tree_sitter import Node, QueryCursor
 
 from mnemo_core.index.bodytext import body_texts
 from mnemo_core.index.languages import LanguageSpec
-from mnemo_core.index.languages.base import Definition, Hooks, node_text
+from mnemo_core.index.languages.base import CONTAINER_ONLY, Definition, Hooks
 from mnemo_core.index.textsplit import identifier_words
 from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, FileExtract, RawImport, RawRef, RawSymbol
 
 SIGNATURE_MAX_CHARS = 300
 DOCSTRING_MAX_CHARS = 2000
-CONTAINER_ONLY = "impl"  # a named container that owns methods but is not itself a symbol
 RETURNS_KIND = "returns"  # ``return C(...)`` / ``yield C(...)``: folded into the function's return type
 RESULT_KIND = "returns_result"  # ``return make()`` / ``return app.client()``: the callee's return type
 PARAMETRIZE_KIND = "parametrize"  # a parametrised test's parameters and values: typed as what builds them
@@ -93,7 +92,7 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
         symbols=tuple(symbols),
         refs=_kept(scoped, spec.hooks.self_names),
         imports=_scoped_imports(imports, definitions),
-        exports=_exports(root) if spec.name == "python" else None,
+        exports=spec.hooks.exports(root),
         parse_errors=_count_errors(root),
     )
 
@@ -197,9 +196,6 @@ def _nest(definitions: list[Definition]) -> list[Definition]:
             d.qualified = f"{d.parent.qualified}.{d.name}" if d.parent else d.name
         if d.kind == "function" and (owner or (d.parent and d.parent.kind in CLASS_KINDS | {CONTAINER_ONLY})):
             d.kind = "method"
-        if d.kind == "class":
-            bases = d.node.child_by_field_name("superclasses")
-            d.extra["bases"] = node_text(bases)
         stack.append(d)
     return ordered
 
@@ -317,23 +313,6 @@ def _enclosing(definitions: list[Definition]) -> Callable[[int], int]:
 def _parent_positions(definitions: list[Definition]) -> list[int]:
     position = {id(d): i for i, d in enumerate(definitions)}
     return [position[id(d.parent)] if d.parent is not None else -1 for d in definitions]
-
-
-def _exports(root: Node) -> tuple[str, ...] | None:
-    """Names listed in a Python module's ``__all__``, when it has one."""
-    for child in root.named_children:
-        node = (
-            child.named_children[0]
-            if child.type == "expression_statement" and child.named_child_count
-            else child
-        )
-        if node.type != "assignment" or node_text(node.child_by_field_name("left")) != "__all__":
-            continue
-        value = node.child_by_field_name("right")
-        if value is None or value.type not in {"list", "tuple"}:
-            return None
-        return tuple(node_text(item).strip("\"'") for item in value.named_children if item.type == "string")
-    return None
 
 
 def _count_errors(root: Node) -> int:

@@ -37,7 +37,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from mnemo_core.index.extract import RESULT_MARK, TYPED_KINDS
-from mnemo_core.index.world import Binding, SymbolRow, World
+from mnemo_core.index.languages.base import Hooks
+from mnemo_core.index.world import Binding, World
 from mnemo_core.model import CLASS_KINDS, Edge, RawRef
 
 AMBIGUOUS_LIMIT = 3  # a name defined more often than this is not linked by name alone
@@ -72,44 +73,7 @@ _MISS = _Resolution([], "", final=False)
 _TYPE_TOKEN = re.compile(r"[A-Za-z_][\w.]*|[\[\],|]")
 IMPLICIT_KINDS = ("read", "enter", "iterate")  # references that run code without call syntax
 PROTOCOLS = {"enter": ("__enter__", "__exit__"), "iterate": ("__iter__",)}  # the methods they run
-PROPERTY_DECORATORS = frozenset({"property", "cached_property", "getter", "setter"})
-TYPE_WRAPPERS = frozenset(
-    {
-        "Optional",
-        "Union",
-        "None",
-        "Any",
-        "List",
-        "Dict",
-        "Set",
-        "FrozenSet",
-        "Tuple",
-        "Type",
-        "Sequence",
-        "Iterable",
-        "Iterator",
-        "Generator",
-        "Mapping",
-        "MutableMapping",
-        "Callable",
-        "ClassVar",
-        "Final",
-        "Annotated",
-        "list",
-        "dict",
-        "set",
-        "tuple",
-        "type",
-        "frozenset",
-        "typing",
-        "t",
-    }
-)
 _HEAD = re.compile(r"[.(]")
-_CLASS_OBJECT = re.compile(r"\b[Tt]ype\[")  # ``type[Option]``, ``t.Optional[t.Type[Option]]``
-NEUTRAL_BASES = frozenset(
-    {"object", "Generic", "Protocol", "ABC", "NamedTuple", "TypedDict"}
-)  # never call back
 _EXTERNAL = _Resolution([], "external")
 _PARAMETER = _Resolution(
     [], "parameter", final=False
@@ -170,7 +134,7 @@ class Resolver:
         every_receiver_scoped = hooks.receiver_is_first_param
         every_bare_call_scoped = hooks.implicit_self
         edge_type = "calls" if kind == "call" else "inherits"
-        self._types = _variable_types(refs) if calls else {}
+        self._types = _variable_types(refs, hooks) if calls else {}
         self._types_file = file_id
         self._declared_names = {var for names in self._types.values() for var in names}
         typed = self._declared_names | self._fixture_parameters(file_id) if calls else set()
@@ -348,10 +312,11 @@ class Resolver:
         else:
             classes = self._typed_receiver(file_id, ref.scope, ref.receiver)
         members = self.world.find_member(classes, ref.name)
+        decorators = self.world.hooks(file_id).property_decorators
         props = [
             m
             for m in members
-            if any(d.rsplit(".", 1)[-1] in PROPERTY_DECORATORS for d in self.world.symbol(m).decorators)
+            if any(d.rsplit(".", 1)[-1] in decorators for d in self.world.symbol(m).decorators)
         ]
         return _Resolution(props, "self") if props else _EXTERNAL
 
@@ -387,11 +352,12 @@ class Resolver:
         known = self._external.get(class_id)
         if known is None:
             symbol = self.world.symbol(class_id)
-            builtins = self.world.hooks(symbol.file_id).builtin_names
+            hooks = self.world.hooks(symbol.file_id)
             known = self._external[class_id] = any(
                 self._resolve_dotted(symbol.file_id, symbol.name, base).how == "external"
                 for base in symbol.supers
-                if base.rsplit(".", 1)[-1] not in NEUTRAL_BASES and base.split(".", 1)[0] not in builtins
+                if base.rsplit(".", 1)[-1] not in hooks.neutral_bases
+                and base.split(".", 1)[0] not in hooks.builtin_names
             )
         return known
 
@@ -432,11 +398,12 @@ class Resolver:
     def _fixture_parameters(self, file_id: int) -> set[str]:
         """Parameters of a file's tests and fixtures: pytest fills them, so each scope types them."""
         symbols = self.world.symbols
+        hooks = self.world.hooks(file_id)
         return {
             p
             for ids in self.world.top(file_id).values()
             for p in symbols[ids[0]].params
-            if symbols[ids[0]].is_test_case or _is_fixture(symbols[ids[0]])
+            if symbols[ids[0]].is_test_case or hooks.is_fixture(symbols[ids[0]].decorators)
         }
 
     def _property_names(self) -> frozenset[str]:
@@ -471,9 +438,7 @@ class Resolver:
         src = self._source(file_id, scope)
         if src is None or receiver not in self.world.symbol(src).params:
             return []
-        fixture = (
-            self._find_fixture(file_id, receiver) if self.world.files[file_id].language == "python" else None
-        )
+        fixture = self._find_fixture(file_id, receiver)
         if fixture is None or not self.world.symbol(fixture).returns:
             return []
         return self._classes_returned_by(fixture)
@@ -506,10 +471,11 @@ class Resolver:
     def _classes_in(self, file_id: int, scope: str, type_text: str) -> list[int]:
         """The first name in a type annotation that resolves to a class (``Optional[Foo]`` -> Foo),
         with its alternatives in a union (``Foo | Bar`` -> Foo, Bar)."""
-        for alternatives in _union_groups(type_text):
+        wrappers = self.world.hooks(file_id).type_wrappers
+        for alternatives in _union_groups(type_text, self.world.hooks(file_id).union_wrappers):
             classes = []
             for name in alternatives:
-                if name.rsplit(".", 1)[-1] in TYPE_WRAPPERS:
+                if name.rsplit(".", 1)[-1] in wrappers:
                     continue
                 found = self._resolve_dotted(file_id, scope, name)
                 classes += [i for i in found.ids if self.world.symbol(i).kind in CLASS_KINDS]
@@ -642,15 +608,16 @@ class Resolver:
 
     # -- derived edges ----------------------------------------------------------------------
     def _fixture_edges(self, file_id: int) -> list[Edge]:
+        """From each test and fixture to the fixtures its parameters name (where the language has them)."""
         w = self.world
-        f = w.files[file_id]
-        if f.language != "python":
+        hooks = w.hooks(file_id)
+        if not hooks.fixture_files(w.files[file_id].path):
             return []
         edges = []
         for ids in w.top(file_id).values():
             for sid in ids:
                 s = w.symbol(sid)
-                if not s.params or not (s.is_test_case or _is_fixture(s)):
+                if not s.params or not (s.is_test_case or hooks.is_fixture(s.decorators)):
                     continue
                 for param in s.params:
                     fixture = self._find_fixture(file_id, param)
@@ -659,20 +626,16 @@ class Resolver:
         return edges
 
     def _find_fixture(self, file_id: int, name: str) -> int | None:
+        """The fixture a test parameter ``name`` receives: in the test's file or those the language
+        looks in next (pytest: each ``conftest.py`` above it)."""
         w = self.world
-        candidates = [file_id]
-        directory = w.files[file_id].path
-        while "/" in directory:
-            directory = directory.rsplit("/", 1)[0]
-            conftest = w.by_path.get(f"{directory}/conftest.py")
-            if conftest is not None:
-                candidates.append(conftest.id)
-        root_conftest = w.by_path.get("conftest.py")
-        if root_conftest is not None:
-            candidates.append(root_conftest.id)
-        for fid in candidates:
-            for sid in w.top(fid).get(name, ()):
-                if _is_fixture(w.symbol(sid)):
+        hooks = w.hooks(file_id)
+        for path in hooks.fixture_files(w.files[file_id].path):
+            found = w.by_path.get(path)
+            if found is None:
+                continue
+            for sid in w.top(found.id).get(name, ()):
+                if hooks.is_fixture(w.symbol(sid).decorators):
                     return sid
         return None
 
@@ -722,7 +685,7 @@ def _implicit_calls(refs: Sequence[RefRow]) -> list[RefRow]:
     return [r for r in refs if r[0] in ("call", *IMPLICIT_KINDS)]
 
 
-def _variable_types(refs: Sequence[RefRow]) -> dict[str, dict[str, tuple[str, str]]]:
+def _variable_types(refs: Sequence[RefRow], hooks: Hooks) -> dict[str, dict[str, tuple[str, str]]]:
     """Declared, constructed or returned variable types by scope, as (kind, text); ``self.x`` ones
     are filed under the class (the method's owner) so every method sees them. The first
     declaration in a scope wins."""
@@ -730,7 +693,7 @@ def _variable_types(refs: Sequence[RefRow]) -> dict[str, dict[str, tuple[str, st
     for kind, name, receiver, scope, _ in refs:
         if kind not in TYPED_KINDS:
             continue
-        if kind == "type" and _CLASS_OBJECT.search(receiver):
+        if kind == "type" and hooks.holds_class(receiver):
             kind = "alias"  # ``cls: type[Option]`` holds a class: calling it builds one
         owner = scope.rsplit(".", 1)[0] if "." in name and "." in scope else scope
         types[owner].setdefault(name, (kind, receiver))
@@ -739,23 +702,24 @@ def _variable_types(refs: Sequence[RefRow]) -> dict[str, dict[str, tuple[str, st
     return types
 
 
-def _union_groups(type_text: str) -> list[list[str]]:
-    """The names of a type annotation in order, those joined by ``|`` (or listed in ``Union[...]``)
-    at one bracket depth as one group: ``tuple[A | B, C]`` -> [[tuple], [A, B], [C]]."""
+def _union_groups(type_text: str, unions: frozenset[str]) -> list[list[str]]:
+    """The names of a type annotation in order, those joined by ``|`` (or listed in one of the
+    language's ``unions``, ``Union[...]``) at one bracket depth as one group:
+    ``tuple[A | B, C]`` -> [[tuple], [A, B], [C]]."""
     groups: list[list[str]] = []
     open_group: dict[int, list[str]] = {}  # depth -> the group a following "|" extends
-    unions: list[bool] = []  # per open bracket: whether it lists a union's members
+    listing: list[bool] = []  # per open bracket: whether it lists a union's members
     previous = ""
     for token in _TYPE_TOKEN.findall(type_text):
-        depth = len(unions)
+        depth = len(listing)
         if token == "[":
-            unions.append(previous.rsplit(".", 1)[-1] in ("Union", "Optional"))
+            listing.append(previous.rsplit(".", 1)[-1] in unions)
         elif token == "]":
             open_group.pop(depth, None)
-            if unions:
-                unions.pop()
+            if listing:
+                listing.pop()
         elif token == ",":
-            if not (unions and unions[-1]):
+            if not (listing and listing[-1]):
                 open_group.pop(depth, None)
         elif token != "|":
             group = open_group.get(depth) if previous in ("|", ",") else None
@@ -765,10 +729,6 @@ def _union_groups(type_text: str) -> list[list[str]]:
             group.append(token)
         previous = token
     return groups
-
-
-def _is_fixture(symbol: SymbolRow) -> bool:
-    return any("fixture" in d for d in symbol.decorators)
 
 
 def _is_dotted_name(text: str) -> bool:
