@@ -70,6 +70,26 @@ class _Resolution:
 
 
 _MISS = _Resolution([], "", final=False)
+VariableTypes = Mapping[str, Mapping[str, tuple[str, str]]]  # scope -> variable -> (ref kind, type text)
+
+
+@dataclass(frozen=True, slots=True)
+class _FileScope:
+    """The file whose references are being resolved, with the variable types its scopes declare.
+    A file reached from it (the callee of a returned call) has none: its variables are not loaded."""
+
+    file_id: int
+    hooks: Hooks
+    types: VariableTypes
+    declared: frozenset[str]  # every variable with a declared type, in any scope
+
+    @classmethod
+    def of(cls, file_id: int, hooks: Hooks, types: VariableTypes | None = None) -> _FileScope:
+        """A file and its variable types (none given: unknown)."""
+        types = types or {}
+        return cls(file_id, hooks, types, frozenset(v for names in types.values() for v in names))
+
+
 _TYPE_TOKEN = re.compile(r"[A-Za-z_][\w.]*|[\[\],|]")
 IMPLICIT_KINDS = ("read", "enter", "iterate")  # references that run code without call syntax
 PROTOCOLS = {"enter": ("__enter__", "__exit__"), "iterate": ("__iter__",)}  # the methods they run
@@ -85,11 +105,8 @@ class Resolver:
 
     def __init__(self, world: World) -> None:
         self.world = world
-        self._types: dict[str, dict[str, tuple[str, str]]] = {}
-        self._types_file = -1  # the file whose references ``_types`` came from
         self._typing: set[tuple[int, str, str]] = set()
         self._returning: set[int] = set()  # functions whose returned call is being resolved
-        self._declared_names: set[str] = set()
         self._properties: frozenset[str] | None = None
         self._external: dict[int, bool] = {}
 
@@ -134,10 +151,8 @@ class Resolver:
         every_receiver_scoped = hooks.receiver_is_first_param
         every_bare_call_scoped = hooks.implicit_self
         edge_type = "calls" if kind == "call" else "inherits"
-        self._types = _variable_types(refs, hooks) if calls else {}
-        self._types_file = file_id
-        self._declared_names = {var for names in self._types.values() for var in names}
-        typed = self._declared_names | self._fixture_parameters(file_id) if calls else set()
+        here = _FileScope.of(file_id, hooks, _variable_types(refs, hooks) if calls else {})
+        typed = here.declared | self._fixture_parameters(file_id) if calls else set()
         cache: dict[tuple[str, str, str, str], tuple[tuple[int, ...], str, float]] = {}
         sources: dict[str, int | None] = {}
         best: dict[tuple[int, int], Edge] = {}
@@ -170,7 +185,7 @@ class Resolver:
             key = (scope if scoped else "", receiver, name, ref_kind)
             target = cache.get(key)
             if target is None:
-                target = cache[key] = self._target(file_id, RawRef(ref_kind, name, receiver, scope, line))
+                target = cache[key] = self._target(here, RawRef(ref_kind, name, receiver, scope, line))
             ids, how, confidence = target
             for dst in ids:
                 if dst == src:
@@ -180,17 +195,17 @@ class Resolver:
                     best[(src, dst)] = Edge(src, dst, edge_type, how, confidence, line)
         return list(best.values())
 
-    def _target(self, file_id: int, ref: RawRef) -> tuple[tuple[int, ...], str, float]:
+    def _target(self, here: _FileScope, ref: RawRef) -> tuple[tuple[int, ...], str, float]:
         """What a reference resolves to: target ids (constructors included), how, and confidence."""
         w = self.world
         if ref.kind == "inherit":
-            found = self._resolve_type(file_id, ref)
+            found = self._resolve_type(here.file_id, ref)
         elif ref.kind == "read":
-            found = self._resolve_read(file_id, ref)
+            found = self._resolve_read(here, ref)
         elif ref.kind in PROTOCOLS:
-            found = self._resolve_protocol(file_id, ref)
+            found = self._resolve_protocol(here, ref)
         else:
-            found = self._resolve_call(file_id, ref)
+            found = self._resolve_call(here, ref)
         if not found.ids:
             return (), found.how, 0.0
         ids = list(found.ids)
@@ -229,43 +244,43 @@ class Resolver:
         found.ids = [i for i in found.ids if self.world.symbol(i).kind in CLASS_KINDS]
         return found
 
-    def _resolve_call(self, file_id: int, ref: RawRef) -> _Resolution:
+    def _resolve_call(self, here: _FileScope, ref: RawRef) -> _Resolution:
         w = self.world
-        hooks = w.hooks(file_id)
+        hooks = here.hooks
         receiver = ref.receiver
         if not receiver:
-            called = self._called_value(file_id, ref.scope, ref.name)
+            called = self._called_value(here, ref.scope, ref.name)
             if called.ids:
                 return called
-            if ref.name in hooks.self_names and not self._imported_here(file_id, ref.scope, ref.name):
+            if ref.name in hooks.self_names and not self._imported_here(here.file_id, ref.scope, ref.name):
                 return _Resolution(
-                    w.enclosing_classes(file_id, ref.scope), "self"
+                    w.enclosing_classes(here.file_id, ref.scope), "self"
                 )  # cls(...) builds the class
             if hooks.implicit_self:
-                members = w.find_member(w.enclosing_classes(file_id, ref.scope), ref.name)
+                members = w.find_member(w.enclosing_classes(here.file_id, ref.scope), ref.name)
                 if members:
                     return _Resolution(members, "self")
-            found = self._resolve_bare(file_id, ref.scope, ref.name)
+            found = self._resolve_bare(here.file_id, ref.scope, ref.name)
             if found is _PARAMETER:
                 return _EXTERNAL
-            return found if found.final else self._by_name(file_id, ref.name, methods=False)
+            return found if found.final else self._by_name(here.file_id, ref.name, methods=False)
         if hooks.is_super(receiver):
-            classes = w.enclosing_classes(file_id, ref.scope)
+            classes = w.enclosing_classes(here.file_id, ref.scope)
             members = w.find_member(classes, ref.name, include_self=False)
             if not members and ref.name not in hooks.constructor_names and self._extends_external(classes):
-                return _Resolution(self._held_callables(file_id, classes), "callback")
+                return _Resolution(self._held_callables(here, classes), "callback")
             return _Resolution(members, "self")
-        called = self._called_value(file_id, ref.scope, f"{receiver}.{ref.name}")
+        called = self._called_value(here, ref.scope, f"{receiver}.{ref.name}")
         if called.ids:
             return called
-        if self._is_self(file_id, ref.scope, receiver):
-            classes = w.enclosing_classes(file_id, ref.scope) or self._typed_receiver(
-                file_id, ref.scope, receiver
+        if self._is_self(here.file_id, ref.scope, receiver):
+            classes = w.enclosing_classes(here.file_id, ref.scope) or self._typed_receiver(
+                here, ref.scope, receiver
             )
             if classes:
                 members = w.find_member(classes, ref.name)
                 return _Resolution(members, "self") if members else self._callbacks(classes)
-        classes = self._typed_receiver(file_id, ref.scope, receiver)
+        classes = self._typed_receiver(here, ref.scope, receiver)
         if classes:
             members = w.find_member(classes, ref.name)
             if members:
@@ -273,46 +288,44 @@ class Resolver:
             callbacks = self._callbacks(classes)
             if callbacks.ids:
                 return callbacks
-        target = self._resolve_receiver(file_id, ref.scope, receiver)
+        target = self._resolve_receiver(here.file_id, ref.scope, receiver)
         if target.final:
             return self._member_of(target, ref.name)
         if ref.name in hooks.builtin_methods:
             return _EXTERNAL
-        return self._by_name(file_id, ref.name, methods=True)
+        return self._by_name(here.file_id, ref.name, methods=True)
 
-    def _called_value(self, file_id: int, scope: str, variable: str) -> _Resolution:
+    def _called_value(self, here: _FileScope, scope: str, variable: str) -> _Resolution:
         """Calling a variable: one bound to a class builds it (``self.context_class(...)``); one
         holding an instance runs its ``__call__`` (``self.type(value)``)."""
-        if variable not in self._declared_names:
+        if variable not in here.declared:
             return _MISS
-        declared = self._declared(file_id, scope, variable)
+        declared = self._declared(here, scope, variable)
         if declared is None:
             return _MISS
         kind, text = declared
         if kind == "alias":
-            return _Resolution(self._classes_in(file_id, scope, text), "typed")
-        classes = self._typed_receiver(file_id, scope, variable)
+            return _Resolution(self._classes_in(here.file_id, scope, text), "typed")
+        classes = self._typed_receiver(here, scope, variable)
         return _Resolution(self.world.find_member(classes, "__call__"), "typed") if classes else _MISS
 
-    def _declared(self, file_id: int, scope: str, variable: str) -> tuple[str, str] | None:
-        if file_id != self._types_file:
-            return None  # another file's scopes: its variables are not loaded
+    def _declared(self, here: _FileScope, scope: str, variable: str) -> tuple[str, str] | None:
         parts = scope.split(".") if scope else []
         for i in range(len(parts), -1, -1):
-            declared = self._types.get(".".join(parts[:i]), {}).get(variable)
+            declared = here.types.get(".".join(parts[:i]), {}).get(variable)
             if declared:
                 return declared
         return None
 
-    def _resolve_read(self, file_id: int, ref: RawRef) -> _Resolution:
+    def _resolve_read(self, here: _FileScope, ref: RawRef) -> _Resolution:
         """``self.name`` (or ``x.name``, ``x`` typed) read without a call: a property of the class
         (or a base) runs."""
-        if self._is_self(file_id, ref.scope, ref.receiver):
-            classes = self.world.enclosing_classes(file_id, ref.scope)
+        if self._is_self(here.file_id, ref.scope, ref.receiver):
+            classes = self.world.enclosing_classes(here.file_id, ref.scope)
         else:
-            classes = self._typed_receiver(file_id, ref.scope, ref.receiver)
+            classes = self._typed_receiver(here, ref.scope, ref.receiver)
         members = self.world.find_member(classes, ref.name)
-        decorators = self.world.hooks(file_id).property_decorators
+        decorators = here.hooks.property_decorators
         props = [
             m
             for m in members
@@ -320,16 +333,16 @@ class Resolver:
         ]
         return _Resolution(props, "self") if props else _EXTERNAL
 
-    def _resolve_protocol(self, file_id: int, ref: RawRef) -> _Resolution:
+    def _resolve_protocol(self, here: _FileScope, ref: RawRef) -> _Resolution:
         """``with expr:`` runs ``__enter__`` and ``__exit__`` of the value's class, ``for x in expr``
         its ``__iter__`` (no name guessing)."""
         value = ref.name
         if value.endswith(")"):
-            classes = list(self._resolve_receiver(file_id, ref.scope, value).ids)
+            classes = list(self._resolve_receiver(here.file_id, ref.scope, value).ids)
             if not classes:
-                classes = self._returned_classes(file_id, ref.scope, value[: value.find("(")])
+                classes = self._returned_classes(here, ref.scope, value[: value.find("(")])
         else:
-            classes = self._typed_receiver(file_id, ref.scope, value)
+            classes = self._typed_receiver(here, ref.scope, value)
         classes = [c for c in classes if self.world.symbol(c).kind in CLASS_KINDS]
         found = [m for name in PROTOCOLS[ref.kind] for m in self.world.find_member(classes, name)]
         return _Resolution(found, "typed") if found else _EXTERNAL
@@ -381,18 +394,16 @@ class Resolver:
                     ]
         return _Resolution(found, "callback") if found else _EXTERNAL
 
-    def _held_callables(self, file_id: int, classes: Sequence[int]) -> list[int]:
+    def _held_callables(self, here: _FileScope, classes: Sequence[int]) -> list[int]:
         """``__call__`` of the objects the classes declare or build as attributes (``application:
         Flask``): the base class they hand themselves to may call them."""
         w = self.world
         held = []
         for cls in classes:
             scope = w.symbol(cls).name
-            for variable, (kind, text) in (
-                self._types.get(scope, {}).items() if file_id == self._types_file else ()
-            ):
+            for variable, (kind, text) in here.types.get(scope, {}).items():
                 if kind == "type" and ("." not in variable or variable.startswith("self.")):
-                    held += w.find_member(self._classes_in(file_id, scope, text), "__call__")
+                    held += w.find_member(self._classes_in(here.file_id, scope, text), "__call__")
         return list(dict.fromkeys(held))
 
     def _fixture_parameters(self, file_id: int) -> set[str]:
@@ -413,50 +424,51 @@ class Resolver:
             self._properties = self.world.property_names()
         return self._properties
 
-    def _typed_receiver(self, file_id: int, scope: str, receiver: str) -> list[int]:
+    def _typed_receiver(self, here: _FileScope, scope: str, receiver: str) -> list[int]:
         """The classes a variable's declared or constructed type names: ``x = Client()``,
         ``x: Client``, ``def f(x: Client)``, ``self.x = Client()`` in any method of the class,
         ``x = make_client()`` where ``make_client`` declares ``-> Client``, or a pytest fixture
         parameter whose fixture returns a ``Client``."""
-        if (file_id, scope, receiver) in self._typing:
+        if (here.file_id, scope, receiver) in self._typing:
             return []  # a type that depends on itself (x = x.next())
-        self._typing.add((file_id, scope, receiver))
+        self._typing.add((here.file_id, scope, receiver))
         try:
-            return self._typed(file_id, scope, receiver)
+            return self._typed(here, scope, receiver)
         finally:
-            self._typing.discard((file_id, scope, receiver))
+            self._typing.discard((here.file_id, scope, receiver))
 
-    def _typed(self, file_id: int, scope: str, receiver: str) -> list[int]:
-        declared = self._declared(file_id, scope, receiver)
+    def _typed(self, here: _FileScope, scope: str, receiver: str) -> list[int]:
+        declared = self._declared(here, scope, receiver)
         if declared is not None and declared[0] != "alias":
             kind, text = declared
             if kind == "result":
-                return self._returned_classes(file_id, scope, text)
+                return self._returned_classes(here, scope, text)
             if kind == "element":
-                return self._typed_receiver(file_id, scope, text)
-            return self._classes_in(file_id, scope, text)
-        src = self._source(file_id, scope)
+                return self._typed_receiver(here, scope, text)
+            return self._classes_in(here.file_id, scope, text)
+        src = self._source(here.file_id, scope)
         if src is None or receiver not in self.world.symbol(src).params:
             return []
-        fixture = self._find_fixture(file_id, receiver)
+        fixture = self._find_fixture(here.file_id, receiver)
         if fixture is None or not self.world.symbol(fixture).returns:
             return []
-        return self._classes_returned_by(fixture)
+        return self._classes_returned_by(here, fixture)
 
-    def _returned_classes(self, file_id: int, scope: str, callee: str) -> list[int]:
+    def _returned_classes(self, here: _FileScope, scope: str, callee: str) -> list[int]:
         """The classes a call returns: the class itself for a constructor, else the callee's
         declared (or constructed) return type."""
         receiver, _, name = callee.rpartition(".")
-        found = self._resolve_call(file_id, RawRef("call", name, receiver, scope, 0))
+        found = self._resolve_call(here, RawRef("call", name, receiver, scope, 0))
         classes = [i for i in found.ids if self.world.symbol(i).kind in CLASS_KINDS]
         for target in found.ids:
             symbol = self.world.symbol(target)
             if symbol.returns and symbol.kind in {"function", "method"}:
-                classes += self._classes_returned_by(target)
+                classes += self._classes_returned_by(here, target)
         return classes
 
-    def _classes_returned_by(self, function: int) -> list[int]:
-        """The classes a function's return type names, or those of the call whose result it returns."""
+    def _classes_returned_by(self, here: _FileScope, function: int) -> list[int]:
+        """The classes a function's return type names, or those of the call whose result it returns
+        (resolved in the function's file, whose variables are unknown unless it is ``here``)."""
         symbol = self.world.symbol(function)
         if not symbol.returns.endswith(RESULT_MARK):
             return self._classes_in(symbol.file_id, "", symbol.returns)
@@ -464,7 +476,12 @@ class Resolver:
             return []  # a function returning its own result, directly or through others
         self._returning.add(function)
         try:
-            return self._returned_classes(symbol.file_id, symbol.name, symbol.returns[: -len(RESULT_MARK)])
+            there = (
+                here
+                if symbol.file_id == here.file_id
+                else _FileScope.of(symbol.file_id, self.world.hooks(symbol.file_id))
+            )
+            return self._returned_classes(there, symbol.name, symbol.returns[: -len(RESULT_MARK)])
         finally:
             self._returning.discard(function)
 
