@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from mnemo_core.change.receivers import evidenced, exception_classes, hierarchy
 from mnemo_core.index.store import Store
@@ -43,8 +44,18 @@ RELATIONS = (
 
 
 State = tuple[int, frozenset[int]]  # a symbol, and the receiver classes its path assumed
-# from, to, label, confidence, class dispatched into, class of a caller that calls on self, resolution
-Step = tuple[int, int, str, float, int | None, int | None, str]
+
+
+class Step(NamedTuple):
+    """One reverse dependency: ``dependant`` depends on ``node`` as ``label`` says."""
+
+    node: int  # the symbol of the frontier
+    dependant: int
+    label: str  # one of the RELATIONS' labels, or "defines"
+    confidence: float  # of the edge
+    into: int | None  # for "dispatches to": the class of the overriding method
+    on_self: int | None  # for a call on self: the class of the caller
+    resolution: str  # how the edge was resolved
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,8 +75,7 @@ class Reach:
 
 
 def _step(store: Store, frontier: Iterable[int], min_confidence: float = 0.0) -> list[Step]:
-    """(from, to, label, confidence, class dispatched into, class calling on self, resolution) for
-    every reverse dependency of the frontier, leaving out edges below ``min_confidence``. Importing
+    """Every reverse dependency of the frontier, leaving out edges below ``min_confidence``. Importing
     a function or class says nothing its callers do not; importing a module or a constant does. A
     function defined inside another (a closure, a test's local view function) is reached through
     whoever defines it."""
@@ -87,12 +97,12 @@ def _step(store: Store, frontier: Iterable[int], min_confidence: float = 0.0) ->
                 continue
             into = symbols[node].parent_id if label == "dispatches to" and node in symbols else None
             caller = self_callers.get(dependant) if label == "calls" and e.resolution == "self" else None
-            found.append((node, dependant, label, e.confidence, into, caller, e.resolution))
+            found.append(Step(node, dependant, label, e.confidence, into, caller, e.resolution))
     parents = store.symbols_by_ids({s.parent_id for s in symbols.values() if s.parent_id is not None})
     for sid, symbol in symbols.items():
         parent = parents.get(symbol.parent_id or 0)
         if symbol.kind in CALLABLE_KINDS and parent is not None and parent.kind in CALLABLE_KINDS:
-            found.append((sid, parent.id, "defines", 1.0, None, None, "structure"))
+            found.append(Step(sid, parent.id, "defines", 1.0, None, None, "structure"))
     return found
 
 
@@ -132,7 +142,7 @@ def walk_back(
             origins.setdefault(state[0], []).append(reached[state])
         steps = sorted(_step(store, origins, min_confidence), key=_step_order)
         if stop_at_tests:
-            new = {step[4] for step in steps if step[4] is not None} - dispatched
+            new = {step.into for step in steps if step.into is not None} - dispatched
             dispatched |= new
             assumable |= new - exception_classes(store, new)
         candidates = _extend(reached, origins, steps, hop, assumable, related)
@@ -223,7 +233,15 @@ def _state_order(state: State) -> tuple[int, list[int]]:
 
 
 def _step_order(step: Step) -> tuple[int, int, str, float, int, int, str]:
-    return (*step[:4], step[4] or 0, step[5] or 0, step[6])
+    return (
+        step.node,
+        step.dependant,
+        step.label,
+        step.confidence,
+        step.into or 0,
+        step.on_self or 0,
+        step.resolution,
+    )
 
 
 @dataclass(frozen=True, slots=True)
