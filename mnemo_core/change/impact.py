@@ -23,14 +23,22 @@ from typing import NamedTuple
 
 from mnemo_core.change.receivers import evidenced, exception_classes, hierarchy
 from mnemo_core.index.store import Store
-from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, Edge, Symbol
+from mnemo_core.model import (
+    CALLABLE_KINDS,
+    CLASS_KINDS,
+    Edge,
+    PathResolution,
+    Resolution,
+    Symbol,
+    SymbolKind,
+)
 
 GUESS_CONFIDENCE = 0.5  # edges at or below this were resolved by name alone
 # the resolver's name matches split between 2 or 3 definitions (0.25, 0.167) are as likely another
 # symbol's as this one's; a unique name match (0.5) and everything above it are kept as sure
 POSSIBLE_BELOW = 0.5
 MAX_GUESSES = 2  # a path through more name-only links is more likely wrong than right
-IMPORT_IMPACT_KINDS = frozenset({"module", "constant"})
+IMPORT_IMPACT_KINDS: frozenset[SymbolKind] = frozenset({"module", "constant"})
 HOP_DECAY = 0.6  # each hop away from the change makes a dependency less likely to break
 TEST_DEPTH = 12  # tests reach the code they exercise through helpers, fixtures and layers
 # reverse relations: (edge type, direction to follow, label); "in" follows the edge back to its source
@@ -55,7 +63,7 @@ class Step(NamedTuple):
     confidence: float  # of the edge
     into: int | None  # for "dispatches to": the class of the overriding method
     on_self: int | None  # for a call on self: the class of the caller
-    resolution: str  # how the edge was resolved
+    resolution: Resolution  # how the edge was resolved
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +79,7 @@ class Reach:
     assumes: frozenset[int] = frozenset()  # classes that "dispatches to" hops took the receiver to be
     receiver: int | None = None  # the class the last run of "dispatches to" hops went down to
     confidence: float = 1.0  # of the least sure edge of ``path``
-    resolution: str = "changed"  # how that edge was resolved ("changed": no edge, the change itself)
+    resolution: PathResolution = "changed"  # how that edge was resolved ("changed": the change itself)
 
 
 def _step(store: Store, frontier: Iterable[int], min_confidence: float = 0.0) -> list[Step]:

@@ -34,15 +34,26 @@ import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, TypeGuard
 
-from mnemo_core.index.extract import RESULT_MARK, TYPED_KINDS
+from mnemo_core.index.extract import RESULT_MARK
 from mnemo_core.index.languages.base import Hooks
 from mnemo_core.index.world import Binding, World
-from mnemo_core.model import CLASS_KINDS, Edge, RawRef
+from mnemo_core.model import (
+    CALLABLE_KINDS,
+    CLASS_KINDS,
+    IMPLICIT_CALL_KINDS,
+    RESOLUTIONS,
+    TYPED_REF_KINDS,
+    Edge,
+    EdgeType,
+    RawRef,
+    RefKind,
+    Resolution,
+)
 
 AMBIGUOUS_LIMIT = 3  # a name defined more often than this is not linked by name alone
-CONFIDENCE = {
+CONFIDENCE: dict[Resolution, float] = {
     "structure": 1.0,  # the symbol tree itself
     "local": 1.0,  # defined in the same file and scope
     "self": 0.95,  # a method of the enclosing class or its bases
@@ -54,13 +65,15 @@ CONFIDENCE = {
     "callback": 0.6,  # reached through a base class outside the repository: likely, not certain
     "name": 0.5,  # a unique name match anywhere in the repository: plausible, not proven
 }
+_Unresolved = Literal["", "external", "parameter"]  # nothing found: keep looking, outside, a local
+_Target = tuple[tuple[int, ...], Resolution, float]  # target ids, how they were found, confidence
 RefRow = Sequence[Any]  # (kind, name, receiver, scope, line), as RawRef or as decoded JSON
 
 
 @dataclass
 class _Resolution:
     ids: list[int]
-    how: str
+    how: Resolution | _Unresolved
     final: bool = True  # False: nothing found yet, keep looking
     has_classes: bool = False  # some target is a class: its constructor is called too
 
@@ -91,8 +104,8 @@ class _FileScope:
 
 
 _TYPE_TOKEN = re.compile(r"[A-Za-z_][\w.]*|[\[\],|]")
-IMPLICIT_KINDS = ("read", "enter", "iterate")  # references that run code without call syntax
-PROTOCOLS = {"enter": ("__enter__", "__exit__"), "iterate": ("__iter__",)}  # the methods they run
+PROTOCOLS: dict[RefKind, tuple[str, ...]] = {"enter": ("__enter__", "__exit__"), "iterate": ("__iter__",)}
+_EDGE_RESOLUTIONS: frozenset[str] = frozenset(RESOLUTIONS)
 _HEAD = re.compile(r"[.(]")
 _EXTERNAL = _Resolution([], "external")
 _PARAMETER = _Resolution(
@@ -142,7 +155,7 @@ class Resolver:
         return out
 
     # -- references -------------------------------------------------------------------------
-    def _file_edges(self, file_id: int, refs: Sequence[RefRow], kind: str) -> list[Edge]:
+    def _file_edges(self, file_id: int, refs: Sequence[RefRow], kind: RefKind) -> list[Edge]:
         """The edges of one file's references of one kind, one edge per (source, target)."""
         w = self.world
         hooks = w.hooks(file_id)
@@ -150,14 +163,14 @@ class Resolver:
         nested = self._nested_names(file_id) if calls else set()
         every_receiver_scoped = hooks.receiver_is_first_param
         every_bare_call_scoped = hooks.implicit_self
-        edge_type = "calls" if kind == "call" else "inherits"
+        edge_type: EdgeType = "calls" if kind == "call" else "inherits"
         here = _FileScope.of(file_id, hooks, _variable_types(refs, hooks) if calls else {})
         typed = here.declared | self._fixture_parameters(file_id) if calls else set()
-        cache: dict[tuple[str, str, str, str], tuple[tuple[int, ...], str, float]] = {}
+        cache: dict[tuple[str, str, str, str], _Target | None] = {}
         sources: dict[str, int | None] = {}
         best: dict[tuple[int, int], Edge] = {}
         for ref_kind, name, receiver, scope, line in _implicit_calls(refs) if calls else refs:
-            if ref_kind != kind and not (calls and ref_kind in IMPLICIT_KINDS):
+            if ref_kind != kind and not (calls and ref_kind in IMPLICIT_CALL_KINDS):
                 continue
             if ref_kind == "read" and name not in self._property_names():
                 continue
@@ -183,9 +196,12 @@ class Resolver:
                     or name in hooks.super_names
                 )
             key = (scope if scoped else "", receiver, name, ref_kind)
-            target = cache.get(key)
-            if target is None:
+            if key in cache:
+                target = cache[key]
+            else:
                 target = cache[key] = self._target(here, RawRef(ref_kind, name, receiver, scope, line))
+            if target is None:
+                continue
             ids, how, confidence = target
             for dst in ids:
                 if dst == src:
@@ -195,8 +211,9 @@ class Resolver:
                     best[(src, dst)] = Edge(src, dst, edge_type, how, confidence, line)
         return list(best.values())
 
-    def _target(self, here: _FileScope, ref: RawRef) -> tuple[tuple[int, ...], str, float]:
-        """What a reference resolves to: target ids (constructors included), how, and confidence."""
+    def _target(self, here: _FileScope, ref: RawRef) -> _Target | None:
+        """What a reference resolves to: target ids (constructors included), how, and confidence;
+        None when it resolves to nothing in the repository."""
         w = self.world
         if ref.kind == "inherit":
             found = self._resolve_type(here.file_id, ref)
@@ -206,8 +223,8 @@ class Resolver:
             found = self._resolve_protocol(here, ref)
         else:
             found = self._resolve_call(here, ref)
-        if not found.ids:
-            return (), found.how, 0.0
+        if not found.ids or not _is_edge(found.how):
+            return None
         ids = list(found.ids)
         if ref.kind != "inherit":
             ids += w.constructors(i for i in found.ids if w.symbol(i).kind in CLASS_KINDS)
@@ -229,11 +246,7 @@ class Resolver:
         for name, ids in w.top(file_id).items():
             if "." in name:
                 parent = symbols[ids[0]].parent_id
-                if (
-                    parent is not None
-                    and parent in symbols
-                    and symbols[parent].kind in {"function", "method"}
-                ):
+                if parent is not None and parent in symbols and symbols[parent].kind in CALLABLE_KINDS:
                     nested.add(name.rsplit(".", 1)[1])
         return nested | {alias for names in w.bindings(file_id).scoped.values() for alias in names}
 
@@ -462,7 +475,7 @@ class Resolver:
         classes = [i for i in found.ids if self.world.symbol(i).kind in CLASS_KINDS]
         for target in found.ids:
             symbol = self.world.symbol(target)
-            if symbol.returns and symbol.kind in {"function", "method"}:
+            if symbol.returns and symbol.kind in CALLABLE_KINDS:
                 classes += self._classes_returned_by(here, target)
         return classes
 
@@ -699,7 +712,7 @@ class Resolver:
 
 def _implicit_calls(refs: Sequence[RefRow]) -> list[RefRow]:
     """Calls, property reads and ``with`` statements, in source order."""
-    return [r for r in refs if r[0] in ("call", *IMPLICIT_KINDS)]
+    return [r for r in refs if r[0] in ("call", *IMPLICIT_CALL_KINDS)]
 
 
 def _variable_types(refs: Sequence[RefRow], hooks: Hooks) -> dict[str, dict[str, tuple[str, str]]]:
@@ -708,7 +721,7 @@ def _variable_types(refs: Sequence[RefRow], hooks: Hooks) -> dict[str, dict[str,
     declaration in a scope wins."""
     types: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)
     for kind, name, receiver, scope, _ in refs:
-        if kind not in TYPED_KINDS:
+        if kind not in TYPED_REF_KINDS:
             continue
         if kind == "type" and hooks.holds_class(receiver):
             kind = "alias"  # ``cls: type[Option]`` holds a class: calling it builds one
@@ -746,6 +759,10 @@ def _union_groups(type_text: str, unions: frozenset[str]) -> list[list[str]]:
             group.append(token)
         previous = token
     return groups
+
+
+def _is_edge(how: Resolution | _Unresolved) -> TypeGuard[Resolution]:
+    return how in _EDGE_RESOLUTIONS
 
 
 def _is_dotted_name(text: str) -> bool:

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.recovery import (
@@ -31,7 +31,7 @@ from mnemo_core.index.recovery import (
 )
 from mnemo_core.index.textsplit import identifier_words
 from mnemo_core.index.world import SymbolRow
-from mnemo_core.model import Edge, FileExtract, RawImport, RawRef, RawSymbol, Symbol
+from mnemo_core.model import Edge, FileExtract, RawImport, RawRef, RawSymbol, Symbol, SymbolKind
 from mnemo_core.vcs.changes import LoggedCommit
 
 log = logging.getLogger(__name__)
@@ -1057,7 +1057,7 @@ def _symbol(row: Sequence[Any]) -> Symbol:
         id=int(symbol_id),
         path=str(path),
         name=str(name),
-        kind=str(kind),
+        kind=cast(SymbolKind, kind),  # written by the indexer from the vocabulary
         language=str(language),
         signature=str(signature),
         docstring=str(docstring),

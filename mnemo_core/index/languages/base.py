@@ -6,16 +6,18 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from typing import Final, Literal
 
 from tree_sitter import Node
 
-from mnemo_core.model import RawImport
+from mnemo_core.model import RawImport, SymbolKind
 
 _COMMENT_MARKERS = re.compile(r"^\s*(?:/\*\*?|\*/|\*|///?|//!|#+|--|;+)\s?")
 RETURN_TYPE_FIELDS = ("return_type", "result")
 RETURN_TYPE_MAX_CHARS = 200
 TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})
-CONTAINER_ONLY = "impl"  # a named container that owns methods but is not itself a symbol (Rust)
+CONTAINER_ONLY: Final = "impl"  # a named container that owns methods but is not itself a symbol (Rust)
+DefinitionKind = SymbolKind | Literal["impl"]  # what a query's ``@definition.<kind>`` may name
 
 
 @dataclass
@@ -24,7 +26,7 @@ class Definition:
 
     node: Node  # the definition node the query captured
     outer: Node  # the node whose lines the definition covers (with decorators/attributes)
-    kind: str
+    kind: DefinitionKind
     name: str
     qualified: str = ""
     parent: Definition | None = None

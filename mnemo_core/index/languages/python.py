@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 from tree_sitter import Node
 
 from mnemo_core.index.languages.base import Definition, Hooks, node_text, path_parts
-from mnemo_core.model import RawImport
+from mnemo_core.model import CALLABLE_KINDS, RawImport
 
 _SUFFIXES = (".py", ".pyi")
 _TEST_DIRS = frozenset({"test", "tests", "testing"})
@@ -215,7 +215,7 @@ class PythonHooks(Hooks):
 
     def classify_test(self, definition: Definition, in_test_file: bool) -> tuple[bool, bool]:
         name, parent = definition.name, definition.parent
-        if definition.kind in {"function", "method"} and name.startswith("test"):
+        if definition.kind in CALLABLE_KINDS and name.startswith("test"):
             if parent is None:
                 return True, in_test_file
             if parent.kind == "class" and (parent.name.startswith("Test") or _is_testcase(parent)):
@@ -228,7 +228,7 @@ class PythonHooks(Hooks):
 
     def is_exported(self, definition: Definition) -> bool:
         name = definition.name
-        if definition.parent is not None and definition.parent.kind in {"function", "method"}:
+        if definition.parent is not None and definition.parent.kind in CALLABLE_KINDS:
             return False
         return not name.startswith("_") or (name.startswith("__") and name.endswith("__"))
 
