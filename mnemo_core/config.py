@@ -13,10 +13,10 @@ import logging
 import sys
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from mnemo_core.errors import MnemoError
-from mnemo_core.model import RISK_LEVELS
+from mnemo_core.model import RISK_LEVELS, RiskLevel
 from mnemo_core.pipelines import DEFAULT_BUDGET, DEFAULT_DEPTH
 
 if sys.version_info >= (3, 11):
@@ -28,15 +28,16 @@ log = logging.getLogger(__name__)
 
 CONFIG_FILE = "mnemo.toml"
 PYPROJECT_FILE = "pyproject.toml"
-FAIL_ON_LEVELS = (*RISK_LEVELS, "never")
-DEFAULT_FAIL_ON = "high"  # a still-referenced deleted symbol or a huge blast radius stops the change
+FailOn = RiskLevel | Literal["never"]  # "never": report, never fail
+FAIL_ON_LEVELS: tuple[FailOn, ...] = (*RISK_LEVELS, "never")
+DEFAULT_FAIL_ON: FailOn = "high"  # a still-referenced deleted symbol or a huge blast radius stops the change
 
 
 @dataclass(frozen=True, slots=True)
 class Config:
     """The settings the hook and the CI check act on."""
 
-    fail_on: str = DEFAULT_FAIL_ON  # a risk at or above this level fails; "never" only reports
+    fail_on: FailOn = DEFAULT_FAIL_ON  # a risk at or above this level fails; "never" only reports
     max_callers: int | None = None  # more impacted callers than this fails; None: no limit
     require_tests: bool = False  # fail when a changed symbol is reached by no test
     depth: int = DEFAULT_DEPTH  # caller hops of the blast radius

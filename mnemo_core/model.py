@@ -1,25 +1,79 @@
-"""The vocabulary shared by the engine and its front ends: frozen records, no behaviour."""
+"""The vocabulary shared by the engine and its front ends: frozen records, no behaviour.
+
+Each closed set of words (symbol kinds, reference kinds, edge types, resolutions, risk levels) is
+defined here once, as a ``Literal`` type that the type checker holds every use to, and as the
+tuple of its values (``SYMBOL_KINDS``, ...) for code and tests that list them.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, get_args
+
+SymbolKind = Literal[
+    "module",  # a file
+    "function",
+    "method",  # a function defined in a class-like symbol (or a Go/Rust receiver type)
+    "class",
+    "struct",
+    "interface",
+    "trait",
+    "enum",
+    "type",  # a type alias or declaration (TypeScript, Go)
+    "namespace",  # C++, C#
+    "constant",  # a module-level UPPER_CASE name
+]
+SYMBOL_KINDS: tuple[SymbolKind, ...] = get_args(SymbolKind)
+CLASS_KINDS: frozenset[SymbolKind] = frozenset({"class", "struct", "interface", "trait", "enum", "type"})
+CALLABLE_KINDS: frozenset[SymbolKind] = frozenset({"function", "method"})
+
+RefKind = Literal[
+    "call",  # ``f()``, ``obj.m()``
+    "inherit",  # a base class in a class definition
+    "read",  # ``self.x`` read without a call: runs a property
+    "enter",  # ``with expr:``: runs ``__enter__`` and ``__exit__``
+    "iterate",  # ``for x in expr``: runs ``__iter__``
+    "type",  # a variable's declared or constructed type (``x: C``, ``x = C()``)
+    "alias",  # a variable that holds a class (``cls: type[C]``)
+    "result",  # a variable holding a call's result (``x = make()``)
+    "element",  # a loop variable over a typed collection (``for x in xs``)
+    "returns",  # ``return C(...)`` / ``yield x``: folded into the function's return type
+    "returns_result",  # ``return make()``: the callee's return type
+    "parametrize",  # a parametrised test's parameters and values
+]
+REF_KINDS: tuple[RefKind, ...] = get_args(RefKind)
+TYPED_REF_KINDS: frozenset[RefKind] = frozenset(
+    {"type", "result", "alias", "element"}
+)  # give a variable a type
+IMPLICIT_CALL_KINDS: tuple[RefKind, ...] = ("read", "enter", "iterate")  # run code without call syntax
 
 EdgeType = Literal["calls", "imports", "contains", "inherits", "overrides", "tests"]
-EDGE_TYPES: tuple[EdgeType, ...] = ("calls", "imports", "contains", "inherits", "overrides", "tests")
+EDGE_TYPES: tuple[EdgeType, ...] = get_args(EdgeType)
+
+Resolution = Literal[
+    "structure",  # the symbol tree itself
+    "local",  # defined in the same file and scope
+    "self",  # a method of the enclosing class or its bases
+    "import",  # followed through an import statement
+    "fixture",  # a test fixture in scope
+    "package",  # another file of the same package
+    "derived",  # overrides and tests, derived from other edges
+    "typed",  # a method of the declared or constructed type of the receiver
+    "callback",  # reached through a base class outside the repository
+    "name",  # a unique name match anywhere in the repository
+]
+RESOLUTIONS: tuple[Resolution, ...] = get_args(Resolution)
+PathResolution = Resolution | Literal["changed"]  # a dependency path's weakest link ("changed": none)
 
 RiskLevel = Literal["low", "medium", "high"]
-RISK_LEVELS: tuple[RiskLevel, ...] = ("low", "medium", "high")  # least severe first
-
-CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "type"})
-CALLABLE_KINDS = frozenset({"function", "method"})
+RISK_LEVELS: tuple[RiskLevel, ...] = get_args(RiskLevel)  # least severe first
 
 
 class RawSymbol(NamedTuple):
     """A definition as extracted from one file, before it has a database id."""
 
     name: str  # qualified within the file: ``Class.method``, ``outer.inner``
-    kind: str
+    kind: SymbolKind
     start_line: int  # 1-based, inclusive
     end_line: int
     signature: str
@@ -41,7 +95,7 @@ class RawSymbol(NamedTuple):
 class RawRef(NamedTuple):
     """A use of a name inside ``scope`` (the qualified name of the enclosing symbol, "" for module code)."""
 
-    kind: str  # "call" or "inherit"
+    kind: RefKind
     name: str
     receiver: str  # the object expression of ``a.b.name()``: "a.b"; "" for a bare call
     scope: str
@@ -84,7 +138,7 @@ class Symbol:
     id: int
     path: str
     name: str
-    kind: str
+    kind: SymbolKind
     language: str
     signature: str
     docstring: str
@@ -113,8 +167,8 @@ class Edge(NamedTuple):
 
     src: int
     dst: int
-    type: str
-    resolution: str  # self, local, import, package, name, fixture, structure, derived
+    type: EdgeType
+    resolution: Resolution
     confidence: float
     line: int = 0
 
@@ -138,7 +192,7 @@ class Evidence:
     """Why an impacted symbol depends on a change: its path back, and that path's least sure edge
     (how it was resolved, e.g. ``import`` or ``name``, and the resolver's confidence in it)."""
 
-    resolution: str
+    resolution: PathResolution
     confidence: float
     path: str
     possible: bool  # reached only through a guess: listed apart, counted in no verdict

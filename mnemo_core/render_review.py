@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from mnemo_core.errors import MnemoError
-from mnemo_core.model import ContextPack, Impact, ScoredSymbol, Symbol
+from mnemo_core.model import ContextPack, Impact, RiskLevel, ScoredSymbol, Symbol
 from mnemo_core.render import md_code, md_fence, md_text, plain_text, pytest_command, test_id, test_ids
 
 MARKER = "<!-- mnemo:blast-radius -->"
@@ -27,7 +27,7 @@ REVIEW_BUDGET = 1  # these renderings show the impact, not code: ask ``for_pr`` 
 COMMENT_LIMIT = 65_536  # GitHub's maximum length of an issue or pull-request comment
 NAME_CHARS = 150  # an untrusted name or path is cut to this length in the comment
 REASON_CHARS = 500  # one reason (a dependency path, a commit subject) is cut to this length
-RISK_ICONS = {"low": "\U0001f7e2", "medium": "\U0001f7e1", "high": "\U0001f534"}
+RISK_ICONS: dict[RiskLevel, str] = {"low": "\U0001f7e2", "medium": "\U0001f7e1", "high": "\U0001f534"}
 LISTS = ("changed", "callers", "tests", "files")  # what can be shortened, in the comment's order
 LIST_TITLES = {
     "changed": "changed symbols",

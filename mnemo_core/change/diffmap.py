@@ -16,7 +16,7 @@ from pathlib import Path
 
 from mnemo_core.index.extract import extract
 from mnemo_core.index.languages import language_for_path
-from mnemo_core.model import RawSymbol
+from mnemo_core.model import RawSymbol, SymbolKind
 from mnemo_core.vcs.diff import ChangeStatus, FileChange, files_at
 from mnemo_core.vcs.refs import Snapshot
 
@@ -30,7 +30,7 @@ class ChangedSymbol:
 
     path: str
     name: str
-    kind: str
+    kind: SymbolKind
     status: str  # modified, added, deleted, renamed
     start_line: int
     end_line: int

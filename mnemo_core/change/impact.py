@@ -19,17 +19,26 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from mnemo_core.change.receivers import evidenced, exception_classes, hierarchy
 from mnemo_core.index.store import Store
-from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, Edge, Symbol
+from mnemo_core.model import (
+    CALLABLE_KINDS,
+    CLASS_KINDS,
+    Edge,
+    PathResolution,
+    Resolution,
+    Symbol,
+    SymbolKind,
+)
 
 GUESS_CONFIDENCE = 0.5  # edges at or below this were resolved by name alone
 # the resolver's name matches split between 2 or 3 definitions (0.25, 0.167) are as likely another
 # symbol's as this one's; a unique name match (0.5) and everything above it are kept as sure
 POSSIBLE_BELOW = 0.5
 MAX_GUESSES = 2  # a path through more name-only links is more likely wrong than right
-IMPORT_IMPACT_KINDS = frozenset({"module", "constant"})
+IMPORT_IMPACT_KINDS: frozenset[SymbolKind] = frozenset({"module", "constant"})
 HOP_DECAY = 0.6  # each hop away from the change makes a dependency less likely to break
 TEST_DEPTH = 12  # tests reach the code they exercise through helpers, fixtures and layers
 # reverse relations: (edge type, direction to follow, label); "in" follows the edge back to its source
@@ -43,8 +52,18 @@ RELATIONS = (
 
 
 State = tuple[int, frozenset[int]]  # a symbol, and the receiver classes its path assumed
-# from, to, label, confidence, class dispatched into, class of a caller that calls on self, resolution
-Step = tuple[int, int, str, float, int | None, int | None, str]
+
+
+class Step(NamedTuple):
+    """One reverse dependency: ``dependant`` depends on ``node`` as ``label`` says."""
+
+    node: int  # the symbol of the frontier
+    dependant: int
+    label: str  # one of the RELATIONS' labels, or "defines"
+    confidence: float  # of the edge
+    into: int | None  # for "dispatches to": the class of the overriding method
+    on_self: int | None  # for a call on self: the class of the caller
+    resolution: Resolution  # how the edge was resolved
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,12 +79,11 @@ class Reach:
     assumes: frozenset[int] = frozenset()  # classes that "dispatches to" hops took the receiver to be
     receiver: int | None = None  # the class the last run of "dispatches to" hops went down to
     confidence: float = 1.0  # of the least sure edge of ``path``
-    resolution: str = "changed"  # how that edge was resolved ("changed": no edge, the change itself)
+    resolution: PathResolution = "changed"  # how that edge was resolved ("changed": the change itself)
 
 
 def _step(store: Store, frontier: Iterable[int], min_confidence: float = 0.0) -> list[Step]:
-    """(from, to, label, confidence, class dispatched into, class calling on self, resolution) for
-    every reverse dependency of the frontier, leaving out edges below ``min_confidence``. Importing
+    """Every reverse dependency of the frontier, leaving out edges below ``min_confidence``. Importing
     a function or class says nothing its callers do not; importing a module or a constant does. A
     function defined inside another (a closure, a test's local view function) is reached through
     whoever defines it."""
@@ -87,12 +105,12 @@ def _step(store: Store, frontier: Iterable[int], min_confidence: float = 0.0) ->
                 continue
             into = symbols[node].parent_id if label == "dispatches to" and node in symbols else None
             caller = self_callers.get(dependant) if label == "calls" and e.resolution == "self" else None
-            found.append((node, dependant, label, e.confidence, into, caller, e.resolution))
+            found.append(Step(node, dependant, label, e.confidence, into, caller, e.resolution))
     parents = store.symbols_by_ids({s.parent_id for s in symbols.values() if s.parent_id is not None})
     for sid, symbol in symbols.items():
         parent = parents.get(symbol.parent_id or 0)
         if symbol.kind in CALLABLE_KINDS and parent is not None and parent.kind in CALLABLE_KINDS:
-            found.append((sid, parent.id, "defines", 1.0, None, None, "structure"))
+            found.append(Step(sid, parent.id, "defines", 1.0, None, None, "structure"))
     return found
 
 
@@ -132,7 +150,7 @@ def walk_back(
             origins.setdefault(state[0], []).append(reached[state])
         steps = sorted(_step(store, origins, min_confidence), key=_step_order)
         if stop_at_tests:
-            new = {step[4] for step in steps if step[4] is not None} - dispatched
+            new = {step.into for step in steps if step.into is not None} - dispatched
             dispatched |= new
             assumable |= new - exception_classes(store, new)
         candidates = _extend(reached, origins, steps, hop, assumable, related)
@@ -223,7 +241,15 @@ def _state_order(state: State) -> tuple[int, list[int]]:
 
 
 def _step_order(step: Step) -> tuple[int, int, str, float, int, int, str]:
-    return (*step[:4], step[4] or 0, step[5] or 0, step[6])
+    return (
+        step.node,
+        step.dependant,
+        step.label,
+        step.confidence,
+        step.into or 0,
+        step.on_self or 0,
+        step.resolution,
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,7 +40,7 @@ class RiskInput:
 
 def verdict(facts: RiskInput) -> tuple[RiskLevel, list[str]]:
     """The risk level and the reasons for it, most severe first."""
-    findings: list[tuple[int, str]] = []
+    findings: list[tuple[RiskLevel, str]] = []
     for symbol in {d.symbol.key: d.symbol for d in facts.dangling}.values():
         refs = [d for d in facts.dangling if d.symbol.key == symbol.key]
         where = ", ".join(f"{d.path}:{d.line}" for d in refs[:MAX_LISTED]) + (
@@ -48,31 +48,31 @@ def verdict(facts: RiskInput) -> tuple[RiskLevel, list[str]]:
         )
         what = f"renamed to {symbol.name}" if symbol.status == "renamed" else "deleted"
         old = symbol.old_name or symbol.name
-        findings.append((2, f"{old} was {what} but is still referenced ({len(refs)}): {where}"))
+        findings.append(("high", f"{old} was {what} but is still referenced ({len(refs)}): {where}"))
     if facts.impacted >= BLAST_HIGH:
-        findings.append((2, f"large blast radius: {facts.impacted} symbols depend on the change"))
+        findings.append(("high", f"large blast radius: {facts.impacted} symbols depend on the change"))
     elif facts.impacted >= BLAST_MEDIUM:
-        findings.append((1, f"wide blast radius: {facts.impacted} symbols depend on the change"))
+        findings.append(("medium", f"wide blast radius: {facts.impacted} symbols depend on the change"))
     signatures = [s for s in facts.changed if s.signature_changed and s.exported and s.kind != "module"]
     if signatures:
-        findings.append((1, "public signature changed: " + _names(signatures)))
+        findings.append(("medium", "public signature changed: " + _names(signatures)))
     public = [
         s
         for s in facts.changed
         if s.exported and s.kind != "module" and not s.is_test and not s.signature_changed
     ]
     if public:
-        findings.append((0, "public API touched: " + _names(public)))
+        findings.append(("low", "public API touched: " + _names(public)))
     if facts.untested:
-        findings.append((1, "no test reaches: " + _names(facts.untested)))
+        findings.append(("medium", "no test reaches: " + _names(facts.untested)))
     hot = [(key, n) for key, n in facts.churn.items() if n >= HOTSPOT_COMMITS]
     if hot:
         cells = ", ".join(f"{key.split(':', 1)[1]} ({n} commits)" for key, n in hot[:MAX_LISTED])
-        findings.append((1, f"hotspot: changed often in the last 90 days: {cells}"))
+        findings.append(("medium", f"hotspot: changed often in the last 90 days: {cells}"))
     if not findings:
         return "low", ["small, tested change with a contained blast radius"]
-    findings.sort(key=lambda f: -f[0])
-    return RISK_LEVELS[findings[0][0]], [text for _, text in findings]
+    findings.sort(key=lambda f: -RISK_LEVELS.index(f[0]))
+    return findings[0][0], [text for _, text in findings]
 
 
 def _names(symbols: list[ChangedSymbol]) -> str:

@@ -19,17 +19,27 @@ from tree_sitter import Node, QueryCursor
 
 from mnemo_core.index.bodytext import body_texts
 from mnemo_core.index.languages import LanguageSpec
-from mnemo_core.index.languages.base import Definition, Hooks, node_text
+from mnemo_core.index.languages.base import CONTAINER_ONLY, Definition, DefinitionKind, Hooks
 from mnemo_core.index.textsplit import identifier_words
-from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, FileExtract, RawImport, RawRef, RawSymbol
+from mnemo_core.model import (
+    CALLABLE_KINDS,
+    CLASS_KINDS,
+    REF_KINDS,
+    SYMBOL_KINDS,
+    TYPED_REF_KINDS,
+    FileExtract,
+    RawImport,
+    RawRef,
+    RawSymbol,
+    RefKind,
+    SymbolKind,
+)
 
 SIGNATURE_MAX_CHARS = 300
 DOCSTRING_MAX_CHARS = 2000
-CONTAINER_ONLY = "impl"  # a named container that owns methods but is not itself a symbol
-RETURNS_KIND = "returns"  # ``return C(...)`` / ``yield C(...)``: folded into the function's return type
-RESULT_KIND = "returns_result"  # ``return make()`` / ``return app.client()``: the callee's return type
-PARAMETRIZE_KIND = "parametrize"  # a parametrised test's parameters and values: typed as what builds them
-TYPED_KINDS = ("type", "result", "alias", "element")  # references that give a variable its type
+_SYMBOL_KIND: dict[str, SymbolKind] = {kind: kind for kind in SYMBOL_KINDS}
+_DEFINITION_KIND: dict[str, DefinitionKind] = {**_SYMBOL_KIND, CONTAINER_ONLY: CONTAINER_ONLY}
+_REF_KIND: dict[str, RefKind] = {kind: kind for kind in REF_KINDS}
 RESULT_MARK = "()"  # ends a return type that is a call's result, to be resolved through the callee
 NAME_DOT = "_"  # a "." inside one name (a test named by its description) would read as nesting
 _SPACES = re.compile(r"\s+")
@@ -42,7 +52,7 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
     tree = spec.parser.parse(source)
     root = tree.root_node
     definitions: list[Definition] = []
-    refs: list[tuple[int, str, str, str, int]] = []
+    refs: list[tuple[int, RefKind, str, str, int]] = []
     imports: list[tuple[int, list[RawImport]]] = []
     roles = _roles(spec)
     separator = spec.hooks.path_separator
@@ -56,9 +66,9 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
             if separator != "." and separator in receiver:
                 receiver = receiver.replace(separator, ".")
             name = names[0]
-            start, kind = captures[capture][0].start_byte, capture[10:].removeprefix("test_")
+            start, kind = captures[capture][0].start_byte, _REF_KIND[capture[10:].removeprefix("test_")]
             line = name.start_point[0] + 1
-            if kind == PARAMETRIZE_KIND:
+            if kind == "parametrize":
                 refs.extend(
                     (start, "type", param, cls, line)
                     for param, cls in spec.hooks.parametrized_types(_text(name), receiver)
@@ -66,7 +76,7 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
             else:
                 refs.append((start, kind, _text(name), receiver, line))
         elif role == "def" and names:
-            _add_definition(definitions, captures, capture[11:], spec)
+            _add_definition(definitions, captures, _DEFINITION_KIND[capture[11:]], spec)
         elif role == "import":
             node = captures[capture][0]
             imports.append((node.start_byte, spec.hooks.parse_import(node)))
@@ -93,7 +103,7 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
         symbols=tuple(symbols),
         refs=_kept(scoped, spec.hooks.self_names),
         imports=_scoped_imports(imports, definitions),
-        exports=_exports(root) if spec.name == "python" else None,
+        exports=spec.hooks.exports(root),
         parse_errors=_count_errors(root),
     )
 
@@ -107,9 +117,9 @@ def _constructed_returns(refs: list[RawRef]) -> dict[str, str]:
     results = {(r.scope, r.name): r.receiver + RESULT_MARK for r in refs if r.kind == "result"}
     found: dict[str, str] = {}
     for ref in refs:
-        if ref.kind == RESULT_KIND and ref.scope not in found:
+        if ref.kind == "returns_result" and ref.scope not in found:
             found[ref.scope] = ref.receiver + RESULT_MARK
-        elif ref.kind == RETURNS_KIND and ref.scope not in found:
+        elif ref.kind == "returns" and ref.scope not in found:
             variable = (ref.scope, ref.receiver)
             returned = typed.get(variable) or results.get(variable, ref.receiver)
             if returned[:1].isupper() or "." in returned or returned.endswith(RESULT_MARK):
@@ -120,11 +130,11 @@ def _constructed_returns(refs: list[RawRef]) -> dict[str, str]:
 def _kept(refs: list[RawRef], self_names: frozenset[str]) -> tuple[RawRef, ...]:
     """The references resolution uses: not returns (folded into symbols), and attribute reads only
     on ``self`` or on a variable typed in the same scope (``result = runner.invoke(); result.output``)."""
-    typed = {(r.scope, r.name) for r in refs if r.kind in TYPED_KINDS}
+    typed = {(r.scope, r.name) for r in refs if r.kind in TYPED_REF_KINDS}
     return tuple(
         r
         for r in refs
-        if r.kind not in (RETURNS_KIND, RESULT_KIND)
+        if r.kind not in ("returns", "returns_result")
         and (r.kind != "read" or r.receiver in self_names or (r.scope, r.receiver) in typed)
     )
 
@@ -150,7 +160,9 @@ _ROLE_CACHE: dict[str, dict[int, tuple[str, str]]] = {}
 
 
 def _roles(spec: LanguageSpec) -> dict[int, tuple[str, str]]:
-    """For each query pattern: its role (def, ref, import) and the capture that carries it."""
+    """For each query pattern: its role (def, ref, import) and the capture that carries it. A kind
+    of definition or reference outside the vocabulary (``model.SymbolKind``, ``RefKind``) is an error
+    in the query file."""
     cached = _ROLE_CACHE.get(spec.name)
     if cached is not None:
         return cached
@@ -160,13 +172,16 @@ def _roles(spec: LanguageSpec) -> dict[int, tuple[str, str]]:
         found = _ROLE.search(text, query.start_byte_for_pattern(pattern), query.end_byte_for_pattern(pattern))
         capture = found.group(1).decode() if found else ""
         role = {"definition": "def", "reference": "ref", "import": "import"}.get(capture.split(".")[0], "")
+        kind = capture.split(".", 1)[-1].removeprefix("test_")
+        if (role == "def" and kind not in _DEFINITION_KIND) or (role == "ref" and kind not in _REF_KIND):
+            raise ValueError(f"{spec.name}.scm: {capture} is not in mnemo's vocabulary")
         roles[pattern] = (role, capture)
     _ROLE_CACHE[spec.name] = roles
     return roles
 
 
 def _add_definition(
-    definitions: list[Definition], captures: dict[str, list[Node]], kind: str, spec: LanguageSpec
+    definitions: list[Definition], captures: dict[str, list[Node]], kind: DefinitionKind, spec: LanguageSpec
 ) -> None:
     name = _text(captures["name"][0]).replace(".", NAME_DOT)
     if kind == "constant" and not _CONSTANT.match(name):
@@ -197,9 +212,6 @@ def _nest(definitions: list[Definition]) -> list[Definition]:
             d.qualified = f"{d.parent.qualified}.{d.name}" if d.parent else d.name
         if d.kind == "function" and (owner or (d.parent and d.parent.kind in CLASS_KINDS | {CONTAINER_ONLY})):
             d.kind = "method"
-        if d.kind == "class":
-            bases = d.node.child_by_field_name("superclasses")
-            d.extra["bases"] = node_text(bases)
         stack.append(d)
     return ordered
 
@@ -218,7 +230,7 @@ def _symbol(
     start, end = d.outer.start_point[0] + 1, d.outer.end_point[0] + 1
     return RawSymbol(
         name=d.qualified,
-        kind=d.kind,
+        kind=_SYMBOL_KIND[d.kind],
         start_line=start,
         end_line=end,
         signature=_signature(d.node, source),
@@ -266,14 +278,16 @@ def _signature(node: Node, source: bytes) -> str:
     return signature[:SIGNATURE_MAX_CHARS]
 
 
-def _scoped_refs(refs: list[tuple[int, str, str, str, int]], definitions: list[Definition]) -> list[RawRef]:
+def _scoped_refs(
+    refs: list[tuple[int, RefKind, str, str, int]], definitions: list[Definition]
+) -> list[RawRef]:
     """Attach each reference to the innermost enclosing definition; a reference repeated within one
     scope is kept once, at its first line (it resolves, and links, the same way every time)."""
     enclosing = _enclosing(definitions)
     scopes = [
         d.qualified if d.kind != CONTAINER_ONLY else d.extra.get("scope", d.qualified) for d in definitions
     ]
-    seen: set[tuple[str, str, str, str]] = set()
+    seen: set[tuple[RefKind, str, str, str]] = set()
     result = []
     refs.sort()
     for start, kind, name, receiver, line in refs:
@@ -317,23 +331,6 @@ def _enclosing(definitions: list[Definition]) -> Callable[[int], int]:
 def _parent_positions(definitions: list[Definition]) -> list[int]:
     position = {id(d): i for i, d in enumerate(definitions)}
     return [position[id(d.parent)] if d.parent is not None else -1 for d in definitions]
-
-
-def _exports(root: Node) -> tuple[str, ...] | None:
-    """Names listed in a Python module's ``__all__``, when it has one."""
-    for child in root.named_children:
-        node = (
-            child.named_children[0]
-            if child.type == "expression_statement" and child.named_child_count
-            else child
-        )
-        if node.type != "assignment" or node_text(node.child_by_field_name("left")) != "__all__":
-            continue
-        value = node.child_by_field_name("right")
-        if value is None or value.type not in {"list", "tuple"}:
-            return None
-        return tuple(node_text(item).strip("\"'") for item in value.named_children if item.type == "string")
-    return None
 
 
 def _count_errors(root: Node) -> int:

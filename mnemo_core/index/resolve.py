@@ -34,14 +34,26 @@ import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, TypeGuard
 
-from mnemo_core.index.extract import RESULT_MARK, TYPED_KINDS
-from mnemo_core.index.world import Binding, SymbolRow, World
-from mnemo_core.model import CLASS_KINDS, Edge, RawRef
+from mnemo_core.index.extract import RESULT_MARK
+from mnemo_core.index.languages.base import Hooks
+from mnemo_core.index.world import Binding, World
+from mnemo_core.model import (
+    CALLABLE_KINDS,
+    CLASS_KINDS,
+    IMPLICIT_CALL_KINDS,
+    RESOLUTIONS,
+    TYPED_REF_KINDS,
+    Edge,
+    EdgeType,
+    RawRef,
+    RefKind,
+    Resolution,
+)
 
 AMBIGUOUS_LIMIT = 3  # a name defined more often than this is not linked by name alone
-CONFIDENCE = {
+CONFIDENCE: dict[Resolution, float] = {
     "structure": 1.0,  # the symbol tree itself
     "local": 1.0,  # defined in the same file and scope
     "self": 0.95,  # a method of the enclosing class or its bases
@@ -53,13 +65,15 @@ CONFIDENCE = {
     "callback": 0.6,  # reached through a base class outside the repository: likely, not certain
     "name": 0.5,  # a unique name match anywhere in the repository: plausible, not proven
 }
+_Unresolved = Literal["", "external", "parameter"]  # nothing found: keep looking, outside, a local
+_Target = tuple[tuple[int, ...], Resolution, float]  # target ids, how they were found, confidence
 RefRow = Sequence[Any]  # (kind, name, receiver, scope, line), as RawRef or as decoded JSON
 
 
 @dataclass
 class _Resolution:
     ids: list[int]
-    how: str
+    how: Resolution | _Unresolved
     final: bool = True  # False: nothing found yet, keep looking
     has_classes: bool = False  # some target is a class: its constructor is called too
 
@@ -69,47 +83,30 @@ class _Resolution:
 
 
 _MISS = _Resolution([], "", final=False)
+VariableTypes = Mapping[str, Mapping[str, tuple[str, str]]]  # scope -> variable -> (ref kind, type text)
+
+
+@dataclass(frozen=True, slots=True)
+class _FileScope:
+    """The file whose references are being resolved, with the variable types its scopes declare.
+    A file reached from it (the callee of a returned call) has none: its variables are not loaded."""
+
+    file_id: int
+    hooks: Hooks
+    types: VariableTypes
+    declared: frozenset[str]  # every variable with a declared type, in any scope
+
+    @classmethod
+    def of(cls, file_id: int, hooks: Hooks, types: VariableTypes | None = None) -> _FileScope:
+        """A file and its variable types (none given: unknown)."""
+        types = types or {}
+        return cls(file_id, hooks, types, frozenset(v for names in types.values() for v in names))
+
+
 _TYPE_TOKEN = re.compile(r"[A-Za-z_][\w.]*|[\[\],|]")
-IMPLICIT_KINDS = ("read", "enter", "iterate")  # references that run code without call syntax
-PROTOCOLS = {"enter": ("__enter__", "__exit__"), "iterate": ("__iter__",)}  # the methods they run
-PROPERTY_DECORATORS = frozenset({"property", "cached_property", "getter", "setter"})
-TYPE_WRAPPERS = frozenset(
-    {
-        "Optional",
-        "Union",
-        "None",
-        "Any",
-        "List",
-        "Dict",
-        "Set",
-        "FrozenSet",
-        "Tuple",
-        "Type",
-        "Sequence",
-        "Iterable",
-        "Iterator",
-        "Generator",
-        "Mapping",
-        "MutableMapping",
-        "Callable",
-        "ClassVar",
-        "Final",
-        "Annotated",
-        "list",
-        "dict",
-        "set",
-        "tuple",
-        "type",
-        "frozenset",
-        "typing",
-        "t",
-    }
-)
+PROTOCOLS: dict[RefKind, tuple[str, ...]] = {"enter": ("__enter__", "__exit__"), "iterate": ("__iter__",)}
+_EDGE_RESOLUTIONS: frozenset[str] = frozenset(RESOLUTIONS)
 _HEAD = re.compile(r"[.(]")
-_CLASS_OBJECT = re.compile(r"\b[Tt]ype\[")  # ``type[Option]``, ``t.Optional[t.Type[Option]]``
-NEUTRAL_BASES = frozenset(
-    {"object", "Generic", "Protocol", "ABC", "NamedTuple", "TypedDict"}
-)  # never call back
 _EXTERNAL = _Resolution([], "external")
 _PARAMETER = _Resolution(
     [], "parameter", final=False
@@ -121,11 +118,8 @@ class Resolver:
 
     def __init__(self, world: World) -> None:
         self.world = world
-        self._types: dict[str, dict[str, tuple[str, str]]] = {}
-        self._types_file = -1  # the file whose references ``_types`` came from
         self._typing: set[tuple[int, str, str]] = set()
         self._returning: set[int] = set()  # functions whose returned call is being resolved
-        self._declared_names: set[str] = set()
         self._properties: frozenset[str] | None = None
         self._external: dict[int, bool] = {}
 
@@ -161,7 +155,7 @@ class Resolver:
         return out
 
     # -- references -------------------------------------------------------------------------
-    def _file_edges(self, file_id: int, refs: Sequence[RefRow], kind: str) -> list[Edge]:
+    def _file_edges(self, file_id: int, refs: Sequence[RefRow], kind: RefKind) -> list[Edge]:
         """The edges of one file's references of one kind, one edge per (source, target)."""
         w = self.world
         hooks = w.hooks(file_id)
@@ -169,16 +163,14 @@ class Resolver:
         nested = self._nested_names(file_id) if calls else set()
         every_receiver_scoped = hooks.receiver_is_first_param
         every_bare_call_scoped = hooks.implicit_self
-        edge_type = "calls" if kind == "call" else "inherits"
-        self._types = _variable_types(refs) if calls else {}
-        self._types_file = file_id
-        self._declared_names = {var for names in self._types.values() for var in names}
-        typed = self._declared_names | self._fixture_parameters(file_id) if calls else set()
-        cache: dict[tuple[str, str, str, str], tuple[tuple[int, ...], str, float]] = {}
+        edge_type: EdgeType = "calls" if kind == "call" else "inherits"
+        here = _FileScope.of(file_id, hooks, _variable_types(refs, hooks) if calls else {})
+        typed = here.declared | self._fixture_parameters(file_id) if calls else set()
+        cache: dict[tuple[str, str, str, str], _Target | None] = {}
         sources: dict[str, int | None] = {}
         best: dict[tuple[int, int], Edge] = {}
         for ref_kind, name, receiver, scope, line in _implicit_calls(refs) if calls else refs:
-            if ref_kind != kind and not (calls and ref_kind in IMPLICIT_KINDS):
+            if ref_kind != kind and not (calls and ref_kind in IMPLICIT_CALL_KINDS):
                 continue
             if ref_kind == "read" and name not in self._property_names():
                 continue
@@ -204,9 +196,12 @@ class Resolver:
                     or name in hooks.super_names
                 )
             key = (scope if scoped else "", receiver, name, ref_kind)
-            target = cache.get(key)
+            if key in cache:
+                target = cache[key]
+            else:
+                target = cache[key] = self._target(here, RawRef(ref_kind, name, receiver, scope, line))
             if target is None:
-                target = cache[key] = self._target(file_id, RawRef(ref_kind, name, receiver, scope, line))
+                continue
             ids, how, confidence = target
             for dst in ids:
                 if dst == src:
@@ -216,19 +211,20 @@ class Resolver:
                     best[(src, dst)] = Edge(src, dst, edge_type, how, confidence, line)
         return list(best.values())
 
-    def _target(self, file_id: int, ref: RawRef) -> tuple[tuple[int, ...], str, float]:
-        """What a reference resolves to: target ids (constructors included), how, and confidence."""
+    def _target(self, here: _FileScope, ref: RawRef) -> _Target | None:
+        """What a reference resolves to: target ids (constructors included), how, and confidence;
+        None when it resolves to nothing in the repository."""
         w = self.world
         if ref.kind == "inherit":
-            found = self._resolve_type(file_id, ref)
+            found = self._resolve_type(here.file_id, ref)
         elif ref.kind == "read":
-            found = self._resolve_read(file_id, ref)
+            found = self._resolve_read(here, ref)
         elif ref.kind in PROTOCOLS:
-            found = self._resolve_protocol(file_id, ref)
+            found = self._resolve_protocol(here, ref)
         else:
-            found = self._resolve_call(file_id, ref)
-        if not found.ids:
-            return (), found.how, 0.0
+            found = self._resolve_call(here, ref)
+        if not found.ids or not _is_edge(found.how):
+            return None
         ids = list(found.ids)
         if ref.kind != "inherit":
             ids += w.constructors(i for i in found.ids if w.symbol(i).kind in CLASS_KINDS)
@@ -250,11 +246,7 @@ class Resolver:
         for name, ids in w.top(file_id).items():
             if "." in name:
                 parent = symbols[ids[0]].parent_id
-                if (
-                    parent is not None
-                    and parent in symbols
-                    and symbols[parent].kind in {"function", "method"}
-                ):
+                if parent is not None and parent in symbols and symbols[parent].kind in CALLABLE_KINDS:
                     nested.add(name.rsplit(".", 1)[1])
         return nested | {alias for names in w.bindings(file_id).scoped.values() for alias in names}
 
@@ -265,43 +257,43 @@ class Resolver:
         found.ids = [i for i in found.ids if self.world.symbol(i).kind in CLASS_KINDS]
         return found
 
-    def _resolve_call(self, file_id: int, ref: RawRef) -> _Resolution:
+    def _resolve_call(self, here: _FileScope, ref: RawRef) -> _Resolution:
         w = self.world
-        hooks = w.hooks(file_id)
+        hooks = here.hooks
         receiver = ref.receiver
         if not receiver:
-            called = self._called_value(file_id, ref.scope, ref.name)
+            called = self._called_value(here, ref.scope, ref.name)
             if called.ids:
                 return called
-            if ref.name in hooks.self_names and not self._imported_here(file_id, ref.scope, ref.name):
+            if ref.name in hooks.self_names and not self._imported_here(here.file_id, ref.scope, ref.name):
                 return _Resolution(
-                    w.enclosing_classes(file_id, ref.scope), "self"
+                    w.enclosing_classes(here.file_id, ref.scope), "self"
                 )  # cls(...) builds the class
             if hooks.implicit_self:
-                members = w.find_member(w.enclosing_classes(file_id, ref.scope), ref.name)
+                members = w.find_member(w.enclosing_classes(here.file_id, ref.scope), ref.name)
                 if members:
                     return _Resolution(members, "self")
-            found = self._resolve_bare(file_id, ref.scope, ref.name)
+            found = self._resolve_bare(here.file_id, ref.scope, ref.name)
             if found is _PARAMETER:
                 return _EXTERNAL
-            return found if found.final else self._by_name(file_id, ref.name, methods=False)
+            return found if found.final else self._by_name(here.file_id, ref.name, methods=False)
         if hooks.is_super(receiver):
-            classes = w.enclosing_classes(file_id, ref.scope)
+            classes = w.enclosing_classes(here.file_id, ref.scope)
             members = w.find_member(classes, ref.name, include_self=False)
             if not members and ref.name not in hooks.constructor_names and self._extends_external(classes):
-                return _Resolution(self._held_callables(file_id, classes), "callback")
+                return _Resolution(self._held_callables(here, classes), "callback")
             return _Resolution(members, "self")
-        called = self._called_value(file_id, ref.scope, f"{receiver}.{ref.name}")
+        called = self._called_value(here, ref.scope, f"{receiver}.{ref.name}")
         if called.ids:
             return called
-        if self._is_self(file_id, ref.scope, receiver):
-            classes = w.enclosing_classes(file_id, ref.scope) or self._typed_receiver(
-                file_id, ref.scope, receiver
+        if self._is_self(here.file_id, ref.scope, receiver):
+            classes = w.enclosing_classes(here.file_id, ref.scope) or self._typed_receiver(
+                here, ref.scope, receiver
             )
             if classes:
                 members = w.find_member(classes, ref.name)
                 return _Resolution(members, "self") if members else self._callbacks(classes)
-        classes = self._typed_receiver(file_id, ref.scope, receiver)
+        classes = self._typed_receiver(here, ref.scope, receiver)
         if classes:
             members = w.find_member(classes, ref.name)
             if members:
@@ -309,62 +301,61 @@ class Resolver:
             callbacks = self._callbacks(classes)
             if callbacks.ids:
                 return callbacks
-        target = self._resolve_receiver(file_id, ref.scope, receiver)
+        target = self._resolve_receiver(here.file_id, ref.scope, receiver)
         if target.final:
             return self._member_of(target, ref.name)
         if ref.name in hooks.builtin_methods:
             return _EXTERNAL
-        return self._by_name(file_id, ref.name, methods=True)
+        return self._by_name(here.file_id, ref.name, methods=True)
 
-    def _called_value(self, file_id: int, scope: str, variable: str) -> _Resolution:
+    def _called_value(self, here: _FileScope, scope: str, variable: str) -> _Resolution:
         """Calling a variable: one bound to a class builds it (``self.context_class(...)``); one
         holding an instance runs its ``__call__`` (``self.type(value)``)."""
-        if variable not in self._declared_names:
+        if variable not in here.declared:
             return _MISS
-        declared = self._declared(file_id, scope, variable)
+        declared = self._declared(here, scope, variable)
         if declared is None:
             return _MISS
         kind, text = declared
         if kind == "alias":
-            return _Resolution(self._classes_in(file_id, scope, text), "typed")
-        classes = self._typed_receiver(file_id, scope, variable)
+            return _Resolution(self._classes_in(here.file_id, scope, text), "typed")
+        classes = self._typed_receiver(here, scope, variable)
         return _Resolution(self.world.find_member(classes, "__call__"), "typed") if classes else _MISS
 
-    def _declared(self, file_id: int, scope: str, variable: str) -> tuple[str, str] | None:
-        if file_id != self._types_file:
-            return None  # another file's scopes: its variables are not loaded
+    def _declared(self, here: _FileScope, scope: str, variable: str) -> tuple[str, str] | None:
         parts = scope.split(".") if scope else []
         for i in range(len(parts), -1, -1):
-            declared = self._types.get(".".join(parts[:i]), {}).get(variable)
+            declared = here.types.get(".".join(parts[:i]), {}).get(variable)
             if declared:
                 return declared
         return None
 
-    def _resolve_read(self, file_id: int, ref: RawRef) -> _Resolution:
+    def _resolve_read(self, here: _FileScope, ref: RawRef) -> _Resolution:
         """``self.name`` (or ``x.name``, ``x`` typed) read without a call: a property of the class
         (or a base) runs."""
-        if self._is_self(file_id, ref.scope, ref.receiver):
-            classes = self.world.enclosing_classes(file_id, ref.scope)
+        if self._is_self(here.file_id, ref.scope, ref.receiver):
+            classes = self.world.enclosing_classes(here.file_id, ref.scope)
         else:
-            classes = self._typed_receiver(file_id, ref.scope, ref.receiver)
+            classes = self._typed_receiver(here, ref.scope, ref.receiver)
         members = self.world.find_member(classes, ref.name)
+        decorators = here.hooks.property_decorators
         props = [
             m
             for m in members
-            if any(d.rsplit(".", 1)[-1] in PROPERTY_DECORATORS for d in self.world.symbol(m).decorators)
+            if any(d.rsplit(".", 1)[-1] in decorators for d in self.world.symbol(m).decorators)
         ]
         return _Resolution(props, "self") if props else _EXTERNAL
 
-    def _resolve_protocol(self, file_id: int, ref: RawRef) -> _Resolution:
+    def _resolve_protocol(self, here: _FileScope, ref: RawRef) -> _Resolution:
         """``with expr:`` runs ``__enter__`` and ``__exit__`` of the value's class, ``for x in expr``
         its ``__iter__`` (no name guessing)."""
         value = ref.name
         if value.endswith(")"):
-            classes = list(self._resolve_receiver(file_id, ref.scope, value).ids)
+            classes = list(self._resolve_receiver(here.file_id, ref.scope, value).ids)
             if not classes:
-                classes = self._returned_classes(file_id, ref.scope, value[: value.find("(")])
+                classes = self._returned_classes(here, ref.scope, value[: value.find("(")])
         else:
-            classes = self._typed_receiver(file_id, ref.scope, value)
+            classes = self._typed_receiver(here, ref.scope, value)
         classes = [c for c in classes if self.world.symbol(c).kind in CLASS_KINDS]
         found = [m for name in PROTOCOLS[ref.kind] for m in self.world.find_member(classes, name)]
         return _Resolution(found, "typed") if found else _EXTERNAL
@@ -387,11 +378,12 @@ class Resolver:
         known = self._external.get(class_id)
         if known is None:
             symbol = self.world.symbol(class_id)
-            builtins = self.world.hooks(symbol.file_id).builtin_names
+            hooks = self.world.hooks(symbol.file_id)
             known = self._external[class_id] = any(
                 self._resolve_dotted(symbol.file_id, symbol.name, base).how == "external"
                 for base in symbol.supers
-                if base.rsplit(".", 1)[-1] not in NEUTRAL_BASES and base.split(".", 1)[0] not in builtins
+                if base.rsplit(".", 1)[-1] not in hooks.neutral_bases
+                and base.split(".", 1)[0] not in hooks.builtin_names
             )
         return known
 
@@ -415,28 +407,27 @@ class Resolver:
                     ]
         return _Resolution(found, "callback") if found else _EXTERNAL
 
-    def _held_callables(self, file_id: int, classes: Sequence[int]) -> list[int]:
+    def _held_callables(self, here: _FileScope, classes: Sequence[int]) -> list[int]:
         """``__call__`` of the objects the classes declare or build as attributes (``application:
         Flask``): the base class they hand themselves to may call them."""
         w = self.world
         held = []
         for cls in classes:
             scope = w.symbol(cls).name
-            for variable, (kind, text) in (
-                self._types.get(scope, {}).items() if file_id == self._types_file else ()
-            ):
+            for variable, (kind, text) in here.types.get(scope, {}).items():
                 if kind == "type" and ("." not in variable or variable.startswith("self.")):
-                    held += w.find_member(self._classes_in(file_id, scope, text), "__call__")
+                    held += w.find_member(self._classes_in(here.file_id, scope, text), "__call__")
         return list(dict.fromkeys(held))
 
     def _fixture_parameters(self, file_id: int) -> set[str]:
         """Parameters of a file's tests and fixtures: pytest fills them, so each scope types them."""
         symbols = self.world.symbols
+        hooks = self.world.hooks(file_id)
         return {
             p
             for ids in self.world.top(file_id).values()
             for p in symbols[ids[0]].params
-            if symbols[ids[0]].is_test_case or _is_fixture(symbols[ids[0]])
+            if symbols[ids[0]].is_test_case or hooks.is_fixture(symbols[ids[0]].decorators)
         }
 
     def _property_names(self) -> frozenset[str]:
@@ -446,52 +437,51 @@ class Resolver:
             self._properties = self.world.property_names()
         return self._properties
 
-    def _typed_receiver(self, file_id: int, scope: str, receiver: str) -> list[int]:
+    def _typed_receiver(self, here: _FileScope, scope: str, receiver: str) -> list[int]:
         """The classes a variable's declared or constructed type names: ``x = Client()``,
         ``x: Client``, ``def f(x: Client)``, ``self.x = Client()`` in any method of the class,
         ``x = make_client()`` where ``make_client`` declares ``-> Client``, or a pytest fixture
         parameter whose fixture returns a ``Client``."""
-        if (file_id, scope, receiver) in self._typing:
+        if (here.file_id, scope, receiver) in self._typing:
             return []  # a type that depends on itself (x = x.next())
-        self._typing.add((file_id, scope, receiver))
+        self._typing.add((here.file_id, scope, receiver))
         try:
-            return self._typed(file_id, scope, receiver)
+            return self._typed(here, scope, receiver)
         finally:
-            self._typing.discard((file_id, scope, receiver))
+            self._typing.discard((here.file_id, scope, receiver))
 
-    def _typed(self, file_id: int, scope: str, receiver: str) -> list[int]:
-        declared = self._declared(file_id, scope, receiver)
+    def _typed(self, here: _FileScope, scope: str, receiver: str) -> list[int]:
+        declared = self._declared(here, scope, receiver)
         if declared is not None and declared[0] != "alias":
             kind, text = declared
             if kind == "result":
-                return self._returned_classes(file_id, scope, text)
+                return self._returned_classes(here, scope, text)
             if kind == "element":
-                return self._typed_receiver(file_id, scope, text)
-            return self._classes_in(file_id, scope, text)
-        src = self._source(file_id, scope)
+                return self._typed_receiver(here, scope, text)
+            return self._classes_in(here.file_id, scope, text)
+        src = self._source(here.file_id, scope)
         if src is None or receiver not in self.world.symbol(src).params:
             return []
-        fixture = (
-            self._find_fixture(file_id, receiver) if self.world.files[file_id].language == "python" else None
-        )
+        fixture = self._find_fixture(here.file_id, receiver)
         if fixture is None or not self.world.symbol(fixture).returns:
             return []
-        return self._classes_returned_by(fixture)
+        return self._classes_returned_by(here, fixture)
 
-    def _returned_classes(self, file_id: int, scope: str, callee: str) -> list[int]:
+    def _returned_classes(self, here: _FileScope, scope: str, callee: str) -> list[int]:
         """The classes a call returns: the class itself for a constructor, else the callee's
         declared (or constructed) return type."""
         receiver, _, name = callee.rpartition(".")
-        found = self._resolve_call(file_id, RawRef("call", name, receiver, scope, 0))
+        found = self._resolve_call(here, RawRef("call", name, receiver, scope, 0))
         classes = [i for i in found.ids if self.world.symbol(i).kind in CLASS_KINDS]
         for target in found.ids:
             symbol = self.world.symbol(target)
-            if symbol.returns and symbol.kind in {"function", "method"}:
-                classes += self._classes_returned_by(target)
+            if symbol.returns and symbol.kind in CALLABLE_KINDS:
+                classes += self._classes_returned_by(here, target)
         return classes
 
-    def _classes_returned_by(self, function: int) -> list[int]:
-        """The classes a function's return type names, or those of the call whose result it returns."""
+    def _classes_returned_by(self, here: _FileScope, function: int) -> list[int]:
+        """The classes a function's return type names, or those of the call whose result it returns
+        (resolved in the function's file, whose variables are unknown unless it is ``here``)."""
         symbol = self.world.symbol(function)
         if not symbol.returns.endswith(RESULT_MARK):
             return self._classes_in(symbol.file_id, "", symbol.returns)
@@ -499,17 +489,23 @@ class Resolver:
             return []  # a function returning its own result, directly or through others
         self._returning.add(function)
         try:
-            return self._returned_classes(symbol.file_id, symbol.name, symbol.returns[: -len(RESULT_MARK)])
+            there = (
+                here
+                if symbol.file_id == here.file_id
+                else _FileScope.of(symbol.file_id, self.world.hooks(symbol.file_id))
+            )
+            return self._returned_classes(there, symbol.name, symbol.returns[: -len(RESULT_MARK)])
         finally:
             self._returning.discard(function)
 
     def _classes_in(self, file_id: int, scope: str, type_text: str) -> list[int]:
         """The first name in a type annotation that resolves to a class (``Optional[Foo]`` -> Foo),
         with its alternatives in a union (``Foo | Bar`` -> Foo, Bar)."""
-        for alternatives in _union_groups(type_text):
+        wrappers = self.world.hooks(file_id).type_wrappers
+        for alternatives in _union_groups(type_text, self.world.hooks(file_id).union_wrappers):
             classes = []
             for name in alternatives:
-                if name.rsplit(".", 1)[-1] in TYPE_WRAPPERS:
+                if name.rsplit(".", 1)[-1] in wrappers:
                     continue
                 found = self._resolve_dotted(file_id, scope, name)
                 classes += [i for i in found.ids if self.world.symbol(i).kind in CLASS_KINDS]
@@ -642,15 +638,16 @@ class Resolver:
 
     # -- derived edges ----------------------------------------------------------------------
     def _fixture_edges(self, file_id: int) -> list[Edge]:
+        """From each test and fixture to the fixtures its parameters name (where the language has them)."""
         w = self.world
-        f = w.files[file_id]
-        if f.language != "python":
+        hooks = w.hooks(file_id)
+        if not hooks.fixture_files(w.files[file_id].path):
             return []
         edges = []
         for ids in w.top(file_id).values():
             for sid in ids:
                 s = w.symbol(sid)
-                if not s.params or not (s.is_test_case or _is_fixture(s)):
+                if not s.params or not (s.is_test_case or hooks.is_fixture(s.decorators)):
                     continue
                 for param in s.params:
                     fixture = self._find_fixture(file_id, param)
@@ -659,20 +656,16 @@ class Resolver:
         return edges
 
     def _find_fixture(self, file_id: int, name: str) -> int | None:
+        """The fixture a test parameter ``name`` receives: in the test's file or those the language
+        looks in next (pytest: each ``conftest.py`` above it)."""
         w = self.world
-        candidates = [file_id]
-        directory = w.files[file_id].path
-        while "/" in directory:
-            directory = directory.rsplit("/", 1)[0]
-            conftest = w.by_path.get(f"{directory}/conftest.py")
-            if conftest is not None:
-                candidates.append(conftest.id)
-        root_conftest = w.by_path.get("conftest.py")
-        if root_conftest is not None:
-            candidates.append(root_conftest.id)
-        for fid in candidates:
-            for sid in w.top(fid).get(name, ()):
-                if _is_fixture(w.symbol(sid)):
+        hooks = w.hooks(file_id)
+        for path in hooks.fixture_files(w.files[file_id].path):
+            found = w.by_path.get(path)
+            if found is None:
+                continue
+            for sid in w.top(found.id).get(name, ()):
+                if hooks.is_fixture(w.symbol(sid).decorators):
                     return sid
         return None
 
@@ -719,18 +712,18 @@ class Resolver:
 
 def _implicit_calls(refs: Sequence[RefRow]) -> list[RefRow]:
     """Calls, property reads and ``with`` statements, in source order."""
-    return [r for r in refs if r[0] in ("call", *IMPLICIT_KINDS)]
+    return [r for r in refs if r[0] in ("call", *IMPLICIT_CALL_KINDS)]
 
 
-def _variable_types(refs: Sequence[RefRow]) -> dict[str, dict[str, tuple[str, str]]]:
+def _variable_types(refs: Sequence[RefRow], hooks: Hooks) -> dict[str, dict[str, tuple[str, str]]]:
     """Declared, constructed or returned variable types by scope, as (kind, text); ``self.x`` ones
     are filed under the class (the method's owner) so every method sees them. The first
     declaration in a scope wins."""
     types: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)
     for kind, name, receiver, scope, _ in refs:
-        if kind not in TYPED_KINDS:
+        if kind not in TYPED_REF_KINDS:
             continue
-        if kind == "type" and _CLASS_OBJECT.search(receiver):
+        if kind == "type" and hooks.holds_class(receiver):
             kind = "alias"  # ``cls: type[Option]`` holds a class: calling it builds one
         owner = scope.rsplit(".", 1)[0] if "." in name and "." in scope else scope
         types[owner].setdefault(name, (kind, receiver))
@@ -739,23 +732,24 @@ def _variable_types(refs: Sequence[RefRow]) -> dict[str, dict[str, tuple[str, st
     return types
 
 
-def _union_groups(type_text: str) -> list[list[str]]:
-    """The names of a type annotation in order, those joined by ``|`` (or listed in ``Union[...]``)
-    at one bracket depth as one group: ``tuple[A | B, C]`` -> [[tuple], [A, B], [C]]."""
+def _union_groups(type_text: str, unions: frozenset[str]) -> list[list[str]]:
+    """The names of a type annotation in order, those joined by ``|`` (or listed in one of the
+    language's ``unions``, ``Union[...]``) at one bracket depth as one group:
+    ``tuple[A | B, C]`` -> [[tuple], [A, B], [C]]."""
     groups: list[list[str]] = []
     open_group: dict[int, list[str]] = {}  # depth -> the group a following "|" extends
-    unions: list[bool] = []  # per open bracket: whether it lists a union's members
+    listing: list[bool] = []  # per open bracket: whether it lists a union's members
     previous = ""
     for token in _TYPE_TOKEN.findall(type_text):
-        depth = len(unions)
+        depth = len(listing)
         if token == "[":
-            unions.append(previous.rsplit(".", 1)[-1] in ("Union", "Optional"))
+            listing.append(previous.rsplit(".", 1)[-1] in unions)
         elif token == "]":
             open_group.pop(depth, None)
-            if unions:
-                unions.pop()
+            if listing:
+                listing.pop()
         elif token == ",":
-            if not (unions and unions[-1]):
+            if not (listing and listing[-1]):
                 open_group.pop(depth, None)
         elif token != "|":
             group = open_group.get(depth) if previous in ("|", ",") else None
@@ -767,8 +761,8 @@ def _union_groups(type_text: str) -> list[list[str]]:
     return groups
 
 
-def _is_fixture(symbol: SymbolRow) -> bool:
-    return any("fixture" in d for d in symbol.decorators)
+def _is_edge(how: Resolution | _Unresolved) -> TypeGuard[Resolution]:
+    return how in _EDGE_RESOLUTIONS
 
 
 def _is_dotted_name(text: str) -> bool:

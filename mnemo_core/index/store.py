@@ -16,9 +16,9 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.recovery import (
@@ -31,7 +31,7 @@ from mnemo_core.index.recovery import (
 )
 from mnemo_core.index.textsplit import identifier_words
 from mnemo_core.index.world import SymbolRow
-from mnemo_core.model import Edge, FileExtract, RawImport, RawRef, RawSymbol, Symbol
+from mnemo_core.model import Edge, FileExtract, RawImport, RawRef, RawSymbol, Symbol, SymbolKind
 from mnemo_core.vcs.changes import LoggedCommit
 
 log = logging.getLogger(__name__)
@@ -94,10 +94,27 @@ _INDEXES = {
     },
     "edges": {"edges_src": "(src)", "edges_dst": "(dst)", "edges_file": "(file_id)"},
 }
-_SYMBOL_COLUMNS = (
-    "s.id, f.path, s.name, s.kind, f.language, s.signature, s.docstring, s.start_line, s.end_line, "
-    "s.size, s.is_test, s.is_test_case, s.exported, s.parent_id, s.decorators"
+
+
+_SYMBOL_FIELDS = (  # the columns a Symbol is read from, in the order _symbol unpacks them
+    "id",
+    "path",
+    "name",
+    "kind",
+    "language",
+    "signature",
+    "docstring",
+    "start_line",
+    "end_line",
+    "size",
+    "is_test",
+    "is_test_case",
+    "exported",
+    "parent_id",
+    "decorators",
 )
+_FILE_SIDE = frozenset({"path", "language"})  # the columns a symbol row takes from its file
+_SYMBOL_COLUMNS = ", ".join(f"{'f' if c in _FILE_SIDE else 's'}.{c}" for c in _SYMBOL_FIELDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +150,7 @@ class FileRow:
     mtime_ns: int
 
 
+_FILE_COLUMNS = ", ".join(f.name for f in fields(FileRow))  # in the order FileRow takes them
 EdgeRow = tuple[int, int, str, str, float, int, int]  # an Edge's fields, then the file it was resolved from
 
 
@@ -371,8 +389,8 @@ class Store:
     # -- files ------------------------------------------------------------------------------
     def files(self) -> dict[str, FileRow]:
         """Every indexed file by path."""
-        rows = self.conn.execute("SELECT id, path, language, hash, size, mtime_ns FROM files")
-        return {r[1]: FileRow(*r) for r in rows}
+        rows = self.conn.execute(f"SELECT {_FILE_COLUMNS} FROM files")
+        return {f.path: f for f in (FileRow(*r) for r in rows)}
 
     def touch_file(self, file_id: int, facts: FileFacts) -> None:
         """Record a new size and mtime for a file whose content did not change."""
@@ -760,14 +778,14 @@ class Store:
         """Remembered commits whose messages match an FTS5 expression, best BM25 first."""
         hits = self._bm25("commits_fts", "1.0", match, limit)
         marks = ",".join("?" * len(hits))
-        rows = {
-            r[0]: r
-            for r in self.conn.execute(
+        found = {
+            commit: (sha, time, subject)
+            for commit, sha, time, subject in self.conn.execute(
                 f"SELECT id, sha, time, subject FROM commits WHERE id IN ({marks})",
                 [c for c, _ in hits],
             )
         }
-        return [PastCommit(rows[c][1], rows[c][2], rows[c][3], score) for c, score in hits if c in rows]
+        return [PastCommit(*found[c], score) for c, score in hits if c in found]
 
     def commit_targets(self, shas: Sequence[str]) -> dict[str, tuple[tuple[str, str], ...]]:
         """The functions each remembered commit changed, where they were asked before."""
@@ -808,7 +826,10 @@ class Store:
                 " AND c.id = (SELECT max(commit_id) FROM commit_files WHERE path = cf.path)",
                 (since, *chunk),
             )
-            out.update((r[0], FileCommits(r[1], int(r[2]), r[3], r[4], int(r[5]))) for r in rows)
+            out.update(
+                (path, FileCommits(sha, int(time), author, subject, int(recent)))
+                for path, sha, time, author, subject, recent in rows
+            )
         return out
 
     def newest_commit_time(self) -> int | None:
@@ -1013,47 +1034,89 @@ def _symbol_row(sym: RawSymbol, file_id: int, parent_id: int | None) -> tuple[ob
     )
 
 
-def _symbol(r: Sequence[Any]) -> Symbol:
+def _symbol(row: Sequence[Any]) -> Symbol:
+    """A row of ``SELECT {_SYMBOL_COLUMNS}`` as a Symbol."""
+    (
+        symbol_id,
+        path,
+        name,
+        kind,
+        language,
+        signature,
+        docstring,
+        start_line,
+        end_line,
+        size,
+        is_test,
+        is_test_case,
+        exported,
+        parent_id,
+        decorators,
+    ) = row
     return Symbol(
-        id=int(r[0]),
-        path=str(r[1]),
-        name=str(r[2]),
-        kind=str(r[3]),
-        language=str(r[4]),
-        signature=str(r[5]),
-        docstring=str(r[6]),
-        start_line=int(r[7]),
-        end_line=int(r[8]),
-        size=int(r[9]),
-        is_test=bool(r[10]),
-        is_test_case=bool(r[11]),
-        exported=bool(r[12]),
-        parent_id=int(r[13]) if r[13] is not None else None,
-        decorators=tuple(str(r[14]).split("\n")) if r[14] else (),
+        id=int(symbol_id),
+        path=str(path),
+        name=str(name),
+        kind=cast(SymbolKind, kind),  # written by the indexer from the vocabulary
+        language=str(language),
+        signature=str(signature),
+        docstring=str(docstring),
+        start_line=int(start_line),
+        end_line=int(end_line),
+        size=int(size),
+        is_test=bool(is_test),
+        is_test_case=bool(is_test_case),
+        exported=bool(exported),
+        parent_id=int(parent_id) if parent_id is not None else None,
+        decorators=tuple(str(decorators).split("\n")) if decorators else (),
     )
 
 
-_RESOLVER_COLUMNS = (
-    "id, file_id, name, kind, parent_id, is_test, is_test_case, params, decorators, returns, supers"
+_RESOLVER_FIELDS = (  # the columns a SymbolRow is read from, in the order _symbol_rows unpacks them
+    "id",
+    "file_id",
+    "name",
+    "kind",
+    "parent_id",
+    "is_test",
+    "is_test_case",
+    "params",
+    "decorators",
+    "returns",
+    "supers",
 )
+_RESOLVER_COLUMNS = ", ".join(_RESOLVER_FIELDS)
 
 
 def _symbol_rows(rows: Iterable[Sequence[Any]]) -> list[SymbolRow]:
+    """Rows of ``SELECT {_RESOLVER_COLUMNS}`` as SymbolRows."""
     return [
         SymbolRow(
-            r[0],
-            r[1],
-            r[2],
-            r[3],
-            r[4],
-            bool(r[5]),
-            bool(r[6]),
-            tuple(r[7].split()) if r[7] else (),
-            tuple(r[8].split("\n")) if r[8] else (),
-            r[9],
-            tuple(r[10].split()) if r[10] else (),
+            symbol_id,
+            file_id,
+            name,
+            kind,
+            parent_id,
+            bool(is_test),
+            bool(is_test_case),
+            tuple(params.split()) if params else (),
+            tuple(decorators.split("\n")) if decorators else (),
+            returns,
+            tuple(supers.split()) if supers else (),
         )
-        for r in rows
+        for (
+            symbol_id,
+            file_id,
+            name,
+            kind,
+            parent_id,
+            is_test,
+            is_test_case,
+            params,
+            decorators,
+            returns,
+            supers,
+        ) in rows
     ]
 
 

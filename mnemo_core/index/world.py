@@ -14,11 +14,13 @@ from typing import Protocol
 
 from mnemo_core.index.languages import registry
 from mnemo_core.index.languages.base import Hooks
-from mnemo_core.model import CLASS_KINDS, RawImport
+from mnemo_core.model import CLASS_KINDS, RawImport, SymbolKind
 
 REEXPORT_DEPTH = 4  # how many re-export hops an imported name is followed through
 BASES_DEPTH = 6  # how far up the class hierarchy a member is looked for
-NAME_TARGET_KINDS = frozenset({"function", "class", "struct", "interface", "trait", "enum", "type"})
+NAME_TARGET_KINDS: frozenset[SymbolKind] = frozenset(
+    {"function", "class", "struct", "interface", "trait", "enum", "type"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +30,7 @@ class SymbolRow:
     id: int
     file_id: int
     name: str
-    kind: str
+    kind: SymbolKind
     parent_id: int | None
     is_test: bool
     is_test_case: bool

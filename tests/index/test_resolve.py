@@ -8,6 +8,10 @@ import pytest
 from helpers import indexed_edges, write_files
 
 from mnemo_core.index.indexer import index_repo
+from mnemo_core.index.resolve import Resolver
+from mnemo_core.index.store import Store
+from mnemo_core.index.world import World
+from mnemo_core.model import Edge
 
 PROJECT = {
     "pkg/__init__.py": "from .models import User\n",
@@ -521,3 +525,53 @@ def test_a_test_reading_a_property_of_a_typed_result_reaches_the_property(tmp_pa
     assert ("tests/test_runner.py:test_output", "pkg/runner.py:Result.output") in calls
     assert ("tests/test_runner.py:test_untyped", "pkg/runner.py:Result.output") not in calls, "untyped: none"
     assert ("pkg/report.py:summary", "pkg/runner.py:Result.output") not in calls, "outside tests: not read"
+
+
+def test_a_files_edges_do_not_depend_on_the_files_resolved_before_it(tmp_path: Path) -> None:
+    """Each file's variable types are handed down explicitly: resolving the files in another order,
+    or one file alone, gives that file the same edges (``c`` is an ``Http`` in one file, an ``Ftp``
+    in the other, in a scope of the same name; ``make`` returns a call on its own variable)."""
+    write_files(
+        tmp_path,
+        {
+            "pkg/clients.py": (
+                "class Http:\n    def send(self):\n        return 1\n    def session(self) -> 'Http':\n"
+                "        return self\n\n"
+                "class Ftp:\n    def send(self):\n        return 2\n"
+            ),
+            "pkg/a.py": (
+                "from pkg.clients import Http\n\n"
+                "def run():\n    c = Http()\n    return c.send()\n\n"
+                "def make():\n    c = Http()\n    return c.session()\n"
+            ),
+            "pkg/b.py": (
+                "from pkg.clients import Ftp\nfrom pkg.a import make\n\n"
+                "def run():\n    c = Ftp()\n    return c.send()\n\n"
+                "def use():\n    d = make()\n    return d.send()\n"
+            ),
+        },
+    )
+    index_repo(tmp_path)
+    store = Store.open(tmp_path)
+    try:
+        ids = {f.path: f.id for f in store.files().values()}
+        refs = store.refs_of(ids.values())
+
+        def resolved(order: list[str]) -> dict[int, set[Edge]]:
+            world = World(store, replaced_files=set(ids.values()), preload=True)
+            edges: dict[int, set[Edge]] = {}
+            for edge, fid in Resolver(world).resolve({ids[p]: refs[ids[p]] for p in order}):
+                edges.setdefault(fid, set()).add(edge)
+            return edges
+
+        forward = resolved(["pkg/clients.py", "pkg/a.py", "pkg/b.py"])
+        backward = resolved(["pkg/b.py", "pkg/a.py", "pkg/clients.py"])
+        alone = resolved(["pkg/b.py"])
+    finally:
+        store.close()
+    assert forward == backward
+    assert alone[ids["pkg/b.py"]] == forward[ids["pkg/b.py"]]
+    calls = indexed_edges(tmp_path, "calls")
+    assert ("pkg/a.py:run", "pkg/clients.py:Http.send", "typed") in calls
+    assert ("pkg/b.py:run", "pkg/clients.py:Ftp.send", "typed") in calls
+    assert ("pkg/b.py:use", "pkg/clients.py:Http.send", "typed") in calls

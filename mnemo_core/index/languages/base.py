@@ -6,15 +6,18 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from typing import Final, Literal
 
 from tree_sitter import Node
 
-from mnemo_core.model import RawImport
+from mnemo_core.model import RawImport, SymbolKind
 
 _COMMENT_MARKERS = re.compile(r"^\s*(?:/\*\*?|\*/|\*|///?|//!|#+|--|;+)\s?")
 RETURN_TYPE_FIELDS = ("return_type", "result")
 RETURN_TYPE_MAX_CHARS = 200
 TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})
+CONTAINER_ONLY: Final = "impl"  # a named container that owns methods but is not itself a symbol (Rust)
+DefinitionKind = SymbolKind | Literal["impl"]  # what a query's ``@definition.<kind>`` may name
 
 
 @dataclass
@@ -23,7 +26,7 @@ class Definition:
 
     node: Node  # the definition node the query captured
     outer: Node  # the node whose lines the definition covers (with decorators/attributes)
-    kind: str
+    kind: DefinitionKind
     name: str
     qualified: str = ""
     parent: Definition | None = None
@@ -68,6 +71,10 @@ class Hooks:
     wrapper_types: frozenset[str] = frozenset()  # parents that own a definition's decorators
     module_family: str = ""  # languages that import each other's files share a family (JS, TS, TSX)
     path_separator: str = "."  # written between a receiver's parts (Rust's ``a::b``); stored as "."
+    type_wrappers: frozenset[str] = frozenset()  # generic wrappers skipped in a type (``Optional[T]``)
+    property_decorators: frozenset[str] = frozenset()  # a member read with these runs code
+    neutral_bases: frozenset[str] = frozenset()  # base classes that never call back into a subclass
+    union_wrappers: frozenset[str] = frozenset()  # generics whose arguments are alternatives
 
     def outer(self, node: Node) -> Node:
         """The node whose lines belong to the definition (decorators and attributes included)."""
@@ -154,6 +161,24 @@ class Hooks:
     def module_name(self, path: str) -> str:
         """The name of the module symbol of a file."""
         return PurePosixPath(path).stem
+
+    def exports(self, root: Node) -> tuple[str, ...] | None:
+        """The names a module declares as its public surface (Python's ``__all__``), when it does."""
+        return None
+
+    def holds_class(self, type_text: str) -> bool:
+        """Whether a variable of this declared type holds a class, not an instance (calling it
+        builds one)."""
+        return False
+
+    def is_fixture(self, decorators: tuple[str, ...]) -> bool:
+        """Whether a function with these decorators is a test fixture the test runner injects."""
+        return False
+
+    def fixture_files(self, path: str) -> tuple[str, ...]:
+        """The files, nearest first, whose fixtures a test in ``path`` may take as parameters
+        (none: the language has no injected fixtures)."""
+        return ()
 
     def module_index(self, paths: Iterable[str]) -> object:
         """A lookup structure over the repo's files of this language, built once per resolve."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -12,10 +13,44 @@ from pathlib import PurePosixPath
 from tree_sitter import Node
 
 from mnemo_core.index.languages.base import Definition, Hooks, node_text, path_parts
-from mnemo_core.model import RawImport
+from mnemo_core.model import CALLABLE_KINDS, RawImport
 
 _SUFFIXES = (".py", ".pyi")
 _TEST_DIRS = frozenset({"test", "tests", "testing"})
+_CLASS_OBJECT = re.compile(r"\b[Tt]ype\[")  # ``type[Option]``, ``t.Optional[t.Type[Option]]``
+_CONFTEST = "conftest.py"  # pytest's per-directory fixture module
+TYPE_WRAPPERS = frozenset(
+    {
+        "Optional",
+        "Union",
+        "None",
+        "Any",
+        "List",
+        "Dict",
+        "Set",
+        "FrozenSet",
+        "Tuple",
+        "Type",
+        "Sequence",
+        "Iterable",
+        "Iterator",
+        "Generator",
+        "Mapping",
+        "MutableMapping",
+        "Callable",
+        "ClassVar",
+        "Final",
+        "Annotated",
+        "list",
+        "dict",
+        "set",
+        "tuple",
+        "type",
+        "frozenset",
+        "typing",
+        "t",
+    }
+)
 
 
 def _string_value(node: Node) -> str:
@@ -93,6 +128,10 @@ class PythonHooks(Hooks):
         name for kind in (dict, list, str, bytes, set, tuple, int, float, object) for name in dir(kind)
     ) - {"__init__", "__call__"}
     constructor_names = frozenset({"__init__", "__new__"})
+    type_wrappers = TYPE_WRAPPERS
+    property_decorators = frozenset({"property", "cached_property", "getter", "setter"})
+    neutral_bases = frozenset({"object", "Generic", "Protocol", "ABC", "NamedTuple", "TypedDict"})
+    union_wrappers = frozenset({"Union", "Optional"})
 
     def decorators(self, definition: Definition) -> tuple[str, ...]:
         outer = definition.outer
@@ -176,7 +215,7 @@ class PythonHooks(Hooks):
 
     def classify_test(self, definition: Definition, in_test_file: bool) -> tuple[bool, bool]:
         name, parent = definition.name, definition.parent
-        if definition.kind in {"function", "method"} and name.startswith("test"):
+        if definition.kind in CALLABLE_KINDS and name.startswith("test"):
             if parent is None:
                 return True, in_test_file
             if parent.kind == "class" and (parent.name.startswith("Test") or _is_testcase(parent)):
@@ -189,9 +228,45 @@ class PythonHooks(Hooks):
 
     def is_exported(self, definition: Definition) -> bool:
         name = definition.name
-        if definition.parent is not None and definition.parent.kind in {"function", "method"}:
+        if definition.parent is not None and definition.parent.kind in CALLABLE_KINDS:
             return False
         return not name.startswith("_") or (name.startswith("__") and name.endswith("__"))
+
+    def exports(self, root: Node) -> tuple[str, ...] | None:
+        """Names listed in the module's ``__all__``, when it has one."""
+        for child in root.named_children:
+            node = (
+                child.named_children[0]
+                if child.type == "expression_statement" and child.named_child_count
+                else child
+            )
+            if node.type != "assignment" or node_text(node.child_by_field_name("left")) != "__all__":
+                continue
+            value = node.child_by_field_name("right")
+            if value is None or value.type not in {"list", "tuple"}:
+                return None
+            return tuple(
+                node_text(item).strip("\"'") for item in value.named_children if item.type == "string"
+            )
+        return None
+
+    def holds_class(self, type_text: str) -> bool:
+        """``type[Option]``, ``t.Optional[t.Type[Option]]``."""
+        return _CLASS_OBJECT.search(type_text) is not None
+
+    def is_fixture(self, decorators: tuple[str, ...]) -> bool:
+        """A pytest fixture: ``@pytest.fixture``, ``@fixture(scope=...)``."""
+        return any("fixture" in d for d in decorators)
+
+    def fixture_files(self, path: str) -> tuple[str, ...]:
+        """The test's own file, then the ``conftest.py`` of each directory above it, the nearest first."""
+        found = [path]
+        directory = path
+        while "/" in directory:
+            directory = directory.rsplit("/", 1)[0]
+            found.append(f"{directory}/{_CONFTEST}")
+        found.append(_CONFTEST)
+        return tuple(found)
 
     def module_name(self, path: str) -> str:
         return ".".join(module_parts(path)) or PurePosixPath(path).stem
@@ -250,7 +325,7 @@ class ModuleIndex:
 
 
 def _is_testcase(definition: Definition) -> bool:
-    return "TestCase" in definition.extra.get("bases", "")
+    return "TestCase" in node_text(definition.node.child_by_field_name("superclasses"))
 
 
 HOOKS = PythonHooks()

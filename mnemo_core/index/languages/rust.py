@@ -16,8 +16,7 @@ from pathlib import PurePosixPath
 
 from tree_sitter import Node
 
-from mnemo_core.index.extract import CONTAINER_ONLY
-from mnemo_core.index.languages.base import Definition, Hooks, clean_comment, node_text
+from mnemo_core.index.languages.base import CONTAINER_ONLY, Definition, Hooks, clean_comment, node_text
 from mnemo_core.model import RawImport
 
 SEPARATOR = "::"
