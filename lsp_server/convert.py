@@ -13,7 +13,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from mnemo_core.insight import LastChange, Lens, SymbolCard
+from mnemo_core.engine import LastChange, Lens, SymbolCard
 from mnemo_core.model import IndexStats, ScoredSymbol, Symbol
 
 BLAST_RADIUS_COMMAND = "mnemo.blastRadius"

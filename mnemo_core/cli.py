@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from mnemo_core import __version__
 from mnemo_core.boundary import guarded
 from mnemo_core.commands import COMMANDS
-from mnemo_core.repository import recovering
+from mnemo_core.engine import recovering
 
 
 def build_parser() -> argparse.ArgumentParser:

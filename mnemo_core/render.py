@@ -122,6 +122,11 @@ def tests_json(tests: Iterable[ScoredSymbol]) -> list[dict[str, Any]]:
     ]
 
 
+def tests_answer_json(tests: Iterable[ScoredSymbol]) -> dict[str, Any]:
+    """``mnemo tests --format json`` and the MCP tool ``impacted_tests``: schema 1 and the tests."""
+    return {"schema": SCHEMA, "tests": tests_json(tests)}
+
+
 def _evidence(test: ScoredSymbol) -> dict[str, Any]:
     e = test.evidence
     if e is None:
@@ -132,15 +137,6 @@ def _evidence(test: ScoredSymbol) -> dict[str, Any]:
         "evidence": e.path,
         "possible": e.possible,
     }
-
-
-def selected_tests(impact: Impact | None, sure_only: bool = False) -> tuple[ScoredSymbol, ...]:
-    """The tests to run for a change: those it surely reaches, then (unless ``sure_only``) those
-    reached only through a name guess. A missed test costs more than an extra one, so a selection
-    keeps the guesses; the counts and verdicts never do."""
-    if impact is None:
-        return ()
-    return impact.tests if sure_only else (*impact.tests, *impact.possible_tests)
 
 
 def pytest_command(tests: Sequence[ScoredSymbol]) -> str | None:

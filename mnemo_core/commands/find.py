@@ -8,13 +8,12 @@ from typing import Any
 from mnemo_core.commands.common import (
     add_format_argument,
     add_repo_argument,
-    open_indexed,
+    open_engine,
     positive_int,
     print_json,
     symbol_json,
     symbol_line,
 )
-from mnemo_core.lookup import find
 
 
 def register(sub: Any) -> None:
@@ -27,8 +26,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    repo = open_indexed(args)
-    found = find(repo, args.name, args.limit)
+    found = open_engine(args).find(args.name, args.limit)
     if args.format == "json":
         print_json([symbol_json(s) for s in found])
     else:

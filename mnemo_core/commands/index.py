@@ -7,7 +7,7 @@ import sys
 import time
 from typing import Any
 
-from mnemo_core.repository import Repository
+from mnemo_core.engine import Engine
 
 PROGRESS_AFTER_S = 1.0  # only runs that take a while get a progress bar
 
@@ -41,20 +41,20 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    repo = Repository.open(args.path)
+    engine = Engine.open(args.path)
     bar = _ProgressBar()
     try:
-        stats = repo.update_index(full=args.full, progress=bar)
+        stats = engine.index(full=args.full, progress=bar)
     finally:
         bar.close()
     if stats.walked:
         print(
-            f"mnemo: {repo.root} is not a git repository; indexed it by walking the directory",
+            f"mnemo: {engine.root} is not a git repository; indexed it by walking the directory",
             file=sys.stderr,
         )
     skipped = ", ".join(f"{n} {why}" for why, n in sorted(stats.skipped.items()))
     print(
-        f"indexed {repo.root}: {stats.files} files ({stats.parsed} parsed, {stats.removed} removed"
+        f"indexed {engine.root}: {stats.files} files ({stats.parsed} parsed, {stats.removed} removed"
         f"{', skipped ' + skipped if skipped else ''}), {stats.symbols} symbols, {stats.edges} edges"
         f" in {stats.elapsed_ms / 1000:.2f}s"
     )

@@ -6,9 +6,7 @@ import argparse
 import time
 from typing import Any
 
-from mnemo_core.commands.common import add_format_argument, add_repo_argument, print_json
-from mnemo_core.lookup import stats
-from mnemo_core.repository import Repository
+from mnemo_core.commands.common import add_format_argument, add_repo_argument, open_engine, print_json
 
 
 def register(sub: Any) -> None:
@@ -19,9 +17,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    repo = Repository.open(args.repo)
-    repo.refresh()
-    data = stats(repo)
+    data = open_engine(args).stats()
     if args.format == "json":
         print_json(data)
         return 0
