@@ -21,11 +21,11 @@ from typing import Any
 from lsprotocol import types
 
 from lsp_server.commands import REINDEX, arguments
-from lsp_server.convert import stats_json
 from lsp_server.server import NO_WORKSPACE, MnemoServer, quiet_when_client_left
 from mnemo_core.engine import Engine
 from mnemo_core.errors import MnemoError
 from mnemo_core.model import IndexStats
+from mnemo_core.render import index_run_json
 
 ATTEMPTS = 3  # each attempt already waits for another indexer's lock; then give up until the next event
 PROGRESS_STEP = 5  # percent between two progress reports: enough to move a bar, few enough messages
@@ -283,4 +283,8 @@ async def reindex(indexer: Indexer) -> dict[str, Any]:
     indexer.request(job)
     started = time.perf_counter()
     stats = await waiter
-    return {**stats_json(stats), "waited_ms": round((time.perf_counter() - started) * 1000)}
+    assert indexer.server.root is not None
+    return {
+        **index_run_json(indexer.server.root, stats),
+        "waited_ms": round((time.perf_counter() - started) * 1000),
+    }

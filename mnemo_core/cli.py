@@ -38,7 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr,
         force=True,
     )
-    repo = getattr(args, "repo", None) or getattr(args, "path", None)  # where a crash log may go
+    repo = getattr(args, "path", None) or getattr(args, "repo", None)  # where a crash log may go
     return guarded("mnemo", lambda: recovering(repo, lambda: int(args.run(args))), repo)
 
 

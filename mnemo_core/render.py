@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mnemo_core.model import ContextPack, Explanation, Impact, ScoredSymbol, Symbol
+from mnemo_core.model import ContextPack, Explanation, Impact, IndexStats, ScoredSymbol, Symbol
 from mnemo_core.retrieve.snippets import header
 
 if TYPE_CHECKING:
@@ -347,10 +349,26 @@ def index_symbol_json(symbol: Symbol) -> dict[str, Any]:
     }
 
 
+def find_json(pattern: str, symbols: Sequence[Symbol]) -> dict[str, Any]:
+    """``mnemo find --format json``: the pattern and the symbols it matched."""
+    return {"schema": SCHEMA, "query": pattern, "symbols": [index_symbol_json(s) for s in symbols]}
+
+
+def index_run_json(root: Path, stats: IndexStats) -> dict[str, Any]:
+    """``mnemo index --format json``: what one run of the indexer did."""
+    return {"schema": SCHEMA, "repo": str(root), **asdict(stats)}
+
+
+def index_stats_json(stats: Mapping[str, Any]) -> dict[str, Any]:
+    """``mnemo stats --format json``: what the index holds."""
+    return {"schema": SCHEMA, **stats}
+
+
 def walk_json(start: Sequence[Symbol], hops: Sequence[Hop], direction: str) -> dict[str, Any]:
     """``mnemo callers`` / ``mnemo callees`` as JSON: the symbols walked from and each hop reached
     (``direction`` is ``in`` for callers, ``out`` for callees)."""
     return {
+        "schema": SCHEMA,
         "symbols": [index_symbol_json(s) for s in start],
         "direction": "callers" if direction == "in" else "callees",
         "hops": [

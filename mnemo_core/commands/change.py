@@ -14,7 +14,7 @@ from mnemo_core.commands.common import (
     positive_int,
 )
 from mnemo_core.engine import DEFAULT_DEPTH, DEFAULT_FILES_DEPTH
-from mnemo_core.render import test_ids, tests_json, to_json, to_markdown, to_text
+from mnemo_core.render import test_ids, tests_answer_json, to_json, to_markdown, to_text
 from mnemo_core.render_review import Links, comment_markdown
 
 RENDERERS = {"text": to_text, "markdown": to_markdown, "json": to_json}
@@ -66,7 +66,12 @@ def register(sub: Any) -> None:
 
     tests = sub.add_parser("tests", help="the tests a change reaches, e.g. as pytest node ids")
     _selectors(tests)
-    tests.add_argument("--format", choices=("pytest", "list", "json"), default="pytest", help="output format")
+    tests.add_argument(
+        "--format",
+        choices=("pytest", "list", "text", "json"),
+        default="pytest",
+        help="output format: pytest node ids (default), a list (text is the same), or json",
+    )
     tests.add_argument(
         "--sure-only",
         action="store_true",
@@ -94,8 +99,8 @@ def run_tests(args: argparse.Namespace) -> int:
     engine = open_engine(args)
     tests = engine.tests(args.base, args.head, args.staged, args.worktree, args.depth, args.sure_only)
     if args.format == "json":
-        print(json.dumps(tests_json(tests), indent=2))
-    elif args.format == "list":
+        print(json.dumps(tests_answer_json(tests), indent=2))
+    elif args.format in ("list", "text"):
         for t in tests:
             print(f"{t.symbol.path}:{t.symbol.start_line}  {t.symbol.name}")
     else:

@@ -7,7 +7,6 @@ import json
 
 from mnemo_core.engine import DEFAULT_BUDGET, Engine
 from mnemo_core.model import Symbol
-from mnemo_core.render import index_symbol_json
 
 BUDGET_HELP = f"token budget (default: budget in [tool.mnemo] or mnemo.toml, else {DEFAULT_BUDGET})"
 
@@ -42,11 +41,6 @@ def open_engine(args: argparse.Namespace) -> Engine:
 def print_json(value: object) -> None:
     """Print JSON with stable key order."""
     print(json.dumps(value, indent=2, sort_keys=False))
-
-
-def symbol_json(symbol: Symbol) -> dict[str, object]:
-    """A symbol in the JSON contract's shape."""
-    return index_symbol_json(symbol)
 
 
 def symbol_line(symbol: Symbol) -> str:

@@ -11,9 +11,9 @@ from mnemo_core.commands.common import (
     open_engine,
     positive_int,
     print_json,
-    symbol_json,
     symbol_line,
 )
+from mnemo_core.render import find_json
 
 
 def register(sub: Any) -> None:
@@ -28,7 +28,7 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     found = open_engine(args).find(args.name, args.limit)
     if args.format == "json":
-        print_json([symbol_json(s) for s in found])
+        print_json(find_json(args.name, found))
     else:
         for symbol in found:
             print(symbol_line(symbol))
