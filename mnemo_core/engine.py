@@ -60,7 +60,6 @@ class Engine:
         """An engine on the repository whose top level is ``root`` (see :meth:`open` for any path)."""
         self.repository = Repository(root)
         self.update_index = update_index
-        self._config: Config | None = None
 
     @classmethod
     def open(cls, path: str | Path, update_index: bool = True) -> Engine:
@@ -74,10 +73,8 @@ class Engine:
 
     @property
     def config(self) -> Config:
-        """The project's settings (read once per engine)."""
-        if self._config is None:
-            self._config = load_config(self.root)
-        return self._config
+        """The project's settings, read afresh (a long-lived engine sees the file change)."""
+        return load_config(self.root)
 
     def close(self) -> None:
         """Close the index connection."""
@@ -217,12 +214,9 @@ class Engine:
         transitive callers within ``depth`` hops and the tests that reach it."""
         started = time.perf_counter()
         budget = self._budget(budget)
+        pipelines.check_depth(depth)
         call = self._call(started)
         return pipelines.for_symbol(call, self._definition(path, line, word), depth, budget)
-
-    def relpath(self, path: str | Path) -> str:
-        """A user-given path as a repository-relative POSIX path (MnemoError outside it)."""
-        return self.repository.relpath(path)
 
     # -- one call -------------------------------------------------------------------------------
     def _fresh(self) -> None:
