@@ -24,12 +24,10 @@ from ci.github import DEFAULT_BACKOFF_S, DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, Git
 from ci.guard import EXIT_PASSED, EXIT_POLICY, guarded
 from ci.policy import add_policy_arguments, configured, describe, evaluate
 from ci.workflow import annotation_lines, write_outputs
-from mnemo_core.config import load_config
+from mnemo_core.engine import Engine, recovering
 from mnemo_core.errors import MnemoError
 from mnemo_core.model import Impact
-from mnemo_core.pipelines import for_pr
 from mnemo_core.render_review import REVIEW_BUDGET, Links, comment_markdown, sticky_marker
-from mnemo_core.repository import Repository, recovering
 
 PROG = "mnemo-ci"
 
@@ -86,9 +84,9 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     marker = sticky_marker(args.header)
     inputs = read_environment(env, need_token=not args.dry_run)
     pr = inputs.pull_request
-    repo = Repository.open(args.repo)
-    config = configured(load_config(repo.root), args)
-    pack = for_pr(repo, base=pr.base_sha, head=pr.head_sha, depth=config.depth, budget=REVIEW_BUDGET)
+    engine = Engine.open(args.repo)
+    config = configured(engine.config, args)
+    pack = engine.pr(base=pr.base_sha, head=pr.head_sha, depth=config.depth, budget=REVIEW_BUDGET)
     body = comment_markdown(pack, Links.github(inputs.server_url, pr.repository, pr.head_sha), marker=marker)
     impact = pack.impact or Impact()
     _append_summary(inputs, body)

@@ -16,11 +16,9 @@ from collections.abc import Sequence
 
 from ci.guard import EXIT_PASSED, EXIT_POLICY, guarded
 from ci.policy import add_policy_arguments, configured, describe, evaluate
-from mnemo_core.config import load_config
+from mnemo_core.engine import Engine, recovering
 from mnemo_core.model import ContextPack, Impact
-from mnemo_core.pipelines import for_pr
 from mnemo_core.render_review import REVIEW_BUDGET, review_text
-from mnemo_core.repository import Repository, recovering
 
 PROG = "mnemo-precommit"
 HOOK_ID = "mnemo-blast-radius"  # the id in .pre-commit-hooks.yaml, for pre-commit's SKIP variable
@@ -51,10 +49,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Analyse the change, print the table, apply the policy."""
-    repo = Repository.open(args.repo)
-    config = configured(load_config(repo.root), args)
+    engine = Engine.open(args.repo)
+    config = configured(engine.config, args)
     pushing = bool(os.environ.get("PRE_COMMIT_FROM_REF") and os.environ.get("PRE_COMMIT_TO_REF"))
-    pack, title = (analyse_push if pushing else analyse)(repo, config.depth)
+    pack, title = (analyse_push if pushing else analyse)(engine, config.depth)
     report = review_text(pack, title)
     outcome = evaluate(pack.impact or Impact(), config)
     if outcome.passed and not args.full:
@@ -68,13 +66,13 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_PASSED if outcome.passed else EXIT_POLICY
 
 
-def analyse(repo: Repository, depth: int) -> tuple[ContextPack, str]:
+def analyse(engine: Engine, depth: int) -> tuple[ContextPack, str]:
     """The staged change, with a title for the output."""
-    return for_pr(repo, staged=True, depth=depth, budget=REVIEW_BUDGET), "staged change"
+    return engine.pr(staged=True, depth=depth, budget=REVIEW_BUDGET), "staged change"
 
 
-def analyse_push(repo: Repository, depth: int) -> tuple[ContextPack, str]:
+def analyse_push(engine: Engine, depth: int) -> tuple[ContextPack, str]:
     """The commits pre-commit's pre-push stage names (``PRE_COMMIT_FROM_REF..PRE_COMMIT_TO_REF``)."""
     from_ref, to_ref = os.environ["PRE_COMMIT_FROM_REF"], os.environ["PRE_COMMIT_TO_REF"]
-    pack = for_pr(repo, base=from_ref, head=to_ref, depth=depth, budget=REVIEW_BUDGET)
+    pack = engine.pr(base=from_ref, head=to_ref, depth=depth, budget=REVIEW_BUDGET)
     return pack, f"pushed commits {from_ref[:SHORT_SHA]}..{to_ref[:SHORT_SHA]}"

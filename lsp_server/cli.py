@@ -13,7 +13,7 @@ from lsp_server.protocol import DESERIALIZE_FAILED
 from lsp_server.server import ClientStdout, MnemoServer, forward_engine_logs
 from mnemo_core import __version__
 from mnemo_core.boundary import EXIT_USAGE, guarded
-from mnemo_core.index.languages import registry
+from mnemo_core.engine import languages
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 2087  # the port pygls examples and editor configs conventionally use
@@ -75,8 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     notification without a ``shutdown`` request before it, as the LSP says)."""
     args = build_parser().parse_args(argv)
     if args.languages:
-        print(json.dumps({name: list(spec.extensions) for name, spec in sorted(registry().items())}))
-        return 0
+        return guarded("mnemo-lsp", _print_languages)
     if args.tcp and args.stdio:
         print("mnemo-lsp: error: choose one of --stdio and --tcp", file=sys.stderr)
         return EXIT_USAGE
@@ -86,6 +85,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.getLogger(PYGLS_RPC_LOGGER).addFilter(_skip_answered_errors)
     logging.getLogger("asyncio").addFilter(_skip_exit_tracebacks)
     return guarded("mnemo-lsp", lambda: _serve(args))
+
+
+def _print_languages() -> int:
+    print(json.dumps(languages()))
+    return 0
 
 
 def _serve(args: argparse.Namespace) -> int:

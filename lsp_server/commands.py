@@ -15,14 +15,11 @@ from typing import Any
 
 from lsprotocol import types
 
-from lsp_server import convert, indexing
-from lsp_server.server import NO_WORKSPACE, ActiveTask, BadArguments, MnemoServer
-from mnemo_core.errors import MnemoError
-from mnemo_core.insight import blast_radius_at, symbol_at
-from mnemo_core.model import ContextPack, Symbol
-from mnemo_core.pipelines import DEFAULT_BUDGET, explain, for_files, for_pr, for_task
+from lsp_server import convert
+from lsp_server.server import ActiveTask, BadArguments, MnemoServer
+from mnemo_core.engine import Engine
+from mnemo_core.model import ContextPack
 from mnemo_core.render import explanation_json, explanation_text, pack_json, to_markdown
-from mnemo_core.repository import Repository
 
 TASK = "mnemo.contextForTask"
 PR = "mnemo.contextForPR"
@@ -85,9 +82,11 @@ def required_text(given: dict[str, Any], name: str) -> str:
     return value
 
 
-def budget_field(given: dict[str, Any]) -> int:
-    """The token budget (the engine's default when absent)."""
-    value = given.get("budget", DEFAULT_BUDGET)
+def budget_field(given: dict[str, Any]) -> int | None:
+    """The token budget (None when absent: the project's, else the engine's default)."""
+    value = given.get("budget")
+    if value is None:
+        return None
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise BadArguments(f'"budget" must be a positive integer (tokens), got {value!r}')
     return value
@@ -120,10 +119,10 @@ def context_for_task(ls: MnemoServer, args: Sequence[Any]) -> Answer:
     """The ranked, budgeted context of a task in words; it becomes the session's active task."""
     given = arguments(TASK, args)
     task = required_text(given, "task")
-    repo = _ready_repo(ls)
-    pack = for_task(repo, task, update_index=False, budget=budget_field(given))
+    engine = _ready_engine(ls)
+    pack = engine.task(task, budget=budget_field(given))
     ls.task = ActiveTask.from_pack(pack)
-    return _answer(repo, pack, f"task-{_slug(task)}")
+    return _answer(engine, pack, f"task-{_slug(task)}")
 
 
 def context_for_pr(ls: MnemoServer, args: Sequence[Any]) -> Answer:
@@ -131,9 +130,9 @@ def context_for_pr(ls: MnemoServer, args: Sequence[Any]) -> Answer:
     given = arguments(PR, args)
     base, head = text_field(given, "base"), text_field(given, "head")
     staged = bool_field(given, "staged")
-    repo = _ready_repo(ls)
-    pack = for_pr(repo, base=base, head=head, staged=staged, update_index=False, budget=budget_field(given))
-    return _answer(repo, pack, "pr-staged" if staged else f"pr-{_slug(pack.query)}")
+    engine = _ready_engine(ls)
+    pack = engine.pr(base=base, head=head, staged=staged, budget=budget_field(given))
+    return _answer(engine, pack, "pr-staged" if staged else f"pr-{_slug(pack.query)}")
 
 
 def context_for_files(ls: MnemoServer, args: Sequence[Any]) -> Answer:
@@ -143,9 +142,9 @@ def context_for_files(ls: MnemoServer, args: Sequence[Any]) -> Answer:
     if not isinstance(uris, list) or not uris or not all(isinstance(u, str) for u in uris):
         raise BadArguments(f'"uris" must be a non-empty list of file URIs; expected {SHAPES[FILES]}')
     paths = [ls.relpath(u) for u in uris]
-    repo = _ready_repo(ls)
-    pack = for_files(repo, paths, update_index=False, budget=budget_field(given))
-    return _answer(repo, pack, f"files-{_slug(' '.join(paths))}")
+    engine = _ready_engine(ls)
+    pack = engine.files(paths, budget=budget_field(given))
+    return _answer(engine, pack, f"files-{_slug(' '.join(paths))}")
 
 
 def blast_radius(ls: MnemoServer, args: Sequence[Any]) -> Answer:
@@ -153,11 +152,10 @@ def blast_radius(ls: MnemoServer, args: Sequence[Any]) -> Answer:
     given = arguments(BLAST, args)
     uri, position = required_text(given, "uri"), position_field(given)
     path = ls.relpath(uri)
-    repo = _ready_repo(ls)
-    pack = blast_radius_at(
-        repo, path, convert.position_line(position), _word(ls, uri, position), budget=budget_field(given)
-    )
-    return _answer(repo, pack, f"blast-{_slug(pack.query)}")
+    engine = _ready_engine(ls)
+    line, word = convert.position_line(position), _word(ls, uri, position)
+    pack = engine.blast_radius_at(path, line, word, budget=budget_field(given))
+    return _answer(engine, pack, f"blast-{_slug(pack.query)}")
 
 
 def explain_at(ls: MnemoServer, args: Sequence[Any]) -> Answer:
@@ -168,18 +166,18 @@ def explain_at(ls: MnemoServer, args: Sequence[Any]) -> Answer:
     if task is None:
         raise BadArguments('no task: pass {"task": "..."} or run mnemo.contextForTask first')
     path = ls.relpath(uri)
-    repo = _ready_repo(ls)
-    symbol = _definition_at(ls, repo, uri, path, position)
-    explanation = explain(repo, task, symbol.key, update_index=False)
+    engine = _ready_engine(ls)
+    symbol = engine.definition_at(path, convert.position_line(position), _word(ls, uri, position))
+    explanation = engine.explain(task, symbol.key)
     text = explanation_text(explanation)
     markdown = f"# mnemo: why `{symbol.name}`\n\n```\n{text}\n```\n"
-    report = _write_report(repo.root, f"explain-{_slug(symbol.name)}", markdown)
+    report = _write_report(engine.root, f"explain-{_slug(symbol.name)}", markdown)
     return {**explanation_json(explanation), "text": text, "report": report}, report
 
 
-def _ready_repo(ls: MnemoServer) -> Repository:
+def _ready_engine(ls: MnemoServer) -> Engine:
     ls.require_index()
-    return ls.repo()
+    return ls.engine()
 
 
 def _word(ls: MnemoServer, uri: str, position: types.Position) -> str | None:
@@ -187,18 +185,8 @@ def _word(ls: MnemoServer, uri: str, position: types.Position) -> str | None:
     return ls.workspace.get_text_document(uri).word_at_position(position) or None
 
 
-def _definition_at(
-    ls: MnemoServer, repo: Repository, uri: str, path: str, position: types.Position
-) -> Symbol:
-    line = convert.position_line(position)
-    symbol = symbol_at(repo, path, line, _word(ls, uri, position))
-    if symbol is None or symbol.kind == "module":
-        raise MnemoError(f"no definition at {path}:{line}; put the cursor on a function, class or call")
-    return symbol
-
-
-def _answer(repo: Repository, pack: ContextPack, name: str) -> Answer:
-    report = _write_report(repo.root, name, to_markdown(pack))
+def _answer(engine: Engine, pack: ContextPack, name: str) -> Answer:
+    report = _write_report(engine.root, name, to_markdown(pack))
     return {**pack_json(pack), "report": report}, report
 
 
@@ -239,13 +227,3 @@ def setup(server: MnemoServer) -> None:
         (EXPLAIN, explain_at),
     ):
         _register(server, name, work)
-
-    @server.command(REINDEX)
-    async def reindex(ls: MnemoServer, *args: Any) -> dict[str, Any]:
-        try:
-            arguments(REINDEX, args)
-            if ls.root is None:
-                raise MnemoError(NO_WORKSPACE)
-            return await indexing.reindex(ls)
-        except Exception as exc:
-            raise ls.rpc_error(REINDEX, exc) from None

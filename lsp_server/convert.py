@@ -6,15 +6,13 @@ paths, LSP's are ``file://`` URIs.
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from mnemo_core.insight import LastChange, Lens, SymbolCard
-from mnemo_core.model import IndexStats, ScoredSymbol, Symbol
+from mnemo_core.engine import LastChange, Lens, SymbolCard
+from mnemo_core.model import ScoredSymbol, Symbol
 
 BLAST_RADIUS_COMMAND = "mnemo.blastRadius"
 COMPONENTS_SHOWN = 5  # the largest score components in a hover; the explain command has them all
@@ -147,11 +145,6 @@ def _code(text: str) -> str:
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
-def stats_json(stats: IndexStats) -> dict[str, Any]:
-    """What an index run did, as JSON."""
-    return asdict(stats)
 
 
 def position_line(position: types.Position) -> int:

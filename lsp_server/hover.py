@@ -6,7 +6,6 @@ from lsprotocol import types
 
 from lsp_server import convert
 from lsp_server.server import IndexBeingBuilt, MnemoServer
-from mnemo_core.insight import symbol_at, symbol_card
 
 
 def hover(ls: MnemoServer, params: types.HoverParams) -> types.Hover | None:
@@ -22,14 +21,14 @@ def hover(ls: MnemoServer, params: types.HoverParams) -> types.Hover | None:
     word = ls.workspace.get_text_document(uri).word_at_position(params.position)
     if not word:
         return None
-    repo = ls.repo()
-    symbol = symbol_at(repo, path, convert.position_line(params.position), word)
+    engine = ls.engine()
+    symbol = engine.symbol_at(path, convert.position_line(params.position), word)
     if symbol is None or symbol.kind == "module" or symbol.short_name != word:
         return None
-    card = symbol_card(repo, symbol)
+    card = engine.card(symbol)
     task = ls.task
     task_info = (task.text, task.ranks.get(symbol.id), len(task.ranks)) if task is not None else None
-    markdown = convert.card_markdown(repo.root, card, task_info, show_history_note=not ls.index.walked)
+    markdown = convert.card_markdown(engine.root, card, task_info, show_history_note=not ls.index.walked)
     return convert.hover(markdown)
 
 

@@ -20,11 +20,12 @@ from typing import Any
 
 from lsprotocol import types
 
-from lsp_server.convert import stats_json
+from lsp_server.commands import REINDEX, arguments
 from lsp_server.server import NO_WORKSPACE, MnemoServer, quiet_when_client_left
+from mnemo_core.engine import Engine
 from mnemo_core.errors import MnemoError
 from mnemo_core.model import IndexStats
-from mnemo_core.repository import Repository
+from mnemo_core.render import index_run_json
 
 ATTEMPTS = 3  # each attempt already waits for another indexer's lock; then give up until the next event
 PROGRESS_STEP = 5  # percent between two progress reports: enough to move a bar, few enough messages
@@ -104,10 +105,10 @@ class Indexer:
     def _update(self, job: Job, token: str | None) -> IndexStats:
         """The engine call, on the index thread."""
         assert self.server.root is not None
-        repo = Repository(self.server.root)
         reporter = _Reporter(self.server, token) if token else None
         paths = sorted(job.paths) if job.paths is not None else None
-        return repo.update_index(full=job.full, progress=reporter, only=paths)
+        with Engine(self.server.root) as engine:
+            return engine.index(full=job.full, progress=reporter, only=paths)
 
     async def _begin(self, job: Job) -> str | None:
         server = self.server
@@ -197,8 +198,8 @@ def _summary(stats: IndexStats) -> str:
 
 
 def setup(server: MnemoServer) -> None:
-    """Register the handlers that build the index and keep it fresh."""
-    indexer = server.indexer = Indexer(server)
+    """Register the handlers that build the index and keep it fresh, and ``mnemo.reindex``."""
+    indexer = Indexer(server)
 
     @server.feature(types.INITIALIZED)
     def initialized(ls: MnemoServer, params: types.InitializedParams) -> None:
@@ -244,9 +245,19 @@ def setup(server: MnemoServer) -> None:
         if not ls.shutdown_requested:
             ls.exit_code = 1
 
+    @server.command(REINDEX)
+    async def reindex_command(ls: MnemoServer, *args: Any) -> dict[str, Any]:
+        try:
+            arguments(REINDEX, args)
+            if ls.root is None:
+                raise MnemoError(NO_WORKSPACE)
+            return await reindex(indexer)
+        except Exception as exc:
+            raise ls.rpc_error(REINDEX, exc) from None
+
 
 def _has_files(server: MnemoServer) -> bool:
-    return server.repo().store.totals()[0] > 0
+    return server.engine().has_index()
 
 
 async def _watch_files(server: MnemoServer) -> None:
@@ -265,12 +276,15 @@ async def _watch_files(server: MnemoServer) -> None:
         server.log(f"the client did not accept a file watcher: {exc}", types.MessageType.Warning)
 
 
-async def reindex(server: MnemoServer) -> dict[str, Any]:
+async def reindex(indexer: Indexer) -> dict[str, Any]:
     """A full rebuild with progress; resolves with the indexer's numbers."""
     waiter: asyncio.Future[IndexStats] = asyncio.get_running_loop().create_future()
-    assert server.indexer is not None
     job = Job(full=True, progress=True, title="mnemo: rebuilding the index", waiters=[waiter])
-    server.indexer.request(job)
+    indexer.request(job)
     started = time.perf_counter()
     stats = await waiter
-    return {**stats_json(stats), "waited_ms": round((time.perf_counter() - started) * 1000)}
+    assert indexer.server.root is not None
+    return {
+        **index_run_json(indexer.server.root, stats),
+        "waited_ms": round((time.perf_counter() - started) * 1000),
+    }

@@ -6,7 +6,6 @@ from lsprotocol import types
 
 from lsp_server import convert
 from lsp_server.server import MnemoServer
-from mnemo_core.insight import file_lenses
 
 
 def code_lens(ls: MnemoServer, params: types.CodeLensParams) -> list[types.CodeLens]:
@@ -14,8 +13,8 @@ def code_lens(ls: MnemoServer, params: types.CodeLensParams) -> list[types.CodeL
     path = ls.inside(params.text_document.uri)
     if path is None or not ls.index.ready:
         return []
-    repo = ls.repo()
-    return [convert.code_lens(repo.root, lens) for lens in file_lenses(repo, path)]
+    engine = ls.engine()
+    return [convert.code_lens(engine.root, lens) for lens in engine.lenses(path)]
 
 
 def setup(server: MnemoServer) -> None:

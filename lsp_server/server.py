@@ -2,7 +2,7 @@
 
 Features live in one module each (``indexing``, ``commands``, ``hover``, ``lens``), registered by
 their ``setup(server)``. Engine work blocks (SQLite, git), so handlers hand it to a small thread pool
-and await it; each worker thread reads the index through its own :class:`Repository` (SQLite in WAL
+and await it; each worker thread reads the index through its own :class:`Engine` (SQLite in WAL
 mode lets them read while the indexer writes). Every message to the client is sent from the event
 loop's thread, which keeps both transports (stdio and TCP) safe.
 """
@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
@@ -27,12 +27,9 @@ from pygls.uris import to_fs_path
 
 from lsp_server.protocol import MnemoProtocol
 from mnemo_core import __version__
+from mnemo_core.engine import Engine
 from mnemo_core.errors import MnemoError
 from mnemo_core.model import ContextPack, ScoredSymbol
-from mnemo_core.repository import Repository
-
-if TYPE_CHECKING:
-    from lsp_server.indexing import Indexer
 
 READ_WORKERS = 4  # hovers and lenses must not queue behind a long "context for task"
 REQUEST_FAILED = -32803  # LSP ErrorCodes.RequestFailed: valid request, the engine could not answer
@@ -80,10 +77,10 @@ class IndexState:
 
 @dataclass
 class _Readers:
-    """One Repository per worker thread, all closed at shutdown."""
+    """One engine per worker thread, all closed at shutdown."""
 
     local: threading.local = field(default_factory=threading.local)
-    opened: list[Repository] = field(default_factory=list)
+    opened: list[Engine] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -101,7 +98,6 @@ class MnemoServer(LanguageServer):
         self.loop: asyncio.AbstractEventLoop | None = None
         self.index = IndexState()
         self.task: ActiveTask | None = None
-        self.indexer: Indexer | None = None  # set by ``indexing.setup``
         self._pool = ThreadPoolExecutor(max_workers=READ_WORKERS, thread_name_prefix="mnemo-read")
         self._readers = _Readers()
         self._told: set[str] = set()
@@ -116,20 +112,21 @@ class MnemoServer(LanguageServer):
         path = to_fs_path(uri) if uri else None
         if path is None:
             return None
-        self.root = Repository.open(path).root
+        self.root = Engine.open(path).root
         return self.root
 
-    def repo(self) -> Repository:
-        """This worker thread's read handle on the workspace index."""
-        repo: Repository | None = getattr(self._readers.local, "repo", None)
-        if repo is None:
+    def engine(self) -> Engine:
+        """This worker thread's engine on the workspace; it reads the index as it is (the indexer
+        keeps it fresh)."""
+        engine: Engine | None = getattr(self._readers.local, "engine", None)
+        if engine is None:
             if self.root is None:
                 raise MnemoError(NO_WORKSPACE)
-            repo = Repository(self.root)
-            self._readers.local.repo = repo
+            engine = Engine(self.root, update_index=False)
+            self._readers.local.engine = engine
             with self._readers.lock:
-                self._readers.opened.append(repo)
-        return repo
+                self._readers.opened.append(engine)
+        return engine
 
     def relpath(self, uri: str) -> str:
         """A document URI as a workspace-relative POSIX path; a clear error outside the workspace."""
@@ -248,8 +245,8 @@ class MnemoServer(LanguageServer):
         """Stop the read threads and close every index connection."""
         self._pool.shutdown(wait=True, cancel_futures=True)
         with self._readers.lock:
-            for repo in self._readers.opened:
-                repo.close()
+            for engine in self._readers.opened:
+                engine.close()
             self._readers.opened.clear()
 
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from mcp_server.server import create_server
 from mnemo_core import __version__
 from mnemo_core.boundary import guarded
-from mnemo_core.repository import Repository
+from mnemo_core.engine import Engine
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,7 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _serve(path: str) -> int:
-    root = Repository.open(path).root
+    root = Engine.open(path).root
     create_server(root).run("stdio")
     return 0
 

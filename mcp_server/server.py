@@ -23,18 +23,16 @@ from pydantic import Field, ValidationError
 
 from mnemo_core import __version__
 from mnemo_core.boundary import failure
-from mnemo_core.config import load_config
-from mnemo_core.lookup import resolve_symbol, walk
-from mnemo_core.model import ContextPack
-from mnemo_core.pipelines import (
+from mnemo_core.engine import (
     DEFAULT_BUDGET,
     DEFAULT_DEPTH,
     DEFAULT_FILES_DEPTH,
-    explain,
-    for_files,
-    for_pr,
-    for_task,
+    DEFAULT_HISTORY,
+    Engine,
+    Walk,
+    recovering,
 )
+from mnemo_core.model import ContextPack
 from mnemo_core.render import (
     explanation_json,
     explanation_text,
@@ -42,15 +40,11 @@ from mnemo_core.render import (
     history_text,
     pack_json,
     pytest_command,
-    selected_tests,
-    tests_json,
+    tests_answer_json,
     to_text,
     walk_json,
     walk_text,
 )
-from mnemo_core.repository import Repository, recovering
-from mnemo_core.symbol_history import symbol_history
-from mnemo_core.vcs.linelog import DEFAULT_LIMIT as DEFAULT_HISTORY
 
 PROG = "mnemo"  # errors read as the CLI's: the tools are its verbs
 INSTRUCTIONS = (
@@ -107,9 +101,8 @@ class MnemoTools:
         a token budget with their source, each with its score and the reasons for it. Use it first
         when starting work on a feature, bug or question about this repository."""
 
-        def run(repo: Repository) -> Answer:
-            config = load_config(repo.root).override(budget=budget)
-            return _pack(for_task(repo, task, budget=config.budget, limit=limit))
+        def run(engine: Engine) -> Answer:
+            return _pack(engine.task(task, budget=budget, limit=limit))
 
         return self._answer(run)
 
@@ -128,8 +121,8 @@ class MnemoTools:
         for the staged change, worktree=true for uncommitted edits. Use it after editing, or to
         review a branch."""
 
-        def run(repo: Repository) -> Answer:
-            return _pack(_change(repo, base, head, staged, worktree, depth, budget))
+        def run(engine: Engine) -> Answer:
+            return _pack(engine.pr(base, head, staged, worktree, depth, budget))
 
         return self._answer(run)
 
@@ -147,9 +140,8 @@ class MnemoTools:
         and the tests that reach them, ranked, with source in a token budget. Use it before
         changing or reviewing specific files."""
 
-        def run(repo: Repository) -> Answer:
-            config = load_config(repo.root).override(budget=budget)
-            return _pack(for_files(repo, paths, depth=depth, budget=config.budget))
+        def run(engine: Engine) -> Answer:
+            return _pack(engine.files(paths, depth=depth, budget=budget))
 
         return self._answer(run)
 
@@ -162,8 +154,8 @@ class MnemoTools:
         it, its place in the call-graph walk and every score component with its weight. Use it when
         task_context ranks a symbol surprisingly high or low, or leaves one out."""
 
-        def run(repo: Repository) -> Answer:
-            explanation = explain(repo, task, symbol)
+        def run(engine: Engine) -> Answer:
+            explanation = engine.explain(task, symbol)
             return explanation_json(explanation), explanation_text(explanation)
 
         return self._answer(run)
@@ -172,12 +164,12 @@ class MnemoTools:
         """Who calls a function, method or class, transitively up to depth hops, with the file and
         line of each caller and how the call was resolved. Use it before changing a signature or
         behaviour, to find every place that must change with it."""
-        return self._answer(lambda repo: _walk(repo, symbol, "in", depth))
+        return self._answer(lambda engine: _walk(engine.callers(symbol, depth)))
 
     def callees(self, symbol: SymbolName, depth: Hops = 1) -> CallToolResult:
         """What a function or method calls, transitively up to depth hops, with file and line. Use
         it to understand what a function depends on before reading or changing it."""
-        return self._answer(lambda repo: _walk(repo, symbol, "out", depth))
+        return self._answer(lambda engine: _walk(engine.callees(symbol, depth)))
 
     def symbol_history(
         self,
@@ -188,9 +180,8 @@ class MnemoTools:
         author, date, subject and pull request number, followed across renames of its file. Use it
         to learn why code is the way it is, or who to ask, before changing it."""
 
-        def run(repo: Repository) -> Answer:
-            repo.refresh()
-            histories = [symbol_history(repo, s, limit) for s in resolve_symbol(repo, symbol)]
+        def run(engine: Engine) -> Answer:
+            histories = engine.history(symbol, limit)
             return history_json(histories), "\n\n".join(history_text(h) for h in histories)
 
         return self._answer(run)
@@ -207,20 +198,19 @@ class MnemoTools:
         default, staged=true or worktree=true for uncommitted work), each with a runnable id
         (pytest node id for Python), why it is impacted and how sure ("possible": true for a test
         reached only through a name guess), plus a ready pytest command. Use it to choose which
-        tests to run after an edit. Answers {"tests": [...]}."""
+        tests to run after an edit. Answers {"schema": 1, "tests": [...]}."""
 
-        def run(repo: Repository) -> Answer:
-            pack = _change(repo, base, head, staged, worktree, depth, None)
-            tests = selected_tests(pack.impact)
+        def run(engine: Engine) -> Answer:
+            tests = engine.tests(base, head, staged, worktree, depth)
             lines = [f"{t.symbol.path}:{t.symbol.start_line}  {t.symbol.name}" for t in tests]
             command = pytest_command(tests)
             text = "\n".join([*(lines or ["no impacted tests"]), *([f"run: {command}"] if command else [])])
-            return {"tests": tests_json(tests)}, text
+            return tests_answer_json(tests), text
 
         return self._answer(run)
 
-    def _answer(self, work: Callable[[Repository], Answer]) -> CallToolResult:
-        """Run ``work`` on a freshly opened repository, one call at a time, and answer with its
+    def _answer(self, work: Callable[[Engine], Answer]) -> CallToolResult:
+        """Run ``work`` on a freshly opened engine, one call at a time, and answer with its
         result or the one line its failure is reported with."""
         with self._lock:
             try:
@@ -274,44 +264,17 @@ def create_server(root: Path) -> MCPServer[Any]:
     return server
 
 
-def _on_repo(root: Path, work: Callable[[Repository], Answer]) -> Answer:
-    repo = Repository.open(root)
-    try:
-        return work(repo)
-    finally:
-        repo.close()
-
-
-def _change(
-    repo: Repository,
-    base: str | None,
-    head: str | None,
-    staged: bool,
-    worktree: bool,
-    depth: int | None,
-    budget: int | None,
-) -> ContextPack:
-    config = load_config(repo.root).override(depth=depth, budget=budget)
-    return for_pr(
-        repo,
-        base=base,
-        head=head,
-        staged=staged,
-        worktree=worktree,
-        depth=config.depth,
-        budget=config.budget,
-    )
+def _on_repo(root: Path, work: Callable[[Engine], Answer]) -> Answer:
+    with Engine(root) as engine:
+        return work(engine)
 
 
 def _pack(pack: ContextPack) -> Answer:
     return pack_json(pack), to_text(pack)
 
 
-def _walk(repo: Repository, handle: str, direction: str, depth: int) -> Answer:
-    repo.refresh()
-    start = resolve_symbol(repo, handle)
-    hops = walk(repo, start, direction, depth)
-    return walk_json(start, hops, direction), walk_text(start, hops, direction)
+def _walk(walk: Walk) -> Answer:
+    return walk_json(walk.start, walk.hops, walk.direction), walk_text(walk.start, walk.hops, walk.direction)
 
 
 def _text(text: str) -> TextContent:

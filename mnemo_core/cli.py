@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from mnemo_core import __version__
 from mnemo_core.boundary import guarded
 from mnemo_core.commands import COMMANDS
-from mnemo_core.repository import recovering
+from mnemo_core.engine import recovering
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,7 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr,
         force=True,
     )
-    repo = getattr(args, "repo", None) or getattr(args, "path", None)  # where a crash log may go
+    repo = getattr(args, "path", None) or getattr(args, "repo", None)  # where a crash log may go
     return guarded("mnemo", lambda: recovering(repo, lambda: int(args.run(args))), repo)
 
 

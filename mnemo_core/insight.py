@@ -10,16 +10,14 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 
-from mnemo_core.change.context import analyse
-from mnemo_core.change.diffmap import ChangedSymbol, FileSummary
 from mnemo_core.change.impact import POSSIBLE_BELOW, tests_reaching, walk_back
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.store import Store
-from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, ContextPack, Symbol
-from mnemo_core.pipelines import DEFAULT_BUDGET, check_budget, fit_budget, impact_stats
+from mnemo_core.memo import BoundedCache
+from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, Symbol
 from mnemo_core.repository import Repository
 from mnemo_core.vcs.blame import blame_files, churn_in_ranges, newest_commit_in_ranges
-from mnemo_core.vcs.git import GitError, head_commit, repo_toplevel
+from mnemo_core.vcs.git import GitError, repo_toplevel
 from mnemo_core.vcs.history import relative_date
 
 TOP_CALLERS = 5
@@ -27,7 +25,8 @@ TOP_TESTS = 5
 BLAST_DEPTH = 3
 LENS_KINDS = CALLABLE_KINDS | CLASS_KINDS
 GRAPH_FACTS_CACHED = 64  # files whose lens graph facts are kept (an editor's open files, and then some)
-_GRAPH_FACTS: dict[tuple[str, int, tuple[int, ...]], tuple[dict[int, int], dict[int, int]]] = {}
+GraphFacts = tuple[dict[int, int], dict[int, int]]  # caller counts, counts of reaching tests
+_GRAPH_FACTS: BoundedCache[tuple[str, int, tuple[int, ...]], GraphFacts] = BoundedCache(GRAPH_FACTS_CACHED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,52 +134,6 @@ def symbol_card(repo: Repository, symbol: Symbol) -> SymbolCard:
     )
 
 
-def blast_radius_at(
-    repo: Repository,
-    path: str,
-    line: int,
-    word: str | None = None,
-    depth: int = BLAST_DEPTH,
-    budget: int = DEFAULT_BUDGET,
-) -> ContextPack:
-    """The blast radius of the symbol at a position, as a ``files`` answer: the symbol (as the selected
-    code), its transitive callers within ``depth`` hops and the tests that reach it."""
-    started = time.perf_counter()
-    check_budget(budget)
-    symbol = symbol_at(repo, path, line, word)
-    if symbol is None or symbol.kind == "module":
-        raise MnemoError(f"no definition at {path}:{line}; put the cursor on a function, class or call")
-    selected = ChangedSymbol(
-        symbol.path,
-        symbol.name,
-        symbol.kind,
-        "selected",
-        symbol.start_line,
-        symbol.end_line,
-        symbol.signature,
-        symbol.exported,
-        symbol.is_test,
-        symbol.is_test_case,
-    )
-    summary = FileSummary(symbol.path, "selected", None, symbol.language, 1)
-    commit = head_commit(repo.root)
-    analysis = analyse(repo.store, repo.root, [selected], [summary], depth, commit)
-    symbols = fit_budget(repo, analysis.ranked, budget)
-    impact = analysis.impact
-    stats = impact_stats(repo, impact, started)
-    return ContextPack(
-        mode="files",
-        query=symbol.key,
-        repo=str(repo.root),
-        commit=commit,
-        budget_tokens=budget,
-        used_tokens=sum(s.tokens for s in symbols),
-        symbols=tuple(symbols),
-        impact=impact,
-        stats=stats,
-    )
-
-
 def file_lenses(repo: Repository, path: str) -> list[Lens]:
     """Lenses for every function, method and class of a file, in line order."""
     store = repo.store
@@ -192,7 +145,7 @@ def file_lenses(repo: Repository, path: str) -> list[Lens]:
     return [Lens(s, callers.get(s.id, 0), tests.get(s.id, 0), changes.get(s.id)) for s in symbols]
 
 
-def _graph_facts(store: Store, ids: list[int]) -> tuple[dict[int, int], dict[int, int]]:
+def _graph_facts(store: Store, ids: list[int]) -> GraphFacts:
     """Caller counts and counts of reaching tests (``tests_reaching``, sure ones) of some symbols,
     remembered until the index changes (every write bumps its generation): an editor asks for the
     same file's lenses again and again."""
@@ -201,9 +154,7 @@ def _graph_facts(store: Store, ids: list[int]) -> tuple[dict[int, int], dict[int
     if facts is None:
         callers = {sid: len(src) for sid, src in _direct_callers(store, ids)[0].items()}
         tests = {sid: len(t.sure) for sid, t in tests_reaching(store, ids).items()}
-        facts = _GRAPH_FACTS[key] = (callers, tests)
-        while len(_GRAPH_FACTS) > GRAPH_FACTS_CACHED:
-            _GRAPH_FACTS.pop(next(iter(_GRAPH_FACTS)), None)
+        facts = _GRAPH_FACTS.put(key, (callers, tests))
     return facts
 
 

@@ -1,15 +1,17 @@
-"""The engine's public entry points: orchestration only, the algorithms live in ``retrieve/``.
+"""The engine's pipelines: orchestration only, the algorithms live in ``retrieve/`` and ``change/``.
 
-Each pipeline opens the repository, brings its index up to date (incremental, usually a no-op),
-runs its steps and returns a :class:`ContextPack` (or an :class:`Explanation`) that every front end
-renders the same way.
+:class:`mnemo_core.engine.Engine` is their one caller: it checks the arguments, brings the index up
+to date once and resolves HEAD once, and hands each pipeline that as a :class:`Call`. A pipeline runs
+its steps and returns a :class:`ContextPack` (or an :class:`Explanation`); ``answer`` is the one place
+a pack is assembled, so every verb fills ``commit``, ``used_tokens`` and ``stats`` the same way.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import replace
-from pathlib import Path
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Literal
 
 from mnemo_core.change.context import analyse, file_symbols_as_changed
 from mnemo_core.change.diffmap import ChangedSymbol, FileSummary, changed_symbols
@@ -24,7 +26,7 @@ from mnemo_core.retrieve.score import WEIGHTS
 from mnemo_core.retrieve.snippets import SourceCache, header, token_costs
 from mnemo_core.retrieve.task import TaskRanking, rank_task
 from mnemo_core.vcs.diff import changed_files
-from mnemo_core.vcs.git import head_commit, require_toplevel
+from mnemo_core.vcs.git import Sha, require_toplevel
 from mnemo_core.vcs.refs import Snapshot, default_base_name, merge_base, resolve_ref
 
 DEFAULT_BUDGET = 8000
@@ -34,12 +36,14 @@ PACK_POOL = 200  # packing considers this many of the best candidates
 SNAPSHOT_WORDS = {Snapshot.STAGED: "staged", Snapshot.WORKTREE: "working tree"}  # how a range names its head
 
 
-def open_repo(repo: str | Path | Repository, update: bool = True) -> Repository:
-    """A Repository from a path or an open one, with its index brought up to date."""
-    opened = repo if isinstance(repo, Repository) else Repository.open(repo)
-    if update:
-        opened.refresh()
-    return opened
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One engine call: the repository with its index up to date, HEAD resolved once (None before
+    the first commit or without git), and when the call started (for ``stats.elapsed_ms``)."""
+
+    repo: Repository
+    commit: Sha | None
+    started: float
 
 
 def check_budget(budget: int) -> None:
@@ -48,37 +52,61 @@ def check_budget(budget: int) -> None:
         raise MnemoError(f"the token budget must be a positive number (got {budget})")
 
 
-def for_task(
-    repo: str | Path | Repository,
-    text: str,
-    budget: int = DEFAULT_BUDGET,
-    limit: int | None = None,
-    update_index: bool = True,
+def check_depth(depth: int) -> None:
+    """A walk needs at least one hop."""
+    if depth < 1:
+        raise MnemoError(f"the depth must be at least 1 (got {depth})")
+
+
+def check_change(head: str | None, staged: bool, worktree: bool) -> None:
+    """The selectors of a change must name one change."""
+    if staged and worktree:
+        raise MnemoError("choose one of --staged and --worktree")
+    if (staged or worktree) and head:
+        raise MnemoError("--head compares commits; it cannot be combined with --staged or --worktree")
+
+
+def answer(
+    call: Call,
+    mode: Literal["task", "files", "pr"],
+    query: str,
+    budget: int,
+    symbols: list[ScoredSymbol],
+    counts: Mapping[str, int],
+    impact: Impact | None = None,
+    notes: tuple[str, ...] = (),
 ) -> ContextPack:
-    """The symbols to read first for a task in words, ranked and packed into ``budget`` tokens."""
-    started = time.perf_counter()
-    check_budget(budget)
-    opened = open_repo(repo, update_index)
-    ranking = rank_task(opened.store, opened.root, text, recency_lookup(opened))
-    symbols = _packed(opened, ranking, budget, limit)
+    """The one place a :class:`ContextPack` is assembled: ``stats`` are the time taken, the
+    pipeline's ``counts`` and the size of the index."""
     return ContextPack(
-        mode="task",
-        query=text,
-        repo=str(opened.root),
-        commit=head_commit(opened.root),
+        mode=mode,
+        query=query,
+        repo=str(call.repo.root),
+        commit=call.commit,
         budget_tokens=budget,
         used_tokens=sum(s.tokens for s in symbols),
         symbols=tuple(symbols),
+        impact=impact,
         stats={
-            "elapsed_ms": round((time.perf_counter() - started) * 1000),
-            "seeds": len(ranking.seeds),
-            "candidates": len(ranking.scored),
-            "walk_nodes": ranking.walk.nodes,
-            "walk_iterations": ranking.walk.iterations,
-            "index_files": opened.store.totals()[0],
+            "elapsed_ms": round((time.perf_counter() - call.started) * 1000),
+            **counts,
+            "index_files": call.repo.store.totals()[0],
         },
-        notes=ranking.notes,
+        notes=notes,
     )
+
+
+def for_task(call: Call, text: str, budget: int, limit: int | None) -> ContextPack:
+    """The symbols to read first for a task in words, ranked and packed into ``budget`` tokens."""
+    ranking = rank_task(call.repo.store, call.repo.root, text, recency_lookup(call.repo))
+    symbols = _packed(call.repo, ranking, budget, limit)
+    counts = {
+        "seeds": len(ranking.seeds),
+        "candidates": len(ranking.scored),
+        "walk_nodes": ranking.walk.nodes,
+        "walk_iterations": ranking.walk.iterations,
+    }
+    return answer(call, "task", text, budget, symbols, counts, notes=tuple(ranking.notes))
 
 
 def _packed(repo: Repository, ranking: TaskRanking, budget: int, limit: int | None) -> list[ScoredSymbol]:
@@ -130,103 +158,104 @@ def _neighbours(ranking: TaskRanking) -> dict[int, set[int]]:
 
 
 def for_pr(
-    repo: str | Path | Repository,
-    base: str | None = None,
-    head: str | None = None,
-    staged: bool = False,
-    worktree: bool = False,
-    depth: int = DEFAULT_DEPTH,
-    budget: int = DEFAULT_BUDGET,
-    update_index: bool = True,
+    call: Call, base: str | None, head: str | None, staged: bool, worktree: bool, depth: int, budget: int
 ) -> ContextPack:
     """The blast radius of a change: ``base..head`` (default: the merge-base with the default
     branch, to HEAD), the staged change, or the working tree against HEAD."""
-    started = time.perf_counter()
-    check_budget(budget)
-    _check_depth(depth)
-    if staged and worktree:
-        raise MnemoError("choose one of --staged and --worktree")
-    if (staged or worktree) and head:
-        raise MnemoError("--head compares commits; it cannot be combined with --staged or --worktree")
-    opened = open_repo(repo, update_index)
-    root = require_toplevel(opened.root)
+    root = require_toplevel(call.repo.root)
     target: str | Snapshot = (
         Snapshot.STAGED if staged else Snapshot.WORKTREE if worktree else (head or "HEAD")
     )
-    base_sha = _base_of(root, base, target)
-    changes = changed_files(root, base_sha, target)
+    base_sha, head_sha = _commits_of(call, base, target)
+    new = head_sha or target
+    changes = changed_files(root, base_sha, new)
     described = _describe_range(base_sha, target)
     notes = []
-    if isinstance(target, str) and resolve_ref(root, target) != head_commit(root):
+    if head_sha is not None and head_sha != call.commit:
         notes.append(f"callers and tests come from the index of the working tree, not of {target}")
-    changed, files = changed_symbols(root, changes, base_sha or "HEAD", target)
+    changed, files = changed_symbols(root, changes, base_sha or "HEAD", new)
     if not changes:
         notes.append(f"no changes in {described}")
-    return _change_pack(opened, "pr", described, changed, files, depth, budget, base_sha, started, notes)
+    return _change_answer(call, "pr", described, changed, files, depth, budget, base_sha, notes)
 
 
-def for_files(
-    repo: str | Path | Repository,
-    paths: list[str],
-    depth: int = DEFAULT_FILES_DEPTH,
-    budget: int = DEFAULT_BUDGET,
-    update_index: bool = True,
-) -> ContextPack:
+def for_files(call: Call, paths: list[str], depth: int, budget: int) -> ContextPack:
     """The context of some files: their symbols, their callers and the tests that reach them."""
-    started = time.perf_counter()
-    check_budget(budget)
-    _check_depth(depth)
-    opened = open_repo(repo, update_index)
-    relative = [opened.relpath(p) for p in paths]
-    missing = [p for p, rel in zip(paths, relative, strict=True) if not (opened.root / rel).is_file()]
+    repo = call.repo
+    relative = [repo.relpath(p) for p in paths]
+    missing = [p for p, rel in zip(paths, relative, strict=True) if not (repo.root / rel).is_file()]
     if missing:
         raise MnemoError(f"no such file: {', '.join(missing)}")
-    changed, files = file_symbols_as_changed(opened.store, relative)
-    base = head_commit(opened.root)
-    return _change_pack(opened, "files", " ".join(relative), changed, files, depth, budget, base, started, [])
+    changed, files = file_symbols_as_changed(repo.store, relative)
+    return _change_answer(call, "files", " ".join(relative), changed, files, depth, budget, call.commit)
 
 
-def _change_pack(
-    repo: Repository,
-    mode: str,
+def for_symbol(call: Call, symbol: Symbol, depth: int, budget: int) -> ContextPack:
+    """The blast radius of one symbol, as a ``files`` answer: the symbol (as the selected code), its
+    transitive callers within ``depth`` hops and the tests that reach it."""
+    selected = ChangedSymbol(
+        symbol.path,
+        symbol.name,
+        symbol.kind,
+        "selected",
+        symbol.start_line,
+        symbol.end_line,
+        symbol.signature,
+        symbol.exported,
+        symbol.is_test,
+        symbol.is_test_case,
+    )
+    summary = FileSummary(symbol.path, "selected", None, symbol.language, 1)
+    return _change_answer(call, "files", symbol.key, [selected], [summary], depth, budget, call.commit)
+
+
+def _change_answer(
+    call: Call,
+    mode: Literal["files", "pr"],
     query: str,
     changed: list[ChangedSymbol],
     files: list[FileSummary],
     depth: int,
     budget: int,
     base: str | None,
-    started: float,
-    notes: list[str],
+    notes: list[str] | None = None,
 ) -> ContextPack:
-    analysis = analyse(repo.store, repo.root, changed, files, depth, base)
-    symbols = fit_budget(repo, analysis.ranked, budget)
+    analysis = analyse(call.repo.store, call.repo.root, changed, files, depth, base)
+    symbols = fit_budget(call.repo, analysis.ranked, budget)
     impact = analysis.impact
-    return ContextPack(
-        mode=mode,  # type: ignore[arg-type]
-        query=query,
-        repo=str(repo.root),
-        commit=head_commit(repo.root),
-        budget_tokens=budget,
-        used_tokens=sum(s.tokens for s in symbols),
-        symbols=tuple(symbols),
-        impact=impact,
-        stats=impact_stats(repo, impact, started),
-        notes=tuple(notes),
-    )
+    return answer(call, mode, query, budget, symbols, impact_counts(impact), impact, tuple(notes or ()))
 
 
-def _check_depth(depth: int) -> None:
-    if depth < 1:
-        raise MnemoError(f"the depth must be at least 1 (got {depth})")
+def impact_counts(impact: Impact) -> dict[str, int]:
+    """How much a change reached, for the ``stats`` of its answer."""
+    return {
+        "changed": len(impact.changed),
+        "callers": len(impact.callers),
+        "tests": len(impact.tests),
+        "possible_callers": len(impact.possible_callers),
+        "possible_tests": len(impact.possible_tests),
+    }
 
 
-def _base_of(root: Path, base: str | None, target: str | Snapshot) -> str | None:
-    """The base commit: the merge-base of ``base`` (default: the default branch) and the head."""
+def selected_tests(impact: Impact | None, sure_only: bool = False) -> tuple[ScoredSymbol, ...]:
+    """The tests to run for a change: those it surely reaches, then (unless ``sure_only``) those
+    reached only through a name guess. A missed test costs more than an extra one, so a selection
+    keeps the guesses; the counts and verdicts never do."""
+    if impact is None:
+        return ()
+    return impact.tests if sure_only else (*impact.tests, *impact.possible_tests)
+
+
+def _commits_of(call: Call, base: str | None, target: str | Snapshot) -> tuple[Sha | None, Sha | None]:
+    """The base and head commits of a change, each resolved once. The base is the merge-base of
+    ``base`` (default: the default branch) and the head; for a snapshot (no head commit), ``base``
+    itself, else HEAD (None before the first commit)."""
+    root = call.repo.root
     if isinstance(target, Snapshot):
-        return resolve_ref(root, base) if base else head_commit(root)
-    if base is None:
-        return merge_base(root, default_base_name(root), target)
-    return merge_base(root, base, target)
+        return (resolve_ref(root, base) if base else call.commit), None
+    base_sha = resolve_ref(root, base or default_base_name(root))
+    head_sha = call.commit if target == "HEAD" and call.commit is not None else resolve_ref(root, target)
+    return merge_base(root, base_sha, head_sha), head_sha
 
 
 def _describe_range(base: str | None, target: str | Snapshot) -> str:
@@ -234,13 +263,11 @@ def _describe_range(base: str | None, target: str | Snapshot) -> str:
     return f"{base[:10] if base else 'empty tree'}..{head}"
 
 
-def explain(repo: str | Path | Repository, text: str, handle: str, update_index: bool = True) -> Explanation:
+def explain(call: Call, text: str, handle: str) -> Explanation:
     """The full breakdown of one symbol's score for a task."""
-    opened = open_repo(repo, update_index)
-    targets = resolve_symbol(opened, handle)
-    ranking = rank_task(opened.store, opened.root, text, recency_lookup(opened))
-    target = _best_placed(targets, ranking)
-    return _explanation(ranking, target, text)
+    targets = resolve_symbol(call.repo, handle)
+    ranking = rank_task(call.repo.store, call.repo.root, text, recency_lookup(call.repo))
+    return _explanation(ranking, _best_placed(targets, ranking), text)
 
 
 def _best_placed(targets: list[Symbol], ranking: TaskRanking) -> Symbol:
@@ -295,16 +322,3 @@ def _explanation(ranking: TaskRanking, target: Symbol, text: str) -> Explanation
 def recency_lookup(repo: Repository) -> RecencyLookup:
     """How this repository's symbols get their commit recency (neutral without git history)."""
     return git_recency(repo.root, repo.store)
-
-
-def impact_stats(repo: Repository, impact: Impact, started: float) -> dict[str, int]:
-    """The ``stats`` of a change's answer: time taken, counts of what it reached, index size."""
-    return {
-        "elapsed_ms": round((time.perf_counter() - started) * 1000),
-        "changed": len(impact.changed),
-        "callers": len(impact.callers),
-        "tests": len(impact.tests),
-        "possible_callers": len(impact.possible_callers),
-        "possible_tests": len(impact.possible_tests),
-        "index_files": repo.store.totals()[0],
-    }

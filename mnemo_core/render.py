@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mnemo_core.model import ContextPack, Explanation, Impact, ScoredSymbol, Symbol
+from mnemo_core.model import ContextPack, Explanation, Impact, IndexStats, ScoredSymbol, Symbol
 from mnemo_core.retrieve.snippets import header
 
 if TYPE_CHECKING:
@@ -127,6 +129,11 @@ def tests_json(tests: Iterable[ScoredSymbol]) -> list[dict[str, Any]]:
     ]
 
 
+def tests_answer_json(tests: Iterable[ScoredSymbol]) -> dict[str, Any]:
+    """``mnemo tests --format json`` and the MCP tool ``impacted_tests``: schema 1 and the tests."""
+    return {"schema": SCHEMA, "tests": tests_json(tests)}
+
+
 def _evidence(test: ScoredSymbol) -> dict[str, Any]:
     e = test.evidence
     if e is None:
@@ -137,15 +144,6 @@ def _evidence(test: ScoredSymbol) -> dict[str, Any]:
         "evidence": e.path,
         "possible": e.possible,
     }
-
-
-def selected_tests(impact: Impact | None, sure_only: bool = False) -> tuple[ScoredSymbol, ...]:
-    """The tests to run for a change: those it surely reaches, then (unless ``sure_only``) those
-    reached only through a name guess. A missed test costs more than an extra one, so a selection
-    keeps the guesses; the counts and verdicts never do."""
-    if impact is None:
-        return ()
-    return impact.tests if sure_only else (*impact.tests, *impact.possible_tests)
 
 
 def pytest_command(tests: Sequence[ScoredSymbol]) -> str | None:
@@ -356,10 +354,26 @@ def index_symbol_json(symbol: Symbol) -> dict[str, Any]:
     }
 
 
+def find_json(pattern: str, symbols: Sequence[Symbol]) -> dict[str, Any]:
+    """``mnemo find --format json``: the pattern and the symbols it matched."""
+    return {"schema": SCHEMA, "query": pattern, "symbols": [index_symbol_json(s) for s in symbols]}
+
+
+def index_run_json(root: Path, stats: IndexStats) -> dict[str, Any]:
+    """``mnemo index --format json``: what one run of the indexer did."""
+    return {"schema": SCHEMA, "repo": str(root), **asdict(stats)}
+
+
+def index_stats_json(stats: Mapping[str, Any]) -> dict[str, Any]:
+    """``mnemo stats --format json``: what the index holds."""
+    return {"schema": SCHEMA, **stats}
+
+
 def walk_json(start: Sequence[Symbol], hops: Sequence[Hop], direction: str) -> dict[str, Any]:
     """``mnemo callers`` / ``mnemo callees`` as JSON: the symbols walked from and each hop reached
     (``direction`` is ``in`` for callers, ``out`` for callees)."""
     return {
+        "schema": SCHEMA,
         "symbols": [index_symbol_json(s) for s in start],
         "direction": "callers" if direction == "in" else "callees",
         "hops": [

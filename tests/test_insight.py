@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 from helpers import commit, make_repo
 
+from mnemo_core.engine import Engine
 from mnemo_core.errors import MnemoError
-from mnemo_core.insight import blast_radius_at, file_lenses, symbol_at, symbol_card
+from mnemo_core.insight import file_lenses, symbol_at, symbol_card
 from mnemo_core.repository import Repository
 
 FILES = {
@@ -76,7 +77,7 @@ def test_uncommitted_edits_show_in_lenses(repo: Repository) -> None:
 
 
 def test_blast_radius_at_a_call(repo: Repository) -> None:
-    pack = blast_radius_at(repo, "app/core.py", 5, "helper")
+    pack = Engine(repo.root).blast_radius_at("app/core.py", 5, "helper")
     assert (pack.mode, pack.query) == ("files", "app/core.py:helper")
     assert pack.impact is not None
     assert [s.symbol.name for s in pack.impact.changed] == ["helper"]
@@ -86,9 +87,8 @@ def test_blast_radius_at_a_call(repo: Repository) -> None:
 
 def test_blast_radius_at_nothing(repo: Repository) -> None:
     (repo.root / "app/empty.py").write_text("import os\n")
-    repo.update_index()
     with pytest.raises(MnemoError, match=r"no definition at app/empty\.py:1"):
-        blast_radius_at(repo, "app/empty.py", 1)
+        Engine(repo.root).blast_radius_at("app/empty.py", 1)
 
 
 def test_lenses_follow_a_re_index(repo: Repository) -> None:

@@ -4,7 +4,7 @@ For each repository: build (or reuse) the dynamic oracle (``oracle.py``), sample
 functions of the package's non-test code that at least one test executes (seeded, so every run
 draws the same ones), and for each of them insert a harmless ``pass`` inside the body
 (``edits.py``), ask mnemo which tests the working-tree change reaches
-(``for_pr(repo, worktree=True)``, exactly what ``mnemo tests --worktree`` prints), and put the
+(``Engine.pr(worktree=True)``, exactly what ``mnemo tests --worktree`` prints), and put the
 file back. The working tree mode is used instead of scratch commits: the diff, the incremental
 re-index of the edited file and the graph walk are the same, without a commit per function.
 
@@ -45,10 +45,9 @@ from bench.impact.repos import (
     git,
     lookup,
 )
+from mnemo_core.engine import Engine
 from mnemo_core.model import ScoredSymbol
-from mnemo_core.pipelines import for_pr
-from mnemo_core.render import selected_tests
-from mnemo_core.repository import Repository
+from mnemo_core.pipelines import selected_tests
 
 DEFAULT_COUNT = 150
 DEFAULT_SEED = 0
@@ -97,7 +96,7 @@ class Answer:
     seconds: float
 
 
-def ask_mnemo(repo: Repository, clone: Path, function: Mapping[str, Any], depth: int) -> Answer:
+def ask_mnemo(engine: Engine, clone: Path, function: Mapping[str, Any], depth: int) -> Answer:
     """Edit the function in the working tree, ask for the impacted tests, restore the file."""
     path = clone / function["path"]
     original = path.read_bytes()
@@ -106,7 +105,7 @@ def ask_mnemo(repo: Repository, clone: Path, function: Mapping[str, Any], depth:
     path.write_bytes(edit.after.encode("utf-8"))
     try:
         started = time.perf_counter()
-        pack = for_pr(repo, worktree=True, depth=depth)
+        pack = engine.pr(worktree=True, depth=depth)
         seconds = time.perf_counter() - started
     finally:
         path.write_bytes(original)
@@ -193,10 +192,10 @@ def run_repo(
     oracle = build(repo, workdir, phases, refresh)
     clone = clone_of(repo, workdir)
     started = time.perf_counter()
-    opened = Repository.open(clone)
+    opened = Engine.open(clone)
     # A full rebuild: an engine change that keeps the schema (new edges, new resolution steps) does
     # not invalidate an existing index, and the run must measure the engine installed now.
-    opened.update_index(full=True)
+    opened.index(full=True)
     index_seconds = time.perf_counter() - started
     ran = set(ran_tests(oracle))
     statuses = {k: t["status"] for k, t in zip(oracle["test_names"], oracle["tests"], strict=True)}
@@ -216,7 +215,7 @@ def run_repo(
             print(f"[{repo.name}] {i}/{len(chosen)} functions", flush=True)
     if git(clone, "status", "--porcelain", "--untracked-files=no").strip():
         raise SystemExit(f"{clone} was left modified; check it and rerun")
-    opened.update_index()  # the restored files, so the index matches the clean tree again
+    opened.index()  # the restored files, so the index matches the clean tree again
     summaries = {
         m: summarise([Score(**{k: r["scores"][m][k] for k in ("tp", "fp", "fn")}) for r in records])
         for m in METHODS

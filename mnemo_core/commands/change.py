@@ -10,14 +10,12 @@ from mnemo_core.commands.common import (
     BUDGET_HELP,
     add_format_argument,
     add_repo_argument,
+    open_engine,
     positive_int,
-    settings,
 )
-from mnemo_core.model import ContextPack
-from mnemo_core.pipelines import DEFAULT_DEPTH, DEFAULT_FILES_DEPTH, for_files, for_pr
-from mnemo_core.render import selected_tests, test_ids, tests_json, to_json, to_markdown, to_text
+from mnemo_core.engine import DEFAULT_DEPTH, DEFAULT_FILES_DEPTH
+from mnemo_core.render import test_ids, tests_answer_json, to_json, to_markdown, to_text
 from mnemo_core.render_review import Links, comment_markdown
-from mnemo_core.repository import Repository
 
 RENDERERS = {"text": to_text, "markdown": to_markdown, "json": to_json}
 
@@ -68,7 +66,12 @@ def register(sub: Any) -> None:
 
     tests = sub.add_parser("tests", help="the tests a change reaches, e.g. as pytest node ids")
     _selectors(tests)
-    tests.add_argument("--format", choices=("pytest", "list", "json"), default="pytest", help="output format")
+    tests.add_argument(
+        "--format",
+        choices=("pytest", "list", "text", "json"),
+        default="pytest",
+        help="output format: pytest node ids (default), a list (text is the same), or json",
+    )
     tests.add_argument(
         "--sure-only",
         action="store_true",
@@ -77,23 +80,8 @@ def register(sub: Any) -> None:
     tests.set_defaults(run=run_tests, budget=None)  # no --budget: the tests are never cut to fit one
 
 
-def _pr(args: argparse.Namespace) -> ContextPack:
-    """The change's pack; depth and budget from the options, else the project's settings."""
-    repo = Repository.open(args.repo)
-    config = settings(repo, depth=args.depth, budget=args.budget)
-    return for_pr(
-        repo,
-        base=args.base,
-        head=args.head,
-        staged=args.staged,
-        worktree=args.worktree,
-        depth=config.depth,
-        budget=config.budget,
-    )
-
-
 def run_pr(args: argparse.Namespace) -> int:
-    pack = _pr(args)
+    pack = open_engine(args).pr(args.base, args.head, args.staged, args.worktree, args.depth, args.budget)
     if args.format == "markdown":  # the pull-request comment mnemo-ci posts, for any CI
         print(comment_markdown(pack, Links(args.links) if args.links else None), end="")
     else:
@@ -102,19 +90,17 @@ def run_pr(args: argparse.Namespace) -> int:
 
 
 def run_files(args: argparse.Namespace) -> int:
-    repo = Repository.open(args.repo)
-    budget = settings(repo, budget=args.budget).budget
-    pack = for_files(repo, args.paths, depth=args.depth, budget=budget)
+    pack = open_engine(args).files(args.paths, depth=args.depth, budget=args.budget)
     print(RENDERERS[args.format](pack))
     return 0
 
 
 def run_tests(args: argparse.Namespace) -> int:
-    pack = _pr(args)
-    tests = selected_tests(pack.impact, args.sure_only)
+    engine = open_engine(args)
+    tests = engine.tests(args.base, args.head, args.staged, args.worktree, args.depth, args.sure_only)
     if args.format == "json":
-        print(json.dumps(tests_json(tests), indent=2))
-    elif args.format == "list":
+        print(json.dumps(tests_answer_json(tests), indent=2))
+    elif args.format in ("list", "text"):
         for t in tests:
             print(f"{t.symbol.path}:{t.symbol.start_line}  {t.symbol.name}")
     else:

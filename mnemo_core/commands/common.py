@@ -5,11 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from mnemo_core.config import Config, load_config
+from mnemo_core.engine import DEFAULT_BUDGET, Engine
 from mnemo_core.model import Symbol
-from mnemo_core.pipelines import DEFAULT_BUDGET
-from mnemo_core.render import index_symbol_json
-from mnemo_core.repository import Repository
 
 BUDGET_HELP = f"token budget (default: budget in [tool.mnemo] or mnemo.toml, else {DEFAULT_BUDGET})"
 
@@ -36,27 +33,14 @@ def add_format_argument(parser: argparse.ArgumentParser, choices: tuple[str, ...
     parser.add_argument("--format", choices=choices, default=choices[0], help="output format")
 
 
-def settings(repo: Repository, **given: int | None) -> Config:
-    """The project's settings (``[tool.mnemo]`` or ``mnemo.toml``) with the options given on the
-    command line on top; an option left out (None) keeps the file's value or the default."""
-    return load_config(repo.root).override(**given)
-
-
-def open_indexed(args: argparse.Namespace) -> Repository:
-    """Open the repository and bring its index up to date (a no-op when nothing changed)."""
-    repo = Repository.open(args.repo)
-    repo.refresh()
-    return repo
+def open_engine(args: argparse.Namespace) -> Engine:
+    """The engine of the repository ``--repo`` names."""
+    return Engine.open(args.repo)
 
 
 def print_json(value: object) -> None:
     """Print JSON with stable key order."""
     print(json.dumps(value, indent=2, sort_keys=False))
-
-
-def symbol_json(symbol: Symbol) -> dict[str, object]:
-    """A symbol in the JSON contract's shape."""
-    return index_symbol_json(symbol)
 
 
 def symbol_line(symbol: Symbol) -> str:

@@ -8,13 +8,12 @@ from typing import Any
 from mnemo_core.commands.common import (
     add_format_argument,
     add_repo_argument,
-    open_indexed,
+    open_engine,
     positive_int,
     print_json,
-    symbol_json,
     symbol_line,
 )
-from mnemo_core.lookup import find
+from mnemo_core.render import find_json
 
 
 def register(sub: Any) -> None:
@@ -27,10 +26,9 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    repo = open_indexed(args)
-    found = find(repo, args.name, args.limit)
+    found = open_engine(args).find(args.name, args.limit)
     if args.format == "json":
-        print_json([symbol_json(s) for s in found])
+        print_json(find_json(args.name, found))
     else:
         for symbol in found:
             print(symbol_line(symbol))

@@ -8,11 +8,10 @@ from typing import Any
 from mnemo_core.commands.common import (
     add_format_argument,
     add_repo_argument,
-    open_indexed,
+    open_engine,
     positive_int,
     print_json,
 )
-from mnemo_core.lookup import resolve_symbol, walk
 from mnemo_core.render import walk_json, walk_text
 
 
@@ -30,11 +29,10 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    repo = open_indexed(args)
-    start = resolve_symbol(repo, args.symbol)
-    hops = walk(repo, start, args.direction, args.depth)
+    engine = open_engine(args)
+    walk = (engine.callers if args.direction == "in" else engine.callees)(args.symbol, args.depth)
     if args.format == "json":
-        print_json(walk_json(start, hops, args.direction))
+        print_json(walk_json(walk.start, walk.hops, walk.direction))
     else:
-        print(walk_text(start, hops, args.direction))
+        print(walk_text(walk.start, walk.hops, walk.direction))
     return 0

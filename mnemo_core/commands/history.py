@@ -8,14 +8,12 @@ from typing import Any
 from mnemo_core.commands.common import (
     add_format_argument,
     add_repo_argument,
-    open_indexed,
+    open_engine,
     positive_int,
     print_json,
 )
-from mnemo_core.lookup import resolve_symbol
+from mnemo_core.engine import DEFAULT_HISTORY
 from mnemo_core.render import history_json, history_text
-from mnemo_core.symbol_history import symbol_history
-from mnemo_core.vcs.linelog import DEFAULT_LIMIT
 
 
 def register(sub: Any) -> None:
@@ -24,8 +22,8 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--limit",
         type=positive_int,
-        default=DEFAULT_LIMIT,
-        help=f"at most this many commits (default {DEFAULT_LIMIT})",
+        default=DEFAULT_HISTORY,
+        help=f"at most this many commits (default {DEFAULT_HISTORY})",
     )
     add_repo_argument(parser)
     add_format_argument(parser)
@@ -33,8 +31,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    repo = open_indexed(args)
-    histories = [symbol_history(repo, symbol, args.limit) for symbol in resolve_symbol(repo, args.symbol)]
+    histories = open_engine(args).history(args.symbol, args.limit)
     if args.format == "json":
         print_json(history_json(histories))
     else:

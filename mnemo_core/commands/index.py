@@ -1,4 +1,4 @@
-"""``mnemo index [PATH] [--full]``: build or update the index."""
+"""``mnemo index [PATH | --repo PATH] [--full]``: build or update the index."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ import sys
 import time
 from typing import Any
 
-from mnemo_core.repository import Repository
+from mnemo_core.commands.common import add_format_argument, print_json
+from mnemo_core.engine import Engine
+from mnemo_core.render import index_run_json
 
 PROGRESS_AFTER_S = 1.0  # only runs that take a while get a progress bar
 
@@ -35,26 +37,32 @@ class _ProgressBar:
 
 def register(sub: Any) -> None:
     parser = sub.add_parser("index", help="build or update the index of a repository")
-    parser.add_argument("path", nargs="?", default=".", help="repository directory (default: .)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("path", nargs="?", help="repository directory (default: the current directory)")
+    where.add_argument("--repo", default=".", help="the same, as an option like every other command's")
     parser.add_argument("--full", action="store_true", help="re-parse every file")
+    add_format_argument(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    repo = Repository.open(args.path)
+    engine = Engine.open(args.path or args.repo)
     bar = _ProgressBar()
     try:
-        stats = repo.update_index(full=args.full, progress=bar)
+        stats = engine.index(full=args.full, progress=bar)
     finally:
         bar.close()
     if stats.walked:
         print(
-            f"mnemo: {repo.root} is not a git repository; indexed it by walking the directory",
+            f"mnemo: {engine.root} is not a git repository; indexed it by walking the directory",
             file=sys.stderr,
         )
+    if args.format == "json":
+        print_json(index_run_json(engine.root, stats))
+        return 0
     skipped = ", ".join(f"{n} {why}" for why, n in sorted(stats.skipped.items()))
     print(
-        f"indexed {repo.root}: {stats.files} files ({stats.parsed} parsed, {stats.removed} removed"
+        f"indexed {engine.root}: {stats.files} files ({stats.parsed} parsed, {stats.removed} removed"
         f"{', skipped ' + skipped if skipped else ''}), {stats.symbols} symbols, {stats.edges} edges"
         f" in {stats.elapsed_ms / 1000:.2f}s"
     )

@@ -6,9 +6,8 @@ import argparse
 import time
 from typing import Any
 
-from mnemo_core.commands.common import add_format_argument, add_repo_argument, print_json
-from mnemo_core.lookup import stats
-from mnemo_core.repository import Repository
+from mnemo_core.commands.common import add_format_argument, add_repo_argument, open_engine, print_json
+from mnemo_core.render import index_stats_json
 
 
 def register(sub: Any) -> None:
@@ -19,11 +18,9 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    repo = Repository.open(args.repo)
-    repo.refresh()
-    data = stats(repo)
+    data = open_engine(args).stats()
     if args.format == "json":
-        print_json(data)
+        print_json(index_stats_json(data))
         return 0
     print(f"repository  {data['repo']}")
     for title in ("files", "symbols", "edges", "resolution"):

@@ -10,12 +10,10 @@ from mnemo_core.commands.common import (
     BUDGET_HELP,
     add_format_argument,
     add_repo_argument,
+    open_engine,
     positive_int,
-    settings,
 )
-from mnemo_core.pipelines import explain, for_task
 from mnemo_core.render import explanation_json, explanation_text, to_json, to_markdown, to_text
-from mnemo_core.repository import Repository
 
 RENDERERS = {"text": to_text, "markdown": to_markdown, "json": to_json}
 
@@ -38,15 +36,13 @@ def register(sub: Any) -> None:
 
 
 def run_task(args: argparse.Namespace) -> int:
-    repo = Repository.open(args.repo)
-    budget = settings(repo, budget=args.budget).budget
-    pack = for_task(repo, args.text, budget=budget, limit=args.limit)
+    pack = open_engine(args).task(args.text, budget=args.budget, limit=args.limit)
     print(RENDERERS[args.format](pack))
     return 0
 
 
 def run_why(args: argparse.Namespace) -> int:
-    explanation = explain(Repository.open(args.repo), args.task, args.symbol)
+    explanation = open_engine(args).explain(args.task, args.symbol)
     if args.format == "json":
         print(json.dumps(explanation_json(explanation), indent=2))
     else:

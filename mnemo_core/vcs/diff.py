@@ -376,7 +376,7 @@ def files_at(root: Path, rev: str | Snapshot, paths: Iterable[str]) -> dict[str,
         return {}
     if rev is Snapshot.WORKTREE:
         return {path: _read_worktree(root, path) for path in wanted}
-    prefix = ":0:" if rev is Snapshot.STAGED else f"{resolve_ref(root, str(rev))}:"
+    prefix = ":0:" if isinstance(rev, Snapshot) else f"{resolve_ref(root, rev)}:"  # a Sha: no rev-parse
     batch = [p for p in wanted if "\n" not in p]
     result = dict(
         zip(

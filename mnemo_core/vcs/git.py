@@ -159,12 +159,20 @@ def require_toplevel(root: Path) -> Path:
     return Path(decode_path(out.rstrip(b"\n")))
 
 
-def head_commit(root: Path) -> str | None:
+class Sha(str):
+    """A full commit id git has already resolved. Handing one down instead of the name it came from
+    saves every later step its own ``rev-parse``: ``refs.resolve_ref`` returns a ``Sha`` as it is."""
+
+    __slots__ = ()
+
+
+def head_commit(root: Path) -> Sha | None:
     """The sha of HEAD, or None (not a repository, or no commits yet). Read from the repository's
     files when they say it plainly (a work tree's top level with a loose or packed branch ref, or a
-    detached HEAD): a query asks for HEAD several times and a git process costs milliseconds each;
-    anything less plain (a subdirectory, a symbolic ref elsewhere, the reftable format) asks git."""
-    return _head_from_files(root) or _head_from_git(root)
+    detached HEAD): a git process costs milliseconds; anything less plain (a subdirectory, a
+    symbolic ref elsewhere, the reftable format) asks git."""
+    sha = _head_from_files(root) or _head_from_git(root)
+    return Sha(sha) if sha else None
 
 
 _SHA_HEX = frozenset("0123456789abcdef")

@@ -19,7 +19,7 @@ from enum import Enum
 from pathlib import Path
 from typing import NamedTuple
 
-from mnemo_core.vcs.git import GitError, decode_path, is_shallow, run_git
+from mnemo_core.vcs.git import GitError, Sha, decode_path, is_shallow, run_git
 
 SUGGESTIONS = 5  # enough to spot a typo without burying the message
 SUGGESTION_CUTOFF = 0.6  # difflib's default; lower suggests unrelated names
@@ -95,13 +95,16 @@ def head_state(root: Path) -> HeadState:
     return HeadState(sha.decode() or None, decode_path(branch) or None)
 
 
-def resolve_ref(root: Path, ref: str) -> str:
-    """The full sha of the commit ``ref`` names; a clear MnemoError when there is none."""
+def resolve_ref(root: Path, ref: str) -> Sha:
+    """The full sha of the commit ``ref`` names; a clear MnemoError when there is none. A ``Sha``
+    is already resolved and comes back as it is."""
+    if isinstance(ref, Sha):
+        return ref
     if not ref or ref.startswith("-"):
         raise UnknownRefError(f"'{ref}' is not a valid ref name.")
     out = run_git(root, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}", check=False)
     if out.strip():
-        return out.strip().decode()
+        return Sha(out.strip().decode())
     raise _unresolved(root, ref)
 
 
@@ -147,11 +150,11 @@ def ref_names(root: Path) -> list[str]:
     return sorted(set(names))
 
 
-def merge_base(root: Path, a: str, b: str) -> str:
+def merge_base(root: Path, a: str, b: str) -> Sha:
     """The best common ancestor of two commits; explains a shallow clone that lacks it."""
     out = run_git(root, "merge-base", resolve_ref(root, a), resolve_ref(root, b), check=False).strip()
     if out:
-        return out.decode()
+        return Sha(out.decode())
     if is_shallow(root):
         raise ShallowCloneError(f"'{a}' and '{b}' have no common commit in this shallow clone; {FETCH_HINT}.")
     raise NoBaseError(f"'{a}' and '{b}' have no common history; name a base that shares history with HEAD.")

@@ -12,8 +12,8 @@ import pytest
 from helpers import commit, git, make_repo
 
 from mnemo_core.cli import main
+from mnemo_core.engine import Engine
 from mnemo_core.errors import MnemoError
-from mnemo_core.pipelines import for_files, for_pr
 
 BASE = {
     "shop/__init__.py": "",
@@ -87,7 +87,7 @@ def test_a_method_body_edit_marks_the_method_not_the_class(repo: Path) -> None:
         "size tweak",
         date="2026-02-01T10:00:00+00:00",
     )
-    pack = for_pr(repo, base="HEAD~1")
+    pack = Engine.open(repo).pr(base="HEAD~1")
     assert pack.impact is not None
     assert keys(pack.impact.changed) == ["shop/cart.py:Cart.size"]
     assert pack.impact.changed[0].reasons[0] == "modified"
@@ -102,7 +102,7 @@ def test_callers_transitively_with_paths_and_tests(repo: Path) -> None:
         "again",
         date="2026-02-01T10:00:00+00:00",
     )
-    pack = for_pr(repo, base="HEAD~1", depth=3)
+    pack = Engine.open(repo).pr(base="HEAD~1", depth=3)
     impact = pack.impact
     assert impact is not None
     assert keys(impact.changed) == ["shop/pricing.py:price"]
@@ -126,7 +126,7 @@ def test_callers_transitively_with_paths_and_tests(repo: Path) -> None:
 def test_a_deleted_function_still_referenced_is_high_risk(repo: Path) -> None:
     new = BASE["shop/pricing.py"].replace("def price(item):\n    return item * 2\n\n", "")
     commit(repo, {"shop/pricing.py": new}, "drop price", date="2026-02-01T10:00:00+00:00")
-    pack = for_pr(repo, base="HEAD~1")
+    pack = Engine.open(repo).pr(base="HEAD~1")
     impact = pack.impact
     assert impact is not None
     assert [(s.symbol.name, s.reasons[0]) for s in impact.changed] == [("price", "deleted")]
@@ -148,7 +148,7 @@ def test_a_rename_is_recognised_and_stale_callers_flagged(repo: Path) -> None:
         "rename",
         date="2026-02-01T10:00:00+00:00",
     )
-    impact = for_pr(repo, base="HEAD~1").impact
+    impact = Engine.open(repo).pr(base="HEAD~1").impact
     assert impact is not None
     renamed_symbols = [s for s in impact.changed if s.reasons[0].startswith("renamed")]
     assert [(s.symbol.name, s.reasons[0]) for s in renamed_symbols] == [
@@ -167,7 +167,7 @@ def test_signature_and_module_level_changes(repo: Path) -> None:
         "coupons",
         date="2026-02-01T10:00:00+00:00",
     )
-    impact = for_pr(repo, base="HEAD~1").impact
+    impact = Engine.open(repo).pr(base="HEAD~1").impact
     assert impact is not None
     changed = {s.symbol.name: s.reasons for s in impact.changed}
     assert changed["shop.cart"][0] == "module-level code modified (imports)"
@@ -180,8 +180,8 @@ def test_staged_and_worktree_changes(repo: Path) -> None:
     pricing.write_text(pricing.read_text().replace("return x", "return x - 1"))
     git(repo, "add", "shop/pricing.py")
     (repo / "shop/cart.py").write_text(BASE["shop/cart.py"].replace("return len(self.items)", "return 0"))
-    staged = for_pr(repo, staged=True).impact
-    worktree = for_pr(repo, worktree=True).impact
+    staged = Engine.open(repo).pr(staged=True).impact
+    worktree = Engine.open(repo).pr(worktree=True).impact
     assert staged is not None and worktree is not None
     assert keys(staged.changed) == ["shop/pricing.py:discount"]
     assert keys(worktree.changed) == ["shop/cart.py:Cart.size", "shop/pricing.py:discount"]
@@ -192,7 +192,7 @@ def test_untracked_unsupported_and_binary_files_are_listed(repo: Path) -> None:
     (repo / "notes.txt").write_text("hello\n")
     (repo / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
     (repo / "shop/new.py").write_text("def fresh():\n    return 1\n")
-    impact = for_pr(repo, worktree=True).impact
+    impact = Engine.open(repo).pr(worktree=True).impact
     assert impact is not None
     assert keys(impact.changed) == ["shop/new.py:fresh"]
     assert impact.changed[0].reasons[0] == "added"
@@ -201,7 +201,7 @@ def test_untracked_unsupported_and_binary_files_are_listed(repo: Path) -> None:
 
 
 def test_an_empty_diff_says_so(repo: Path) -> None:
-    pack = for_pr(repo, worktree=True)
+    pack = Engine.open(repo).pr(worktree=True)
     assert pack.impact is not None and pack.impact.changed == ()
     assert any(n.startswith("no changes in") for n in pack.notes)
 
@@ -229,25 +229,25 @@ def test_a_merge_commit_as_head(repo: Path) -> None:
             "GIT_COMMITTER_DATE": "2026-02-04T10:00:00+00:00",
         },
     )
-    impact = for_pr(repo, base="HEAD^1", head="HEAD").impact
+    impact = Engine.open(repo).pr(base="HEAD^1", head="HEAD").impact
     assert impact is not None
     assert keys(impact.changed) == ["shop/api.py:refund"]
 
 
 def test_bad_refs_and_arguments(repo: Path) -> None:
     with pytest.raises(MnemoError, match=r"unknown ref 'mian'.*main"):
-        for_pr(repo, base="mian")
+        Engine.open(repo).pr(base="mian")
     with pytest.raises(MnemoError, match="depth"):
-        for_pr(repo, depth=0)
+        Engine.open(repo).pr(depth=0)
     with pytest.raises(MnemoError, match="budget"):
-        for_pr(repo, budget=0)
+        Engine.open(repo).pr(budget=0)
 
 
 def test_shallow_clone_without_the_base_explains_how_to_fetch(repo: Path, tmp_path: Path) -> None:
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{repo}", str(clone)], check=True)
     with pytest.raises(MnemoError, match="fetch"):
-        for_pr(clone, base="HEAD~1")
+        Engine.open(clone).pr(base="HEAD~1")
 
 
 def test_not_a_repository_pr_fails_but_files_works(tmp_path: Path) -> None:
@@ -255,8 +255,8 @@ def test_not_a_repository_pr_fails_but_files_works(tmp_path: Path) -> None:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
     with pytest.raises(MnemoError, match="not inside a git repository"):
-        for_pr(tmp_path)
-    pack = for_files(tmp_path, [str(tmp_path / "shop/pricing.py")])
+        Engine.open(tmp_path).pr()
+    pack = Engine.open(tmp_path).files([str(tmp_path / "shop/pricing.py")])
     assert pack.impact is not None
     assert {s.symbol.name for s in pack.impact.changed} == {"total", "price", "discount"}
     assert {s.symbol.name for s in pack.impact.callers} == {"Cart.checkout", "buy"}
@@ -270,7 +270,7 @@ def test_budget_is_respected(repo: Path) -> None:
         date="2026-02-01T10:00:00+00:00",
     )
     for budget in (10, 60, 500):
-        pack = for_pr(repo, base="HEAD~1", budget=budget)
+        pack = Engine.open(repo).pr(base="HEAD~1", budget=budget)
         assert pack.used_tokens <= budget
 
 

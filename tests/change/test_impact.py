@@ -97,10 +97,10 @@ def test_every_front_end_counts_the_same_tests(repo: Path, capsys: pytest.Captur
         assert hover == lenses[name] == len(engine.tests_reaching(opened.store, [symbol.id])[symbol.id].sure)
         assert hover == len(expected)
     union = sorted({t for tests in TESTS_OF.values() for t in tests})
-    sure = cli_json(capsys, "tests", "--sure-only", "--base", "HEAD~1", "--repo", str(repo))
+    sure = cli_json(capsys, "tests", "--sure-only", "--base", "HEAD~1", "--repo", str(repo))["tests"]
     assert sorted(t["id"] for t in sure) == union
     assert all(t["resolution"] == "import" and t["confidence"] == 0.95 and not t["possible"] for t in sure)
-    selected = cli_json(capsys, "tests", "--base", "HEAD~1", "--repo", str(repo))
+    selected = cli_json(capsys, "tests", "--base", "HEAD~1", "--repo", str(repo))["tests"]
     assert selected[: len(sure)] == sure  # a selection runs the guesses too, after the sure ones
     assert [(t["id"], t["possible"]) for t in selected[len(sure) :]] == [
         ("tests/test_lib.py::test_guess", True)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from helpers import commit, make_repo
 
-from mnemo_core.pipelines import for_pr
+from mnemo_core.engine import Engine
 
 KINDS = (
     "class Kind:\n"
@@ -102,7 +102,7 @@ def repo(tmp_path: Path) -> Path:
 def impacted_tests(repo: Path, path: str, old: str, new: str) -> list[str]:
     """The impacted tests of a one-line edit, by name."""
     commit(repo, {path: FILES[path].replace(old, new)}, "edit")
-    pack = for_pr(repo, base="HEAD~1")
+    pack = Engine.open(repo).pr(base="HEAD~1")
     assert pack.impact is not None
     return sorted(t.symbol.name for t in pack.impact.tests)
 

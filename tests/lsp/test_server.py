@@ -3,6 +3,7 @@ a stdout whose reader has gone."""
 
 from __future__ import annotations
 
+import ast
 import io
 import logging
 from pathlib import Path
@@ -86,3 +87,34 @@ def test_answered_errors_are_not_logged_twice() -> None:
 def test_the_command_line() -> None:
     args = build_parser().parse_args(["--tcp", "--port", "9000"])
     assert (args.tcp, args.host, args.port) == (True, "127.0.0.1", 9000)
+
+
+def _imports_within(package: Path) -> dict[str, set[str]]:
+    """Each module of the package -> the modules of the same package it imports (typing-only too)."""
+    graph: dict[str, set[str]] = {}
+    for path in package.glob("*.py"):
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == package.name:
+                found |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(f"{package.name}."):
+                found.add((node.module or "").split(".")[1])
+        graph[path.stem] = found
+    return graph
+
+
+def test_the_server_modules_import_each_other_without_a_cycle() -> None:
+    graph = _imports_within(Path(__file__).resolve().parents[2] / "lsp_server")
+    assert not graph["server"] & {"indexing", "commands", "hover", "lens"}  # features know the server
+    done: set[str] = set()
+
+    def visit(module: str, path: tuple[str, ...]) -> None:
+        assert module not in path, f"import cycle: {' -> '.join((*path, module))}"
+        if module in done:
+            return
+        for imported in graph.get(module, ()):
+            visit(imported, (*path, module))
+        done.add(module)
+
+    for module in graph:
+        visit(module, ())

@@ -3,7 +3,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from mnemo_core.pipelines import for_task
+from mnemo_core.engine import Engine
 from tests.helpers import commit, make_repo
 
 CLIENT = "def upload(data):\n    return data\n\n\ndef download(url):\n    return url\n"
@@ -21,7 +21,7 @@ def history(tmp_path: Path) -> Path:
 
 
 def test_recency_comes_from_the_remembered_commits(tmp_path: Path) -> None:
-    pack = for_task(history(tmp_path), "upload data")
+    pack = Engine.open(history(tmp_path)).task("upload data")
     upload = next(s for s in pack.symbols if s.symbol.name == "upload")
     assert upload.components["recency"] == 1.0  # its file changed in the newest commit
     assert any(r.startswith("in a file changed") for r in upload.reasons)
@@ -31,7 +31,7 @@ def test_a_shallow_clone_gets_no_recency_and_says_why(tmp_path: Path) -> None:
     origin = history(tmp_path)
     clone = tmp_path / "shallow"
     subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{origin}", str(clone)], check=True)
-    pack = for_task(clone, "upload data")
+    pack = Engine.open(clone).task("upload data")
     assert all(s.components["recency"] == 0.0 for s in pack.symbols)
     assert not any(
         r.startswith(("in a file changed", "last changed")) for s in pack.symbols for r in s.reasons
@@ -41,5 +41,5 @@ def test_a_shallow_clone_gets_no_recency_and_says_why(tmp_path: Path) -> None:
 
 def test_a_directory_without_git_says_history_is_absent(tmp_path: Path) -> None:
     (tmp_path / "client.py").write_text(CLIENT, encoding="utf-8")
-    pack = for_task(tmp_path, "upload data")
+    pack = Engine.open(tmp_path).task("upload data")
     assert any("no git history" in note and "history channel is empty" in note for note in pack.notes)

@@ -1,0 +1,260 @@
+"""The engine's front door: one :class:`Engine` per repository, whose methods are mnemo's verbs.
+
+Front ends (the CLI, the language server, CI, the MCP server) hold an engine and call its verbs;
+they import this module, ``model``, ``errors`` and the renderers, nothing deeper. The engine owns
+the :class:`Repository` (one SQLite connection, so one engine per thread), checks each verb's
+arguments, brings the index up to date once per call (unless opened with ``update_index=False``,
+as the language server does: its own indexer keeps the index fresh), resolves HEAD once per call
+and hands that down to the pipelines, which resolve every other ref they need once too.
+
+Budgets and depths left out (None) are the project's (``[tool.mnemo]`` or ``mnemo.toml``), else
+mnemo's defaults.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from mnemo_core import lookup, pipelines
+from mnemo_core.config import Config, load_config
+from mnemo_core.errors import MnemoError
+from mnemo_core.index.indexer import Progress
+from mnemo_core.index.languages import registry
+from mnemo_core.insight import BLAST_DEPTH, LastChange, Lens, SymbolCard, file_lenses, symbol_at, symbol_card
+from mnemo_core.lookup import Hop
+from mnemo_core.model import ContextPack, Explanation, IndexStats, ScoredSymbol, Symbol
+from mnemo_core.pipelines import DEFAULT_BUDGET, DEFAULT_DEPTH, DEFAULT_FILES_DEPTH, Call
+from mnemo_core.repository import Repository, recovering
+from mnemo_core.symbol_history import SymbolHistory, symbol_history
+from mnemo_core.vcs.git import head_commit
+from mnemo_core.vcs.linelog import DEFAULT_LIMIT as DEFAULT_HISTORY
+
+__all__ = [
+    "DEFAULT_BUDGET",
+    "DEFAULT_DEPTH",
+    "DEFAULT_FILES_DEPTH",
+    "DEFAULT_HISTORY",
+    "Engine",
+    "Hop",
+    "LastChange",
+    "Lens",
+    "SymbolCard",
+    "SymbolHistory",
+    "Walk",
+    "languages",
+    "recovering",
+]
+
+
+def languages() -> dict[str, tuple[str, ...]]:
+    """The languages mnemo indexes, by name, with their file extensions."""
+    return {name: spec.extensions for name, spec in sorted(registry().items())}
+
+
+@dataclass(frozen=True, slots=True)
+class Walk:
+    """``callers`` or ``callees``: the symbols a handle names, and each symbol reached from them."""
+
+    start: tuple[Symbol, ...]
+    hops: tuple[Hop, ...]
+    direction: str  # "in" for callers, "out" for callees
+
+
+class Engine:
+    """One repository and its index; each public method is a verb."""
+
+    def __init__(self, root: Path, update_index: bool = True) -> None:
+        """An engine on the repository whose top level is ``root`` (see :meth:`open` for any path)."""
+        self.repository = Repository(root)
+        self.update_index = update_index
+
+    @classmethod
+    def open(cls, path: str | Path, update_index: bool = True) -> Engine:
+        """The engine of the repository containing ``path`` (its git top level, or the directory)."""
+        return cls(Repository.open(path).root, update_index)
+
+    @property
+    def root(self) -> Path:
+        """The repository's top level."""
+        return self.repository.root
+
+    @property
+    def config(self) -> Config:
+        """The project's settings, read afresh (a long-lived engine sees the file change)."""
+        return load_config(self.root)
+
+    def close(self) -> None:
+        """Close the index connection."""
+        self.repository.close()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()
+
+    # -- the index ------------------------------------------------------------------------------
+    def index(
+        self, full: bool = False, progress: Progress | None = None, only: list[str] | None = None
+    ) -> IndexStats:
+        """Build or update the index (incremental unless ``full``; ``only`` some paths)."""
+        return self.repository.update_index(full=full, progress=progress, only=only)
+
+    def has_index(self) -> bool:
+        """Whether the index holds any file yet (without updating it)."""
+        return self.repository.store.totals()[0] > 0
+
+    def stats(self) -> dict[str, Any]:
+        """What the index holds: files by language, symbols by kind, edges by type and resolution."""
+        self._fresh()
+        return lookup.stats(self.repository)
+
+    # -- the index's questions ------------------------------------------------------------------
+    def find(self, pattern: str, limit: int = 50) -> list[Symbol]:
+        """Symbols whose name, qualified name or ``path:name`` matches ``pattern`` (globs allowed)."""
+        self._fresh()
+        return lookup.find(self.repository, pattern, limit)
+
+    def callers(self, handle: str, depth: int = 1) -> Walk:
+        """Who calls the symbols ``handle`` names, up to ``depth`` hops."""
+        return self._walk(handle, "in", depth)
+
+    def callees(self, handle: str, depth: int = 1) -> Walk:
+        """What the symbols ``handle`` names call, up to ``depth`` hops."""
+        return self._walk(handle, "out", depth)
+
+    def history(self, handle: str, limit: int = DEFAULT_HISTORY) -> list[SymbolHistory]:
+        """For each symbol ``handle`` names, the newest ``limit`` commits that changed its lines."""
+        self._fresh()
+        return [
+            symbol_history(self.repository, s, limit) for s in lookup.resolve_symbol(self.repository, handle)
+        ]
+
+    def _walk(self, handle: str, direction: str, depth: int) -> Walk:
+        self._fresh()
+        start = lookup.resolve_symbol(self.repository, handle)
+        hops = lookup.walk(self.repository, start, direction, depth)
+        return Walk(tuple(start), tuple(hops), direction)
+
+    # -- context --------------------------------------------------------------------------------
+    def task(self, text: str, budget: int | None = None, limit: int | None = None) -> ContextPack:
+        """The symbols to read first for a task in words, ranked and packed into a token budget."""
+        started = time.perf_counter()
+        budget = self._budget(budget)
+        return pipelines.for_task(self._call(started), text, budget, limit)
+
+    def explain(self, text: str, handle: str) -> Explanation:
+        """Every part of one symbol's score for a task."""
+        return pipelines.explain(self._call(), text, handle)
+
+    def pr(
+        self,
+        base: str | None = None,
+        head: str | None = None,
+        staged: bool = False,
+        worktree: bool = False,
+        depth: int | None = None,
+        budget: int | None = None,
+    ) -> ContextPack:
+        """The blast radius of a change: ``base..head`` (default: the merge-base with the default
+        branch, to HEAD), the staged change, or the working tree against HEAD."""
+        started = time.perf_counter()
+        budget, depth = self._budget(budget), self._depth(depth)
+        pipelines.check_change(head, staged, worktree)
+        return pipelines.for_pr(self._call(started), base, head, staged, worktree, depth, budget)
+
+    def files(
+        self, paths: list[str], depth: int = DEFAULT_FILES_DEPTH, budget: int | None = None
+    ) -> ContextPack:
+        """The context of some files: their symbols, their callers and the tests that reach them."""
+        started = time.perf_counter()
+        budget = self._budget(budget)
+        pipelines.check_depth(depth)
+        return pipelines.for_files(self._call(started), paths, depth, budget)
+
+    def tests(
+        self,
+        base: str | None = None,
+        head: str | None = None,
+        staged: bool = False,
+        worktree: bool = False,
+        depth: int | None = None,
+        sure_only: bool = False,
+    ) -> tuple[ScoredSymbol, ...]:
+        """The tests a change reaches (same selectors as :meth:`pr`): the sure ones, then, unless
+        ``sure_only``, those reached only through a name guess."""
+        pack = self.pr(base, head, staged, worktree, depth)
+        return pipelines.selected_tests(pack.impact, sure_only)
+
+    # -- an editor's questions ------------------------------------------------------------------
+    def symbol_at(self, path: str, line: int, word: str | None = None) -> Symbol | None:
+        """The symbol at a position (1-based line): the one ``word`` names there, else the
+        innermost definition around the line."""
+        self._fresh()
+        return symbol_at(self.repository, path, line, word)
+
+    def definition_at(self, path: str, line: int, word: str | None = None) -> Symbol:
+        """The function, method or class at a position; a MnemoError elsewhere."""
+        self._fresh()
+        return self._definition(path, line, word)
+
+    def _definition(self, path: str, line: int, word: str | None) -> Symbol:
+        symbol = symbol_at(self.repository, path, line, word)
+        if symbol is None or symbol.kind == "module":
+            raise MnemoError(f"no definition at {path}:{line}; put the cursor on a function, class or call")
+        return symbol
+
+    def card(self, symbol: Symbol) -> SymbolCard:
+        """The hover card of a symbol: callers, blast radius, tests, last change."""
+        self._fresh()
+        return symbol_card(self.repository, symbol)
+
+    def lenses(self, path: str) -> list[Lens]:
+        """The code lenses of a file: callers, tests and last change of each function and class."""
+        self._fresh()
+        return file_lenses(self.repository, path)
+
+    def blast_radius_at(
+        self,
+        path: str,
+        line: int,
+        word: str | None = None,
+        depth: int = BLAST_DEPTH,
+        budget: int | None = None,
+    ) -> ContextPack:
+        """The blast radius of the symbol at a position, as a ``files`` answer: the symbol, its
+        transitive callers within ``depth`` hops and the tests that reach it."""
+        started = time.perf_counter()
+        budget = self._budget(budget)
+        pipelines.check_depth(depth)
+        call = self._call(started)
+        return pipelines.for_symbol(call, self._definition(path, line, word), depth, budget)
+
+    # -- one call -------------------------------------------------------------------------------
+    def _fresh(self) -> None:
+        """Bring the index up to date, once per call (unless this engine leaves that to others)."""
+        if self.update_index:
+            self.repository.refresh()
+
+    def _call(self, started: float | None = None) -> Call:
+        """Start a call that answers with a pack: the index up to date, HEAD resolved once."""
+        self._fresh()
+        return Call(
+            self.repository, head_commit(self.root), time.perf_counter() if started is None else started
+        )
+
+    def _budget(self, budget: int | None) -> int:
+        value = self.config.budget if budget is None else budget
+        pipelines.check_budget(value)
+        return value
+
+    def _depth(self, depth: int | None) -> int:
+        value = self.config.depth if depth is None else depth
+        pipelines.check_depth(value)
+        return value
