@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 from mnemo_core.change.receivers import evidenced, exception_classes, hierarchy
 from mnemo_core.index.store import Store
+from mnemo_core.memo import BoundedCache
 from mnemo_core.model import (
     CALLABLE_KINDS,
     CLASS_KINDS,
@@ -262,7 +263,7 @@ class ReachingTests:
 
 
 TESTS_CACHED = 4096  # symbols whose reaching tests are kept (lenses and hovers ask again and again)
-_TESTS: dict[tuple[str, int, int], ReachingTests] = {}
+_TESTS: BoundedCache[tuple[str, int, int], ReachingTests] = BoundedCache(TESTS_CACHED)
 
 
 def tests_reaching(store: Store, ids: Iterable[int]) -> dict[int, ReachingTests]:
@@ -281,12 +282,8 @@ def tests_reaching(store: Store, ids: Iterable[int]) -> dict[int, ReachingTests]
     found: dict[int, ReachingTests] = {}
     for sid in ids:
         key = (str(store.path), generation, sid)
-        tests = _TESTS.get(key)
-        if tests is None:
-            tests = _TESTS[key] = _tests_of(store, sid)
-            while len(_TESTS) > TESTS_CACHED:
-                _TESTS.pop(next(iter(_TESTS)), None)
-        found[sid] = tests
+        cached = _TESTS.get(key)
+        found[sid] = cached if cached is not None else _TESTS.put(key, _tests_of(store, sid))
     return found
 
 
