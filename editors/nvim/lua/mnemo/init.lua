@@ -21,6 +21,9 @@ M.config = {
   -- 'notify': "indexing" and "index ready" as messages; 'none': leave progress to a statusline
   progress = 'notify',
   result_height = 15, -- lines of the one window that shows answers
+  -- the server's settings (sent with `initialize` and as workspace/didChangeConfiguration):
+  -- budget, depth, lens (true/false), hover (true/false); nil: the server's defaults
+  settings = {},
 }
 
 M.state = {
@@ -177,6 +180,11 @@ local function on_attach(_, bufnr)
   })
 end
 
+-- The settings as a JSON object, also when empty (an empty Lua table would encode as an array).
+local function server_settings()
+  return next(M.config.settings) == nil and vim.empty_dict() or M.config.settings
+end
+
 local function client_config(root)
   return {
     name = 'mnemo',
@@ -184,6 +192,8 @@ local function client_config(root)
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
     capabilities = capabilities(),
+    init_options = server_settings(),
+    settings = { mnemo = server_settings() },
     handlers = { ['$/progress'] = on_progress, ['workspace/codeLens/refresh'] = on_lens_refresh },
     commands = {
       ['mnemo.blastRadius'] = function(command)
