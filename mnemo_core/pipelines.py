@@ -10,9 +10,8 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from mnemo_core.change.context import analyse, file_symbols_as_changed
-from mnemo_core.change.diffmap import ChangedSymbol, FileSummary, changed_symbols
 from mnemo_core.errors import MnemoError
 from mnemo_core.lookup import resolve_symbol
 from mnemo_core.model import ContextPack, Contribution, Explanation, Impact, ScoredSymbol, Symbol
@@ -23,9 +22,11 @@ from mnemo_core.retrieve.recency import RecencyLookup, git_recency
 from mnemo_core.retrieve.score import WEIGHTS
 from mnemo_core.retrieve.snippets import SourceCache, header, token_costs
 from mnemo_core.retrieve.task import TaskRanking, rank_task
-from mnemo_core.vcs.diff import changed_files
 from mnemo_core.vcs.git import head_commit, require_toplevel
 from mnemo_core.vcs.refs import Snapshot, default_base_name, merge_base, resolve_ref
+
+if TYPE_CHECKING:  # the change pipelines load their modules when they run: a task never needs them
+    from mnemo_core.change.diffmap import ChangedSymbol, FileSummary
 
 DEFAULT_BUDGET = 8000
 DEFAULT_DEPTH = 3  # callers of callers of callers: beyond that, impact is speculation
@@ -141,6 +142,9 @@ def for_pr(
 ) -> ContextPack:
     """The blast radius of a change: ``base..head`` (default: the merge-base with the default
     branch, to HEAD), the staged change, or the working tree against HEAD."""
+    from mnemo_core.change.diffmap import changed_symbols
+    from mnemo_core.vcs.diff import changed_files
+
     started = time.perf_counter()
     check_budget(budget)
     _check_depth(depth)
@@ -173,6 +177,8 @@ def for_files(
     update_index: bool = True,
 ) -> ContextPack:
     """The context of some files: their symbols, their callers and the tests that reach them."""
+    from mnemo_core.change.context import file_symbols_as_changed
+
     started = time.perf_counter()
     check_budget(budget)
     _check_depth(depth)
@@ -198,6 +204,8 @@ def _change_pack(
     started: float,
     notes: list[str],
 ) -> ContextPack:
+    from mnemo_core.change.context import analyse
+
     analysis = analyse(repo.store, repo.root, changed, files, depth, base)
     symbols = fit_budget(repo, analysis.ranked, budget)
     impact = analysis.impact
@@ -238,7 +246,7 @@ def explain(repo: str | Path | Repository, text: str, handle: str, update_index:
     """The full breakdown of one symbol's score for a task."""
     opened = open_repo(repo, update_index)
     targets = resolve_symbol(opened, handle)
-    ranking = rank_task(opened.store, opened.root, text, recency_lookup(opened))
+    ranking = rank_task(opened.store, opened.root, text, recency_lookup(opened), full_walk=True)
     target = _best_placed(targets, ranking)
     return _explanation(ranking, target, text)
 
@@ -259,7 +267,7 @@ def _explanation(ranking: TaskRanking, target: Symbol, text: str) -> Explanation
         hops = ranking.walk.hops.get(sid)
         reached = f"reached at {hops} hops" if hops is not None else "not reached"
         notes.append(
-            "not a candidate: no channel matched it and it is not among the top nodes of the walk"
+            "not a candidate: no channel matched it and the seeds pass it too little weight in the graph"
             f" ({reached})"
         )
     components = scored[1].components if scored else {}
