@@ -11,10 +11,8 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from mnemo_core.change.context import analyse, file_symbols_as_changed
-from mnemo_core.change.diffmap import ChangedSymbol, FileSummary, changed_symbols
 from mnemo_core.errors import MnemoError
 from mnemo_core.lookup import resolve_symbol
 from mnemo_core.model import ContextPack, Contribution, Explanation, Impact, ScoredSymbol, Symbol
@@ -25,9 +23,11 @@ from mnemo_core.retrieve.recency import RecencyLookup, git_recency
 from mnemo_core.retrieve.score import WEIGHTS
 from mnemo_core.retrieve.snippets import SourceCache, header, token_costs
 from mnemo_core.retrieve.task import TaskRanking, rank_task
-from mnemo_core.vcs.diff import changed_files
 from mnemo_core.vcs.git import Sha, require_toplevel
 from mnemo_core.vcs.refs import Snapshot, default_base_name, merge_base, resolve_ref
+
+if TYPE_CHECKING:  # the change pipelines load their modules when they run: a task never needs them
+    from mnemo_core.change.diffmap import ChangedSymbol, FileSummary
 
 DEFAULT_BUDGET = 8000
 DEFAULT_DEPTH = 3  # callers of callers of callers: beyond that, impact is speculation
@@ -162,6 +162,9 @@ def for_pr(
 ) -> ContextPack:
     """The blast radius of a change: ``base..head`` (default: the merge-base with the default
     branch, to HEAD), the staged change, or the working tree against HEAD."""
+    from mnemo_core.change.diffmap import changed_symbols
+    from mnemo_core.vcs.diff import changed_files
+
     root = require_toplevel(call.repo.root)
     target: str | Snapshot = (
         Snapshot.STAGED if staged else Snapshot.WORKTREE if worktree else (head or "HEAD")
@@ -181,6 +184,8 @@ def for_pr(
 
 def for_files(call: Call, paths: list[str], depth: int, budget: int) -> ContextPack:
     """The context of some files: their symbols, their callers and the tests that reach them."""
+    from mnemo_core.change.context import file_symbols_as_changed
+
     repo = call.repo
     relative = [repo.relpath(p) for p in paths]
     missing = [p for p, rel in zip(paths, relative, strict=True) if not (repo.root / rel).is_file()]
@@ -193,6 +198,8 @@ def for_files(call: Call, paths: list[str], depth: int, budget: int) -> ContextP
 def for_symbol(call: Call, symbol: Symbol, depth: int, budget: int) -> ContextPack:
     """The blast radius of one symbol, as a ``files`` answer: the symbol (as the selected code), its
     transitive callers within ``depth`` hops and the tests that reach it."""
+    from mnemo_core.change.diffmap import ChangedSymbol, FileSummary
+
     selected = ChangedSymbol(
         symbol.path,
         symbol.name,
@@ -220,6 +227,8 @@ def _change_answer(
     base: str | None,
     notes: list[str] | None = None,
 ) -> ContextPack:
+    from mnemo_core.change.context import analyse
+
     analysis = analyse(call.repo.store, call.repo.root, changed, files, depth, base)
     symbols = fit_budget(call.repo, analysis.ranked, budget)
     impact = analysis.impact
@@ -266,7 +275,7 @@ def _describe_range(base: str | None, target: str | Snapshot) -> str:
 def explain(call: Call, text: str, handle: str) -> Explanation:
     """The full breakdown of one symbol's score for a task."""
     targets = resolve_symbol(call.repo, handle)
-    ranking = rank_task(call.repo.store, call.repo.root, text, recency_lookup(call.repo))
+    ranking = rank_task(call.repo.store, call.repo.root, text, recency_lookup(call.repo), full_walk=True)
     return _explanation(ranking, _best_placed(targets, ranking), text)
 
 
@@ -286,7 +295,7 @@ def _explanation(ranking: TaskRanking, target: Symbol, text: str) -> Explanation
         hops = ranking.walk.hops.get(sid)
         reached = f"reached at {hops} hops" if hops is not None else "not reached"
         notes.append(
-            "not a candidate: no channel matched it and it is not among the top nodes of the walk"
+            "not a candidate: no channel matched it and the seeds pass it too little weight in the graph"
             f" ({reached})"
         )
     components = scored[1].components if scored else {}

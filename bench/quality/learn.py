@@ -76,7 +76,9 @@ def collect(repos: Sequence[BenchRepo], workdir: Path) -> None:
                 index_repo(clone)
                 row: dict[str, Any] = {"id": task.id, "truth": list(task.ground_truth), "candidates": []}
                 try:
-                    ranking = rank_task(repo.store, repo.root, task.text, recency_lookup(repo))
+                    ranking = rank_task(
+                        repo.store, repo.root, task.text, recency_lookup(repo), full_walk=True
+                    )
                 except MnemoError:
                     rows.append(row)
                     continue

@@ -2,35 +2,49 @@
 
 Building the graph reads every edge of the index (a tenth of a second on a mid-size repository),
 so the arrays are kept twice: in memory for a long-lived process (the language server), and in
-``.mnemo/graph-<index id>-<generation>.npz`` for the next short-lived one (each CLI call is a new
-process). The index id is random, so a file committed to a repository's ``.mnemo/`` never passes
-for ours. The file is written atomically (temporary name, then rename), read with pickling off and
-its arrays checked for shape and bounds; any file that does not load is ignored and rebuilt, and
-an older generation's file is removed when a new one is written. A read-only ``.mnemo`` just means
-every process builds its own.
+``.mnemo/graph-<index id>-<generation>.bin`` for the next short-lived one (each CLI call is a new
+process). The file is a header (a magic line and the six arrays' lengths) followed by the arrays
+as little-endian 64-bit numbers, read with the standard library alone, so a task that never walks
+never imports numpy. The index id is random, so a file committed to a repository's ``.mnemo/``
+never passes for ours. The file is written atomically (temporary name, then rename) and its
+arrays are checked for size, shape and bounds; any file that does not load is ignored and
+rebuilt, and an older generation's file is removed when a new one is written. A read-only
+``.mnemo`` just means every process builds its own.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import struct
+import sys
 import tempfile
 import threading
+from array import array
 from collections import OrderedDict
+from itertools import pairwise
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from mnemo_core.index.store import Store
 from mnemo_core.retrieve.walk import Csr, Graph, build_graph
-
-if TYPE_CHECKING:
-    import numpy as np
 
 log = logging.getLogger(__name__)
 
 CACHED_GRAPHS = 4  # a language server serves one workspace; a benchmark walks a few repositories
 FILE_PREFIX = "graph-"
-_ARRAYS = ("ids", "walk_indptr", "walk_indices", "walk_data", "directed_indptr", "directed_indices")
+FILE_SUFFIX = ".bin"
+MAGIC = b"mnemo graph 1\n"
+_ARRAYS = (  # name and stdlib array type, in file order
+    ("ids", "q"),
+    ("walk_indptr", "q"),
+    ("walk_indices", "q"),
+    ("walk_data", "d"),
+    ("directed_indptr", "q"),
+    ("directed_indices", "q"),
+)
+_LENGTHS = struct.Struct(f"<{len(_ARRAYS)}q")
+_ITEM_BYTES = 8
 _graphs: OrderedDict[tuple[str, int], Graph] = OrderedDict()
 _lock = threading.Lock()
 
@@ -45,7 +59,7 @@ def graph_for(store: Store) -> Graph:
             _graphs.move_to_end(key)
             return graph
     prefix = f"{FILE_PREFIX}{store.index_id()}-"  # this index's files, whatever their generation
-    path = store.path.parent / f"{prefix}{generation}.npz"
+    path = store.path.parent / f"{prefix}{generation}{FILE_SUFFIX}"
     graph = _load(path)
     if graph is None:
         graph = build_graph(store.all_edges())
@@ -58,66 +72,81 @@ def graph_for(store: Store) -> Graph:
 
 
 def _load(path: Path) -> Graph | None:
-    import numpy as np
-
     try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in _ARRAYS}
+        raw = path.read_bytes()
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, KeyError) as exc:
+    except OSError as exc:
         log.info("graph cache %s not loaded (%s); rebuilding it", path, exc)
         return None
-    ids = arrays["ids"]
-    if not _consistent(arrays):
-        log.info("graph cache %s is inconsistent; rebuilding it", path)
+    arrays = _parse(raw)
+    if arrays is None or not _consistent(arrays):
+        log.info("graph cache %s is damaged or inconsistent; rebuilding it", path)
         return None
+    ids = arrays["ids"]
     walk = Csr(arrays["walk_indptr"], arrays["walk_indices"], arrays["walk_data"])
-    directed = Csr(
-        arrays["directed_indptr"], arrays["directed_indices"], np.ones(len(arrays["directed_indices"]))
-    )
-    return Graph(ids, {sid: i for i, sid in enumerate(ids.tolist())}, walk, directed)
+    ones = array("d", [1.0]) * len(arrays["directed_indices"])
+    directed = Csr(arrays["directed_indptr"], arrays["directed_indices"], ones)
+    return Graph(ids, {sid: i for i, sid in enumerate(ids)}, walk, directed)
 
 
-def _consistent(arrays: dict[str, np.ndarray]) -> bool:
+def _parse(raw: bytes) -> dict[str, array[Any]] | None:
+    """The arrays of a cache file, or None when its header or size is wrong."""
+    body = len(MAGIC) + _LENGTHS.size
+    if not raw.startswith(MAGIC) or len(raw) < body:
+        return None
+    lengths = _LENGTHS.unpack_from(raw, len(MAGIC))
+    if min(lengths) < 0 or len(raw) != body + _ITEM_BYTES * sum(lengths):
+        return None
+    arrays: dict[str, array[Any]] = {}
+    offset = body
+    for (name, code), length in zip(_ARRAYS, lengths, strict=True):
+        values = array(code)
+        values.frombytes(raw[offset : offset + _ITEM_BYTES * length])
+        if sys.byteorder != "little":
+            values.byteswap()
+        arrays[name] = values
+        offset += _ITEM_BYTES * length
+    return arrays
+
+
+def _consistent(arrays: dict[str, array[Any]]) -> bool:
     """Whether the arrays form two sparse matrices over ``ids``: row pointers that start at 0, never
     fall and end at the entry count; column indices inside the matrix."""
-    import numpy as np
-
     size = len(arrays["ids"])
     for kind in ("walk", "directed"):
         indptr, indices = arrays[f"{kind}_indptr"], arrays[f"{kind}_indices"]
-        if (
-            len(indptr) != size + 1
-            or indptr[0] != 0
-            or indptr[-1] != len(indices)
-            or np.any(np.diff(indptr) < 0)
-        ):
+        if len(indptr) != size + 1 or indptr[0] != 0 or indptr[-1] != len(indices):
             return False
-        if len(indices) and (indices.min() < 0 or indices.max() >= size):
+        if not all(a <= b for a, b in pairwise(indptr)):
+            return False
+        if len(indices) and (min(indices) < 0 or max(indices) >= size):
             return False
     return len(arrays["walk_data"]) == len(arrays["walk_indices"])
 
 
 def _save(graph: Graph, path: Path, prefix: str) -> None:
-    import numpy as np
-
+    parts = (
+        graph.ids,
+        graph.walk.indptr,
+        graph.walk.indices,
+        graph.walk.data,
+        graph.directed.indptr,
+        graph.directed.indices,
+    )
     try:
         handle, temporary = tempfile.mkstemp(prefix=FILE_PREFIX, suffix=".tmp", dir=path.parent)
         with os.fdopen(handle, "wb") as out:
-            np.savez(
-                out,
-                ids=graph.ids,
-                walk_indptr=graph.walk.indptr,
-                walk_indices=graph.walk.indices,
-                walk_data=graph.walk.data,
-                directed_indptr=graph.directed.indptr,
-                directed_indices=graph.directed.indices,
-            )
+            out.write(MAGIC + _LENGTHS.pack(*(len(p) for p in parts)))
+            for part in parts:
+                if sys.byteorder != "little":
+                    part = array(part.typecode, part)
+                    part.byteswap()
+                out.write(part.tobytes())
         os.replace(temporary, path)
     except OSError as exc:
         log.info("graph cache not written to %s: %s", path.parent, exc)
         return
-    for old in path.parent.glob(f"{prefix}*.npz"):
-        if old != path:
+    for old in path.parent.glob(f"{prefix}*"):
+        if old != path and old.suffix in (FILE_SUFFIX, ".npz"):
             old.unlink(missing_ok=True)

@@ -10,6 +10,8 @@ The pack is returned in score order, not pick order.
 
 from __future__ import annotations
 
+import heapq
+import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -39,30 +41,56 @@ class Packed:
 
 
 def pack(pieces: list[Piece], budget: int, neighbours: Mapping[int, set[int]]) -> list[Packed]:
-    """Choose pieces within ``budget`` tokens; returned in the order of ``pieces`` (score order)."""
+    """Choose pieces within ``budget`` tokens; returned in the order of ``pieces`` (score order).
+
+    Greedy by density, as if every piece were re-rated after each pick; but a pick changes few
+    ratings (the pieces of its file and its neighbours become near; the pieces that no longer fit
+    whole shrink to a header or drop out), so only those are re-rated, and a heap keeps the best."""
     remaining = budget
     chosen: dict[int, Packed] = {}
-    files: set[str] = set()
-    pool = {p.symbol_id: p for p in pieces}
-    while pool:
-        best: tuple[float, int, Packed] | None = None
-        for p in pool.values():
-            option = _fit(p, remaining)
-            if option is None:
-                continue
-            near = p.path in files or bool(neighbours.get(p.symbol_id, set()) & chosen.keys())
-            density = (
-                p.score * (1 + PROXIMITY_BONUS * near) / max(option.tokens, MIN_TOKENS) ** DENSITY_EXPONENT
-            )
-            key = (density, -p.symbol_id)
-            if best is None or key > best[:2]:
-                best = (density, -p.symbol_id, option)
-        if best is None:
-            break
-        option = best[2]
-        chosen[option.symbol_id] = option
+    near: set[int] = set()
+    by_file: dict[str, list[Piece]] = {}
+    by_id = {p.symbol_id: p for p in pieces}
+    for piece in by_id.values():
+        by_file.setdefault(piece.path, []).append(piece)
+    towards: dict[int, list[Piece]] = {}  # a symbol -> the pieces it makes near once chosen
+    for sid, others in neighbours.items():
+        for other in others if sid in by_id else ():
+            towards.setdefault(other, []).append(by_id[sid])
+    current: dict[int, Packed] = {}  # each piece still in the running: how it would be shown now
+    best: list[tuple[float, int, int, Packed]] = []  # (-density, id, rating, option): to pick from
+    largest: list[tuple[int, int, Packed]] = []  # (-tokens, rating, option): what stops fitting first
+    ratings = itertools.count()
+
+    def rate(piece: Piece) -> None:
+        option = _fit(piece, remaining)
+        if option is None:  # the budget only shrinks: it will never fit again
+            current.pop(piece.symbol_id, None)
+            return
+        current[piece.symbol_id] = option
+        bonus = 1 + PROXIMITY_BONUS * (piece.symbol_id in near)
+        density = piece.score * bonus / max(option.tokens, MIN_TOKENS) ** DENSITY_EXPONENT
+        rating = next(ratings)
+        heapq.heappush(best, (-density, piece.symbol_id, rating, option))
+        heapq.heappush(largest, (-option.tokens, rating, option))
+
+    for piece in by_id.values():
+        rate(piece)
+    while best:
+        _, sid, _, option = heapq.heappop(best)
+        if current.get(sid) is not option:  # rated again since, or gone
+            continue
+        chosen[sid] = option
+        del current[sid]
         remaining -= option.tokens
-        files.add(pool.pop(option.symbol_id).path)
+        while largest and -largest[0][0] > remaining:
+            _, _, stale = heapq.heappop(largest)
+            if current.get(stale.symbol_id) is stale:
+                rate(by_id[stale.symbol_id])
+        for piece in (*by_file[by_id[sid].path], *towards.get(sid, ())):
+            if piece.symbol_id in current and piece.symbol_id not in near:
+                near.add(piece.symbol_id)
+                rate(piece)
     order = {p.symbol_id: i for i, p in enumerate(pieces)}
     return sorted(chosen.values(), key=lambda c: order[c.symbol_id])
 

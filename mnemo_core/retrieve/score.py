@@ -38,8 +38,8 @@ if TYPE_CHECKING:
 WEIGHTS = {
     "lexical": 0.15,  # the task names it (fused rank across the name, text, body, history and path channels)
     "walk": 0.0,  # it sits where the walk from the task's seeds spends its time (learned: adds nothing here)
-    "authority": 0.02,  # code that the relevant code relies on
-    "proximity": 0.02,  # close to a seed in the graph
+    "authority": 0.0,  # code that the relevant code relies on (learned: adds nothing; at 0, no walk runs)
+    "proximity": 0.0,  # close to a seed in the graph (learned: adds nothing here)
     "recency": 0.0,  # its file changed lately (learned: adds nothing beyond the history channel)
     "generic": 0.05,  # called from many places without a lexical match (learned: a slight plus, not a minus)
     "file": 0.04,  # its file is where the task's terms concentrate

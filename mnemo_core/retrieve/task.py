@@ -1,7 +1,10 @@
 """Task context: a task in words -> ranked, budgeted symbols, each with its score's components.
 
-``rank_task`` runs the pure steps in order (keywords -> seeds -> walk -> score) and keeps every
+``rank_task`` runs the pure steps in order (keywords -> seeds -> graph -> score) and keeps every
 intermediate result, so ``for_task`` can pack and render them and ``explain`` can show them.
+The candidates are the best seeds and the graph neighbours the walk's first step from them
+reaches most strongly; the random walk itself (numpy) runs only when a weight reads its result or
+when asked (``explain`` shows every component), so it never changes which symbols are candidates.
 """
 
 from __future__ import annotations
@@ -16,13 +19,14 @@ from mnemo_core.retrieve.graphcache import graph_for
 from mnemo_core.retrieve.history import history_channel
 from mnemo_core.retrieve.keywords import Keywords, extract_keywords
 from mnemo_core.retrieve.recency import RecencyLookup
-from mnemo_core.retrieve.score import Recency, Scored, score_candidates
+from mnemo_core.retrieve.score import WEIGHTS, Recency, Scored, score_candidates
 from mnemo_core.retrieve.seeds import Seed, seed
-from mnemo_core.retrieve.walk import WalkResult, walk
+from mnemo_core.retrieve.walk import WalkResult, hops_only, reach, walk
 
 MAX_SEEDS = 60  # the walk restarts from at most this many fused seeds
 MAX_SEED_CANDIDATES = 400  # fused seeds scored as candidates (a body match ranked 200th may still win)
-WALK_CANDIDATES = 250  # non-seed candidates taken from the top of the walk
+NEIGHBOUR_CANDIDATES = 250  # non-seed candidates: the graph neighbours the seeds pass most weight to
+WALK_COMPONENTS = ("walk", "authority")  # the components that need the random walk and HITS
 EXCLUDED_KINDS = frozenset({"module"})  # modules shape the graph but are not answers
 
 
@@ -56,14 +60,22 @@ def parse_task(text: str) -> Keywords:
     return keywords
 
 
-def rank_task(store: Store, root: Path, text: str, recency_lookup: RecencyLookup) -> TaskRanking:
-    """Rank every candidate symbol for a task (no budget applied)."""
+def rank_task(
+    store: Store, root: Path, text: str, recency_lookup: RecencyLookup, full_walk: bool = False
+) -> TaskRanking:
+    """Rank every candidate symbol for a task (no budget applied). The random walk runs when a
+    weight needs it or ``full_walk`` asks for it; the ranking is the same either way."""
     keywords = parse_task(text)
     seeds = seed(store, keywords, history_channel(root))
     top_seeds = {s.symbol_id: s for s in seeds[:MAX_SEED_CANDIDATES]}
-    result = walk(graph_for(store), {s.symbol_id: s.score for s in seeds[:MAX_SEEDS]})
-    walked = sorted(result.scores, key=lambda n: (-result.scores[n], n))
-    candidate_ids = list(dict.fromkeys([*top_seeds, *walked[:WALK_CANDIDATES]]))
+    graph = graph_for(store)
+    restart = {s.symbol_id: s.score for s in seeds[:MAX_SEEDS]}
+    near = reach(graph, restart)
+    walked = full_walk or any(WEIGHTS[name] for name in WALK_COMPONENTS)
+    result = walk(graph, restart, near) if walked else hops_only(graph, near)
+    step = near.first_step
+    neighbours = sorted((n for n in step if n not in top_seeds), key=lambda n: (-step[n], n))
+    candidate_ids = [*top_seeds, *neighbours[:NEIGHBOUR_CANDIDATES]]
     symbols = {
         sid: s for sid, s in store.symbols_by_ids(candidate_ids).items() if s.kind not in EXCLUDED_KINDS
     }

@@ -1,22 +1,25 @@
-"""Graph propagation: a random walk with restart from the seeds, then HITS on the best nodes.
+"""Graph propagation: the seeds' neighbourhood, and a random walk with restart and HITS on it.
 
-The whole graph is held as two sparse matrices in compressed-row form (numpy arrays, loaded once
-per index generation and cached): the walk's weighted adjacency, where a walker at a function
-moves to what it calls and, a little less readily, to its callers; and the directed
-call/inheritance adjacency that HITS reads. A query cuts the seeds' neighbourhood
-(``NEIGHBOURHOOD_HOPS`` hops, at most ``MAX_NODES`` nodes) out of the first as a list of weighted
-steps, and iterates one sparse matrix-vector product per step (``numpy.bincount`` over the steps)
-until the top of the ranking has not moved for a few steps. HITS over the top ``HITS_NODES`` nodes
-separates authorities (code the relevant code relies on) from hubs (code that calls much of it).
+The whole graph is held as two sparse matrices in compressed-row form (stdlib ``array``s, loaded
+once per index generation and cached, so a query that only needs distances never loads numpy):
+the walk's weighted adjacency, where a walker at a function moves to what it calls and, a little
+less readily, to its callers; and the directed call/inheritance adjacency that HITS reads. Every
+query cuts the seeds' neighbourhood (``NEIGHBOURHOOD_HOPS`` hops, at most ``MAX_NODES`` nodes) out
+of the first, with each node's distance and the share of the seeds' weight one step of the walk
+hands it (``reach``). The walk itself (numpy) runs only when asked: it iterates one sparse
+matrix-vector product per step (``numpy.bincount`` over the steps) until the top of the ranking has
+not moved for a few steps, and HITS over the top ``HITS_NODES`` nodes separates authorities (code
+the relevant code relies on) from hubs (code that calls much of it).
 """
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # numpy loads on first use: commands that never walk start faster
+if TYPE_CHECKING:  # numpy loads on first use: a task whose walk weights are zero never needs it
     import numpy as np
 
 RESTART = 0.2  # probability of jumping back to a seed: keeps the walk near the task
@@ -44,11 +47,12 @@ EdgeRow = tuple[int, int, str, float]
 
 @dataclass(frozen=True)
 class Csr:
-    """A square sparse matrix in compressed-row form: row i is ``indices[indptr[i]:indptr[i+1]]``."""
+    """A square sparse matrix in compressed-row form: row i is ``indices[indptr[i]:indptr[i+1]]``
+    (64-bit integers and floats)."""
 
-    indptr: np.ndarray
-    indices: np.ndarray
-    data: np.ndarray
+    indptr: array[int]
+    indices: array[int]
+    data: array[float]
 
     @classmethod
     def from_entries(cls, rows: np.ndarray, cols: np.ndarray, data: np.ndarray, size: int) -> Csr:
@@ -64,29 +68,46 @@ class Csr:
             rows, cols = unique // size, unique % size
         indptr = np.zeros(size + 1, dtype=np.int64)
         np.cumsum(np.bincount(rows, minlength=size), out=indptr[1:])
-        return cls(indptr, cols.astype(np.int64), data.astype(np.float64))
+        return cls(int_array(indptr), int_array(cols), float_array(data))
 
     def entries(self, nodes: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(row, column, value) of every entry whose row and column are both in ``nodes``, numbered
         by position in ``nodes``."""
         import numpy as np
 
+        indptr = np.frombuffer(self.indptr, dtype=np.int64)
+        indices = np.frombuffer(self.indices, dtype=np.int64)
+        data = np.frombuffer(self.data, dtype=np.float64)
         picked = np.asarray(nodes, dtype=np.int64)
-        local = np.full(len(self.indptr) - 1, -1, dtype=np.int64)
+        local = np.full(len(indptr) - 1, -1, dtype=np.int64)
         local[picked] = np.arange(len(picked))
-        starts, counts = self.indptr[picked], self.indptr[picked + 1] - self.indptr[picked]
+        starts, counts = indptr[picked], indptr[picked + 1] - indptr[picked]
         offsets = np.repeat(starts - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
         rows = np.repeat(np.arange(len(picked)), counts)
-        cols = local[self.indices[offsets]]
+        cols = local[indices[offsets]]
         inside = cols >= 0
-        return rows[inside], cols[inside], self.data[offsets][inside]
+        return rows[inside], cols[inside], data[offsets][inside]
+
+
+def int_array(values: np.ndarray) -> array[int]:
+    """A numpy array as a stdlib array of 64-bit integers."""
+    out = array("q")
+    out.frombytes(values.astype("<i8").tobytes())
+    return out
+
+
+def float_array(values: np.ndarray) -> array[float]:
+    """A numpy array as a stdlib array of 64-bit floats."""
+    out = array("d")
+    out.frombytes(values.astype("<f8").tobytes())
+    return out
 
 
 @dataclass(frozen=True)
 class Graph:
     """The symbol graph as sparse matrices over a dense numbering of symbol ids."""
 
-    ids: np.ndarray  # dense index -> symbol id
+    ids: array[int]  # dense index -> symbol id
     index: dict[int, int]  # symbol id -> dense index
     walk: Csr  # walk[i, j]: weight of stepping from i to j
     directed: Csr  # directed[i, j] = 1 when i calls, inherits from or overrides j
@@ -109,8 +130,18 @@ class Steps:
 
 
 @dataclass(frozen=True, slots=True)
+class Reach:
+    """The seeds' neighbourhood: each node's hops from the nearest seed (dense index -> hops), and the
+    weight the walk's first step hands each symbol (symbol id -> weight; seeds keep none)."""
+
+    distance: dict[int, int]
+    first_step: dict[int, float]
+
+
+@dataclass(frozen=True, slots=True)
 class WalkResult:
-    """Walk probabilities, hop distances from the seeds, and HITS scores of the top nodes."""
+    """Walk probabilities, hop distances from the seeds, and HITS scores of the top nodes (the
+    probabilities and scores are empty when the walk did not run: ``iterations`` is 0)."""
 
     scores: dict[int, float]
     hops: dict[int, int]
@@ -136,8 +167,8 @@ def build_graph(edges: Iterable[EdgeRow]) -> Graph:
     )
     typed = np.array([e[2] in HITS_EDGE_TYPES for e in rows], dtype=bool)
     directed = Csr.from_entries(src[typed], dst[typed], np.ones(int(typed.sum())), n)
-    directed.data[:] = 1.0
-    return Graph(ids, index, walk, directed)
+    ones = array("d", [1.0]) * len(directed.indices)
+    return Graph(int_array(ids), index, walk, Csr(directed.indptr, directed.indices, ones))
 
 
 def neighbourhood(
@@ -159,6 +190,31 @@ def neighbourhood(
                     next_frontier.append(other)
         frontier = next_frontier
     return distance
+
+
+def reach(graph: Graph, restart: Mapping[int, float]) -> Reach:
+    """The neighbourhood of the seeds in ``restart`` (symbol id -> weight), and what one step of the
+    walk from them hands their neighbours: a seed's weight, split over its edges by their weights."""
+    distance = neighbourhood(graph, restart)
+    indptr, indices, data, ids = graph.walk.indptr, graph.walk.indices, graph.walk.data, graph.ids
+    first: dict[int, float] = {}
+    for sid, weight in restart.items():
+        node = graph.index.get(sid)
+        if node is None:
+            continue
+        start, end = indptr[node], indptr[node + 1]
+        total = sum(data[start:end])
+        if total <= 0:
+            continue
+        for other, edge in zip(indices[start:end], data[start:end], strict=True):
+            first[ids[other]] = first.get(ids[other], 0.0) + weight * edge / total
+    return Reach(distance, {sid: w for sid, w in first.items() if sid not in restart})
+
+
+def hops_only(graph: Graph, near: Reach) -> WalkResult:
+    """The result of a task whose walk did not run: distances, no probabilities or HITS scores."""
+    hops = {graph.ids[n]: d for n, d in near.distance.items()}
+    return WalkResult({}, hops, {}, {}, 0, len(near.distance))
 
 
 def transition_steps(graph: Graph, nodes: Sequence[int]) -> Steps:
@@ -213,11 +269,12 @@ def hits(adjacency: Csr, nodes: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
     return authority, hub
 
 
-def walk(graph: Graph, restart: Mapping[int, float]) -> WalkResult:
-    """The whole propagation step: neighbourhood, random walk with restart, HITS on the top nodes."""
+def walk(graph: Graph, restart: Mapping[int, float], near: Reach | None = None) -> WalkResult:
+    """The whole propagation step: neighbourhood (``near``, when already cut), random walk with
+    restart, HITS on the top nodes."""
     import numpy as np
 
-    distance = neighbourhood(graph, restart)
+    distance = (near or reach(graph, restart)).distance
     if not distance:
         return WalkResult({}, {}, {}, {}, 0, 0)
     nodes = sorted(distance)
@@ -227,7 +284,7 @@ def walk(graph: Graph, restart: Mapping[int, float]) -> WalkResult:
         if sid in graph.index:
             s[position[graph.index[sid]]] = weight
     probabilities, iterations = random_walk(transition_steps(graph, nodes), s)
-    ids = graph.ids[nodes]
+    ids = np.frombuffer(graph.ids, dtype=np.int64)[nodes]
     scores = {int(sid): float(p) for sid, p in zip(ids, probabilities, strict=True)}
     order = np.lexsort((ids, -probabilities))[:HITS_NODES]
     top = [nodes[i] for i in order]

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
+import struct
+import subprocess
+import sys
 from pathlib import Path
-
-import numpy as np
 
 from mnemo_core.index.indexer import index_repo
 from mnemo_core.index.store import Store
@@ -22,17 +23,18 @@ def test_the_graph_is_saved_for_the_next_process_and_loads_equal(tmp_path: Path)
     (tmp_path / "m.py").write_text(SOURCE, encoding="utf-8")
     index_repo(tmp_path)
     store, built = fresh_graph(tmp_path)
-    saved = list((tmp_path / ".mnemo").glob("graph-*.npz"))
-    assert [p.name for p in saved] == [f"graph-{store.index_id()}-{store.generation()}.npz"]
+    saved = list((tmp_path / ".mnemo").glob("graph-*.bin"))
+    assert [p.name for p in saved] == [f"graph-{store.index_id()}-{store.generation()}.bin"]
     expected = build_graph(store.all_edges())
     store.close()
     store, loaded = fresh_graph(tmp_path)
     store.close()
     for graph in (built, loaded):
         assert graph.ids.tolist() == expected.ids.tolist() and graph.index == expected.index
-        assert np.array_equal(graph.walk.indices, expected.walk.indices)
-        assert np.allclose(graph.walk.data, expected.walk.data)
-        assert np.array_equal(graph.directed.indptr, expected.directed.indptr)
+        assert graph.walk.indices == expected.walk.indices and graph.walk.indptr == expected.walk.indptr
+        assert graph.walk.data.tolist() == expected.walk.data.tolist()
+        assert graph.directed.indptr == expected.directed.indptr
+        assert graph.directed.indices == expected.directed.indices
 
 
 def test_a_new_generation_replaces_the_file_and_a_damaged_file_is_rebuilt(tmp_path: Path) -> None:
@@ -42,8 +44,8 @@ def test_a_new_generation_replaces_the_file_and_a_damaged_file_is_rebuilt(tmp_pa
     (tmp_path / "m.py").write_text(SOURCE + "\n\ndef d():\n    a()\n", encoding="utf-8")
     index_repo(tmp_path)
     store, _ = fresh_graph(tmp_path)
-    current = tmp_path / ".mnemo" / f"graph-{store.index_id()}-{store.generation()}.npz"
-    assert list((tmp_path / ".mnemo").glob("graph-*.npz")) == [current]
+    current = tmp_path / ".mnemo" / f"graph-{store.index_id()}-{store.generation()}.bin"
+    assert list((tmp_path / ".mnemo").glob("graph-*.bin")) == [current]
     current.write_bytes(b"not a zip file")
     graphcache._graphs.clear()
     rebuilt = graphcache.graph_for(store)  # from the index, not from the damaged file
@@ -55,16 +57,39 @@ def test_arrays_that_do_not_form_the_graph_are_rebuilt(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text(SOURCE, encoding="utf-8")
     index_repo(tmp_path)
     store, built = fresh_graph(tmp_path)
-    path = tmp_path / ".mnemo" / f"graph-{store.index_id()}-{store.generation()}.npz"
-    np.savez(
-        path,
-        ids=built.ids,
-        walk_indptr=built.walk.indptr,
-        walk_indices=built.walk.indices + 100,
-        walk_data=built.walk.data,
-        directed_indptr=built.directed.indptr,
-        directed_indices=built.directed.indices,
-    )
-    graphcache._graphs.clear()
-    assert graphcache.graph_for(store).walk.indices.tolist() == built.walk.indices.tolist()
+    path = tmp_path / ".mnemo" / f"graph-{store.index_id()}-{store.generation()}.bin"
+    good = path.read_bytes()
+    header = len(graphcache.MAGIC) + graphcache._LENGTHS.size
+    lengths = graphcache._LENGTHS.unpack_from(good, len(graphcache.MAGIC))
+    start = header + 8 * (lengths[0] + lengths[1])  # the walk's first column index
+    out_of_bounds = good[:start] + struct.pack("<q", 100) + good[start + 8 :]
+    for damaged in (out_of_bounds, good[:-8], b"not a graph" + good):
+        path.write_bytes(damaged)
+        graphcache._graphs.clear()
+        assert graphcache.graph_for(store).walk.indices == built.walk.indices
     store.close()
+
+
+def test_a_task_whose_walk_weights_are_zero_never_imports_numpy(tmp_path: Path) -> None:
+    source = (
+        "def upload_file(path):\n    return retry_upload(path)\n\n\n"
+        "def retry_upload(path):\n    return checksum(path)\n\n\n"
+        "def checksum(path):\n    return 1\n"
+    )
+    (tmp_path / "m.py").write_text(source, encoding="utf-8")
+    index_repo(tmp_path)
+    fresh_graph(tmp_path)[0].close()  # the cache file exists, as after any earlier query
+    probe = (
+        "import sys\n"
+        "from mnemo_core.engine import Engine\n"
+        "engine = Engine.open(sys.argv[1])\n"
+        "pack = engine.task('upload the file')\n"
+        "print([s.symbol.name for s in pack.symbols], 'numpy' in sys.modules)\n"
+        "why = engine.explain('upload the file', 'm.py:checksum')\n"
+        "print(why.rank, why.walk_rank is not None, why.hops, 'numpy' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe, str(tmp_path)], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert out[0] == "['upload_file', 'retry_upload', 'checksum'] False", out
+    assert out[1] == "3 True 1 True", "why walks (numpy), and ranks as the task did"
