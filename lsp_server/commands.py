@@ -1,9 +1,12 @@
 """``workspace/executeCommand``: context for a task, a PR or files, blast radius, explain, re-index.
 
 Every command takes one JSON object (``{"task": "..."}``); anything else is InvalidParams with a
-message that shows the expected shape. Answers are the JSON contract of ``mnemo_core.render`` plus a
-``report`` URI: a Markdown rendering written under ``.mnemo/reports/`` that the client is asked to
-open (``window/showDocument``) when it can.
+message that shows the expected shape. A command on a document answers from the index of the
+workspace folder holding it; one without (a task, a PR, a re-index) from the first folder, or from
+the folder named by an optional ``"folder"`` field (its URI, or any file's in it). A budget or depth
+the command does not give comes from the client's settings. Answers are the JSON contract of
+``mnemo_core.render`` plus a ``report`` URI: a Markdown rendering written under ``.mnemo/reports/``
+that the client is asked to open (``window/showDocument``) when it can.
 """
 
 from __future__ import annotations
@@ -16,11 +19,19 @@ from typing import Any
 from lsprotocol import types
 
 from lsp_server import convert, indexing
-from lsp_server.server import NO_WORKSPACE, ActiveTask, BadArguments, MnemoServer
+from lsp_server.server import ActiveTask, BadArguments, MnemoServer
 from mnemo_core.errors import MnemoError
-from mnemo_core.insight import blast_radius_at, symbol_at
+from mnemo_core.insight import BLAST_DEPTH, blast_radius_at, symbol_at
 from mnemo_core.model import ContextPack, Symbol
-from mnemo_core.pipelines import DEFAULT_BUDGET, explain, for_files, for_pr, for_task
+from mnemo_core.pipelines import (
+    DEFAULT_BUDGET,
+    DEFAULT_DEPTH,
+    DEFAULT_FILES_DEPTH,
+    explain,
+    for_files,
+    for_pr,
+    for_task,
+)
 from mnemo_core.render import explanation_json, explanation_text, pack_json, to_markdown
 from mnemo_core.repository import Repository
 
@@ -39,12 +50,12 @@ SHAPES = {  # the one object each command takes, shown when it gets something el
     REINDEX: "{}",
 }
 FIELDS = {
-    TASK: {"task", "budget"},
-    PR: {"base", "head", "staged", "budget"},
+    TASK: {"task", "budget", "folder"},
+    PR: {"base", "head", "staged", "budget", "folder"},
     FILES: {"uris", "budget"},
     BLAST: {"uri", "position", "budget"},
     EXPLAIN: {"uri", "position", "task"},
-    REINDEX: set(),
+    REINDEX: {"folder"},
 }
 REPORTS_DIR = Path(".mnemo") / "reports"  # .mnemo/ ignores everything inside it
 SLUG_CHARS = 48
@@ -85,9 +96,9 @@ def required_text(given: dict[str, Any], name: str) -> str:
     return value
 
 
-def budget_field(given: dict[str, Any]) -> int:
-    """The token budget (the engine's default when absent)."""
-    value = given.get("budget", DEFAULT_BUDGET)
+def budget_field(given: dict[str, Any], default: int = DEFAULT_BUDGET) -> int:
+    """The token budget (``default`` when absent)."""
+    value = given.get("budget", default)
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise BadArguments(f'"budget" must be a positive integer (tokens), got {value!r}')
     return value
@@ -120,8 +131,8 @@ def context_for_task(ls: MnemoServer, args: Sequence[Any]) -> Answer:
     """The ranked, budgeted context of a task in words; it becomes the session's active task."""
     given = arguments(TASK, args)
     task = required_text(given, "task")
-    repo = _ready_repo(ls)
-    pack = for_task(repo, task, update_index=False, budget=budget_field(given))
+    repo = _ready_repo(ls, text_field(given, "folder"))
+    pack = for_task(repo, task, update_index=False, budget=budget_field(given, ls.settings.budget))
     ls.task = ActiveTask.from_pack(pack)
     return _answer(repo, pack, f"task-{_slug(task)}")
 
@@ -131,8 +142,17 @@ def context_for_pr(ls: MnemoServer, args: Sequence[Any]) -> Answer:
     given = arguments(PR, args)
     base, head = text_field(given, "base"), text_field(given, "head")
     staged = bool_field(given, "staged")
-    repo = _ready_repo(ls)
-    pack = for_pr(repo, base=base, head=head, staged=staged, update_index=False, budget=budget_field(given))
+    repo = _ready_repo(ls, text_field(given, "folder"))
+    budget = budget_field(given, ls.settings.budget)
+    pack = for_pr(
+        repo,
+        base=base,
+        head=head,
+        staged=staged,
+        update_index=False,
+        budget=budget,
+        depth=_depth(ls, DEFAULT_DEPTH),
+    )
     return _answer(repo, pack, "pr-staged" if staged else f"pr-{_slug(pack.query)}")
 
 
@@ -143,8 +163,16 @@ def context_for_files(ls: MnemoServer, args: Sequence[Any]) -> Answer:
     if not isinstance(uris, list) or not uris or not all(isinstance(u, str) for u in uris):
         raise BadArguments(f'"uris" must be a non-empty list of file URIs; expected {SHAPES[FILES]}')
     paths = [ls.relpath(u) for u in uris]
-    repo = _ready_repo(ls)
-    pack = for_files(repo, paths, update_index=False, budget=budget_field(given))
+    if len({ls.folder(u).root for u in uris}) > 1:
+        raise BadArguments('"uris" must all be in one workspace folder')
+    repo = _ready_repo(ls, uris[0])
+    pack = for_files(
+        repo,
+        paths,
+        update_index=False,
+        budget=budget_field(given, ls.settings.budget),
+        depth=_depth(ls, DEFAULT_FILES_DEPTH),
+    )
     return _answer(repo, pack, f"files-{_slug(' '.join(paths))}")
 
 
@@ -153,9 +181,10 @@ def blast_radius(ls: MnemoServer, args: Sequence[Any]) -> Answer:
     given = arguments(BLAST, args)
     uri, position = required_text(given, "uri"), position_field(given)
     path = ls.relpath(uri)
-    repo = _ready_repo(ls)
+    repo = _ready_repo(ls, uri)
+    line, word = convert.position_line(position), _word(ls, uri, position)
     pack = blast_radius_at(
-        repo, path, convert.position_line(position), _word(ls, uri, position), budget=budget_field(given)
+        repo, path, line, word, budget=budget_field(given, ls.settings.budget), depth=_depth(ls, BLAST_DEPTH)
     )
     return _answer(repo, pack, f"blast-{_slug(pack.query)}")
 
@@ -168,7 +197,7 @@ def explain_at(ls: MnemoServer, args: Sequence[Any]) -> Answer:
     if task is None:
         raise BadArguments('no task: pass {"task": "..."} or run mnemo.contextForTask first')
     path = ls.relpath(uri)
-    repo = _ready_repo(ls)
+    repo = _ready_repo(ls, uri)
     symbol = _definition_at(ls, repo, uri, path, position)
     explanation = explain(repo, task, symbol.key, update_index=False)
     text = explanation_text(explanation)
@@ -177,9 +206,13 @@ def explain_at(ls: MnemoServer, args: Sequence[Any]) -> Answer:
     return {**explanation_json(explanation), "text": text, "report": report}, report
 
 
-def _ready_repo(ls: MnemoServer) -> Repository:
-    ls.require_index()
-    return ls.repo()
+def _ready_repo(ls: MnemoServer, uri: str | None) -> Repository:
+    return ls.require_index(uri).repo()
+
+
+def _depth(ls: MnemoServer, default: int) -> int:
+    """The configured depth, else the answer's own default."""
+    return default if ls.settings.depth is None else ls.settings.depth
 
 
 def _word(ls: MnemoServer, uri: str, position: types.Position) -> str | None:
@@ -243,9 +276,7 @@ def setup(server: MnemoServer) -> None:
     @server.command(REINDEX)
     async def reindex(ls: MnemoServer, *args: Any) -> dict[str, Any]:
         try:
-            arguments(REINDEX, args)
-            if ls.root is None:
-                raise MnemoError(NO_WORKSPACE)
-            return await indexing.reindex(ls)
+            folder = ls.folder(text_field(arguments(REINDEX, args), "folder"))
+            return await indexing.reindex(ls, folder)
         except Exception as exc:
             raise ls.rpc_error(REINDEX, exc) from None

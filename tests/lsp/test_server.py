@@ -19,20 +19,22 @@ from mnemo_core.errors import MnemoError
 @pytest.fixture
 def server(tmp_path: Path) -> MnemoServer:
     made = MnemoServer()
-    made.root = tmp_path
+    made.add_folder(tmp_path.as_uri())
     return made
 
 
-def test_readiness_says_why_it_cannot_answer(server: MnemoServer) -> None:
-    server.index.percent = 40
+def test_readiness_says_why_it_cannot_answer(server: MnemoServer, tmp_path: Path) -> None:
+    folder = server.primary()
+    folder.checked.set()  # the first freshness check is over
+    folder.index.percent = 40
     with pytest.raises(IndexBeingBuilt, match=r"is being built \(40%\)"):
         server.require_index()
-    server.index.failure = "the index is being written by pid 7"
+    folder.index.failure = "the index is being written by pid 7"
     with pytest.raises(IndexBeingBuilt, match="could not be built: the index is being written by pid 7"):
         server.require_index()
-    server.index.ready = True
-    server.require_index()
-    server.root = None
+    folder.index.ready = True
+    assert server.require_index() is folder
+    server.remove_folder(tmp_path.as_uri())
     with pytest.raises(MnemoError, match="needs a workspace folder"):
         server.require_index()
 
