@@ -56,7 +56,7 @@ CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {  # each setting's test,
 def parse(given: Any) -> tuple[Settings, list[str]]:
     """The settings in a client's JSON (the ``mnemo`` section, or the object itself when it has
     none), and one warning per value left at its default because it was unusable."""
-    if isinstance(given, dict) and isinstance(given.get(SECTION), dict):
+    if isinstance(given, dict) and SECTION in given:
         given = given[SECTION]
     if given is None:
         return Settings(), []
@@ -82,9 +82,9 @@ def apply(ls: MnemoServer, given: Any) -> None:
     for warning in warnings:
         ls.tell(warning, types.MessageType.Warning)
     before, ls.settings = ls.settings, settings
-    ls.log(f"settings: {settings}")
     if before.lens != settings.lens and ls.supports("workspace", "code_lens", "refresh_support"):
         ls.workspace_code_lens_refresh(None)
+    ls.log(f"settings: {settings}")  # last: a client that saw it has seen the lens refresh too
 
 
 def setup(server: MnemoServer) -> None:
