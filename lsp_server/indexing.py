@@ -72,6 +72,11 @@ class Indexer:
         self._tokens = 0
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mnemo-index")
 
+    def close(self) -> None:
+        """Stop taking work: the job running finishes, pending ones are dropped."""
+        self._pending = None
+        self._thread.shutdown(wait=False, cancel_futures=True)
+
     def request(self, job: Job) -> None:
         """Queue ``job`` (merged with any pending one) and start working if idle."""
         self._pending = job if self._pending is None else self._pending.merge(job)

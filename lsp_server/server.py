@@ -114,9 +114,11 @@ class Folder:
         return repo
 
     def close(self) -> None:
-        """Stop the background tasks and close every read handle."""
+        """Stop the background tasks and the indexer, and close every read handle."""
         for task in self.tasks:
             task.cancel()
+        if self.indexer is not None:
+            self.indexer.close()
         with self.readers.lock:
             for repo in self.readers.opened:
                 repo.close()

@@ -47,6 +47,20 @@ def test_paths_inside_and_outside_the_workspace(server: MnemoServer, tmp_path: P
     assert server.inside("untitled:Untitled-1") is None
 
 
+def test_a_document_goes_to_the_deepest_folder_holding_it(server: MnemoServer, tmp_path: Path) -> None:
+    inner = tmp_path / "vendor" / "lib"
+    inner.mkdir(parents=True)
+    assert server.add_folder(inner.as_uri()) is not None
+    assert server.add_folder(tmp_path.as_uri()) is None  # served already
+    folder, path = server.locate((inner / "a.py").as_uri())
+    assert (folder.root, path) == (inner, "a.py")
+    folder, path = server.locate((tmp_path / "vendor" / "b.py").as_uri())
+    assert (folder.root, path) == (tmp_path, "vendor/b.py")
+    assert server.primary().root == tmp_path  # the first folder the client named
+    assert server.remove_folder(inner.as_uri()) is not None
+    assert server.locate((inner / "a.py").as_uri())[1] == "vendor/lib/a.py"
+
+
 def test_failures_become_json_rpc_errors(server: MnemoServer) -> None:
     assert isinstance(server.rpc_error("cmd", BadArguments("bad")), JsonRpcInvalidParams)
     refused = server.rpc_error("cmd", MnemoError("no such ref"))
