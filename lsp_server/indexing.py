@@ -216,16 +216,11 @@ def setup(server: MnemoServer) -> None:
     async def initialized(ls: MnemoServer, params: types.InitializedParams) -> None:
         ls.loop = asyncio.get_running_loop()
         ls.loop.set_exception_handler(quiet_when_client_left)
-        try:
-            folders = ls.open_workspace()  # at once: requests from now on find their folder
-        except MnemoError as exc:
-            ls.tell(f"mnemo: {exc}", types.MessageType.Error)
-            return
-        if not folders:
+        for folder in ls.open_workspace():  # at once: requests from now on find their folder
+            start_folder(ls, folder)
+        if not ls.folders:
             ls.tell(NO_WORKSPACE, types.MessageType.Warning)
             return
-        for folder in folders:
-            start_folder(ls, folder)
         await _watch_files(ls)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)

@@ -147,10 +147,20 @@ class MnemoServer(LanguageServer):
 
     # -- the workspace ------------------------------------------------------------------------
     def open_workspace(self) -> list[Folder]:
-        """Serve the folders from ``initialize`` (its workspace folders, else its root URI)."""
+        """Serve the folders from ``initialize`` (its workspace folders, else its root URI); one
+        that cannot be served is an error message, and the others are served."""
         folders = self.workspace.folders
         uris = [f.uri for f in folders.values()] if folders else [self.workspace.root_uri]
-        return [folder for uri in uris if uri and (folder := self.add_folder(uri)) is not None]
+        opened = []
+        for uri in filter(None, uris):
+            try:
+                folder = self.add_folder(uri)
+            except MnemoError as exc:
+                self.tell(f"mnemo: {exc}", types.MessageType.Error)
+                continue
+            if folder is not None:
+                opened.append(folder)
+        return opened
 
     def add_folder(self, uri: str) -> Folder | None:
         """Serve the repository of a workspace folder; None when it is already served."""

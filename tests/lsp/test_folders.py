@@ -127,3 +127,17 @@ async def test_two_folders_of_one_repository_share_its_index(tmp_path: Path) -> 
     finally:
         await client.shutdown_session()
         await client.stop()
+
+
+async def test_a_folder_that_cannot_be_served(repo: Path, tmp_path: Path) -> None:
+    client = await start_client(tmp_path)
+    try:
+        session = await start(client, tmp_path / "gone", repo)
+        await wait_for_index(client)
+        assert [m.message for m in client.messages] == [f"mnemo: {tmp_path / 'gone'}: no such directory"]
+        assert _served(session) == [str(repo)]
+        card = await hover_in(session, repo, "app/core.py", 3, 5)
+        assert card is not None and card.startswith("**function** `helper`")
+    finally:
+        await client.shutdown_session()
+        await client.stop()
