@@ -13,7 +13,7 @@ kind when a re-index since gave it another.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from lsprotocol import types
 
@@ -25,7 +25,7 @@ from mnemo_core.lookup import walk
 from mnemo_core.model import Symbol
 from mnemo_core.repository import Repository
 
-Direction = str  # "in" (callers) or "out" (callees), as ``lookup.walk`` takes it
+Direction = Literal["in", "out"]  # callers or callees, as ``lookup.walk`` takes it
 
 
 def prepare(
