@@ -1,9 +1,14 @@
 """``workspace/executeCommand``: context for a task, a PR or files, blast radius, explain, re-index.
 
 Every command takes one JSON object (``{"task": "..."}``); anything else is InvalidParams with a
-message that shows the expected shape. Answers are the JSON contract of ``mnemo_core.render`` plus a
-``report`` URI: a Markdown rendering written under ``.mnemo/reports/`` that the client is asked to
-open (``window/showDocument``) when it can.
+message that shows the expected shape. A command on a document answers from the index of the
+workspace folder holding it; one without (a task, a PR, a re-index) from the first folder, or from
+the folder named by an optional ``"folder"`` field (its URI, or any file's in it). A budget or depth
+the command does not give comes from the client's settings, else it is the engine's (the project's
+``mnemo.toml`` budget and change depth, else mnemo's defaults). Answers are the JSON contract of
+``mnemo_core.render`` plus a ``report`` URI: a Markdown rendering written under ``.mnemo/reports/``
+that the client is asked to open (``window/showDocument``) when it can. ``mnemo.reindex`` is
+registered by ``indexing``, which owns the indexers.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from lsprotocol import types
 
 from lsp_server import convert
 from lsp_server.server import ActiveTask, BadArguments, MnemoServer
-from mnemo_core.engine import Engine
+from mnemo_core.engine import BLAST_DEPTH, DEFAULT_FILES_DEPTH, Engine
 from mnemo_core.model import ContextPack
 from mnemo_core.render import explanation_json, explanation_text, pack_json, to_markdown
 
@@ -36,12 +41,12 @@ SHAPES = {  # the one object each command takes, shown when it gets something el
     REINDEX: "{}",
 }
 FIELDS = {
-    TASK: {"task", "budget"},
-    PR: {"base", "head", "staged", "budget"},
+    TASK: {"task", "budget", "folder"},
+    PR: {"base", "head", "staged", "budget", "folder"},
     FILES: {"uris", "budget"},
     BLAST: {"uri", "position", "budget"},
     EXPLAIN: {"uri", "position", "task"},
-    REINDEX: set(),
+    REINDEX: {"folder"},
 }
 REPORTS_DIR = Path(".mnemo") / "reports"  # .mnemo/ ignores everything inside it
 SLUG_CHARS = 48
@@ -82,11 +87,11 @@ def required_text(given: dict[str, Any], name: str) -> str:
     return value
 
 
-def budget_field(given: dict[str, Any]) -> int | None:
-    """The token budget (None when absent: the project's, else the engine's default)."""
+def budget_field(given: dict[str, Any], default: int | None = None) -> int | None:
+    """The token budget (``default`` when absent; None: the project's, else the engine's default)."""
     value = given.get("budget")
     if value is None:
-        return None
+        return default
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise BadArguments(f'"budget" must be a positive integer (tokens), got {value!r}')
     return value
@@ -119,8 +124,8 @@ def context_for_task(ls: MnemoServer, args: Sequence[Any]) -> Answer:
     """The ranked, budgeted context of a task in words; it becomes the session's active task."""
     given = arguments(TASK, args)
     task = required_text(given, "task")
-    engine = _ready_engine(ls)
-    pack = engine.task(task, budget=budget_field(given))
+    engine = _ready_engine(ls, text_field(given, "folder"))
+    pack = engine.task(task, budget=budget_field(given, ls.settings.budget))
     ls.task = ActiveTask.from_pack(pack)
     return _answer(engine, pack, f"task-{_slug(task)}")
 
@@ -130,8 +135,9 @@ def context_for_pr(ls: MnemoServer, args: Sequence[Any]) -> Answer:
     given = arguments(PR, args)
     base, head = text_field(given, "base"), text_field(given, "head")
     staged = bool_field(given, "staged")
-    engine = _ready_engine(ls)
-    pack = engine.pr(base=base, head=head, staged=staged, budget=budget_field(given))
+    engine = _ready_engine(ls, text_field(given, "folder"))
+    budget = budget_field(given, ls.settings.budget)
+    pack = engine.pr(base=base, head=head, staged=staged, depth=ls.settings.depth, budget=budget)
     return _answer(engine, pack, "pr-staged" if staged else f"pr-{_slug(pack.query)}")
 
 
@@ -142,8 +148,11 @@ def context_for_files(ls: MnemoServer, args: Sequence[Any]) -> Answer:
     if not isinstance(uris, list) or not uris or not all(isinstance(u, str) for u in uris):
         raise BadArguments(f'"uris" must be a non-empty list of file URIs; expected {SHAPES[FILES]}')
     paths = [ls.relpath(u) for u in uris]
-    engine = _ready_engine(ls)
-    pack = engine.files(paths, budget=budget_field(given))
+    if len({ls.folder(u).root for u in uris}) > 1:
+        raise BadArguments('"uris" must all be in one workspace folder')
+    engine = _ready_engine(ls, uris[0])
+    depth, budget = _depth(ls, DEFAULT_FILES_DEPTH), budget_field(given, ls.settings.budget)
+    pack = engine.files(paths, depth=depth, budget=budget)
     return _answer(engine, pack, f"files-{_slug(' '.join(paths))}")
 
 
@@ -152,9 +161,10 @@ def blast_radius(ls: MnemoServer, args: Sequence[Any]) -> Answer:
     given = arguments(BLAST, args)
     uri, position = required_text(given, "uri"), position_field(given)
     path = ls.relpath(uri)
-    engine = _ready_engine(ls)
+    engine = _ready_engine(ls, uri)
     line, word = convert.position_line(position), _word(ls, uri, position)
-    pack = engine.blast_radius_at(path, line, word, budget=budget_field(given))
+    depth, budget = _depth(ls, BLAST_DEPTH), budget_field(given, ls.settings.budget)
+    pack = engine.blast_radius_at(path, line, word, depth=depth, budget=budget)
     return _answer(engine, pack, f"blast-{_slug(pack.query)}")
 
 
@@ -166,7 +176,7 @@ def explain_at(ls: MnemoServer, args: Sequence[Any]) -> Answer:
     if task is None:
         raise BadArguments('no task: pass {"task": "..."} or run mnemo.contextForTask first')
     path = ls.relpath(uri)
-    engine = _ready_engine(ls)
+    engine = _ready_engine(ls, uri)
     symbol = engine.definition_at(path, convert.position_line(position), _word(ls, uri, position))
     explanation = engine.explain(task, symbol.key)
     text = explanation_text(explanation)
@@ -175,9 +185,15 @@ def explain_at(ls: MnemoServer, args: Sequence[Any]) -> Answer:
     return {**explanation_json(explanation), "text": text, "report": report}, report
 
 
-def _ready_engine(ls: MnemoServer) -> Engine:
-    ls.require_index()
-    return ls.engine()
+def _ready_engine(ls: MnemoServer, uri: str | None) -> Engine:
+    """This worker thread's engine on the folder of ``uri`` (default: the first), once its index
+    can answer."""
+    return ls.require_index(uri).engine()
+
+
+def _depth(ls: MnemoServer, default: int) -> int:
+    """The configured depth, else the answer's own default."""
+    return default if ls.settings.depth is None else ls.settings.depth
 
 
 def _word(ls: MnemoServer, uri: str, position: types.Position) -> str | None:

@@ -6,6 +6,7 @@ paths, LSP's are ``file://`` URIs.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from lsprotocol import types
@@ -150,3 +151,65 @@ def _count(n: int, noun: str) -> str:
 def position_line(position: types.Position) -> int:
     """An LSP position's line as the engine's 1-based line."""
     return position.line + 1
+
+
+SYMBOL_KINDS = {  # mnemo's kinds -> the LSP's (anything else: Variable)
+    "function": types.SymbolKind.Function,
+    "method": types.SymbolKind.Method,
+    "class": types.SymbolKind.Class,
+    "struct": types.SymbolKind.Struct,
+    "interface": types.SymbolKind.Interface,
+    "trait": types.SymbolKind.Interface,
+    "enum": types.SymbolKind.Enum,
+    "type": types.SymbolKind.TypeParameter,
+    "constant": types.SymbolKind.Constant,
+    "namespace": types.SymbolKind.Namespace,
+    "module": types.SymbolKind.Module,
+}
+
+
+def symbol_kind(symbol: Symbol) -> types.SymbolKind:
+    """A symbol's LSP kind."""
+    return SYMBOL_KINDS.get(symbol.kind, types.SymbolKind.Variable)
+
+
+def name_range(line: int, text: str, name: str) -> types.Range:
+    """Where ``name`` is on a 1-based ``line`` whose text is ``text`` (as a whole word, first
+    occurrence); the whole line when it is not there. Characters are UTF-16 code units, the LSP's
+    default position encoding."""
+    found = re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text)
+    start, end = (found.start(), found.end()) if found else (0, len(text))
+    return types.Range(
+        start=types.Position(line=line - 1, character=_utf16(text[:start])),
+        end=types.Position(line=line - 1, character=_utf16(text[:end])),
+    )
+
+
+def _utf16(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def call_item(root: Path, symbol: Symbol, first_line: str) -> types.CallHierarchyItem:
+    """A call-hierarchy item for a symbol; ``first_line`` is the text of its first line. ``data``
+    finds it again: its id, and its qualified name and kind should the id have changed."""
+    return types.CallHierarchyItem(
+        name=symbol.short_name,
+        kind=symbol_kind(symbol),
+        uri=uri(root, symbol.path),
+        range=symbol_range(symbol),
+        selection_range=name_range(symbol.start_line, first_line, symbol.short_name),
+        detail=symbol.name if symbol.name != symbol.short_name else symbol.path,
+        data={"id": symbol.id, "name": symbol.name, "kind": symbol.kind},
+    )
+
+
+def symbol_information(root: Path, symbol: Symbol) -> types.SymbolInformation:
+    """A workspace symbol: its name, kind and where it is defined (its class, else its file, as
+    the container)."""
+    parent = symbol.name.rsplit(".", 1)[0] if "." in symbol.name else symbol.path
+    return types.SymbolInformation(
+        name=symbol.short_name,
+        kind=symbol_kind(symbol),
+        location=location(root, symbol),
+        container_name=parent,
+    )

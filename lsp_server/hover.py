@@ -9,26 +9,27 @@ from lsp_server.server import IndexBeingBuilt, MnemoServer
 
 
 def hover(ls: MnemoServer, params: types.HoverParams) -> types.Hover | None:
-    """The card of the symbol named under the cursor (None elsewhere, or outside the workspace)."""
+    """The card of the symbol named under the cursor (None elsewhere, outside the workspace, or
+    with hover turned off in the settings)."""
     uri = params.text_document.uri
     path = ls.inside(uri)
-    if path is None:
+    if path is None or not ls.settings.hover:
         return None
     try:
-        ls.require_index()
+        folder = ls.require_index(uri)
     except IndexBeingBuilt as exc:
         return convert.hover(f"mnemo: {exc}")
     word = ls.workspace.get_text_document(uri).word_at_position(params.position)
     if not word:
         return None
-    engine = ls.engine()
+    engine = folder.engine()
     symbol = engine.symbol_at(path, convert.position_line(params.position), word)
     if symbol is None or symbol.kind == "module" or symbol.short_name != word:
         return None
     card = engine.card(symbol)
     task = ls.task
     task_info = (task.text, task.ranks.get(symbol.id), len(task.ranks)) if task is not None else None
-    markdown = convert.card_markdown(engine.root, card, task_info, show_history_note=not ls.index.walked)
+    markdown = convert.card_markdown(engine.root, card, task_info, show_history_note=not folder.index.walked)
     return convert.hover(markdown)
 
 

@@ -1,12 +1,14 @@
-"""Keep the workspace index fresh: the first build, saves, and files changed outside the editor.
+"""Keep each workspace folder's index fresh: the first build, saves, and changes outside the editor.
 
-Index jobs run one at a time on their own thread (the engine takes a file lock, so a CLI
-``mnemo index`` on the same repository waits for us and we wait for it). Work that arrives while a
-job runs is merged into one pending job. A save re-indexes just the saved file; file events from
-the client's watcher (created, changed, deleted, renamed) run one incremental update over the
-repository's listing, which respects its ignore rules (a package installed into ``.venv`` must not
-end up in the index) and costs a ``stat`` per file. Builds the user waits for report ``$/progress``
-(begin, report with percentages, end); after every job the client is asked to refresh its lenses.
+Each folder has its own indexer. Index jobs run one at a time on its own thread (the engine takes a
+file lock, so a CLI ``mnemo index`` on the same repository waits for us and we wait for it). Work
+that arrives while a job runs is merged into one pending job. A save re-indexes just the saved file;
+file events from the client's watcher (created, changed, deleted, renamed) run one incremental
+update over the repository's listing, which respects its ignore rules (a package installed into
+``.venv`` must not end up in the index) and costs a ``stat`` per file. Builds the user waits for
+report ``$/progress`` (begin, report with percentages, end); after every job the client is asked to
+refresh its lenses. Changes git makes outside the editor (a pull, a checkout, a commit) are noticed
+by polling git's own files (``gitwatch``), for clients that send no file events at all.
 """
 
 from __future__ import annotations
@@ -16,13 +18,15 @@ import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
 
-from lsp_server.commands import REINDEX, arguments
-from lsp_server.server import NO_WORKSPACE, MnemoServer, quiet_when_client_left
-from mnemo_core.engine import Engine
+from lsp_server import gitwatch
+from lsp_server.commands import REINDEX, arguments, text_field
+from lsp_server.server import NO_WORKSPACE, Folder, MnemoServer, quiet_when_client_left
+from mnemo_core.engine import Engine, languages
 from mnemo_core.errors import MnemoError
 from mnemo_core.model import IndexStats
 from mnemo_core.render import index_run_json
@@ -30,7 +34,6 @@ from mnemo_core.render import index_run_json
 ATTEMPTS = 3  # each attempt already waits for another indexer's lock; then give up until the next event
 PROGRESS_STEP = 5  # percent between two progress reports: enough to move a bar, few enough messages
 WATCH_ID = "mnemo-watch"
-WATCH_GLOB = "**/*"
 IGNORED_DIRS = (".git/", ".mnemo/")
 
 
@@ -43,6 +46,7 @@ class Job:
     progress: bool = False
     title: str = "mnemo: indexing"
     waiters: list[asyncio.Future[IndexStats]] = field(default_factory=list)
+    refresh: bool = False  # git's state moved: lenses' history may change although no file did
 
     def merge(self, other: Job) -> Job:
         """One job doing the work of both."""
@@ -53,19 +57,30 @@ class Job:
             self.progress or other.progress,
             self.title if self.progress else other.title,
             self.waiters + other.waiters,
+            self.refresh or other.refresh,
         )
 
 
 class Indexer:
-    """The background indexer of one workspace. Its public methods run on the event loop."""
+    """The background indexer of one workspace folder, and the folder's background tasks (its first
+    freshness check, its git poller). Its public methods run on the event loop."""
 
-    def __init__(self, server: MnemoServer) -> None:
+    def __init__(self, server: MnemoServer, folder: Folder) -> None:
         self.server = server
+        self.folder = folder
         self._pending: Job | None = None
         self._worker: asyncio.Future[None] | None = None
         self._tokens = 0
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mnemo-index")
-        self.opening: asyncio.Future[None] | None = None
+        self.tasks: list[asyncio.Future[None]] = []
+
+    def close(self) -> None:
+        """Stop the background tasks and take no more work: the job running finishes, pending ones
+        are dropped."""
+        for task in self.tasks:
+            task.cancel()
+        self._pending = None
+        self._thread.shutdown(wait=False, cancel_futures=True)
 
     def request(self, job: Job) -> None:
         """Queue ``job`` (merged with any pending one) and start working if idle."""
@@ -79,9 +94,9 @@ class Indexer:
             await self._run(job)
 
     async def _run(self, job: Job) -> None:
-        server = self.server
+        server, state = self.server, self.folder.index
         token = await self._begin(job) if job.progress else None
-        server.index.building = True
+        state.building = True
         stats: IndexStats | None = None
         error: Exception | None = None
         loop = asyncio.get_running_loop()
@@ -98,16 +113,15 @@ class Indexer:
                 error = exc
                 server.log(f"indexing failed:\n{traceback.format_exc()}", types.MessageType.Error)
                 break
-        server.index.building = False
+        state.building = False
         self._finish(job, stats, error)
         self._end(token, stats)  # last: a client that saw the end has seen the lens refresh too
 
     def _update(self, job: Job, token: str | None) -> IndexStats:
         """The engine call, on the index thread."""
-        assert self.server.root is not None
-        reporter = _Reporter(self.server, token) if token else None
+        reporter = _Reporter(self.server, self.folder, token) if token else None
         paths = sorted(job.paths) if job.paths is not None else None
-        with Engine(self.server.root) as engine:
+        with Engine(self.folder.root) as engine:
             return engine.index(full=job.full, progress=reporter, only=paths)
 
     async def _begin(self, job: Job) -> str | None:
@@ -115,7 +129,7 @@ class Indexer:
         if not server.supports("window", "work_done_progress"):
             return None
         self._tokens += 1
-        token = f"mnemo-index-{self._tokens}"
+        token = f"mnemo-index-{self.folder.root.name}-{self._tokens}"
         try:
             await server.work_done_progress.create_async(token)
         except Exception as exc:
@@ -136,7 +150,8 @@ class Indexer:
         self.server.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
 
     def _finish(self, job: Job, stats: IndexStats | None, error: Exception | None) -> None:
-        server = self.server
+        server, folder, state = self.server, self.folder, self.folder.index
+        folder.checked.set()
         for waiter in job.waiters:
             if waiter.done():
                 continue
@@ -144,26 +159,27 @@ class Indexer:
                 waiter.set_result(stats)
             else:
                 waiter.set_exception(error or MnemoError("indexing failed"))
-        server.index.failure = None if stats is not None else str(error or "unknown error")
+        state.failure = None if stats is not None else str(error or "unknown error")
         if stats is None:
             server.tell_once(
-                "index-failed",
-                f"mnemo could not update the index: {error}. It will try again on the next save.",
+                f"index-failed {folder.root}",
+                f"mnemo could not update the index of {folder.root}: {error}. "
+                "It will try again on the next save.",
                 types.MessageType.Warning,
             )
             return
-        server.log(f"index: {_summary(stats)}")
-        first = not server.index.ready
-        server.index.ready = True
-        server.index.percent = 100
-        if stats.walked and not server.index.walked:
-            server.index.walked = True
+        server.log(f"index: {_summary(stats)} ({folder.root})")
+        first = not state.ready
+        state.ready = True
+        state.percent = 100
+        if stats.walked and not state.walked:
+            state.walked = True
             server.tell_once(
-                "no-git",
-                f"mnemo: {server.root} is not a git repository. Context and callers "
+                f"no-git {folder.root}",
+                f"mnemo: {folder.root} is not a git repository. Context and callers "
                 "work; history (last change, churn, PR context) needs git.",
             )
-        if first or stats.parsed or stats.removed:
+        if first or job.refresh or stats.parsed or stats.removed:
             self._refresh_lenses()
 
     def _refresh_lenses(self) -> None:
@@ -175,14 +191,15 @@ class Indexer:
 class _Reporter:
     """The engine's progress callback: posts a ``$/progress`` report every ``PROGRESS_STEP`` percent."""
 
-    def __init__(self, server: MnemoServer, token: str) -> None:
+    def __init__(self, server: MnemoServer, folder: Folder, token: str) -> None:
         self.server = server
+        self.state = folder.index
         self.token = token
         self.last = -PROGRESS_STEP
 
     def __call__(self, phase: str, done: int, total: int) -> None:
         percent = min(99, done * 100 // max(total, 1))
-        self.server.index.percent = percent
+        self.state.percent = percent
         if percent - self.last < PROGRESS_STEP and done < total:
             return
         self.last = percent
@@ -198,46 +215,71 @@ def _summary(stats: IndexStats) -> str:
 
 
 def setup(server: MnemoServer) -> None:
-    """Register the handlers that build the index and keep it fresh, and ``mnemo.reindex``."""
-    indexer = Indexer(server)
+    """Register the handlers that build the indexes and keep them fresh, and ``mnemo.reindex``."""
+    indexers: dict[Path, Indexer] = {}  # by folder root: the server knows its folders, not their indexers
+
+    def start(ls: MnemoServer, folder: Folder) -> None:
+        indexers[folder.root] = start_folder(ls, folder)
+
+    def stop(root: Path) -> None:
+        indexer = indexers.pop(root, None)
+        if indexer is not None:
+            indexer.close()
 
     @server.feature(types.INITIALIZED)
-    def initialized(ls: MnemoServer, params: types.InitializedParams) -> None:
+    async def initialized(ls: MnemoServer, params: types.InitializedParams) -> None:
         ls.loop = asyncio.get_running_loop()
         ls.loop.set_exception_handler(quiet_when_client_left)
-        # A task of its own, not the handler: a client leaving mid-way cancels it quietly.
-        indexer.opening = asyncio.ensure_future(open_workspace(ls))
-
-    async def open_workspace(ls: MnemoServer) -> None:
-        try:
-            root = ls.open_workspace()
-        except MnemoError as exc:
-            ls.tell(f"mnemo: {exc}", types.MessageType.Error)
-            return
-        if root is None:
+        for folder in ls.open_workspace():  # at once: requests from now on find their folder
+            start(ls, folder)
+        if not ls.folders:
             ls.tell(NO_WORKSPACE, types.MessageType.Warning)
             return
-        ls.log(f"mnemo-lsp {ls.version} on {root}")
-        ls.index.ready = await ls.quietly("opening the index", _has_files, ls, default=False)
         await _watch_files(ls)
-        indexer.request(Job(progress=True, title="mnemo: indexing the workspace"))
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def did_change_workspace_folders(ls: MnemoServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        for removed in params.event.removed:
+            if (folder := ls.remove_folder(removed.uri)) is not None:
+                stop(folder.root)
+                ls.log(f"mnemo-lsp no longer serves {folder.root}")
+        for added in params.event.added:
+            try:
+                folder = ls.add_folder(added.uri)
+            except MnemoError as exc:
+                ls.tell(f"mnemo: {exc}", types.MessageType.Error)
+                continue
+            if folder is not None:
+                start(ls, folder)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: MnemoServer, params: types.DidSaveTextDocumentParams) -> None:
-        path = ls.inside(params.text_document.uri)
-        if path is not None:
+        try:
+            folder, path = ls.locate(params.text_document.uri)
+        except MnemoError:
+            return
+        if (indexer := indexers.get(folder.root)) is not None:
             indexer.request(Job(paths={path}))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(ls: MnemoServer, params: types.DidChangeWatchedFilesParams) -> None:
-        changed = [(ls.inside(c.uri), c.type) for c in params.changes]
-        relevant = [(p, kind) for p, kind in changed if p is not None and not p.startswith(IGNORED_DIRS)]
-        if relevant:
-            indexer.request(Job())
+        touched: set[Path] = set()
+        for change in params.changes:
+            try:
+                folder, path = ls.locate(change.uri)
+            except MnemoError:
+                continue
+            if not path.startswith(IGNORED_DIRS):
+                touched.add(folder.root)
+        for root in touched:
+            if (indexer := indexers.get(root)) is not None:
+                indexer.request(Job())
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: MnemoServer, params: Any) -> None:
         ls.shutdown_requested = True
+        for root in list(indexers):
+            stop(root)
         ls.close()
 
     @server.feature(types.EXIT)
@@ -248,24 +290,45 @@ def setup(server: MnemoServer) -> None:
     @server.command(REINDEX)
     async def reindex_command(ls: MnemoServer, *args: Any) -> dict[str, Any]:
         try:
-            arguments(REINDEX, args)
-            if ls.root is None:
-                raise MnemoError(NO_WORKSPACE)
+            folder = ls.folder(text_field(arguments(REINDEX, args), "folder"))
+            indexer = indexers.get(folder.root)
+            if indexer is None:
+                raise MnemoError(f"{folder.root} is not served yet; try again in a moment")
             return await reindex(indexer)
         except Exception as exc:
             raise ls.rpc_error(REINDEX, exc) from None
 
 
-def _has_files(server: MnemoServer) -> bool:
-    return server.engine().has_index()
+def start_folder(server: MnemoServer, folder: Folder) -> Indexer:
+    """A newly served folder's indexer, with its first freshness check and its git poller started
+    (tasks of their own, not the handler's: a client leaving mid-way cancels them quietly)."""
+    indexer = Indexer(server, folder)
+    indexer.tasks.append(asyncio.ensure_future(_open_folder(server, folder, indexer)))
+    indexer.tasks.append(
+        asyncio.ensure_future(gitwatch.watch(folder.root, lambda: indexer.request(Job(refresh=True))))
+    )
+    return indexer
+
+
+async def _open_folder(server: MnemoServer, folder: Folder, indexer: Indexer) -> None:
+    server.log(f"mnemo-lsp {server.version} on {folder.root}")
+    folder.index.ready = await server.quietly("opening the index", _has_files, folder, default=False)
+    if not folder.index.ready:
+        folder.checked.set()  # a first build: requests are told its progress, not kept waiting
+    indexer.request(Job(progress=True, title="mnemo: indexing the workspace"))
+
+
+def _has_files(folder: Folder) -> bool:
+    return folder.engine().has_index()
 
 
 async def _watch_files(server: MnemoServer) -> None:
-    """Ask the client to report files created, changed and deleted outside the editor."""
+    """Ask the client to report source files created, changed and deleted outside the editor."""
     if not server.supports("workspace", "did_change_watched_files", "dynamic_registration"):
         return
+    globs = sorted({f"**/*{ext}" for extensions in languages().values() for ext in extensions})
     options = types.DidChangeWatchedFilesRegistrationOptions(
-        watchers=[types.FileSystemWatcher(glob_pattern=WATCH_GLOB)]
+        watchers=[types.FileSystemWatcher(glob_pattern=glob) for glob in globs]
     )
     registration = types.Registration(
         id=WATCH_ID, method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options
@@ -277,14 +340,13 @@ async def _watch_files(server: MnemoServer) -> None:
 
 
 async def reindex(indexer: Indexer) -> dict[str, Any]:
-    """A full rebuild with progress; resolves with the indexer's numbers."""
+    """A full rebuild of one folder's index with progress; resolves with the indexer's numbers."""
     waiter: asyncio.Future[IndexStats] = asyncio.get_running_loop().create_future()
     job = Job(full=True, progress=True, title="mnemo: rebuilding the index", waiters=[waiter])
     indexer.request(job)
     started = time.perf_counter()
     stats = await waiter
-    assert indexer.server.root is not None
     return {
-        **index_run_json(indexer.server.root, stats),
+        **index_run_json(indexer.folder.root, stats),
         "waited_ms": round((time.perf_counter() - started) * 1000),
     }

@@ -5,15 +5,20 @@ from __future__ import annotations
 from lsprotocol import types
 
 from lsp_server import convert
-from lsp_server.server import MnemoServer
+from lsp_server.server import IndexBeingBuilt, MnemoServer
 
 
 def code_lens(ls: MnemoServer, params: types.CodeLensParams) -> list[types.CodeLens]:
-    """The lenses of one document; none until the index can answer (the server refreshes them then)."""
-    path = ls.inside(params.text_document.uri)
-    if path is None or not ls.index.ready:
+    """The lenses of one document; none until the index can answer (the server refreshes them then),
+    and none with lenses turned off in the settings."""
+    uri = params.text_document.uri
+    path = ls.inside(uri)
+    if path is None or not ls.settings.lens:
         return []
-    engine = ls.engine()
+    try:
+        engine = ls.require_index(uri).engine()
+    except IndexBeingBuilt:
+        return []
     return [convert.code_lens(engine.root, lens) for lens in engine.lenses(path)]
 
 

@@ -1,10 +1,14 @@
 """The mnemo language server: one object that owns the workspace's state.
 
-Features live in one module each (``indexing``, ``commands``, ``hover``, ``lens``), registered by
-their ``setup(server)``. Engine work blocks (SQLite, git), so handlers hand it to a small thread pool
-and await it; each worker thread reads the index through its own :class:`Engine` (SQLite in WAL
-mode lets them read while the indexer writes). Every message to the client is sent from the event
-loop's thread, which keeps both transports (stdio and TCP) safe.
+Features live in one module each (``indexing``, ``commands``, ``hover``, ``lens``, ``calls``,
+``symbols``, ``configuration``), registered by their ``setup(server)``; this module imports none of
+them. Every workspace folder is served: each is a :class:`Folder` (one repository and its index,
+kept fresh by its indexer in ``indexing``); a document goes to the folder whose root is the deepest
+one containing it, and a request without a document to the first folder. Engine work blocks
+(SQLite, git), so handlers hand it to a small thread pool and await it; each worker thread reads a
+folder's index through its own :class:`Engine` (SQLite in WAL mode lets them read while the indexer
+writes). Every message to the client is sent from the event loop's thread, which keeps both
+transports (stdio and TCP) safe.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from lsp_server.protocol import MnemoProtocol
+from lsp_server.settings import Settings
 from mnemo_core import __version__
 from mnemo_core.engine import Engine
 from mnemo_core.errors import MnemoError
@@ -40,6 +45,7 @@ LOG_LEVELS = {
     logging.INFO: types.MessageType.Info,
 }
 NO_WORKSPACE = "mnemo needs a workspace folder; open a folder, not a single file"
+FIRST_CHECK_WAIT_S = 10.0  # a request waits this long for the first freshness check of a complete index
 T = TypeVar("T")
 
 
@@ -84,6 +90,34 @@ class _Readers:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
+@dataclass(eq=False)
+class Folder:
+    """One repository the server serves (a workspace folder's top level): its index state and an
+    engine per worker thread. Its indexer and git poller belong to ``indexing``."""
+
+    root: Path
+    index: IndexState = field(default_factory=IndexState)
+    checked: threading.Event = field(default_factory=threading.Event)  # the first freshness check is over
+    readers: _Readers = field(default_factory=_Readers)
+
+    def engine(self) -> Engine:
+        """This worker thread's engine on the folder; it reads the index as it is (the indexer
+        keeps it fresh)."""
+        engine: Engine | None = getattr(self.readers.local, "engine", None)
+        if engine is None:
+            engine = self.readers.local.engine = Engine(self.root, update_index=False)
+            with self.readers.lock:
+                self.readers.opened.append(engine)
+        return engine
+
+    def close(self) -> None:
+        """Close every worker thread's engine."""
+        with self.readers.lock:
+            for engine in self.readers.opened:
+                engine.close()
+            self.readers.opened.clear()
+
+
 class MnemoServer(LanguageServer):
     """The language server and the state its features share."""
 
@@ -94,72 +128,119 @@ class MnemoServer(LanguageServer):
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
             protocol_cls=MnemoProtocol,
         )
-        self.root: Path | None = None
+        self.folders: dict[Path, Folder] = {}  # by root, in the order the client gave them
+        self._folder_uris: dict[str, Path] = {}  # each workspace folder's URI -> the root serving it
         self.loop: asyncio.AbstractEventLoop | None = None
-        self.index = IndexState()
         self.task: ActiveTask | None = None
+        self.settings = Settings()
         self._pool = ThreadPoolExecutor(max_workers=READ_WORKERS, thread_name_prefix="mnemo-read")
-        self._readers = _Readers()
         self._told: set[str] = set()
         self.shutdown_requested = False
         self.exit_code = 0  # the LSP asks for 1 when the client sends ``exit`` without ``shutdown``
 
     # -- the workspace ------------------------------------------------------------------------
-    def open_workspace(self) -> Path | None:
-        """The workspace root from ``initialize`` (its first folder, else its root URI)."""
+    def open_workspace(self) -> list[Folder]:
+        """Serve the folders from ``initialize`` (its workspace folders, else its root URI); one
+        that cannot be served is an error message, and the others are served."""
         folders = self.workspace.folders
-        uri = next(iter(folders.values())).uri if folders else self.workspace.root_uri
-        path = to_fs_path(uri) if uri else None
+        uris = [f.uri for f in folders.values()] if folders else [self.workspace.root_uri]
+        opened = []
+        for uri in filter(None, uris):
+            try:
+                folder = self.add_folder(uri)
+            except MnemoError as exc:
+                self.tell(f"mnemo: {exc}", types.MessageType.Error)
+                continue
+            if folder is not None:
+                opened.append(folder)
+        return opened
+
+    def add_folder(self, uri: str) -> Folder | None:
+        """Serve the repository of a workspace folder; None when it is already served."""
+        path = to_fs_path(uri)
         if path is None:
+            raise MnemoError(f"{uri} is not a file URI")
+        root = Engine.open(path).root
+        self._folder_uris[uri] = root
+        if root in self.folders:
             return None
-        self.root = Engine.open(path).root
-        return self.root
+        folder = self.folders[root] = Folder(root)
+        return folder
 
-    def engine(self) -> Engine:
-        """This worker thread's engine on the workspace; it reads the index as it is (the indexer
-        keeps it fresh)."""
-        engine: Engine | None = getattr(self._readers.local, "engine", None)
-        if engine is None:
-            if self.root is None:
-                raise MnemoError(NO_WORKSPACE)
-            engine = Engine(self.root, update_index=False)
-            self._readers.local.engine = engine
-            with self._readers.lock:
-                self._readers.opened.append(engine)
-        return engine
+    def remove_folder(self, uri: str) -> Folder | None:
+        """Stop serving a workspace folder; its :class:`Folder`, closed, once no other folder shares
+        it (``indexing`` then stops its indexer)."""
+        root = self._folder_uris.pop(uri, None)
+        if root is None or root in self._folder_uris.values():
+            return None
+        folder = self.folders.pop(root, None)
+        if folder is not None:
+            folder.close()
+        return folder
 
-    def relpath(self, uri: str) -> str:
-        """A document URI as a workspace-relative POSIX path; a clear error outside the workspace."""
-        if self.root is None:
+    @property
+    def root(self) -> Path | None:
+        """The first folder's root (None without a workspace)."""
+        return next(iter(self.folders), None)
+
+    def primary(self) -> Folder:
+        """The folder of requests that name no document: the first one."""
+        for folder in self.folders.values():
+            return folder
+        raise MnemoError(NO_WORKSPACE)
+
+    def locate(self, uri: str) -> tuple[Folder, str]:
+        """The folder serving a document and its path there; a clear error outside every folder."""
+        if not self.folders:
             raise MnemoError(NO_WORKSPACE)
         path = to_fs_path(uri)
         if path is None:
             raise BadArguments(f"{uri} is not a file URI")
-        try:
-            return Path(path).resolve().relative_to(self.root).as_posix()
-        except ValueError:
-            raise BadArguments(f"{path} is outside the workspace {self.root}") from None
+        resolved = Path(path).resolve()
+        inside = [f for f in list(self.folders.values()) if resolved.is_relative_to(f.root)]
+        if not inside:
+            roots = ", ".join(str(root) for root in self.folders)
+            raise BadArguments(f"{path} is outside the workspace {roots}")
+        folder = max(inside, key=lambda f: len(f.root.parts))  # a nested repository serves its files
+        return folder, resolved.relative_to(folder.root).as_posix()
+
+    def folder(self, uri: str | None = None) -> Folder:
+        """The folder of a document, or without one the first folder."""
+        return self.locate(uri)[0] if uri is not None else self.primary()
+
+    def engine(self, uri: str | None = None) -> Engine:
+        """This worker thread's engine on a document's folder (default: the first)."""
+        return self.folder(uri).engine()
+
+    def relpath(self, uri: str) -> str:
+        """A document URI as a path relative to its folder; a clear error outside the workspace."""
+        return self.locate(uri)[1]
 
     def inside(self, uri: str) -> str | None:
-        """The workspace-relative path of ``uri``, or None for a file outside the workspace."""
+        """The folder-relative path of ``uri``, or None for a file outside the workspace."""
         try:
             return self.relpath(uri)
         except MnemoError:
             return None
 
-    def require_index(self) -> None:
-        """Raise :class:`IndexBeingBuilt` until the index can answer."""
-        if self.root is None:
-            raise MnemoError(NO_WORKSPACE)
-        if self.index.ready:
-            return
-        if self.index.failure and not self.index.building:
+    def require_index(self, uri: str | None = None) -> Folder:
+        """The folder of ``uri`` once its index can answer, else :class:`IndexBeingBuilt`. On a worker
+        thread: a complete index whose first freshness check runs is waited for, up to
+        ``FIRST_CHECK_WAIT_S``, so that the first answers are neither refused nor stale."""
+        folder = self.folder(uri)
+        if not folder.checked.is_set():
+            self.log(f"waiting up to {FIRST_CHECK_WAIT_S:g} s for the first index check of {folder.root}")
+            folder.checked.wait(FIRST_CHECK_WAIT_S)
+        state = folder.index
+        if state.ready:
+            return folder
+        if state.failure and not state.building:
             raise IndexBeingBuilt(
-                f"the index of {self.root} could not be built: {self.index.failure}; "
+                f"the index of {folder.root} could not be built: {state.failure}; "
                 "save a file or run mnemo.reindex to try again"
             )
         raise IndexBeingBuilt(
-            f"the index of {self.root} is being built ({self.index.percent}%); try again when it finishes"
+            f"the index of {folder.root} is being built ({state.percent}%); try again when it finishes"
         )
 
     # -- running engine work ------------------------------------------------------------------
@@ -242,12 +323,10 @@ class MnemoServer(LanguageServer):
 
     # -- shutdown -----------------------------------------------------------------------------
     def close(self) -> None:
-        """Stop the read threads and close every index connection."""
+        """Stop the read threads and close every folder's engines."""
         self._pool.shutdown(wait=True, cancel_futures=True)
-        with self._readers.lock:
-            for engine in self._readers.opened:
-                engine.close()
-            self._readers.opened.clear()
+        for folder in list(self.folders.values()):
+            folder.close()
 
 
 class ClientLogHandler(logging.Handler):

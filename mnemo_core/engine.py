@@ -14,17 +14,28 @@ mnemo's defaults.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 
 from mnemo_core import lookup, pipelines
+from mnemo_core.change.impact import POSSIBLE_BELOW
 from mnemo_core.config import Config, load_config
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.indexer import Progress
 from mnemo_core.index.languages import registry
-from mnemo_core.insight import BLAST_DEPTH, LastChange, Lens, SymbolCard, file_lenses, symbol_at, symbol_card
+from mnemo_core.insight import (
+    BLAST_DEPTH,
+    LENS_KINDS,
+    LastChange,
+    Lens,
+    SymbolCard,
+    file_lenses,
+    symbol_at,
+    symbol_card,
+)
 from mnemo_core.lookup import Hop
 from mnemo_core.model import ContextPack, Explanation, IndexStats, ScoredSymbol, Symbol
 from mnemo_core.pipelines import DEFAULT_BUDGET, DEFAULT_DEPTH, DEFAULT_FILES_DEPTH, Call
@@ -34,10 +45,13 @@ from mnemo_core.vcs.git import head_commit
 from mnemo_core.vcs.linelog import DEFAULT_LIMIT as DEFAULT_HISTORY
 
 __all__ = [
+    "BLAST_DEPTH",
     "DEFAULT_BUDGET",
     "DEFAULT_DEPTH",
     "DEFAULT_FILES_DEPTH",
     "DEFAULT_HISTORY",
+    "LENS_KINDS",
+    "Direction",
     "Engine",
     "Hop",
     "LastChange",
@@ -55,13 +69,16 @@ def languages() -> dict[str, tuple[str, ...]]:
     return {name: spec.extensions for name, spec in sorted(registry().items())}
 
 
+Direction = Literal["in", "out"]  # along call edges: "in" to the callers, "out" to the callees
+
+
 @dataclass(frozen=True, slots=True)
 class Walk:
     """``callers`` or ``callees``: the symbols a handle names, and each symbol reached from them."""
 
     start: tuple[Symbol, ...]
     hops: tuple[Hop, ...]
-    direction: str  # "in" for callers, "out" for callees
+    direction: Direction
 
 
 class Engine:
@@ -121,6 +138,35 @@ class Engine:
         self._fresh()
         return lookup.find(self.repository, pattern, limit)
 
+    def search_names(self, query: str, limit: int = 50) -> list[Symbol]:
+        """Symbols whose short name is ``query`` (ignoring case), then those whose name contains
+        it (code before tests, shortest names first), at most ``limit``; with an empty query, the
+        first symbols in path order."""
+        self._fresh()
+        if not query:
+            return lookup.find(self.repository, "*", limit)
+        exact = self.repository.store.symbols_named([query], limit=limit)[query]
+        return exact + self.repository.store.symbols_containing(query, limit - len(exact))
+
+    def symbols(self, ids: Iterable[int]) -> dict[int, Symbol]:
+        """The symbols with these ids that are still in the index, by id."""
+        self._fresh()
+        return self.repository.store.symbols_by_ids(ids)
+
+    def symbol_named(self, path: str, name: str, kind: str) -> Symbol | None:
+        """The symbol of a qualified name and kind in a file (the first of duplicates): how a front
+        end that kept a symbol finds it again once a re-index has given it another id."""
+        self._fresh()
+        return self.repository.store.symbols_by_keys([(path, name, kind)]).get((path, name, kind))
+
+    def calls(self, symbol: Symbol, direction: Direction) -> list[Hop]:
+        """The symbols one call away: its callers (``"in"``) or callees (``"out"``), each with the
+        edge (its call line). Links the resolver only guessed by name are left out, as in the
+        hover's caller count."""
+        self._fresh()
+        hops = lookup.walk(self.repository, [symbol], direction, depth=1)
+        return [hop for hop in hops if hop.via.confidence >= POSSIBLE_BELOW]
+
     def callers(self, handle: str, depth: int = 1) -> Walk:
         """Who calls the symbols ``handle`` names, up to ``depth`` hops."""
         return self._walk(handle, "in", depth)
@@ -136,7 +182,7 @@ class Engine:
             symbol_history(self.repository, s, limit) for s in lookup.resolve_symbol(self.repository, handle)
         ]
 
-    def _walk(self, handle: str, direction: str, depth: int) -> Walk:
+    def _walk(self, handle: str, direction: Direction, depth: int) -> Walk:
         self._fresh()
         start = lookup.resolve_symbol(self.repository, handle)
         hops = lookup.walk(self.repository, start, direction, depth)

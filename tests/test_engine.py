@@ -90,6 +90,20 @@ def test_lookups_cards_and_lenses(repo: Path) -> None:
     assert engine.explain("helper box", "helper").symbol == helper
 
 
+def test_an_editors_lookups_names_ids_and_one_call_away(repo: Path) -> None:
+    engine = Engine.open(repo)
+    assert [s.name for s in engine.search_names("HELPER")] == ["helper"]
+    assert [s.name for s in engine.search_names("box")] == ["Box", "test_box"]  # the name, then containing it
+    assert len(engine.search_names("", limit=3)) == 3
+    helper = engine.definition_at("app/core.py", 5, "helper")
+    assert engine.symbols([helper.id, -1]) == {helper.id: helper}
+    assert engine.symbol_named("app/core.py", "helper", "function") == helper
+    assert engine.symbol_named("app/core.py", "helper", "class") is None
+    assert [(h.symbol.name, h.via.line) for h in engine.calls(helper, "in")] == [("main", 5)]
+    main = engine.definition_at("app/core.py", 4, "main")
+    assert [h.symbol.name for h in engine.calls(main, "out")] == ["helper"]
+
+
 def test_each_call_brings_the_index_up_to_date_unless_told_not_to(repo: Path) -> None:
     reader = Engine(repo.resolve(), update_index=False)
     writer = Engine.open(repo)

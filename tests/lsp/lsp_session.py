@@ -25,7 +25,8 @@ APP, FILES = SMALL_APP, SMALL_APP_FILES
 
 
 def capabilities() -> types.ClientCapabilities:
-    """An editor that can show progress, documents and Markdown, refresh lenses and watch files."""
+    """An editor that can show progress, documents and Markdown, refresh lenses, watch files and
+    answer ``workspace/configuration``."""
     return types.ClientCapabilities(
         window=types.WindowClientCapabilities(
             work_done_progress=True, show_document=types.ShowDocumentClientCapabilities(support=True)
@@ -33,6 +34,7 @@ def capabilities() -> types.ClientCapabilities:
         workspace=types.WorkspaceClientCapabilities(
             code_lens=types.CodeLensWorkspaceClientCapabilities(refresh_support=True),
             did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True),
+            configuration=True,
         ),
         text_document=types.TextDocumentClientCapabilities(
             synchronization=types.TextDocumentSyncClientCapabilities(did_save=True),
@@ -167,13 +169,17 @@ class Session:
         await wait_until(self.client, lambda: events.lens_refreshes > before, what)
 
 
-async def start(client: LanguageClient, root: Path) -> Session:
-    """Initialize a session on ``root``."""
+async def start(
+    client: LanguageClient, root: Path, *others: Path, options: Any = None, offered: Any = None
+) -> Session:
+    """Initialize a session on ``root`` (and ``others``: more workspace folders), with
+    ``initializationOptions`` and, when given, other client capabilities than ``capabilities()``."""
     result = await client.initialize_session(
         types.InitializeParams(
-            capabilities=capabilities(),
+            capabilities=offered or capabilities(),
             root_uri=root.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+            workspace_folders=[types.WorkspaceFolder(uri=r.as_uri(), name=r.name) for r in (root, *others)],
+            initialization_options=options,
         )
     )
     return Session(client, root, result)

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import write_files
+from helpers import commit, write_files
 from lsp_session import (
     APP,
     FILES,
@@ -22,7 +22,9 @@ from lsp_session import (
 )
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
+from pytest_lsp import LanguageClient
 
+from mnemo_core.index.indexer import index_repo
 from mnemo_core.index.lock import index_lock
 from mnemo_core.index.store import prepare_index_dir
 
@@ -59,6 +61,31 @@ async def test_requests_while_the_first_index_is_built(repo: Path, tmp_path: Pat
     finally:
         await client.shutdown_session()
         await client.stop()
+
+
+async def test_requests_wait_for_the_first_check_of_a_complete_index(repo: Path, tmp_path: Path) -> None:
+    index_repo(repo)  # complete, then made stale by a commit while no server runs
+    commit(repo, {"app/core.py": APP + "\n\ndef again():\n    return helper(3)\n"}, "again")
+    client = await start_client(tmp_path)
+    try:
+        with index_lock(prepare_index_dir(repo)):  # the first freshness check waits for this lock
+            session = await start(client, repo)
+            hover = asyncio.ensure_future(session.hover("app/core.py", HELPER, 5))
+            where = {"uri": session.uri("app/core.py"), "position": {"line": HELPER, "character": 5}}
+            command = asyncio.ensure_future(session.execute("mnemo.blastRadius", where))
+            await wait_until(
+                client, lambda: _waiting(client) == 2, "both requests to wait for the first check"
+            )
+        card = await hover
+        assert card is not None and "**2 callers**" in card  # neither refused nor stale
+        assert {s["name"] for s in (await command)["impact"]["callers"]} == {"main", "again", "Box.open"}
+    finally:
+        await client.shutdown_session()
+        await client.stop()
+
+
+def _waiting(client: LanguageClient) -> int:
+    return sum("waiting up to 10 s for the first index check" in m.message for m in client.log_messages)
 
 
 async def test_the_cli_indexing_at_the_same_time(lsp: Session, tmp_path: Path) -> None:

@@ -50,6 +50,8 @@ async def test_saving_an_edit_updates_the_lenses(lsp: Session) -> None:
 async def test_files_created_renamed_and_deleted_outside_the_editor(lsp: Session) -> None:
     registered = lsp.client.events.registrations  # type: ignore[attr-defined]
     assert [r.method for r in registered] == [types.WORKSPACE_DID_CHANGE_WATCHED_FILES]
+    globs = {w["globPattern"] for w in registered[0].register_options["watchers"]}  # type: ignore[index]
+    assert {"**/*.py", "**/*.ts", "**/*.go"} <= globs and "**/*" not in globs  # source files only
 
     def create() -> None:
         (lsp.root / "app/extra.py").write_text(CALLER)

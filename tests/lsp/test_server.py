@@ -20,20 +20,22 @@ from mnemo_core.errors import MnemoError
 @pytest.fixture
 def server(tmp_path: Path) -> MnemoServer:
     made = MnemoServer()
-    made.root = tmp_path
+    made.add_folder(tmp_path.as_uri())
     return made
 
 
-def test_readiness_says_why_it_cannot_answer(server: MnemoServer) -> None:
-    server.index.percent = 40
+def test_readiness_says_why_it_cannot_answer(server: MnemoServer, tmp_path: Path) -> None:
+    folder = server.primary()
+    folder.checked.set()  # the first freshness check is over
+    folder.index.percent = 40
     with pytest.raises(IndexBeingBuilt, match=r"is being built \(40%\)"):
         server.require_index()
-    server.index.failure = "the index is being written by pid 7"
+    folder.index.failure = "the index is being written by pid 7"
     with pytest.raises(IndexBeingBuilt, match="could not be built: the index is being written by pid 7"):
         server.require_index()
-    server.index.ready = True
-    server.require_index()
-    server.root = None
+    folder.index.ready = True
+    assert server.require_index() is folder
+    server.remove_folder(tmp_path.as_uri())
     with pytest.raises(MnemoError, match="needs a workspace folder"):
         server.require_index()
 
@@ -44,6 +46,20 @@ def test_paths_inside_and_outside_the_workspace(server: MnemoServer, tmp_path: P
         server.relpath("file:///etc/hostname")
     assert server.inside("file:///etc/hostname") is None
     assert server.inside("untitled:Untitled-1") is None
+
+
+def test_a_document_goes_to_the_deepest_folder_holding_it(server: MnemoServer, tmp_path: Path) -> None:
+    inner = tmp_path / "vendor" / "lib"
+    inner.mkdir(parents=True)
+    assert server.add_folder(inner.as_uri()) is not None
+    assert server.add_folder(tmp_path.as_uri()) is None  # served already
+    folder, path = server.locate((inner / "a.py").as_uri())
+    assert (folder.root, path) == (inner, "a.py")
+    folder, path = server.locate((tmp_path / "vendor" / "b.py").as_uri())
+    assert (folder.root, path) == (tmp_path, "vendor/b.py")
+    assert server.primary().root == tmp_path  # the first folder the client named
+    assert server.remove_folder(inner.as_uri()) is not None
+    assert server.locate((inner / "a.py").as_uri())[1] == "vendor/lib/a.py"
 
 
 def test_failures_become_json_rpc_errors(server: MnemoServer) -> None:
@@ -105,7 +121,7 @@ def _imports_within(package: Path) -> dict[str, set[str]]:
 
 def test_the_server_modules_import_each_other_without_a_cycle() -> None:
     graph = _imports_within(Path(__file__).resolve().parents[2] / "lsp_server")
-    assert not graph["server"] & {"indexing", "commands", "hover", "lens"}  # features know the server
+    assert graph["server"] <= {"protocol", "settings"}  # features know the server, not the reverse
     done: set[str] = set()
 
     def visit(module: str, path: tuple[str, ...]) -> None:
