@@ -145,7 +145,7 @@ vim.notify = function(message) table.insert(out.messages, message) end
 vim.opt.runtimepath:prepend(%(plugin)s)
 vim.cmd('runtime plugin/mnemo.lua')
 local mnemo = require('mnemo')
-mnemo.setup({ cmd = %(cmd)s })
+mnemo.setup({ cmd = %(cmd)s, settings = { lens = false } })
 local function clients() return #vim.lsp.get_active_clients() end
 local function windows()
   local n = 0
@@ -177,6 +177,10 @@ out.k_hover_answers = vim.tbl_count(plain or {})
 vim.cmd('MnemoHover')
 check(vim.wait(%(wait)d, function() return mnemo.state.last.hover ~= nil end, 10), 'no answer to MnemoHover')
 out.hover = mnemo.state.last.hover
+
+vim.lsp.codelens.refresh()
+vim.wait(1000)
+out.lenses_off = #vim.lsp.codelens.get(vim.api.nvim_get_current_buf())
 
 out.windows_before = windows()
 vim.cmd('MnemoTask double a number in helper')
@@ -217,6 +221,7 @@ def test_neovim_serves_repositories_only_one_server_each_with_its_hover_apart(tm
     assert (got["sub_clients"], got["sub_root"]) == (1, str(root))  # a subproject shares its repository's
     assert any(m.startswith("mnemo: index ready") for m in got["messages"])  # progress without a statusline
 
+    assert got["lenses_off"] == 0  # settings = { lens = false } reached the server
     assert got["k_hover_answers"] == 0  # K is left to the other servers
     assert got["hover"][0].startswith("**function** `helper`")
     assert not any("](" in line for line in got["hover"])  # links read as text in 0.7
