@@ -19,6 +19,8 @@ from ci.event import Environment, read_environment
 from ci.github import DEFAULT_BACKOFF_S, DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, GitHub, sticky_comment
 from ci.guard import EXIT_PASSED, EXIT_POLICY, guarded
 from ci.policy import add_policy_arguments, configured, describe, evaluate
+from mnemo_core.change.coverage import coverage_source
+from mnemo_core.commands.common import add_coverage_arguments
 from mnemo_core.config import load_config
 from mnemo_core.errors import MnemoError
 from mnemo_core.model import Impact
@@ -37,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--repo", default=".", help="the checked-out repository (default: the current one)")
     parser.add_argument("--dry-run", action="store_true", help="print the comment instead of posting it")
     add_policy_arguments(parser)
+    add_coverage_arguments(parser)
     parser.add_argument(
         "--timeout",
         type=float,
@@ -72,7 +75,10 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     pr = inputs.pull_request
     repo = Repository.open(args.repo)
     config = configured(load_config(repo.root), args)
-    pack = for_pr(repo, base=pr.base_sha, head=pr.head_sha, depth=config.depth, budget=REVIEW_BUDGET)
+    coverage = coverage_source(repo.root, config, args.coverage, args.coverage_commit)
+    pack = for_pr(
+        repo, base=pr.base_sha, head=pr.head_sha, depth=config.depth, budget=REVIEW_BUDGET, coverage=coverage
+    )
     body = comment_markdown(pack, Links.github(inputs.server_url, pr.repository, pr.head_sha))
     _append_summary(inputs, body)
     if args.dry_run:

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 
 from ci.guard import EXIT_PASSED, EXIT_POLICY, guarded
 from ci.policy import add_policy_arguments, configured, describe, evaluate
+from mnemo_core.change.coverage import CoverageSource, coverage_source
+from mnemo_core.commands.common import add_coverage_arguments
 from mnemo_core.config import load_config
 from mnemo_core.model import ContextPack, Impact
 from mnemo_core.pipelines import for_pr
@@ -33,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG, description="Show the blast radius of the staged change; fail when it breaks the policy."
     )
     add_policy_arguments(parser)
+    add_coverage_arguments(parser)
     parser.add_argument("--repo", default=".", help="repository (default: the current directory)")
     parser.add_argument(
         "--full",
@@ -54,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
     repo = Repository.open(args.repo)
     config = configured(load_config(repo.root), args)
     pushing = bool(os.environ.get("PRE_COMMIT_FROM_REF") and os.environ.get("PRE_COMMIT_TO_REF"))
-    pack, title = (analyse_push if pushing else analyse)(repo, config.depth)
+    coverage = coverage_source(repo.root, config, args.coverage, args.coverage_commit)
+    pack, title = (analyse_push if pushing else analyse)(repo, config.depth, coverage)
     report = review_text(pack, title)
     outcome = evaluate(pack.impact or Impact(), config)
     if outcome.passed and not args.full:
@@ -68,13 +72,16 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_PASSED if outcome.passed else EXIT_POLICY
 
 
-def analyse(repo: Repository, depth: int) -> tuple[ContextPack, str]:
+def analyse(repo: Repository, depth: int, coverage: CoverageSource | None = None) -> tuple[ContextPack, str]:
     """The staged change, with a title for the output."""
-    return for_pr(repo, staged=True, depth=depth, budget=REVIEW_BUDGET), "staged change"
+    pack = for_pr(repo, staged=True, depth=depth, budget=REVIEW_BUDGET, coverage=coverage)
+    return pack, "staged change"
 
 
-def analyse_push(repo: Repository, depth: int) -> tuple[ContextPack, str]:
+def analyse_push(
+    repo: Repository, depth: int, coverage: CoverageSource | None = None
+) -> tuple[ContextPack, str]:
     """The commits pre-commit's pre-push stage names (``PRE_COMMIT_FROM_REF..PRE_COMMIT_TO_REF``)."""
     from_ref, to_ref = os.environ["PRE_COMMIT_FROM_REF"], os.environ["PRE_COMMIT_TO_REF"]
-    pack = for_pr(repo, base=from_ref, head=to_ref, depth=depth, budget=REVIEW_BUDGET)
+    pack = for_pr(repo, base=from_ref, head=to_ref, depth=depth, budget=REVIEW_BUDGET, coverage=coverage)
     return pack, f"pushed commits {from_ref[:SHORT_SHA]}..{to_ref[:SHORT_SHA]}"

@@ -133,6 +133,9 @@ class IndexStats:
     walked: bool  # True when the directory is not a git repository and was walked instead
 
 
+EvidenceSource = Literal["static", "coverage"]  # where an impacted test came from
+
+
 @dataclass(frozen=True, slots=True)
 class Evidence:
     """Why an impacted symbol depends on a change: its path back, and that path's least sure edge
@@ -142,6 +145,7 @@ class Evidence:
     confidence: float
     path: str
     possible: bool  # reached only through a guess: listed apart, counted in no verdict
+    source: EvidenceSource = "static"  # a test: found by the graph, or by coverage data that ran it
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from mnemo_core.change.context import analyse, file_symbols_as_changed
+from mnemo_core.change.coverage import CoverageSource
 from mnemo_core.change.diffmap import ChangedSymbol, FileSummary, changed_symbols
 from mnemo_core.errors import MnemoError
 from mnemo_core.lookup import resolve_symbol
@@ -138,9 +139,11 @@ def for_pr(
     depth: int = DEFAULT_DEPTH,
     budget: int = DEFAULT_BUDGET,
     update_index: bool = True,
+    coverage: CoverageSource | None = None,
 ) -> ContextPack:
     """The blast radius of a change: ``base..head`` (default: the merge-base with the default
-    branch, to HEAD), the staged change, or the working tree against HEAD."""
+    branch, to HEAD), the staged change, or the working tree against HEAD. With ``coverage``, the
+    tests of the changed symbols it measured are those that ran them."""
     started = time.perf_counter()
     check_budget(budget)
     _check_depth(depth)
@@ -162,7 +165,9 @@ def for_pr(
     changed, files = changed_symbols(root, changes, base_sha or "HEAD", target)
     if not changes:
         notes.append(f"no changes in {described}")
-    return _change_pack(opened, "pr", described, changed, files, depth, budget, base_sha, started, notes)
+    return _change_pack(
+        opened, "pr", described, changed, files, depth, budget, base_sha, started, notes, coverage
+    )
 
 
 def for_files(
@@ -171,8 +176,10 @@ def for_files(
     depth: int = DEFAULT_FILES_DEPTH,
     budget: int = DEFAULT_BUDGET,
     update_index: bool = True,
+    coverage: CoverageSource | None = None,
 ) -> ContextPack:
-    """The context of some files: their symbols, their callers and the tests that reach them."""
+    """The context of some files: their symbols, their callers and the tests that reach them (those
+    that ran them, for the symbols ``coverage`` measured)."""
     started = time.perf_counter()
     check_budget(budget)
     _check_depth(depth)
@@ -183,7 +190,9 @@ def for_files(
         raise MnemoError(f"no such file: {', '.join(missing)}")
     changed, files = file_symbols_as_changed(opened.store, relative)
     base = head_commit(opened.root)
-    return _change_pack(opened, "files", " ".join(relative), changed, files, depth, budget, base, started, [])
+    return _change_pack(
+        opened, "files", " ".join(relative), changed, files, depth, budget, base, started, [], coverage
+    )
 
 
 def _change_pack(
@@ -197,8 +206,9 @@ def _change_pack(
     base: str | None,
     started: float,
     notes: list[str],
+    coverage: CoverageSource | None = None,
 ) -> ContextPack:
-    analysis = analyse(repo.store, repo.root, changed, files, depth, base)
+    analysis = analyse(repo.store, repo.root, changed, files, depth, base, coverage)
     symbols = fit_budget(repo, analysis.ranked, budget)
     impact = analysis.impact
     return ContextPack(
@@ -211,7 +221,7 @@ def _change_pack(
         symbols=tuple(symbols),
         impact=impact,
         stats=impact_stats(repo, impact, started),
-        notes=tuple(notes),
+        notes=(*notes, *analysis.notes),
     )
 
 

@@ -6,8 +6,10 @@ import argparse
 import json
 from typing import Any
 
+from mnemo_core.change.coverage import coverage_source
 from mnemo_core.commands.common import (
     BUDGET_HELP,
+    add_coverage_arguments,
     add_format_argument,
     add_repo_argument,
     positive_int,
@@ -37,6 +39,7 @@ def _selectors(parser: argparse.ArgumentParser) -> None:
         type=positive_int,
         help=f"caller hops (default: depth in [tool.mnemo] or mnemo.toml, else {DEFAULT_DEPTH})",
     )
+    add_coverage_arguments(parser)
     add_repo_argument(parser)
 
 
@@ -62,6 +65,7 @@ def register(sub: Any) -> None:
         help=f"caller hops (default {DEFAULT_FILES_DEPTH})",
     )
     files.add_argument("--budget", type=positive_int, help=BUDGET_HELP)
+    add_coverage_arguments(files)
     add_repo_argument(files)
     add_format_argument(files, ("text", "markdown", "json"))
     files.set_defaults(run=run_files)
@@ -89,6 +93,7 @@ def _pr(args: argparse.Namespace) -> ContextPack:
         worktree=args.worktree,
         depth=config.depth,
         budget=config.budget,
+        coverage=coverage_source(repo.root, config, args.coverage, args.coverage_commit),
     )
 
 
@@ -103,8 +108,9 @@ def run_pr(args: argparse.Namespace) -> int:
 
 def run_files(args: argparse.Namespace) -> int:
     repo = Repository.open(args.repo)
-    budget = settings(repo, budget=args.budget).budget
-    pack = for_files(repo, args.paths, depth=args.depth, budget=budget)
+    config = settings(repo, budget=args.budget)
+    coverage = coverage_source(repo.root, config, args.coverage, args.coverage_commit)
+    pack = for_files(repo, args.paths, depth=args.depth, budget=config.budget, coverage=coverage)
     print(RENDERERS[args.format](pack))
     return 0
 
