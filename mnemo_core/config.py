@@ -41,9 +41,9 @@ class Config:
     require_tests: bool = False  # fail when a changed symbol is reached by no test
     depth: int = DEFAULT_DEPTH  # caller hops of the blast radius
     budget: int = DEFAULT_BUDGET  # token budget of the answer
+    source: str | None = None  # the file the settings came from; None: defaults only
     coverage: str | None = None  # a coverage.py data file with per-test contexts, repository-relative
     coverage_commit: str | None = None  # the commit it was taken at; None: HEAD
-    source: str | None = None  # the file the settings came from; None: defaults only
 
     def override(self, **values: Any) -> Config:
         """A copy with the given values, skipping those that are None (options not given)."""

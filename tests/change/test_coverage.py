@@ -10,8 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from ci_helpers import REPOSITORY, write_event
 from helpers import commit, git, make_repo
 
+from ci.comment import main as ci_main
 from ci.precommit import main as precommit_main
 from mnemo_core.change.coverage import CoverageSource, open_coverage, own_lines, parse_context
 from mnemo_core.cli import main
@@ -237,6 +239,29 @@ def test_the_hook_counts_coverage_tests_for_require_tests(
     assert "require_tests: no test reaches filter_shout" in capsys.readouterr().out
     assert precommit_main([*policy, "--coverage", str(root / ".coverage")]) == 0
     assert "passed" in capsys.readouterr().out
+
+
+def test_the_pull_request_comment_takes_its_tests_from_the_coverage(
+    measured: tuple[Path, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    root, first = measured
+    head = git(root, "rev-parse", "HEAD").strip()
+    env = {
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(write_event(tmp_path / "event.json", 3, first, head)),
+        "GITHUB_REPOSITORY": REPOSITORY,
+        "GITHUB_SERVER_URL": "https://github.com",
+    }
+    cov = ["--coverage", str(root / ".coverage"), "--coverage-commit", first]
+    assert ci_main(["--repo", str(root), "--dry-run", "--fail-on", "never", *cov], env=env) == 0
+    comment = capsys.readouterr().out
+    assert f"coverage data taken at {first[:10]}" in comment
+    assert "no test ran, per the coverage data: unused" in comment
+    assert (
+        ci_main(["--repo", str(root), "--dry-run", "--fail-on", "never", "--require-tests", *cov], env=env)
+        == 5
+    )
+    assert "require_tests: no test reaches unused, shout_twice" in capsys.readouterr().err
 
 
 def test_a_foreign_file_is_one_line_and_exit_1(

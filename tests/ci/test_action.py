@@ -33,6 +33,8 @@ def test_the_action_is_a_composite_that_passes_inputs_through_the_environment() 
         "max-callers",
         "require-tests",
         "dry-run",
+        "coverage",
+        "coverage-commit",
         "token",
         "python-version",
     }
