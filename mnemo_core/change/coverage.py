@@ -10,9 +10,11 @@ of the same path and qualified name found there gets, as its tests, every test w
 covered its **own lines**: a function's from its first body line to its last, minus the bodies of
 functions nested in it (the lines a ``def`` runs at import time belong to whoever imported it); a
 class's whole body. Contexts name tests; each is mapped to a test symbol of the index (a
-parametrised test is its function; an inherited test method its class). A symbol that did not
-exist at that commit, lives in a file the coverage never measured, or is module-level code (it runs
-at import, outside any test) gets no coverage evidence: its tests come from the static graph.
+parametrised test is its function; an inherited test method its class). The data vouches only for
+the tests it saw run: a test of the static graph that no context names (added since, renamed, or
+not part of that run) is kept beside them. A symbol that did not exist at that commit, lives in a
+file the coverage never measured, or is module-level code (it runs at import, outside any test)
+gets no coverage evidence: its tests come from the static graph.
 
 The data file belongs to the repository being analysed: it is opened through coverage.py's API
 read-only and immutable (SQLite ignores journals beside it, and nothing is ever written), after a
@@ -33,7 +35,7 @@ import coverage
 from coverage.exceptions import CoverageException
 from tree_sitter import Node
 
-from mnemo_core.change.impact import HOP_DECAY, Reach, ReachingTests
+from mnemo_core.change.impact import HOP_DECAY, Reach, ReachingTests, tests_reaching
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.extract import extract
 from mnemo_core.index.languages import language_for_path
@@ -129,11 +131,26 @@ def coverage_evidence(
             contexts = {c for line in lines[symbol.name] for c in by_line.get(line, ())}
             ran = tests.ids(contexts) - {symbol.id}
             found[symbol.id] = ReachingTests({t: _reach(t, symbol.id) for t in sorted(ran)}, {})
+    found = _with_unseen_tests(store, found, tests.ids(data.measured_contexts()))
     note = (
         f"tests of {len(found)} of {len(wanted)} changed symbols from coverage data taken at {sha[:10]} "
         f"({source.path.name}); the others from the static graph (new since, or not measured)"
     )
     return CoverageEvidence(sha, found, (note,))
+
+
+def _with_unseen_tests(
+    store: Store, found: dict[int, ReachingTests], seen: set[int]
+) -> dict[int, ReachingTests]:
+    """Add to each symbol's tests the static graph's tests that the coverage data never saw run
+    (added or renamed since, or left out of that run): the data can vouch only for the tests it saw."""
+    static = tests_reaching(store, found)
+    merged: dict[int, ReachingTests] = {}
+    for sid, covered in found.items():
+        sure = covered.sure | {t: r for t, r in static[sid].sure.items() if t not in seen}
+        possible = {t: r for t, r in static[sid].possible.items() if t not in seen and t not in sure}
+        merged[sid] = ReachingTests(sure, possible)
+    return merged
 
 
 def open_coverage(source: CoverageSource) -> coverage.CoverageData:

@@ -120,8 +120,9 @@ def measured(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
                 "text * 2", "text * 3"
             )
             + "\ndef shout_twice(text):\n    return filter_shout(filter_shout(text))\n",
-            "tests/test_apply.py": "from calc.render import apply\n\ndef test_apply():\n"
-            "    assert apply('whisper', 'A') == 'a'\n",
+            "tests/test_apply.py": "from calc.render import apply, render\n\ndef test_apply():\n"
+            "    assert apply('whisper', 'A') == 'a'\n\ndef test_render_again():\n"
+            "    assert render('whisper:A') == 'a'\n",
             "calc/render.py": RENDER.replace(
                 "    return FILTERS[name](value)\n", "    return apply(name, value)\n"
             )
@@ -160,6 +161,12 @@ def test_coverage_finds_the_tests_the_static_graph_cannot(
     assert tests["test_shout"]["resolution"] == "coverage"
     assert "filter_shout" in tests["test_shout"]["evidence"]
     assert any(first[:10] in n for n in data["notes"])  # type: ignore[union-attr]
+    # render ran in both old tests; a test added since is not in the data: the static graph keeps it
+    assert changed_named(data, "render")["reached_by"] == [
+        "tests/test_apply.py::test_render_again",
+        "tests/test_render.py::TestWhisper::test_whisper",
+        SHOUT_TEST,
+    ]
 
 
 def test_a_symbol_new_since_the_coverage_falls_back_to_the_static_graph(
@@ -170,6 +177,7 @@ def test_a_symbol_new_since_the_coverage_falls_back_to_the_static_graph(
     apply = changed_named(data, "apply")  # render calls it, and every test calls render (and test_apply it)
     assert apply["reached_by"] == [
         "tests/test_apply.py::test_apply",
+        "tests/test_apply.py::test_render_again",
         "tests/test_render.py::TestWhisper::test_whisper",
         SHOUT_TEST,
     ]
