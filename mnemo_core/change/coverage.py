@@ -217,7 +217,8 @@ def own_lines(path: str, content: bytes) -> dict[str, frozenset[int]]:
                             inner.end_line + 1,
                         )
                     )
-        lines.setdefault(s.name, frozenset(mine))
+        # several definitions of one name (``@overload`` stubs, ``if``/``else`` variants): all of them
+        lines[s.name] = lines.get(s.name, frozenset()) | mine
     return lines
 
 
@@ -265,6 +266,7 @@ class _TestLookup:
     def __init__(self, store: Store) -> None:
         self._store = store
         self._files: list[str] | None = None
+        self._tests: list[str] | None = None
         self._symbols: dict[str, dict[str, Symbol]] = {}
         self._known: dict[str, int | None] = {}
 
@@ -282,7 +284,9 @@ class _TestLookup:
 
     def _find(self, ref: TestRef) -> int | None:
         if ref.path is not None:
-            return next((self._named(path, ref.name) for path in self._paths_ending(ref.path)), None)
+            paths = self._paths_ending(ref.path)
+            found = (self._named(path, ref.name) for path in paths)
+            return next((sid for sid in found if sid is not None), None) if paths else self._moved(ref)
         parts = ref.name.split(".")
         for split in range(len(parts) - 1, 0, -1):
             module, name = ".".join(parts[:split]), ".".join(parts[split:])
@@ -292,17 +296,35 @@ class _TestLookup:
                     return sid
         return None
 
-    def _named(self, path: str, name: str) -> int | None:
-        """The test ``name`` in ``path``, else its nearest enclosing test (an inherited method's class)."""
+    def _named(self, path: str, name: str, exact: bool = False) -> int | None:
+        """The test ``name`` in ``path``, else (unless ``exact``) its nearest enclosing test (an
+        inherited method's class)."""
         if path not in self._symbols:
             self._symbols[path] = {s.name: s for s in self._store.symbols_in_file(path) if s.is_test}
         symbols = self._symbols[path]
         parts = name.split(".")
-        for end in range(len(parts), 0, -1):
+        for end in range(len(parts), len(parts) - 1 if exact else 0, -1):
             symbol = symbols.get(".".join(parts[:end]))
             if symbol is not None and symbol.kind != "module":
                 return symbol.id
         return None
+
+    def _moved(self, ref: TestRef) -> int | None:
+        """A test whose file is gone since the data was taken: the test of that qualified name in
+        the package that replaced the module (``tests/test_utils.py`` -> ``tests/test_utils/``),
+        else the only test of that name anywhere."""
+        if ref.path is None:
+            return None
+        package = str(PurePosixPath(ref.path).with_suffix("")) + "/"
+        tests = [p for p in self._test_files() if p.startswith(package)] or self._test_files()
+        found = {sid for sid in (self._named(p, ref.name, exact=True) for p in tests) if sid is not None}
+        return found.pop() if len(found) == 1 else None
+
+    def _test_files(self) -> list[str]:
+        if self._tests is None:
+            specs = {p: language_for_path(p) for p in self._all_files()}
+            self._tests = [p for p, spec in specs.items() if spec is not None and spec.hooks.is_test_file(p)]
+        return self._tests
 
     def _all_files(self) -> list[str]:
         if self._files is None:

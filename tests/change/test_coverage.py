@@ -373,3 +373,37 @@ def test_own_lines_leave_out_what_runs_at_import() -> None:
     assert lines["outer.inner"] == frozenset({8})
     assert lines["C.m"] == frozenset({14})
     assert lines["C"] == frozenset({12, 13, 14})
+
+
+def test_a_test_moved_since_the_coverage_is_found_by_its_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_repo(tmp_path / "calc", BASE)
+    first = git(root, "rev-parse", "HEAD").strip()
+    run_coverage(root, "nodeid", tmp_path)
+    commit(
+        root,
+        {
+            "tests/test_render.py": None,
+            "tests/test_render/test_shouting.py": TESTS,
+            "calc/filters.py": FILTERS.replace("'!'", "'?'"),
+        },
+        "split the tests into a package",
+    )
+    data = pr_json(root, capsys, "--coverage", str(root / ".coverage"), "--coverage-commit", first)
+    assert changed_named(data, "filter_shout")["reached_by"] == [
+        "tests/test_render/test_shouting.py::test_shout"
+    ]
+
+
+def test_own_lines_of_an_overloaded_function_are_its_implementations() -> None:
+    source = (
+        b"from typing import overload\n"  # 1
+        b"@overload\n"  # 2
+        b"def f(x: int) -> int: ...\n"  # 3
+        b"@overload\n"  # 4
+        b"def f(x: str) -> str: ...\n"  # 5
+        b"def f(x):\n"  # 6
+        b"    return x\n"  # 7
+    )
+    assert own_lines("pkg/mod.py", source)["f"] == frozenset({3, 5, 7})
