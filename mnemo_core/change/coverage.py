@@ -12,9 +12,11 @@ functions nested in it (the lines a ``def`` runs at import time belong to whoeve
 class's whole body. Contexts name tests; each is mapped to a test symbol of the index (a
 parametrised test is its function; an inherited test method its class). The data vouches only for
 the tests it saw run: a test of the static graph that no context names (added since, renamed, or
-not part of that run) is kept beside them. A symbol that did not exist at that commit, lives in a
-file the coverage never measured, or is module-level code (it runs at import, outside any test)
-gets no coverage evidence: its tests come from the static graph.
+not part of that run) is kept beside them. A symbol renamed or moved since (its name is not in its
+file at that commit) is carried back line by line through the diff from that commit to the working
+tree (the index's side), when most of its lines are unchanged. A symbol new since then, in a file
+the coverage never measured, or module-level code (it runs at import, outside any test) gets no
+coverage evidence: its tests come from the static graph.
 
 The data file belongs to the repository being analysed: it is opened through coverage.py's API
 read-only and immutable (SQLite ignores journals beside it, and nothing is ever written), after a
@@ -41,8 +43,8 @@ from mnemo_core.index.extract import extract
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.store import Store
 from mnemo_core.model import CALLABLE_KINDS, RawSymbol, Symbol
-from mnemo_core.vcs.diff import files_at
-from mnemo_core.vcs.refs import resolve_ref
+from mnemo_core.vcs.diff import ChangeStatus, Hunk, changed_files, files_at
+from mnemo_core.vcs.refs import Snapshot, resolve_ref
 
 if TYPE_CHECKING:  # config reads the pipelines' defaults, and the pipelines import this module
     from mnemo_core.config import Config
@@ -50,6 +52,7 @@ if TYPE_CHECKING:  # config reads the pipelines' defaults, and the pipelines imp
 MAX_COVERAGE_BYTES = 1 << 30  # a suite of tens of thousands of tests stays well under this
 DEFAULT_COMMIT = "HEAD"  # coverage is usually taken on the checked-out commit
 COVERAGE_WEIGHT = HOP_DECAY  # a test that ran the code weighs like a direct caller in the ranking
+MIN_UNCHANGED = 0.5  # share of a renamed or moved symbol's lines that must be unchanged to map it back
 COVERAGE_RESOLUTION = "coverage"  # a test's evidence when it ran the symbol's lines
 PHASES = ("|run", "|setup", "|teardown")  # pytest-cov's test phases: fixtures count like the test
 DEFINITIONS = ("function_definition", "class_definition")
@@ -114,29 +117,86 @@ def coverage_evidence(
         return CoverageEvidence(sha, {}, (note,))
     data = open_coverage(source)
     wanted = [s for s in symbols if s.kind != "module" and s.path.endswith((".py", ".pyi"))]
-    located = measured_paths(data.measured_files(), root, {s.path for s in wanted})
-    contents = files_at(root, sha, located)
+    spans = _spans_by_name(root, sha, wanted)
+    missing = [s for s in wanted if s.id not in spans]
+    if missing:
+        spans |= _spans_by_lines(store, root, sha, missing)
+    located = measured_paths(data.measured_files(), root, {path for path, _ in spans.values()})
     tests = _TestLookup(store)
+    by_file: dict[str, dict[int, list[str]]] = {}
     found: dict[int, ReachingTests] = {}
-    for path, measured in located.items():
-        content = contents.get(path)
-        mine = [s for s in wanted if s.path == path]
-        if content is None or not mine:
+    for sid, (path, lines) in sorted(spans.items()):
+        if path not in located:
             continue
-        lines = own_lines(path, content)
-        by_line = data.contexts_by_lineno(measured)
-        for symbol in mine:
-            if symbol.name not in lines:
-                continue
-            contexts = {c for line in lines[symbol.name] for c in by_line.get(line, ())}
-            ran = tests.ids(contexts) - {symbol.id}
-            found[symbol.id] = ReachingTests({t: _reach(t, symbol.id) for t in sorted(ran)}, {})
+        if path not in by_file:
+            by_file[path] = data.contexts_by_lineno(located[path])
+        contexts = {c for line in lines for c in by_file[path].get(line, ())}
+        ran = tests.ids(contexts) - {sid}
+        found[sid] = ReachingTests({t: _reach(t, sid) for t in sorted(ran)}, {})
     found = _with_unseen_tests(store, found, tests.ids(data.measured_contexts()))
     note = (
         f"tests of {len(found)} of {len(wanted)} changed symbols from coverage data taken at {sha[:10]} "
         f"({source.path.name}); the others from the static graph (new since, or not measured)"
     )
     return CoverageEvidence(sha, found, (note,))
+
+
+def _spans_by_name(root: Path, sha: str, symbols: list[Symbol]) -> dict[int, tuple[str, frozenset[int]]]:
+    """Each symbol's path and own lines at ``sha``, where its file there defines its name."""
+    contents = files_at(root, sha, {s.path for s in symbols})
+    spans: dict[int, tuple[str, frozenset[int]]] = {}
+    for path, content in contents.items():
+        lines = own_lines(path, content) if content is not None else {}
+        spans.update((s.id, (path, lines[s.name])) for s in symbols if s.path == path and s.name in lines)
+    return spans
+
+
+def _spans_by_lines(
+    store: Store, root: Path, sha: str, symbols: list[Symbol]
+) -> dict[int, tuple[str, frozenset[int]]]:
+    """For symbols renamed or moved since ``sha`` (their name is not in their file there): the same
+    name in the file's old path (git's rename detection), else the symbol they were, found by
+    carrying their lines in the working tree (the index's side) back through the diff from ``sha``.
+    That old symbol must be gone from the file now, and at least ``MIN_UNCHANGED`` of the lines of
+    each must be the other's."""
+    changes = {c.path: c for c in changed_files(root, sha, Snapshot.WORKTREE)}
+    current = files_at(root, Snapshot.WORKTREE, {s.path for s in symbols})
+    olds = {(c.old_path or path): c for path, c in changes.items() if c.status != ChangeStatus.ADDED}
+    before = files_at(root, sha, [old for old, c in olds.items() if c.path in current])
+    spans: dict[int, tuple[str, frozenset[int]]] = {}
+    for s in symbols:
+        change, content = changes.get(s.path), current.get(s.path)
+        old_path = change.old_path or s.path if change is not None else s.path
+        old_content = before.get(old_path)
+        if content is None or old_content is None:
+            continue
+        before_lines = own_lines(old_path, old_content)
+        if s.name in before_lines:  # the same name in the file it was renamed from
+            spans[s.id] = (old_path, before_lines[s.name])
+            continue
+        own = own_lines(s.path, content).get(s.name, frozenset())
+        hunks = sorted(change.hunks, key=lambda h: h.new_start) if change is not None else []
+        carried = {line for line in (_old_line(n, hunks) for n in own) if line is not None}
+        now = {x.name for x in store.symbols_in_file(s.path)}
+        for name, lines in before_lines.items():
+            shared = len(carried & lines)
+            if name not in now and shared and shared >= MIN_UNCHANGED * max(len(own), len(lines)):
+                spans[s.id] = (old_path, lines)
+                break
+    return spans
+
+
+def _old_line(line: int, hunks: list[Hunk]) -> int | None:
+    """The old-side number of a new-side line of a zero-context diff; None for a changed line."""
+    offset = 0
+    for h in hunks:
+        last = h.new_start + h.new_count - 1 if h.new_count else h.new_start
+        if h.new_count and h.new_start <= line <= last:
+            return None
+        if last >= line:
+            break
+        offset += h.new_count - h.old_count
+    return line - offset
 
 
 def _with_unseen_tests(

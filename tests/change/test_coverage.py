@@ -407,3 +407,42 @@ def test_own_lines_of_an_overloaded_function_are_its_implementations() -> None:
         b"    return x\n"  # 7
     )
     assert own_lines("pkg/mod.py", source)["f"] == frozenset({3, 5, 7})
+
+
+def test_a_symbol_renamed_and_moved_since_is_carried_back_line_by_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_repo(tmp_path / "calc", BASE)
+    first = git(root, "rev-parse", "HEAD").strip()
+    run_coverage(root, "nodeid", tmp_path)
+    git(root, "mv", "calc/filters.py", "calc/registry.py")
+    renamed = "# the filters\n\n" + FILTERS.replace("def filter_shout(", "def filter_yell(")
+    commit(
+        root,
+        {
+            "calc/registry.py": renamed,
+            "calc/render.py": RENDER.replace("calc.filters", "calc.registry"),
+            "tests/test_render.py": TESTS.replace("shout:", "yell:"),
+        },
+        "filters -> registry, shout -> yell",
+    )
+    commit(root, {"calc/registry.py": renamed.replace("text.lower()", "text.lower() + ''")}, "whisper edit")
+    cov = ["--coverage", str(root / ".coverage"), "--coverage-commit", first]
+    assert main(["files", "calc/registry.py", "--repo", str(root), "--format", "json", *cov]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert changed_named(data, "filter_yell")["reached_by"] == [SHOUT_TEST]  # its lines, at a new place
+    assert changed_named(data, "filter_whisper")["reached_by"] == [
+        "tests/test_render.py::TestWhisper::test_whisper"
+    ]
+
+
+def test_old_lines_through_a_zero_context_diff() -> None:
+    from mnemo_core.change.coverage import _old_line
+    from mnemo_core.vcs.diff import Hunk
+
+    hunks = [
+        Hunk(0, 0, 1, 2),
+        Hunk(5, 1, 7, 1),
+        Hunk(10, 3, 11, 0),
+    ]  # 2 added at the top, 1 rewritten, 3 deleted
+    assert [_old_line(n, hunks) for n in (1, 2, 3, 6, 7, 8, 11, 12)] == [None, None, 1, 4, None, 6, 9, 13]
