@@ -53,6 +53,7 @@ MAX_COVERAGE_BYTES = 1 << 30  # a suite of tens of thousands of tests stays well
 DEFAULT_COMMIT = "HEAD"  # coverage is usually taken on the checked-out commit
 COVERAGE_WEIGHT = HOP_DECAY  # a test that ran the code weighs like a direct caller in the ranking
 MIN_UNCHANGED = 0.5  # share of a renamed or moved symbol's lines that must be unchanged to map it back
+CO_RUN = 0.5  # a new test's first callee leads to the symbol when most tests that ran it ran the symbol
 COVERAGE_RESOLUTION = "coverage"  # a test's evidence when it ran the symbol's lines
 PHASES = ("|run", "|setup", "|teardown")  # pytest-cov's test phases: fixtures count like the test
 DEFINITIONS = ("function_definition", "class_definition")
@@ -117,28 +118,48 @@ def coverage_evidence(
         return CoverageEvidence(sha, {}, (note,))
     data = open_coverage(source)
     wanted = [s for s in symbols if s.kind != "module" and s.path.endswith((".py", ".pyi"))]
-    spans = _spans_by_name(root, sha, wanted)
-    missing = [s for s in wanted if s.id not in spans]
-    if missing:
-        spans |= _spans_by_lines(store, root, sha, missing)
-    located = measured_paths(data.measured_files(), root, {path for path, _ in spans.values()})
-    tests = _TestLookup(store)
-    by_file: dict[str, dict[int, list[str]]] = {}
-    found: dict[int, ReachingTests] = {}
-    for sid, (path, lines) in sorted(spans.items()):
-        if path not in located:
-            continue
-        if path not in by_file:
-            by_file[path] = data.contexts_by_lineno(located[path])
-        contexts = {c for line in lines for c in by_file[path].get(line, ())}
-        ran = tests.ids(contexts) - {sid}
-        found[sid] = ReachingTests({t: _reach(t, sid) for t in sorted(ran)}, {})
-    found = _with_unseen_tests(store, found, tests.ids(data.measured_contexts()))
+    ran = _Runs(data, store, root, sha)
+    found = {
+        sid: ReachingTests({t: _reach(t, sid) for t in sorted(tests)}, {})
+        for sid, tests in ran.of(wanted).items()
+    }
+    found = _with_unseen_tests(store, found, ran)
     note = (
         f"tests of {len(found)} of {len(wanted)} changed symbols from coverage data taken at {sha[:10]} "
         f"({source.path.name}); the others from the static graph (new since, or not measured)"
     )
     return CoverageEvidence(sha, found, (note,))
+
+
+class _Runs:
+    """The tests the coverage data saw run symbols of the index (see the module)."""
+
+    def __init__(self, data: coverage.CoverageData, store: Store, root: Path, sha: str) -> None:
+        self._data, self._store, self._root, self._sha = data, store, root, sha
+        self.tests = _TestLookup(store)
+        self._by_file: dict[str, dict[int, list[str]]] = {}
+        self._measured = data.measured_files()
+
+    def seen(self) -> set[int]:
+        """Every test of the index the data saw run."""
+        return self.tests.ids(self._data.measured_contexts())
+
+    def of(self, symbols: list[Symbol]) -> dict[int, set[int]]:
+        """The tests that ran each symbol the data measured (the symbol itself left out)."""
+        spans = _spans_by_name(self._root, self._sha, symbols)
+        missing = [s for s in symbols if s.id not in spans]
+        if missing:
+            spans |= _spans_by_lines(self._store, self._root, self._sha, missing)
+        located = measured_paths(self._measured, self._root, {path for path, _ in spans.values()})
+        found: dict[int, set[int]] = {}
+        for sid, (path, lines) in sorted(spans.items()):
+            if path not in located:
+                continue
+            if path not in self._by_file:
+                self._by_file[path] = self._data.contexts_by_lineno(located[path])
+            contexts = {c for line in lines for c in self._by_file[path].get(line, ())}
+            found[sid] = self.tests.ids(contexts) - {sid}
+        return found
 
 
 def _spans_by_name(root: Path, sha: str, symbols: list[Symbol]) -> dict[int, tuple[str, frozenset[int]]]:
@@ -199,17 +220,37 @@ def _old_line(line: int, hunks: list[Hunk]) -> int | None:
     return line - offset
 
 
-def _with_unseen_tests(
-    store: Store, found: dict[int, ReachingTests], seen: set[int]
-) -> dict[int, ReachingTests]:
+def _with_unseen_tests(store: Store, found: dict[int, ReachingTests], ran: _Runs) -> dict[int, ReachingTests]:
     """Add to each symbol's tests the static graph's tests that the coverage data never saw run
-    (added or renamed since, or left out of that run): the data can vouch only for the tests it saw."""
+    (added or renamed since, or left out of that run): the data can vouch only for the tests it saw.
+    Such a test is kept only when at least ``CO_RUN`` of the tests the data saw run the first
+    measured symbol on its static path (the test's callee, or past its fixtures and helpers) also
+    ran the symbol: a new test calling ``CliRunner.invoke`` reaches everything statically, but runs
+    only what invoking its own command runs."""
     static = tests_reaching(store, found)
+    seen = ran.seen()
+    unseen = {
+        sid: {
+            t: r
+            for t, r in (*static[sid].sure.items(), *static[sid].possible.items())
+            if t not in seen and t not in found[sid].sure
+        }
+        for sid in found
+    }
+    between = {n for reaches in unseen.values() for r in reaches.values() for n in r.path[1:-1]}
+    callees = store.symbols_by_ids(between)
+    runs = ran.of([s for s in callees.values() if s.kind != "module" and s.path.endswith((".py", ".pyi"))])
     merged: dict[int, ReachingTests] = {}
     for sid, covered in found.items():
-        sure = covered.sure | {t: r for t, r in static[sid].sure.items() if t not in seen}
-        possible = {t: r for t, r in static[sid].possible.items() if t not in seen and t not in sure}
-        merged[sid] = ReachingTests(sure, possible)
+        ran_it = set(covered.sure)
+
+        def likely(r: Reach, ran_it: set[int] = ran_it) -> bool:
+            callers = next((runs[n] for n in r.path[1:-1] if runs.get(n)), None)
+            return not callers or len(callers & ran_it) >= CO_RUN * len(callers)
+
+        kept = {t: r for t, r in unseen[sid].items() if likely(r)}
+        sure = covered.sure | {t: r for t, r in kept.items() if t in static[sid].sure}
+        merged[sid] = ReachingTests(sure, {t: r for t, r in kept.items() if t not in sure})
     return merged
 
 

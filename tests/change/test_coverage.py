@@ -446,3 +446,60 @@ def test_old_lines_through_a_zero_context_diff() -> None:
         Hunk(10, 3, 11, 0),
     ]  # 2 added at the top, 1 rewritten, 3 deleted
     assert [_old_line(n, hunks) for n in (1, 2, 3, 6, 7, 8, 11, 12)] == [None, None, 1, 4, None, 6, 9, 13]
+
+
+DISPATCH = {
+    "calc/__init__.py": "",
+    "calc/ops.py": (
+        "def dispatch(kind, x):\n"
+        "    if kind == 'a':\n"
+        "        return first(x)\n"
+        "    return second(x)\n"
+        "\n"
+        "def first(x):\n"
+        "    return x + 1\n"
+        "\n"
+        "def second(x):\n"
+        "    return x - 1\n"
+    ),
+    "tests/test_ops.py": (
+        "from calc.ops import dispatch\n"
+        "\n"
+        "def test_a():\n"
+        "    assert dispatch('a', 1) == 2\n"
+        "\n"
+        "def test_b():\n"
+        "    assert dispatch('b', 1) == 0\n"
+        "\n"
+        "def test_b_again():\n"
+        "    assert dispatch('b', 2) == 1\n"
+    ),
+    ".gitignore": ".coverage\n",
+}
+
+
+def test_a_new_test_is_kept_when_the_data_says_its_path_leads_to_the_symbol(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New tests have no coverage: the static graph names them, and the data judges their path."""
+    root = make_repo(tmp_path / "calc", DISPATCH)
+    first = git(root, "rev-parse", "HEAD").strip()
+    run_coverage(root, "nodeid", tmp_path)
+    new_tests = (
+        "from calc.ops import dispatch, first\n\n"
+        "def test_new_b():\n    assert dispatch('b', 5) == 4\n\n"
+        "def test_new_first():\n    assert first(1) == 2\n"
+    )
+    commit(
+        root,
+        {"tests/test_new.py": new_tests, "calc/ops.py": DISPATCH["calc/ops.py"].replace("x + 1", "x + 2")},
+        "first adds two",
+    )
+    data = pr_json(root, capsys, "--coverage", str(root / ".coverage"), "--coverage-commit", first)
+    # dispatch calls first statically, but of the 3 tests that ran dispatch only test_a ran first
+    assert changed_named(data, "first")["reached_by"] == [
+        "tests/test_new.py::test_new_first",
+        "tests/test_ops.py::test_a",
+    ]
+    static = pr_json(root, capsys)
+    assert "tests/test_new.py::test_new_b" in changed_named(static, "first")["reached_by"]
