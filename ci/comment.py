@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from ci.event import Environment, read_environment
 from ci.github import DEFAULT_BACKOFF_S, DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, GitHub, sticky_comment
 from ci.guard import EXIT_PASSED, EXIT_POLICY, guarded
-from ci.policy import add_policy_arguments, configured, describe, evaluate
+from ci.policy import add_coverage_arguments, add_policy_arguments, configured, describe, evaluate
 from ci.workflow import annotation_lines, write_outputs
 from mnemo_core.engine import Engine, recovering
 from mnemo_core.errors import MnemoError
@@ -50,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="post no comment when no function, method or class changed (an earlier one is still updated)",
     )
     add_policy_arguments(parser)
+    add_coverage_arguments(parser)
     parser.add_argument(
         "--timeout",
         type=float,
@@ -86,7 +87,14 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     pr = inputs.pull_request
     engine = Engine.open(args.repo)
     config = configured(engine.config, args)
-    pack = engine.pr(base=pr.base_sha, head=pr.head_sha, depth=config.depth, budget=REVIEW_BUDGET)
+    pack = engine.pr(
+        base=pr.base_sha,
+        head=pr.head_sha,
+        depth=config.depth,
+        budget=REVIEW_BUDGET,
+        coverage=args.coverage,
+        coverage_commit=args.coverage_commit,
+    )
     body = comment_markdown(pack, Links.github(inputs.server_url, pr.repository, pr.head_sha), marker=marker)
     impact = pack.impact or Impact()
     _append_summary(inputs, body)

@@ -15,7 +15,7 @@ import os
 from collections.abc import Sequence
 
 from ci.guard import EXIT_PASSED, EXIT_POLICY, guarded
-from ci.policy import add_policy_arguments, configured, describe, evaluate
+from ci.policy import add_coverage_arguments, add_policy_arguments, configured, describe, evaluate
 from mnemo_core.engine import Engine, recovering
 from mnemo_core.model import ContextPack, Impact
 from mnemo_core.render_review import REVIEW_BUDGET, review_text
@@ -31,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG, description="Show the blast radius of the staged change; fail when it breaks the policy."
     )
     add_policy_arguments(parser)
+    add_coverage_arguments(parser)
     parser.add_argument("--repo", default=".", help="repository (default: the current directory)")
     parser.add_argument(
         "--full",
@@ -52,7 +53,9 @@ def run(args: argparse.Namespace) -> int:
     engine = Engine.open(args.repo)
     config = configured(engine.config, args)
     pushing = bool(os.environ.get("PRE_COMMIT_FROM_REF") and os.environ.get("PRE_COMMIT_TO_REF"))
-    pack, title = (analyse_push if pushing else analyse)(engine, config.depth)
+    pack, title = (analyse_push if pushing else analyse)(
+        engine, config.depth, args.coverage, args.coverage_commit
+    )
     report = review_text(pack, title)
     outcome = evaluate(pack.impact or Impact(), config)
     if outcome.passed and not args.full:
@@ -66,13 +69,27 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_PASSED if outcome.passed else EXIT_POLICY
 
 
-def analyse(engine: Engine, depth: int) -> tuple[ContextPack, str]:
-    """The staged change, with a title for the output."""
-    return engine.pr(staged=True, depth=depth, budget=REVIEW_BUDGET), "staged change"
+def analyse(
+    engine: Engine, depth: int, coverage: str | None = None, coverage_commit: str | None = None
+) -> tuple[ContextPack, str]:
+    """The staged change, with a title for the output (tests from ``coverage`` data, if any)."""
+    pack = engine.pr(
+        staged=True, depth=depth, budget=REVIEW_BUDGET, coverage=coverage, coverage_commit=coverage_commit
+    )
+    return pack, "staged change"
 
 
-def analyse_push(engine: Engine, depth: int) -> tuple[ContextPack, str]:
+def analyse_push(
+    engine: Engine, depth: int, coverage: str | None = None, coverage_commit: str | None = None
+) -> tuple[ContextPack, str]:
     """The commits pre-commit's pre-push stage names (``PRE_COMMIT_FROM_REF..PRE_COMMIT_TO_REF``)."""
     from_ref, to_ref = os.environ["PRE_COMMIT_FROM_REF"], os.environ["PRE_COMMIT_TO_REF"]
-    pack = engine.pr(base=from_ref, head=to_ref, depth=depth, budget=REVIEW_BUDGET)
+    pack = engine.pr(
+        base=from_ref,
+        head=to_ref,
+        depth=depth,
+        budget=REVIEW_BUDGET,
+        coverage=coverage,
+        coverage_commit=coverage_commit,
+    )
     return pack, f"pushed commits {from_ref[:SHORT_SHA]}..{to_ref[:SHORT_SHA]}"

@@ -43,6 +43,8 @@ class Config:
     depth: int = DEFAULT_DEPTH  # caller hops of the blast radius
     budget: int = DEFAULT_BUDGET  # token budget of the answer
     source: str | None = None  # the file the settings came from; None: defaults only
+    coverage: str | None = None  # a coverage.py data file with per-test contexts, repository-relative
+    coverage_commit: str | None = None  # the commit it was taken at; None: HEAD
 
     def override(self, **values: Any) -> Config:
         """A copy with the given values, skipping those that are None (options not given)."""
@@ -100,6 +102,9 @@ def _check(key: str, value: Any, where: str) -> None:
     elif key == "require_tests":
         if not isinstance(value, bool):
             raise MnemoError(f"{where}: require_tests must be true or false (got {value!r})")
+    elif key in ("coverage", "coverage_commit"):
+        if not isinstance(value, str) or not value.strip():
+            raise MnemoError(f"{where}: {key} must be a non-empty string (got {value!r})")
     elif key in ("max_callers", "depth", "budget"):
         least = 0 if key == "max_callers" else 1
         if isinstance(value, bool) or not isinstance(value, int) or value < least:

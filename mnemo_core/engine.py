@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from mnemo_core import lookup, pipelines
 from mnemo_core.change.impact import POSSIBLE_BELOW
@@ -43,6 +43,9 @@ from mnemo_core.repository import Repository, recovering
 from mnemo_core.symbol_history import SymbolHistory, symbol_history
 from mnemo_core.vcs.git import head_commit
 from mnemo_core.vcs.linelog import DEFAULT_LIMIT as DEFAULT_HISTORY
+
+if TYPE_CHECKING:
+    from mnemo_core.change.coverage import CoverageSource
 
 __all__ = [
     "BLAST_DEPTH",
@@ -207,22 +210,35 @@ class Engine:
         worktree: bool = False,
         depth: int | None = None,
         budget: int | None = None,
+        coverage: str | Path | None = None,
+        coverage_commit: str | None = None,
     ) -> ContextPack:
         """The blast radius of a change: ``base..head`` (default: the merge-base with the default
-        branch, to HEAD), the staged change, or the working tree against HEAD."""
+        branch, to HEAD), the staged change, or the working tree against HEAD. ``coverage``: a
+        coverage.py data file with per-test contexts, taken at ``coverage_commit`` (defaults: the
+        project's ``coverage`` and ``coverage_commit``, else none and HEAD); the tests of each
+        changed symbol it measured are those that ran it."""
         started = time.perf_counter()
         budget, depth = self._budget(budget), self._depth(depth)
         pipelines.check_change(head, staged, worktree)
-        return pipelines.for_pr(self._call(started), base, head, staged, worktree, depth, budget)
+        source = self._coverage(coverage, coverage_commit)
+        return pipelines.for_pr(self._call(started), base, head, staged, worktree, depth, budget, source)
 
     def files(
-        self, paths: list[str], depth: int = DEFAULT_FILES_DEPTH, budget: int | None = None
+        self,
+        paths: list[str],
+        depth: int = DEFAULT_FILES_DEPTH,
+        budget: int | None = None,
+        coverage: str | Path | None = None,
+        coverage_commit: str | None = None,
     ) -> ContextPack:
-        """The context of some files: their symbols, their callers and the tests that reach them."""
+        """The context of some files: their symbols, their callers and the tests that reach them
+        (those that ran them, with coverage data: see :meth:`pr`)."""
         started = time.perf_counter()
         budget = self._budget(budget)
         pipelines.check_depth(depth)
-        return pipelines.for_files(self._call(started), paths, depth, budget)
+        source = self._coverage(coverage, coverage_commit)
+        return pipelines.for_files(self._call(started), paths, depth, budget, source)
 
     def tests(
         self,
@@ -232,10 +248,14 @@ class Engine:
         worktree: bool = False,
         depth: int | None = None,
         sure_only: bool = False,
+        coverage: str | Path | None = None,
+        coverage_commit: str | None = None,
     ) -> tuple[ScoredSymbol, ...]:
-        """The tests a change reaches (same selectors as :meth:`pr`): the sure ones, then, unless
-        ``sure_only``, those reached only through a name guess."""
-        pack = self.pr(base, head, staged, worktree, depth)
+        """The tests a change reaches (same selectors and coverage data as :meth:`pr`): the sure
+        ones, then, unless ``sure_only``, those reached only through a name guess."""
+        pack = self.pr(
+            base, head, staged, worktree, depth, coverage=coverage, coverage_commit=coverage_commit
+        )
         return pipelines.selected_tests(pack.impact, sure_only)
 
     # -- an editor's questions ------------------------------------------------------------------
@@ -294,6 +314,13 @@ class Engine:
         return Call(
             self.repository, head_commit(self.root), time.perf_counter() if started is None else started
         )
+
+    def _coverage(self, path: str | Path | None, commit: str | None) -> CoverageSource | None:
+        """The coverage data a change call uses: ``path`` (relative to the working directory), else
+        the project's setting; loaded only then, as a task never needs it."""
+        from mnemo_core.change.coverage import coverage_source
+
+        return coverage_source(self.root, self.config, path, commit)
 
     def _budget(self, budget: int | None) -> int:
         value = self.config.budget if budget is None else budget

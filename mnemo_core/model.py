@@ -63,7 +63,8 @@ Resolution = Literal[
     "name",  # a unique name match anywhere in the repository
 ]
 RESOLUTIONS: tuple[Resolution, ...] = get_args(Resolution)
-PathResolution = Resolution | Literal["changed"]  # a dependency path's weakest link ("changed": none)
+# a dependency path's weakest link ("changed": none; "coverage": a test the coverage data saw run it)
+PathResolution = Resolution | Literal["changed", "coverage"]
 
 RiskLevel = Literal["low", "medium", "high"]
 RISK_LEVELS: tuple[RiskLevel, ...] = get_args(RiskLevel)  # least severe first
@@ -187,6 +188,9 @@ class IndexStats:
     walked: bool  # True when the directory is not a git repository and was walked instead
 
 
+EvidenceSource = Literal["static", "coverage"]  # where an impacted test came from
+
+
 @dataclass(frozen=True, slots=True)
 class Evidence:
     """Why an impacted symbol depends on a change: its path back, and that path's least sure edge
@@ -196,6 +200,7 @@ class Evidence:
     confidence: float
     path: str
     possible: bool  # reached only through a guess: listed apart, counted in no verdict
+    source: EvidenceSource = "static"  # a test: found by the graph, or by coverage data that ran it
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,7 @@ from mnemo_core.vcs.git import Sha, require_toplevel
 from mnemo_core.vcs.refs import Snapshot, default_base_name, merge_base, resolve_ref
 
 if TYPE_CHECKING:  # the change pipelines load their modules when they run: a task never needs them
+    from mnemo_core.change.coverage import CoverageSource
     from mnemo_core.change.diffmap import ChangedSymbol, FileSummary
 
 DEFAULT_BUDGET = 8000
@@ -158,10 +159,18 @@ def _neighbours(ranking: TaskRanking) -> dict[int, set[int]]:
 
 
 def for_pr(
-    call: Call, base: str | None, head: str | None, staged: bool, worktree: bool, depth: int, budget: int
+    call: Call,
+    base: str | None,
+    head: str | None,
+    staged: bool,
+    worktree: bool,
+    depth: int,
+    budget: int,
+    coverage: CoverageSource | None = None,
 ) -> ContextPack:
     """The blast radius of a change: ``base..head`` (default: the merge-base with the default
-    branch, to HEAD), the staged change, or the working tree against HEAD."""
+    branch, to HEAD), the staged change, or the working tree against HEAD. With ``coverage``, the
+    tests of the changed symbols it measured are those that ran them."""
     from mnemo_core.change.diffmap import changed_symbols
     from mnemo_core.vcs.diff import changed_files
 
@@ -179,11 +188,14 @@ def for_pr(
     changed, files = changed_symbols(root, changes, base_sha or "HEAD", new)
     if not changes:
         notes.append(f"no changes in {described}")
-    return _change_answer(call, "pr", described, changed, files, depth, budget, base_sha, notes)
+    return _change_answer(call, "pr", described, changed, files, depth, budget, base_sha, notes, coverage)
 
 
-def for_files(call: Call, paths: list[str], depth: int, budget: int) -> ContextPack:
-    """The context of some files: their symbols, their callers and the tests that reach them."""
+def for_files(
+    call: Call, paths: list[str], depth: int, budget: int, coverage: CoverageSource | None = None
+) -> ContextPack:
+    """The context of some files: their symbols, their callers and the tests that reach them (those
+    that ran them, for the symbols ``coverage`` measured)."""
     from mnemo_core.change.context import file_symbols_as_changed
 
     repo = call.repo
@@ -192,7 +204,8 @@ def for_files(call: Call, paths: list[str], depth: int, budget: int) -> ContextP
     if missing:
         raise MnemoError(f"no such file: {', '.join(missing)}")
     changed, files = file_symbols_as_changed(repo.store, relative)
-    return _change_answer(call, "files", " ".join(relative), changed, files, depth, budget, call.commit)
+    query = " ".join(relative)
+    return _change_answer(call, "files", query, changed, files, depth, budget, call.commit, None, coverage)
 
 
 def for_symbol(call: Call, symbol: Symbol, depth: int, budget: int) -> ContextPack:
@@ -226,13 +239,15 @@ def _change_answer(
     budget: int,
     base: str | None,
     notes: list[str] | None = None,
+    coverage: CoverageSource | None = None,
 ) -> ContextPack:
     from mnemo_core.change.context import analyse
 
-    analysis = analyse(call.repo.store, call.repo.root, changed, files, depth, base)
+    analysis = analyse(call.repo.store, call.repo.root, changed, files, depth, base, coverage)
     symbols = fit_budget(call.repo, analysis.ranked, budget)
     impact = analysis.impact
-    return answer(call, mode, query, budget, symbols, impact_counts(impact), impact, tuple(notes or ()))
+    notes_all = (*(notes or ()), *analysis.notes)  # the range's, then where the tests came from
+    return answer(call, mode, query, budget, symbols, impact_counts(impact), impact, notes_all)
 
 
 def impact_counts(impact: Impact) -> dict[str, int]:

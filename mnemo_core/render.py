@@ -62,6 +62,7 @@ def _evidence_json(s: ScoredSymbol) -> dict[str, Any]:
             confidence=s.evidence.confidence,
             evidence=s.evidence.path,
             possible=s.evidence.possible,
+            source=s.evidence.source,
         )
     if s.changed:
         data.update(reached_by=list(s.reached_by), possibly_reached_by=list(s.possibly_reached_by))
@@ -143,6 +144,7 @@ def _evidence(test: ScoredSymbol) -> dict[str, Any]:
         "confidence": e.confidence,
         "evidence": e.path,
         "possible": e.possible,
+        "source": e.source,
     }
 
 

@@ -58,6 +58,8 @@ def test_mnemo_toml_wins_over_pyproject(tmp_path: Path) -> None:
         ("depth = true\n", "depth must be a whole number of at least 1 (got True)"),
         ('require_tests = "yes"\n', "require_tests must be true or false (got 'yes')"),
         ("fail_on = \n", "is not valid TOML"),
+        ("coverage = 1\n", "coverage must be a non-empty string (got 1)"),
+        ('coverage_commit = ""\n', "coverage_commit must be a non-empty string (got '')"),
     ],
 )
 def test_bad_values_name_the_file_and_the_key(tmp_path: Path, text: str, message: str) -> None:
@@ -65,6 +67,12 @@ def test_bad_values_name_the_file_and_the_key(tmp_path: Path, text: str, message
     with pytest.raises(MnemoError, match=r"mnemo\.toml") as info:
         load_config(tmp_path)
     assert message in str(info.value)
+
+
+def test_the_coverage_settings(tmp_path: Path) -> None:
+    (tmp_path / "mnemo.toml").write_text('coverage = "cov/.coverage"\ncoverage-commit = "main"\n')
+    config = load_config(tmp_path)
+    assert (config.coverage, config.coverage_commit) == ("cov/.coverage", "main")
 
 
 def test_a_non_table_tool_mnemo_is_an_error(tmp_path: Path) -> None:

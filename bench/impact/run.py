@@ -19,6 +19,12 @@ the same; micro values are shown beside them.
 Output: a table per repository with PASS/FAIL per floor, ``bench/out/impact-<repo>.json`` with
 every sampled function (oracle tests, mnemo's tests with their reasons, the baselines' tests and
 the scores), and with ``--markdown`` the tables for ``bench/RESULTS.md``.
+
+``--coverage-back N`` measures mnemo with coverage evidence instead: the suite's coverage data of the
+commit ``N`` commits before the pinned one (``stale.py``) is passed to ``Engine.pr`` as a team's CI
+would pass the last measured data of its default branch, and the floors become the issue's for
+that mode (recall >= 0.95 and precision >= 0.85, macro). Results go to
+``impact-<repo>-coverage<N>.json``.
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ from bench.impact.repos import (
     git,
     lookup,
 )
+from bench.impact.stale import stale_coverage
 from mnemo_core.engine import Engine
 from mnemo_core.model import ScoredSymbol
 from mnemo_core.pipelines import selected_tests
@@ -54,6 +61,8 @@ DEFAULT_SEED = 0
 DEFAULT_DEPTH = 3  # mnemo's own default for ``mnemo pr`` and ``mnemo tests``
 FLOOR_RECALL = 0.70
 FLOOR_F1 = 0.50
+FLOOR_COVERAGE_RECALL = 0.95  # issue 14: with coverage taken 30+ commits before the measured commit
+FLOOR_COVERAGE_PRECISION = 0.85
 METHODS = ("mnemo", "naming", "all", "mention")
 
 
@@ -94,10 +103,19 @@ class Answer:
     tests: dict[str, dict[str, Any]]  # test key -> {hops, reason}
     changed: list[str]
     seconds: float
+    measured: bool = False  # the edited function's tests came from coverage data
 
 
-def ask_mnemo(engine: Engine, clone: Path, function: Mapping[str, Any], depth: int) -> Answer:
-    """Edit the function in the working tree, ask for the impacted tests, restore the file."""
+def ask_mnemo(
+    engine: Engine,
+    clone: Path,
+    function: Mapping[str, Any],
+    depth: int,
+    coverage: Path | None = None,
+    coverage_commit: str | None = None,
+) -> Answer:
+    """Edit the function in the working tree, ask for the impacted tests (with ``coverage`` data
+    taken at ``coverage_commit``, if given), restore the file."""
     path = clone / function["path"]
     original = path.read_bytes()
     edit = insert_statement(original.decode("utf-8"), function["line"])
@@ -105,17 +123,23 @@ def ask_mnemo(engine: Engine, clone: Path, function: Mapping[str, Any], depth: i
     path.write_bytes(edit.after.encode("utf-8"))
     try:
         started = time.perf_counter()
-        pack = engine.pr(worktree=True, depth=depth)
+        pack = engine.pr(worktree=True, depth=depth, coverage=coverage, coverage_commit=coverage_commit)
         seconds = time.perf_counter() - started
     finally:
         path.write_bytes(original)
     impact = pack.impact
     tests = {
-        as_key(t): {"hops": t.distance, "score": t.score, "reason": t.reasons[0] if t.reasons else ""}
+        as_key(t): {
+            "hops": t.distance,
+            "score": t.score,
+            "reason": t.reasons[0] if t.reasons else "",
+            "source": t.evidence.source if t.evidence else "static",
+        }
         for t in selected_tests(impact)  # what `mnemo tests` selects: sure, then possible
     }
     changed = [f"{c.symbol.path}:{c.symbol.name}" for c in (impact.changed if impact else ())]
-    return Answer(tests, changed, seconds)
+    measured = any("coverage data of" in r for c in (impact.changed if impact else ()) for r in c.reasons)
+    return Answer(tests, changed, seconds, measured)
 
 
 # -- one repository -------------------------------------------------------------------------------
@@ -130,6 +154,7 @@ class RepoResult:
     summaries: dict[str, Summary]
     query_seconds: list[float]
     index_seconds: float
+    coverage_line: str = ""  # with --coverage-back: the data used and how many functions it measured
 
 
 def judgeable(test: str, statuses: Mapping[str, str]) -> bool:
@@ -166,6 +191,7 @@ def evaluate_function(
         "mnemo": {k: answer.tests[k] for k in sorted(answer.tests)},
         "mnemo_unjudged": sorted(set(answer.tests) - judged),
         "mnemo_changed": answer.changed,
+        "mnemo_measured": answer.measured,
         "mnemo_seconds": round(answer.seconds, 3),
         "naming": sorted(predictions["naming"]),
         "mention": sorted(predictions["mention"]),
@@ -184,12 +210,20 @@ def evaluate_function(
 
 
 def run_repo(
-    repo: ImpactRepo, workdir: Path, count: int, seed: int, depth: int, phases: frozenset[str], refresh: bool
+    repo: ImpactRepo,
+    workdir: Path,
+    count: int,
+    seed: int,
+    depth: int,
+    phases: frozenset[str],
+    refresh: bool,
+    coverage_back: int = 0,
 ) -> RepoResult:
     """Oracle, sample, edits, mnemo and baselines on one repository."""
     from bench.impact.oracle import describe
 
     oracle = build(repo, workdir, phases, refresh)
+    data, sha = stale_coverage(repo, workdir, coverage_back) if coverage_back else (None, None)
     clone = clone_of(repo, workdir)
     started = time.perf_counter()
     opened = Engine.open(clone)
@@ -208,7 +242,7 @@ def run_repo(
     truth_of = {(f["path"], f["line"]): tests & ran for f, tests in function_tests(oracle)}
     records, seconds = [], []
     for i, f in enumerate(chosen, start=1):
-        answer = ask_mnemo(opened, clone, f, depth)
+        answer = ask_mnemo(opened, clone, f, depth, data, sha)
         seconds.append(answer.seconds)
         records.append(evaluate_function(f, truth_of[(f["path"], f["line"])], answer, ran, statuses, sources))
         if i % 25 == 0:
@@ -220,7 +254,16 @@ def run_repo(
         m: summarise([Score(**{k: r["scores"][m][k] for k in ("tp", "fp", "fn")}) for r in records])
         for m in METHODS
     }
-    return RepoResult(repo, describe(oracle), len(pool), records, summaries, seconds, index_seconds)
+    coverage_line = ""
+    if sha is not None:
+        measured = sum(r["mnemo_measured"] for r in records)
+        coverage_line = (
+            f"coverage data of {sha[:10]} ({coverage_back} commits before): "
+            f"{measured} of {len(records)} edited functions measured there, the rest from the static graph"
+        )
+    return RepoResult(
+        repo, describe(oracle), len(pool), records, summaries, seconds, index_seconds, coverage_line
+    )
 
 
 # -- report ---------------------------------------------------------------------------------
@@ -247,6 +290,18 @@ def rows(result: RepoResult) -> list[list[object]]:
 def floors(result: RepoResult) -> list[tuple[str, bool]]:
     """The floors of the issue, checked on mnemo's macro values (micro shown for information)."""
     s = result.summaries["mnemo"]
+    if result.coverage_line:
+        return [
+            (
+                f"recall >= {FLOOR_COVERAGE_RECALL} (macro {s.macro_recall:.3f}; micro {s.micro_recall:.3f})",
+                s.macro_recall >= FLOOR_COVERAGE_RECALL,
+            ),
+            (
+                f"precision >= {FLOOR_COVERAGE_PRECISION} (macro {s.macro_precision:.3f}; "
+                f"micro {s.micro_precision:.3f})",
+                s.macro_precision >= FLOOR_COVERAGE_PRECISION,
+            ),
+        ]
     return [
         (
             f"recall >= {FLOOR_RECALL} (macro {s.macro_recall:.3f}; micro {s.micro_recall:.3f})",
@@ -263,6 +318,7 @@ def report(result: RepoResult, markdown: bool) -> str:
     lines = [
         f"== {result.repo.name} ({result.repo.source}) ==",
         result.oracle_line,
+        *([result.coverage_line] if result.coverage_line else []),
         f"{n} functions sampled from {result.candidates} candidates; oracle tests per function: median "
         f"{statistics.median(oracle_sizes):.0f}, mean {statistics.mean(oracle_sizes):.1f}",
         (markdown_table if markdown else table)(HEADERS, rows(result)),
@@ -305,6 +361,7 @@ def to_json(result: RepoResult, args: argparse.Namespace) -> dict[str, Any]:
         "depth": args.depth,
         "phases": sorted(args.phase_set),
         "oracle": result.oracle_line,
+        "coverage": result.coverage_line,
         "candidates": result.candidates,
         "summary": {m: vars(s) for m, s in result.summaries.items()},
         "floors": [{"floor": what, "pass": ok} for what, ok in floors(result)],
@@ -331,6 +388,13 @@ def main(argv: list[str] | None = None) -> int:
         help="test phases whose lines count in the oracle (default: setup,run,teardown)",
     )
     parser.add_argument("--refresh-oracle", action="store_true", help="rerun the suites under coverage")
+    parser.add_argument(
+        "--coverage-back",
+        type=int,
+        default=0,
+        metavar="N",
+        help="give mnemo the coverage data of the commit N commits before the pinned one (default: none)",
+    )
     parser.add_argument("--markdown", action="store_true", help="print Markdown tables (for RESULTS.md)")
     parser.add_argument(
         "--label",
@@ -349,9 +413,17 @@ def main(argv: list[str] | None = None) -> int:
     failed = False
     for name in args.repos.split(","):
         result = run_repo(
-            lookup(name), args.workdir, args.count, args.seed, args.depth, args.phase_set, args.refresh_oracle
+            lookup(name),
+            args.workdir,
+            args.count,
+            args.seed,
+            args.depth,
+            args.phase_set,
+            args.refresh_oracle,
+            args.coverage_back,
         )
-        path = write_json(f"impact-{name}" + (f"-{args.label}" if args.label else ""), to_json(result, args))
+        label = args.label or (f"coverage{args.coverage_back}" if args.coverage_back else "")
+        path = write_json(f"impact-{name}" + (f"-{label}" if label else ""), to_json(result, args))
         print(report(result, args.markdown))
         print(f"details: {path}\n")
         failed |= not all(ok for _, ok in floors(result))

@@ -13,6 +13,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from mnemo_core.change.coverage import (
+    COVERAGE_RESOLUTION,
+    CoverageEvidence,
+    CoverageSource,
+    coverage_evidence,
+)
 from mnemo_core.change.diffmap import ChangedSymbol, FileSummary
 from mnemo_core.change.impact import BlastRadius, Reach, blast_radius
 from mnemo_core.change.references import dangling_references
@@ -34,6 +40,7 @@ class ChangeAnalysis:
     impact: Impact
     ranked: list[ScoredSymbol]
     dangling: list[Dangling]
+    notes: tuple[str, ...] = ()  # where the tests came from, when coverage data was given
 
 
 def analyse(
@@ -43,10 +50,14 @@ def analyse(
     files: list[FileSummary],
     depth: int,
     base: str | None,
+    coverage: CoverageSource | None = None,
 ) -> ChangeAnalysis:
-    """Blast radius, tests, history and risk of a set of changed symbols."""
+    """Blast radius, tests, history and risk of a set of changed symbols; with ``coverage``, the
+    tests of each symbol it measured are those that ran it (``change.coverage``)."""
     indexed = _indexed(store, changed)
-    blast = blast_radius(store, sorted({s.id for s in indexed.values()}), depth)
+    evidence = coverage_evidence(store, root, indexed.values(), coverage) if coverage else None
+    measured = evidence.tests if evidence else {}
+    blast = blast_radius(store, sorted({s.id for s in indexed.values()}), depth, measured)
     reached_by_tests = {sid for sid, tests in blast.tests_of.items() if tests.sure}
     untested = [
         c
@@ -58,10 +69,15 @@ def analyse(
     ]
     dangling = dangling_references(store, [c for c in changed if c.status in ("deleted", "renamed")])
     history = _History(root, base, changed, blast)
-    risk, reasons = verdict(RiskInput(changed, len(blast.callers), untested, dangling, history.churn))
+    measured_keys = frozenset(key for key, s in indexed.items() if s.id in measured)
+    risk, reasons = verdict(
+        RiskInput(changed, len(blast.callers), untested, dangling, history.churn, measured_keys)
+    )
     left_behind = Counter(d.symbol.key for d in dangling)
     changed_scored = [
-        _changed_symbol(c, indexed.get(c.key), i, blast, reached_by_tests, history, left_behind[c.key])
+        _changed_symbol(
+            c, indexed.get(c.key), i, blast, reached_by_tests, history, left_behind[c.key], evidence
+        )
         for i, c in enumerate(changed)
     ]
     callers = [_reach_symbol(r, blast, history, "caller") for r in blast.callers]
@@ -77,7 +93,8 @@ def analyse(
         tuple(_reach_symbol(r, blast, history, "possible") for r in blast.possible_tests),
         tuple(LeftReference(d.symbol.old_name or d.symbol.name, d.path, d.line, d.scope) for d in dangling),
     )
-    return ChangeAnalysis(impact, [*changed_scored, *callers, *tests], dangling)
+    notes = evidence.notes if evidence else ()
+    return ChangeAnalysis(impact, [*changed_scored, *callers, *tests], dangling, notes)
 
 
 def _indexed(store: Store, changed: list[ChangedSymbol]) -> dict[str, Symbol]:
@@ -125,6 +142,7 @@ def _changed_symbol(
     tested: set[int],
     history: _History,
     dangling: int,
+    evidence: CoverageEvidence | None = None,
 ) -> ScoredSymbol:
     """A changed symbol with its reasons; its components also count what it affects (``callers``,
     ``tests``; ``dangling`` references for a deleted or renamed one), for renderers' tables."""
@@ -153,6 +171,15 @@ def _changed_symbol(
                 else "no test reaches it"
             )
         )
+        if evidence is not None and sym.id in evidence.tests:
+            reasons.append(
+                f"coverage data of {evidence.commit[:10]}: "
+                + (
+                    f"{tests} test{'s' if tests != 1 else ''} ran its lines"
+                    if tests
+                    else "no test ran its lines"
+                )
+            )
         if possible:
             reasons.append(f"{len(possible)} more possible (only through a name guess)")
         components.update(callers=float(dependants), tests=float(tests))
@@ -208,7 +235,8 @@ def _reach_symbol(r: Reach, blast: BlastRadius, history: _History, role: str) ->
     """An impacted caller or test (``role``: "caller", "test", or "possible": reached only through
     a guess), with its evidence."""
     sym = blast.symbols[r.symbol_id]
-    path = _path_reason(r, blast.symbols)
+    covered = r.resolution == COVERAGE_RESOLUTION
+    path = _coverage_reason(r, blast.symbols) if covered else _path_reason(r, blast.symbols)
     reasons = [path]
     if role == "possible":
         reasons.append(f"possible: through a guess ({r.resolution}, confidence {r.confidence:.2f})")
@@ -222,8 +250,15 @@ def _reach_symbol(r: Reach, blast: BlastRadius, history: _History, role: str) ->
         {"impact": round(r.weight, 4), "hops": float(r.depth)},
         tuple(reasons),
         distance=r.depth,
-        evidence=Evidence(r.resolution, r.confidence, path, role == "possible"),
+        evidence=Evidence(
+            r.resolution, r.confidence, path, role == "possible", "coverage" if covered else "static"
+        ),
     )
+
+
+def _coverage_reason(r: Reach, symbols: dict[int, Symbol]) -> str:
+    changed = symbols[r.path[-1]].name if r.path[-1] in symbols else "?"
+    return f"ran the lines of {changed} (coverage data)"
 
 
 def _path_reason(r: Reach, symbols: dict[int, Symbol]) -> str:

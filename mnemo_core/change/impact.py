@@ -17,7 +17,7 @@ listed, but counts in no verdict. ``tests_reaching`` is the one definition of th
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -314,12 +314,17 @@ class BlastRadius:
     tests_of: dict[int, ReachingTests] = field(default_factory=dict)
 
 
-def blast_radius(store: Store, changed: list[int], depth: int) -> BlastRadius:
+def blast_radius(
+    store: Store, changed: list[int], depth: int, measured: Mapping[int, ReachingTests] | None = None
+) -> BlastRadius:
     """Callers (transitively, to ``depth``) and the test cases that reach the change: the union of
-    each changed symbol's ``tests_reaching``, plus the changed test cases themselves."""
+    each changed symbol's tests, plus the changed test cases themselves. A symbol's tests are those
+    ``measured`` gives it (coverage evidence), else its ``tests_reaching``."""
     sure = walk_back(store, changed, depth, min_confidence=POSSIBLE_BELOW)
     every = walk_back(store, changed, depth)
-    tests_of = tests_reaching(store, changed)
+    given = measured or {}
+    tests_of = tests_reaching(store, [c for c in changed if c not in given])
+    tests_of.update({c: given[c] for c in changed if c in given})
     sure_tests = _union(r.sure for r in tests_of.values())
     possible_tests = _union(r.possible for r in tests_of.values())
     symbols = store.symbols_by_ids({*every, *sure_tests, *possible_tests})

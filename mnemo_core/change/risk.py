@@ -36,6 +36,7 @@ class RiskInput:
     untested: list[ChangedSymbol]
     dangling: list[Dangling]
     churn: dict[str, int]  # changed symbol key -> commits on its lines in the last 90 days
+    measured: frozenset[str] = frozenset()  # keys whose tests came from coverage data
 
 
 def verdict(facts: RiskInput) -> tuple[RiskLevel, list[str]]:
@@ -63,8 +64,12 @@ def verdict(facts: RiskInput) -> tuple[RiskLevel, list[str]]:
     ]
     if public:
         findings.append(("low", "public API touched: " + _names(public)))
-    if facts.untested:
-        findings.append(("medium", "no test reaches: " + _names(facts.untested)))
+    unrun = [s for s in facts.untested if s.key in facts.measured]
+    guessed = [s for s in facts.untested if s.key not in facts.measured]
+    if guessed:
+        findings.append(("medium", "no test reaches: " + _names(guessed)))
+    if unrun:
+        findings.append(("medium", "no test ran, per the coverage data: " + _names(unrun)))
     hot = [(key, n) for key, n in facts.churn.items() if n >= HOTSPOT_COMMITS]
     if hot:
         cells = ", ".join(f"{key.split(':', 1)[1]} ({n} commits)" for key, n in hot[:MAX_LISTED])

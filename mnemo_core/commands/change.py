@@ -8,6 +8,7 @@ from typing import Any
 
 from mnemo_core.commands.common import (
     BUDGET_HELP,
+    add_coverage_arguments,
     add_format_argument,
     add_repo_argument,
     open_engine,
@@ -35,6 +36,7 @@ def _selectors(parser: argparse.ArgumentParser) -> None:
         type=positive_int,
         help=f"caller hops (default: depth in [tool.mnemo] or mnemo.toml, else {DEFAULT_DEPTH})",
     )
+    add_coverage_arguments(parser)
     add_repo_argument(parser)
 
 
@@ -60,6 +62,7 @@ def register(sub: Any) -> None:
         help=f"caller hops (default {DEFAULT_FILES_DEPTH})",
     )
     files.add_argument("--budget", type=positive_int, help=BUDGET_HELP)
+    add_coverage_arguments(files)
     add_repo_argument(files)
     add_format_argument(files, ("text", "markdown", "json"))
     files.set_defaults(run=run_files)
@@ -81,7 +84,16 @@ def register(sub: Any) -> None:
 
 
 def run_pr(args: argparse.Namespace) -> int:
-    pack = open_engine(args).pr(args.base, args.head, args.staged, args.worktree, args.depth, args.budget)
+    pack = open_engine(args).pr(
+        args.base,
+        args.head,
+        args.staged,
+        args.worktree,
+        args.depth,
+        args.budget,
+        coverage=args.coverage,
+        coverage_commit=args.coverage_commit,
+    )
     if args.format == "markdown":  # the pull-request comment mnemo-ci posts, for any CI
         print(comment_markdown(pack, Links(args.links) if args.links else None), end="")
     else:
@@ -90,14 +102,29 @@ def run_pr(args: argparse.Namespace) -> int:
 
 
 def run_files(args: argparse.Namespace) -> int:
-    pack = open_engine(args).files(args.paths, depth=args.depth, budget=args.budget)
+    pack = open_engine(args).files(
+        args.paths,
+        depth=args.depth,
+        budget=args.budget,
+        coverage=args.coverage,
+        coverage_commit=args.coverage_commit,
+    )
     print(RENDERERS[args.format](pack))
     return 0
 
 
 def run_tests(args: argparse.Namespace) -> int:
     engine = open_engine(args)
-    tests = engine.tests(args.base, args.head, args.staged, args.worktree, args.depth, args.sure_only)
+    tests = engine.tests(
+        args.base,
+        args.head,
+        args.staged,
+        args.worktree,
+        args.depth,
+        args.sure_only,
+        coverage=args.coverage,
+        coverage_commit=args.coverage_commit,
+    )
     if args.format == "json":
         print(json.dumps(tests_answer_json(tests), indent=2))
     elif args.format in ("list", "text"):

@@ -16,6 +16,23 @@ def add_repo_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repo", default=".", help="repository directory (default: current directory)")
 
 
+def add_coverage_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--coverage PATH`` and ``--coverage-commit REF``: per-test coverage data for the tests."""
+    parser.add_argument(
+        "--coverage",
+        metavar="PATH",
+        help="a coverage.py data file with per-test contexts (pytest --cov --cov-context=test): the "
+        "tests that ran each changed symbol replace the static graph's guess (default: coverage in "
+        "[tool.mnemo] or mnemo.toml; a .coverage file is never picked up on its own)",
+    )
+    parser.add_argument(
+        "--coverage-commit",
+        metavar="REF",
+        help="the commit the coverage data was taken at (default: coverage_commit in the settings, "
+        "else HEAD)",
+    )
+
+
 def positive_int(text: str) -> int:
     """An argparse type for counts and budgets: 0 or a negative number is a usage error, not
     "unlimited"."""

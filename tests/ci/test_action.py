@@ -40,6 +40,8 @@ def test_the_action_is_a_composite_that_passes_inputs_through_the_environment() 
         "dry-run",
         "header",
         "skip-without-code",
+        "coverage",
+        "coverage-commit",
         "token",
         "python-version",
     }

@@ -1,0 +1,462 @@
+"""Coverage evidence: the tests that ran a changed symbol's lines, from a coverage.py data file.
+
+The way pytest-testmon selects tests. A coverage.py data file recorded with per-test contexts
+(pytest-cov's ``--cov-context=test``: ``tests/test_x.py::TestC::test_y[p]|run``, also ``|setup`` and
+``|teardown``; or coverage's own ``dynamic_context = test_function``: ``tests.test_x.TestC.test_y``)
+says which tests executed each line. The file does not say which commit it was measured at, so the
+caller names it (``--coverage-commit``, default ``HEAD``). Each changed symbol's file is read at that
+commit from git objects (never the work tree) and extracted with the index's own extractor; a symbol
+of the same path and qualified name found there gets, as its tests, every test whose contexts
+covered its **own lines**: a function's from its first body line to its last, minus the bodies of
+functions nested in it (the lines a ``def`` runs at import time belong to whoever imported it); a
+class's whole body. Contexts name tests; each is mapped to a test symbol of the index (a
+parametrised test is its function; an inherited test method its class). The data vouches only for
+the tests it saw run: a test of the static graph that no context names (added since, renamed, or
+not part of that run) is kept beside them. A symbol renamed or moved since (its name is not in its
+file at that commit) is carried back line by line through the diff from that commit to the working
+tree (the index's side), when most of its lines are unchanged. A symbol new since then, in a file
+the coverage never measured, or module-level code (it runs at import, outside any test) gets no
+coverage evidence: its tests come from the static graph.
+
+The data file belongs to the repository being analysed: it is opened through coverage.py's API
+read-only and immutable (SQLite ignores journals beside it, and nothing is ever written), after a
+size check, and nothing in it is executed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import NamedTuple
+
+import coverage
+from coverage.exceptions import CoverageException
+from tree_sitter import Node
+
+from mnemo_core.change.impact import HOP_DECAY, Reach, ReachingTests, tests_reaching
+from mnemo_core.config import Config
+from mnemo_core.errors import MnemoError
+from mnemo_core.index.extract import extract
+from mnemo_core.index.languages import language_for_path
+from mnemo_core.index.store import Store
+from mnemo_core.model import CALLABLE_KINDS, PathResolution, RawSymbol, Symbol
+from mnemo_core.vcs.diff import ChangeStatus, Hunk, changed_files, files_at
+from mnemo_core.vcs.refs import Snapshot, resolve_ref
+
+MAX_COVERAGE_BYTES = 1 << 30  # a suite of tens of thousands of tests stays well under this
+DEFAULT_COMMIT = "HEAD"  # coverage is usually taken on the checked-out commit
+COVERAGE_WEIGHT = HOP_DECAY  # a test that ran the code weighs like a direct caller in the ranking
+MIN_UNCHANGED = 0.5  # share of a renamed or moved symbol's lines that must be unchanged to map it back
+CO_RUN = 0.5  # a new test reaches the symbol when most tests that ran its path ran the symbol
+COVERAGE_RESOLUTION: PathResolution = "coverage"  # a test's evidence when it ran the symbol's lines
+PHASES = ("|run", "|setup", "|teardown")  # pytest-cov's test phases: fixtures count like the test
+DEFINITIONS = ("function_definition", "class_definition")
+_DOTTED = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+$")
+
+
+@dataclass(frozen=True, slots=True)
+class CoverageSource:
+    """Where the coverage data is and the commit it was measured at (a ref, resolved later)."""
+
+    path: Path
+    commit: str = DEFAULT_COMMIT
+    named_by: str = "--coverage"  # the option or setting that named it, for messages
+    required: bool = True  # a missing file is an error (named by an option), else only a note
+
+
+@dataclass(frozen=True, slots=True)
+class CoverageEvidence:
+    """The tests of each changed symbol the coverage measured (empty: measured, no test ran it)."""
+
+    commit: str
+    tests: dict[int, ReachingTests]
+    notes: tuple[str, ...]
+
+
+class TestRef(NamedTuple):
+    """A test a context names: a pytest node (``path`` and ``name``) or a dotted name (``path`` None)."""
+
+    path: str | None
+    name: str
+
+
+def coverage_source(
+    root: Path, config: Config, path: str | Path | None = None, commit: str | None = None
+) -> CoverageSource | None:
+    """The coverage data to use: ``path`` (an option, relative to the working directory), else the
+    ``coverage`` setting (relative to the repository, and inside it); None when neither names one.
+    The commit: ``commit``, else ``coverage_commit``, else ``HEAD``. A default ``.coverage`` is not
+    picked up: one left by a plain ``pytest --cov`` has no per-test contexts and no commit."""
+    at = commit or config.coverage_commit or DEFAULT_COMMIT
+    if path is not None:
+        return CoverageSource(Path(path).absolute(), at)
+    if config.coverage is None:
+        return None
+    where = f"coverage in {config.source}"
+    resolved = (root / config.coverage).resolve()
+    if not resolved.is_relative_to(root.resolve()):
+        raise MnemoError(f"{where}: {config.coverage!r} is outside the repository")
+    return CoverageSource(resolved, at, where, required=False)
+
+
+def coverage_evidence(
+    store: Store, root: Path, symbols: Iterable[Symbol], source: CoverageSource
+) -> CoverageEvidence:
+    """The tests that ran each of ``symbols`` according to the coverage data (see the module)."""
+    try:
+        sha = resolve_ref(root, source.commit)
+    except MnemoError as exc:
+        raise MnemoError(f"the commit the coverage was taken at: {exc}") from exc
+    if not source.required and not source.path.exists():
+        note = f"no coverage data at {source.path} ({source.named_by}): tests from the static graph"
+        return CoverageEvidence(sha, {}, (note,))
+    data = open_coverage(source)
+    wanted = [s for s in symbols if s.kind != "module" and s.path.endswith((".py", ".pyi"))]
+    ran = _Runs(data, store, root, sha)
+    found = {
+        sid: ReachingTests({t: _reach(t, sid) for t in sorted(tests)}, {})
+        for sid, tests in ran.of(wanted).items()
+    }
+    found = _with_unseen_tests(store, found, ran)
+    note = (
+        f"tests of {len(found)} of {len(wanted)} changed symbols from coverage data taken at {sha[:10]} "
+        f"({source.path.name}); the others from the static graph (new since, or not measured)"
+    )
+    return CoverageEvidence(sha, found, (note,))
+
+
+class _Runs:
+    """The tests the coverage data saw run symbols of the index (see the module)."""
+
+    def __init__(self, data: coverage.CoverageData, store: Store, root: Path, sha: str) -> None:
+        self._data, self._store, self._root, self._sha = data, store, root, sha
+        self.tests = _TestLookup(store)
+        self._by_file: dict[str, dict[int, list[str]]] = {}
+        self._measured = data.measured_files()
+
+    def seen(self) -> set[int]:
+        """Every test of the index the data saw run."""
+        return self.tests.ids(self._data.measured_contexts())
+
+    def of(self, symbols: list[Symbol]) -> dict[int, set[int]]:
+        """The tests that ran each symbol the data measured (the symbol itself left out)."""
+        spans = _spans_by_name(self._root, self._sha, symbols)
+        missing = [s for s in symbols if s.id not in spans]
+        if missing:
+            spans |= _spans_by_lines(self._store, self._root, self._sha, missing)
+        located = measured_paths(self._measured, self._root, {path for path, _ in spans.values()})
+        found: dict[int, set[int]] = {}
+        for sid, (path, lines) in sorted(spans.items()):
+            if path not in located:
+                continue
+            if path not in self._by_file:
+                self._by_file[path] = self._data.contexts_by_lineno(located[path])
+            contexts = {c for line in lines for c in self._by_file[path].get(line, ())}
+            found[sid] = self.tests.ids(contexts) - {sid}
+        return found
+
+
+def _spans_by_name(root: Path, sha: str, symbols: list[Symbol]) -> dict[int, tuple[str, frozenset[int]]]:
+    """Each symbol's path and own lines at ``sha``, where its file there defines its name."""
+    contents = files_at(root, sha, {s.path for s in symbols})
+    spans: dict[int, tuple[str, frozenset[int]]] = {}
+    for path, content in contents.items():
+        lines = own_lines(path, content) if content is not None else {}
+        spans.update((s.id, (path, lines[s.name])) for s in symbols if s.path == path and s.name in lines)
+    return spans
+
+
+def _spans_by_lines(
+    store: Store, root: Path, sha: str, symbols: list[Symbol]
+) -> dict[int, tuple[str, frozenset[int]]]:
+    """For symbols renamed or moved since ``sha`` (their name is not in their file there): the same
+    name in the file's old path (git's rename detection), else the symbol they were, found by
+    carrying their lines in the working tree (the index's side) back through the diff from ``sha``.
+    That old symbol must be gone from the file now, and at least ``MIN_UNCHANGED`` of the lines of
+    each must be the other's."""
+    changes = {c.path: c for c in changed_files(root, sha, Snapshot.WORKTREE)}
+    current = files_at(root, Snapshot.WORKTREE, {s.path for s in symbols})
+    olds = {(c.old_path or path): c for path, c in changes.items() if c.status != ChangeStatus.ADDED}
+    before = files_at(root, sha, [old for old, c in olds.items() if c.path in current])
+    spans: dict[int, tuple[str, frozenset[int]]] = {}
+    for s in symbols:
+        change, content = changes.get(s.path), current.get(s.path)
+        old_path = change.old_path or s.path if change is not None else s.path
+        old_content = before.get(old_path)
+        if content is None or old_content is None:
+            continue
+        before_lines = own_lines(old_path, old_content)
+        if s.name in before_lines:  # the same name in the file it was renamed from
+            spans[s.id] = (old_path, before_lines[s.name])
+            continue
+        own = own_lines(s.path, content).get(s.name, frozenset())
+        hunks = sorted(change.hunks, key=lambda h: h.new_start) if change is not None else []
+        carried = {line for line in (_old_line(n, hunks) for n in own) if line is not None}
+        now = {x.name for x in store.symbols_in_file(s.path)}
+        for name, lines in before_lines.items():
+            shared = len(carried & lines)
+            if name not in now and shared and shared >= MIN_UNCHANGED * max(len(own), len(lines)):
+                spans[s.id] = (old_path, lines)
+                break
+    return spans
+
+
+def _old_line(line: int, hunks: list[Hunk]) -> int | None:
+    """The old-side number of a new-side line of a zero-context diff; None for a changed line."""
+    offset = 0
+    for h in hunks:
+        last = h.new_start + h.new_count - 1 if h.new_count else h.new_start
+        if h.new_count and h.new_start <= line <= last:
+            return None
+        if last >= line:
+            break
+        offset += h.new_count - h.old_count
+    return line - offset
+
+
+def _with_unseen_tests(store: Store, found: dict[int, ReachingTests], ran: _Runs) -> dict[int, ReachingTests]:
+    """Add to each symbol's tests the static graph's tests that the coverage data never saw run
+    (added or renamed since, or left out of that run): the data can vouch only for the tests it saw.
+    Such a test is kept only when at least ``CO_RUN`` of the tests the data saw run the first
+    measured symbol on its static path (the test's callee, or past its fixtures and helpers) also
+    ran the symbol: a new test calling ``CliRunner.invoke`` reaches everything statically, but runs
+    only what invoking its own command runs."""
+    static = tests_reaching(store, found)
+    seen = ran.seen()
+    unseen = {
+        sid: {
+            t: r
+            for t, r in (*static[sid].sure.items(), *static[sid].possible.items())
+            if t not in seen and t not in found[sid].sure
+        }
+        for sid in found
+    }
+    between = {n for reaches in unseen.values() for r in reaches.values() for n in r.path[1:-1]}
+    callees = store.symbols_by_ids(between)
+    runs = ran.of([s for s in callees.values() if s.kind != "module" and s.path.endswith((".py", ".pyi"))])
+    merged: dict[int, ReachingTests] = {}
+    for sid, covered in found.items():
+        ran_it = set(covered.sure)
+
+        def likely(r: Reach, ran_it: set[int] = ran_it) -> bool:
+            callers = next((runs[n] for n in r.path[1:-1] if runs.get(n)), None)
+            return not callers or len(callers & ran_it) >= CO_RUN * len(callers)
+
+        kept = {t: r for t, r in unseen[sid].items() if likely(r)}
+        sure = covered.sure | {t: r for t, r in kept.items() if t in static[sid].sure}
+        merged[sid] = ReachingTests(sure, {t: r for t, r in kept.items() if t not in sure})
+    return merged
+
+
+def open_coverage(source: CoverageSource) -> coverage.CoverageData:
+    """The coverage data, read-only; a MnemoError when it is missing, too big, or not coverage.py
+    data with per-test contexts."""
+    path = source.path
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise MnemoError(f"{source.named_by}: cannot read {path}: {exc.strerror}") from exc
+    if not path.is_file():
+        raise MnemoError(f"{source.named_by}: {path} is not a file")
+    if size > MAX_COVERAGE_BYTES:
+        raise MnemoError(
+            f"{source.named_by}: {path} is {size} bytes, more than the {MAX_COVERAGE_BYTES} read"
+        )
+    data = coverage.CoverageData(basename=os.fspath(path), read_only=True)
+    try:
+        data.read()
+        contexts = data.measured_contexts()
+    except (CoverageException, sqlite3.Error) as exc:
+        raise MnemoError(f"{source.named_by}: {path} is not a coverage.py data file ({exc})") from exc
+    if not contexts - {""}:
+        raise MnemoError(
+            f"{source.named_by}: {path} has no per-test contexts; record it with "
+            "`pytest --cov --cov-context=test` or `[run] dynamic_context = test_function`"
+        )
+    return data
+
+
+def measured_paths(measured: Iterable[str], root: Path, paths: set[str]) -> dict[str, str]:
+    """The measured file name of each of ``paths`` (repository-relative) that the data has. The data
+    names files as they were on the machine that ran the tests (often another checkout), so a name
+    matches the path it ends with; one under ``root`` is preferred."""
+    here = root.resolve().as_posix().rstrip("/") + "/"
+    found: dict[str, str] = {}
+    for name in sorted(measured):
+        posix = name.replace("\\", "/")
+        relative = posix[len(here) :] if posix.startswith(here) else None
+        for path in paths:
+            if relative == path or (path not in found and (posix == path or posix.endswith("/" + path))):
+                found[path] = name
+    return found
+
+
+def own_lines(path: str, content: bytes) -> dict[str, frozenset[int]]:
+    """Each symbol's own lines in one file's content, by qualified name (see the module)."""
+    spec = language_for_path(path)
+    if spec is None:
+        return {}
+    symbols = [s for s in extract(path, content, spec).symbols if s.kind != "module"]
+    bodies = _body_starts(spec.parser.parse(content).root_node)
+    nested = [s for s in symbols if s.kind in CALLABLE_KINDS]
+    lines: dict[str, frozenset[int]] = {}
+    for s in symbols:
+        first = bodies.get((s.start_line, s.end_line), s.start_line)
+        mine = set(range(first, s.end_line + 1))
+        if s.kind in CALLABLE_KINDS:
+            for inner in nested:
+                if inner is not s and _inside(inner, s):
+                    mine -= set(
+                        range(
+                            bodies.get((inner.start_line, inner.end_line), inner.start_line),
+                            inner.end_line + 1,
+                        )
+                    )
+        # several definitions of one name (``@overload`` stubs, ``if``/``else`` variants): all of them
+        lines[s.name] = lines.get(s.name, frozenset()) | mine
+    return lines
+
+
+def _inside(inner: RawSymbol, outer: RawSymbol) -> bool:
+    return outer.start_line <= inner.start_line and inner.end_line <= outer.end_line and inner != outer
+
+
+def _body_starts(root: Node) -> dict[tuple[int, int], int]:
+    """(first line, last line) of each definition, decorators included -> its body's first line."""
+    starts: dict[tuple[int, int], int] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        body = node.child_by_field_name("body") if node.type in DEFINITIONS else None
+        if body is None:
+            continue
+        outer = (
+            node.parent if node.parent is not None and node.parent.type == "decorated_definition" else node
+        )
+        starts[(outer.start_point[0] + 1, outer.end_point[0] + 1)] = body.start_point[0] + 1
+    return starts
+
+
+def parse_context(context: str) -> TestRef | None:
+    """The test a context names, or None for the empty context and labels that name no test."""
+    if "::" in context:
+        for phase in PHASES:
+            if context.endswith(phase):
+                context = context[: -len(phase)]
+                break
+        path, _, rest = context.partition("::")
+        path = path.rsplit("|", 1)[-1]  # after a static context (``coverage run --context``)
+        names = [n for n in rest.split("[", 1)[0].split("::") if n]  # parameters may hold anything
+        return TestRef(path, ".".join(names)) if names else None
+    dotted = context.rsplit("|", 1)[-1]
+    if _DOTTED.match(dotted):
+        return TestRef(None, dotted)
+    return None
+
+
+class _TestLookup:
+    """Contexts -> test symbol ids of the index, cached per context and per file."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._files: list[str] | None = None
+        self._tests: list[str] | None = None
+        self._symbols: dict[str, dict[str, Symbol]] = {}
+        self._known: dict[str, int | None] = {}
+
+    def ids(self, contexts: Iterable[str]) -> set[int]:
+        """The test symbols the contexts name (those the index does not have are left out)."""
+        found: set[int] = set()
+        for context in contexts:
+            if context not in self._known:
+                ref = parse_context(context)
+                self._known[context] = self._find(ref) if ref else None
+            sid = self._known[context]
+            if sid is not None:
+                found.add(sid)
+        return found
+
+    def _find(self, ref: TestRef) -> int | None:
+        if ref.path is not None:
+            paths = self._paths_ending(ref.path)
+            found = (self._named(path, ref.name) for path in paths)
+            return next((sid for sid in found if sid is not None), None) if paths else self._moved(ref)
+        parts = ref.name.split(".")
+        for split in range(len(parts) - 1, 0, -1):
+            module, name = ".".join(parts[:split]), ".".join(parts[split:])
+            for path in self._module_files(module):
+                sid = self._named(path, name)
+                if sid is not None:
+                    return sid
+        return None
+
+    def _named(self, path: str, name: str, exact: bool = False) -> int | None:
+        """The test ``name`` in ``path``, else (unless ``exact``) its nearest enclosing test (an
+        inherited method's class)."""
+        if path not in self._symbols:
+            self._symbols[path] = {s.name: s for s in self._store.symbols_in_file(path) if s.is_test}
+        symbols = self._symbols[path]
+        parts = name.split(".")
+        for end in range(len(parts), len(parts) - 1 if exact else 0, -1):
+            symbol = symbols.get(".".join(parts[:end]))
+            if symbol is not None and symbol.kind != "module":
+                return symbol.id
+        return None
+
+    def _moved(self, ref: TestRef) -> int | None:
+        """A test whose file is gone since the data was taken: the test of that qualified name in
+        the package that replaced the module (``tests/test_utils.py`` -> ``tests/test_utils/``),
+        else the only test of that name anywhere."""
+        if ref.path is None:
+            return None
+        package = str(PurePosixPath(ref.path).with_suffix("")) + "/"
+        tests = [p for p in self._test_files() if p.startswith(package)] or self._test_files()
+        found = {sid for sid in (self._named(p, ref.name, exact=True) for p in tests) if sid is not None}
+        return found.pop() if len(found) == 1 else None
+
+    def _test_files(self) -> list[str]:
+        if self._tests is None:
+            specs = {p: language_for_path(p) for p in self._all_files()}
+            self._tests = [p for p, spec in specs.items() if spec is not None and spec.hooks.is_test_file(p)]
+        return self._tests
+
+    def _all_files(self) -> list[str]:
+        if self._files is None:
+            self._files = sorted(p for p in self._store.files() if p.endswith(".py"))
+        return self._files
+
+    def _paths_ending(self, path: str) -> list[str]:
+        files = self._all_files()
+        return [path] if path in files else [p for p in files if p.endswith("/" + path)]
+
+    def _module_files(self, module: str) -> list[str]:
+        """Files whose dotted module name ends with ``module`` (pytest may import a test file under
+        its bare name, ``test_x``, or its package path, ``tests.test_x``)."""
+        tail = "/" + module.replace(".", "/")
+        return [
+            p
+            for p in self._all_files()
+            if ("/" + _without_suffix(p)).endswith(tail)
+            or ("/" + _without_suffix(p)).endswith(tail + "/__init__")
+        ]
+
+
+def _without_suffix(path: str) -> str:
+    return str(PurePosixPath(path).with_suffix(""))
+
+
+def _reach(test: int, symbol: int) -> Reach:
+    return Reach(
+        test,
+        1,
+        COVERAGE_WEIGHT,
+        (test, symbol),
+        ("ran",),
+        confidence=1.0,
+        resolution=COVERAGE_RESOLUTION,
+    )
