@@ -235,6 +235,16 @@ function M.is_ready(bufnr)
   return id ~= nil and M.state.ready[id] == true
 end
 
+-- Run `send(client)` now, or once the client has answered `initialize`.
+local function when_initialized(id, client, send)
+  if M.state.initialized[id] then
+    send(client)
+  else
+    M.state.pending[id] = M.state.pending[id] or {}
+    table.insert(M.state.pending[id], send)
+  end
+end
+
 --- Run a `mnemo.*` command with one argument object; `on_result(answer)` gets the server's answer.
 function M.execute(command, arguments, on_result)
   local bufnr = vim.api.nvim_get_current_buf()
@@ -261,12 +271,7 @@ function M.execute(command, arguments, on_result)
       on_result(answer)
     end, bufnr)
   end
-  if M.state.initialized[id] then
-    send(client)
-  else
-    M.state.pending[id] = M.state.pending[id] or {}
-    table.insert(M.state.pending[id], send)
-  end
+  when_initialized(id, client, send)
 end
 
 -- Results -------------------------------------------------------------------------------------
@@ -341,12 +346,7 @@ local function mnemo_hover(on_lines)
       on_lines(M.state.last.hover)
     end, bufnr)
   end
-  if M.state.initialized[id] then
-    send(client)
-  else
-    M.state.pending[id] = M.state.pending[id] or {}
-    table.insert(M.state.pending[id], send)
-  end
+  when_initialized(id, client, send)
 end
 
 --- mnemo's hover card for the symbol at the cursor, in a floating window.
