@@ -22,6 +22,21 @@ A reference is resolved in this order, and the edge records which step found it:
 - ``name``: the last resort, a repository-wide match of the bare name, taken only when the name is
   defined at most ``AMBIGUOUS_LIMIT`` times (and never for built-ins), with lower confidence.
 
+Dynamic dispatch that static code shows is linked too, each with a resolution of its own and a
+lower confidence (the link is written in the code; whether it is taken depends on run-time data):
+
+- ``value``: a function handed to code that may call it (``sorted(key=f)``, ``register(f)``,
+  ``callbacks.append(self.on_close)``): ``references`` from the passing function.
+- ``registry``: a function stored in a registry (``FILTERS = {"upper": do_upper}``, ``R[k] = f``):
+  ``references`` from the registry; a registry read (``FILTERS[name]``, ``FILTERS.get(name)``):
+  from the reader to the registry constant; a registry written (``REGISTRY[name] = func`` in a
+  decorator factory): from the registry to the writer; ``self.handlers[k]`` read and written in
+  one class: from the reader to the writer.
+- ``decorator``: a decorator defined in the repository to each function it decorates.
+- ``subclass``: a base's ``__init_subclass__`` to each subclass and its methods.
+- ``dispatch``: ``getattr(self, "visit_" + ...)`` (f-strings, ``%``): ``calls`` to every method of
+  the class, its bases and its subclasses whose name starts with the literal prefix.
+
 A name bound by an import that leaves the repository (``from requests import get``) is never linked
 by name. Derived edges: ``imports`` from the module to what it
 imports, ``overrides`` from a method to the base-class method it redefines, and ``tests`` from a test

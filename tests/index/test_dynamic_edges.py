@@ -1,0 +1,97 @@
+"""Edges from dynamic dispatch that static code shows, each with its own resolution; and the
+look-alikes that must not link (plain variables as arguments, a literal getattr, name guesses)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import indexed_edges, write_files
+
+from mnemo_core.index.indexer import index_repo
+
+DYN = (
+    "from .util import helper\n"
+    "\n"
+    "def do_upper(s):\n"
+    "    return s.upper()\n"
+    "\n"
+    "FILTERS = {'upper': do_upper, 'ext': helper, 'n': 3}\n"
+    "HOOKS = [do_upper]\n"
+    "REGISTRY = {}\n"
+    "\n"
+    "def register(name):\n"
+    "    def deco(func):\n"
+    "        REGISTRY[name] = func\n"
+    "        return func\n"
+    "    return deco\n"
+    "\n"
+    "@register('x')\n"
+    "def handler():\n"
+    "    return 1\n"
+    "\n"
+    "def lookup(name, value, local):\n"
+    "    return FILTERS[name](value), REGISTRY.get(name), sorted(value, key=local), run(helper)\n"
+    "\n"
+    "class Visitor:\n"
+    "    def visit(self, node):\n"
+    "        return getattr(self, f'visit_{type(node).__name__}')(node)\n"
+    "\n"
+    "    def plain(self):\n"
+    "        return getattr(self, 'visit_Name')\n"
+    "\n"
+    "    def visit_Name(self, node):\n"
+    "        self.handlers[node] = node\n"
+    "        return node\n"
+    "\n"
+    "    def handle(self, node):\n"
+    "        return self.handlers.get(node)\n"
+    "\n"
+    "class Printer(Visitor):\n"
+    "    def visit_Call(self, node):\n"
+    "        return node\n"
+    "\n"
+    "class Base:\n"
+    "    def __init_subclass__(cls):\n"
+    "        cls.kinds.append(cls)\n"
+    "\n"
+    "class Csv(Base):\n"
+    "    def run(self):\n"
+    "        return 1\n"
+)
+
+
+def test_dynamic_dispatch_edges(tmp_path: Path) -> None:
+    write_files(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/util.py": "def helper(x):\n    return x\n",
+            "pkg/dyn.py": DYN,
+        },
+    )
+    index_repo(tmp_path)
+    references = indexed_edges(tmp_path, "references")
+    d = "pkg/dyn.py:"
+    assert {
+        (f"{d}FILTERS", f"{d}do_upper", "registry"),
+        (f"{d}FILTERS", "pkg/util.py:helper", "registry"),
+        (f"{d}HOOKS", f"{d}do_upper", "registry"),
+        (f"{d}lookup", f"{d}FILTERS", "registry"),  # a reader looks the registry up
+        (f"{d}lookup", f"{d}REGISTRY", "registry"),
+        (f"{d}REGISTRY", f"{d}register", "registry"),  # written in the decorator factory
+        (f"{d}register", f"{d}handler", "decorator"),
+        (f"{d}lookup", "pkg/util.py:helper", "value"),
+        (f"{d}Visitor.handle", f"{d}Visitor.visit_Name", "registry"),  # self.handlers, read and written
+        (f"{d}Base.__init_subclass__", f"{d}Csv", "subclass"),
+        (f"{d}Base.__init_subclass__", f"{d}Csv.run", "subclass"),
+    } <= references
+    calls = indexed_edges(tmp_path, "calls")
+    dispatched = {(s, t) for s, t, how in calls if how == "dispatch"}
+    assert dispatched == {  # the class, its subclasses, every name with the prefix; not the literal getattr
+        (f"{d}Visitor.visit", f"{d}Visitor.visit_Name"),
+        (f"{d}Visitor.visit", f"{d}Printer.visit_Call"),
+    }
+    sources = {s for s, _, _ in references}
+    assert f"{d}Visitor.plain" not in sources
+    assert not any(t.endswith(":local") for _, t, _ in references)  # a parameter passed on is not a value
+    assert {how for _, _, how in references} == {"registry", "decorator", "value", "subclass"}
