@@ -44,7 +44,10 @@ DYN = (
     "        return node\n"
     "\n"
     "    def handle(self, node):\n"
-    "        return self.handlers.get(node)\n"
+    "        return self.handlers.get(node)(node), self.handlers[node](node)\n"
+    "\n"
+    "    def peek(self, node):\n"
+    "        return self.handlers[node]\n"
     "\n"
     "class Printer(Visitor):\n"
     "    def visit_Call(self, node):\n"
@@ -93,5 +96,6 @@ def test_dynamic_dispatch_edges(tmp_path: Path) -> None:
     }
     sources = {s for s, _, _ in references}
     assert f"{d}Visitor.plain" not in sources
+    assert f"{d}Visitor.peek" not in sources  # a value read from self.handlers but not called: data
     assert not any(t.endswith(":local") for _, t, _ in references)  # a parameter passed on is not a value
     assert {how for _, _, how in references} == {"registry", "decorator", "value", "subclass"}

@@ -85,12 +85,14 @@
 (assignment left: (subscript) right: (identifier) @name) @reference.registered
 ; a registry read (``FILTERS[name]``, ``FILTERS.get(name)``, ``self.handlers[kind]``) and written (``R[k] = f``)
 (subscript value: (identifier) @name (#match? @name "^_*[A-Z][A-Z0-9_]*$")) @reference.lookup
-(subscript value: (attribute object: (identifier) @receiver attribute: (identifier) @name)
+; (one held by the class is a registry of functions where what is looked up is called: ``self.handlers[kind](x)``)
+(call function: (subscript value: (attribute object: (identifier) @receiver attribute: (identifier) @name))
   (#any-of? @receiver "self" "cls")) @reference.lookup
 (call function: (attribute object: (identifier) @name attribute: (identifier) @_get)
   (#any-of? @_get "get" "copy" "items" "values" "pop") (#match? @name "^_*[A-Z][A-Z0-9_]*$")) @reference.lookup
-(call function: (attribute object: (attribute object: (identifier) @receiver attribute: (identifier) @name)
-  attribute: (identifier) @_get) (#any-of? @_get "get" "pop") (#any-of? @receiver "self" "cls")) @reference.lookup
+(call function: (call function: (attribute object: (attribute object: (identifier) @receiver
+  attribute: (identifier) @name) attribute: (identifier) @_get)) (#eq? @_get "get")
+  (#any-of? @receiver "self" "cls")) @reference.lookup
 (assignment left: (subscript value: (identifier) @name (#match? @name "^_*[A-Z][A-Z0-9_]*$"))) @reference.store
 (assignment left: (subscript value: (attribute object: (identifier) @receiver attribute: (identifier) @name))
   (#any-of? @receiver "self" "cls")) @reference.store
