@@ -174,7 +174,7 @@ class Resolver:
         for fid, refs in refs_by_file.items():
             calls = self._file_edges(fid, refs, "call") + self._fixture_edges(fid)
             out.extend((e, fid) for e in calls)
-            out.extend((e, fid) for e in self._dynamic_edges(fid, refs))
+            out.extend((e, fid) for e in self._dynamic_edges(fid, refs, calls))
             out.extend((e, fid) for e in self._tests_edges(calls))
             out.extend((e, fid) for e in self._import_edges(fid))
             out.extend((e, fid) for e in self._overrides(fid))
@@ -663,7 +663,7 @@ class Resolver:
         return _Resolution(list(candidates), "name")
 
     # -- dynamic dispatch -------------------------------------------------------------------
-    def _dynamic_edges(self, file_id: int, refs: Sequence[RefRow]) -> list[Edge]:
+    def _dynamic_edges(self, file_id: int, refs: Sequence[RefRow], calls: Sequence[Edge]) -> list[Edge]:
         """Links that dynamic dispatch makes and static code shows: functions handed as values or
         stored in registries, registry readers and writers, ``getattr(self, "prefix" + ...)``,
         decorators in the repository, and ``__init_subclass__`` hooks of the file's classes' bases."""
@@ -677,7 +677,14 @@ class Resolver:
 
         writers: dict[tuple[int, str], list[int]] = defaultdict(list)  # (class, attribute) -> writers
         readers: dict[tuple[int, str], list[tuple[int, int]]] = defaultdict(list)
-        typed_here: _FileScope | None = None
+        typed_here: list[_FileScope] = []
+
+        def here() -> _FileScope:  # the file's variable types, read once and only when needed
+            if not typed_here:
+                hooks = w.hooks(file_id)
+                typed_here.append(_FileScope.of(file_id, hooks, _variable_types(refs, hooks)))
+            return typed_here[0]
+
         for kind, name, receiver, scope, line in refs:
             if kind not in DYNAMIC_REF_KINDS:
                 continue
@@ -685,12 +692,8 @@ class Resolver:
             if src is None:
                 continue
             if kind in ("value", "registered"):
-                if typed_here is None:
-                    typed_here = _FileScope.of(
-                        file_id, w.hooks(file_id), _variable_types(refs, w.hooks(file_id))
-                    )
                 how: Resolution = "value" if kind == "value" else "registry"
-                for dst in self._values(typed_here, scope, name, receiver):
+                for dst in self._values(here(), scope, name, receiver):
                     add(src, dst, "references", how, line)
             elif kind == "dispatch":
                 for dst in self._dispatched(file_id, scope, name):
@@ -712,7 +715,7 @@ class Resolver:
             for reader, line in found_readers:
                 for writer in writers.get(key, ()):
                     add(reader, writer, "references", "registry", line)
-        for edge in self._decorator_edges(file_id, refs) + self._subclass_hook_edges(file_id):
+        for edge in self._decorator_edges(calls) + self._subclass_hook_edges(file_id):
             add(edge.src, edge.dst, edge.type, edge.resolution, edge.line)
         return list(best.values())
 
@@ -766,34 +769,21 @@ class Resolver:
                 return current
             current = parent
 
-    def _decorator_edges(self, file_id: int, refs: Sequence[RefRow]) -> list[Edge]:
+    def _decorator_edges(self, calls: Sequence[Edge]) -> list[Edge]:
         """From a decorator defined in the repository to each function it decorates (it may
-        register it where a lookup finds it)."""
+        register it where a lookup finds it): the reverse of the call its decorator line makes."""
         w = self.world
-        here: _FileScope | None = None
         edges = []
-        for ids in w.top(file_id).values():
-            for sid in ids:
-                symbol = w.symbol(sid)
-                if symbol.kind not in CALLABLE_KINDS or not symbol.decorators:
-                    continue
-                for text in symbol.decorators:
-                    dotted = text.split("(", 1)[0].strip()
-                    if not dotted or not _is_dotted_name(dotted):
-                        continue
-                    if here is None:
-                        here = _FileScope.of(
-                            file_id, w.hooks(file_id), _variable_types(refs, w.hooks(file_id))
-                        )
-                    receiver, _, name = dotted.rpartition(".")
-                    found = self._resolve_call(here, RawRef("call", name, receiver, symbol.name, 0))
-                    if found.how in ("name", "external", "", "parameter"):
-                        continue
-                    edges += [
-                        Edge(d, sid, "references", "decorator", CONFIDENCE["decorator"], 0)
-                        for d in found.ids
-                        if w.symbol(d).kind in CALLABLE_KINDS
-                    ]
+        for e in calls:
+            if e.resolution == "name" or e.type != "calls":
+                continue
+            decorated = w.symbol(e.src)
+            if not decorated.decorators or decorated.kind not in CALLABLE_KINDS:
+                continue
+            decorator = w.symbol(e.dst)
+            written = {d.split("(", 1)[0].strip().rsplit(".", 1)[-1] for d in decorated.decorators}
+            if decorator.kind in CALLABLE_KINDS and decorator.name.rsplit(".", 1)[-1] in written:
+                edges.append(Edge(e.dst, e.src, "references", "decorator", CONFIDENCE["decorator"], e.line))
         return edges
 
     def _subclass_hook_edges(self, file_id: int) -> list[Edge]:
