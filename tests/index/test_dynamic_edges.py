@@ -99,3 +99,25 @@ def test_dynamic_dispatch_edges(tmp_path: Path) -> None:
     assert f"{d}Visitor.peek" not in sources  # a value read from self.handlers but not called: data
     assert not any(t.endswith(":local") for _, t, _ in references)  # a parameter passed on is not a value
     assert {how for _, _, how in references} == {"registry", "decorator", "value", "subclass"}
+
+
+def test_a_method_added_to_a_dispatched_family_is_linked_by_an_incremental_update(tmp_path: Path) -> None:
+    visitor = (
+        "class Visitor:\n"
+        "    def visit(self, node):\n"
+        '        return getattr(self, "visit_" + type(node).__name__)(node)\n'
+    )
+    printer = (
+        "from .visitor import Visitor\n\n"
+        "class Printer(Visitor):\n    def visit_Name(self, node):\n        return 1\n"
+    )
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/visitor.py": visitor, "pkg/printer.py": printer})
+    index_repo(tmp_path)
+    before = {t for s, t, how in indexed_edges(tmp_path, "calls") if how == "dispatch"}
+    assert before == {"pkg/printer.py:Printer.visit_Name"}
+    write_files(
+        tmp_path, {"pkg/printer.py": printer + "\n    def visit_Call(self, node):\n        return 2\n"}
+    )
+    index_repo(tmp_path)  # only printer.py is re-parsed; visitor.py dispatches by "visit_"
+    after = {t for s, t, how in indexed_edges(tmp_path, "calls") if how == "dispatch"}
+    assert after == {"pkg/printer.py:Printer.visit_Name", "pkg/printer.py:Printer.visit_Call"}
