@@ -40,6 +40,11 @@ RefKind = Literal[
     "returns",  # ``return C(...)`` / ``yield x``: folded into the function's return type
     "returns_result",  # ``return make()``: the callee's return type
     "parametrize",  # a parametrised test's parameters and values
+    "value",  # a function named without a call, handed to code that may call it (``sorted(key=f)``)
+    "registered",  # a function stored in a registry (``FILTERS = {"upper": do_upper}``, ``R[k] = f``)
+    "lookup",  # a registry read (``FILTERS[name]``, ``FILTERS.get(name)``, ``self._handlers[kind]``)
+    "store",  # a registry written (``REGISTRY[name] = f``): its readers may reach what the writer stores
+    "dispatch",  # ``getattr(self, "visit_" + kind)``: the name's literal prefix
 ]
 REF_KINDS: tuple[RefKind, ...] = get_args(RefKind)
 TYPED_REF_KINDS: frozenset[RefKind] = frozenset(
@@ -47,7 +52,7 @@ TYPED_REF_KINDS: frozenset[RefKind] = frozenset(
 )  # give a variable a type
 IMPLICIT_CALL_KINDS: tuple[RefKind, ...] = ("read", "enter", "iterate")  # run code without call syntax
 
-EdgeType = Literal["calls", "imports", "contains", "inherits", "overrides", "tests"]
+EdgeType = Literal["calls", "imports", "contains", "inherits", "overrides", "tests", "references"]
 EDGE_TYPES: tuple[EdgeType, ...] = get_args(EdgeType)
 
 Resolution = Literal[
@@ -61,7 +66,16 @@ Resolution = Literal[
     "typed",  # a method of the declared or constructed type of the receiver
     "callback",  # reached through a base class outside the repository
     "name",  # a unique name match anywhere in the repository
+    # dynamic dispatch that static code can see:
+    "registry",  # a function stored in, or a reader of, a registry (a dict of functions, R[k] = f)
+    "decorator",  # a decorator in the repository that registers the function it decorates
+    "subclass",  # a base class's ``__init_subclass__`` hook registers the subclass
+    "dispatch",  # ``getattr(self, "visit_" + ...)``: every method whose name has the prefix
+    "value",  # a function handed as a value to code that may call it (``sorted(key=f)``)
 ]
+DYNAMIC_RESOLUTIONS: frozenset[Resolution] = frozenset(
+    {"registry", "decorator", "subclass", "dispatch", "value"}
+)
 RESOLUTIONS: tuple[Resolution, ...] = get_args(Resolution)
 # a dependency path's weakest link ("changed": none; "coverage": a test the coverage data saw run it)
 PathResolution = Resolution | Literal["changed", "coverage"]

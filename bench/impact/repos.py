@@ -58,6 +58,33 @@ REPOS = {
             "tests",
             ("pytest==9.0.2", "asgiref", "greenlet", "python-dotenv"),
         ),
+        # more styles (dynamic dispatch): a template engine of registries and visitors, and two
+        # held-out repositories (their per-function failures are never read while tuning)
+        ImpactRepo(
+            "jinja",
+            "pallets/jinja",
+            "5ef70112a1ff19c05324ff889dd30405b1002044",
+            "src/jinja2",
+            "tests",
+            ("pytest==9.0.2", "trio"),
+        ),
+        ImpactRepo(
+            "werkzeug",
+            "pallets/werkzeug",
+            "1b00618e787f40dfb21eba29caf8f8be7c8e1d93",
+            "src/werkzeug",
+            "tests",
+            ("pytest==9.0.2", "ephemeral-port-reserve", "pytest-timeout", "watchdog", "cryptography"),
+            ("-p", "no:cacheprovider", "--ignore=tests/live_apps", "--ignore=tests/test_serving.py"),
+        ),
+        ImpactRepo(
+            "attrs",
+            "python-attrs/attrs",
+            "c1dc5dcba16ed827aa6dcad896b41a3afedb4e32",
+            "src/attr",
+            "tests",
+            ("pytest==9.0.2", "hypothesis", "cloudpickle"),
+        ),
         ImpactRepo(
             "pytest",
             "pytest-dev/pytest",

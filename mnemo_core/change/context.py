@@ -20,6 +20,7 @@ from mnemo_core.change.coverage import (
     coverage_evidence,
 )
 from mnemo_core.change.diffmap import ChangedSymbol, FileSummary
+from mnemo_core.change.dynamic import DynamicReach, fallback_tests, reached_dynamically
 from mnemo_core.change.impact import BlastRadius, Reach, blast_radius
 from mnemo_core.change.references import dangling_references
 from mnemo_core.change.risk import Dangling, RiskInput, verdict
@@ -59,6 +60,12 @@ def analyse(
     measured = evidence.tests if evidence else {}
     blast = blast_radius(store, sorted({s.id for s in indexed.values()}), depth, measured)
     reached_by_tests = {sid for sid, tests in blast.tests_of.items() if tests.sure}
+    dynamic = reached_dynamically(store, [s.id for s in indexed.values()])
+    fallback = {  # coverage data that measured a symbol is the answer: no fallback for it
+        s.id: fallback_tests(store, s, dynamic[s.id])
+        for s in indexed.values()
+        if s.id in dynamic and s.id not in reached_by_tests and not s.is_test and s.id not in measured
+    }
     untested = [
         c
         for c in changed
@@ -67,21 +74,46 @@ def analyse(
         and not c.is_test
         and (c.key not in indexed or indexed[c.key].id not in reached_by_tests)
     ]
+    measured_keys = frozenset(key for key, s in indexed.items() if s.id in measured)
+    undeterminable = [
+        c
+        for c in untested
+        if c.key in indexed and indexed[c.key].id in dynamic and c.key not in measured_keys
+    ]
+    untested = [c for c in untested if c not in undeterminable]
     dangling = dangling_references(store, [c for c in changed if c.status in ("deleted", "renamed")])
     history = _History(root, base, changed, blast)
-    measured_keys = frozenset(key for key, s in indexed.items() if s.id in measured)
     risk, reasons = verdict(
-        RiskInput(changed, len(blast.callers), untested, dangling, history.churn, measured_keys)
+        RiskInput(
+            changed, len(blast.callers), untested, dangling, history.churn, measured_keys, undeterminable
+        )
     )
     left_behind = Counter(d.symbol.key for d in dangling)
+    dynamically = _Dynamic(
+        dynamic,
+        fallback,
+        store.symbols_by_ids(
+            {i for tests in fallback.values() for t, r in tests.items() for i in (t, r.path[-1])}
+        ),
+    )
     changed_scored = [
         _changed_symbol(
-            c, indexed.get(c.key), i, blast, reached_by_tests, history, left_behind[c.key], evidence
+            c,
+            indexed.get(c.key),
+            i,
+            blast,
+            reached_by_tests,
+            history,
+            left_behind[c.key],
+            dynamically,
+            evidence,
         )
         for i, c in enumerate(changed)
     ]
     callers = [_reach_symbol(r, blast, history, "caller") for r in blast.callers]
     tests = [_reach_symbol(r, blast, history, "test") for r in blast.tests]
+    listed = {r.symbol_id for r in (*blast.tests, *blast.possible_tests)}
+    guessed = _fallback_symbols(indexed, dynamically, listed)
     impact = Impact(
         tuple(changed_scored),
         tuple(callers),
@@ -90,11 +122,53 @@ def analyse(
         tuple(reasons),
         tuple(f"{f.status} {f.path}" + (f" ({f.note})" if f.note else "") for f in files),
         tuple(_reach_symbol(r, blast, history, "possible") for r in blast.possible_callers),
-        tuple(_reach_symbol(r, blast, history, "possible") for r in blast.possible_tests),
+        tuple(_reach_symbol(r, blast, history, "possible") for r in blast.possible_tests) + guessed,
         tuple(LeftReference(d.symbol.old_name or d.symbol.name, d.path, d.line, d.scope) for d in dangling),
     )
     notes = evidence.notes if evidence else ()
     return ChangeAnalysis(impact, [*changed_scored, *callers, *tests], dangling, notes)
+
+
+@dataclass(frozen=True)
+class _Dynamic:
+    """The changed symbols dynamic dispatch reaches, and for those no test reaches statically,
+    the fallback tests (``change.dynamic``)."""
+
+    reach: dict[int, DynamicReach]
+    fallback: dict[int, dict[int, Reach]]
+    symbols: dict[int, Symbol]  # the fallback tests and the neighbours they test
+
+
+def _fallback_symbols(
+    indexed: dict[str, Symbol], dynamic: _Dynamic, listed: set[int]
+) -> tuple[ScoredSymbol, ...]:
+    """The fallback tests, as possible tests with the reason they are offered (each once)."""
+    chosen: dict[int, tuple[Reach, Symbol]] = {}
+    for symbol in sorted(indexed.values(), key=lambda s: s.id):
+        for sid, r in dynamic.fallback.get(symbol.id, {}).items():
+            if sid not in listed and sid not in chosen:
+                chosen[sid] = (r, symbol)
+    symbols = dynamic.symbols
+    found = []
+    for sid, (r, changed) in chosen.items():
+        if sid not in symbols:
+            continue
+        neighbour = symbols[r.path[-1]].name if r.path[-1] in symbols else "?"
+        why = (
+            f"tests {neighbour}, in the module of {changed.name}, which is "
+            f"{dynamic.reach[changed.id].reason}; tests not determinable statically"
+        )
+        found.append(
+            ScoredSymbol(
+                symbols[sid],
+                round(r.weight * r.confidence, 4),
+                {"impact": round(r.weight * r.confidence, 4), "hops": float(r.depth)},
+                (why, f"possible: a stated fallback ({r.resolution}, confidence {r.confidence:.2f})"),
+                distance=r.depth,
+                evidence=Evidence(r.resolution, r.confidence, why, True),
+            )
+        )
+    return tuple(sorted(found, key=lambda s: (-s.score, s.symbol.id)))
 
 
 def _indexed(store: Store, changed: list[ChangedSymbol]) -> dict[str, Symbol]:
@@ -142,6 +216,7 @@ def _changed_symbol(
     tested: set[int],
     history: _History,
     dangling: int,
+    dynamic: _Dynamic,
     evidence: CoverageEvidence | None = None,
 ) -> ScoredSymbol:
     """A changed symbol with its reasons; its components also count what it affects (``callers``,
@@ -160,6 +235,7 @@ def _changed_symbol(
     reaching = blast.tests_of.get(sym.id)
     sure = _test_ids(reaching.sure if reaching else {}, blast.symbols)
     possible = _test_ids(reaching.possible if reaching else {}, blast.symbols)
+    how = dynamic.reach.get(sym.id)
     if c.status != "deleted" and c.kind != "module" and not c.is_test:
         dependants = sum(1 for r in blast.callers if r.path[-1] == sym.id)
         tests = len(sure)
@@ -168,6 +244,8 @@ def _changed_symbol(
             + (
                 f"{tests} test{'s reach' if tests != 1 else ' reaches'} it"
                 if sym.id in tested
+                else "no test reaches it statically"
+                if how
                 else "no test reaches it"
             )
         )
@@ -183,6 +261,17 @@ def _changed_symbol(
         if possible:
             reasons.append(f"{len(possible)} more possible (only through a name guess)")
         components.update(callers=float(dependants), tests=float(tests))
+        measured = evidence is not None and sym.id in evidence.tests
+        if how is not None and (sym.id in tested or measured):
+            reasons.append(how.reason)
+        elif how is not None:
+            fallback = dynamic.fallback.get(sym.id, {})
+            possible = tuple(sorted({*possible, *_test_ids(fallback, dynamic.symbols)}))
+            reasons.append(
+                f"{how.reason}; tests not determinable statically: the tests of its module's other "
+                f"symbols are possible ({len(fallback)})"
+            )
+            components["dynamic"] = 1.0
     if dangling:
         components["dangling"] = float(dangling)
     return ScoredSymbol(

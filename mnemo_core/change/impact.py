@@ -49,7 +49,19 @@ RELATIONS = (
     ("overrides", "out", "dispatches to"),  # callers of the base method may reach the override
     ("inherits", "in", "inherits from"),
     ("imports", "in", "imports"),
+    ("references", "in", "references"),  # labelled by how it was resolved: REFERENCE_LABELS
 )
+# how a "references" edge (dynamic dispatch that static code shows) reads, by its resolution
+REFERENCE_LABELS: dict[Resolution, str] = {
+    "registry": "registers",  # FILTERS registers do_upper; a registry's writer registers what it stores
+    "decorator": "registers (decorator)",
+    "subclass": "registers (subclass hook)",
+    "value": "passes",  # sort_things passes do_upper (to code that calls it)
+}
+LOOKS_UP = "looks up"  # a registry reader (render looks up FILTERS)
+DISPATCHES = "dispatches by name to"  # getattr(self, "visit_" + ...) calls
+# a decorator is applied by each function it decorates: only the registry it writes leads on
+AFTER_DECORATOR = frozenset({*REFERENCE_LABELS.values(), LOOKS_UP})
 
 
 State = tuple[int, frozenset[int]]  # a symbol, and the receiver classes its path assumed
@@ -104,6 +116,12 @@ def _step(store: Store, frontier: Iterable[int], min_confidence: float = 0.0) ->
             node, dependant = (e.dst, e.src) if direction == "in" else (e.src, e.dst)
             if edge_type == "imports" and node not in importable:
                 continue
+            if edge_type == "references":
+                label = (
+                    LOOKS_UP if _is_registry(symbols.get(node)) else REFERENCE_LABELS.get(e.resolution, label)
+                )
+            elif e.resolution == "dispatch":
+                label = DISPATCHES
             into = symbols[node].parent_id if label == "dispatches to" and node in symbols else None
             caller = self_callers.get(dependant) if label == "calls" and e.resolution == "self" else None
             found.append(Step(node, dependant, label, e.confidence, into, caller, e.resolution))
@@ -113,6 +131,10 @@ def _step(store: Store, frontier: Iterable[int], min_confidence: float = 0.0) ->
         if symbol.kind in CALLABLE_KINDS and parent is not None and parent.kind in CALLABLE_KINDS:
             found.append(Step(sid, parent.id, "defines", 1.0, None, None, "structure"))
     return found
+
+
+def _is_registry(symbol: Symbol | None) -> bool:
+    return symbol is not None and symbol.kind == "constant"
 
 
 def _classes_of(store: Store, methods: set[int]) -> dict[int, int]:
@@ -177,6 +199,8 @@ def _extend(
         for origin in origins[node]:
             if label == "overrides" and origin.labels[:1] == ("dispatches to",):
                 continue  # up to a base method, then down to a sibling override: another class
+            if origin.labels[:1] == (REFERENCE_LABELS["decorator"],) and label not in AFTER_DECORATOR:
+                continue  # from a decorator to the other functions it decorates: unrelated
             if on_self is not None and origin.receiver is not None and not related(on_self, origin.receiver):
                 continue  # a call on self (or super()) in one class cannot land in an unrelated class
             guesses = origin.guesses + (confidence <= GUESS_CONFIDENCE)

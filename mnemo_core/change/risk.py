@@ -6,7 +6,7 @@ renamed symbol that is still referenced is always high. Thresholds are named con
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from mnemo_core.change.diffmap import ChangedSymbol
 from mnemo_core.model import RISK_LEVELS, RiskLevel
@@ -37,6 +37,7 @@ class RiskInput:
     dangling: list[Dangling]
     churn: dict[str, int]  # changed symbol key -> commits on its lines in the last 90 days
     measured: frozenset[str] = frozenset()  # keys whose tests came from coverage data
+    undeterminable: list[ChangedSymbol] = field(default_factory=list)  # reached dynamically, no test found
 
 
 def verdict(facts: RiskInput) -> tuple[RiskLevel, list[str]]:
@@ -70,6 +71,14 @@ def verdict(facts: RiskInput) -> tuple[RiskLevel, list[str]]:
         findings.append(("medium", "no test reaches: " + _names(guessed)))
     if unrun:
         findings.append(("medium", "no test ran, per the coverage data: " + _names(unrun)))
+    if facts.undeterminable:
+        findings.append(
+            (
+                "low",
+                "reached dynamically, tests not determinable statically (possible tests listed): "
+                + _names(facts.undeterminable),
+            )
+        )
     hot = [(key, n) for key, n in facts.churn.items() if n >= HOTSPOT_COMMITS]
     if hot:
         cells = ", ".join(f"{key.split(':', 1)[1]} ({n} commits)" for key, n in hot[:MAX_LISTED])

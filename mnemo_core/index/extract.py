@@ -45,6 +45,8 @@ NAME_DOT = "_"  # a "." inside one name (a test named by its description) would 
 _SPACES = re.compile(r"\s+")
 _LINE_COMMENT = re.compile(r"\s+(?:#|//)[^\"']*$")
 _CONSTANT = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
+_VALUE_KINDS: frozenset[RefKind] = frozenset({"value", "registered"})
+_PREFIX = re.compile(r"[rRuUfF]{0,2}(\"|')([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
@@ -68,7 +70,11 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
             name = names[0]
             start, kind = captures[capture][0].start_byte, _REF_KIND[capture[10:].removeprefix("test_")]
             line = name.start_point[0] + 1
-            if kind == "parametrize":
+            if kind == "dispatch":
+                prefix = _literal_prefix(_text(name))
+                if prefix:
+                    refs.append((start, kind, prefix, receiver, line))
+            elif kind == "parametrize":
                 refs.extend(
                     (start, "type", param, cls, line)
                     for param, cls in spec.hooks.parametrized_types(_text(name), receiver)
@@ -101,7 +107,7 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
         path=path,
         language=spec.name,
         symbols=tuple(symbols),
-        refs=_kept(scoped, spec.hooks.self_names),
+        refs=_kept(_named_values(scoped, definitions, imports, spec.hooks.self_names), spec.hooks.self_names),
         imports=_scoped_imports(imports, definitions),
         exports=spec.hooks.exports(root),
         parse_errors=_count_errors(root),
@@ -125,6 +131,39 @@ def _constructed_returns(refs: list[RawRef]) -> dict[str, str]:
             if returned[:1].isupper() or "." in returned or returned.endswith(RESULT_MARK):
                 found[ref.scope] = returned
     return found
+
+
+def _named_values(
+    refs: list[RawRef],
+    definitions: list[Definition],
+    imports: list[tuple[int, list[RawImport]]],
+    self_names: frozenset[str],
+) -> list[RawRef]:
+    """The references, with functions named as values (handed to a call, stored in a registry) kept
+    only where the name is one the file defines or imports: most arguments are plain variables."""
+    if not any(r.kind in _VALUE_KINDS for r in refs):
+        return refs
+    defined = {d.name for d in definitions if d.kind in CALLABLE_KINDS}
+    imported = {(imp.alias or imp.name or imp.module).split(".")[0] for _, bound in imports for imp in bound}
+
+    def known(r: RawRef) -> bool:
+        if not r.receiver:
+            return r.name in defined or r.name in imported
+        if r.receiver in self_names:
+            return r.name in defined
+        return r.receiver.split(".")[0] in imported
+
+    return [r for r in refs if r.kind not in _VALUE_KINDS or known(r)]
+
+
+def _literal_prefix(expression: str) -> str:
+    """The literal start of a name built at run time: ``"visit_" + kind``, ``f"visit_{kind}"``,
+    ``"visit_%s" % kind`` -> ``visit_``; "" for a name that is not built from a literal prefix (or
+    is a plain string, which names one attribute)."""
+    found = _PREFIX.match(expression)
+    if found is None or expression[found.end() :] == found.group(1):
+        return ""
+    return found.group(2)
 
 
 def _kept(refs: list[RawRef], self_names: frozenset[str]) -> tuple[RawRef, ...]:

@@ -73,6 +73,12 @@ class _Parsed:
     inherits: tuple[RawRef, ...] = ()  # the base-class references among them, resolved first
 
 
+def _dispatch_prefixes(names: set[str]) -> set[str]:
+    """The literal prefixes a name-built ``getattr`` may dispatch by to each name (``visit_Name`` ->
+    ``visit_``): a file dispatching by one is re-resolved when such a name appears or goes."""
+    return {name[: i + 1] for name in names for i, ch in enumerate(name) if ch == "_" and name[:i].strip("_")}
+
+
 def resolve_root(path: str | Path) -> Path:
     """The repository root for a user-given path: its git top level, or the directory itself."""
     root = Path(path).expanduser()
@@ -163,7 +169,7 @@ def _update(
                     changed_names |= names
         remember(store, history.result())
         if changed_names and len(affected) < len(known) + seen:
-            affected |= store.files_referencing(changed_names, exclude=affected)
+            affected |= store.files_referencing(changed_names | _dispatch_prefixes(changed_names), affected)
         affected -= {row.id for row in removed}
         if affected:
             affected |= store.files_subclassing(affected)

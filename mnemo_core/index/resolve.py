@@ -22,6 +22,21 @@ A reference is resolved in this order, and the edge records which step found it:
 - ``name``: the last resort, a repository-wide match of the bare name, taken only when the name is
   defined at most ``AMBIGUOUS_LIMIT`` times (and never for built-ins), with lower confidence.
 
+Dynamic dispatch that static code shows is linked too, each with a resolution of its own and a
+lower confidence (the link is written in the code; whether it is taken depends on run-time data):
+
+- ``value``: a function handed to code that may call it (``sorted(key=f)``, ``register(f)``,
+  ``callbacks.append(self.on_close)``): ``references`` from the passing function.
+- ``registry``: a function stored in a registry (``FILTERS = {"upper": do_upper}``, ``R[k] = f``):
+  ``references`` from the registry; a registry read (``FILTERS[name]``, ``FILTERS.get(name)``):
+  from the reader to the registry constant; a registry written (``REGISTRY[name] = func`` in a
+  decorator factory): from the registry to the writer; ``self.handlers[k]`` read and written in
+  one class: from the reader to the writer.
+- ``decorator``: a decorator defined in the repository to each function it decorates.
+- ``subclass``: a base's ``__init_subclass__`` to each subclass and its methods.
+- ``dispatch``: ``getattr(self, "visit_" + ...)`` (f-strings, ``%``): ``calls`` to every method of
+  the class, its bases and its subclasses whose name starts with the literal prefix.
+
 A name bound by an import that leaves the repository (``from requests import get``) is never linked
 by name. Derived edges: ``imports`` from the module to what it
 imports, ``overrides`` from a method to the base-class method it redefines, and ``tests`` from a test
@@ -64,7 +79,15 @@ CONFIDENCE: dict[Resolution, float] = {
     "typed": 0.85,  # a method of the declared or constructed type of the receiver
     "callback": 0.6,  # reached through a base class outside the repository: likely, not certain
     "name": 0.5,  # a unique name match anywhere in the repository: plausible, not proven
+    # dynamic dispatch: the link is in the code, whether it is taken depends on data at run time
+    "registry": 0.6,  # stored in (or read from) a registry the reader looks up by a key
+    "decorator": 0.6,  # a decorator in the repository registers the function it decorates
+    "subclass": 0.6,  # a base's ``__init_subclass__`` registers the subclass
+    "dispatch": 0.7,  # ``getattr(self, "visit_" + ...)`` may land in any method with the prefix
+    "value": 0.8,  # a function handed to code that calls it (``sorted(key=f)``)
 }
+DYNAMIC_REF_KINDS: frozenset[RefKind] = frozenset({"value", "registered", "lookup", "store", "dispatch"})
+SUBCLASS_HOOK = "__init_subclass__"
 _Unresolved = Literal["", "external", "parameter"]  # nothing found: keep looking, outside, a local
 _Target = tuple[tuple[int, ...], Resolution, float]  # target ids, how they were found, confidence
 RefRow = Sequence[Any]  # (kind, name, receiver, scope, line), as RawRef or as decoded JSON
@@ -122,6 +145,7 @@ class Resolver:
         self._returning: set[int] = set()  # functions whose returned call is being resolved
         self._properties: frozenset[str] | None = None
         self._external: dict[int, bool] = {}
+        self._subclasses: dict[int, list[int]] | None = None
 
     def resolve(self, refs_by_file: Mapping[int, Sequence[RefRow]]) -> list[tuple[Edge, int]]:
         """All edges resolved from the given files' references, each with the file it came from.
@@ -142,6 +166,7 @@ class Resolver:
         """Read everything the resolver will ask the index for, so it can run without the index
         (in forked workers, after :meth:`resolve_bases`)."""
         self._property_names()
+        self._subclass_map()
 
     def resolve_calls(self, refs_by_file: Mapping[int, Sequence[RefRow]]) -> list[tuple[Edge, int]]:
         """Calls (with fixtures), and the tests, imports and overrides edges derived from them."""
@@ -149,6 +174,7 @@ class Resolver:
         for fid, refs in refs_by_file.items():
             calls = self._file_edges(fid, refs, "call") + self._fixture_edges(fid)
             out.extend((e, fid) for e in calls)
+            out.extend((e, fid) for e in self._dynamic_edges(fid, refs, calls))
             out.extend((e, fid) for e in self._tests_edges(calls))
             out.extend((e, fid) for e in self._import_edges(fid))
             out.extend((e, fid) for e in self._overrides(fid))
@@ -635,6 +661,157 @@ class Resolver:
         if not candidates or len(candidates) > AMBIGUOUS_LIMIT:
             return _EXTERNAL
         return _Resolution(list(candidates), "name")
+
+    # -- dynamic dispatch -------------------------------------------------------------------
+    def _dynamic_edges(self, file_id: int, refs: Sequence[RefRow], calls: Sequence[Edge]) -> list[Edge]:
+        """Links that dynamic dispatch makes and static code shows: functions handed as values or
+        stored in registries, registry readers and writers, ``getattr(self, "prefix" + ...)``,
+        decorators in the repository, and ``__init_subclass__`` hooks of the file's classes' bases."""
+        w = self.world
+        best: dict[tuple[int, int], Edge] = {}
+
+        def add(src: int, dst: int, edge_type: EdgeType, how: Resolution, line: int) -> None:
+            old = best.get((src, dst))
+            if src != dst and (old is None or old.confidence < CONFIDENCE[how]):
+                best[(src, dst)] = Edge(src, dst, edge_type, how, CONFIDENCE[how], line)
+
+        writers: dict[tuple[int, str], list[int]] = defaultdict(list)  # (class, attribute) -> writers
+        readers: dict[tuple[int, str], list[tuple[int, int]]] = defaultdict(list)
+        typed_here: list[_FileScope] = []
+
+        def here() -> _FileScope:  # the file's variable types, read once and only when needed
+            if not typed_here:
+                hooks = w.hooks(file_id)
+                typed_here.append(_FileScope.of(file_id, hooks, _variable_types(refs, hooks)))
+            return typed_here[0]
+
+        for kind, name, receiver, scope, line in refs:
+            if kind not in DYNAMIC_REF_KINDS:
+                continue
+            src = self._source(file_id, scope)
+            if src is None:
+                continue
+            if kind in ("value", "registered"):
+                how: Resolution = "value" if kind == "value" else "registry"
+                for dst in self._values(here(), scope, name, receiver):
+                    add(src, dst, "references", how, line)
+            elif kind == "dispatch":
+                for dst in self._dispatched(file_id, scope, name):
+                    add(src, dst, "calls", "dispatch", line)
+            elif receiver:  # ``self.handlers[...]``: a registry held by the class
+                for cls in w.enclosing_classes(file_id, scope):
+                    if kind == "store":
+                        writers[(cls, name)].append(self._outermost(src))
+                    else:
+                        readers[(cls, name)].append((src, line))
+            else:
+                found = self._resolve_dotted(file_id, scope, name)
+                for registry in (i for i in found.ids if w.symbol(i).kind == "constant"):
+                    if kind == "store":
+                        add(registry, self._outermost(src), "references", "registry", line)
+                    else:
+                        add(src, registry, "references", "registry", line)
+        for key, found_readers in readers.items():
+            for reader, line in found_readers:
+                for writer in writers.get(key, ()):
+                    add(reader, writer, "references", "registry", line)
+        for edge in self._decorator_edges(calls) + self._subclass_hook_edges(file_id):
+            add(edge.src, edge.dst, edge.type, edge.resolution, edge.line)
+        return list(best.values())
+
+    def _values(self, here: _FileScope, scope: str, name: str, receiver: str) -> list[int]:
+        """The functions and methods a name written as a value refers to (no name guessing)."""
+        w = self.world
+        if not receiver:
+            found = self._resolve_bare(here.file_id, scope, name)
+        elif receiver in here.hooks.self_names:
+            found = _Resolution(w.find_member(w.enclosing_classes(here.file_id, scope), name), "self")
+        else:
+            found = self._resolve_dotted(here.file_id, scope, f"{receiver}.{name}")
+        return [i for i in found.ids if w.symbol(i).kind in CALLABLE_KINDS]
+
+    def _dispatched(self, file_id: int, scope: str, prefix: str) -> list[int]:
+        """The methods ``getattr(self, prefix + ...)`` may find: those of the enclosing class, its
+        bases and its subclasses whose names start with the prefix."""
+        w = self.world
+        classes = w.enclosing_classes(file_id, scope)
+        family = dict.fromkeys(self._lineage(classes))
+        frontier = list(classes)
+        while frontier:
+            frontier = [s for c in frontier for s in self._subclass_map().get(c, ()) if s not in family]
+            family.update(dict.fromkeys(frontier))
+        return [
+            m
+            for cls in family
+            for short, ids in w.members(cls).items()
+            if short.startswith(prefix) and short != prefix
+            for m in ids
+            if w.symbol(m).kind == "method"
+        ]
+
+    def _subclass_map(self) -> dict[int, list[int]]:
+        """Each class's direct subclasses in the repository."""
+        if self._subclasses is None:
+            found: dict[int, list[int]] = defaultdict(list)
+            for cls in self.world.classes_with_bases():
+                for base in self.world.bases(cls):
+                    found[base].append(cls)
+            self._subclasses = dict(found)
+        return self._subclasses
+
+    def _outermost(self, symbol_id: int) -> int:
+        """The function a nested function is defined in, outermost first (``register.deco`` ->
+        ``register``): a decorator factory is written as the outer one."""
+        current = symbol_id
+        while True:
+            parent = self.world.symbol(current).parent_id
+            if parent is None or self.world.symbol(parent).kind not in CALLABLE_KINDS:
+                return current
+            current = parent
+
+    def _decorator_edges(self, calls: Sequence[Edge]) -> list[Edge]:
+        """From a decorator defined in the repository to each function it decorates (it may
+        register it where a lookup finds it): the reverse of the call its decorator line makes."""
+        w = self.world
+        edges = []
+        for e in calls:
+            if e.resolution == "name" or e.type != "calls":
+                continue
+            decorated = w.symbol(e.src)
+            if not decorated.decorators or decorated.kind not in CALLABLE_KINDS:
+                continue
+            decorator = w.symbol(e.dst)
+            written = {d.split("(", 1)[0].strip().rsplit(".", 1)[-1] for d in decorated.decorators}
+            if decorator.kind in CALLABLE_KINDS and decorator.name.rsplit(".", 1)[-1] in written:
+                edges.append(Edge(e.dst, e.src, "references", "decorator", CONFIDENCE["decorator"], e.line))
+        return edges
+
+    def _subclass_hook_edges(self, file_id: int) -> list[Edge]:
+        """From a base's ``__init_subclass__`` in the repository to each subclass in the file and
+        its methods: the hook registers the subclass where the base's lookup finds it."""
+        w = self.world
+        edges = []
+        for ids in w.top(file_id).values():
+            for cls in ids:
+                if w.symbol(cls).kind not in CLASS_KINDS or not w.bases(cls):
+                    continue
+                hooks = [
+                    m
+                    for base in self._lineage(w.bases(cls))
+                    for m in w.members(base).get(SUBCLASS_HOOK, ())
+                    if w.symbol(m).kind == "method"
+                ]
+                if not hooks:
+                    continue
+                methods = [
+                    m for found in w.members(cls).values() for m in found if w.symbol(m).kind == "method"
+                ]
+                edges += [
+                    Edge(hook, target, "references", "subclass", CONFIDENCE["subclass"], 0)
+                    for hook in hooks
+                    for target in [cls, *methods]
+                ]
+        return edges
 
     # -- derived edges ----------------------------------------------------------------------
     def _fixture_edges(self, file_id: int) -> list[Edge]:

@@ -40,8 +40,8 @@ log = logging.getLogger(__name__)
 # 9: imports scoped to the function they are written in; 10: iteration, returned call results;
 # 11: parametrised test parameters typed; 12: body text; 13: commit memory; 14: path and name in body text;
 # 16: the functions a remembered commit changed, once asked; 17: a random index id;
-# 18: a commit's files only in commit_files
-SCHEMA_VERSION = 18
+# 18: a commit's files only in commit_files; 19: dynamic dispatch references (values, registries, getattr)
+SCHEMA_VERSION = 19
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

@@ -71,6 +71,41 @@
 (return_statement (identifier) @receiver @name) @reference.returns
 (expression_statement (yield (identifier) @receiver @name)) @reference.returns
 
+;; dynamic dispatch that static code can see (extraction keeps only names the file defines or imports)
+; a function handed as a value to code that may call it: ``sorted(key=f)``, ``register(f)``, ``cbs.append(self.m)``
+(argument_list (identifier) @name) @reference.value
+(keyword_argument value: (identifier) @name) @reference.value
+(argument_list (attribute object: (identifier) @receiver attribute: (identifier) @name)
+  (#any-of? @receiver "self" "cls")) @reference.value
+; a function stored in a registry: ``FILTERS = {"upper": do_upper}``, ``HANDLERS = [a, b]``, ``R[k] = f``
+(dictionary (pair value: (identifier) @name)) @reference.registered
+(dictionary (pair value: (attribute object: (identifier) @receiver attribute: (identifier) @name))) @reference.registered
+(assignment right: (list (identifier) @name)) @reference.registered
+(assignment right: (tuple (identifier) @name)) @reference.registered
+(assignment left: (subscript) right: (identifier) @name) @reference.registered
+; a registry read (``FILTERS[name]``, ``FILTERS.get(name)``, ``self.handlers[kind]``) and written (``R[k] = f``)
+(subscript value: (identifier) @name (#match? @name "^_*[A-Z][A-Z0-9_]*$")) @reference.lookup
+; (one held by the class is a registry of functions where what is looked up is called: ``self.handlers[kind](x)``)
+(call function: (subscript value: (attribute object: (identifier) @receiver attribute: (identifier) @name))
+  (#any-of? @receiver "self" "cls")) @reference.lookup
+(call function: (attribute object: (identifier) @name attribute: (identifier) @_get)
+  (#any-of? @_get "get" "copy" "items" "values" "pop") (#match? @name "^_*[A-Z][A-Z0-9_]*$")) @reference.lookup
+(call function: (call function: (attribute object: (attribute object: (identifier) @receiver
+  attribute: (identifier) @name) attribute: (identifier) @_get)) (#eq? @_get "get")
+  (#any-of? @receiver "self" "cls")) @reference.lookup
+(assignment left: (subscript value: (identifier) @name (#match? @name "^_*[A-Z][A-Z0-9_]*$"))) @reference.store
+(assignment left: (subscript value: (attribute object: (identifier) @receiver attribute: (identifier) @name))
+  (#any-of? @receiver "self" "cls")) @reference.store
+(call function: (attribute object: (identifier) @name attribute: (identifier) @_add)
+  (#any-of? @_add "append" "add" "setdefault" "update") (#match? @name "^_*[A-Z][A-Z0-9_]*$")) @reference.store
+(call function: (attribute object: (attribute object: (identifier) @receiver attribute: (identifier) @name)
+  attribute: (identifier) @_add) (#any-of? @_add "append" "add" "setdefault" "update")
+  (#any-of? @receiver "self" "cls")) @reference.store
+; a method looked up by a name built from a literal prefix: ``getattr(self, "visit_" + type(node).__name__)``
+(call function: (identifier) @_getattr arguments: (argument_list . (identifier) @receiver
+  . [(binary_operator) (string) (call)] @name) (#eq? @_getattr "getattr") (#any-of? @receiver "self" "cls"))
+  @reference.dispatch
+
 (import_statement) @import
 (import_from_statement) @import
 (future_import_statement) @import

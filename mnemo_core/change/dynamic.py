@@ -1,0 +1,77 @@
+"""Changed symbols reached by dynamic dispatch, and the tests to offer where no static path leads.
+
+A symbol is reached dynamically when an edge the resolver drew from dynamic dispatch points at it
+(``model.DYNAMIC_RESOLUTIONS``: a registry, a registering decorator, an ``__init_subclass__`` hook,
+a name-built ``getattr``, a function handed as a value). Its tests are found by the usual walk over
+those edges; where that finds none, which tests run it cannot be told statically, and the answer
+falls back to a stated, conservative set: the tests of the other symbols of its module, offered as
+possible (they exercise the code around it, which is what looks it up).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from mnemo_core.change.impact import Reach, tests_reaching
+from mnemo_core.index.store import Store
+from mnemo_core.model import DYNAMIC_RESOLUTIONS, Resolution, Symbol
+
+FALLBACK_CONFIDENCE = 0.3  # a module neighbour's test: below POSSIBLE_BELOW, never counted
+FALLBACK_SYMBOLS = 60  # the module's symbols whose tests make up the fallback, in line order
+THROUGH_SHOWN = 3
+
+
+@dataclass(frozen=True, slots=True)
+class DynamicReach:
+    """How a symbol is reached dynamically: through which symbols (``FILTERS``,
+    ``NodeVisitor.visit``), by the strongest of those links' resolutions."""
+
+    through: tuple[str, ...]
+    resolution: Resolution
+    confidence: float
+
+    @property
+    def reason(self) -> str:
+        """``reached dynamically through FILTERS``."""
+        more = " and others" if len(self.through) > THROUGH_SHOWN else ""
+        return f"reached dynamically through {', '.join(self.through[:THROUGH_SHOWN])}{more}"
+
+
+def reached_dynamically(store: Store, ids: Iterable[int]) -> dict[int, DynamicReach]:
+    """The symbols among ``ids`` that dynamic dispatch reaches, with what reaches them."""
+    edges = [e for e in store.edges_touching(list(ids), "in") if e.resolution in DYNAMIC_RESOLUTIONS]
+    if not edges:
+        return {}
+    sources = store.symbols_by_ids({e.src for e in edges})
+    found: dict[int, DynamicReach] = {}
+    for e in sorted(edges, key=lambda e: (-e.confidence, e.dst, e.src)):
+        source = sources.get(e.src)
+        if source is None or source.is_test:
+            continue
+        known = found.get(e.dst)
+        if known is None:
+            found[e.dst] = DynamicReach((source.name,), e.resolution, e.confidence)
+        elif source.name not in known.through:
+            found[e.dst] = replace(known, through=(*known.through, source.name))
+    return found
+
+
+def fallback_tests(store: Store, symbol: Symbol, how: DynamicReach) -> dict[int, Reach]:
+    """The tests of the other symbols of ``symbol``'s module, each with its strongest path to one
+    of them, marked as a possible link of ``how``'s resolution (``FALLBACK_CONFIDENCE``)."""
+    neighbours = [
+        s.id
+        for s in store.symbols_in_file(symbol.path)
+        if s.id != symbol.id and s.kind != "module" and not s.is_test and s.parent_id != symbol.id
+    ][:FALLBACK_SYMBOLS]
+    found: dict[int, Reach] = {}
+    for tests in tests_reaching(store, neighbours).values():
+        for sid, r in tests.sure.items():
+            if sid not in found or (r.depth, -r.weight) < (found[sid].depth, -found[sid].weight):
+                found[sid] = r
+    return {
+        sid: replace(r, confidence=FALLBACK_CONFIDENCE, resolution=how.resolution)
+        for sid, r in sorted(found.items())
+        if sid != symbol.id
+    }

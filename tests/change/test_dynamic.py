@@ -1,0 +1,224 @@
+"""Dynamic dispatch that static code can see: registries, name-built getattr, decorators that
+register, ``__init_subclass__`` hooks and functions handed as values reach the tests of the code
+that looks them up; a dynamically reached symbol no static path ties to a test gets a stated,
+conservative test set, not "untested".
+
+Each scenario is a real throwaway repository whose one commit changes the dynamically reached
+function; ``mnemo tests``/``pr`` must name the test that reaches it and how it was resolved.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import commit, git, make_repo
+
+from ci.precommit import main as precommit_main
+from mnemo_core.cli import main
+
+FILTERS = (
+    "def do_upper(s):\n"
+    "    return s.upper()\n"
+    "\n"
+    "def do_lower(s):\n"
+    "    return s.lower()\n"
+    "\n"
+    'FILTERS = {"upper": do_upper, "lower": do_lower}\n'
+)
+TEMPLATE = (
+    "from .filters import FILTERS as DEFAULT_FILTERS\n"
+    "\n"
+    "def apply_filter(name, value):\n"
+    "    return DEFAULT_FILTERS[name](value)\n"
+    "\n"
+    "def render(text):\n"
+    '    name, _, value = text.partition(":")\n'
+    "    return apply_filter(name, value)\n"
+)
+VISITOR = (
+    "class NodeVisitor:\n"
+    "    def visit(self, node):\n"
+    '        method = getattr(self, "visit_" + type(node).__name__, self.generic_visit)\n'
+    "        return method(node)\n"
+    "\n"
+    "    def generic_visit(self, node):\n"
+    "        return None\n"
+    "\n"
+    "class Printer(NodeVisitor):\n"
+    "    def visit_Name(self, node):\n"
+    "        return node.id\n"
+    "\n"
+    "    def visit_Call(self, node):\n"
+    '        return f"{node.func}()"\n'
+)
+COMMANDS = (
+    "COMMANDS = {}\n"
+    "\n"
+    "def command(name):\n"
+    "    def deco(func):\n"
+    "        COMMANDS[name] = func\n"
+    "        return func\n"
+    "    return deco\n"
+    "\n"
+    "def run(name, *args):\n"
+    "    return COMMANDS[name](*args)\n"
+    "\n"
+    '@command("greet")\n'
+    "def greet(who):\n"
+    '    return "hello " + who\n'
+)
+PLUGINS = (
+    "class Plugin:\n"
+    "    registry = {}\n"
+    "\n"
+    "    def __init_subclass__(cls, **kwargs):\n"
+    "        super().__init_subclass__(**kwargs)\n"
+    "        cls.registry[cls.__name__.lower()] = cls\n"
+    "\n"
+    "    @classmethod\n"
+    "    def create(cls, name):\n"
+    "        return cls.registry[name]()\n"
+    "\n"
+    "    def run(self):\n"
+    "        raise NotImplementedError\n"
+)
+CSV = "from .plugin import Plugin\n\nclass Csv(Plugin):\n    def run(self):\n        return 'a,b'\n"
+SORTING = (
+    "def by_length(word):\n"
+    "    return len(word)\n"
+    "\n"
+    "def ordered(words):\n"
+    "    return sorted(words, key=by_length)\n"
+)
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/filters.py": FILTERS,
+    "pkg/template.py": TEMPLATE,
+    "pkg/visitor.py": VISITOR,
+    "pkg/commands.py": COMMANDS,
+    "pkg/plugin.py": PLUGINS,
+    "pkg/csv.py": CSV,
+    "pkg/sorting.py": SORTING,
+    "tests/test_pkg.py": (
+        "from pkg.template import render\n"
+        "from pkg.visitor import Printer\n"
+        "from pkg.commands import run\n"
+        "from pkg.plugin import Plugin\n"
+        "from pkg.sorting import ordered\n"
+        "\n"
+        "def test_render():\n"
+        '    assert render("upper:a") == "A"\n'
+        "\n"
+        "def test_printer():\n"
+        "    assert Printer().visit(object()) is None\n"
+        "\n"
+        "def test_run():\n"
+        '    assert run("greet", "you") == "hello you"\n'
+        "\n"
+        "def test_create():\n"
+        '    assert Plugin.create("csv").run() == "a,b"\n'
+        "\n"
+        "def test_ordered():\n"
+        '    assert ordered(["bb", "a"]) == ["a", "bb"]\n'
+    ),
+}
+# one changed function per scenario -> (the test that reaches it, how its weakest link was resolved)
+REACHED = {
+    "pkg/filters.py": ("do_upper", "s.upper()", "s.upper().strip()", "test_render", "registry"),
+    "pkg/visitor.py": ("Printer.visit_Name", "node.id", "str(node.id)", "test_printer", "dispatch"),
+    "pkg/commands.py": ("greet", '"hello " + who', '"hi " + who', "test_run", "decorator"),
+    "pkg/csv.py": ("Csv.run", "'a,b'", "'a;b'", "test_create", "subclass"),
+    "pkg/sorting.py": ("by_length", "len(word)", "-len(word)", "test_ordered", "value"),
+}
+
+
+def cli_json(capsys: pytest.CaptureFixture[str], *args: str) -> Any:
+    assert main([*args, "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("path", sorted(REACHED))
+def test_a_dynamically_reached_function_reaches_the_test_of_its_lookup(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], path: str
+) -> None:
+    name, old, new, test, resolution = REACHED[path]
+    root = make_repo(tmp_path / "r", FILES)
+    commit(root, {path: FILES[path].replace(old, new)}, f"change {name}")
+    tests = cli_json(capsys, "tests", "--sure-only", "--base", "HEAD~1", "--repo", str(root))["tests"]
+    assert [t["id"] for t in tests] == [f"tests/test_pkg.py::{test}"]
+    assert tests[0]["resolution"] == resolution and not tests[0]["possible"]
+    pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
+    changed = {c["name"]: c for c in pr["impact"]["changed"]}[name]
+    assert changed["reached_by"] == [f"tests/test_pkg.py::{test}"]
+    assert not any("no test reaches" in r for r in pr["impact"]["reasons"])
+
+
+def test_evidence_says_the_registry_a_function_is_reached_through(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_repo(tmp_path / "r", FILES)
+    commit(root, {"pkg/filters.py": FILTERS.replace("s.upper()", "s.upper().strip()")}, "change do_upper")
+    pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
+    changed = {c["name"]: c for c in pr["impact"]["changed"]}["do_upper"]
+    assert "reached dynamically through FILTERS" in changed["reasons"]
+    callers = {c["name"]: c for c in pr["impact"]["callers"]}
+    assert callers["FILTERS"]["evidence"] == "registers do_upper (changed, 1 hop)"
+    assert callers["apply_filter"]["evidence"] == "looks up FILTERS -> registers do_upper (changed, 2 hops)"
+    assert callers["apply_filter"]["resolution"] == "registry"
+
+
+def test_a_dynamic_function_no_path_ties_to_a_test_gets_the_module_s_tests_as_possible(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``do_title`` sits in a registry nothing reads: no static path reaches a test, so its
+    module's other symbols' tests are offered as possible, and the change is not "untested"."""
+    files = {
+        **FILES,
+        "pkg/filters.py": FILTERS
+        + "\ndef do_title(s):\n    return s.title()\n\nEXTRA = {'title': do_title}\n",
+        "tests/test_filters.py": "from pkg.filters import do_lower\n\ndef test_lower():\n"
+        '    assert do_lower("A") == "a"\n',
+    }
+    root = make_repo(tmp_path / "r", files)
+    changed_filters = files["pkg/filters.py"].replace("s.title()", "s.title().strip()")
+    commit(root, {"pkg/filters.py": changed_filters}, "change do_title")
+    pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
+    changed = {c["name"]: c for c in pr["impact"]["changed"]}["do_title"]
+    assert changed["reached_by"] == []
+    assert (
+        "reached dynamically through EXTRA; tests not determinable statically: "
+        "the tests of its module's other symbols are possible (2)"
+    ) in changed["reasons"]
+    assert changed["possibly_reached_by"] == [
+        "tests/test_filters.py::test_lower",
+        "tests/test_pkg.py::test_render",
+    ]
+    assert not any("no test reaches" in r for r in pr["impact"]["reasons"])
+    possible = {t["name"]: t for t in pr["impact"]["possible_tests"]}
+    assert set(possible) == {"test_lower", "test_render"}
+    assert possible["test_lower"]["resolution"] == "registry" and possible["test_lower"]["possible"]
+    selected = cli_json(capsys, "tests", "--base", "HEAD~1", "--repo", str(root))["tests"]
+    assert {t["id"] for t in selected} == {
+        "tests/test_filters.py::test_lower",
+        "tests/test_pkg.py::test_render",
+    }
+    (root / "pkg/filters.py").write_text(changed_filters.replace("strip()", "lower()"))
+    git(root, "add", "-A")
+    code = precommit_main(["--require-tests", "--repo", str(root)])
+    out = capsys.readouterr()
+    assert code == 0, out.out + out.err
+    assert "no test reaches" not in out.out + out.err
+
+
+def test_a_plain_function_no_test_reaches_is_still_untested(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = {**FILES, "pkg/lonely.py": "def lonely():\n    return 1\n"}
+    root = make_repo(tmp_path / "r", files)
+    commit(root, {"pkg/lonely.py": "def lonely():\n    return 2\n"}, "change lonely")
+    pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
+    assert "no test reaches: lonely" in pr["impact"]["reasons"]
+    assert {c["name"]: c for c in pr["impact"]["changed"]}["lonely"]["possibly_reached_by"] == []
