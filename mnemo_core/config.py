@@ -43,6 +43,7 @@ class Config:
     depth: int = DEFAULT_DEPTH  # caller hops of the blast radius
     budget: int = DEFAULT_BUDGET  # token budget of the answer
     source: str | None = None  # the file the settings came from; None: defaults only
+    memory: bool = True  # remember the session and the tasks in .mnemo/memory.db (false: nothing written)
 
     def override(self, **values: Any) -> Config:
         """A copy with the given values, skipping those that are None (options not given)."""
@@ -97,9 +98,9 @@ def _check(key: str, value: Any, where: str) -> None:
     if key == "fail_on":
         if value not in FAIL_ON_LEVELS:
             raise MnemoError(f"{where}: fail_on must be one of {', '.join(FAIL_ON_LEVELS)} (got {value!r})")
-    elif key == "require_tests":
+    elif key in ("require_tests", "memory"):
         if not isinstance(value, bool):
-            raise MnemoError(f"{where}: require_tests must be true or false (got {value!r})")
+            raise MnemoError(f"{where}: {key} must be true or false (got {value!r})")
     elif key in ("max_callers", "depth", "budget"):
         least = 0 if key == "max_callers" else 1
         if isinstance(value, bool) or not isinstance(value, int) or value < least:

@@ -27,6 +27,7 @@ MULTIPLIER_NAMES = {
     "test": "test code, and the task is not about tests",
     "kind": "kind prior",
     "declaration": "a declaration without the implementation (overload or stub)",
+    "useless": "said useless for a similar past task",
 }
 
 
