@@ -89,12 +89,11 @@ Noticed = Literal["opened", "hovered", "edited"]  # what an editor or agent did 
 
 @dataclass(frozen=True, slots=True)
 class Feedback:
-    """What ``feedback`` remembered for a task (``remembered`` False: memory is off)."""
+    """What ``feedback`` remembered for a task."""
 
     task: str
     used: tuple[Symbol, ...]
     useless: tuple[Symbol, ...]
-    remembered: bool
 
 
 class Engine:
@@ -285,8 +284,11 @@ class Engine:
         self._fresh()
         found_used = [s for handle in used for s in lookup.resolve_symbol(self.repository, handle)]
         found_useless = [s for handle in useless for s in lookup.resolve_symbol(self.repository, handle)]
-        remembered = self.memory.feedback(text, found_used, found_useless)
-        return Feedback(text, tuple(found_used), tuple(found_useless), remembered)
+        if not self.memory.feedback(text, found_used, found_useless):
+            raise MnemoError(
+                "memory is off (--no-memory, or memory = false in the settings): the feedback was not kept"
+            )
+        return Feedback(text, tuple(found_used), tuple(found_useless))
 
     def noticed(self, kind: Noticed, path: str, lines: Sequence[int] = ()) -> None:
         """An editor or agent ``kind`` (opened, hovered, edited) a file, at ``lines`` (1-based) or

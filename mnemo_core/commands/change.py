@@ -9,6 +9,7 @@ from typing import Any
 from mnemo_core.commands.common import (
     BUDGET_HELP,
     add_format_argument,
+    add_memory_argument,
     add_repo_argument,
     open_engine,
     positive_int,
@@ -36,6 +37,7 @@ def _selectors(parser: argparse.ArgumentParser) -> None:
         help=f"caller hops (default: depth in [tool.mnemo] or mnemo.toml, else {DEFAULT_DEPTH})",
     )
     add_repo_argument(parser)
+    add_memory_argument(parser)
 
 
 def register(sub: Any) -> None:
@@ -62,6 +64,7 @@ def register(sub: Any) -> None:
     files.add_argument("--budget", type=positive_int, help=BUDGET_HELP)
     add_repo_argument(files)
     add_format_argument(files, ("text", "markdown", "json"))
+    add_memory_argument(files)
     files.set_defaults(run=run_files)
 
     tests = sub.add_parser("tests", help="the tests a change reaches, e.g. as pytest node ids")
