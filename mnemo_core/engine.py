@@ -306,6 +306,11 @@ class Engine:
                 found[symbol.id] = symbol
         self.memory.touched(kind, found.values())
 
+    def use_memory(self, enabled: bool | None) -> None:
+        """Turn the session and task memory on or off for the next calls (None: as the project's
+        ``memory`` setting says): how a long-lived front end follows a changed setting."""
+        self.memory.choose(enabled)
+
     def noticed_symbol(self, kind: Noticed, symbol: Symbol) -> None:
         """An editor or agent ``kind`` (hovered, opened, edited) one symbol."""
         self.memory.touched(kind, [symbol])

@@ -48,6 +48,10 @@ class Memory:
             self._enabled = load_config(self.root).memory
         return self._enabled
 
+    def choose(self, enabled: bool | None) -> None:
+        """Turn memory on or off for the next calls (None: as the project's setting says)."""
+        self._enabled = enabled
+
     def close(self) -> None:
         """Close the memory file."""
         if self._store is not None:
