@@ -295,6 +295,7 @@ class Engine:
         as a whole: those symbols (or the file's) count for the session's next queries."""
         if not self.memory.enabled:
             return
+        self._fresh()
         relative = self.repository.relpath(path)
         if not lines:
             self.memory.touched_file(kind, relative)

@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from mnemo_core.commands.common import add_format_argument, add_repo_argument, open_engine, print_json
+from mnemo_core.commands.common import (
+    add_format_argument,
+    add_memory_argument,
+    add_repo_argument,
+    open_engine,
+    print_json,
+)
 from mnemo_core.render import feedback_json, feedback_text
 
 
@@ -27,6 +33,7 @@ def register(sub: Any) -> None:
     )
     add_repo_argument(parser)
     add_format_argument(parser)
+    add_memory_argument(parser)
     parser.set_defaults(run=run)
 
 

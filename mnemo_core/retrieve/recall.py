@@ -7,8 +7,8 @@ the ranking reads it here.
   files opened, symbols hovered or edited. Each event counts its kind's weight, halved every
   ``SESSION_HALF_LIFE_S``; a symbol's session component is the sum over its events (and its file's),
   capped at ``SESSION_CAP``. Events older than ``SESSION_WINDOW_S`` are not part of the session.
-- **memory**: past tasks whose words resemble this one (IDF-weighted word overlap, so a word every
-  remembered task shares says little) recall the symbols that were useful for them (said by
+- **memory**: past tasks whose words resemble this one (Dice overlap of their content words, a
+  word most remembered tasks share left out) recall the symbols that were useful for them (said by
   ``mnemo feedback`` or by the commit that landed the task) as a seed channel, and demote the ones
   said to be useless.
 """
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from mnemo_core.model import Symbol
 from mnemo_core.retrieve.keywords import Keywords, extract_keywords
-from mnemo_core.retrieve.seeds import Channel, Strengths, task_terms
+from mnemo_core.retrieve.seeds import Channel, Strengths
 from mnemo_core.vcs.history import relative_date
 
 # A developer's or agent's attention on a piece of code fades over minutes, not hours: what was
@@ -39,11 +39,14 @@ EVENT_WEIGHTS = {  # how much each kind of event says the symbol matters now
     "returned": 0.25,  # an answer showed it: the reader may not have looked
 }
 EVENT_WORDS = {"edited": "edited", "hovered": "hovered", "opened": "opened", "returned": "were shown"}
-MIN_SIMILARITY = 0.3  # below this share of the task's (IDF-weighted) words, a past task is unrelated
+MIN_SIMILARITY = 0.3  # Dice overlap of the words below which a past task is unrelated (1 word in 3 shared)
+COMMON_SHARE = 0.5  # a word in more than half of the remembered tasks does not tell them apart...
+COMMON_MIN_TASKS = 4  # ...once there are enough tasks to say so
 SIMILAR_TASKS = 5  # the most similar remembered tasks consulted
 USELESS_DEMOTION = 0.6  # a symbol said useless for an identical task keeps 40 % of its score
 MAX_TASK_SHOWN = 60
-PLURAL_MIN_CHARS = 3
+STEM_MIN_CHARS = 3
+STEM_SUFFIXES = ("ing", "ed", "es", "s")
 KeyLookup = Callable[[list[tuple[str, str, str]]], dict[tuple[str, str, str], int]]
 
 
@@ -119,19 +122,27 @@ class Recall:
 
     def similar(self, keywords: Keywords) -> list[tuple[float, RememberedTask]]:
         """The remembered tasks like this one, most similar first, with their similarity in [0, 1]:
-        the share of this task's words (each weighted by its rarity among the remembered tasks)
-        that a past task shares."""
+        the Dice overlap of their words (stemmed), leaving out words that most remembered tasks
+        share (with enough tasks to tell), which say nothing about which task this is."""
         terms = set(_words(keywords))
         if not terms or not self.tasks:
             return []
-        count = len(self.tasks)
         frequency: dict[str, int] = defaultdict(int)
         for task in self.tasks:
-            for term in terms & task.terms:
+            for term in task.terms:
                 frequency[term] += 1
-        weight = {t: math.log((count + 1) / (frequency[t] + 0.5)) for t in terms}
-        total = sum(weight.values()) or 1.0
-        scored = [(sum(weight[t] for t in terms & task.terms) / total, task) for task in self.tasks]
+        count = len(self.tasks)
+        common = (
+            {t for t, n in frequency.items() if n > COMMON_SHARE * count}
+            if count >= COMMON_MIN_TASKS
+            else set()
+        )
+        wanted = terms - common
+        scored = []
+        for task in self.tasks:
+            own = task.terms - common
+            if wanted and own:
+                scored.append((2 * len(wanted & own) / (len(wanted) + len(own)), task))
         ranked = sorted((s for s in scored if s[0] >= MIN_SIMILARITY), key=lambda s: -s[0])
         return ranked[:SIMILAR_TASKS]
 
@@ -165,22 +176,27 @@ class Recall:
 
 
 def terms_of(text: str) -> frozenset[str]:
-    """The words a task is remembered by: its search terms, lower case, plurals folded."""
+    """The words a task is remembered by: its content words, stemmed."""
     keywords = extract_keywords(text)
     return frozenset() if keywords.empty else _words(keywords)
 
 
 def _words(keywords: Keywords) -> frozenset[str]:
-    return frozenset(_fold(t.lower()) for t in task_terms(keywords))
+    """The task's content words (no stop words, action verbs or code words), stemmed."""
+    return frozenset(_stem(t) for t in keywords.components)
 
 
-def _fold(word: str) -> str:
-    """Enough stemming to match "uploads" with "upload" and "retries" with "retry"."""
-    if word.endswith("ies") and len(word) > PLURAL_MIN_CHARS + 2:
+def _stem(word: str) -> str:
+    """Enough stemming to match "uploads", "uploaded" and "uploading" with "upload", "retries" with
+    "retry" and "cached" with "cache"."""
+    word = word.lower()
+    if word.endswith("ies") and len(word) > STEM_MIN_CHARS + 2:
         return word[:-3] + "y"
-    if word.endswith("s") and not word.endswith("ss") and len(word) > PLURAL_MIN_CHARS:
-        return word[:-1]
-    return word
+    for suffix in STEM_SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= STEM_MIN_CHARS and not word.endswith("ss"):
+            word = word[: -len(suffix)]
+            break
+    return word[:-1] if word.endswith("e") and len(word) > STEM_MIN_CHARS else word
 
 
 def _shown(text: str) -> str:
