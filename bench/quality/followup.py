@@ -1,9 +1,10 @@
 """Follow-up tasks: does memory of the previous task help the next one, and leave the others alone?
 
-For each benchmark task B (oldest first), its **predecessor** A is the latest earlier task of the
-sample that changed a file B changes too: B is a **follow-up**. A task with no such predecessor is
-**unrelated** to the task just before it, which serves as its A. On B's parent tree, B is ranked
-four ways, and R@10 and MRR averaged per kind of task:
+For each benchmark task B, its **predecessor** A is the commit just before it on the first-parent
+line (B's parent): its cleaned message is A's task and the functions it changed (mined by the
+benchmark's own rules) A's answer. When A changed a file B changes too, B is a **follow-up**, else
+B is **unrelated** (a predecessor whose message says nothing, or that changed no function, is left
+out). On B's parent tree, B is ranked four ways, and R@10 and MRR averaged per kind of task:
 
 - ``none``: no memory (the product with an empty ``.mnemo/memory.db``);
 - ``session``: A's changed functions were edited ``SESSION_AGE_S`` ago (the developer's session);
@@ -26,10 +27,19 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from bench.quality.evaluate import RANKED_KINDS, checkout
 from bench.quality.metrics import task_metrics
-from bench.quality.mining import Task
+from bench.quality.mining import (
+    Task,
+    clean_message,
+    git,
+    ground_truth,
+    is_descriptive,
+    pr_message,
+    source_changes,
+)
 from bench.quality.repos import DEFAULT_MIRRORS, DEFAULT_WORKDIR, BenchRepo, expand, load_tasks, working_clone
 from bench.quality.run import DEFAULT_SEED, DEFAULT_TASKS, DEFAULT_WINDOW
 from mnemo_core.errors import MnemoError
@@ -42,6 +52,7 @@ from mnemo_core.retrieve.task import rank_task
 VARIANTS = ("none", "session", "memory", "both")
 SESSION_AGE_S = 10 * 60.0  # the previous task's edits, ten minutes before the next task is asked
 NOW = 2_000_000_000.0  # any time: only ages matter
+MERGE_PREFIX = "Merge pull request"
 FOLLOW_UP_GAIN = 0.10  # the issue's floors: at least +10 % relative R@10 on follow-up tasks...
 UNRELATED_LOSS = 0.02  # ...and at most -2 % on unrelated ones
 
@@ -55,15 +66,25 @@ class Pair:
     follow_up: bool
 
 
-def pairs(tasks: Sequence[Task]) -> list[Pair]:
-    """Each task but the first with its predecessor (see the module docstring)."""
-    ordered = sorted(tasks, key=lambda t: -t.position)
+def pairs(root: Path, tasks: Sequence[Task]) -> list[Pair]:
+    """Each task with its predecessor commit, oldest first (see the module docstring)."""
     found = []
-    for i, task in enumerate(ordered[1:], start=1):
-        files = _files(task)
-        earlier = [t for t in ordered[:i] if _files(t) & files]
-        found.append(Pair(earlier[-1], task, True) if earlier else Pair(ordered[i - 1], task, False))
+    for task in sorted(tasks, key=lambda t: -t.position):
+        previous = predecessor(root, task)
+        if previous is not None:
+            found.append(Pair(previous, task, bool(_files(previous) & _files(task))))
     return found
+
+
+def predecessor(root: Path, task: Task) -> Task | None:
+    """The commit before ``task`` as a task of its own (None when it makes none)."""
+    before = git(root, "rev-parse", f"{task.parent}^1").strip()
+    message = git(root, "log", "-1", "--format=%B", task.parent)
+    text = clean_message(pr_message(message) if message.startswith(MERGE_PREFIX) else message)
+    truth = ground_truth(root, before, source_changes(root, before, task.parent))
+    if not truth or not is_descriptive(text):
+        return None
+    return Task(task.parent, before, task.position + 1, text.splitlines()[0], text, tuple(truth))
 
 
 def _files(task: Task) -> set[str]:
@@ -110,7 +131,7 @@ def run_repo(repo: BenchRepo, args: argparse.Namespace) -> dict[str, dict[str, l
     }
     opened = Repository.open(clone)
     try:
-        for pair in pairs(tasks):
+        for pair in pairs(clone, tasks):
             checkout(clone, pair.task.parent)
             index_repo(clone)
             kind = "follow-up" if pair.follow_up else "unrelated"
@@ -162,8 +183,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tasks", type=int, default=DEFAULT_TASKS)
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--window", type=int, default=DEFAULT_WINDOW)
-    parser.add_argument("--mirrors", type=type(DEFAULT_MIRRORS), default=DEFAULT_MIRRORS)
-    parser.add_argument("--workdir", type=type(DEFAULT_WORKDIR), default=DEFAULT_WORKDIR)
+    parser.add_argument("--mirrors", type=Path, default=DEFAULT_MIRRORS)
+    parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR)
     args = parser.parse_args(argv)
     pooled: dict[str, dict[str, list[dict[str, float]]]] = {
         kind: {v: [] for v in VARIANTS} for kind in ("follow-up", "unrelated")
