@@ -16,6 +16,7 @@ from mnemo_core.errors import MnemoError
 from mnemo_core.memory.store import MAX_EVENTS, MemoryStore
 from mnemo_core.model import ContextPack
 from mnemo_core.retrieve.recall import SESSION_HALF_LIFE_S, SESSION_WINDOW_S, Event
+from mnemo_core.retrieve.score import WEIGHTS
 
 FILES = {
     "shop/__init__.py": "",
@@ -193,14 +194,16 @@ def test_why_shows_the_session_and_memory_components(repo: Path, capsys: pytest.
     assert main(["why", "--task", SIMILAR, "cart_total", "--repo", str(repo), "--format", "json"]) == 0
     why = json.loads(capsys.readouterr().out)
     assert why["components"]["memory"] == {"value": 1.0, "weight": 0.2, "contribution": 0.2}
-    assert why["components"]["session"]["value"] == 0.25 and why["components"]["session"]["weight"] == 0.1
+    assert why["components"]["session"]["value"] == 0.25
+    assert why["components"]["session"]["weight"] == WEIGHTS["session"] > 0
     assert {"channel": "memory", "rank": 1, "detail": f'useful for a similar task: "{TASK}"'} in why[
         "channels"
     ]
     assert "session: you were shown this just now" in why["notes"]
     assert main(["why", "--task", SIMILAR, "cart_total", "--repo", str(repo)]) == 0
     text = capsys.readouterr().out
-    assert "memory      1.0000 x  0.20 =  0.2000" in text and "session     0.2500 x  0.10 =  0.0250" in text
+    session = f"session     0.2500 x  {WEIGHTS['session']:.2f} = {0.25 * WEIGHTS['session']:7.4f}"
+    assert "memory      1.0000 x  0.20 =  0.2000" in text and session in text
     assert main(["why", "--task", SIMILAR, "cart_total", "--repo", str(repo), "--no-memory"]) == 0
     assert "memory      0.0000 x  0.20 =  0.0000" in capsys.readouterr().out
 

@@ -53,7 +53,7 @@ WEIGHTS = {
     "history": 0.10,  # similar past changes touched it
     # Not learned (the tuning tasks have no memory, so these are 0 there and change nothing): set so
     # that memory reorders the task's own matches rather than outvoting them.
-    "session": 0.10,  # touched in this session: a nudge worth about a good file match, not a body match
+    "session": 0.05,  # touched in this session: a nudge worth about a good file match, not a body match
     "memory": 0.20,  # useful for a similar past task: said by a person or a landed commit, so strong
 }
 FILE_SEEDS = 5  # a file's relevance counts its best few matches, so big files do not win by size

@@ -57,21 +57,22 @@ def ranked(answer: dict[str, Any]) -> dict[str, tuple[int, dict[str, Any]]]:
     return {s["name"]: (i, s) for i, s in enumerate(answer["symbols"], start=1)}
 
 
-def remembered_kinds(root: Path) -> set[str]:
+def remembered(root: Path) -> set[tuple[str, str, str]]:
+    """The (kind, path, name) of every event in the memory file."""
     path = root / ".mnemo" / "memory.db"
     if not path.exists():
         return set()
     with sqlite3.connect(path) as conn:
-        return {kind for (kind,) in conn.execute("SELECT kind FROM events")}
+        return set(conn.execute("SELECT kind, path, name FROM events"))
 
 
-async def until_remembered(root: Path, kinds: set[str]) -> None:
+async def until_remembered(root: Path, events: set[tuple[str, str, str]]) -> None:
     """Notifications get no answer: wait for their effect in the memory file."""
     for _ in range(int(WAIT_S / 0.05)):
-        if kinds <= remembered_kinds(root):
+        if events <= remembered(root):
             return
         await asyncio.sleep(0.05)
-    raise AssertionError(f"the server never remembered {kinds}")
+    raise AssertionError(f"the server never remembered {events - remembered(root)}")
 
 
 async def test_a_hovered_symbol_rises_in_the_next_task(remembering: Session) -> None:
@@ -114,7 +115,14 @@ async def test_an_opened_file_and_an_edit_join_the_session(remembering: Session)
             ],
         )
     )
-    await until_remembered(remembering.root, {"opened", "edited"})
+    await until_remembered(
+        remembering.root,
+        {
+            ("opened", "shop/pricing.py", ""),
+            ("opened", "shop/cart.py", ""),
+            ("edited", "shop/cart.py", "remove_item"),
+        },
+    )
     answer = ranked(await remembering.execute("mnemo.contextForTask", {"task": TASK}))
     assert answer["remove_item"][1]["components"]["session"] == 1.0  # edited, capped
     assert "you edited this just now" in answer["remove_item"][1]["reasons"]
