@@ -8,7 +8,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from lsp_server import calls, commands, configuration, hover, indexing, lens, symbols
+from lsp_server import calls, commands, configuration, hover, indexing, lens, session, symbols
 from lsp_server.protocol import DESERIALIZE_FAILED
 from lsp_server.server import ClientStdout, MnemoServer, forward_engine_logs
 from mnemo_core import __version__
@@ -25,7 +25,7 @@ ANSWERED_ERROR = "Exception occurred for message"  # pygls logs each error respo
 def create_server() -> MnemoServer:
     """A server with every feature registered."""
     server = MnemoServer()
-    for feature in (configuration, indexing, commands, hover, lens, calls, symbols):
+    for feature in (configuration, indexing, commands, hover, lens, calls, symbols, session):
         feature.setup(server)
     forward_engine_logs(server)
     return server

@@ -24,6 +24,8 @@ def apply(ls: MnemoServer, given: Any) -> None:
     for warning in warnings:
         ls.tell(warning, types.MessageType.Warning)
     before, ls.settings = ls.settings, settings
+    for folder in list(ls.folders.values()):
+        folder.memory = settings.memory
     if before.lens != settings.lens and ls.supports("workspace", "code_lens", "refresh_support"):
         ls.workspace_code_lens_refresh(None)
     ls.log(f"settings: {settings}")  # last: a client that saw it has seen the lens refresh too

@@ -27,6 +27,7 @@ def hover(ls: MnemoServer, params: types.HoverParams) -> types.Hover | None:
     if symbol is None or symbol.kind == "module" or symbol.short_name != word:
         return None
     card = engine.card(symbol)
+    engine.noticed_symbol("hovered", symbol)  # the session memory (a no-op when it is off)
     task = ls.task
     task_info = (task.text, task.ranks.get(symbol.id), len(task.ranks)) if task is not None else None
     markdown = convert.card_markdown(engine.root, card, task_info, show_history_note=not folder.index.walked)

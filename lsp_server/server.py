@@ -99,15 +99,17 @@ class Folder:
     index: IndexState = field(default_factory=IndexState)
     checked: threading.Event = field(default_factory=threading.Event)  # the first freshness check is over
     readers: _Readers = field(default_factory=_Readers)
+    memory: bool | None = None  # the client's ``memory`` setting (None: the project's)
 
     def engine(self) -> Engine:
         """This worker thread's engine on the folder; it reads the index as it is (the indexer
-        keeps it fresh)."""
+        keeps it fresh), and remembers the session as the ``memory`` setting says."""
         engine: Engine | None = getattr(self.readers.local, "engine", None)
         if engine is None:
             engine = self.readers.local.engine = Engine(self.root, update_index=False)
             with self.readers.lock:
                 self.readers.opened.append(engine)
+        engine.use_memory(self.memory)
         return engine
 
     def close(self) -> None:
@@ -164,7 +166,7 @@ class MnemoServer(LanguageServer):
         self._folder_uris[uri] = root
         if root in self.folders:
             return None
-        folder = self.folders[root] = Folder(root)
+        folder = self.folders[root] = Folder(root, memory=self.settings.memory)
         return folder
 
     def remove_folder(self, uri: str) -> Folder | None:

@@ -3,9 +3,11 @@
 The section ``mnemo`` (``{"mnemo": {"budget": 8000}}``; initialization options may also be the
 section itself) holds ``budget`` (the tokens of a context answer when a command names none),
 ``depth`` (the caller hops of a change's and a symbol's blast radius), ``lens`` and ``hover`` (on
-or off). A budget or depth the client leaves out is the project's (``[tool.mnemo]`` or
-``mnemo.toml``), else each answer's own default. A bad value or an unknown name is one warning and
-the default in its place. ``configuration`` takes the settings from the client's messages.
+or off), and ``memory`` (the session and task memory: what is opened, hovered and edited ranks the
+next task's answer; false: nothing remembered). A budget or depth the client leaves out is the
+project's (``[tool.mnemo]`` or ``mnemo.toml``), else each answer's own default. A bad value or an
+unknown name is one warning and the default in its place. ``configuration`` takes the settings
+from the client's messages.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ class Settings:
     depth: int | None = None  # None: each answer's own default (a change 3 hops, files 2)
     lens: bool = True
     hover: bool = True
+    memory: bool | None = None  # None: the project's ``memory`` setting (on unless it says false)
 
 
 def _positive(value: Any, most: int | None = None) -> bool:
@@ -44,8 +47,12 @@ CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {  # each setting's test,
     "depth": (lambda v: v is None or _positive(v, MAX_DEPTH), f"an integer from 1 to {MAX_DEPTH}"),
     "lens": (lambda v: isinstance(v, bool), "true or false"),
     "hover": (lambda v: isinstance(v, bool), "true or false"),
+    "memory": (lambda v: isinstance(v, bool), "true or false"),
 }
-FALLBACKS = {"budget": f"the project's (else {DEFAULT_BUDGET})"}  # what a None default stands for
+FALLBACKS = {
+    "budget": f"the project's (else {DEFAULT_BUDGET})",
+    "memory": "the project's (else on)",
+}  # what a None default stands for
 
 
 def parse(given: Any) -> tuple[Settings, list[str]]:

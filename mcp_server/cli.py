@@ -21,6 +21,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"mnemo-mcp {__version__}")
     parser.add_argument("--repo", default=".", help="repository directory (default: current directory)")
+    parser.add_argument(
+        "--no-memory",
+        action="store_true",
+        help="leave the session and task memory out: nothing read from or written to .mnemo/memory.db",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="log to stderr what the server does")
     return parser
 
@@ -37,12 +42,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr,
         force=True,
     )
-    return guarded("mnemo-mcp", lambda: _serve(args.repo), args.repo)
+    return guarded("mnemo-mcp", lambda: _serve(args.repo, False if args.no_memory else None), args.repo)
 
 
-def _serve(path: str) -> int:
+def _serve(path: str, memory: bool | None) -> int:
     root = Engine.open(path).root
-    create_server(root).run("stdio")
+    create_server(root, memory).run("stdio")
     return 0
 
 

@@ -36,6 +36,8 @@ from mnemo_core.model import ContextPack
 from mnemo_core.render import (
     explanation_json,
     explanation_text,
+    feedback_json,
+    feedback_text,
     history_json,
     history_text,
     pack_json,
@@ -51,9 +53,13 @@ INSTRUCTIONS = (
     "mnemo knows this repository's code as a graph of functions, classes and calls. Start a task with "
     "task_context (the code to read, ranked, with reasons); before changing a function, ask callers; "
     "after editing, change_context with worktree=true shows the blast radius and impacted_tests the "
-    "tests to run. Symbols are named 'name', 'Class.method' or 'path:name'."
+    "tests to run; when done, feedback says which symbols helped, so similar tasks rank them first. "
+    "Symbols are named 'name', 'Class.method' or 'path:name'."
 )
 READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+REMEMBERS = ToolAnnotations(  # feedback writes mnemo's memory, and nothing else
+    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
 
 Answer = tuple[dict[str, Any], str]  # the JSON answer and its text rendering
 
@@ -86,8 +92,9 @@ class MnemoTools:
     """The tools of one server, on the repository at ``root``. Each public method is a tool; its
     docstring is the description a model reads to choose it."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, memory: bool | None = None) -> None:
         self.root = root
+        self.memory = memory
         self._lock = threading.Lock()
 
     def task_context(
@@ -164,12 +171,12 @@ class MnemoTools:
         """Who calls a function, method or class, transitively up to depth hops, with the file and
         line of each caller and how the call was resolved. Use it before changing a signature or
         behaviour, to find every place that must change with it."""
-        return self._answer(lambda engine: _walk(engine.callers(symbol, depth)))
+        return self._answer(lambda engine: _walk(_asked(engine, engine.callers(symbol, depth))))
 
     def callees(self, symbol: SymbolName, depth: Hops = 1) -> CallToolResult:
         """What a function or method calls, transitively up to depth hops, with file and line. Use
         it to understand what a function depends on before reading or changing it."""
-        return self._answer(lambda engine: _walk(engine.callees(symbol, depth)))
+        return self._answer(lambda engine: _walk(_asked(engine, engine.callees(symbol, depth))))
 
     def symbol_history(
         self,
@@ -182,6 +189,8 @@ class MnemoTools:
 
         def run(engine: Engine) -> Answer:
             histories = engine.history(symbol, limit)
+            for history in histories:
+                engine.noticed_symbol("hovered", history.symbol)
             return history_json(histories), "\n\n".join(history_text(h) for h in histories)
 
         return self._answer(run)
@@ -209,12 +218,30 @@ class MnemoTools:
 
         return self._answer(run)
 
+    def feedback(
+        self,
+        task: Annotated[str, Field(description="the task, in the words given to task_context")],
+        used: Annotated[
+            list[str], Field(description="symbols that helped: 'name', 'Class.method' or 'path:name'")
+        ] = [],  # noqa: B006 -- the SDK copies defaults into the schema; never mutated
+        useless: Annotated[list[str], Field(description="symbols that were shown but did not help")] = [],  # noqa: B006
+    ) -> CallToolResult:
+        """Tell mnemo which symbols were useful and which were useless for a task, once the work is
+        done or abandoned. A later similar task_context then ranks the useful ones higher and the
+        useless ones lower. Writes only mnemo's own memory (.mnemo/memory.db)."""
+
+        def run(engine: Engine) -> Answer:
+            feedback = engine.feedback(task, used, useless)
+            return feedback_json(feedback), feedback_text(feedback)
+
+        return self._answer(run)
+
     def _answer(self, work: Callable[[Engine], Answer]) -> CallToolResult:
         """Run ``work`` on a freshly opened engine, one call at a time, and answer with its
         result or the one line its failure is reported with."""
         with self._lock:
             try:
-                payload, text = recovering(self.root, lambda: _on_repo(self.root, work))
+                payload, text = recovering(self.root, lambda: _on_repo(self.root, work, self.memory))
             except Exception as exc:
                 return CallToolResult(content=[_text(failure(PROG, exc, self.root)[1])], is_error=True)
         return CallToolResult(content=[_text(text)], structured_content=payload)
@@ -229,6 +256,7 @@ TOOLS = (
     "callees",
     "symbol_history",
     "impacted_tests",
+    "feedback",
 )
 
 
@@ -255,18 +283,27 @@ def bad_arguments(tool: str, error: ValidationError) -> str:
     return f"{PROG}: error: bad arguments for {tool}: {problems}"
 
 
-def create_server(root: Path) -> MCPServer[Any]:
-    """A server whose tools answer about the repository at ``root``."""
+def create_server(root: Path, memory: bool | None = None) -> MCPServer[Any]:
+    """A server whose tools answer about the repository at ``root`` (``memory`` False: without the
+    session and task memory; None: as the project's settings say)."""
     server = MnemoMCPServer("mnemo", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
-    tools = MnemoTools(root)
+    tools = MnemoTools(root, memory)
     for name in TOOLS:
-        server.add_tool(getattr(tools, name), name=name, annotations=READ_ONLY)
+        annotations = REMEMBERS if name == "feedback" else READ_ONLY
+        server.add_tool(getattr(tools, name), name=name, annotations=annotations)
     return server
 
 
-def _on_repo(root: Path, work: Callable[[Engine], Answer]) -> Answer:
-    with Engine(root) as engine:
+def _on_repo(root: Path, work: Callable[[Engine], Answer], memory: bool | None) -> Answer:
+    with Engine(root, memory=memory) as engine:
         return work(engine)
+
+
+def _asked(engine: Engine, walk: Walk) -> Walk:
+    """The symbols an agent asks about join its session, as a hover does an editor's."""
+    for symbol in walk.start:
+        engine.noticed_symbol("hovered", symbol)
+    return walk
 
 
 def _pack(pack: ContextPack) -> Answer:

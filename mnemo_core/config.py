@@ -45,6 +45,7 @@ class Config:
     source: str | None = None  # the file the settings came from; None: defaults only
     coverage: str | None = None  # a coverage.py data file with per-test contexts, repository-relative
     coverage_commit: str | None = None  # the commit it was taken at; None: HEAD
+    memory: bool = True  # remember the session and the tasks in .mnemo/memory.db (false: nothing written)
 
     def override(self, **values: Any) -> Config:
         """A copy with the given values, skipping those that are None (options not given)."""
@@ -99,9 +100,9 @@ def _check(key: str, value: Any, where: str) -> None:
     if key == "fail_on":
         if value not in FAIL_ON_LEVELS:
             raise MnemoError(f"{where}: fail_on must be one of {', '.join(FAIL_ON_LEVELS)} (got {value!r})")
-    elif key == "require_tests":
+    elif key in ("require_tests", "memory"):
         if not isinstance(value, bool):
-            raise MnemoError(f"{where}: require_tests must be true or false (got {value!r})")
+            raise MnemoError(f"{where}: {key} must be true or false (got {value!r})")
     elif key in ("coverage", "coverage_commit"):
         if not isinstance(value, str) or not value.strip():
             raise MnemoError(f"{where}: {key} must be a non-empty string (got {value!r})")

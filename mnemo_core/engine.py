@@ -14,7 +14,7 @@ mnemo's defaults.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -37,9 +37,11 @@ from mnemo_core.insight import (
     symbol_card,
 )
 from mnemo_core.lookup import Hop
+from mnemo_core.memory import Memory
 from mnemo_core.model import ContextPack, Explanation, IndexStats, ScoredSymbol, Symbol
 from mnemo_core.pipelines import DEFAULT_BUDGET, DEFAULT_DEPTH, DEFAULT_FILES_DEPTH, Call
 from mnemo_core.repository import Repository, recovering
+from mnemo_core.retrieve.recall import Recall
 from mnemo_core.symbol_history import SymbolHistory, symbol_history
 from mnemo_core.vcs.git import head_commit
 from mnemo_core.vcs.linelog import DEFAULT_LIMIT as DEFAULT_HISTORY
@@ -56,6 +58,7 @@ __all__ = [
     "LENS_KINDS",
     "Direction",
     "Engine",
+    "Feedback",
     "Hop",
     "LastChange",
     "Lens",
@@ -84,18 +87,39 @@ class Walk:
     direction: Direction
 
 
+Noticed = Literal["opened", "hovered", "edited"]  # what an editor or agent did with code
+
+
+@dataclass(frozen=True, slots=True)
+class Feedback:
+    """What ``feedback`` remembered for a task."""
+
+    task: str
+    used: tuple[Symbol, ...]
+    useless: tuple[Symbol, ...]
+
+
 class Engine:
     """One repository and its index; each public method is a verb."""
 
-    def __init__(self, root: Path, update_index: bool = True) -> None:
-        """An engine on the repository whose top level is ``root`` (see :meth:`open` for any path)."""
+    def __init__(
+        self,
+        root: Path,
+        update_index: bool = True,
+        memory: bool | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        """An engine on the repository whose top level is ``root`` (see :meth:`open` for any path).
+        ``memory`` (default: the ``memory`` setting, else on) remembers the session and the tasks
+        in ``.mnemo/memory.db``; ``clock`` tells its time."""
         self.repository = Repository(root)
         self.update_index = update_index
+        self.memory = Memory(root, memory, clock)
 
     @classmethod
-    def open(cls, path: str | Path, update_index: bool = True) -> Engine:
+    def open(cls, path: str | Path, update_index: bool = True, memory: bool | None = None) -> Engine:
         """The engine of the repository containing ``path`` (its git top level, or the directory)."""
-        return cls(Repository.open(path).root, update_index)
+        return cls(Repository.open(path).root, update_index, memory)
 
     @property
     def root(self) -> Path:
@@ -108,8 +132,9 @@ class Engine:
         return load_config(self.root)
 
     def close(self) -> None:
-        """Close the index connection."""
+        """Close the index connection and the memory file."""
         self.repository.close()
+        self.memory.close()
 
     def __enter__(self) -> Engine:
         return self
@@ -196,11 +221,17 @@ class Engine:
         """The symbols to read first for a task in words, ranked and packed into a token budget."""
         started = time.perf_counter()
         budget = self._budget(budget)
-        return pipelines.for_task(self._call(started), text, budget, limit)
+        call = self._call(started)
+        recall = self._recall(call)
+        pack = pipelines.for_task(call, text, budget, limit, recall=recall)
+        self.memory.asked(text, call.commit)
+        self.memory.returned(pack.symbols)
+        return pack
 
     def explain(self, text: str, handle: str) -> Explanation:
         """Every part of one symbol's score for a task."""
-        return pipelines.explain(self._call(), text, handle)
+        call = self._call()
+        return pipelines.explain(call, text, handle, recall=self._recall(call))
 
     def pr(
         self,
@@ -222,7 +253,9 @@ class Engine:
         budget, depth = self._budget(budget), self._depth(depth)
         pipelines.check_change(head, staged, worktree)
         source = self._coverage(coverage, coverage_commit)
-        return pipelines.for_pr(self._call(started), base, head, staged, worktree, depth, budget, source)
+        pack = pipelines.for_pr(self._call(started), base, head, staged, worktree, depth, budget, source)
+        self.memory.returned(pack.symbols)
+        return pack
 
     def files(
         self,
@@ -238,7 +271,9 @@ class Engine:
         budget = self._budget(budget)
         pipelines.check_depth(depth)
         source = self._coverage(coverage, coverage_commit)
-        return pipelines.for_files(self._call(started), paths, depth, budget, source)
+        pack = pipelines.for_files(self._call(started), paths, depth, budget, source)
+        self.memory.returned(pack.symbols)
+        return pack
 
     def tests(
         self,
@@ -257,6 +292,52 @@ class Engine:
             base, head, staged, worktree, depth, coverage=coverage, coverage_commit=coverage_commit
         )
         return pipelines.selected_tests(pack.impact, sure_only)
+
+    # -- memory ---------------------------------------------------------------------------------
+    def feedback(self, text: str, used: Sequence[str] = (), useless: Sequence[str] = ()) -> Feedback:
+        """Remember which symbols (handles, as for ``why``) were useful and useless for a task: a
+        later similar task recalls the useful ones and demotes the useless ones."""
+        if not text or not text.strip():
+            raise MnemoError("the task is empty; give the task the feedback is about")
+        if not used and not useless:
+            raise MnemoError("name at least one symbol with --used or --useless")
+        self._fresh()
+        found_used = [s for handle in used for s in lookup.resolve_symbol(self.repository, handle)]
+        found_useless = [s for handle in useless for s in lookup.resolve_symbol(self.repository, handle)]
+        if not self.memory.feedback(text, found_used, found_useless):
+            raise MnemoError(
+                "memory is off (--no-memory, or memory = false in the settings): the feedback was not kept"
+            )
+        return Feedback(text, tuple(found_used), tuple(found_useless))
+
+    def noticed(self, kind: Noticed, path: str, lines: Sequence[int] = ()) -> None:
+        """An editor or agent ``kind`` (opened, hovered, edited) a file, at ``lines`` (1-based) or
+        as a whole: those symbols (or the file's) count for the session's next queries."""
+        if not self.memory.enabled:
+            return
+        self._fresh()
+        relative = self.repository.relpath(path)
+        if not lines:
+            self.memory.touched_file(kind, relative)
+            return
+        found = {}
+        for line in lines:
+            symbol = symbol_at(self.repository, relative, line, None)
+            if symbol is not None and symbol.kind != "module":
+                found[symbol.id] = symbol
+        self.memory.touched(kind, found.values())
+
+    def use_memory(self, enabled: bool | None) -> None:
+        """Turn the session and task memory on or off for the next calls (None: as the project's
+        ``memory`` setting says): how a long-lived front end follows a changed setting."""
+        self.memory.choose(enabled)
+
+    def noticed_symbol(self, kind: Noticed, symbol: Symbol) -> None:
+        """An editor or agent ``kind`` (hovered, opened, edited) one symbol."""
+        self.memory.touched(kind, [symbol])
+
+    def _recall(self, call: Call) -> Recall:
+        return self.memory.recall(call.repo.store, call.repo.root, call.commit)
 
     # -- an editor's questions ------------------------------------------------------------------
     def symbol_at(self, path: str, line: int, word: str | None = None) -> Symbol | None:

@@ -19,6 +19,7 @@ from mnemo_core.model import ContextPack, Contribution, Explanation, Impact, Sco
 from mnemo_core.repository import Repository
 from mnemo_core.retrieve.pack import Piece, pack
 from mnemo_core.retrieve.reasons import task_reasons
+from mnemo_core.retrieve.recall import Recall
 from mnemo_core.retrieve.recency import RecencyLookup, git_recency
 from mnemo_core.retrieve.score import WEIGHTS
 from mnemo_core.retrieve.snippets import SourceCache, header, token_costs
@@ -97,9 +98,12 @@ def answer(
     )
 
 
-def for_task(call: Call, text: str, budget: int, limit: int | None) -> ContextPack:
-    """The symbols to read first for a task in words, ranked and packed into ``budget`` tokens."""
-    ranking = rank_task(call.repo.store, call.repo.root, text, recency_lookup(call.repo))
+def for_task(
+    call: Call, text: str, budget: int, limit: int | None, recall: Recall | None = None
+) -> ContextPack:
+    """The symbols to read first for a task in words, ranked and packed into ``budget`` tokens;
+    ``recall`` is what the engine remembers of the session and of past tasks."""
+    ranking = rank_task(call.repo.store, call.repo.root, text, recency_lookup(call.repo), recall=recall)
     symbols = _packed(call.repo, ranking, budget, limit)
     counts = {
         "seeds": len(ranking.seeds),
@@ -287,10 +291,12 @@ def _describe_range(base: str | None, target: str | Snapshot) -> str:
     return f"{base[:10] if base else 'empty tree'}..{head}"
 
 
-def explain(call: Call, text: str, handle: str) -> Explanation:
+def explain(call: Call, text: str, handle: str, recall: Recall | None = None) -> Explanation:
     """The full breakdown of one symbol's score for a task."""
     targets = resolve_symbol(call.repo, handle)
-    ranking = rank_task(call.repo.store, call.repo.root, text, recency_lookup(call.repo), full_walk=True)
+    ranking = rank_task(
+        call.repo.store, call.repo.root, text, recency_lookup(call.repo), full_walk=True, recall=recall
+    )
     return _explanation(ranking, _best_placed(targets, ranking), text)
 
 
@@ -318,6 +324,7 @@ def _explanation(ranking: TaskRanking, target: Symbol, text: str) -> Explanation
         Contribution(name, components.get(name, 0.0), weight, round(components.get(name, 0.0) * weight, 4))
         for name, weight in WEIGHTS.items()
     )
+    notes += _memory_notes(ranking, sid)
     recency = ranking.recency.get(sid)
     return Explanation(
         symbol=target,
@@ -341,6 +348,19 @@ def _explanation(ranking: TaskRanking, target: Symbol, text: str) -> Explanation
         ),
         notes=tuple(notes),
     )
+
+
+def _memory_notes(ranking: TaskRanking, sid: int) -> list[str]:
+    """What the session and the task memory said of a symbol, in words."""
+    notes = []
+    if sid in ranking.session:
+        notes.append(f"session: {ranking.session[sid].reason}")
+    if sid in ranking.recall.recalled:
+        notes.append(f"memory: {ranking.recall.recalled[sid]}")
+    if sid in ranking.recall.demoted:
+        factor, why = ranking.recall.demoted[sid]
+        notes.append(f"memory: {why} (x {factor:.2f})")
+    return notes
 
 
 def recency_lookup(repo: Repository) -> RecencyLookup:

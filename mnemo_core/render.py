@@ -15,6 +15,7 @@ from mnemo_core.model import ContextPack, Explanation, Impact, IndexStats, Score
 from mnemo_core.retrieve.snippets import header
 
 if TYPE_CHECKING:
+    from mnemo_core.engine import Feedback
     from mnemo_core.lookup import Hop
     from mnemo_core.symbol_history import SymbolHistory
 
@@ -27,6 +28,7 @@ MULTIPLIER_NAMES = {
     "test": "test code, and the task is not about tests",
     "kind": "kind prior",
     "declaration": "a declaration without the implementation (overload or stub)",
+    "useless": "said useless for a similar past task",
 }
 
 
@@ -490,3 +492,21 @@ def md_fence(body: str, info: str = "") -> list[str]:
     longest = max((len(run) for run in re.findall("`+", body)), default=0)
     fence = "`" * max(3, longest + 1)
     return [fence + info, body, fence]
+
+
+def feedback_json(feedback: Feedback) -> dict[str, Any]:
+    """``mnemo feedback --format json``: what was remembered for the task."""
+    return {
+        "schema": SCHEMA,
+        "task": feedback.task,
+        "used": [index_symbol_json(s) for s in feedback.used],
+        "useless": [index_symbol_json(s) for s in feedback.useless],
+    }
+
+
+def feedback_text(feedback: Feedback) -> str:
+    """``mnemo feedback``: one line per symbol remembered."""
+    lines = [f"remembered for the task {feedback.task!r}:"]
+    lines += [f"  useful   {s.key}  ({s.path}:{s.start_line})" for s in feedback.used]
+    lines += [f"  useless  {s.key}  ({s.path}:{s.start_line})" for s in feedback.useless]
+    return "\n".join(lines)

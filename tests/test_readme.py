@@ -40,6 +40,7 @@ ARGUMENTS = {  # what each command of the table is given besides --repo and --fo
     "history": ["total"],
     "task": ["cart checkout total"],
     "why": ["--task", "cart checkout total", "total"],
+    "feedback": ["--task", "cart checkout total", "--used", "total", "--useless", "Cart.items"],
     "pr": ["--base", "HEAD~1"],
     "files": ["shop/pricing.py"],
     "tests": ["--base", "HEAD~1"],

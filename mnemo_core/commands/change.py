@@ -10,6 +10,7 @@ from mnemo_core.commands.common import (
     BUDGET_HELP,
     add_coverage_arguments,
     add_format_argument,
+    add_memory_argument,
     add_repo_argument,
     open_engine,
     positive_int,
@@ -38,6 +39,7 @@ def _selectors(parser: argparse.ArgumentParser) -> None:
     )
     add_coverage_arguments(parser)
     add_repo_argument(parser)
+    add_memory_argument(parser)
 
 
 def register(sub: Any) -> None:
@@ -65,6 +67,7 @@ def register(sub: Any) -> None:
     add_coverage_arguments(files)
     add_repo_argument(files)
     add_format_argument(files, ("text", "markdown", "json"))
+    add_memory_argument(files)
     files.set_defaults(run=run_files)
 
     tests = sub.add_parser("tests", help="the tests a change reaches, e.g. as pytest node ids")

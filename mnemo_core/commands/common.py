@@ -50,9 +50,18 @@ def add_format_argument(parser: argparse.ArgumentParser, choices: tuple[str, ...
     parser.add_argument("--format", choices=choices, default=choices[0], help="output format")
 
 
+def add_memory_argument(parser: argparse.ArgumentParser) -> None:
+    """``--no-memory``: neither use nor write the session and task memory (``.mnemo/memory.db``)."""
+    parser.add_argument(
+        "--no-memory",
+        action="store_true",
+        help="leave the session and task memory out: nothing read from or written to .mnemo/memory.db",
+    )
+
+
 def open_engine(args: argparse.Namespace) -> Engine:
-    """The engine of the repository ``--repo`` names."""
-    return Engine.open(args.repo)
+    """The engine of the repository ``--repo`` names (without memory when ``--no-memory``)."""
+    return Engine.open(args.repo, memory=False if getattr(args, "no_memory", False) else None)
 
 
 def print_json(value: object) -> None:

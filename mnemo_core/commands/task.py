@@ -9,6 +9,7 @@ from typing import Any
 from mnemo_core.commands.common import (
     BUDGET_HELP,
     add_format_argument,
+    add_memory_argument,
     add_repo_argument,
     open_engine,
     positive_int,
@@ -25,6 +26,7 @@ def register(sub: Any) -> None:
     task.add_argument("--limit", type=positive_int, default=None, help="at most this many symbols")
     add_repo_argument(task)
     add_format_argument(task, ("text", "markdown", "json"))
+    add_memory_argument(task)
     task.set_defaults(run=run_task)
 
     why = sub.add_parser("why", help="explain one symbol's score for a task")
@@ -32,6 +34,7 @@ def register(sub: Any) -> None:
     why.add_argument("--task", required=True, help="the task the score is for")
     add_repo_argument(why)
     add_format_argument(why)
+    add_memory_argument(why)
     why.set_defaults(run=run_why)
 
 

@@ -27,6 +27,13 @@ def task_reasons(ranking: TaskRanking, sid: int) -> list[str]:
             if hops
             else "reached by the walk from the task's matches"
         )
+    recalled = ranking.recall.recalled.get(sid)
+    if recalled and recalled not in reasons:
+        reasons.append(recalled)
+    if sid in ranking.recall.demoted:
+        reasons.append(f"{ranking.recall.demoted[sid][1]}, demoted")
+    if sid in ranking.session:
+        reasons.append(ranking.session[sid].reason)
     if ranking.walk.authority.get(sid, 0.0) >= HIGH_AUTHORITY:
         reasons.append("relied on by the other matches (high authority)")
     callers = ranking.fan_in.get(sid, 0)

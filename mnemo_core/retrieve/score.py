@@ -16,6 +16,11 @@ test code and the task is not about tests, and by a prior for kinds that are rar
 - text: the BM25 score of the full-text match, scaled so the best hit has 1.
 - history: the votes of similar past commits for the symbol, scaled so the best has 1.
 - body: the BM25 score of the match in the symbol's own body words, scaled so the best hit has 1.
+- session: what this session just touched (returned, opened, hovered, edited), decayed and capped
+  (``recall.py``); 0 when memory is off or the symbol was not touched lately.
+- memory: how strongly similar past tasks recall the symbol as useful, scaled so the best has 1.
+
+A symbol said useless for a similar past task is multiplied by the ``useless`` factor.
 """
 
 from __future__ import annotations
@@ -46,6 +51,10 @@ WEIGHTS = {
     "text": -0.05,  # how well its name, signature, docstring and path match, beyond their share in lexical
     "body": 0.25,  # how well its own code matches (BM25): the strongest single signal
     "history": 0.10,  # similar past changes touched it
+    # Not learned (the tuning tasks have no memory, so these are 0 there and change nothing): set so
+    # that memory reorders the task's own matches rather than outvoting them.
+    "session": 0.05,  # touched in this session: a nudge worth about a good file match, not a body match
+    "memory": 0.20,  # useful for a similar past task: said by a person or a landed commit, so strong
 }
 FILE_SEEDS = 5  # a file's relevance counts its best few matches, so big files do not win by size
 TEST_DEMOTION = 0.2  # test code, unless the task is about tests, is context rather than target
@@ -172,8 +181,13 @@ def score_candidates(
     reference_time: int | None,
     symbols: Mapping[int, Symbol],
     keywords: Keywords,
+    session: Mapping[int, float] | None = None,
+    useless: Mapping[int, float] | None = None,
 ) -> list[Scored]:
-    """Score every candidate; best first, ties broken by symbol id."""
+    """Score every candidate; best first, ties broken by symbol id. ``session`` holds the session
+    component of the candidates touched lately, ``useless`` the factor of those said useless."""
+    session = session or {}
+    useless = useless or {}
     top_seed = max((s.score for s in seeds.values()), default=0.0) or 1.0
     top_walk = max((walk.scores.get(c, 0.0) for c in candidates), default=0.0) or 1.0
     files = file_relevance(candidates, seeds, symbols, top_seed)
@@ -193,9 +207,13 @@ def score_candidates(
             "text": _strength(seed, "fts"),
             "body": _strength(seed, "body"),
             "history": _strength(seed, "history"),
+            "session": session.get(sid, 0.0),
+            "memory": _strength(seed, "memory"),
         }
         total = sum(WEIGHTS[name] * value for name, value in components.items())
         multipliers = multipliers_for(symbols[sid], keywords)
+        if sid in useless:
+            multipliers["useless"] = useless[sid]
         for factor in multipliers.values():
             total *= factor
         scored.append(Scored(sid, total, {k: round(v, 4) for k, v in components.items()}, multipliers))

@@ -12,6 +12,8 @@
   (``history.py``; it needs git, so the caller hands it in).
 - **path**: the symbols of files whose directory or file name is a term (``upload client`` ->
   ``uploads/client.py``), the most called first.
+- **memory**: the symbols that were useful for similar past tasks (``recall.py``; empty when
+  nothing is remembered, so it changes nothing then).
 
 RRF gives ``sum(weight_c / (RRF_K + rank_c))`` over the channels that found a symbol: rank positions
 matter, raw channel scores (incomparable across channels) do not.
@@ -34,6 +36,7 @@ CHANNEL_WEIGHTS = {
     "body": 1.0,  # term overlap with the code itself
     "history": 1.0,  # similar past changes touched it
     "path": 0.5,  # the file is about the topic; its symbols are only candidates
+    "memory": 1.0,  # useful for a similar past task (said by feedback or by the commit that landed it)
 }
 NAME_MATCHES_PER_TERM = 12
 MIN_CONTAINS_CHARS = 6  # "cache_key" inside "get_cache_key"; shorter fragments match by accident
@@ -108,6 +111,11 @@ def fts_query(keywords: Keywords) -> str:
 
 def _match(terms: list[str]) -> str:
     return " OR ".join(f'"{t}"' for t in terms)
+
+
+def task_terms(keywords: Keywords) -> list[str]:
+    """The terms the full-text channels search for: the task's words, identifiers split."""
+    return _terms(keywords)
 
 
 def _terms(keywords: Keywords) -> list[str]:
@@ -217,11 +225,18 @@ def fuse(
     return [Seed(sid, scores[sid], tuple(hits[sid])) for sid in order]
 
 
-def seed(store: Store, keywords: Keywords, history_channel: Ranked | None = None) -> list[Seed]:
-    """Every channel, fused; ``history_channel`` ranks by past commits (absent without git)."""
+def seed(
+    store: Store,
+    keywords: Keywords,
+    history_channel: Ranked | None = None,
+    memory_channel: Ranked | None = None,
+) -> list[Seed]:
+    """Every channel, fused; ``history_channel`` ranks by past commits (absent without git),
+    ``memory_channel`` by past tasks (absent when memory is off)."""
     fts, bm25 = fts_ranked(store, keywords)
     body, body_bm25 = body_ranked(store, keywords)
     history, votes = history_channel(store, keywords) if history_channel else ([], {})
+    memory, recalled = memory_channel(store, keywords) if memory_channel else ([], {})
     channels = {
         "name": name_channel(store, keywords),
         "fts": fts,
@@ -229,7 +244,10 @@ def seed(store: Store, keywords: Keywords, history_channel: Ranked | None = None
         "history": history,
         "path": path_channel(store, keywords),
     }
-    return fuse(channels, strengths={"fts": bm25, "body": body_bm25, "history": votes})
+    if memory:
+        channels["memory"] = memory
+    strengths = {"fts": bm25, "body": body_bm25, "history": votes, "memory": recalled}
+    return fuse(channels, strengths=strengths)
 
 
 def _first_occurrence(ranked: list[tuple[int, str]]) -> Channel:

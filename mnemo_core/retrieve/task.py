@@ -9,7 +9,7 @@ when asked (``explain`` shows every component), so it never changes which symbol
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mnemo_core.errors import MnemoError
@@ -18,9 +18,10 @@ from mnemo_core.model import Symbol
 from mnemo_core.retrieve.graphcache import graph_for
 from mnemo_core.retrieve.history import history_channel
 from mnemo_core.retrieve.keywords import Keywords, extract_keywords
+from mnemo_core.retrieve.recall import Recall, Touch
 from mnemo_core.retrieve.recency import RecencyLookup
 from mnemo_core.retrieve.score import WEIGHTS, Recency, Scored, score_candidates
-from mnemo_core.retrieve.seeds import Seed, seed
+from mnemo_core.retrieve.seeds import Channel, Ranked, Seed, Strengths, seed
 from mnemo_core.retrieve.walk import WalkResult, hops_only, reach, walk
 
 MAX_SEEDS = 60  # the walk restarts from at most this many fused seeds
@@ -43,6 +44,8 @@ class TaskRanking:
     recency: dict[int, Recency]
     reference_time: int | None
     notes: tuple[str, ...]
+    session: dict[int, Touch] = field(default_factory=dict)  # candidates touched in this session
+    recall: Recall = field(default_factory=Recall)  # what was remembered (empty when memory is off)
 
 
 def parse_task(text: str) -> Keywords:
@@ -61,12 +64,20 @@ def parse_task(text: str) -> Keywords:
 
 
 def rank_task(
-    store: Store, root: Path, text: str, recency_lookup: RecencyLookup, full_walk: bool = False
+    store: Store,
+    root: Path,
+    text: str,
+    recency_lookup: RecencyLookup,
+    full_walk: bool = False,
+    recall: Recall | None = None,
 ) -> TaskRanking:
     """Rank every candidate symbol for a task (no budget applied). The random walk runs when a
-    weight needs it or ``full_walk`` asks for it; the ranking is the same either way."""
+    weight needs it or ``full_walk`` asks for it; the ranking is the same either way. ``recall``
+    (the session and the task memory) adds the memory channel and the session component."""
     keywords = parse_task(text)
-    seeds = seed(store, keywords, history_channel(root))
+    recall = recall or Recall()
+    memory = _memory_channel(recall) if recall.tasks else None
+    seeds = seed(store, keywords, history_channel(root), memory)
     top_seeds = {s.symbol_id: s for s in seeds[:MAX_SEED_CANDIDATES]}
     graph = graph_for(store)
     restart = {s.symbol_id: s.score for s in seeds[:MAX_SEEDS]}
@@ -82,8 +93,44 @@ def rank_task(
     candidates = [sid for sid in candidate_ids if sid in symbols]
     fan_in = store.fan_in(candidates)
     recency, reference, recency_notes = recency_lookup({sid: symbols[sid] for sid in candidates})
-    scored = score_candidates(candidates, top_seeds, result, fan_in, recency, reference, symbols, keywords)
+    session = recall.session({sid: symbols[sid] for sid in candidates}) if recall.events else {}
+    scored = score_candidates(
+        candidates,
+        top_seeds,
+        result,
+        fan_in,
+        recency,
+        reference,
+        symbols,
+        keywords,
+        {sid: touch.value for sid, touch in session.items()},
+        {sid: factor for sid, (factor, _) in recall.demoted.items()},
+    )
     notes = list(recency_notes)
     if keywords.truncated:
         notes.append("the task was truncated to its first 4000 characters")
-    return TaskRanking(keywords, top_seeds, result, scored, symbols, fan_in, recency, reference, tuple(notes))
+    return TaskRanking(
+        keywords,
+        top_seeds,
+        result,
+        scored,
+        symbols,
+        fan_in,
+        recency,
+        reference,
+        tuple(notes),
+        session,
+        recall,
+    )
+
+
+def _memory_channel(recall: Recall) -> Ranked:
+    """The memory channel, finding remembered symbols in the index by path, name and kind."""
+
+    def ranked(store: Store, keywords: Keywords) -> tuple[Channel, Strengths]:
+        def locate(keys: list[tuple[str, str, str]]) -> dict[tuple[str, str, str], int]:
+            return {key: symbol.id for key, symbol in store.symbols_by_keys(keys).items()}
+
+        return recall.memory_channel(locate, keywords)
+
+    return ranked

@@ -36,14 +36,15 @@ def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]
     return code, out, err
 
 
-def test_lists_every_tool_with_a_description_and_read_only(repo: Path, tmp_path: Path) -> None:
+def test_lists_every_tool_with_a_description_and_read_only_but_feedback(repo: Path, tmp_path: Path) -> None:
     async def scenario() -> None:
         async with serve(tmp_path, "--repo", str(repo), errlog=tmp_path / "err") as session:
             tools = (await session.list_tools()).tools
             assert sorted(t.name for t in tools) == sorted(TOOLS)
             for tool in tools:
                 assert tool.description and len(tool.description) > 80, tool.name
-                assert tool.annotations is not None and tool.annotations.read_only_hint
+                assert tool.annotations is not None
+                assert tool.annotations.read_only_hint is (tool.name != "feedback"), tool.name
             schema = next(t.input_schema for t in tools if t.name == "task_context")
             assert schema["required"] == ["task"]
 

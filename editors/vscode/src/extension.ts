@@ -141,6 +141,7 @@ function settings(): Arguments {
     depth: config.get<number | null>('depth', null),
     lens: config.get<boolean>('lens', true),
     hover: config.get<boolean>('hover', true),
+    memory: config.get<boolean>('memory', true),
   };
 }
 

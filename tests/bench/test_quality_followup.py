@@ -1,0 +1,37 @@
+"""The follow-up benchmark's pairing on a real repository: a task's predecessor is the commit before
+it, a follow-up when the two changed a same file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import commit, git, make_repo
+
+from bench.quality.followup import pairs
+from bench.quality.mining import Task
+
+A = "def first(x):\n    return x + 1\n\n\ndef second(x):\n    return x * 2\n"
+B = "def other(x):\n    return x - 1\n"
+
+
+def _task(root: Path, sha: str, position: int, *truth: str) -> Task:
+    parent = git(root, "rev-parse", f"{sha}^1").strip()
+    return Task(sha, parent, position, "subject", "a task", truth)
+
+
+def test_a_task_pairs_with_the_commit_before_it(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "r", {"pkg/a.py": A, "pkg/b.py": B})
+    commit(root, {"pkg/a.py": A.replace("x + 1", "x + 10")}, "Make the first increment larger")
+    follow = commit(
+        root,
+        {"pkg/a.py": A.replace("x + 1", "x + 10").replace("x * 2", "x * 3")},
+        "Triple the second value for its callers",
+    )
+    unrelated = commit(root, {"pkg/b.py": B.replace("x - 1", "x - 2")}, "Decrement other by two")
+    found = pairs(
+        root, [_task(root, unrelated, 1, "pkg/b.py:other"), _task(root, follow, 2, "pkg/a.py:second")]
+    )
+    assert [(p.task.id, p.follow_up) for p in found] == [(follow, True), (unrelated, False)]
+    assert found[0].previous.text == "Make the first increment larger"
+    assert found[0].previous.ground_truth == ("pkg/a.py:first",)
+    assert found[1].previous.ground_truth == ("pkg/a.py:second",)
