@@ -95,6 +95,8 @@ def _possible(count: int) -> str:
 
 
 def _tests_line(root: Path, card: SymbolCard) -> str:
+    if not card.tests and card.dynamic:
+        return f"**no test reaches it statically** ({card.dynamic})" + _possible(card.possible_tests)
     if not card.tests:
         return "**no test reaches it**" + _possible(card.possible_tests)
     verb = "reaches" if card.tests == 1 else "reach"

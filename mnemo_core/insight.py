@@ -10,6 +10,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 
+from mnemo_core.change.dynamic import reached_dynamically
 from mnemo_core.change.impact import POSSIBLE_BELOW, tests_reaching, walk_back
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.store import Store
@@ -56,6 +57,7 @@ class SymbolCard:
     history_note: str | None  # why there is no last change (no git, untracked...)
     possible_callers: int = 0  # direct callers linked only by a name guess (not in ``callers``)
     possible_tests: int = 0  # tests that reach it only through a name guess (not in ``tests``)
+    dynamic: str | None = None  # how dynamic dispatch reaches it ("reached dynamically through FILTERS")
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +122,7 @@ def symbol_card(repo: Repository, symbol: Symbol) -> SymbolCard:
     tests = sorted(reaching.sure.values(), key=lambda r: (-r.weight, r.depth, r.symbol_id))
     changes, note = last_changes(repo, [symbol])
     ranked_callers = sorted(caller_symbols.values(), key=lambda s: (s.is_test, s.path, s.start_line))
+    dynamic = reached_dynamically(store, [symbol.id]).get(symbol.id)
     return SymbolCard(
         symbol=symbol,
         callers=len(callers_of),
@@ -131,6 +134,7 @@ def symbol_card(repo: Repository, symbol: Symbol) -> SymbolCard:
         history_note=note,
         possible_callers=len(guessed.get(symbol.id, set())),
         possible_tests=len(reaching.possible),
+        dynamic=dynamic.reason if dynamic else None,
     )
 
 

@@ -18,6 +18,7 @@ from helpers import commit, git, make_repo
 
 from ci.precommit import main as precommit_main
 from mnemo_core.cli import main
+from mnemo_core.engine import Engine
 
 FILTERS = (
     "def do_upper(s):\n"
@@ -197,6 +198,9 @@ def test_a_dynamic_function_no_path_ties_to_a_test_gets_the_module_s_tests_as_po
         "tests/test_pkg.py::test_render",
     ]
     assert not any("no test reaches" in r for r in pr["impact"]["reasons"])
+    with Engine.open(root) as engine:  # the hover card says the same
+        [do_title] = engine.find("do_title")
+        assert engine.card(do_title).dynamic == "reached dynamically through EXTRA"
     possible = {t["name"]: t for t in pr["impact"]["possible_tests"]}
     assert set(possible) == {"test_lower", "test_render"}
     assert possible["test_lower"]["resolution"] == "registry" and possible["test_lower"]["possible"]

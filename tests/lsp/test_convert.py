@@ -94,6 +94,13 @@ def test_the_card_without_history_or_tests() -> None:
     assert "Last change" not in convert.card_markdown(ROOT, no_git, None, show_history_note=False)
 
 
+def test_a_card_reached_only_dynamically_says_so_instead_of_untested() -> None:
+    dynamic = card(tests=0, top_tests=(), dynamic="reached dynamically through FILTERS")
+    text = convert.card_markdown(ROOT, dynamic, None, show_history_note=True)
+    assert "**no test reaches it statically** (reached dynamically through FILTERS)" in text
+    assert "**no test reaches it**" not in text
+
+
 def test_an_uncommitted_change() -> None:
     change = LastChange("0" * 40, "Not Committed Yet", "", 0, "now", 0, True)
     assert convert.last_change_line(change) == "uncommitted changes"
