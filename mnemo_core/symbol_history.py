@@ -14,7 +14,7 @@ from mnemo_core.index.languages import language_for_path
 from mnemo_core.model import Symbol
 from mnemo_core.repository import Repository
 from mnemo_core.vcs.diff import file_at
-from mnemo_core.vcs.git import head_commit, is_shallow
+from mnemo_core.vcs.git import head_commit, is_shallow, repo_toplevel
 from mnemo_core.vcs.linelog import DEFAULT_LIMIT, RangeCommit, range_history
 
 
@@ -29,6 +29,8 @@ class SymbolHistory:
 
 def symbol_history(repo: Repository, symbol: Symbol, limit: int = DEFAULT_LIMIT) -> SymbolHistory:
     """The newest ``limit`` commits that changed ``symbol``'s lines."""
+    if repo_toplevel(repo.root) is None:
+        return SymbolHistory(symbol, (), ("not a git repository: there is no history to read",))
     if head_commit(repo.root) is None:
         return SymbolHistory(symbol, (), ("the repository has no commits yet",))
     lines = _lines_at_head(repo, symbol)

@@ -114,3 +114,14 @@ def test_the_command_answers_json_with_the_schema_and_text(
     assert main(["history", "nothing_like_it", "--repo", str(root)]) == 1
     [line] = capsys.readouterr().err.splitlines()
     assert line.startswith("mnemo: error: ")
+
+
+def test_outside_git_and_before_the_first_commit_the_history_says_why_it_is_empty(tmp_path: Path) -> None:
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    (loose / "core.py").write_text(CORE)
+    assert history_of(loose, "price") == ([], ("not a git repository: there is no history to read",))
+    fresh = tmp_path / "fresh"
+    git(tmp_path, "init", "-q", str(fresh))
+    (fresh / "core.py").write_text(CORE)
+    assert history_of(fresh, "price") == ([], ("the repository has no commits yet",))
