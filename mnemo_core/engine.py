@@ -45,6 +45,7 @@ from mnemo_core.retrieve.recall import Recall
 from mnemo_core.symbol_history import SymbolHistory, symbol_history
 from mnemo_core.vcs.git import head_commit
 from mnemo_core.vcs.linelog import DEFAULT_LIMIT as DEFAULT_HISTORY
+from mnemo_core.vcs.state import git_state
 
 if TYPE_CHECKING:
     from mnemo_core.change.coverage import CoverageSource
@@ -65,6 +66,7 @@ __all__ = [
     "SymbolCard",
     "SymbolHistory",
     "Walk",
+    "git_state",
     "languages",
     "recovering",
 ]

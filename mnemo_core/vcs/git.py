@@ -188,20 +188,31 @@ def _plain_git_dir(root: Path) -> Path | None:
     return git_dir if (git_dir / "HEAD").is_file() else None
 
 
-def _head_from_files(root: Path) -> str | None:
+def git_dirs(root: Path) -> tuple[Path, Path] | None:
+    """The git directory of a work tree's top level and its common directory (where the refs live;
+    the same one outside linked work trees), or None when ``root`` has no git directory of its own."""
     try:
         git_dir = _plain_git_dir(root)
         if git_dir is None:
             return None
+        common_file = git_dir / "commondir"
+        if not common_file.is_file():
+            return git_dir, git_dir
+        return git_dir, (git_dir / common_file.read_text(encoding="utf-8").strip()).resolve()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _head_from_files(root: Path) -> str | None:
+    try:
+        dirs = git_dirs(root)
+        if dirs is None:
+            return None
+        git_dir, common = dirs
         head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
         if not head.startswith("ref: "):
             return head if _is_sha(head) else None
         ref = head[len("ref: ") :]
-        common = (
-            git_dir / (git_dir / "commondir").read_text(encoding="utf-8").strip()
-            if (git_dir / "commondir").is_file()
-            else git_dir
-        )
         for directory in dict.fromkeys((git_dir, common)):
             loose = directory / ref
             if loose.is_file():
