@@ -227,8 +227,7 @@ class Engine:
         recall = self._recall(call)
         pack = pipelines.for_task(call, text, budget, limit, recall=recall)
         self.memory.asked(text, call.commit)
-        self.memory.returned(pack.symbols)
-        return pack
+        return self._shown(pack)
 
     def explain(self, text: str, handle: str) -> Explanation:
         """Every part of one symbol's score for a task."""
@@ -255,9 +254,9 @@ class Engine:
         budget, depth = self._budget(budget), self._depth(depth)
         pipelines.check_change(head, staged, worktree)
         source = self._coverage(coverage, coverage_commit)
-        pack = pipelines.for_pr(self._call(started), base, head, staged, worktree, depth, budget, source)
-        self.memory.returned(pack.symbols)
-        return pack
+        return self._shown(
+            pipelines.for_pr(self._call(started), base, head, staged, worktree, depth, budget, source)
+        )
 
     def files(
         self,
@@ -273,9 +272,7 @@ class Engine:
         budget = self._budget(budget)
         pipelines.check_depth(depth)
         source = self._coverage(coverage, coverage_commit)
-        pack = pipelines.for_files(self._call(started), paths, depth, budget, source)
-        self.memory.returned(pack.symbols)
-        return pack
+        return self._shown(pipelines.for_files(self._call(started), paths, depth, budget, source))
 
     def tests(
         self,
@@ -337,6 +334,11 @@ class Engine:
     def noticed_symbol(self, kind: Noticed, symbol: Symbol) -> None:
         """An editor or agent ``kind`` (hovered, opened, edited) one symbol."""
         self.memory.touched(kind, [symbol])
+
+    def _shown(self, pack: ContextPack) -> ContextPack:
+        """Hand an answer on, its best symbols remembered as shown in this session."""
+        self.memory.returned(pack.symbols)
+        return pack
 
     def _recall(self, call: Call) -> Recall:
         return self.memory.recall(call.repo.store, call.repo.root, call.commit)
