@@ -22,8 +22,9 @@ from collections.abc import Mapping, Sequence
 from ci.event import Environment, read_environment
 from ci.github import DEFAULT_BACKOFF_S, DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, GitHub, sticky_comment
 from ci.guard import EXIT_PASSED, EXIT_POLICY, guarded
-from ci.policy import add_coverage_arguments, add_policy_arguments, configured, describe, evaluate
+from ci.policy import add_policy_arguments, configured, describe, evaluate
 from ci.workflow import annotation_lines, write_outputs
+from mnemo_core.commands.common import add_coverage_arguments
 from mnemo_core.engine import Engine, recovering
 from mnemo_core.errors import MnemoError
 from mnemo_core.model import Impact

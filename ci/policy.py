@@ -1,8 +1,7 @@
 """The team's rules for a change: which blast radius fails the pre-commit hook and the CI check.
 
 Settings come from ``[tool.mnemo]`` or ``mnemo.toml`` (``mnemo_core.config``); the options added by
-:func:`add_policy_arguments` override them for one run (hook ``args``, workflow flags), as those of
-:func:`add_coverage_arguments` do the coverage data the tests are judged by.
+:func:`add_policy_arguments` override them for one run (hook ``args``, workflow flags).
 """
 
 from __future__ import annotations
@@ -44,22 +43,6 @@ def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
         action=argparse.BooleanOptionalAction,
         default=None,
         help="fail when a changed symbol is reached by no test",
-    )
-
-
-def add_coverage_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--coverage PATH`` and ``--coverage-commit REF``: per-test coverage data, for the engine's
-    ``coverage`` and ``coverage_commit``."""
-    parser.add_argument(
-        "--coverage",
-        metavar="PATH",
-        help="a coverage.py data file with per-test contexts (pytest --cov --cov-context=test): the "
-        "tests that ran each changed symbol replace the static graph's (default: the config's coverage)",
-    )
-    parser.add_argument(
-        "--coverage-commit",
-        metavar="REF",
-        help="the commit the coverage data was taken at (default: the config's coverage_commit, else HEAD)",
     )
 
 

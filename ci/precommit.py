@@ -15,7 +15,8 @@ import os
 from collections.abc import Sequence
 
 from ci.guard import EXIT_PASSED, EXIT_POLICY, guarded
-from ci.policy import add_coverage_arguments, add_policy_arguments, configured, describe, evaluate
+from ci.policy import add_policy_arguments, configured, describe, evaluate
+from mnemo_core.commands.common import add_coverage_arguments
 from mnemo_core.engine import Engine, recovering
 from mnemo_core.model import ContextPack, Impact
 from mnemo_core.render_review import REVIEW_BUDGET, review_text

@@ -31,10 +31,8 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-import coverage
-from coverage.exceptions import CoverageException
 from tree_sitter import Node
 
 from mnemo_core.change.impact import HOP_DECAY, Reach, ReachingTests, tests_reaching
@@ -46,6 +44,9 @@ from mnemo_core.index.store import Store
 from mnemo_core.model import CALLABLE_KINDS, PathResolution, RawSymbol, Symbol
 from mnemo_core.vcs.diff import ChangeStatus, Hunk, changed_files, files_at
 from mnemo_core.vcs.refs import Snapshot, resolve_ref
+
+if TYPE_CHECKING:
+    import coverage
 
 MAX_COVERAGE_BYTES = 1 << 30  # a suite of tens of thousands of tests stays well under this
 DEFAULT_COMMIT = "HEAD"  # coverage is usually taken on the checked-out commit
@@ -266,6 +267,9 @@ def open_coverage(source: CoverageSource) -> coverage.CoverageData:
         raise MnemoError(
             f"{source.named_by}: {path} is {size} bytes, more than the {MAX_COVERAGE_BYTES} read"
         )
+    import coverage  # only when there is data to read: a change without it never loads coverage.py
+    from coverage.exceptions import CoverageException
+
     data = coverage.CoverageData(basename=os.fspath(path), read_only=True)
     try:
         data.read()
