@@ -139,3 +139,27 @@ def test_box():
     assert Box().open() == 6
 """
 SMALL_APP_FILES = {"app/__init__.py": "", "app/core.py": SMALL_APP, "tests/test_core.py": SMALL_APP_TESTS}
+
+# A shop whose cart and pricing functions share words with the memory tests' tasks.
+SHOP_CART = (
+    "def add_item(cart, item):\n    cart.append(item)\n\n\n"
+    "def remove_item(cart, item):\n    cart.remove(item)\n\n\n"
+    "def cart_total(cart):\n    return sum(cart)\n"
+)
+SHOP_PRICING = (
+    "def price_item(item):\n    return item.price\n\n\n"
+    "def discount_item(item, pct):\n    return item.price * pct\n"
+)
+SHOP_FILES = {"shop/__init__.py": "", "shop/cart.py": SHOP_CART, "shop/pricing.py": SHOP_PRICING}
+
+# helper <- main <- Box.open, and the two tests that reach them (engine and insight tests).
+CORE_FILES = {
+    "app/core.py": (
+        "def helper(x):\n    return x\n\ndef main():\n    return helper(1)\n\nclass Box:\n"
+        "    def open(self):\n        return main()\n"
+    ),
+    "tests/test_core.py": (
+        "from app.core import main, Box\n\ndef test_main():\n    assert main() == 1\n\ndef test_box():\n"
+        "    assert Box().open() == 1\n"
+    ),
+}

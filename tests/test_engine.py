@@ -10,22 +10,13 @@ import stat
 from pathlib import Path
 
 import pytest
-from helpers import commit, git, make_repo
+from helpers import CORE_FILES, commit, git, make_repo
 
 from mnemo_core.engine import Engine
 from mnemo_core.errors import MnemoError
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-FILES = {
-    "app/core.py": (
-        "def helper(x):\n    return x\n\ndef main():\n    return helper(1)\n\nclass Box:\n"
-        "    def open(self):\n        return main()\n"
-    ),
-    "tests/test_core.py": (
-        "from app.core import main, Box\n\ndef test_main():\n    assert main() == 1\n\ndef test_box():\n"
-        "    assert Box().open() == 1\n"
-    ),
-}
+FILES = CORE_FILES
 FRONT_ENDS = ("mnemo_core/cli.py", "mnemo_core/commands", "lsp_server", "ci", "mcp_server")
 ALLOWED = {  # the facade, the vocabulary, errors, the renderers, and leaf helpers
     "mnemo_core",

@@ -5,23 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import commit, make_repo
+from helpers import CORE_FILES, commit, make_repo
 
 from mnemo_core.engine import Engine
 from mnemo_core.errors import MnemoError
 from mnemo_core.insight import file_lenses, symbol_at, symbol_card
 from mnemo_core.repository import Repository
 
-FILES = {
-    "app/core.py": (
-        "def helper(x):\n    return x\n\ndef main():\n    return helper(1)\n\nclass Box:\n"
-        "    def open(self):\n        return main()\n"
-    ),
-    "tests/test_core.py": (
-        "from app.core import main, Box\n\ndef test_main():\n    assert main() == 1\n\ndef test_box():\n"
-        "    assert Box().open() == 1\n"
-    ),
-}
+FILES = CORE_FILES
 
 
 @pytest.fixture

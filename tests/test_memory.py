@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers import commit, git, make_repo, write_files
+from helpers import SHOP_FILES, commit, git, make_repo, write_files
 
 from mnemo_core.cli import main
 from mnemo_core.engine import Engine
@@ -20,16 +20,7 @@ from mnemo_core.retrieve.recall import SESSION_HALF_LIFE_S, SESSION_WINDOW_S, Ev
 from mnemo_core.retrieve.score import WEIGHTS
 
 FILES = {
-    "shop/__init__.py": "",
-    "shop/cart.py": (
-        "def add_item(cart, item):\n    cart.append(item)\n\n\n"
-        "def remove_item(cart, item):\n    cart.remove(item)\n\n\n"
-        "def cart_total(cart):\n    return sum(cart)\n"
-    ),
-    "shop/pricing.py": (
-        "def price_item(item):\n    return item.price\n\n\n"
-        "def discount_item(item, pct):\n    return item.price * pct\n"
-    ),
+    **SHOP_FILES,
     "mail/send.py": (
         "def send_invoice(address, invoice):\n    return deliver(address, render_invoice(invoice))\n\n\n"
         "def render_invoice(invoice):\n    return str(invoice)\n\n\n"

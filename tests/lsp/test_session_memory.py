@@ -12,22 +12,13 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from helpers import make_repo
+from helpers import SHOP_CART, SHOP_FILES, SHOP_PRICING, make_repo
 from lsp_session import WAIT_S, Session, start, start_client, wait_for_index
 from lsprotocol import types
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 
-CART = (
-    "def add_item(cart, item):\n    cart.append(item)\n\n\n"
-    "def remove_item(cart, item):\n    cart.remove(item)\n\n\n"
-    "def cart_total(cart):\n    return sum(cart)\n"
-)
-PRICING = (
-    "def price_item(item):\n    return item.price\n\n\n"
-    "def discount_item(item, pct):\n    return item.price * pct\n"
-)
-FILES = {"shop/__init__.py": "", "shop/cart.py": CART, "shop/pricing.py": PRICING}
+FILES = SHOP_FILES
 TASK = "item price in the cart"
 
 
@@ -92,14 +83,14 @@ async def test_an_opened_file_and_an_edit_join_the_session(remembering: Session)
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(
             text_document=types.TextDocumentItem(
-                uri=remembering.uri("shop/pricing.py"), language_id="python", version=1, text=PRICING
+                uri=remembering.uri("shop/pricing.py"), language_id="python", version=1, text=SHOP_PRICING
             )
         )
     )
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(
             text_document=types.TextDocumentItem(
-                uri=remembering.uri("shop/cart.py"), language_id="python", version=1, text=CART
+                uri=remembering.uri("shop/cart.py"), language_id="python", version=1, text=SHOP_CART
             )
         )
     )
@@ -133,7 +124,7 @@ async def test_with_memory_off_nothing_is_written(forgetful: Session) -> None:
     forgetful.client.text_document_did_open(
         types.DidOpenTextDocumentParams(
             text_document=types.TextDocumentItem(
-                uri=forgetful.uri("shop/cart.py"), language_id="python", version=1, text=CART
+                uri=forgetful.uri("shop/cart.py"), language_id="python", version=1, text=SHOP_CART
             )
         )
     )

@@ -6,22 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from helpers import make_repo
+from helpers import SHOP_FILES, make_repo
 from mcp.types import CallToolResult, TextContent
 from mcp_session import run, serve
 
-FILES = {
-    "shop/__init__.py": "",
-    "shop/cart.py": (
-        "def add_item(cart, item):\n    cart.append(item)\n\n\n"
-        "def remove_item(cart, item):\n    cart.remove(item)\n\n\n"
-        "def cart_total(cart):\n    return sum(cart)\n"
-    ),
-    "shop/pricing.py": (
-        "def price_item(item):\n    return item.price\n\n\n"
-        "def discount_item(item, pct):\n    return item.price * pct\n"
-    ),
-}
+FILES = SHOP_FILES
 TASK = "item price in the cart"
 SIMILAR = "cart item price rounding"
 
