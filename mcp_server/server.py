@@ -85,6 +85,13 @@ Worktree = Annotated[
 SymbolName = Annotated[
     str, Field(description="a function, method or class: 'name', 'Class.method' or 'path:name'")
 ]
+At = Annotated[
+    str | None,
+    Field(
+        description="answer against the files of this commit (a branch, tag, sha or HEAD~50) instead of "
+        "the working tree, e.g. to see the code as it was before a change; nothing on disk changes"
+    ),
+]
 Hops = Annotated[int, Field(ge=1, description="how many hops to walk (default 1: direct ones only)")]
 
 
@@ -102,6 +109,7 @@ class MnemoTools:
         task: Annotated[str, Field(description="the task in words, e.g. 'retry when the upload fails'")],
         budget: Budget = None,
         limit: Annotated[int | None, Field(ge=1, description="at most this many symbols")] = None,
+        at: At = None,
     ) -> CallToolResult:
         """The code to read for a task described in words: the repository's functions, methods and
         classes ranked by relevance (names, docstrings, code, past commits, call graph), packed into
@@ -111,7 +119,7 @@ class MnemoTools:
         def run(engine: Engine) -> Answer:
             return _pack(engine.task(task, budget=budget, limit=limit))
 
-        return self._answer(run)
+        return self._answer(run, at)
 
     def change_context(
         self,
@@ -156,6 +164,7 @@ class MnemoTools:
         self,
         task: Annotated[str, Field(description="the task the score is for, as given to task_context")],
         symbol: SymbolName,
+        at: At = None,
     ) -> CallToolResult:
         """Why one symbol ranks where it does for a task: its rank, each seed channel that matched
         it, its place in the call-graph walk and every score component with its weight. Use it when
@@ -165,23 +174,24 @@ class MnemoTools:
             explanation = engine.explain(task, symbol)
             return explanation_json(explanation), explanation_text(explanation)
 
-        return self._answer(run)
+        return self._answer(run, at)
 
-    def callers(self, symbol: SymbolName, depth: Hops = 1) -> CallToolResult:
+    def callers(self, symbol: SymbolName, depth: Hops = 1, at: At = None) -> CallToolResult:
         """Who calls a function, method or class, transitively up to depth hops, with the file and
         line of each caller and how the call was resolved. Use it before changing a signature or
         behaviour, to find every place that must change with it."""
-        return self._answer(lambda engine: _walk(_asked(engine, engine.callers(symbol, depth))))
+        return self._answer(lambda engine: _walk(_asked(engine, engine.callers(symbol, depth))), at)
 
-    def callees(self, symbol: SymbolName, depth: Hops = 1) -> CallToolResult:
+    def callees(self, symbol: SymbolName, depth: Hops = 1, at: At = None) -> CallToolResult:
         """What a function or method calls, transitively up to depth hops, with file and line. Use
         it to understand what a function depends on before reading or changing it."""
-        return self._answer(lambda engine: _walk(_asked(engine, engine.callees(symbol, depth))))
+        return self._answer(lambda engine: _walk(_asked(engine, engine.callees(symbol, depth))), at)
 
     def symbol_history(
         self,
         symbol: SymbolName,
         limit: Annotated[int, Field(ge=1, description="at most this many commits")] = DEFAULT_HISTORY,
+        at: At = None,
     ) -> CallToolResult:
         """The commits that changed a function's, method's or class's lines, newest first, with
         author, date, subject and pull request number, followed across renames of its file. Use it
@@ -193,7 +203,7 @@ class MnemoTools:
                 engine.noticed_symbol("hovered", history.symbol)
             return history_json(histories), "\n\n".join(history_text(h) for h in histories)
 
-        return self._answer(run)
+        return self._answer(run, at)
 
     def impacted_tests(
         self,
@@ -236,12 +246,12 @@ class MnemoTools:
 
         return self._answer(run)
 
-    def _answer(self, work: Callable[[Engine], Answer]) -> CallToolResult:
-        """Run ``work`` on a freshly opened engine, one call at a time, and answer with its
-        result or the one line its failure is reported with."""
+    def _answer(self, work: Callable[[Engine], Answer], at: str | None = None) -> CallToolResult:
+        """Run ``work`` on a freshly opened engine (on the files of commit ``at`` when given), one
+        call at a time, and answer with its result or the one line its failure is reported with."""
         with self._lock:
             try:
-                payload, text = recovering(self.root, lambda: _on_repo(self.root, work, self.memory))
+                payload, text = recovering(self.root, lambda: _on_repo(self.root, work, self.memory, at))
             except Exception as exc:
                 return CallToolResult(content=[_text(failure(PROG, exc, self.root)[1])], is_error=True)
         return CallToolResult(content=[_text(text)], structured_content=payload)
@@ -294,9 +304,12 @@ def create_server(root: Path, memory: bool | None = None) -> MCPServer[Any]:
     return server
 
 
-def _on_repo(root: Path, work: Callable[[Engine], Answer], memory: bool | None) -> Answer:
-    with Engine(root, memory=memory) as engine:
-        return work(engine)
+def _on_repo(root: Path, work: Callable[[Engine], Answer], memory: bool | None, at: str | None) -> Answer:
+    with Engine(root, memory=memory) if at is None else Engine.open(root, memory=memory, at=at) as engine:
+        payload, text = work(engine)
+        if engine.at is None:
+            return payload, text
+        return payload | engine.at_fields(), f"({engine.at.note()})\n{text}"
 
 
 def _asked(engine: Engine, walk: Walk) -> Walk:

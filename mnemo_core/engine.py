@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
 from mnemo_core import lookup, pipelines
+from mnemo_core.at_commit import CommitTree, open_commit_tree
 from mnemo_core.change.impact import POSSIBLE_BELOW
 from mnemo_core.config import Config, load_config
 from mnemo_core.errors import MnemoError
@@ -117,11 +118,27 @@ class Engine:
         self.repository = Repository(root)
         self.update_index = update_index
         self.memory = Memory(root, memory, clock)
+        self.at: CommitTree | None = None
 
     @classmethod
-    def open(cls, path: str | Path, update_index: bool = True, memory: bool | None = None) -> Engine:
-        """The engine of the repository containing ``path`` (its git top level, or the directory)."""
-        return cls(Repository.open(path).root, update_index, memory)
+    def open(
+        cls, path: str | Path, update_index: bool = True, memory: bool | None = None, at: str | None = None
+    ) -> Engine:
+        """The engine of the repository containing ``path`` (its git top level, or the directory).
+        ``at`` (a ref) answers against that commit's files, from git's objects, leaving the work
+        tree alone (see ``mnemo_core.at_commit``); such an engine has no memory, and its answers
+        name the repository and the commit."""
+        root = Repository.open(path).root
+        if at is None:
+            return cls(root, update_index, memory)
+        tree = open_commit_tree(root, at)
+        try:
+            engine = cls(tree.root, update_index, memory=False)
+        except BaseException:
+            tree.close()
+            raise
+        engine.at = tree
+        return engine
 
     @property
     def root(self) -> Path:
@@ -130,13 +147,22 @@ class Engine:
 
     @property
     def config(self) -> Config:
-        """The project's settings, read afresh (a long-lived engine sees the file change)."""
-        return load_config(self.root)
+        """The project's settings, read afresh (a long-lived engine sees the file change); at
+        another commit, still the work tree's."""
+        return load_config(self.at.origin if self.at else self.root)
+
+    def at_fields(self) -> dict[str, Any]:
+        """The ``at`` member of a JSON answer given at another commit (nothing otherwise)."""
+        if self.at is None:
+            return {}
+        return {"at": {"ref": self.at.ref, "commit": self.at.commit}}
 
     def close(self) -> None:
-        """Close the index connection and the memory file."""
+        """Close the index connection and the memory file, and release another commit's files."""
         self.repository.close()
         self.memory.close()
+        if self.at is not None:
+            self.at.close()
 
     def __enter__(self) -> Engine:
         return self
@@ -227,6 +253,8 @@ class Engine:
         recall = self._recall(call)
         pack = pipelines.for_task(call, text, budget, limit, recall=recall)
         self.memory.asked(text, call.commit)
+        if self.at is not None:
+            pack = replace(pack, repo=str(self.at.origin), notes=(self.at.note(), *pack.notes))
         return self._shown(pack)
 
     def explain(self, text: str, handle: str) -> Explanation:

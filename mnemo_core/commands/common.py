@@ -59,9 +59,27 @@ def add_memory_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_at_argument(parser: argparse.ArgumentParser) -> None:
+    """``--at REF``: answer against the files of another commit."""
+    parser.add_argument(
+        "--at",
+        metavar="REF",
+        help="answer against the files of commit REF (a branch, tag, sha or HEAD~50), read from git's "
+        "objects: the work tree is not touched (the first use of a repository takes an index's time)",
+    )
+
+
 def open_engine(args: argparse.Namespace) -> Engine:
-    """The engine of the repository ``--repo`` names (without memory when ``--no-memory``)."""
-    return Engine.open(args.repo, memory=False if getattr(args, "no_memory", False) else None)
+    """The engine of the repository ``--repo`` names (without memory when ``--no-memory``; at
+    another commit with ``--at``)."""
+    memory = False if getattr(args, "no_memory", False) else None
+    return Engine.open(args.repo, memory=memory, at=getattr(args, "at", None))
+
+
+def print_at(engine: Engine) -> None:
+    """Say, above a text answer given at another commit, which commit it is about."""
+    if engine.at is not None:
+        print(f"({engine.at.note()})")
 
 
 def print_json(value: object) -> None:

@@ -6,10 +6,12 @@ import argparse
 from typing import Any
 
 from mnemo_core.commands.common import (
+    add_at_argument,
     add_format_argument,
     add_repo_argument,
     open_engine,
     positive_int,
+    print_at,
     print_json,
     symbol_line,
 )
@@ -22,14 +24,17 @@ def register(sub: Any) -> None:
     parser.add_argument("--limit", type=positive_int, default=50, help="at most this many results")
     add_repo_argument(parser)
     add_format_argument(parser)
+    add_at_argument(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    found = open_engine(args).find(args.name, args.limit)
+    engine = open_engine(args)
+    found = engine.find(args.name, args.limit)
     if args.format == "json":
-        print_json(find_json(args.name, found))
+        print_json(find_json(args.name, found) | engine.at_fields())
     else:
+        print_at(engine)
         for symbol in found:
             print(symbol_line(symbol))
         if not found:

@@ -8,11 +8,13 @@ from typing import Any
 
 from mnemo_core.commands.common import (
     BUDGET_HELP,
+    add_at_argument,
     add_format_argument,
     add_memory_argument,
     add_repo_argument,
     open_engine,
     positive_int,
+    print_at,
 )
 from mnemo_core.render import explanation_json, explanation_text, to_json, to_markdown, to_text
 
@@ -27,6 +29,7 @@ def register(sub: Any) -> None:
     add_repo_argument(task)
     add_format_argument(task, ("text", "markdown", "json"))
     add_memory_argument(task)
+    add_at_argument(task)
     task.set_defaults(run=run_task)
 
     why = sub.add_parser("why", help="explain one symbol's score for a task")
@@ -35,6 +38,7 @@ def register(sub: Any) -> None:
     add_repo_argument(why)
     add_format_argument(why)
     add_memory_argument(why)
+    add_at_argument(why)
     why.set_defaults(run=run_why)
 
 
@@ -45,9 +49,11 @@ def run_task(args: argparse.Namespace) -> int:
 
 
 def run_why(args: argparse.Namespace) -> int:
-    explanation = open_engine(args).explain(args.task, args.symbol)
+    engine = open_engine(args)
+    explanation = engine.explain(args.task, args.symbol)
     if args.format == "json":
-        print(json.dumps(explanation_json(explanation), indent=2))
+        print(json.dumps(explanation_json(explanation) | engine.at_fields(), indent=2))
     else:
+        print_at(engine)
         print(explanation_text(explanation))
     return 0

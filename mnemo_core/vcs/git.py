@@ -30,6 +30,7 @@ _KEEP_GIT_VARS = frozenset(
         "GIT_CONFIG_NOSYSTEM",
     }
 )
+_HERMETIC_ENV = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
 _NOT_A_REPO = "not a git repository"
 _NO_DIRECTORY = "cannot change to"
 _DUBIOUS_OWNERSHIP = "detected dubious ownership"
@@ -97,15 +98,20 @@ def _git_dir(root: Path) -> Path | None:
     return Path(text).resolve() if proc.returncode == 0 and text else None
 
 
-def run_git(root: Path, *args: str, check: bool = True, input_bytes: bytes | None = None) -> bytes:
+def run_git(
+    root: Path, *args: str, check: bool = True, input_bytes: bytes | None = None, hermetic: bool = False
+) -> bytes:
     """Run ``git -C root args...`` and return its stdout.
 
     With ``check=False`` a non-zero exit is an answer (a ref that does not exist), not an error,
     except when there is no repository to ask: that still raises ``NotARepositoryError``.
+    ``hermetic`` leaves the user's and the system's git configuration out, so only the
+    repository's own applies: no filter, hook or helper configured elsewhere runs.
     """
     cmd = ["git", "-C", str(root), "-c", "core.quotepath=off", "-c", "color.ui=never", *args]
+    env = git_env(root) | (_HERMETIC_ENV if hermetic else {})
     try:
-        proc = subprocess.run(cmd, capture_output=True, env=git_env(root), input=input_bytes, check=False)
+        proc = subprocess.run(cmd, capture_output=True, env=env, input=input_bytes, check=False)
     except FileNotFoundError as exc:
         raise GitError("git is not installed or not on PATH. Install git and try again.") from exc
     if proc.returncode != 0:

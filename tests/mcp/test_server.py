@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import write_files
+from helpers import commit, write_files
 from mcp.types import CallToolResult, TextContent
 from mcp_session import run, serve
 
@@ -83,6 +83,29 @@ def test_callers_answers_as_the_cli_does(
     assert (
         _cli(capsys, "callers", "helper", "--depth", "2", "--repo", str(repo))[1] == _text(answers[0]) + "\n"
     )
+
+
+def test_callers_at_an_older_commit_answer_as_the_cli_does(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    core = (repo / "app" / "core.py").read_text(encoding="utf-8")
+    commit(repo, {"app/core.py": core.replace("helper(1) + helper(2)", "3")}, "main no longer calls helper")
+    answers: list[CallToolResult] = []
+
+    async def scenario() -> None:
+        async with serve(tmp_path, "--repo", str(repo), errlog=tmp_path / "err") as session:
+            answers.append(await session.call_tool("callers", {"symbol": "helper", "at": "HEAD~1"}))
+            answers.append(await session.call_tool("callers", {"symbol": "helper"}))
+
+    run(scenario)
+    old, now = _answer(answers[0]), _answer(answers[1])
+    assert [h["name"] for h in old["hops"]] == ["main"] and now["hops"] == []
+    assert old["at"]["ref"] == "HEAD~1" and "at" not in now
+    args = ("callers", "helper", "--at", "HEAD~1", "--repo", str(repo))
+    code, out, _ = _cli(capsys, *args, "--format", "json")
+    assert code == 0 and json.loads(out) == old
+    assert _cli(capsys, *args)[1] == _text(answers[0]) + "\n"
+    assert (repo / "app" / "core.py").read_text(encoding="utf-8") != core
 
 
 def test_an_unknown_symbol_is_a_tool_error_with_the_cli_line(
