@@ -71,6 +71,8 @@ def test_find_callers_and_why_answer_at_the_older_commit_and_leave_the_work_tree
     assert [h["name"] for h in callers["hops"]] == ["Cart.checkout"]
     why = _json(["why", "total", "--task", "sum the cart total", "--at", old[:10]], repo, capsys)
     assert why["symbol"]["name"] == "total" and why["at"]["commit"] == old
+    history = _json(["history", "total", "--at", "HEAD~1"], repo, capsys)
+    assert [c["subject"] for c in history["histories"][0]["commits"]] == ["initial commit"]
 
     assert _state(repo) == before
 

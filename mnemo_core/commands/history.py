@@ -6,10 +6,12 @@ import argparse
 from typing import Any
 
 from mnemo_core.commands.common import (
+    add_at_argument,
     add_format_argument,
     add_repo_argument,
     open_engine,
     positive_int,
+    print_at,
     print_json,
 )
 from mnemo_core.engine import DEFAULT_HISTORY
@@ -27,13 +29,16 @@ def register(sub: Any) -> None:
     )
     add_repo_argument(parser)
     add_format_argument(parser)
+    add_at_argument(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    histories = open_engine(args).history(args.symbol, args.limit)
+    engine = open_engine(args)
+    histories = engine.history(args.symbol, args.limit)
     if args.format == "json":
-        print_json(history_json(histories))
+        print_json(history_json(histories) | engine.at_fields())
     else:
+        print_at(engine)
         print("\n\n".join(history_text(h) for h in histories))
     return 0
