@@ -94,8 +94,17 @@ SORTING = (
     "def ordered(words):\n"
     "    return sorted(words, key=by_length)\n"
 )
+COMPAT = (  # PEP 562: a deprecated name served by the module's __getattr__
+    "from .sorting import ordered\n"
+    "\n"
+    "def __getattr__(name):\n"
+    '    if name == "sort_words":\n'
+    "        return ordered\n"
+    "    raise AttributeError(name)\n"
+)
 FILES = {
     "pkg/__init__.py": "",
+    "pkg/compat.py": COMPAT,
     "pkg/filters.py": FILTERS,
     "pkg/template.py": TEMPLATE,
     "pkg/visitor.py": VISITOR,
@@ -109,6 +118,7 @@ FILES = {
         "from pkg.commands import run\n"
         "from pkg.plugin import Plugin\n"
         "from pkg.sorting import ordered\n"
+        "from pkg.compat import sort_words\n"
         "\n"
         "def test_render():\n"
         '    assert render("upper:a") == "A"\n'
@@ -124,6 +134,9 @@ FILES = {
         "\n"
         "def test_ordered():\n"
         '    assert ordered(["bb", "a"]) == ["a", "bb"]\n'
+        "\n"
+        "def test_deprecated_name():\n"
+        '    assert sort_words(["bb", "a"]) == ["a", "bb"]\n'
     ),
 }
 # one changed function per scenario -> (the test that reaches it, how its weakest link was resolved)
@@ -133,6 +146,7 @@ REACHED = {
     "pkg/commands.py": ("greet", '"hello " + who', '"hi " + who', "test_run", "decorator"),
     "pkg/csv.py": ("Csv.run", "'a,b'", "'a;b'", "test_create", "subclass"),
     "pkg/sorting.py": ("by_length", "len(word)", "-len(word)", "test_ordered", "value"),
+    "pkg/compat.py": ("__getattr__", "return ordered", "return list", "test_deprecated_name", "dispatch"),
 }
 
 
