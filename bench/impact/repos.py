@@ -35,6 +35,7 @@ class ImpactRepo:
     requirements: tuple[str, ...]  # the test dependencies, installed with the repository itself
     pytest_args: tuple[str, ...] = ()
     quality: bool = True  # False: used for timing only (its suite is not run)
+    held_out: bool = False  # only its aggregates are read; never tuned on (README)
 
 
 REPOS = {
@@ -85,6 +86,7 @@ REPOS = {
             "src/attr",
             "tests",
             ("pytest==9.0.2", "hypothesis", "cloudpickle"),
+            held_out=True,
         ),
         # held out: a template compiler of visitors (``visitNode`` dispatch), tag registries and
         # filter names looked up from template text; its optional test extras are pinned
@@ -95,6 +97,7 @@ REPOS = {
             "mako",
             "test",
             ("pytest==9.0.2", "pygments==2.19.2", "babel==2.17.0", "beaker==1.13.0", "dogpile.cache==1.4.1"),
+            held_out=True,
         ),
         ImpactRepo(
             "pytest",
