@@ -662,6 +662,18 @@ class Resolver:
             return head if head.final else _MISS
         return self._walk(head, parts[1:])
 
+    def _walk(self, found: _Resolution, rest: list[str]) -> _Resolution:
+        """Members of what was found, one name at a time. What a module's ``__getattr__`` serves is
+        a value of unknown type: its members are unknown, not outside the repository (a later
+        guess by name may still find them)."""
+        for part in rest:
+            if not found.ids:
+                break
+            if found.how == "dispatch":
+                return _Resolution([], "import")
+            found = self._member_of(found, part)
+        return found
+
     def _visible_bindings(self, file_id: int, scope: str) -> list[dict[str, Binding]]:
         """The import bindings a scope sees, innermost first: its functions' imports, then the module's."""
         bindings = self.world.bindings(file_id)
@@ -675,13 +687,6 @@ class Resolver:
 
     def _imported_here(self, file_id: int, scope: str, name: str) -> bool:
         return any(name in bindings for bindings in self._visible_bindings(file_id, scope))
-
-    def _walk(self, found: _Resolution, rest: list[str]) -> _Resolution:
-        for part in rest:
-            if not found.ids:
-                break
-            found = self._member_of(found, part)
-        return found
 
     def _resolve_bare(self, file_id: int, scope: str, name: str) -> _Resolution:
         w = self.world

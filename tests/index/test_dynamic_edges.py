@@ -144,7 +144,10 @@ def test_a_name_a_module_lacks_resolves_to_its_module_getattr(tmp_path: Path) ->
         tmp_path,
         {
             "pkg/__init__.py": DEPRECATING,
-            "pkg/core.py": "class Command:\n    def __getattr__(self, name):\n        return name\n",
+            "pkg/core.py": (
+                "class Command:\n    def __getattr__(self, name):\n        return name\n\n"
+                "    def unique_run(self):\n        return 3\n"
+            ),
             "pkg/plain.py": "def helper():\n    return 2\n",
             "app.py": (
                 "import pkg\n"
@@ -169,6 +172,9 @@ def test_a_name_a_module_lacks_resolves_to_its_module_getattr(tmp_path: Path) ->
                 "\n"
                 "def looks_up_literal():\n"
                 "    return getattr(pkg, 'real')\n"
+                "\n"
+                "def uses_served_member():\n"
+                "    return Old.served.unique_run()\n"
             ),
             "tests/test_deprecated.py": (
                 "import pytest\n"
@@ -205,3 +211,5 @@ def test_a_name_a_module_lacks_resolves_to_its_module_getattr(tmp_path: Path) ->
     assert not any(t == "pkg/core.py:Command.__getattr__" for _, t, _ in calls)  # a class's hook: not PEP 562
     assert ("app.py:uses_defined", "pkg/__init__.py:real", "import") in calls
     assert ("app.py:uses_defined", "pkg/plain.py:helper", "import") in calls
+    # what __getattr__ serves has members of unknown type: a guess by name may still find them
+    assert ("app.py:uses_served_member", "pkg/core.py:Command.unique_run", "name") in calls
