@@ -219,13 +219,13 @@ def run_repo(
     depth: int,
     phases: frozenset[str],
     refresh: bool,
-    coverage_back: int = 0,
+    coverage_back: int | None = None,
 ) -> RepoResult:
     """Oracle, sample, edits, mnemo and baselines on one repository."""
     from bench.impact.oracle import describe
 
     oracle = build(repo, workdir, phases, refresh)
-    data, sha = stale_coverage(repo, workdir, coverage_back) if coverage_back else (None, None)
+    data, sha = stale_coverage(repo, workdir, coverage_back) if coverage_back is not None else (None, None)
     clone = clone_of(repo, workdir)
     started = time.perf_counter()
     opened = Engine.open(clone)
@@ -395,9 +395,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--coverage-back",
         type=int,
-        default=0,
+        default=None,
         metavar="N",
-        help="give mnemo the coverage data of the commit N commits before the pinned one (default: none)",
+        help="give mnemo the coverage data of the commit N commits before the pinned one (0: a second "
+        "run of the pinned commit; default: none)",
     )
     parser.add_argument("--markdown", action="store_true", help="print Markdown tables (for RESULTS.md)")
     parser.add_argument(
@@ -426,7 +427,8 @@ def main(argv: list[str] | None = None) -> int:
             args.refresh_oracle,
             args.coverage_back,
         )
-        label = args.label or (f"coverage{args.coverage_back}" if args.coverage_back else "")
+        back = args.coverage_back
+        label = args.label or (f"coverage{back}" if back is not None else "")
         path = write_json(f"impact-{name}" + (f"-{label}" if label else ""), to_json(result, args))
         print(report(result, args.markdown))
         print(f"details: {path}\n")
