@@ -61,11 +61,12 @@ def analyse(
     blast = blast_radius(store, sorted({s.id for s in indexed.values()}), depth, measured)
     reached_by_tests = {sid for sid, tests in blast.tests_of.items() if tests.sure}
     dynamic = reached_dynamically(store, [s.id for s in indexed.values()])
-    fallback = {  # coverage data that measured a symbol is the answer: no fallback for it
+    offered = {  # coverage data that measured a symbol is the answer: no fallback for it
         s.id: fallback_tests(store, s, dynamic[s.id])
         for s in indexed.values()
         if s.id in dynamic and s.id not in reached_by_tests and not s.is_test and s.id not in measured
     }
+    fallback = {sid: tests for sid, (tests, _) in offered.items()}
     untested = [
         c
         for c in changed
@@ -95,6 +96,7 @@ def analyse(
         store.symbols_by_ids(
             {i for tests in fallback.values() for t, r in tests.items() for i in (t, r.path[-1])}
         ),
+        frozenset(sid for sid, (_, named) in offered.items() if named),
     )
     changed_scored = [
         _changed_symbol(
@@ -137,6 +139,7 @@ class _Dynamic:
     reach: dict[int, DynamicReach]
     fallback: dict[int, dict[int, Reach]]
     symbols: dict[int, Symbol]  # the fallback tests and the neighbours they test
+    named: frozenset[int] = frozenset()  # symbols whose fallback is the tests that name them
 
 
 def _fallback_symbols(
@@ -269,7 +272,7 @@ def _changed_symbol(
             possible = tuple(sorted({*possible, *_test_ids(fallback, dynamic.symbols)}))
             reasons.append(
                 f"{how.reason}; tests not determinable statically: the tests of its module's other "
-                f"symbols are possible ({len(fallback)})"
+                f"symbols{' that name it' if sym.id in dynamic.named else ''} are possible ({len(fallback)})"
             )
             components["dynamic"] = 1.0
     if dangling:

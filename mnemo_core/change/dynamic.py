@@ -5,21 +5,27 @@ A symbol is reached dynamically when an edge the resolver drew from dynamic disp
 a name-built ``getattr``, a function handed as a value). Its tests are found by the usual walk over
 those edges; where that finds none, which tests run it cannot be told statically, and the answer
 falls back to a stated, conservative set: the tests of the other symbols of its module, offered as
-possible (they exercise the code around it, which is what looks it up).
+possible (they exercise the code around it, which is what looks it up). Of those, the tests that
+name the symbol (its name; for a dunder method, its class) are the ones offered when there are any:
+a central module's tests are most of the suite, and a test that names what it uses is the better
+evidence (a template's ``loop(...)``, an i18n test's ``pgettext``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from mnemo_core.change.impact import Reach, tests_reaching
 from mnemo_core.index.store import Store
 from mnemo_core.model import DYNAMIC_RESOLUTIONS, Resolution, Symbol
+from mnemo_core.retrieve.snippets import SourceCache
 
 FALLBACK_CONFIDENCE = 0.3  # a module neighbour's test: below POSSIBLE_BELOW, never counted
 FALLBACK_SYMBOLS = 60  # the module's symbols whose tests make up the fallback, in line order
 THROUGH_SHOWN = 3
+WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,9 +63,10 @@ def reached_dynamically(store: Store, ids: Iterable[int]) -> dict[int, DynamicRe
     return found
 
 
-def fallback_tests(store: Store, symbol: Symbol, how: DynamicReach) -> dict[int, Reach]:
-    """The tests of the other symbols of ``symbol``'s module, each with its strongest path to one
-    of them, marked as a possible link of ``how``'s resolution (``FALLBACK_CONFIDENCE``)."""
+def fallback_tests(store: Store, symbol: Symbol, how: DynamicReach) -> tuple[dict[int, Reach], bool]:
+    """The tests of the other symbols of ``symbol``'s module (those that name ``symbol``, when
+    some do: then True), each with its strongest path to one of them, marked as a possible link of
+    ``how``'s resolution (``FALLBACK_CONFIDENCE``)."""
     neighbours = [
         s.id
         for s in store.symbols_in_file(symbol.path)
@@ -70,8 +77,25 @@ def fallback_tests(store: Store, symbol: Symbol, how: DynamicReach) -> dict[int,
         for sid, r in tests.sure.items():
             if sid not in found or (r.depth, -r.weight) < (found[sid].depth, -found[sid].weight):
                 found[sid] = r
-    return {
+    found.pop(symbol.id, None)
+    naming = _naming(store, symbol, found)
+    offered = {
         sid: replace(r, confidence=FALLBACK_CONFIDENCE, resolution=how.resolution)
         for sid, r in sorted(found.items())
-        if sid != symbol.id
+        if sid in naming or not naming
     }
+    return offered, bool(naming)
+
+
+def _naming(store: Store, symbol: Symbol, tests: Iterable[int]) -> set[int]:
+    """The tests whose source names ``symbol``: its short name, or its class's for a dunder method."""
+    name = symbol.short_name
+    if name.startswith("__") and "." in symbol.name:
+        name = symbol.name.rsplit(".", 2)[-2]
+    sources = SourceCache(store.root)
+    named = set()
+    for sid, test in store.symbols_by_ids(tests).items():
+        body = sources.lines(test.path)[test.start_line - 1 : test.end_line]
+        if name in WORD.findall("\n".join(body)):
+            named.add(sid)
+    return named

@@ -10,6 +10,9 @@ classes its dispatch hops assumed, and a test keeps it only if it names them (``
 call on ``self`` (or through ``super()``) in one class dispatches only into overrides of its own
 class family: ``FileError.__init__`` calling ``super().__init__()`` never lands in a sibling's.
 
+A path through a keyed registry (``FILTERS = {"upper": do_upper}``) assumes the entry it looks up
+the same way: the test must name the key or the function (``registry_keys``).
+
 Every path remembers its weakest link (the confidence and resolution of its least sure edge). A
 dependant reached only through a link below ``POSSIBLE_BELOW`` is a *possible* caller or test: it is
 listed, but counts in no verdict. ``tests_reaching`` is the one definition of the tests of a symbol.
@@ -22,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from mnemo_core.change.receivers import evidenced, exception_classes, hierarchy
+from mnemo_core.change.registry_keys import RegistryKeys
 from mnemo_core.index.store import Store
 from mnemo_core.memo import BoundedCache
 from mnemo_core.model import (
@@ -123,6 +127,8 @@ def _step(store: Store, frontier: Iterable[int], min_confidence: float = 0.0) ->
             elif e.resolution == "dispatch":
                 label = DISPATCHES
             into = symbols[node].parent_id if label == "dispatches to" and node in symbols else None
+            if label == REFERENCE_LABELS["registry"]:
+                into = node  # an entry of a registry: if keyed, a test must name its key
             caller = self_callers.get(dependant) if label == "calls" and e.resolution == "self" else None
             found.append(Step(node, dependant, label, e.confidence, into, caller, e.resolution))
     parents = store.symbols_by_ids({s.parent_id for s in symbols.values() if s.parent_id is not None})
@@ -165,6 +171,7 @@ def walk_back(
     related = _Kinship(store)
     dispatched: set[int] = set()
     assumable: set[int] = set()  # classes dispatched into that a test must name (not exceptions)
+    keys = RegistryKeys(store) if stop_at_tests else None  # and entries of keyed registries
     for hop in range(1, depth + 1):
         if not frontier:
             break
@@ -172,10 +179,13 @@ def walk_back(
         for state in frontier:
             origins.setdefault(state[0], []).append(reached[state])
         steps = sorted(_step(store, origins, min_confidence), key=_step_order)
-        if stop_at_tests:
-            new = {step.into for step in steps if step.into is not None} - dispatched
-            dispatched |= new
+        if keys is not None:
+            into = {s.into: s.label == "dispatches to" for s in steps if s.into is not None}
+            new = {i for i, dispatch in into.items() if dispatch} - dispatched
+            entries = {i for i, dispatch in into.items() if not dispatch} - dispatched
+            dispatched |= new | entries
             assumable |= new - exception_classes(store, new)
+            assumable |= {e for e in entries if keys.of(e)}
         candidates = _extend(reached, origins, steps, hop, assumable, related)
         if stop_at_tests and candidates:
             symbols = store.symbols_by_ids({sid for sid, _ in candidates})

@@ -9,7 +9,9 @@ the path dispatched into: the class or a subclass, a factory named after one (``
 Two kinds of class need no evidence: exceptions, raised deep in the code under test and handled far
 from the test, which rarely names them; and staples, classes that many of their tests name (then
 the others likely use them too, built by default). And when the evidence would leave no test at
-all, it cannot tell the tests apart, and all are kept.
+all, it cannot tell the tests apart, and all are kept. A path through a keyed registry assumes the
+function it looks up the same way: the test must name one of its keys or the function
+(``registry_keys``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
+from mnemo_core.change.registry_keys import RegistryKeys
 from mnemo_core.index.store import Store
+from mnemo_core.model import CALLABLE_KINDS
 from mnemo_core.retrieve.snippets import SourceCache
 
 WORD = re.compile(r"\w+")
@@ -72,9 +76,11 @@ def _staples(
 
 
 def _evidence_names(store: Store, assumed: frozenset[int]) -> dict[str, set[int]]:
-    """Names that show a use of each assumed class."""
-    names: dict[str, set[int]] = {}
-    for cls in sorted(assumed):
+    """Names that show a use of each assumed class (or function looked up in a keyed registry)."""
+    symbols = store.symbols_by_ids(assumed)
+    functions = {sid for sid, s in symbols.items() if s.kind in CALLABLE_KINDS}
+    names: dict[str, set[int]] = RegistryKeys(store).named(functions) if functions else {}
+    for cls in sorted(assumed - functions):
         family = hierarchy(store, cls, "in")
         classes = store.symbols_by_ids(family).values()
         built = [e.src for e in store.edges_touching(family, "in") if e.type == "calls"]

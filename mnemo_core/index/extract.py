@@ -40,6 +40,8 @@ DOCSTRING_MAX_CHARS = 2000
 _SYMBOL_KIND: dict[str, SymbolKind] = {kind: kind for kind in SYMBOL_KINDS}
 _DEFINITION_KIND: dict[str, DefinitionKind] = {**_SYMBOL_KIND, CONTAINER_ONLY: CONTAINER_ONLY}
 _REF_KIND: dict[str, RefKind] = {kind: kind for kind in REF_KINDS}
+ANY_ATTRIBUTE = "*"  # the name of a ``getattr(obj, name)`` read whose name is not a literal
+GETATTR_CAPTURE = "_getattr"  # marks a read written as ``getattr(obj, name)`` (the query's capture)
 RESULT_MARK = "()"  # ends a return type that is a call's result, to be resolved through the callee
 NAME_DOT = "_"  # a "." inside one name (a test named by its description) would read as nesting
 _SPACES = re.compile(r"\s+")
@@ -47,6 +49,7 @@ _LINE_COMMENT = re.compile(r"\s+(?:#|//)[^\"']*$")
 _CONSTANT = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
 _VALUE_KINDS: frozenset[RefKind] = frozenset({"value", "registered"})
 _PREFIX = re.compile(r"[rRuUfF]{0,2}(\"|')([A-Za-z_][A-Za-z0-9_]*)")
+_LITERAL_NAME = re.compile(r"[rRuU]?(\"|')([A-Za-z_][A-Za-z0-9_]*)\1")
 
 
 def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
@@ -74,6 +77,8 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
                 prefix = _literal_prefix(_text(name))
                 if prefix:
                     refs.append((start, kind, prefix, receiver, line))
+            elif kind == "read" and GETATTR_CAPTURE in captures:
+                refs.append((start, kind, _attribute_name(_text(name)), receiver, line))
             elif kind == "parametrize":
                 refs.extend(
                     (start, "type", param, cls, line)
@@ -166,15 +171,27 @@ def _literal_prefix(expression: str) -> str:
     return found.group(2)
 
 
+def _attribute_name(expression: str) -> str:
+    """The attribute ``getattr`` reads: a literal string's text, else :data:`ANY_ATTRIBUTE`."""
+    found = _LITERAL_NAME.fullmatch(expression)
+    return found.group(2) if found else ANY_ATTRIBUTE
+
+
 def _kept(refs: list[RawRef], self_names: frozenset[str]) -> tuple[RawRef, ...]:
     """The references resolution uses: not returns (folded into symbols), and attribute reads only
-    on ``self`` or on a variable typed in the same scope (``result = runner.invoke(); result.output``)."""
+    on ``self``, on a variable typed in the same scope (``result = runner.invoke(); result.output``)
+    or through ``getattr`` with a name built at run time (a module's ``__getattr__`` may run)."""
     typed = {(r.scope, r.name) for r in refs if r.kind in TYPED_REF_KINDS}
     return tuple(
         r
         for r in refs
         if r.kind not in ("returns", "returns_result")
-        and (r.kind != "read" or r.receiver in self_names or (r.scope, r.receiver) in typed)
+        and (
+            r.kind != "read"
+            or r.receiver in self_names
+            or (r.scope, r.receiver) in typed
+            or r.name == ANY_ATTRIBUTE
+        )
     )
 
 

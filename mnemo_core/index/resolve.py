@@ -35,7 +35,10 @@ lower confidence (the link is written in the code; whether it is taken depends o
 - ``decorator``: a decorator defined in the repository to each function it decorates.
 - ``subclass``: a base's ``__init_subclass__`` to each subclass and its methods.
 - ``dispatch``: ``getattr(self, "visit_" + ...)`` (f-strings, ``%``): ``calls`` to every method of
-  the class, its bases and its subclasses whose name starts with the literal prefix.
+  the class, its bases and its subclasses whose name starts with the literal prefix; and a module's
+  own ``__getattr__`` (PEP 562) for an attribute the module does not define (``click.BaseCommand``,
+  ``from click import BaseCommand``, ``module.x`` or ``getattr(module, name)`` on a parametrised
+  test's module parameter, ``getattr(module, name)`` with a name built at run time).
 
 A name bound by an import that leaves the repository (``from requests import get``) is never linked
 by name. Derived edges: ``imports`` from the module to what it
@@ -51,7 +54,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeGuard
 
-from mnemo_core.index.extract import RESULT_MARK
+from mnemo_core.index.extract import ANY_ATTRIBUTE, RESULT_MARK
 from mnemo_core.index.languages.base import Hooks
 from mnemo_core.index.world import Binding, World
 from mnemo_core.model import (
@@ -88,6 +91,7 @@ CONFIDENCE: dict[Resolution, float] = {
 }
 DYNAMIC_REF_KINDS: frozenset[RefKind] = frozenset({"value", "registered", "lookup", "store", "dispatch"})
 SUBCLASS_HOOK = "__init_subclass__"
+MODULE_GETATTR = "__getattr__"  # PEP 562: runs for a module attribute the module does not define
 _Unresolved = Literal["", "external", "parameter"]  # nothing found: keep looking, outside, a local
 _Target = tuple[tuple[int, ...], Resolution, float]  # target ids, how they were found, confidence
 RefRow = Sequence[Any]  # (kind, name, receiver, scope, line), as RawRef or as decoded JSON
@@ -198,7 +202,12 @@ class Resolver:
         for ref_kind, name, receiver, scope, line in _implicit_calls(refs) if calls else refs:
             if ref_kind != kind and not (calls and ref_kind in IMPLICIT_CALL_KINDS):
                 continue
-            if ref_kind == "read" and name not in self._property_names():
+            if (
+                ref_kind == "read"
+                and name not in self._property_names()
+                and name != ANY_ATTRIBUTE
+                and not self._may_hold_module(here, scope, receiver)
+            ):
                 continue
             src = sources.get(scope, -1)
             if src == -1:
@@ -362,6 +371,9 @@ class Resolver:
         if self._is_self(here.file_id, ref.scope, ref.receiver):
             classes = self.world.enclosing_classes(here.file_id, ref.scope)
         else:
+            modules = self._receiver_modules(here, ref.scope, ref.receiver)
+            if modules:
+                return self._module_attribute(modules, ref.name)
             classes = self._typed_receiver(here, ref.scope, ref.receiver)
         members = self.world.find_member(classes, ref.name)
         decorators = here.hooks.property_decorators
@@ -371,6 +383,58 @@ class Resolver:
             if any(d.rsplit(".", 1)[-1] in decorators for d in self.world.symbol(m).decorators)
         ]
         return _Resolution(props, "self") if props else _EXTERNAL
+
+    def _may_hold_module(self, here: _FileScope, scope: str, receiver: str) -> bool:
+        """Whether a variable's declared values may be modules (a parametrised test's ``click.core``)."""
+        declared = self._declared(here, scope, receiver) if receiver in here.declared else None
+        return declared is not None and declared[0] == "type" and declared[1][:1].islower()
+
+    def _receiver_modules(self, here: _FileScope, scope: str, receiver: str) -> list[int]:
+        """The modules (file ids) a receiver stands for: an imported module, or the modules a
+        variable's declared values name (``[click, click.core]`` of a parametrised test)."""
+        w = self.world
+        if receiver in here.declared:
+            declared = self._declared(here, scope, receiver)
+            if declared is None or declared[0] != "type":
+                return []
+            groups = _union_groups(declared[1], w.hooks(here.file_id).union_wrappers)
+            found = [i for g in groups for n in g for i in self._resolve_dotted(here.file_id, scope, n).ids]
+        else:
+            found = self._resolve_receiver(here.file_id, scope, receiver).ids
+        return [w.symbol(i).file_id for i in dict.fromkeys(found) if w.symbol(i).kind == "module"]
+
+    def _module_attribute(self, modules: Sequence[int], name: str) -> _Resolution:
+        """Reading ``name`` (:data:`ANY_ATTRIBUTE`: a name built at run time) on modules: the
+        ``__getattr__`` of each module that may not define it; nothing runs for a defined name."""
+        w = self.world
+        undefined = [
+            m
+            for m in modules
+            if name == ANY_ATTRIBUTE or not (w.lookup_member([m], name) or w.submodule(m, name))
+        ]
+        hooks = self._module_getattr(undefined)
+        return _Resolution(hooks, "dispatch") if hooks else _EXTERNAL
+
+    def _module_getattr(self, modules: Sequence[int]) -> list[int]:
+        """The module-level ``__getattr__`` of each module (file id) that defines one (PEP 562)."""
+        w = self.world
+        return [
+            i
+            for m in modules
+            for i in w.top(m).get(MODULE_GETATTR, ())
+            if w.symbol(i).kind == "function" and w.hooks(m).module_getattr
+        ]
+
+    def _bound(self, binding: Binding) -> _Resolution:
+        """What an import binding stands for; a name its module does not define, the module's
+        ``__getattr__`` (``from click import BaseCommand``)."""
+        w = self.world
+        ids = w.resolve_binding(binding)
+        if ids or not binding.member:
+            return _Resolution(ids, "import")
+        if any(w.submodule(m, binding.member) for m in binding.modules):
+            return _Resolution([], "import")
+        return _Resolution(self._module_getattr(binding.modules), "dispatch")
 
     def _resolve_protocol(self, here: _FileScope, ref: RawRef) -> _Resolution:
         """``with expr:`` runs ``__enter__`` and ``__exit__`` of the value's class, ``for x in expr``
@@ -558,6 +622,9 @@ class Resolver:
             found = [m for module in modules for m in w.submodule(module, name)]
         if not found and classes:
             found = w.find_member(classes, name)
+        if not found and modules:
+            hooks = self._module_getattr(modules)
+            return _Resolution(hooks, "dispatch") if hooks else _EXTERNAL
         return _Resolution(found, target.how if found else "external")
 
     def _resolve_receiver(self, file_id: int, scope: str, receiver: str) -> _Resolution:
@@ -581,7 +648,6 @@ class Resolver:
 
     def _resolve_dotted(self, file_id: int, scope: str, dotted: str) -> _Resolution:
         """``a.b.C`` through the file's import bindings (longest alias first), then its scopes."""
-        w = self.world
         parts = dotted.split(".")
         for bindings in self._visible_bindings(file_id, scope):
             for i in range(len(parts), 0, -1):
@@ -590,12 +656,23 @@ class Resolver:
                     continue
                 if not binding.modules:
                     return _EXTERNAL
-                ids = w.resolve_binding(binding)
-                return self._walk(_Resolution(ids, "import"), parts[i:])
+                return self._walk(self._bound(binding), parts[i:])
         head = self._resolve_bare(file_id, scope, parts[0])
         if not head.found:
             return head if head.final else _MISS
         return self._walk(head, parts[1:])
+
+    def _walk(self, found: _Resolution, rest: list[str]) -> _Resolution:
+        """Members of what was found, one name at a time. What a module's ``__getattr__`` serves is
+        a value of unknown type: its members are unknown, not outside the repository (a later
+        guess by name may still find them)."""
+        for part in rest:
+            if not found.ids:
+                break
+            if found.how == "dispatch":
+                return _Resolution([], "import")
+            found = self._member_of(found, part)
+        return found
 
     def _visible_bindings(self, file_id: int, scope: str) -> list[dict[str, Binding]]:
         """The import bindings a scope sees, innermost first: its functions' imports, then the module's."""
@@ -610,13 +687,6 @@ class Resolver:
 
     def _imported_here(self, file_id: int, scope: str, name: str) -> bool:
         return any(name in bindings for bindings in self._visible_bindings(file_id, scope))
-
-    def _walk(self, found: _Resolution, rest: list[str]) -> _Resolution:
-        for part in rest:
-            if not found.ids:
-                break
-            found = self._member_of(found, part)
-        return found
 
     def _resolve_bare(self, file_id: int, scope: str, name: str) -> _Resolution:
         w = self.world
@@ -635,12 +705,12 @@ class Resolver:
                 return _Resolution(ids, "local")
             binding = bindings.scoped[prefix].get(name) if prefix in bindings.scoped else None
             if binding is not None:
-                return _Resolution(w.resolve_binding(binding), "import") if binding.modules else _EXTERNAL
+                return self._bound(binding) if binding.modules else _EXTERNAL
         if name in top:
             return _Resolution(top[name], "local")
         binding = bindings.names.get(name)
         if binding is not None:
-            return _Resolution(w.resolve_binding(binding), "import") if binding.modules else _EXTERNAL
+            return self._bound(binding) if binding.modules else _EXTERNAL
         for star in bindings.stars:
             found = w.lookup_member(star, name)
             if found:

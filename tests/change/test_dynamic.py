@@ -94,8 +94,17 @@ SORTING = (
     "def ordered(words):\n"
     "    return sorted(words, key=by_length)\n"
 )
+COMPAT = (  # PEP 562: a deprecated name served by the module's __getattr__
+    "from .sorting import ordered\n"
+    "\n"
+    "def __getattr__(name):\n"
+    '    if name == "sort_words":\n'
+    "        return ordered\n"
+    "    raise AttributeError(name)\n"
+)
 FILES = {
     "pkg/__init__.py": "",
+    "pkg/compat.py": COMPAT,
     "pkg/filters.py": FILTERS,
     "pkg/template.py": TEMPLATE,
     "pkg/visitor.py": VISITOR,
@@ -109,6 +118,7 @@ FILES = {
         "from pkg.commands import run\n"
         "from pkg.plugin import Plugin\n"
         "from pkg.sorting import ordered\n"
+        "from pkg.compat import sort_words\n"
         "\n"
         "def test_render():\n"
         '    assert render("upper:a") == "A"\n'
@@ -124,6 +134,9 @@ FILES = {
         "\n"
         "def test_ordered():\n"
         '    assert ordered(["bb", "a"]) == ["a", "bb"]\n'
+        "\n"
+        "def test_deprecated_name():\n"
+        '    assert sort_words(["bb", "a"]) == ["a", "bb"]\n'
     ),
 }
 # one changed function per scenario -> (the test that reaches it, how its weakest link was resolved)
@@ -133,6 +146,7 @@ REACHED = {
     "pkg/commands.py": ("greet", '"hello " + who', '"hi " + who', "test_run", "decorator"),
     "pkg/csv.py": ("Csv.run", "'a,b'", "'a;b'", "test_create", "subclass"),
     "pkg/sorting.py": ("by_length", "len(word)", "-len(word)", "test_ordered", "value"),
+    "pkg/compat.py": ("__getattr__", "return ordered", "return list", "test_deprecated_name", "dispatch"),
 }
 
 
@@ -226,3 +240,83 @@ def test_a_plain_function_no_test_reaches_is_still_untested(
     pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
     assert "no test reaches: lonely" in pr["impact"]["reasons"]
     assert {c["name"]: c for c in pr["impact"]["changed"]}["lonely"]["possibly_reached_by"] == []
+
+
+KEYED = {
+    "pkg/__init__.py": "",
+    "pkg/filters.py": FILTERS,
+    "pkg/env.py": (
+        "from .filters import FILTERS\n"
+        "\n"
+        "class Environment:\n"
+        "    def __init__(self):\n"
+        "        self.filters = FILTERS.copy()\n"
+        "\n"
+        "    def render(self, text):\n"
+        '        value, _, name = text.partition("|")\n'
+        "        return self.filters[name](value) if name else value\n"
+    ),
+    "tests/test_env.py": (
+        "from pkg.env import Environment\n"
+        "\n"
+        "def test_upper():\n"
+        '    assert Environment().render("a|upper") == "A"\n'
+        "\n"
+        "def test_lower():\n"
+        '    assert Environment().render("A|lower") == "a"\n'
+        "\n"
+        "def test_plain():\n"
+        '    assert Environment().render("a") == "a"\n'
+        "\n"
+        "def test_empty():\n"
+        '    assert Environment().render("") == ""\n'
+    ),
+}
+
+
+def test_a_test_reaches_a_keyed_registry_s_function_only_when_it_names_its_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every test builds the reader of FILTERS; only the one that names the key runs do_upper (a key
+    that 30 % of those tests named would be a staple, applied by default: all kept)."""
+    root = make_repo(tmp_path / "r", KEYED)
+    commit(root, {"pkg/filters.py": FILTERS.replace("s.upper()", "s.upper().strip()")}, "change do_upper")
+    tests = cli_json(capsys, "tests", "--base", "HEAD~1", "--repo", str(root))["tests"]
+    assert [t["id"] for t in tests] == ["tests/test_env.py::test_upper"]
+    assert tests[0]["resolution"] == "registry"
+
+
+def test_when_no_test_names_a_registry_key_every_test_that_reaches_it_is_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = {**KEYED, "tests/test_env.py": KEYED["tests/test_env.py"].replace("a|upper", "a|UP")}
+    root = make_repo(tmp_path / "r", files)
+    commit(root, {"pkg/filters.py": FILTERS.replace("s.upper()", "s.upper().strip()")}, "change do_upper")
+    tests = cli_json(capsys, "tests", "--base", "HEAD~1", "--repo", str(root))["tests"]
+    assert {t["id"] for t in tests} == {
+        f"tests/test_env.py::test_{n}" for n in ("upper", "lower", "plain", "empty")
+    }
+
+
+def test_a_dynamic_fallback_offers_the_module_s_tests_that_name_the_symbol_when_some_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = {
+        **FILES,
+        "pkg/filters.py": FILTERS
+        + "\ndef do_title(s):\n    return s.title()\n\nEXTRA = {'title': do_title}\n",
+        "tests/test_filters.py": "from pkg.filters import do_lower\n\ndef test_lower():\n"
+        '    assert do_lower("A") == "a"\n\ndef test_lower_is_not_title():\n'
+        '    assert do_lower("Ab") != "Ab"  # do_title would keep it\n',
+    }
+    root = make_repo(tmp_path / "r", files)
+    commit(
+        root, {"pkg/filters.py": files["pkg/filters.py"].replace("s.title()", "s.title().strip()")}, "edit"
+    )
+    pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
+    changed = {c["name"]: c for c in pr["impact"]["changed"]}["do_title"]
+    assert (
+        "reached dynamically through EXTRA; tests not determinable statically: "
+        "the tests of its module's other symbols that name it are possible (1)"
+    ) in changed["reasons"]
+    assert changed["possibly_reached_by"] == ["tests/test_filters.py::test_lower_is_not_title"]

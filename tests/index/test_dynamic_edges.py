@@ -121,3 +121,95 @@ def test_a_method_added_to_a_dispatched_family_is_linked_by_an_incremental_updat
     index_repo(tmp_path)  # only printer.py is re-parsed; visitor.py dispatches by "visit_"
     after = {t for s, t, how in indexed_edges(tmp_path, "calls") if how == "dispatch"}
     assert after == {"pkg/printer.py:Printer.visit_Name", "pkg/printer.py:Printer.visit_Call"}
+
+
+DEPRECATING = (
+    "from .core import Command\n"
+    "\n"
+    "def real():\n"
+    "    return 1\n"
+    "\n"
+    "def __getattr__(name):\n"
+    "    if name == 'BaseCommand':\n"
+    "        return Command\n"
+    "    raise AttributeError(name)\n"
+)
+
+
+def test_a_name_a_module_lacks_resolves_to_its_module_getattr(tmp_path: Path) -> None:
+    """PEP 562: ``pkg.BaseCommand``, ``from pkg import BaseCommand``, ``getattr(pkg, name)`` and a
+    parametrised test's module parameter reach ``pkg.__getattr__``; defined names, submodules, a
+    module without the hook and a class's own ``__getattr__`` do not."""
+    write_files(
+        tmp_path,
+        {
+            "pkg/__init__.py": DEPRECATING,
+            "pkg/core.py": (
+                "class Command:\n    def __getattr__(self, name):\n        return name\n\n"
+                "    def unique_run(self):\n        return 3\n"
+            ),
+            "pkg/plain.py": "def helper():\n    return 2\n",
+            "app.py": (
+                "import pkg\n"
+                "import pkg.plain\n"
+                "from pkg import BaseCommand as Old\n"
+                "from pkg import core\n"
+                "\n"
+                "def uses_attribute():\n"
+                "    return pkg.BaseCommand()\n"
+                "\n"
+                "def uses_import():\n"
+                "    return Old()\n"
+                "\n"
+                "def uses_defined():\n"
+                "    return pkg.real(), core.Command(), pkg.plain.helper()\n"
+                "\n"
+                "def uses_missing_elsewhere():\n"
+                "    return pkg.plain.nothing()\n"
+                "\n"
+                "def looks_up(name, obj):\n"
+                "    return getattr(pkg, name), getattr(obj, name)\n"
+                "\n"
+                "def looks_up_literal():\n"
+                "    return getattr(pkg, 'real')\n"
+                "\n"
+                "def uses_served_member():\n"
+                "    return Old.served.unique_run()\n"
+            ),
+            "tests/test_deprecated.py": (
+                "import pytest\n"
+                "import pkg\n"
+                "import pkg.core\n"
+                "import pkg.plain\n"
+                "\n"
+                "@pytest.mark.parametrize(('module', 'name'), [(pkg, 'BaseCommand'), (pkg.core, 'x')])\n"
+                "def test_attr_deprecated(module, name):\n"
+                "    assert getattr(module, name)\n"
+                "\n"
+                "@pytest.mark.parametrize('module', [pkg.plain, pkg])\n"
+                "def test_unknown(module):\n"
+                "    with pytest.raises(AttributeError):\n"
+                "        module.no_such_attribute\n"
+                "\n"
+                "@pytest.mark.parametrize('module', [pkg.plain])\n"
+                "def test_defined(module):\n"
+                "    assert module.helper\n"
+            ),
+        },
+    )
+    index_repo(tmp_path)
+    hook = "pkg/__init__.py:__getattr__"
+    calls = indexed_edges(tmp_path, "calls")
+    into_hook = {(s, how) for s, t, how in calls if t == hook}
+    assert into_hook == {
+        ("app.py:uses_attribute", "dispatch"),
+        ("app.py:uses_import", "dispatch"),
+        ("app.py:looks_up", "dispatch"),
+        ("tests/test_deprecated.py:test_attr_deprecated", "dispatch"),
+        ("tests/test_deprecated.py:test_unknown", "dispatch"),
+    }
+    assert not any(t == "pkg/core.py:Command.__getattr__" for _, t, _ in calls)  # a class's hook: not PEP 562
+    assert ("app.py:uses_defined", "pkg/__init__.py:real", "import") in calls
+    assert ("app.py:uses_defined", "pkg/plain.py:helper", "import") in calls
+    # what __getattr__ serves has members of unknown type: a guess by name may still find them
+    assert ("app.py:uses_served_member", "pkg/core.py:Command.unique_run", "name") in calls

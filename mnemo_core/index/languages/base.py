@@ -73,6 +73,7 @@ class Hooks:
     path_separator: str = "."  # written between a receiver's parts (Rust's ``a::b``); stored as "."
     type_wrappers: frozenset[str] = frozenset()  # generic wrappers skipped in a type (``Optional[T]``)
     property_decorators: frozenset[str] = frozenset()  # a member read with these runs code
+    module_getattr: bool = False  # Python (PEP 562): a module's ``__getattr__`` serves names it lacks
     neutral_bases: frozenset[str] = frozenset()  # base classes that never call back into a subclass
     union_wrappers: frozenset[str] = frozenset()  # generics whose arguments are alternatives
 

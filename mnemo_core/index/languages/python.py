@@ -104,11 +104,22 @@ def _case_values(case: ast.expr, count: int) -> list[ast.expr]:
 
 
 def _built_class(value: ast.expr) -> str:
-    """The class a value is built as when it is a constructor call (``click.IntRange(0, 5)``)."""
+    """The class a value is built as when it is a constructor call (``click.IntRange(0, 5)``), or
+    the value itself when it names what may be a module (``click.core``: a lower-case dotted
+    name; the resolver keeps the names that are modules)."""
+    if isinstance(value, (ast.Name, ast.Attribute)) and _is_dotted(value):
+        named = ast.unparse(value)
+        return named if named.rsplit(".", 1)[-1][:1].islower() else ""
     if not isinstance(value, ast.Call) or not isinstance(value.func, (ast.Name, ast.Attribute)):
         return ""
     callee = ast.unparse(value.func)
     return callee if callee.rsplit(".", 1)[-1].lstrip("_")[:1].isupper() else ""
+
+
+def _is_dotted(value: ast.expr) -> bool:
+    while isinstance(value, ast.Attribute):
+        value = value.value
+    return isinstance(value, ast.Name)
 
 
 def module_parts(path: str) -> tuple[str, ...]:
@@ -130,6 +141,7 @@ class PythonHooks(Hooks):
     constructor_names = frozenset({"__init__", "__new__"})
     type_wrappers = TYPE_WRAPPERS
     property_decorators = frozenset({"property", "cached_property", "getter", "setter"})
+    module_getattr = True
     neutral_bases = frozenset({"object", "Generic", "Protocol", "ABC", "NamedTuple", "TypedDict"})
     union_wrappers = frozenset({"Union", "Optional"})
 

@@ -55,6 +55,9 @@
 ; in test files, on any variable (kept where its type is declared in the same scope): tests read
 ; their results' properties (``result.output``); in every file it costs a tenth more extraction time
 (attribute object: (identifier) @receiver attribute: (identifier) @name) @reference.test_read
+; ``getattr(obj, name)`` on anything but self: a module's ``__getattr__`` (PEP 562) may run
+(call function: (identifier) @_getattr arguments: (argument_list . (identifier) @receiver . (_) @name)
+  (#eq? @_getattr "getattr") (#not-any-of? @receiver "self" "cls")) @reference.read
 (with_item value: [(identifier) (attribute) (call)] @name) @reference.enter
 (with_item value: (as_pattern . [(identifier) (attribute) (call)] @name)) @reference.enter
 ; and iteration, of ``__iter__``
