@@ -14,11 +14,19 @@ are the weights to put in
 
     python -m bench.quality.learn collect --repos tuning
     python -m bench.quality.learn fit
+    python -m bench.quality.learn probe recency walk
+
+``probe`` asks a narrower question than ``fit``, with less noise: with every other weight kept as
+it is, does a weight on these components help a repository when it is chosen (on ``PROBE_GRID``)
+on the other four? A full re-fit from several starts moves by a few thousandths of the objective
+between runs that differ only by a component learned to zero, which is as much as a new signal
+usually adds.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import statistics
 import sys
@@ -40,6 +48,11 @@ MAX_ROUNDS = 30
 CORNERS = ("body", "lexical", "walk")  # the strongest single signals: each is a start of its own
 CORNER_REST = 0.05  # in a start that weights one component alone, what every other one gets
 MIN_GAIN = 1e-4  # a change that helps less than this is noise
+FOLD_KEYS = ("start R@10", "start MRR", "fold R@10", "fold MRR")
+FOLD_HEADER = (
+    f"{'fold (scored repo)':<20} {'start R@10':>10} {'start MRR':>9} {'fold R@10':>9} {'fold MRR':>8}"
+)
+PROBE_GRID = (0.0, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, -0.02, -0.05)
 TABLE_PREFIX = "learn-"
 DEFAULT_WORKDIR = Path("/tmp/mnemo-tune")  # apart from the benchmark's clones: both check out commits
 
@@ -205,6 +218,34 @@ def cross_validate(
     return folds
 
 
+def probe(
+    groups: Mapping[str, Sequence[TaskTable]], start: np.ndarray, indices: Sequence[int]
+) -> dict[str, dict[str, float]]:
+    """Per tuning repository: its metrics under ``start`` and under ``start`` with the weights at
+    ``indices`` set to the ``PROBE_GRID`` values (every combination) best on the other repositories
+    (ties: the smallest total weight, so a probe that helps nowhere stays at zero)."""
+    combos = list(itertools.product(PROBE_GRID, repeat=len(indices)))
+    metrics: dict[tuple[float, ...], dict[str, dict[str, float]]] = {}
+    for combo in combos:
+        weights = start.copy()
+        weights[list(indices)] = combo
+        metrics[combo] = {name: repo_metrics(tables, weights) for name, tables in groups.items()}
+
+    def score(combo: tuple[float, ...], names: Sequence[str]) -> float:
+        return statistics.fmean((metrics[combo][n]["R@10"] + metrics[combo][n]["MRR"]) / 2 for n in names)
+
+    out = {}
+    for name, tables in groups.items():
+        others = [n for n in groups if n != name]
+        best = max(combos, key=lambda c: (score(c, others), -sum(abs(w) for w in c)))
+        out[name] = {
+            **{f"start {k}": v for k, v in repo_metrics(tables, start).items()},
+            **{f"fold {k}": v for k, v in metrics[best][name].items()},
+            **{f"weight {i}": w for i, w in enumerate(best)},
+        }
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``collect`` or ``fit``."""
     from mnemo_core.retrieve.score import WEIGHTS
@@ -214,7 +255,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("step", choices=("collect", "fit"))
+    parser.add_argument("step", choices=("collect", "fit", "probe"))
+    parser.add_argument("components", nargs="*", help="probe: the components whose weights are probed")
     parser.add_argument("--repos", default="tuning", help="tuning repositories, comma-separated, or 'tuning'")
     parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR, help="working clones for collect")
     args = parser.parse_args(argv)
@@ -225,17 +267,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     names = list(WEIGHTS)
     groups = {r.name: load_tables(r.name, names) for r in repos}
     start = np.array([WEIGHTS[n] for n in names])
+    if args.step == "probe":
+        unknown = [c for c in args.components if c not in names] or ([] if args.components else ["(none)"])
+        if unknown:
+            raise SystemExit(f"probe: name components of {', '.join(names)}; not {', '.join(unknown)}")
+        return _print_probe(probe(groups, start, [names.index(c) for c in args.components]), args.components)
     folds = cross_validate(groups, start, names)
-    print(f"{'fold (scored repo)':<20} {'start R@10':>10} {'start MRR':>9} {'fold R@10':>9} {'fold MRR':>8}")
+    print(FOLD_HEADER)
     for name, m in folds.items():
-        cells = (m["start R@10"], m["start MRR"], m["fold R@10"], m["fold MRR"])
-        print(f"{name:<20} " + " ".join(f"{v:>9.3f}" for v in cells))
+        print(f"{name:<20} " + " ".join(f"{m[k]:>9.3f}" for k in FOLD_KEYS))
     learned = fit(groups, start, names)
     print(
         "\nweights learned on all tuning repositories (objective "
         f"{objective(groups, start):.4f} -> {objective(groups, learned):.4f}):"
     )
     print(json.dumps({n: round(float(w), 4) for n, w in zip(names, learned, strict=True)}, indent=1))
+    return 0
+
+
+def _print_probe(folds: Mapping[str, Mapping[str, float]], components: Sequence[str]) -> int:
+    print(f"{FOLD_HEADER}  weights")
+    for name, m in folds.items():
+        chosen = ", ".join(f"{c} {m[f'weight {i}']:g}" for i, c in enumerate(components))
+        print(f"{name:<20} " + " ".join(f"{m[k]:>9.3f}" for k in FOLD_KEYS) + f"  {chosen}")
+    means = [statistics.fmean(m[k] for m in folds.values()) for k in FOLD_KEYS]
+    print(f"{'mean':<20} " + " ".join(f"{v:>9.3f}" for v in means))
     return 0
 
 

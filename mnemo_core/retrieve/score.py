@@ -26,6 +26,7 @@ A symbol said useless for a similar past task is multiplied by the ``useless`` f
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -59,6 +60,8 @@ WEIGHTS = {
 FILE_SEEDS = 5  # a file's relevance counts its best few matches, so big files do not win by size
 TEST_DEMOTION = 0.2  # test code, unless the task is about tests, is context rather than target
 NON_PRODUCT_DEMOTION = 0.2  # examples, docs, scripts and benchmarks, likewise, unless the task names them
+MIN_NAMED_STEM = 4  # a shorter file name ("run", "cli") is too likely a word of the task
+_FILE_NAME_PARTS = re.compile(r"[./:\\]")
 NON_PRODUCT_DIRS = frozenset(
     {
         "example",
@@ -148,13 +151,25 @@ def multipliers_for(symbol: Symbol, keywords: Keywords) -> dict[str, float]:
 
 
 def non_product_dir(path: str, keywords: Keywords) -> str | None:
-    """The examples/docs/scripts/benchmarks directory ``path`` lies in, unless the task names it."""
+    """The examples/docs/scripts/benchmarks directory ``path`` lies in, unless the task names it or
+    names the file itself as code is written (``generate_schema.py``, ``scripts.release``)."""
     named = {t.lower() for t in (*keywords.components, *keywords.compounds, *keywords.exact)}
+    if names_file(path, keywords):
+        return None
     for part in path.split("/")[:-1]:
         lower = part.lower()
         if lower in NON_PRODUCT_DIRS and lower not in named and lower.rstrip("s") not in named:
             return part
     return None
+
+
+def names_file(path: str, keywords: Keywords) -> bool:
+    """Whether the task writes the file's name as code is written: its stem as a whole identifier,
+    module or file name among the task's compounds or backtick terms (a plain word does not count)."""
+    stem = path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
+    if len(stem) < MIN_NAMED_STEM or stem.startswith("__"):
+        return False
+    return any(stem in _FILE_NAME_PARTS.split(t.lower()) for t in (*keywords.compounds, *keywords.exact))
 
 
 def file_relevance(

@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bench.quality.learn import TaskTable, _table, _tuning, fit, objective, task_scores
+from bench.quality.learn import TaskTable, _table, _tuning, fit, objective, probe, task_scores
 
 NAMES = ("good", "noise")
 
@@ -49,3 +49,31 @@ def test_held_out_repositories_are_never_learned_from() -> None:
     with pytest.raises(SystemExit, match="held out"):
         _tuning("httpx")
     assert [r.name for r in _tuning("tuning")] == ["pytest", "black", "attrs", "click", "werkzeug"]
+
+
+def _groups(signal_helps: bool) -> dict[str, list[TaskTable]]:
+    """Three repositories whose tasks a 'good' weight of 1 ranks badly; 'noise' breaks the ties.
+    Where the signal helps, the ground truth has the highest 'noise' value; elsewhere every candidate
+    has the same, so no weight on it changes a ranking."""
+    rng = np.random.default_rng(1)
+    groups: dict[str, list[TaskTable]] = {}
+    for name in ("one", "two", "three"):
+        tables = []
+        for _ in range(8):
+            keys = [f"k{i}" for i in range(20)]
+            good = np.full(20, 0.5)  # "good" says nothing here: every candidate ties
+            noise = rng.random(20) * 0.5 if signal_helps else np.full(20, 0.3)
+            if signal_helps:
+                noise[7] = 1.0
+            tables.append(_table(row(["k7"], list(zip(keys, good, noise, strict=True))), NAMES))
+        groups[name] = tables
+    return groups
+
+
+def test_probe_weights_a_component_only_where_the_other_repositories_say_it_helps() -> None:
+    start = np.array([1.0, 0.0])
+    helps = probe(_groups(True), start, [1])
+    assert all(m["weight 0"] > 0 and m["fold MRR"] == 1.0 for m in helps.values())
+    assert all(m["start MRR"] < 1.0 for m in helps.values())
+    useless = probe(_groups(False), start, [1])
+    assert all(m["weight 0"] == 0.0 and m["fold MRR"] == m["start MRR"] for m in useless.values())
