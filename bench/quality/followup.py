@@ -17,12 +17,17 @@ The issue's floors: ``both`` raises R@10 on follow-up tasks by at least 10 % rel
 and lowers it on unrelated tasks by at most 2 %. Held-out repositories are judged on aggregates
 only, as in the main benchmark (no per-task output here at all).
 
-    python -m bench.quality.followup --repos tuning --workdir /tmp/mnemo-tune
+With ``--more N``, each repository also pairs up to N more tasks mined by the same rules from the
+same head, seed and window (those after the task file's in the seeded order; mining is
+deterministic, so they are not stored): the same benchmark, measured on more tasks.
+
+    python -m bench.quality.followup --repos tuning --workdir /tmp/mnemo-tune [--more 50]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections.abc import Sequence
@@ -37,10 +42,19 @@ from bench.quality.mining import (
     git,
     ground_truth,
     is_descriptive,
+    mine,
     pr_message,
     source_changes,
 )
-from bench.quality.repos import DEFAULT_MIRRORS, DEFAULT_WORKDIR, BenchRepo, expand, load_tasks, working_clone
+from bench.quality.repos import (
+    DEFAULT_MIRRORS,
+    DEFAULT_WORKDIR,
+    BenchRepo,
+    expand,
+    load_tasks,
+    tasks_path,
+    working_clone,
+)
 from bench.quality.run import DEFAULT_SEED, DEFAULT_TASKS, DEFAULT_WINDOW
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.indexer import index_repo
@@ -87,6 +101,15 @@ def predecessor(root: Path, task: Task) -> Task | None:
     return Task(task.parent, before, task.position + 1, text.splitlines()[0], text, tuple(truth))
 
 
+def more_tasks(
+    root: Path, head: str, known: Sequence[Task], count: int, seed: int, window: int
+) -> list[Task]:
+    """Up to ``count`` tasks beyond ``known``, mined by the benchmark's rules from the same head, seed
+    and window (``known`` being the first of them)."""
+    ids = {t.id for t in known}
+    return [t for t in mine(root, head, len(known) + count, seed, window) if t.id not in ids][:count]
+
+
 def _files(task: Task) -> set[str]:
     return {key.split(":", 1)[0] for key in task.ground_truth}
 
@@ -126,6 +149,9 @@ def run_repo(repo: BenchRepo, args: argparse.Namespace) -> dict[str, dict[str, l
     tasks = load_tasks(repo, args.tasks, args.seed, args.window)
     if tasks is None:
         raise SystemExit(f"{repo.name}: no task file for these arguments; run python -m bench.quality first")
+    if args.more:
+        head = json.loads(tasks_path(repo).read_text(encoding="utf-8"))["head"]
+        tasks = [*tasks, *more_tasks(clone, head, tasks, args.more, args.seed, args.window)]
     results: dict[str, dict[str, list[dict[str, float]]]] = {
         kind: {v: [] for v in VARIANTS} for kind in ("follow-up", "unrelated")
     }
@@ -183,6 +209,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tasks", type=int, default=DEFAULT_TASKS)
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--window", type=int, default=DEFAULT_WINDOW)
+    parser.add_argument(
+        "--more", type=int, default=0, help="also pair up to N more tasks per repository (same rules)"
+    )
     parser.add_argument("--mirrors", type=Path, default=DEFAULT_MIRRORS)
     parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR)
     args = parser.parse_args(argv)
