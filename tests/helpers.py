@@ -163,3 +163,16 @@ CORE_FILES = {
         "    assert Box().open() == 1\n"
     ),
 }
+
+# A cart that calls pricing: the CLI tests and the --at tests.
+CART_FILES = {
+    "shop/cart.py": (
+        "from shop.pricing import total\n\n"
+        "class Cart:\n"
+        "    def checkout(self):\n"
+        "        return total(self.items())\n"
+        "    def items(self):\n"
+        "        return []\n"
+    ),
+    "shop/pricing.py": "def total(items):\n    return sum(items)\n\ndef tax(x):\n    return total([x])\n",
+}

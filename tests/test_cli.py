@@ -7,21 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import commit, make_repo, write_files
+from helpers import CART_FILES, commit, make_repo, write_files
 
 from mnemo_core.cli import main
 
-FILES = {
-    "shop/cart.py": (
-        "from shop.pricing import total\n\n"
-        "class Cart:\n"
-        "    def checkout(self):\n"
-        "        return total(self.items())\n"
-        "    def items(self):\n"
-        "        return []\n"
-    ),
-    "shop/pricing.py": "def total(items):\n    return sum(items)\n\ndef tax(x):\n    return total([x])\n",
-}
+FILES = CART_FILES
 
 
 @pytest.fixture
