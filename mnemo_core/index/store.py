@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 # 16: the functions a remembered commit changed, once asked; 17: a random index id;
 # 18: a commit's files only in commit_files; 19: dynamic dispatch references (values, registries, getattr);
 # 20: getattr(obj, name) reads and parametrised module values (a module's __getattr__)
-SCHEMA_VERSION = 20
+SCHEMA_VERSION = 21
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

@@ -114,6 +114,22 @@ def test_imports(extracted) -> None:
             {"TestA": (True, False), "TestA.test_b": (True, True), "TestA.setup": (True, False)},
         ),
         (
+            "test/test_include.py",
+            "class IncludeTest:\n    def test_a(self):\n        pass\nclass LookupTests:\n"
+            "    def test_b(self):\n        pass\nclass Latest:\n    def test_c(self):\n        pass\n",
+            {
+                "IncludeTest": (True, False),
+                "IncludeTest.test_a": (True, True),
+                "LookupTests.test_b": (True, True),
+                "Latest.test_c": (True, False),
+            },
+        ),
+        (
+            "pkg/fixtures.py",
+            "class FakeTest:\n    def test_a(self):\n        pass\n",
+            {"FakeTest": (False, False), "FakeTest.test_a": (False, False)},
+        ),
+        (
             "pkg/checks.py",
             "import unittest\nclass Checks(unittest.TestCase):\n    def test_c(self):\n        pass\n",
             {"Checks": (True, False), "Checks.test_c": (True, True)},

@@ -230,10 +230,12 @@ class PythonHooks(Hooks):
         if definition.kind in CALLABLE_KINDS and name.startswith("test"):
             if parent is None:
                 return True, in_test_file
-            if parent.kind == "class" and (parent.name.startswith("Test") or _is_testcase(parent)):
+            if parent.kind == "class" and (
+                _is_test_class_name(parent.name, in_test_file) or _is_testcase(parent)
+            ):
                 return True, True
         if definition.kind == "class" and (
-            (name.startswith("Test") and in_test_file) or _is_testcase(definition)
+            _is_test_class_name(name, in_test_file) or _is_testcase(definition)
         ):
             return True, False
         return in_test_file, False
@@ -334,6 +336,12 @@ class ModuleIndex:
         package (``src/``, a ``tests/`` folder pytest inserts). Inside a package, ``import json``
         means the standard library, not the package's own ``json`` module."""
         return not prefix or "/".join(prefix) not in self.packages
+
+
+def _is_test_class_name(name: str, in_test_file: bool) -> bool:
+    """A class pytest collects by name: ``Test*`` by default; ``*Test`` and ``*Tests`` in a test file,
+    the other spellings projects configure (``python_classes``) and nose and unittest suites use."""
+    return name.startswith("Test") or (in_test_file and name.endswith(("Test", "Tests")))
 
 
 def _is_testcase(definition: Definition) -> bool:
