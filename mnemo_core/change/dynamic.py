@@ -13,19 +13,17 @@ evidence (a template's ``loop(...)``, an i18n test's ``pgettext``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from mnemo_core.change.impact import Reach, tests_reaching
+from mnemo_core.change.receivers import names_used
 from mnemo_core.index.store import Store
 from mnemo_core.model import DYNAMIC_RESOLUTIONS, Resolution, Symbol
-from mnemo_core.retrieve.snippets import SourceCache
 
 FALLBACK_CONFIDENCE = 0.3  # a module neighbour's test: below POSSIBLE_BELOW, never counted
 FALLBACK_SYMBOLS = 60  # the module's symbols whose tests make up the fallback, in line order
 THROUGH_SHOWN = 3
-WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,10 +90,4 @@ def _naming(store: Store, symbol: Symbol, tests: Iterable[int]) -> set[int]:
     name = symbol.short_name
     if name.startswith("__") and "." in symbol.name:
         name = symbol.name.rsplit(".", 2)[-2]
-    sources = SourceCache(store.root)
-    named = set()
-    for sid, test in store.symbols_by_ids(tests).items():
-        body = sources.lines(test.path)[test.start_line - 1 : test.end_line]
-        if name in WORD.findall("\n".join(body)):
-            named.add(sid)
-    return named
+    return {test for test, used in names_used(store, tests, {name: {symbol.id}}).items() if used}

@@ -37,7 +37,7 @@ def evidenced(store: Store, assumptions: Mapping[int, Sequence[frozenset[int]]])
     if not assumed:
         return dict.fromkeys(assumptions, 0)
     names = _evidence_names(store, assumed)
-    named = _named(store, [t for t, paths in assumptions.items() if any(paths)], names)
+    named = names_used(store, [t for t, paths in assumptions.items() if any(paths)], names)
     free = _staples(assumptions, named)
     kept: dict[int, int] = {}
     for test, paths in assumptions.items():
@@ -48,8 +48,8 @@ def evidenced(store: Store, assumptions: Mapping[int, Sequence[frozenset[int]]])
     return kept or dict.fromkeys(assumptions, 0)
 
 
-def _named(store: Store, tests: Iterable[int], names: Mapping[str, set[int]]) -> dict[int, set[int]]:
-    """The classes each test's source names."""
+def names_used(store: Store, tests: Iterable[int], names: Mapping[str, set[int]]) -> dict[int, set[int]]:
+    """For each test, the symbols its source shows a use of: those of every word of it in ``names``."""
     sources = SourceCache(store.root)
     named: dict[int, set[int]] = {}
     for test, symbol in store.symbols_by_ids(tests).items():

@@ -153,9 +153,9 @@ def multipliers_for(symbol: Symbol, keywords: Keywords) -> dict[str, float]:
 def non_product_dir(path: str, keywords: Keywords) -> str | None:
     """The examples/docs/scripts/benchmarks directory ``path`` lies in, unless the task names it or
     names the file itself as code is written (``generate_schema.py``, ``scripts.release``)."""
-    named = {t.lower() for t in (*keywords.components, *keywords.compounds, *keywords.exact)}
     if names_file(path, keywords):
         return None
+    named = {t.lower() for t in (*keywords.components, *keywords.compounds, *keywords.exact)}
     for part in path.split("/")[:-1]:
         lower = part.lower()
         if lower in NON_PRODUCT_DIRS and lower not in named and lower.rstrip("s") not in named:
