@@ -7,16 +7,18 @@ paths, LSP's are ``file://`` URIs.
 from __future__ import annotations
 
 import re
+from datetime import datetime, timezone
 from pathlib import Path
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from mnemo_core.engine import LastChange, Lens, SymbolCard
+from mnemo_core.engine import LastChange, Lens, SymbolCard, SymbolHistory
 from mnemo_core.model import ScoredSymbol, Symbol
 
 BLAST_RADIUS_COMMAND = "mnemo.blastRadius"
 COMPONENTS_SHOWN = 5  # the largest score components in a hover; the explain command has them all
+HISTORY_SHOWN = 3  # the newest commits of a symbol's history in a hover
 MARKDOWN_SPECIALS = "\\`*_[]<>|#"
 
 
@@ -57,9 +59,12 @@ def card_markdown(
     card: SymbolCard,
     task: tuple[str, tuple[int, ScoredSymbol] | None, int] | None,
     show_history_note: bool,
+    history: SymbolHistory | None = None,
+    history_pending: bool = False,
 ) -> str:
     """The hover card of a symbol: what it is, who depends on it, what tests it, its history, and
-    (with an active task) its rank for the task. ``task`` is (text, (rank, scored) or None, pack size)."""
+    (with an active task) its rank for the task. ``task`` is (text, (rank, scored) or None, pack size);
+    ``history`` the commits that changed its lines, when read (``history_pending``: being read)."""
     symbol = card.symbol
     where = link(root, symbol, f"{symbol.path}:{symbol.start_line}")
     parts = [f"**{symbol.kind}** `{_code(symbol.name)}` · {where}"]
@@ -75,6 +80,10 @@ def card_markdown(
         parts.append(f"**Last change:** {last_change_line(card.last_change)}")
     elif card.history_note and show_history_note:
         parts.append(f"**Last change:** {escape(card.history_note)}")
+    if history is not None:
+        parts.append(history_markdown(history))
+    elif history_pending:
+        parts.append("**History:** being read from git; hover again to see the commits")
     if task is not None:
         parts.append(task_line(*task))
     return "\n\n".join(parts)
@@ -115,6 +124,23 @@ def last_change_line(change: LastChange) -> str:
     if change.churn_90d:
         head += f" · {_count(change.churn_90d, 'commit')} on these lines in 90 days"
     return head
+
+
+def history_markdown(history: SymbolHistory) -> str:
+    """The newest commits that changed a symbol's lines, one line each, and how many more."""
+    commits = history.commits
+    if not commits:
+        return "**History:** no commit changed these lines"
+    count = _count(len(commits), "commit") + ("+" if history.limited else "")
+    lines = [f"**History:** {count} changed these lines, newest first"]
+    for c in commits[:HISTORY_SHOWN]:
+        day = datetime.fromtimestamp(c.time, timezone.utc).date().isoformat()
+        pr = f" · #{c.pull_request}" if c.pull_request is not None else ""
+        lines.append(f"- {day} · `{c.sha[:7]}` · {escape(c.author)} · {escape(c.subject)}{pr}")
+    if len(commits) > HISTORY_SHOWN:
+        more = len(commits) - HISTORY_SHOWN
+        lines.append(f"- and {more} more: `mnemo history {_code(history.symbol.key)}`")
+    return "\n".join(lines)
 
 
 def task_line(text: str, ranked: tuple[int, ScoredSymbol] | None, size: int) -> str:

@@ -5,7 +5,11 @@ from __future__ import annotations
 from lsprotocol import types
 
 from lsp_server import convert
-from lsp_server.server import IndexBeingBuilt, MnemoServer
+from lsp_server.server import Folder, IndexBeingBuilt, MnemoServer
+from mnemo_core.engine import SymbolHistory
+from mnemo_core.model import Symbol
+
+HOVER_HISTORY = 10  # commits read for a hover card (it shows the newest few and counts the rest)
 
 
 def hover(ls: MnemoServer, params: types.HoverParams) -> types.Hover | None:
@@ -30,8 +34,25 @@ def hover(ls: MnemoServer, params: types.HoverParams) -> types.Hover | None:
     engine.noticed_symbol("hovered", symbol)  # the session memory (a no-op when it is off)
     task = ls.task
     task_info = (task.text, task.ranks.get(symbol.id), len(task.ranks)) if task is not None else None
-    markdown = convert.card_markdown(engine.root, card, task_info, show_history_note=not folder.index.walked)
+    history = None
+    if card.last_change is not None:  # git knows the file: it has a history to read
+        history = engine.known_history(symbol, HOVER_HISTORY)
+        if history is None:
+            ls.later(("history", folder.root, symbol.id), "symbol history", _read_history, folder, symbol)
+    markdown = convert.card_markdown(
+        engine.root,
+        card,
+        task_info,
+        show_history_note=not folder.index.walked,
+        history=history if card.last_change is not None else None,
+        history_pending=card.last_change is not None and history is None,
+    )
     return convert.hover(markdown)
+
+
+def _read_history(folder: Folder, symbol: Symbol) -> SymbolHistory:
+    """Read a symbol's history off the hover path; the next hover finds it remembered."""
+    return folder.engine().symbol_history(symbol, HOVER_HISTORY)
 
 
 def setup(server: MnemoServer) -> None:

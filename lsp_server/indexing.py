@@ -122,7 +122,23 @@ class Indexer:
         reporter = _Reporter(self.server, self.folder, token) if token else None
         paths = sorted(job.paths) if job.paths is not None else None
         with Engine(self.folder.root) as engine:
-            return engine.index(full=job.full, progress=reporter, only=paths)
+            stats = engine.index(full=job.full, progress=reporter, only=paths)
+        if stats.parsed or stats.removed:
+            self._warm_lenses()
+        return stats
+
+    def _warm_lenses(self) -> None:
+        """Compute the lenses of the files the editor showed lately, before the refresh asks for them:
+        a re-index changes the graph, and a file's test counts take a walk per symbol."""
+        engine = self.folder.engine()
+        for path in self.folder.lenses_shown():
+            try:
+                engine.lenses(path)
+            except MnemoError as exc:
+                self.server.log(f"code lens of {path}: {exc}", types.MessageType.Warning)
+            except Exception:  # a bug in the lenses must not fail the index run
+                failure = traceback.format_exc()
+                self.server.log(f"code lens of {path} failed:\n{failure}", types.MessageType.Error)
 
     async def _begin(self, job: Job) -> str | None:
         server = self.server

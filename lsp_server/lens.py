@@ -16,9 +16,11 @@ def code_lens(ls: MnemoServer, params: types.CodeLensParams) -> list[types.CodeL
     if path is None or not ls.settings.lens:
         return []
     try:
-        engine = ls.require_index(uri).engine()
+        folder = ls.require_index(uri)
     except IndexBeingBuilt:
         return []
+    folder.lenses_shown(path)
+    engine = folder.engine()
     return [convert.code_lens(engine.root, lens) for lens in engine.lenses(path)]
 
 

@@ -17,7 +17,7 @@ import asyncio
 import logging
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
@@ -37,6 +37,7 @@ from mnemo_core.errors import MnemoError
 from mnemo_core.model import ContextPack, ScoredSymbol
 
 READ_WORKERS = 4  # hovers and lenses must not queue behind a long "context for task"
+LENS_FILES_WARMED = 4  # after a re-index, the lenses of this many recently shown files are computed first
 REQUEST_FAILED = -32803  # LSP ErrorCodes.RequestFailed: valid request, the engine could not answer
 ENGINE_LOGGERS = ("mnemo_core", "lsp_server")
 LOG_LEVELS = {
@@ -100,6 +101,7 @@ class Folder:
     checked: threading.Event = field(default_factory=threading.Event)  # the first freshness check is over
     readers: _Readers = field(default_factory=_Readers)
     memory: bool | None = None  # the client's ``memory`` setting (None: the project's)
+    _shown: list[str] = field(default_factory=list)  # files whose lenses the editor asked for, newest last
 
     def engine(self) -> Engine:
         """This worker thread's engine on the folder; it reads the index as it is (the indexer
@@ -111,6 +113,17 @@ class Folder:
                 self.readers.opened.append(engine)
         engine.use_memory(self.memory)
         return engine
+
+    def lenses_shown(self, path: str | None = None) -> list[str]:
+        """The files whose lenses the editor showed lately (the newest ``LENS_FILES_WARMED``), after
+        noting ``path`` as the newest: what to compute before the lenses are refreshed."""
+        with self.readers.lock:
+            if path is not None:
+                if path in self._shown:
+                    self._shown.remove(path)
+                self._shown.append(path)
+                del self._shown[:-LENS_FILES_WARMED]
+            return list(self._shown)
 
     def close(self) -> None:
         """Close every worker thread's engine."""
@@ -136,6 +149,9 @@ class MnemoServer(LanguageServer):
         self.task: ActiveTask | None = None
         self.settings = Settings()
         self._pool = ThreadPoolExecutor(max_workers=READ_WORKERS, thread_name_prefix="mnemo-read")
+        self._later = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mnemo-later")
+        self._queued: set[Hashable] = set()
+        self._queued_lock = threading.Lock()
         self._told: set[str] = set()
         self.shutdown_requested = False
         self.exit_code = 0  # the LSP asks for 1 when the client sends ``exit`` without ``shutdown``
@@ -258,6 +274,29 @@ class MnemoServer(LanguageServer):
         except Exception as exc:
             raise self.rpc_error(what, exc) from None
 
+    def later(self, key: Hashable, what: str, work: Callable[..., object], *args: Any) -> None:
+        """Run slow work no request waits for (a symbol's history for the next hover) on one
+        background thread; ``key`` already queued is not queued again; failures go to the log."""
+        with self._queued_lock:
+            if key in self._queued:
+                return
+            self._queued.add(key)
+
+        def run() -> None:
+            try:
+                work(*args)
+            except Exception:
+                self.log(f"{what} failed:\n{traceback.format_exc()}", types.MessageType.Error)
+            finally:
+                with self._queued_lock:
+                    self._queued.discard(key)
+
+        try:
+            self._later.submit(run)
+        except RuntimeError:  # shutting down
+            with self._queued_lock:
+                self._queued.discard(key)
+
     def rpc_error(self, what: str, exc: Exception) -> JsonRpcException:
         """The JSON-RPC error for a failed request: InvalidParams for bad arguments, RequestFailed
         for what the engine refused (one clear line), InternalError (traceback in the log) for bugs."""
@@ -326,6 +365,7 @@ class MnemoServer(LanguageServer):
     # -- shutdown -----------------------------------------------------------------------------
     def close(self) -> None:
         """Stop the read threads and close every folder's engines."""
+        self._later.shutdown(wait=True, cancel_futures=True)
         self._pool.shutdown(wait=True, cancel_futures=True)
         for folder in list(self.folders.values()):
             folder.close()

@@ -43,7 +43,7 @@ from mnemo_core.model import ContextPack, Explanation, IndexStats, ScoredSymbol,
 from mnemo_core.pipelines import DEFAULT_BUDGET, DEFAULT_DEPTH, DEFAULT_FILES_DEPTH, Call
 from mnemo_core.repository import Repository, recovering
 from mnemo_core.retrieve.recall import Recall
-from mnemo_core.symbol_history import SymbolHistory, symbol_history
+from mnemo_core.symbol_history import SymbolHistory, known_history, symbol_history
 from mnemo_core.vcs.git import head_commit
 from mnemo_core.vcs.linelog import DEFAULT_LIMIT as DEFAULT_HISTORY
 from mnemo_core.vcs.state import git_state
@@ -237,6 +237,16 @@ class Engine:
         return [
             symbol_history(self.repository, s, limit) for s in lookup.resolve_symbol(self.repository, handle)
         ]
+
+    def symbol_history(self, symbol: Symbol, limit: int = DEFAULT_HISTORY) -> SymbolHistory:
+        """The newest ``limit`` commits that changed one symbol's lines (``git log -L``; the answer
+        is remembered for ``known_history``)."""
+        return symbol_history(self.repository, symbol, limit)
+
+    def known_history(self, symbol: Symbol, limit: int = DEFAULT_HISTORY) -> SymbolHistory | None:
+        """``symbol_history`` when this process has already read it for the same HEAD and file
+        (None otherwise): no git process, fit for a hover."""
+        return known_history(self.repository, symbol, limit)
 
     def _walk(self, handle: str, direction: Direction, depth: int) -> Walk:
         self._fresh()

@@ -12,7 +12,7 @@ from helpers import commit, git, make_repo
 from mnemo_core.cli import main
 from mnemo_core.lookup import resolve_symbol
 from mnemo_core.repository import Repository
-from mnemo_core.symbol_history import symbol_history
+from mnemo_core.symbol_history import known_history, symbol_history
 from mnemo_core.vcs.linelog import pull_request_of
 
 CORE = "def keep():\n    return 0\n\n\ndef price(item):\n    return item * 2\n"
@@ -125,3 +125,23 @@ def test_outside_git_and_before_the_first_commit_the_history_says_why_it_is_empt
     git(tmp_path, "init", "-q", str(fresh))
     (fresh / "core.py").write_text(CORE)
     assert history_of(fresh, "price") == ([], ("the repository has no commits yet",))
+
+
+def test_a_history_read_once_is_known_until_head_or_the_file_moves(tmp_path: Path) -> None:
+    root = shop(tmp_path / "shop")
+    repo = Repository.open(root)
+    repo.refresh()
+    [price] = resolve_symbol(repo, "price")
+    assert known_history(repo, price) is None  # nothing read yet: no git process on this path
+    read = symbol_history(repo, price)
+    assert known_history(repo, price) is read
+    assert known_history(repo, price, limit=2) is None  # another limit is another answer
+    commit(
+        root, {"shop/pricing.py": CORE.replace("* 2", "* 5")}, "Cut prices", date="2026-06-01T10:00:00+00:00"
+    )
+    repo.refresh()
+    [price] = resolve_symbol(repo, "price")
+    assert known_history(repo, price) is None
+    assert symbol_history(repo, price).commits[0].subject == "Cut prices"
+    (root / "shop/pricing.py").write_text(CORE.replace("* 2", "* 6") + "\n")  # edited, not committed
+    assert known_history(repo, price) is None

@@ -314,10 +314,11 @@ def tests_reaching(store: Store, ids: Iterable[int]) -> dict[int, ReachingTests]
     """
     generation = store.generation()
     found: dict[int, ReachingTests] = {}
-    for sid in ids:
-        key = (str(store.path), generation, sid)
-        cached = _TESTS.get(key)
-        found[sid] = cached if cached is not None else _TESTS.put(key, _tests_of(store, sid))
+    with store.remembering():  # the walks of a file's symbols cross the same callers and helpers
+        for sid in ids:
+            key = (str(store.path), generation, sid)
+            cached = _TESTS.get(key)
+            found[sid] = cached if cached is not None else _TESTS.put(key, _tests_of(store, sid))
     return found
 
 

@@ -16,7 +16,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, cast
 
@@ -267,6 +267,7 @@ class Store:
         self.conn = conn
         self.path = path
         self.read_only = False  # opened read-only: it can answer, not be updated
+        self._reads: _ReadMemo | None = None  # inside ``remembering``: symbols and edges read once
         self._next_id: int | None = None
 
     @property
@@ -642,8 +643,35 @@ class Store:
             self.conn.executemany("INSERT INTO edges VALUES (?,?,?,?,?,?,?)", edges)
 
     # -- reads for the pipelines ------------------------------------------------------------
+    @contextmanager
+    def remembering(self) -> Iterator[None]:
+        """Within the block, ``symbols_by_ids`` and ``edges_touching`` read each symbol and each
+        symbol's edges from SQLite once: for a batch of graph walks (the tests of every function in
+        a file visit the same callers and helpers again and again) over an index that does not
+        change meanwhile. Nested blocks share the outer one's memory."""
+        if self._reads is not None:
+            yield
+            return
+        self._reads = _ReadMemo()
+        try:
+            yield
+        finally:
+            self._reads = None
+
     def symbols_by_ids(self, ids: Iterable[int]) -> dict[int, Symbol]:
         """Symbols by id."""
+        reads = self._reads
+        if reads is None:
+            return self._symbols_by_ids(ids)
+        wanted = sorted(set(ids))  # the order SQLite gives them in
+        missing = [i for i in wanted if i not in reads.symbols and i not in reads.absent]
+        if missing:
+            loaded = self._symbols_by_ids(missing)
+            reads.symbols.update(loaded)
+            reads.absent.update(i for i in missing if i not in loaded)
+        return {i: reads.symbols[i] for i in wanted if i in reads.symbols}
+
+    def _symbols_by_ids(self, ids: Iterable[int]) -> dict[int, Symbol]:
         out: dict[int, Symbol] = {}
         for chunk in _chunks(list(ids)):
             marks = ",".join("?" * len(chunk))
@@ -696,6 +724,20 @@ class Store:
 
     def edges_touching(self, ids: Iterable[int], direction: str) -> list[Edge]:
         """Edges into (``direction='in'``) or out of (``'out'``) the given symbols."""
+        reads = self._reads
+        if reads is None:
+            return self._edges_touching(ids, direction)
+        known = reads.edges_in if direction == "in" else reads.edges_out
+        wanted = sorted(set(ids))
+        missing = [i for i in wanted if i not in known]
+        if missing:
+            for i in missing:
+                known[i] = []
+            for e in self._edges_touching(missing, direction):
+                known[e.dst if direction == "in" else e.src].append(e)
+        return [e for i in wanted for e in known[i]]
+
+    def _edges_touching(self, ids: Iterable[int], direction: str) -> list[Edge]:
         column = "dst" if direction == "in" else "src"
         out: list[Edge] = []
         for chunk in _chunks(list(ids)):
@@ -1128,6 +1170,16 @@ def _id_filters(column: str, ids: Iterable[int] | None) -> Iterator[tuple[str, l
         return
     for chunk in _chunks(list(ids)):
         yield f"WHERE {column} IN ({','.join('?' * len(chunk))})", chunk
+
+
+@dataclass
+class _ReadMemo:
+    """What ``Store.remembering`` has read: symbols (and ids that are none), edges by endpoint."""
+
+    symbols: dict[int, Symbol] = field(default_factory=dict)
+    absent: set[int] = field(default_factory=set)
+    edges_in: dict[int, list[Edge]] = field(default_factory=dict)
+    edges_out: dict[int, list[Edge]] = field(default_factory=dict)
 
 
 def _chunks(items: Sequence[object] | list[object], size: int = 500) -> Iterator[list[object]]:

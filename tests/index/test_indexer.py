@@ -315,3 +315,28 @@ def test_a_renamed_file_keeps_its_edges(tmp_path: Path) -> None:
     (tmp_path / "app/service.py").rename(tmp_path / "app/signup.py")
     index_repo(tmp_path)
     assert ("app/signup.py:register", "app/models.py:User.save", "import") in indexed_edges(tmp_path, "calls")
+
+
+def test_reads_remembered_within_a_block_answer_as_sqlite_does(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    write_files(root, BASE)
+    index_repo(root)
+    store = Store.open(root)
+    try:
+        ids = [i for (i,) in store.conn.execute("SELECT id FROM symbols ORDER BY id")] + [10**9]
+        plain = (store.symbols_by_ids(ids), store.edges_touching(ids, "in"), store.edges_touching(ids, "out"))
+        with store.remembering():
+            first = (
+                store.symbols_by_ids(ids),
+                store.edges_touching(ids, "in"),
+                store.edges_touching(ids, "out"),
+            )
+            store.conn.execute("DELETE FROM edges")  # what is remembered no longer asks SQLite
+            with store.remembering():  # a nested block shares the outer memory
+                again = (store.symbols_by_ids(ids), store.edges_touching(ids, "in"))
+            assert store.symbols_by_ids(ids[:1]) == {ids[0]: plain[0][ids[0]]}
+        assert first == plain and again == plain[:2]
+        assert plain[1] and plain[2]  # the repository has edges both ways to compare
+        assert store.edges_touching(ids, "in") == []  # outside the block: SQLite again
+    finally:
+        store.close()

@@ -9,6 +9,8 @@ from lsprotocol import types
 from lsp_server import convert
 from mnemo_core.insight import LastChange, Lens, SymbolCard
 from mnemo_core.model import ScoredSymbol, Symbol
+from mnemo_core.symbol_history import SymbolHistory
+from mnemo_core.vcs.linelog import RangeCommit
 
 ROOT = Path("/work/repo")
 A_URI = "file:///work/repo/pkg/a.py"
@@ -99,6 +101,35 @@ def test_a_card_reached_only_dynamically_says_so_instead_of_untested() -> None:
     text = convert.card_markdown(ROOT, dynamic, None, show_history_note=True)
     assert "**no test reaches it statically** (reached dynamically through FILTERS)" in text
     assert "**no test reaches it**" not in text
+
+
+def test_the_history_lists_the_newest_commits_and_counts_the_rest() -> None:
+    day = 86400
+    commits = tuple(
+        RangeCommit(f"{i}" * 40, f"Dev {i}", "d@x", 1_700_000_000 - i * day, f"change {i}", "pkg/a.py", None)
+        for i in range(5)
+    )
+    hot = SymbolHistory(symbol("App.route"), commits, limited=True)
+    text = convert.card_markdown(ROOT, card(), None, show_history_note=True, history=hot)
+    assert text.split("\n\n")[-1].split("\n") == [
+        "**History:** 5 commits+ changed these lines, newest first",
+        "- 2023-11-14 · `0000000` · Dev 0 · change 0",
+        "- 2023-11-13 · `1111111` · Dev 1 · change 1",
+        "- 2023-11-12 · `2222222` · Dev 2 · change 2",
+        "- and 2 more: `mnemo history pkg/a.py:App.route`",
+    ]
+    merged = RangeCommit("a" * 40, "<b>", "m@x", 0, "Merge pull request #7 from x/y", "pkg/a.py", 7)
+    one = convert.history_markdown(SymbolHistory(symbol("f"), (merged,)))
+    assert one == (
+        "**History:** 1 commit changed these lines, newest first\n"
+        "- 1970-01-01 · `aaaaaaa` · \\<b\\> · Merge pull request \\#7 from x/y · #7"
+    )
+    assert (
+        convert.history_markdown(SymbolHistory(symbol("f"), ()))
+        == "**History:** no commit changed these lines"
+    )
+    pending = convert.card_markdown(ROOT, card(), None, show_history_note=True, history_pending=True)
+    assert pending.endswith("**History:** being read from git; hover again to see the commits")
 
 
 def test_an_uncommitted_change() -> None:

@@ -13,7 +13,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInva
 
 from lsp_server.cli import _skip_answered_errors, build_parser
 from lsp_server.indexing import Job
-from lsp_server.server import BadArguments, ClientStdout, IndexBeingBuilt, MnemoServer
+from lsp_server.server import LENS_FILES_WARMED, BadArguments, ClientStdout, IndexBeingBuilt, MnemoServer
 from mnemo_core.errors import MnemoError
 
 
@@ -60,6 +60,17 @@ def test_a_document_goes_to_the_deepest_folder_holding_it(server: MnemoServer, t
     assert server.primary().root == tmp_path  # the first folder the client named
     assert server.remove_folder(inner.as_uri()) is not None
     assert server.locate((inner / "a.py").as_uri())[1] == "vendor/lib/a.py"
+
+
+def test_the_files_whose_lenses_were_shown_lately(server: MnemoServer) -> None:
+    folder = server.primary()
+    assert folder.lenses_shown() == []
+    for path in ("a.py", "b.py", "a.py", *(f"f{i}.py" for i in range(LENS_FILES_WARMED - 2))):
+        folder.lenses_shown(path)
+    assert folder.lenses_shown() == ["b.py", "a.py", *(f"f{i}.py" for i in range(LENS_FILES_WARMED - 2))]
+    folder.lenses_shown("new.py")  # the oldest goes
+    assert folder.lenses_shown()[0] == "a.py" and folder.lenses_shown()[-1] == "new.py"
+    assert len(folder.lenses_shown()) == LENS_FILES_WARMED
 
 
 def test_failures_become_json_rpc_errors(server: MnemoServer) -> None:
