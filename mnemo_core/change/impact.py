@@ -355,9 +355,15 @@ def blast_radius(
     """Callers (transitively, to ``depth``) and the test cases that reach the change: the union of
     each changed symbol's tests, plus the changed test cases themselves. A symbol's tests are those
     ``measured`` gives it (coverage evidence), else its ``tests_reaching``."""
+    with store.remembering():  # the walks of the change and of each changed symbol overlap
+        return _blast_radius(store, changed, depth, measured or {})
+
+
+def _blast_radius(
+    store: Store, changed: list[int], depth: int, given: Mapping[int, ReachingTests]
+) -> BlastRadius:
     sure = walk_back(store, changed, depth, min_confidence=POSSIBLE_BELOW)
     every = walk_back(store, changed, depth)
-    given = measured or {}
     tests_of = tests_reaching(store, [c for c in changed if c not in given])
     tests_of.update({c: given[c] for c in changed if c in given})
     sure_tests = _union(r.sure for r in tests_of.values())
