@@ -833,18 +833,6 @@ class Store:
             )
         return out
 
-    def commits_touching(self, paths: Iterable[str], per_path: int) -> list[str]:
-        """The newest ``per_path`` remembered commits touching each path (their shas, newest first)."""
-        found: dict[str, int] = {}
-        for path in paths:
-            rows = self.conn.execute(
-                "SELECT c.sha, c.id FROM commit_files cf JOIN commits c ON c.id = cf.commit_id"
-                " WHERE cf.path = ? ORDER BY cf.commit_id DESC LIMIT ?",
-                (path, per_path),
-            )
-            found.update((sha, int(cid)) for sha, cid in rows)
-        return sorted(found, key=lambda sha: -found[sha])
-
     def newest_commit_time(self) -> int | None:
         """The author time of the newest remembered commit."""
         row = self.conn.execute("SELECT max(time) FROM commits").fetchone()

@@ -56,15 +56,6 @@ WEIGHTS = {
     # that memory reorders the task's own matches rather than outvoting them.
     "session": 0.05,  # touched in this session: a nudge worth about a good file match, not a body match
     "memory": 0.20,  # useful for a similar past task: said by a person or a landed commit, so strong
-    # EXPERIMENT (not kept): relations' evidence (``related.py``), recorded for ``learn collect`` only
-    **dict.fromkeys(
-        (
-            *("nb_lex", "nb_body", "nb_top", "nb_top3", "nb_any", "nb_test", "nb_code", "nb_sum"),
-            *("mate_lex", "mate_top", "parent_lex", "nb_score", "mate_score"),
-            *("cochange", "cochange_raw", "cochange_conf", "cochange_focus", "cochange10"),
-        ),
-        0.0,
-    ),
 }
 FILE_SEEDS = 5  # a file's relevance counts its best few matches, so big files do not win by size
 TEST_DEMOTION = 0.2  # test code, unless the task is about tests, is context rather than target
@@ -207,7 +198,6 @@ def score_candidates(
     keywords: Keywords,
     session: Mapping[int, float] | None = None,
     useless: Mapping[int, float] | None = None,
-    related: Mapping[str, Mapping[int, float]] | None = None,
 ) -> list[Scored]:
     """Score every candidate; best first, ties broken by symbol id. ``session`` holds the session
     component of the candidates touched lately, ``useless`` the factor of those said useless."""
@@ -235,8 +225,6 @@ def score_candidates(
             "session": session.get(sid, 0.0),
             "memory": _strength(seed, "memory"),
         }
-        for name, values in (related or {}).items():
-            components[name] = values.get(sid, 0.0)
         total = sum(WEIGHTS[name] * value for name, value in components.items())
         multipliers = multipliers_for(symbols[sid], keywords)
         if sid in useless:

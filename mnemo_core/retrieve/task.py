@@ -20,7 +20,6 @@ from mnemo_core.retrieve.history import history_channel
 from mnemo_core.retrieve.keywords import Keywords, extract_keywords
 from mnemo_core.retrieve.recall import Recall, Touch
 from mnemo_core.retrieve.recency import RecencyLookup
-from mnemo_core.retrieve.related import related_components, score_neighbours
 from mnemo_core.retrieve.score import WEIGHTS, Recency, Scored, score_candidates
 from mnemo_core.retrieve.seeds import Channel, Ranked, Seed, Strengths, seed
 from mnemo_core.retrieve.walk import WalkResult, hops_only, reach, walk
@@ -95,7 +94,6 @@ def rank_task(
     fan_in = store.fan_in(candidates)
     recency, reference, recency_notes = recency_lookup({sid: symbols[sid] for sid in candidates})
     session = recall.session({sid: symbols[sid] for sid in candidates}) if recall.events else {}
-    related, relations = related_components(store, root, candidates, top_seeds, symbols)
     scored = score_candidates(
         candidates,
         top_seeds,
@@ -107,11 +105,7 @@ def rank_task(
         keywords,
         {sid: touch.value for sid, touch in session.items()},
         {sid: factor for sid, (factor, _) in recall.demoted.items()},
-        related,
     )
-    for name, values in score_neighbours([(s.symbol_id, s.score) for s in scored], relations).items():
-        for s in scored:
-            s.components[name] = values[s.symbol_id]
     notes = list(recency_notes)
     if keywords.truncated:
         notes.append("the task was truncated to its first 4000 characters")
