@@ -41,6 +41,7 @@ from tree_sitter import Node
 from mnemo_core.change.impact import HOP_DECAY, Reach, ReachingTests, tests_reaching
 from mnemo_core.config import Config
 from mnemo_core.errors import MnemoError
+from mnemo_core.index.discovery import PytestDiscovery, read_discovery
 from mnemo_core.index.extract import extract
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.store import Store
@@ -150,7 +151,7 @@ class _Runs:
 
     def __init__(self, data: coverage.CoverageData, store: Store, root: Path, sha: str) -> None:
         self._data, self._store, self._root, self._sha = data, store, root, sha
-        self.tests = _TestLookup(store)
+        self.tests = _TestLookup(store, read_discovery(root))
         self._by_file: dict[str, dict[int, list[str]]] = {}
         self._measured = data.measured_files()
 
@@ -398,8 +399,8 @@ def parse_context(context: str) -> TestRef | None:
 class _TestLookup:
     """Contexts -> test symbol ids of the index, cached per context and per file."""
 
-    def __init__(self, store: Store) -> None:
-        self._store = store
+    def __init__(self, store: Store, discovery: PytestDiscovery) -> None:
+        self._store, self._discovery = store, discovery
         self._files: list[str] | None = None
         self._tests: list[str] | None = None
         self._symbols: dict[str, dict[str, Symbol]] = {}
@@ -482,7 +483,11 @@ class _TestLookup:
     def _test_files(self) -> list[str]:
         if self._tests is None:
             specs = {p: language_for_path(p) for p in self._all_files()}
-            self._tests = [p for p, spec in specs.items() if spec is not None and spec.hooks.is_test_file(p)]
+            self._tests = [
+                p
+                for p, spec in specs.items()
+                if spec is not None and spec.hooks.is_test_file(p, self._discovery)
+            ]
         return self._tests
 
     def _all_files(self) -> list[str]:

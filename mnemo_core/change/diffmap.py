@@ -16,6 +16,7 @@ import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
+from mnemo_core.index.discovery import read_discovery
 from mnemo_core.index.extract import extract
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.model import RawSymbol, SymbolKind
@@ -77,6 +78,7 @@ def changed_symbols(
     """The symbols ``changes`` touch, and a summary line per changed file."""
     olds = files_at(root, base, [c.old_path or c.path for c in changes if c.status != ChangeStatus.ADDED])
     news = files_at(root, head, [c.path for c in changes if c.status != ChangeStatus.DELETED])
+    discovery = read_discovery(root)
     found: list[ChangedSymbol] = []
     summaries: list[FileSummary] = []
     for change in changes:
@@ -92,8 +94,10 @@ def changed_symbols(
         old_path = change.old_path or change.path
         old_bytes = olds.get(old_path) if change.status != ChangeStatus.ADDED else None
         new_bytes = news.get(change.path) if change.status != ChangeStatus.DELETED else None
-        old_symbols = extract(old_path, old_bytes, spec).symbols if old_bytes is not None else ()
-        new_symbols = extract(change.path, new_bytes, spec).symbols if new_bytes is not None else ()
+        old_symbols = extract(old_path, old_bytes, spec, discovery).symbols if old_bytes is not None else ()
+        new_symbols = (
+            extract(change.path, new_bytes, spec, discovery).symbols if new_bytes is not None else ()
+        )
         touched = _file_symbols(change, old_symbols, new_symbols, new_bytes)
         found.extend(touched)
         summaries.append(
