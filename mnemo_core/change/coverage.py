@@ -420,9 +420,9 @@ class _TestLookup:
 
     def _find(self, ref: TestRef) -> int | None:
         if ref.path is not None:
-            paths = self._paths_ending(ref.path)
-            found = (self._named(path, ref.name) for path in paths)
-            return next((sid for sid in found if sid is not None), None) if paths else self._moved(ref)
+            found = (self._named(path, ref.name) for path in self._paths_ending(ref.path))
+            named = next((sid for sid in found if sid is not None), None)
+            return named if named is not None else self._elsewhere(ref)
         parts = ref.name.split(".")
         for split in range(len(parts) - 1, 0, -1):
             module, name = ".".join(parts[:split]), ".".join(parts[split:])
@@ -469,10 +469,11 @@ class _TestLookup:
             queue.extend(bases)
         return None
 
-    def _moved(self, ref: TestRef) -> int | None:
-        """A test whose file is gone since the data was taken: the test of that qualified name in
-        the package that replaced the module (``tests/test_utils.py`` -> ``tests/test_utils/``),
-        else the only test of that name anywhere."""
+    def _elsewhere(self, ref: TestRef) -> int | None:
+        """A test its file does not define: one imported from another module (pytest collects it
+        where it is imported), or one whose file is gone since the data was taken. The test of that
+        qualified name in the package that replaced the module (``tests/test_utils.py`` ->
+        ``tests/test_utils/``), else the only test of that name anywhere."""
         if ref.path is None:
             return None
         package = str(PurePosixPath(ref.path).with_suffix("")) + "/"

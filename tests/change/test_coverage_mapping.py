@@ -64,6 +64,7 @@ SHAPES = (
 )
 TESTS = (
     "from shapes.core import Box, area, build, formatter, logged, make_counter\n"
+    "from shared import test_shared_area\n"
     "\n"
     "def test_read_size():\n"
     "    assert Box(2).size == 2\n"
@@ -106,10 +107,16 @@ TESTS = (
     "class TestResizing(_Resizing):\n"
     "    pass\n"
 )
+SHARED = (
+    "from shapes import core\n\ndef test_shared_area():\n    assert getattr(core, 'ar' + 'ea')(1, 1) == 1\n"
+)
 FILES = {
     "shapes/__init__.py": "",
     "shapes/core.py": SHAPES,
     "tests/test_shapes.py": TESTS,
+    # a test defined in one module and collected where another imports it; nothing static links
+    # it to area (a name built at run time): only the coverage data does
+    "tests/shared.py": SHARED,
     ".gitignore": ".coverage\n.pytest_cache/\n",
 }
 
@@ -154,8 +161,12 @@ def answer_for_edit(root: Path, capsys: pytest.CaptureFixture[str], after: str, 
         ("    def step():", "        ", {"test_counter_steps"}),
         ("def make_counter(start):", "    ", {"test_counter_made", "test_counter_steps"}),
         # a decorated function: its decorator runs at import, its body in the tests that call it
-        ("def area(w, h):", "    ", {"test_area"}),
-        ("    def wrapper(*args):", "        ", {"test_area", "test_logged"}),
+        ("def area(w, h):", "    ", {"test_area", "tests/shared.py::test_shared_area"}),
+        (
+            "    def wrapper(*args):",
+            "        ",
+            {"test_area", "test_logged", "tests/shared.py::test_shared_area"},
+        ),
         # a class nested in a function: its method's body is its own, the class body the function's
         ("        def describe(self):", "            ", {"test_described"}),
         ("def build(kind):", "    ", {"test_built", "test_described"}),
