@@ -4,6 +4,7 @@ read from the repository's configuration in pytest's order, never run, and follo
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -195,3 +196,14 @@ def test_fixtures_and_testcase_methods_follow_pytest() -> None:
     assert found["it_works"] == (True, True)
     assert found["Legacy.test_old"] == (True, True)  # unittest's own prefix, whatever the settings
     assert classified("tests/test_a.py", source, DEFAULT_DISCOVERY)["test_env"] == (True, False)
+
+
+def test_a_settings_file_outside_the_repository_or_not_a_file_is_not_read(tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere.ini"
+    outside.write_text("[pytest]\npython_classes = *Suite\n")
+    root = write(tmp_path / "r", {})
+    (root / "pytest.ini").symlink_to(outside)
+    assert read_discovery(root) == DEFAULT_DISCOVERY
+    (root / "pytest.ini").unlink()
+    os.mkfifo(root / "pytest.ini")  # opening a FIFO would block
+    assert read_discovery(root) == DEFAULT_DISCOVERY
