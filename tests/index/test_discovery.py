@@ -187,6 +187,10 @@ def test_fixtures_and_testcase_methods_follow_pytest() -> None:
         "    return 1\n"
         "def it_works(test_env):\n"
         "    pass\n"
+        "@pytest.mark.usefixtures('test_env')\n"
+        "@pytest.mark.parametrize('a_fixture', [1])\n"
+        "def it_uses(a_fixture):\n"
+        "    pass\n"
         "class Legacy(unittest.TestCase):\n"
         "    def test_old(self):\n"
         "        pass\n"
@@ -194,6 +198,7 @@ def test_fixtures_and_testcase_methods_follow_pytest() -> None:
     found = classified("tests/check_a.py", source, PytestDiscovery(files=("check_*.py",), functions=("it_",)))
     assert found["test_env"] == (True, False)  # a fixture is test code, never a test
     assert found["it_works"] == (True, True)
+    assert found["it_uses"] == (True, True)  # it uses fixtures, it is not one
     assert found["Legacy.test_old"] == (True, True)  # unittest's own prefix, whatever the settings
     assert classified("tests/test_a.py", source, DEFAULT_DISCOVERY)["test_env"] == (True, False)
 

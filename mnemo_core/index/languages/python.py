@@ -18,6 +18,9 @@ from mnemo_core.model import CALLABLE_KINDS, RawImport
 
 _SUFFIXES = (".py", ".pyi")
 _TEST_DIRS = frozenset({"test", "tests", "testing"})
+# a decorator that makes a function a fixture (``@pytest.fixture``, ``@fixture(scope=...)``), not
+# one that only mentions fixtures (``@pytest.mark.usefixtures(...)``)
+_FIXTURE = re.compile(r"@?\s*(?:[\w.]*\.)?fixture\s*(?:\(|$)")
 _CLASS_OBJECT = re.compile(r"\b[Tt]ype\[")  # ``type[Option]``, ``t.Optional[t.Type[Option]]``
 _CONFTEST = "conftest.py"  # pytest's per-directory fixture module
 TYPE_WRAPPERS = frozenset(
@@ -237,7 +240,7 @@ class PythonHooks(Hooks):
         one, whatever its name."""
         name, parent = definition.name, definition.parent
         runs = in_test_file if collected is None else collected
-        if definition.kind in CALLABLE_KINDS and not self.is_fixture(definition.decorators):
+        if definition.kind in CALLABLE_KINDS and not any(_FIXTURE.match(d) for d in definition.decorators):
             if parent is None and discovery.test_function(name):
                 return True, runs
             if parent is not None and parent.kind == "class":
