@@ -3,7 +3,8 @@
 The inserted line is ``pass`` at the body's indentation, placed just before the first statement
 after the docstring (after the docstring when there is nothing else), so the diff is one added
 line that belongs to the function itself and not to a nested one - what a developer's one-line
-fix inside a function looks like to ``git diff``. ``pass`` rather than an assignment because an
+fix inside a function looks like to ``git diff``. A first statement that is a decorated definition
+starts at its first decorator. ``pass`` rather than an assignment because an
 assignment would make its name local to the whole function (``_`` is gettext in click).
 """
 
@@ -39,6 +40,12 @@ def _is_docstring(node: ast.stmt) -> bool:
     )
 
 
+def _first_line(node: ast.stmt) -> int:
+    """The line a statement starts on: a decorated definition's first decorator."""
+    decorators: list[ast.expr] = getattr(node, "decorator_list", [])
+    return min([node.lineno, *(d.lineno for d in decorators)])
+
+
 def insert_statement(text: str, def_line: int) -> Edit | None:
     """``text`` with ``pass`` inserted in the function whose ``def`` is on ``def_line``; None when
     the function cannot be edited that way (not found, or its body shares the ``def`` line)."""
@@ -54,11 +61,11 @@ def insert_statement(text: str, def_line: int) -> Edit | None:
         return None  # ``def f(): return 1``
     lines = text.splitlines(keepends=True)
     if len(body) > 1 and _is_docstring(body[0]):
-        anchor, insert_at = body[1], body[1].lineno - 1  # before the first statement after the docstring
+        anchor, insert_at = body[1], _first_line(body[1]) - 1  # the first statement after the docstring
     elif _is_docstring(body[0]):
         anchor, insert_at = body[0], body[0].end_lineno or body[0].lineno  # after a lone docstring
     else:
-        anchor, insert_at = body[0], body[0].lineno - 1
+        anchor, insert_at = body[0], _first_line(body[0]) - 1
     indent = lines[anchor.lineno - 1][: anchor.col_offset]
     if indent.strip() or anchor.lineno <= function.lineno:
         return None  # the anchor does not start its line (``a = 1; b = 2``) or shares the def line

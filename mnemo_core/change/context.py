@@ -17,6 +17,7 @@ from mnemo_core.change.coverage import (
     COVERAGE_RESOLUTION,
     CoverageEvidence,
     CoverageSource,
+    Touched,
     coverage_evidence,
 )
 from mnemo_core.change.diffmap import ChangedSymbol, FileSummary
@@ -56,7 +57,11 @@ def analyse(
     """Blast radius, tests, history and risk of a set of changed symbols; with ``coverage``, the
     tests of each symbol it measured are those that ran it (``change.coverage``)."""
     indexed = _indexed(store, changed)
-    evidence = coverage_evidence(store, root, indexed.values(), coverage) if coverage else None
+    evidence = (
+        coverage_evidence(store, root, indexed.values(), coverage, _touched(changed, indexed))
+        if coverage
+        else None
+    )
     measured = evidence.tests if evidence else {}
     blast = blast_radius(store, sorted({s.id for s in indexed.values()}), depth, measured)
     reached_by_tests = {sid for sid, tests in blast.tests_of.items() if tests.sure}
@@ -178,6 +183,17 @@ def _indexed(store: Store, changed: list[ChangedSymbol]) -> dict[str, Symbol]:
     keys = [(c.path, c.name, c.kind) for c in changed if c.status != "deleted"]
     found = store.symbols_by_keys(keys)
     return {f"{path}:{name}": s for (path, name, _), s in found.items()}
+
+
+def _touched(changed: list[ChangedSymbol], indexed: dict[str, Symbol]) -> dict[int, Touched]:
+    """For each changed symbol, which definitions of its name the change touched."""
+    found: dict[int, Touched] = {}
+    for c in changed:
+        if c.key in indexed and c.status != "deleted":
+            sid = indexed[c.key].id
+            before = found.get(sid, Touched(frozenset(), c.namesakes))
+            found[sid] = Touched(before.ranks | {c.rank}, c.namesakes)
+    return found
 
 
 class _History:

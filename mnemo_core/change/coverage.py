@@ -9,8 +9,11 @@ commit from git objects (never the work tree) and extracted with the index's own
 of the same path and qualified name found there gets, as its tests, every test whose contexts
 covered its **own lines**: a function's from its first body line to its last, minus the bodies of
 functions nested in it (the lines a ``def`` runs at import time belong to whoever imported it); a
-class's whole body. Contexts name tests; each is mapped to a test symbol of the index (a
-parametrised test is its function; an inherited test method its class). The data vouches only for
+class's whole body. A name defined several times in a file (a property's getter and setter,
+``if``/``else`` variants, ``@overload`` stubs) has the lines of the definitions the change touched,
+matched by rank when the file there defines the name as many times, else of all of them. Contexts
+name tests; each is mapped to a test symbol of the index (a parametrised test is its function; an
+inherited test method the base class's method, as pytest's own records name it). The data vouches only for
 the tests it saw run: a test of the static graph that no context names (added since, renamed, or
 not part of that run) is kept beside them. A symbol renamed or moved since (its name is not in its
 file at that commit) is carried back line by line through the diff from that commit to the working
@@ -28,7 +31,7 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, NamedTuple
@@ -38,6 +41,7 @@ from tree_sitter import Node
 from mnemo_core.change.impact import HOP_DECAY, Reach, ReachingTests, tests_reaching
 from mnemo_core.config import Config
 from mnemo_core.errors import MnemoError
+from mnemo_core.index.discovery import PytestDiscovery, read_discovery
 from mnemo_core.index.extract import extract
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.store import Store
@@ -78,6 +82,13 @@ class CoverageEvidence:
     notes: tuple[str, ...]
 
 
+class Touched(NamedTuple):
+    """Which definitions of a symbol's name a change touched (ranks in source order), of how many."""
+
+    ranks: frozenset[int]
+    namesakes: int
+
+
 class TestRef(NamedTuple):
     """A test a context names: a pytest node (``path`` and ``name``) or a dotted name (``path`` None)."""
 
@@ -105,9 +116,14 @@ def coverage_source(
 
 
 def coverage_evidence(
-    store: Store, root: Path, symbols: Iterable[Symbol], source: CoverageSource
+    store: Store,
+    root: Path,
+    symbols: Iterable[Symbol],
+    source: CoverageSource,
+    touched: Mapping[int, Touched] | None = None,
 ) -> CoverageEvidence:
-    """The tests that ran each of ``symbols`` according to the coverage data (see the module)."""
+    """The tests that ran each of ``symbols`` according to the coverage data (see the module);
+    ``touched``: for a symbol whose name has several definitions, those the change touched."""
     try:
         sha = resolve_ref(root, source.commit)
     except MnemoError as exc:
@@ -120,7 +136,7 @@ def coverage_evidence(
     ran = _Runs(data, store, root, sha)
     found = {
         sid: ReachingTests({t: _reach(t, sid) for t in sorted(tests)}, {})
-        for sid, tests in ran.of(wanted).items()
+        for sid, tests in ran.of(wanted, touched or {}).items()
     }
     found = _with_unseen_tests(store, found, ran)
     note = (
@@ -135,7 +151,7 @@ class _Runs:
 
     def __init__(self, data: coverage.CoverageData, store: Store, root: Path, sha: str) -> None:
         self._data, self._store, self._root, self._sha = data, store, root, sha
-        self.tests = _TestLookup(store)
+        self.tests = _TestLookup(store, read_discovery(root))
         self._by_file: dict[str, dict[int, list[str]]] = {}
         self._measured = data.measured_files()
 
@@ -143,9 +159,9 @@ class _Runs:
         """Every test of the index the data saw run."""
         return self.tests.ids(self._data.measured_contexts())
 
-    def of(self, symbols: list[Symbol]) -> dict[int, set[int]]:
+    def of(self, symbols: list[Symbol], touched: Mapping[int, Touched] | None = None) -> dict[int, set[int]]:
         """The tests that ran each symbol the data measured (the symbol itself left out)."""
-        spans = _spans_by_name(self._root, self._sha, symbols)
+        spans = _spans_by_name(self._root, self._sha, symbols, touched or {})
         missing = [s for s in symbols if s.id not in spans]
         if missing:
             spans |= _spans_by_lines(self._store, self._root, self._sha, missing)
@@ -161,14 +177,26 @@ class _Runs:
         return found
 
 
-def _spans_by_name(root: Path, sha: str, symbols: list[Symbol]) -> dict[int, tuple[str, frozenset[int]]]:
+def _spans_by_name(
+    root: Path, sha: str, symbols: list[Symbol], touched: Mapping[int, Touched]
+) -> dict[int, tuple[str, frozenset[int]]]:
     """Each symbol's path and own lines at ``sha``, where its file there defines its name."""
     contents = files_at(root, sha, {s.path for s in symbols})
     spans: dict[int, tuple[str, frozenset[int]]] = {}
     for path, content in contents.items():
-        lines = own_lines(path, content) if content is not None else {}
-        spans.update((s.id, (path, lines[s.name])) for s in symbols if s.path == path and s.name in lines)
+        lines = own_line_sets(path, content) if content is not None else {}
+        for s in symbols:
+            if s.path == path and s.name in lines:
+                spans[s.id] = (path, _chosen(lines[s.name], touched.get(s.id)))
     return spans
+
+
+def _chosen(definitions: list[frozenset[int]], touched: Touched | None) -> frozenset[int]:
+    """The own lines of the touched definitions of a name, when the file has as many as the
+    change's side (else of all of them: which is which is unknown)."""
+    if touched is not None and touched.namesakes == len(definitions) and touched.ranks:
+        return frozenset().union(*(definitions[r] for r in touched.ranks if r < len(definitions)))
+    return frozenset().union(*definitions)
 
 
 def _spans_by_lines(
@@ -300,14 +328,20 @@ def measured_paths(measured: Iterable[str], root: Path, paths: set[str]) -> dict
 
 
 def own_lines(path: str, content: bytes) -> dict[str, frozenset[int]]:
-    """Each symbol's own lines in one file's content, by qualified name (see the module)."""
+    """Each symbol's own lines in one file's content, by qualified name (see the module); a name
+    defined several times has the lines of all its definitions."""
+    return {name: frozenset().union(*sets) for name, sets in own_line_sets(path, content).items()}
+
+
+def own_line_sets(path: str, content: bytes) -> dict[str, list[frozenset[int]]]:
+    """The own lines of each definition in one file's content, by qualified name, in source order."""
     spec = language_for_path(path)
     if spec is None:
         return {}
     symbols = [s for s in extract(path, content, spec).symbols if s.kind != "module"]
     bodies = _body_starts(spec.parser.parse(content).root_node)
     nested = [s for s in symbols if s.kind in CALLABLE_KINDS]
-    lines: dict[str, frozenset[int]] = {}
+    lines: dict[str, list[frozenset[int]]] = {}
     for s in symbols:
         first = bodies.get((s.start_line, s.end_line), s.start_line)
         mine = set(range(first, s.end_line + 1))
@@ -320,8 +354,7 @@ def own_lines(path: str, content: bytes) -> dict[str, frozenset[int]]:
                             inner.end_line + 1,
                         )
                     )
-        # several definitions of one name (``@overload`` stubs, ``if``/``else`` variants): all of them
-        lines[s.name] = lines.get(s.name, frozenset()) | mine
+        lines.setdefault(s.name, []).append(frozenset(mine))
     return lines
 
 
@@ -366,8 +399,8 @@ def parse_context(context: str) -> TestRef | None:
 class _TestLookup:
     """Contexts -> test symbol ids of the index, cached per context and per file."""
 
-    def __init__(self, store: Store) -> None:
-        self._store = store
+    def __init__(self, store: Store, discovery: PytestDiscovery) -> None:
+        self._store, self._discovery = store, discovery
         self._files: list[str] | None = None
         self._tests: list[str] | None = None
         self._symbols: dict[str, dict[str, Symbol]] = {}
@@ -387,9 +420,9 @@ class _TestLookup:
 
     def _find(self, ref: TestRef) -> int | None:
         if ref.path is not None:
-            paths = self._paths_ending(ref.path)
-            found = (self._named(path, ref.name) for path in paths)
-            return next((sid for sid in found if sid is not None), None) if paths else self._moved(ref)
+            found = (self._named(path, ref.name) for path in self._paths_ending(ref.path))
+            named = next((sid for sid in found if sid is not None), None)
+            return named if named is not None else self._elsewhere(ref)
         parts = ref.name.split(".")
         for split in range(len(parts) - 1, 0, -1):
             module, name = ".".join(parts[:split]), ".".join(parts[split:])
@@ -400,22 +433,47 @@ class _TestLookup:
         return None
 
     def _named(self, path: str, name: str, exact: bool = False) -> int | None:
-        """The test ``name`` in ``path``, else (unless ``exact``) its nearest enclosing test (an
-        inherited method's class)."""
+        """The test ``name`` in ``path``; else (unless ``exact``) the method a class there inherits
+        (pytest runs ``Base.test_x`` as ``Sub::test_x``), else the nearest enclosing test."""
         if path not in self._symbols:
             self._symbols[path] = {s.name: s for s in self._store.symbols_in_file(path) if s.is_test}
         symbols = self._symbols[path]
+        symbol = symbols.get(name)
+        if symbol is not None and symbol.kind != "module":
+            return symbol.id
+        if exact:
+            return None
+        owner, _, method = name.rpartition(".")
+        if owner in symbols:
+            inherited = self._inherited(symbols[owner].id, method)
+            if inherited is not None:
+                return inherited
         parts = name.split(".")
-        for end in range(len(parts), len(parts) - 1 if exact else 0, -1):
+        for end in range(len(parts) - 1, 0, -1):
             symbol = symbols.get(".".join(parts[:end]))
             if symbol is not None and symbol.kind != "module":
                 return symbol.id
         return None
 
-    def _moved(self, ref: TestRef) -> int | None:
-        """A test whose file is gone since the data was taken: the test of that qualified name in
-        the package that replaced the module (``tests/test_utils.py`` -> ``tests/test_utils/``),
-        else the only test of that name anywhere."""
+    def _inherited(self, cls: int, method: str) -> int | None:
+        """The test ``method`` of the nearest base class of ``cls`` that defines it (breadth first
+        over the index's ``inherits`` edges, as Python's method resolution mostly finds it)."""
+        queue, seen = [cls], {cls}
+        while queue:
+            bases = [b for _, b in self._store.bases_of([queue.pop(0)], set()) if b not in seen]
+            for base in self._store.symbols_by_ids(bases).values():
+                found = self._named(base.path, f"{base.name}.{method}", exact=True)
+                if found is not None:
+                    return found
+            seen.update(bases)
+            queue.extend(bases)
+        return None
+
+    def _elsewhere(self, ref: TestRef) -> int | None:
+        """A test its file does not define: one imported from another module (pytest collects it
+        where it is imported), or one whose file is gone since the data was taken. The test of that
+        qualified name in the package that replaced the module (``tests/test_utils.py`` ->
+        ``tests/test_utils/``), else the only test of that name anywhere."""
         if ref.path is None:
             return None
         package = str(PurePosixPath(ref.path).with_suffix("")) + "/"
@@ -426,7 +484,11 @@ class _TestLookup:
     def _test_files(self) -> list[str]:
         if self._tests is None:
             specs = {p: language_for_path(p) for p in self._all_files()}
-            self._tests = [p for p, spec in specs.items() if spec is not None and spec.hooks.is_test_file(p)]
+            self._tests = [
+                p
+                for p, spec in specs.items()
+                if spec is not None and spec.hooks.is_test_file(p, self._discovery)
+            ]
         return self._tests
 
     def _all_files(self) -> list[str]:

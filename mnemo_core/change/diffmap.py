@@ -4,8 +4,10 @@ Both sides of every changed file are extracted from git (the base blob, and the 
 staged blob or the file on disk), so deleted and renamed symbols are seen as well as modified and
 added ones. A changed line belongs to the innermost symbol around it: an edit inside a method
 marks the method, not its class; an edit outside every definition marks the module (imports and
-module-level code). A deleted and an added symbol of the same kind whose bodies are nearly the
-same are one renamed symbol.
+module-level code). Where one name has several definitions in a file (a property's getter and
+setter, ``if``/``else`` variants, ``@overload`` stubs), only the definition around the changed line
+is changed, and it is paired with the base side's definition of the same rank. A deleted and an
+added symbol of the same kind whose bodies are nearly the same are one renamed symbol.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
+from mnemo_core.index.discovery import read_discovery
 from mnemo_core.index.extract import extract
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.model import RawSymbol, SymbolKind
@@ -43,6 +46,8 @@ class ChangedSymbol:
     old_signature: str | None = None
     old_lines: tuple[int, int] | None = None  # the base-side span, for blame of what was there
     imports_changed: bool = False  # a module-level change that edits import lines
+    rank: int = 0  # which definition of its name in its file it is (0: the first), in source order
+    namesakes: int = 1  # how many definitions of its name the file has (on the same side)
 
     @property
     def signature_changed(self) -> bool:
@@ -73,6 +78,7 @@ def changed_symbols(
     """The symbols ``changes`` touch, and a summary line per changed file."""
     olds = files_at(root, base, [c.old_path or c.path for c in changes if c.status != ChangeStatus.ADDED])
     news = files_at(root, head, [c.path for c in changes if c.status != ChangeStatus.DELETED])
+    discovery = read_discovery(root)
     found: list[ChangedSymbol] = []
     summaries: list[FileSummary] = []
     for change in changes:
@@ -88,8 +94,10 @@ def changed_symbols(
         old_path = change.old_path or change.path
         old_bytes = olds.get(old_path) if change.status != ChangeStatus.ADDED else None
         new_bytes = news.get(change.path) if change.status != ChangeStatus.DELETED else None
-        old_symbols = extract(old_path, old_bytes, spec).symbols if old_bytes is not None else ()
-        new_symbols = extract(change.path, new_bytes, spec).symbols if new_bytes is not None else ()
+        old_symbols = extract(old_path, old_bytes, spec, discovery).symbols if old_bytes is not None else ()
+        new_symbols = (
+            extract(change.path, new_bytes, spec, discovery).symbols if new_bytes is not None else ()
+        )
         touched = _file_symbols(change, old_symbols, new_symbols, new_bytes)
         found.extend(touched)
         summaries.append(
@@ -107,32 +115,50 @@ def _file_symbols(
         chosen = [s for s in side if s.kind != "module"] or list(side[:1])
         path = change.path if new else old_path
         return [_changed(path, s, status, None, old_path, False) for s in chosen]
-    old_by_name = {s.name: s for s in reversed(old) if s.kind != "module"}
-    new_names = {s.name for s in new}
+    old_by_name, new_by_name = _by_name(old), _by_name(new)
     touched = _touched(new, change, new_bytes)
     result: list[ChangedSymbol] = []
     for sym in new:
         if sym.kind == "module":
-            if sym.name in touched:
+            if (sym.name, sym.start_line) in touched:
                 result.append(
                     _changed(
                         change.path, sym, "modified", old[0], old_path, _edits_imports(change, new_bytes)
                     )
                 )
-        elif sym.name not in old_by_name:
-            result.append(_changed(change.path, sym, "added", None, old_path, False))
-        elif sym.name in touched:
-            result.append(_changed(change.path, sym, "modified", old_by_name[sym.name], old_path, False))
+            continue
+        rank, namesakes = _rank(sym, new_by_name)
+        before = old_by_name.get(sym.name)
+        if before is None:
+            result.append(_changed(change.path, sym, "added", None, old_path, False, rank, namesakes))
+        elif (sym.name, sym.start_line) in touched:
+            paired = before[rank] if len(before) == namesakes else before[0]
+            result.append(_changed(change.path, sym, "modified", paired, old_path, False, rank, namesakes))
     result += [
-        _changed(old_path, s, "deleted", None, old_path, False)
+        _changed(old_path, s, "deleted", None, old_path, False, *_rank(s, old_by_name))
         for s in old
-        if s.kind != "module" and s.name not in new_names
+        if s.kind != "module" and s.name not in new_by_name
     ]
     return result
 
 
-def _touched(symbols: tuple[RawSymbol, ...], change: FileChange, text: bytes | None) -> set[str]:
-    """Names of the innermost symbols around the changed (head-side) lines.
+def _by_name(symbols: tuple[RawSymbol, ...]) -> dict[str, list[RawSymbol]]:
+    """The definitions of each name (modules left out), in source order."""
+    found: dict[str, list[RawSymbol]] = {}
+    for s in symbols:
+        if s.kind != "module":
+            found.setdefault(s.name, []).append(s)
+    return found
+
+
+def _rank(sym: RawSymbol, by_name: dict[str, list[RawSymbol]]) -> tuple[int, int]:
+    """Which definition of its name ``sym`` is, and of how many."""
+    same = by_name[sym.name]
+    return next(i for i, s in enumerate(same) if s.start_line == sym.start_line), len(same)
+
+
+def _touched(symbols: tuple[RawSymbol, ...], change: FileChange, text: bytes | None) -> set[tuple[str, int]]:
+    """Name and first line of the innermost symbols around the changed (head-side) lines.
 
     Blank lines never count, and neither does a deletion between two definitions: neither changes
     the module's own code."""
@@ -140,7 +166,7 @@ def _touched(symbols: tuple[RawSymbol, ...], change: FileChange, text: bytes | N
         return set()
     lines = (text or b"").decode("utf-8", "replace").splitlines()
     ordered = sorted(symbols, key=lambda s: (s.start_line, -s.end_line))
-    names: set[str] = set()
+    names: set[tuple[str, int]] = set()
     for hunk in change.hunks:
         first, count = hunk.new_start, hunk.new_count
         for line in range(first, first + count) if count else range(first, first + 1):
@@ -148,7 +174,7 @@ def _touched(symbols: tuple[RawSymbol, ...], change: FileChange, text: bytes | N
                 continue
             inner = _innermost(ordered, line, strict=not count)
             if inner is not None and (count or inner.kind != "module"):
-                names.add(inner.name)
+                names.add((inner.name, inner.start_line))
     return names
 
 
@@ -165,7 +191,14 @@ def _innermost(ordered: list[RawSymbol], line: int, strict: bool) -> RawSymbol |
 
 
 def _changed(
-    path: str, sym: RawSymbol, status: str, before: RawSymbol | None, old_path: str, imports_changed: bool
+    path: str,
+    sym: RawSymbol,
+    status: str,
+    before: RawSymbol | None,
+    old_path: str,
+    imports_changed: bool,
+    rank: int = 0,
+    namesakes: int = 1,
 ) -> ChangedSymbol:
     if status == "deleted":
         before = sym
@@ -184,6 +217,8 @@ def _changed(
         old_signature=before.signature if before is not None and status == "modified" else None,
         old_lines=(before.start_line, before.end_line) if before is not None else None,
         imports_changed=imports_changed,
+        rank=rank,
+        namesakes=namesakes,
     )
 
 
@@ -233,6 +268,8 @@ def _pair_renames(symbols: list[ChangedSymbol]) -> list[ChangedSymbol]:
                 old_name=best.name,
                 old_signature=best.signature,
                 old_lines=best.old_lines,
+                rank=new.rank,
+                namesakes=new.namesakes,
             )
     return [replaced.get(s.key, s) for s in symbols if not (s.status == "deleted" and s.key in used)]
 

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from tree_sitter import Node, QueryCursor
 
 from mnemo_core.index.bodytext import body_texts
+from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
 from mnemo_core.index.languages import LanguageSpec
 from mnemo_core.index.languages.base import CONTAINER_ONLY, Definition, DefinitionKind, Hooks
 from mnemo_core.index.textsplit import identifier_words
@@ -52,8 +53,11 @@ _PREFIX = re.compile(r"[rRuUfF]{0,2}(\"|')([A-Za-z_][A-Za-z0-9_]*)")
 _LITERAL_NAME = re.compile(r"[rRuU]?(\"|')([A-Za-z_][A-Za-z0-9_]*)\1")
 
 
-def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
-    """Extract the symbols, references and imports of one file."""
+def extract(
+    path: str, source: bytes, spec: LanguageSpec, discovery: PytestDiscovery = DEFAULT_DISCOVERY
+) -> FileExtract:
+    """Extract the symbols, references and imports of one file; ``discovery``: the repository's
+    pytest settings, which say what its tests are."""
     tree = spec.parser.parse(source)
     root = tree.root_node
     definitions: list[Definition] = []
@@ -61,7 +65,8 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
     imports: list[tuple[int, list[RawImport]]] = []
     roles = _roles(spec)
     separator = spec.hooks.path_separator
-    in_test_file = spec.hooks.is_test_file(path)
+    in_test_file = spec.hooks.is_test_file(path, discovery)
+    collected = discovery.runs_tests_in(path)
     query = spec.query if in_test_file else spec.query_outside_tests
     for pattern, captures in QueryCursor(query).matches(root):
         role, capture = roles[pattern]
@@ -104,7 +109,12 @@ def extract(path: str, source: bytes, spec: LanguageSpec) -> FileExtract:
     symbols = [_module_symbol(path, source, root, spec, in_test_file)._replace(body=bodies[-1])]
     symbols += [
         _symbol(
-            d, source, spec, in_test_file, constructed.get(d.qualified, ""), supers.get(d.qualified, ())
+            d,
+            source,
+            spec,
+            (in_test_file, collected, discovery),
+            constructed.get(d.qualified, ""),
+            supers.get(d.qualified, ()),
         )._replace(body=body)
         for d, body in zip(kept, bodies[:-1], strict=True)  # the last body is the module's
     ]
@@ -276,13 +286,14 @@ def _symbol(
     d: Definition,
     source: bytes,
     spec: LanguageSpec,
-    in_test_file: bool,
+    tests: tuple[bool, bool | None, PytestDiscovery],
     constructed: str,
     supers: tuple[str, ...],
 ) -> RawSymbol:
     hooks = spec.hooks
     d.decorators = hooks.decorators(d)
-    d.is_test, d.is_test_case = hooks.classify_test(d, in_test_file)
+    in_test_file, collected, discovery = tests
+    d.is_test, d.is_test_case = hooks.classify_test(d, in_test_file, discovery, collected)
     start, end = d.outer.start_point[0] + 1, d.outer.end_point[0] + 1
     return RawSymbol(
         name=d.qualified,

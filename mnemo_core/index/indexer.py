@@ -31,6 +31,7 @@ from typing import Any
 
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.commits import News, last_head, read_new_commits, remember
+from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery, read_discovery
 from mnemo_core.index.extract import extract
 from mnemo_core.index.files import list_files, read_source
 from mnemo_core.index.languages import language_for_path
@@ -59,6 +60,7 @@ CHUNK_SIZE = 8  # files per task sent to a worker
 MAX_WORKERS = 8
 PARALLEL_RESOLVE_MIN_FILES = 300  # below this, forking costs more than it saves
 RESOLVE_RUNS_PER_WORKER = 8  # small runs: edges are stored while later ones resolve, no worker idles long
+DISCOVERY_META = "pytest_discovery"  # the pytest settings the stored test classification follows
 PRELOAD_SHARE = 0.2  # re-resolving more than this share of files: load the whole index up front
 Progress = Callable[[str, int, int], None]
 
@@ -131,6 +133,10 @@ def _update(
     started: float,
 ) -> IndexStats:
     known = store.files()
+    discovery = read_discovery(root)
+    if known and (store.meta(DISCOVERY_META) or DEFAULT_DISCOVERY.fingerprint) != discovery.fingerprint:
+        log.info("the pytest settings changed: every file is classified again")
+        full, only = True, None
     walked = False
     if only is None:
         listing = list_files(root)
@@ -152,7 +158,9 @@ def _update(
         inherits: dict[int, tuple[RawRef, ...]] = {}
         changed_names: set[str] = set()
         with store.indexes_deferred("symbols"):
-            for p in _parse_all(root, stale, known, full, progress):  # results are dropped once stored
+            for p in _parse_all(
+                root, stale, known, full, progress, discovery
+            ):  # results are dropped once stored
                 seen += 1
                 parsed += p.extract is not None
                 if p.skipped:
@@ -180,6 +188,7 @@ def _update(
         if affected or removed or store.meta("commit") is None:
             store.set_meta("generation", str(store.generation() + 1))
         store.set_meta("commit", head_commit(root) or "")
+        store.set_meta(DISCOVERY_META, discovery.fingerprint)
         store.set_meta("indexed_at", str(int(time.time())))
         files, symbols, edges = store.totals()
     return IndexStats(
@@ -242,7 +251,7 @@ def _stale(root: Path, paths: list[str], known: dict[str, FileRow], full: bool) 
     return stale
 
 
-def _parse_one(root: Path, path: str, old_hash: str | None) -> _Parsed:
+def _parse_one(root: Path, path: str, old_hash: str | None, discovery: PytestDiscovery) -> _Parsed:
     content = read_source(root, path)
     if content.data is None:
         return _Parsed(path, None, None, content.skipped)
@@ -252,30 +261,35 @@ def _parse_one(root: Path, path: str, old_hash: str | None) -> _Parsed:
     spec = language_for_path(path)
     if spec is None:
         return _Parsed(path, None, None, "unsupported")
-    extracted = extract(path, content.data, spec)
+    extracted = extract(path, content.data, spec, discovery)
     inherits = tuple(r for r in extracted.refs if r.kind == "inherit")
     return _Parsed(path, facts, replace(extracted, refs=()), None, encode_refs(extracted.refs), inherits)
 
 
-def _parse_chunk(root: Path, jobs: list[tuple[str, str | None]]) -> list[_Parsed]:
-    return [_parse_one(root, path, old_hash) for path, old_hash in jobs]
+def _parse_chunk(root: Path, jobs: list[tuple[str, str | None]], discovery: PytestDiscovery) -> list[_Parsed]:
+    return [_parse_one(root, path, old_hash, discovery) for path, old_hash in jobs]
 
 
 def _parse_all(
-    root: Path, stale: list[str], known: dict[str, FileRow], full: bool, progress: Progress | None
+    root: Path,
+    stale: list[str],
+    known: dict[str, FileRow],
+    full: bool,
+    progress: Progress | None,
+    discovery: PytestDiscovery,
 ) -> Iterator[_Parsed]:
     """Parse results as they complete (in a process pool when there are many files)."""
     jobs = [(path, known[path].hash if path in known and not full else None) for path in stale]
     if len(jobs) < PARALLEL_MIN_FILES or (os.cpu_count() or 1) < 2:
         for i, job in enumerate(jobs):
-            yield _parse_one(root, *job)
+            yield _parse_one(root, *job, discovery)
             if progress:
                 progress("parse", i + 1, len(jobs))
         return
     chunks = [jobs[i : i + CHUNK_SIZE] for i in range(0, len(jobs), CHUNK_SIZE)]
     workers = min(os.cpu_count() or 2, MAX_WORKERS)
     done = 0
-    for chunk in parallel_map(_parse_chunk, [(root, c) for c in chunks], workers, root):
+    for chunk in parallel_map(_parse_chunk, [(root, c, discovery) for c in chunks], workers, root):
         yield from chunk
         done += len(chunk)
         if progress:

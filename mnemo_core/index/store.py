@@ -41,8 +41,9 @@ log = logging.getLogger(__name__)
 # 11: parametrised test parameters typed; 12: body text; 13: commit memory; 14: path and name in body text;
 # 16: the functions a remembered commit changed, once asked; 17: a random index id;
 # 18: a commit's files only in commit_files; 19: dynamic dispatch references (values, registries, getattr);
-# 20: getattr(obj, name) reads and parametrised module values (a module's __getattr__)
-SCHEMA_VERSION = 21
+# 20: getattr(obj, name) reads and parametrised module values (a module's __getattr__);
+# 21: *Test and *Tests classes; 22: pytest's python_files/classes/functions, fixtures are never tests
+SCHEMA_VERSION = 22
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

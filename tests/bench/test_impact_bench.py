@@ -138,6 +138,14 @@ def test_insert_before_first_statement_and_after_lone_docstring() -> None:
     assert edit is not None and ast.parse(edit.after) and edit.after.endswith(f"    {INSERTED}\n")
 
 
+def test_insert_before_the_decorators_of_a_first_nested_definition() -> None:
+    text = "def outer():\n    @deco\n    @other(1)\n    def inner():\n        return 1\n    return inner\n"
+    edit = insert_statement(text, 1)
+    assert edit is not None and edit.line == 2
+    assert edit.after.splitlines()[1:3] == [f"    {INSERTED}", "    @deco"]
+    ast.parse(edit.after)
+
+
 @pytest.mark.parametrize(
     ("text", "def_line", "editable"),
     [

@@ -15,6 +15,7 @@ from pathlib import PurePosixPath
 
 from tree_sitter import Node
 
+from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
 from mnemo_core.index.languages.base import TEST_DIRS, Definition, Hooks, node_text, path_parts
 from mnemo_core.model import CLASS_KINDS, RawImport
 
@@ -278,10 +279,16 @@ class EcmaScriptHooks(Hooks):
                 result += _import_clause(clause, source, line)
         return result or [RawImport(source, "", "", line)]
 
-    def is_test_file(self, path: str) -> bool:
+    def is_test_file(self, path: str, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
         return bool(_TEST_FILE.search(path)) or any(part in TEST_DIRS for part in path_parts(path))
 
-    def classify_test(self, definition: Definition, in_test_file: bool) -> tuple[bool, bool]:
+    def classify_test(
+        self,
+        definition: Definition,
+        in_test_file: bool,
+        discovery: PytestDiscovery = DEFAULT_DISCOVERY,
+        collected: bool | None = None,
+    ) -> tuple[bool, bool]:
         call = _test_call(definition.node)
         if call is not None:
             return True, _call_name(call) in TEST_CASE_CALLS

@@ -10,6 +10,7 @@ from typing import Final, Literal
 
 from tree_sitter import Node
 
+from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
 from mnemo_core.model import RawImport, SymbolKind
 
 _COMMENT_MARKERS = re.compile(r"^\s*(?:/\*\*?|\*/|\*|///?|//!|#+|--|;+)\s?")
@@ -143,12 +144,19 @@ class Hooks:
         classes its values are built as, as a union type (``kind`` -> ``Upper | Lower``)."""
         return []
 
-    def is_test_file(self, path: str) -> bool:
-        """Whether a file holds test code."""
+    def is_test_file(self, path: str, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
+        """Whether a file holds test code (``discovery``: the repository's pytest settings)."""
         return any(part in TEST_DIRS for part in path_parts(path))
 
-    def classify_test(self, definition: Definition, in_test_file: bool) -> tuple[bool, bool]:
-        """``(is_test, is_test_case)`` for a definition: test code, and a runnable test."""
+    def classify_test(
+        self,
+        definition: Definition,
+        in_test_file: bool,
+        discovery: PytestDiscovery = DEFAULT_DISCOVERY,
+        collected: bool | None = None,
+    ) -> tuple[bool, bool]:
+        """``(is_test, is_test_case)`` for a definition: test code, and a runnable test;
+        ``collected``: whether the test runner runs the tests of its file (None: ``in_test_file``)."""
         return in_test_file, False
 
     def module_docstring(self, root: Node) -> str:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from tree_sitter import Node
 
+from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
 from mnemo_core.index.languages._packages import PackageIndex, package_index
 from mnemo_core.index.languages.base import Definition, Hooks, clean_comment, node_text
 from mnemo_core.model import RawImport
@@ -214,10 +215,16 @@ class GoHooks(Hooks):
         comments = [c for c in self.leading_siblings(clause) if c.type in self.comment_types]
         return clean_comment("\n".join(node_text(c) for c in comments))
 
-    def is_test_file(self, path: str) -> bool:
+    def is_test_file(self, path: str, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
         return path.endswith(TEST_SUFFIX)
 
-    def classify_test(self, definition: Definition, in_test_file: bool) -> tuple[bool, bool]:
+    def classify_test(
+        self,
+        definition: Definition,
+        in_test_file: bool,
+        discovery: PytestDiscovery = DEFAULT_DISCOVERY,
+        collected: bool | None = None,
+    ) -> tuple[bool, bool]:
         if in_test_file and definition.kind == "function" and _TEST_FUNCTION.match(definition.name):
             return True, True
         return in_test_file, False

@@ -13,6 +13,7 @@ from pathlib import PurePosixPath
 
 from tree_sitter import Node
 
+from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
 from mnemo_core.index.languages._packages import PackageIndex, package_index
 from mnemo_core.index.languages.base import TEST_DIRS, Definition, Hooks, node_text, path_parts
 from mnemo_core.model import RawImport
@@ -104,7 +105,7 @@ class JavaHooks(Hooks):
         module, members = segments[:first_class], segments[first_class:]
         return [RawImport(".".join(module), ".".join(members), members[-1], line)]
 
-    def is_test_file(self, path: str) -> bool:
+    def is_test_file(self, path: str, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
         stem = PurePosixPath(path).stem
         return (
             TEST_SOURCE_DIR in f"/{path}"
@@ -112,7 +113,13 @@ class JavaHooks(Hooks):
             or any(part in TEST_DIRS for part in path_parts(path))
         )
 
-    def classify_test(self, definition: Definition, in_test_file: bool) -> tuple[bool, bool]:
+    def classify_test(
+        self,
+        definition: Definition,
+        in_test_file: bool,
+        discovery: PytestDiscovery = DEFAULT_DISCOVERY,
+        collected: bool | None = None,
+    ) -> tuple[bool, bool]:
         annotated = {_annotation_name(d) for d in definition.decorators}
         if definition.kind == "method" and annotated & TEST_ANNOTATIONS:
             return True, True

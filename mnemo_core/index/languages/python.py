@@ -12,11 +12,15 @@ from pathlib import PurePosixPath
 
 from tree_sitter import Node
 
+from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
 from mnemo_core.index.languages.base import Definition, Hooks, node_text, path_parts
 from mnemo_core.model import CALLABLE_KINDS, RawImport
 
 _SUFFIXES = (".py", ".pyi")
 _TEST_DIRS = frozenset({"test", "tests", "testing"})
+# a decorator that makes a function a fixture (``@pytest.fixture``, ``@fixture(scope=...)``), not
+# one that only mentions fixtures (``@pytest.mark.usefixtures(...)``)
+_FIXTURE = re.compile(r"@?\s*(?:[\w.]*\.)?fixture\s*(?:\(|$)")
 _CLASS_OBJECT = re.compile(r"\b[Tt]ype\[")  # ``type[Option]``, ``t.Optional[t.Type[Option]]``
 _CONFTEST = "conftest.py"  # pytest's per-directory fixture module
 TYPE_WRAPPERS = frozenset(
@@ -219,24 +223,32 @@ class PythonHooks(Hooks):
                     built[param].append(cls)
         return [(p, " | ".join(classes)) for p, classes in built.items() if classes]
 
-    def is_test_file(self, path: str) -> bool:
-        name = PurePosixPath(path).name
-        if name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py":
+    def is_test_file(self, path: str, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
+        if PurePosixPath(path).name == "conftest.py" or discovery.collects_file(path):
             return True
         return any(part in _TEST_DIRS for part in path_parts(path))
 
-    def classify_test(self, definition: Definition, in_test_file: bool) -> tuple[bool, bool]:
+    def classify_test(
+        self,
+        definition: Definition,
+        in_test_file: bool,
+        discovery: PytestDiscovery = DEFAULT_DISCOVERY,
+        collected: bool | None = None,
+    ) -> tuple[bool, bool]:
+        """pytest's collection (``discovery``): functions it names, at the top of a collected file or
+        in a class it names there; ``unittest.TestCase`` methods named ``test*``. A fixture never is
+        one, whatever its name."""
         name, parent = definition.name, definition.parent
-        if definition.kind in CALLABLE_KINDS and name.startswith("test"):
-            if parent is None:
-                return True, in_test_file
-            if parent.kind == "class" and (
-                _is_test_class_name(parent.name, in_test_file) or _is_testcase(parent)
-            ):
-                return True, True
-        if definition.kind == "class" and (
-            _is_test_class_name(name, in_test_file) or _is_testcase(definition)
-        ):
+        runs = in_test_file if collected is None else collected
+        if definition.kind in CALLABLE_KINDS and not any(_FIXTURE.match(d) for d in definition.decorators):
+            if parent is None and discovery.test_function(name):
+                return True, runs
+            if parent is not None and parent.kind == "class":
+                if _is_testcase(parent) and name.startswith("test"):
+                    return True, True if collected is None else collected
+                if discovery.test_class(parent.name, runs) and discovery.test_function(name):
+                    return True, True
+        if definition.kind == "class" and (discovery.test_class(name, runs) or _is_testcase(definition)):
             return True, False
         return in_test_file, False
 
@@ -336,12 +348,6 @@ class ModuleIndex:
         package (``src/``, a ``tests/`` folder pytest inserts). Inside a package, ``import json``
         means the standard library, not the package's own ``json`` module."""
         return not prefix or "/".join(prefix) not in self.packages
-
-
-def _is_test_class_name(name: str, in_test_file: bool) -> bool:
-    """A class pytest collects by name: ``Test*`` by default; ``*Test`` and ``*Tests`` in a test file,
-    the other spellings projects configure (``python_classes``) and nose and unittest suites use."""
-    return name.startswith("Test") or (in_test_file and name.endswith(("Test", "Tests")))
 
 
 def _is_testcase(definition: Definition) -> bool:

@@ -16,6 +16,7 @@ from pathlib import PurePosixPath
 
 from tree_sitter import Node
 
+from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
 from mnemo_core.index.languages.base import CONTAINER_ONLY, Definition, Hooks, clean_comment, node_text
 from mnemo_core.model import RawImport
 
@@ -206,7 +207,13 @@ class RustHooks(Hooks):
         depth = _inline_module_depth(node)
         return [_within_file(imp, depth) for imp in found] if depth else found
 
-    def classify_test(self, definition: Definition, in_test_file: bool) -> tuple[bool, bool]:
+    def classify_test(
+        self,
+        definition: Definition,
+        in_test_file: bool,
+        discovery: PytestDiscovery = DEFAULT_DISCOVERY,
+        collected: bool | None = None,
+    ) -> tuple[bool, bool]:
         if definition.kind == "function" and any(_TEST_ATTRIBUTE.match(d) for d in definition.decorators):
             return True, True
         if any(_TEST_MODULE_ATTRIBUTE.match(d) for d in definition.decorators):
