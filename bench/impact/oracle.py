@@ -40,6 +40,7 @@ from bench.impact.repos import (
     argument_parser,
     clone_of,
     lookup,
+    package_sources,
     venv_python,
 )
 
@@ -346,7 +347,7 @@ def fold(repo: ImpactRepo, clone: Path, files: RunFiles, phases: frozenset[str])
     names = sorted(tests)
     index = {k: i for i, k in enumerate(names)}
     functions = []
-    for source in sorted((clone / repo.package).rglob("*.py")):
+    for source in package_sources(repo, clone):
         relative = source.relative_to(clone).as_posix()
         by_line = data.contexts_by_lineno(measured[source.resolve()]) if source.resolve() in measured else {}
         for f in source_functions(source.read_text(encoding="utf-8", errors="replace"), relative):

@@ -31,7 +31,7 @@ class ImpactRepo:
     source: str  # owner/name on GitHub
     commit: str  # the pinned commit the oracle and the evaluation use
     package: str  # the measured code, relative to the root (non-test code)
-    tests: str  # where the test files live, relative to the root
+    tests: str  # where the test files live, relative to the root (inside ``package`` or not)
     requirements: tuple[str, ...]  # the test dependencies, installed with the repository itself
     pytest_args: tuple[str, ...] = ()
     quality: bool = True  # False: used for timing only (its suite is not run)
@@ -99,6 +99,34 @@ REPOS = {
             ("pytest==9.0.2", "pygments==2.19.2", "babel==2.17.0", "beaker==1.13.0", "dogpile.cache==1.4.1"),
             held_out=True,
         ),
+        # held out (added 2026-11-24, chosen before any result): a checker of visitor dispatch by node
+        # class name (``getattr(self, node.__class__.__name__.upper())``) whose unittest-style tests
+        # live inside the package, and a converter of processor and pattern registries (``Registry``
+        # by name and priority) with extensions loaded by name; Pygments (which pytest installs) is
+        # pinned and tidylib left out, so the tests that need them skip the same way on every machine
+        # (no ``PYGMENTS_VERSION`` to match, no tidylib)
+        ImpactRepo(
+            "pyflakes",
+            "PyCQA/pyflakes",
+            "59ec4593efd4c69ce00fdb13c40fcf5f3212ab10",
+            "pyflakes",
+            "pyflakes/test",
+            ("pytest==9.0.2",),
+            held_out=True,
+        ),
+        ImpactRepo(
+            "markdown",
+            "Python-Markdown/markdown",
+            "bb50627dc07fde6ee5ed7478464062c537ebad2c",
+            "markdown",
+            "tests",
+            ("pytest==9.0.2", "pygments==2.19.2", "pyyaml==6.0.3"),
+            # its suite is unittest classes, which pytest collects whatever their names; no class
+            # names besides: ``from unittest import TestSuite`` would warn, under the ``error``
+            # filter ``tests/test_apis.py`` sets on import, and stop the collection
+            ("-o", "python_classes="),
+            held_out=True,
+        ),
         ImpactRepo(
             "pytest",
             "pytest-dev/pytest",
@@ -118,6 +146,13 @@ def lookup(name: str) -> ImpactRepo:
     if name not in REPOS:
         raise SystemExit(f"unknown repository {name!r}: use one of {', '.join(REPOS)}")
     return REPOS[name]
+
+
+def package_sources(repo: ImpactRepo, root: Path) -> list[Path]:
+    """The measured code's Python files in ``root`` (a clone or a worktree of it), sorted; test files
+    kept inside the package (``pyflakes/test``) are not measured code."""
+    tests = root / repo.tests
+    return [p for p in sorted((root / repo.package).rglob("*.py")) if not p.is_relative_to(tests)]
 
 
 def git(cwd: Path, *args: str) -> str:

@@ -27,7 +27,7 @@ from typing import Any
 from bench.common import machine_info, machine_line, run_measured, table, verdict, write_json
 from bench.impact.edits import insert_statement
 from bench.impact.oracle import source_functions
-from bench.impact.repos import ImpactRepo, argument_parser, clone_of, git, lookup
+from bench.impact.repos import ImpactRepo, argument_parser, clone_of, git, lookup, package_sources
 
 DEFAULT_REPOS = ("flask", "pytest")
 DEFAULT_TRIALS = 10
@@ -49,7 +49,7 @@ def mnemo_command() -> list[str]:
 def editable_functions(clone: Path, repo: ImpactRepo) -> dict[str, list[int]]:
     """Per source file of the package, the ``def`` lines of the functions the edit applies to."""
     found: dict[str, list[int]] = {}
-    for source in sorted((clone / repo.package).rglob("*.py")):
+    for source in package_sources(repo, clone):
         text = source.read_text(encoding="utf-8")
         relative = source.relative_to(clone).as_posix()
         lines = [f.line for f in source_functions(text, relative) if insert_statement(text, f.line)]
