@@ -54,7 +54,10 @@ def remembered(root: Path) -> set[tuple[str, str, str]]:
     if not path.exists():
         return set()
     with sqlite3.connect(path) as conn:
-        return set(conn.execute("SELECT kind, path, name FROM events"))
+        try:
+            return set(conn.execute("SELECT kind, path, name FROM events"))
+        except sqlite3.OperationalError:  # the server has created the file, not yet its table
+            return set()
 
 
 async def until_remembered(root: Path, events: set[tuple[str, str, str]]) -> None:
