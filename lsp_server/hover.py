@@ -34,18 +34,19 @@ def hover(ls: MnemoServer, params: types.HoverParams) -> types.Hover | None:
     engine.noticed_symbol("hovered", symbol)  # the session memory (a no-op when it is off)
     task = ls.task
     task_info = (task.text, task.ranks.get(symbol.id), len(task.ranks)) if task is not None else None
-    history = None
+    history, pending = None, False
     if card.last_change is not None:  # git knows the file: it has a history to read
         history = engine.known_history(symbol, HOVER_HISTORY)
-        if history is None:
+        pending = history is None
+        if pending:
             ls.later(("history", folder.root, symbol.id), "symbol history", _read_history, folder, symbol)
     markdown = convert.card_markdown(
         engine.root,
         card,
         task_info,
         show_history_note=not folder.index.walked,
-        history=history if card.last_change is not None else None,
-        history_pending=card.last_change is not None and history is None,
+        history=history,
+        history_pending=pending,
     )
     return convert.hover(markdown)
 
