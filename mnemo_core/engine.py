@@ -234,9 +234,7 @@ class Engine:
     def history(self, handle: str, limit: int = DEFAULT_HISTORY) -> list[SymbolHistory]:
         """For each symbol ``handle`` names, the newest ``limit`` commits that changed its lines."""
         self._fresh()
-        return [
-            symbol_history(self.repository, s, limit) for s in lookup.resolve_symbol(self.repository, handle)
-        ]
+        return [self.symbol_history(s, limit) for s in lookup.resolve_symbol(self.repository, handle)]
 
     def symbol_history(self, symbol: Symbol, limit: int = DEFAULT_HISTORY) -> SymbolHistory:
         """The newest ``limit`` commits that changed one symbol's lines (``git log -L``; the answer

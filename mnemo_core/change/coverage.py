@@ -136,7 +136,7 @@ def coverage_evidence(
     ran = _Runs(data, store, root, sha)
     found = {
         sid: ReachingTests({t: _reach(t, sid) for t in sorted(tests)}, {})
-        for sid, tests in ran.of(wanted, touched or {}).items()
+        for sid, tests in ran.of(wanted, touched).items()
     }
     found = _with_unseen_tests(store, found, ran)
     note = (
@@ -161,7 +161,7 @@ class _Runs:
 
     def of(self, symbols: list[Symbol], touched: Mapping[int, Touched] | None = None) -> dict[int, set[int]]:
         """The tests that ran each symbol the data measured (the symbol itself left out)."""
-        spans = _spans_by_name(self._root, self._sha, symbols, touched or {})
+        spans = _spans_by_name(self._root, self._sha, symbols, touched)
         missing = [s for s in symbols if s.id not in spans]
         if missing:
             spans |= _spans_by_lines(self._store, self._root, self._sha, missing)
@@ -178,7 +178,7 @@ class _Runs:
 
 
 def _spans_by_name(
-    root: Path, sha: str, symbols: list[Symbol], touched: Mapping[int, Touched]
+    root: Path, sha: str, symbols: list[Symbol], touched: Mapping[int, Touched] | None
 ) -> dict[int, tuple[str, frozenset[int]]]:
     """Each symbol's path and own lines at ``sha``, where its file there defines its name."""
     contents = files_at(root, sha, {s.path for s in symbols})
@@ -187,7 +187,7 @@ def _spans_by_name(
         lines = own_line_sets(path, content) if content is not None else {}
         for s in symbols:
             if s.path == path and s.name in lines:
-                spans[s.id] = (path, _chosen(lines[s.name], touched.get(s.id)))
+                spans[s.id] = (path, _chosen(lines[s.name], touched.get(s.id) if touched else None))
     return spans
 
 

@@ -158,9 +158,8 @@ def _update(
         inherits: dict[int, tuple[RawRef, ...]] = {}
         changed_names: set[str] = set()
         with store.indexes_deferred("symbols"):
-            for p in _parse_all(
-                root, stale, known, full, progress, discovery
-            ):  # results are dropped once stored
+            # results are dropped once stored
+            for p in _parse_all(root, stale, known, full, progress, discovery):
                 seen += 1
                 parsed += p.extract is not None
                 if p.skipped:

@@ -245,7 +245,7 @@ class PythonHooks(Hooks):
                 return True, runs
             if parent is not None and parent.kind == "class":
                 if _is_testcase(parent) and name.startswith("test"):
-                    return True, True if collected is None else collected
+                    return True, collected is not False  # a TestCase runs wherever it is collected
                 if discovery.test_class(parent.name, runs) and discovery.test_function(name):
                     return True, True
         if definition.kind == "class" and (discovery.test_class(name, runs) or _is_testcase(definition)):
