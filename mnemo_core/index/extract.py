@@ -79,9 +79,7 @@ def extract(
             start, kind = captures[capture][0].start_byte, _REF_KIND[capture[10:].removeprefix("test_")]
             line = name.start_point[0] + 1
             if kind == "dispatch":
-                prefix = _literal_prefix(_text(name))
-                if prefix:
-                    refs.append((start, kind, prefix, receiver, line))
+                refs.extend((start, kind, prefix, receiver, line) for prefix in _looked_up_prefixes(name))
             elif kind == "read" and GETATTR_CAPTURE in captures:
                 refs.append((start, kind, _attribute_name(_text(name)), receiver, line))
             elif kind == "parametrize":
@@ -169,6 +167,30 @@ def _named_values(
         return r.receiver.split(".")[0] in imported
 
     return [r for r in refs if r.kind not in _VALUE_KINDS or known(r)]
+
+
+def _looked_up_prefixes(name: Node) -> list[str]:
+    """The literal prefixes of the name a ``getattr`` dispatch looks up: the expression's own, or for
+    a variable, those of what the enclosing function assigns to it (``method = "visit_" + kind``)."""
+    if name.type != "identifier":
+        return [prefix] if (prefix := _literal_prefix(_text(name))) else []
+    scope = name.parent
+    while scope is not None and scope.type not in ("function_definition", "module"):
+        scope = scope.parent
+    if scope is None:
+        return []
+    variable = _text(name)
+    found = []
+    stack = list(scope.named_children)
+    while stack:
+        node = stack.pop()
+        if node.type == "assignment":
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if left is not None and right is not None and _text(left) == variable:
+                found.append(_literal_prefix(_text(right)))
+        if node.type not in ("function_definition", "class_definition", "lambda"):
+            stack.extend(node.named_children)
+    return sorted({p for p in found if p})
 
 
 def _literal_prefix(expression: str) -> str:

@@ -34,8 +34,10 @@ lower confidence (the link is written in the code; whether it is taken depends o
   one class: from the reader to the writer.
 - ``decorator``: a decorator defined in the repository to each function it decorates.
 - ``subclass``: a base's ``__init_subclass__`` to each subclass and its methods.
-- ``dispatch``: ``getattr(self, "visit_" + ...)`` (f-strings, ``%``): ``calls`` to every method of
-  the class, its bases and its subclasses whose name starts with the literal prefix; and a module's
+- ``dispatch``: ``getattr(self, "visit_" + ...)`` (f-strings, ``%``, a variable the function builds
+  so): ``calls`` to every method of the class, its bases and its subclasses whose name starts with
+  the literal prefix; a method inherited from outside the repository that dispatches by a prefix
+  (``ast.NodeVisitor.visit`` -> ``visit_*``, ``cmd.Cmd.onecmd`` -> ``do_*``); and a module's
   own ``__getattr__`` (PEP 562) for an attribute the module does not define (``click.BaseCommand``,
   ``from click import BaseCommand``, ``module.x`` or ``getattr(module, name)`` on a parametrised
   test's module parameter, ``getattr(module, name)`` with a name built at run time).
@@ -327,13 +329,13 @@ class Resolver:
             )
             if classes:
                 members = w.find_member(classes, ref.name)
-                return _Resolution(members, "self") if members else self._callbacks(classes)
+                return _Resolution(members, "self") if members else self._callbacks(classes, ref.name)
         classes = self._typed_receiver(here, ref.scope, receiver)
         if classes:
             members = w.find_member(classes, ref.name)
             if members:
                 return _Resolution(members, "typed")
-            callbacks = self._callbacks(classes)
+            callbacks = self._callbacks(classes, ref.name)
             if callbacks.ids:
                 return callbacks
         target = self._resolve_receiver(here.file_id, ref.scope, receiver)
@@ -477,24 +479,28 @@ class Resolver:
             )
         return known
 
-    def _callbacks(self, classes: Sequence[int]) -> _Resolution:
-        """A method the classes inherit from outside the repository may call back the methods that
-        extend an external one through ``super()`` (werkzeug's ``Client.get`` calls ``open``) and
-        their protected hooks (``textwrap.TextWrapper.fill`` calls ``_wrap_chunks``)."""
+    def _callbacks(self, classes: Sequence[int], name: str) -> _Resolution:
+        """A method ``name`` the classes inherit from outside the repository may call back the
+        methods that extend an external one through ``super()`` (werkzeug's ``Client.get`` calls
+        ``open``) and their protected hooks (``textwrap.TextWrapper.fill`` calls ``_wrap_chunks``);
+        one that dispatches by a name prefix runs the classes' methods of that prefix
+        (``ast.NodeVisitor.visit`` runs ``visit_Name``): a ``dispatch``."""
         if not self._extends_external(classes):
             return _EXTERNAL
         w = self.world
-        found = []
+        found, dispatched = [], []
         for cls in self._lineage(classes):
-            constructors = w.hooks(w.symbol(cls).file_id).constructor_names
+            hooks = w.hooks(w.symbol(cls).file_id)
+            prefixes = hooks.dispatch_entries.get(name, ())
             for short, ids in w.members(cls).items():
-                protected = short.startswith("_") and not short.startswith("__")
-                if short not in constructors:
-                    found += [
-                        m
-                        for m in ids
-                        if w.symbol(m).kind == "method" and (protected or short in w.symbol(m).supers)
-                    ]
+                methods = [m for m in ids if w.symbol(m).kind == "method"]
+                if short.startswith(prefixes) and short not in prefixes:
+                    dispatched += methods
+                elif short not in hooks.constructor_names:
+                    protected = short.startswith("_") and not short.startswith("__")
+                    found += [m for m in methods if protected or short in w.symbol(m).supers]
+        if dispatched:
+            return _Resolution(list(dict.fromkeys(dispatched + found)), "dispatch")
         return _Resolution(found, "callback") if found else _EXTERNAL
 
     def _held_callables(self, here: _FileScope, classes: Sequence[int]) -> list[int]:

@@ -123,6 +123,56 @@ def test_a_method_added_to_a_dispatched_family_is_linked_by_an_incremental_updat
     assert after == {"pkg/printer.py:Printer.visit_Name", "pkg/printer.py:Printer.visit_Call"}
 
 
+WALKERS = (
+    "import ast\n"
+    "import cmd\n"
+    "\n"
+    "class Finder(ast.NodeVisitor):\n"
+    "    def visit_Name(self, node):\n"
+    "        return node\n"
+    "\n"
+    "    def collect(self, tree):\n"
+    "        self.generic_visit(tree)\n"
+    "\n"
+    "class Shell(cmd.Cmd):\n"
+    "    def do_quit(self, line):\n"
+    "        return True\n"
+    "\n"
+    "class Local:\n"
+    "    def visit(self, node):\n"
+    '        method = "visit_" + node.__class__.__name__\n'
+    "        other = node.kind\n"
+    "        return getattr(self, method, None), getattr(self, other)\n"
+    "\n"
+    "    def visit_Call(self, node):\n"
+    "        return node\n"
+    "\n"
+    "def find(tree):\n"
+    "    finder = Finder()\n"
+    "    finder.visit(tree)\n"
+    "    finder.something_else(tree)\n"
+    "\n"
+    "def repl(shell: Shell):\n"
+    '    shell.onecmd("quit")\n'
+)
+
+
+def test_dispatch_by_a_built_variable_and_through_an_external_visitor(tmp_path: Path) -> None:
+    """``method = "visit_" + ...; getattr(self, method)`` dispatches like the inline form; a class
+    inheriting ``visit`` from ``ast.NodeVisitor`` (``onecmd`` from ``cmd.Cmd``) runs its own
+    prefixed methods through it, and nothing else it inherits does."""
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/walk.py": WALKERS})
+    index_repo(tmp_path)
+    w = "pkg/walk.py:"
+    dispatched = {(s, t) for s, t, how in indexed_edges(tmp_path, "calls") if how == "dispatch"}
+    assert dispatched == {
+        (f"{w}Local.visit", f"{w}Local.visit_Call"),  # not from the unbuilt ``other``
+        (f"{w}find", f"{w}Finder.visit_Name"),
+        (f"{w}Finder.collect", f"{w}Finder.visit_Name"),  # generic_visit walks the children
+        (f"{w}repl", f"{w}Shell.do_quit"),
+    }
+
+
 DEPRECATING = (
     "from .core import Command\n"
     "\n"

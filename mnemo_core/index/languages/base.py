@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Final, Literal
+from typing import ClassVar, Final, Literal
 
 from tree_sitter import Node
 
@@ -73,6 +73,9 @@ class Hooks:
     module_family: str = ""  # languages that import each other's files share a family (JS, TS, TSX)
     path_separator: str = "."  # written between a receiver's parts (Rust's ``a::b``); stored as "."
     type_wrappers: frozenset[str] = frozenset()  # generic wrappers skipped in a type (``Optional[T]``)
+    # methods that external base classes dispatch by name prefix: a class inheriting ``visit`` from
+    # outside the repository runs its own ``visit_*`` methods through it (``ast.NodeVisitor``)
+    dispatch_entries: ClassVar[Mapping[str, tuple[str, ...]]] = {}
     property_decorators: frozenset[str] = frozenset()  # a member read with these runs code
     module_getattr: bool = False  # Python (PEP 562): a module's ``__getattr__`` serves names it lacks
     neutral_bases: frozenset[str] = frozenset()  # base classes that never call back into a subclass

@@ -6,9 +6,10 @@ import ast
 import builtins
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from typing import ClassVar
 
 from tree_sitter import Node
 
@@ -148,6 +149,14 @@ class PythonHooks(Hooks):
     module_getattr = True
     neutral_bases = frozenset({"object", "Generic", "Protocol", "ABC", "NamedTuple", "TypedDict"})
     union_wrappers = frozenset({"Union", "Optional"})
+    dispatch_entries: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "visit": ("visit_",),  # ast.NodeVisitor, ast.NodeTransformer
+        "generic_visit": ("visit_",),
+        "onecmd": ("do_", "help_", "complete_"),  # cmd.Cmd
+        "cmdloop": ("do_", "help_", "complete_"),
+        "handle": ("do_",),  # http.server.BaseHTTPRequestHandler
+        "handle_one_request": ("do_",),
+    }
 
     def decorators(self, definition: Definition) -> tuple[str, ...]:
         outer = definition.outer

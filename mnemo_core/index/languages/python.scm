@@ -104,10 +104,11 @@
 (call function: (attribute object: (attribute object: (identifier) @receiver attribute: (identifier) @name)
   attribute: (identifier) @_add) (#any-of? @_add "append" "add" "setdefault" "update")
   (#any-of? @receiver "self" "cls")) @reference.store
-; a method looked up by a name built from a literal prefix: ``getattr(self, "visit_" + type(node).__name__)``
+; a method looked up by a name built from a literal prefix: ``getattr(self, "visit_" + type(node).__name__)``,
+; or by a variable the function builds so (``method = "visit_" + ...; getattr(self, method)``)
 (call function: (identifier) @_getattr arguments: (argument_list . (identifier) @receiver
-  . [(binary_operator) (string) (call)] @name) (#eq? @_getattr "getattr") (#any-of? @receiver "self" "cls"))
-  @reference.dispatch
+  . [(binary_operator) (string) (call) (identifier)] @name) (#eq? @_getattr "getattr")
+  (#any-of? @receiver "self" "cls")) @reference.dispatch
 
 (import_statement) @import
 (import_from_statement) @import
