@@ -15,6 +15,7 @@ import threading
 from collections import OrderedDict, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
+from textwrap import shorten
 
 from mnemo_core.index.languages import source_extensions
 from mnemo_core.index.store import Store
@@ -24,6 +25,7 @@ from mnemo_core.vcs.changes import attributes_text, changed_functions
 from mnemo_core.vcs.git import GitError
 
 HISTORY_COMMITS = 30  # similar past commits consulted
+SUBJECT_SHOWN = 60  # characters of a commit's subject in a reason, cut at a word
 HISTORY_HALF_LIFE_DAYS = 365.0  # a year-old commit's vote counts half
 SECONDS_PER_DAY = 86400.0
 ATTRIBUTES_FILE = "diff.gitattributes"
@@ -48,13 +50,12 @@ def history_channel(root: Path) -> Ranked:
         voter: dict[tuple[str, str], str] = {}
         for commit in commits:
             changed = targets.get(commit.sha, ())
+            subject = shorten(commit.subject, SUBJECT_SHOWN, placeholder="...")
             age_days = max(0.0, (newest - commit.time) / SECONDS_PER_DAY)
             weight = commit.score / best * 0.5 ** (age_days / HISTORY_HALF_LIFE_DAYS) / max(1, len(changed))
             for target in changed:
                 votes[target] += weight
-                voter.setdefault(
-                    target, f"changed by a similar past commit {commit.sha[:7]}: {commit.subject[:60]}"
-                )
+                voter.setdefault(target, f"changed by a similar past commit {commit.sha[:7]}: {subject}")
         located = store.symbols_at(votes)
         ranked = sorted(
             ((votes[t], sid, voter[t]) for t, ids in located.items() for sid in ids),

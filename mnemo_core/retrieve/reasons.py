@@ -41,7 +41,7 @@ def task_reasons(ranking: TaskRanking, sid: int) -> list[str]:
         reasons.append(f"called by {callers} symbol{'s' if callers != 1 else ''}")
     recency = ranking.recency.get(sid)
     if recency and ranking.reference_time is not None:
-        when = f"{relative_date(recency.timestamp, ranking.reference_time)} ({recency.sha[:7]})"
+        when = f"{relative_date(recency.timestamp, ranking.now)} ({recency.sha[:7]})"
         reasons.append(f"in a file changed {when}" if recency.source == "log" else f"last changed {when}")
     symbol = ranking.symbols[sid]
     if symbol.is_test and not ranking.keywords.about_tests:  # mirrors score.multipliers_for

@@ -9,6 +9,7 @@ when asked (``explain`` shows every component), so it never changes which symbol
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,6 +47,7 @@ class TaskRanking:
     notes: tuple[str, ...]
     session: dict[int, Touch] = field(default_factory=dict)  # candidates touched in this session
     recall: Recall = field(default_factory=Recall)  # what was remembered (empty when memory is off)
+    now: float = field(default_factory=time.time)  # what the reasons' dates are told against
 
 
 def parse_task(text: str) -> Keywords:
