@@ -133,7 +133,10 @@ def analyse(
         tuple(LeftReference(d.symbol.old_name or d.symbol.name, d.path, d.line, d.scope) for d in dangling),
     )
     notes = evidence.notes if evidence else ()
-    return ChangeAnalysis(impact, [*changed_scored, *callers, *tests], dangling, notes)
+    ranked: dict[int, ScoredSymbol] = {}
+    for s in (*changed_scored, *callers, *tests):  # a test the change adds is listed once, as changed
+        ranked.setdefault(s.symbol.id, s)
+    return ChangeAnalysis(impact, list(ranked.values()), dangling, notes)
 
 
 @dataclass(frozen=True)

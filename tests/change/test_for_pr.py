@@ -274,6 +274,27 @@ def test_budget_is_respected(repo: Path) -> None:
         assert pack.used_tokens <= budget
 
 
+def test_a_test_the_change_adds_is_packed_once_within_the_budget(repo: Path) -> None:
+    """An added test is both a changed symbol and a test that reaches the change: one entry."""
+    commit(
+        repo,
+        {
+            "shop/pricing.py": BASE["shop/pricing.py"].replace("item * 3", "item * 4"),
+            "tests/test_pricing.py": (
+                "from shop.pricing import price\n\ndef test_price():\n    assert price(1) == 4\n"
+            ),
+        },
+        "price and its test",
+        date=days_ago(1),
+    )
+    pack = Engine.open(repo).pr(base="HEAD~1", budget=10_000)
+    listed = keys(pack.symbols)
+    assert listed.count("tests/test_pricing.py:test_price") == 1
+    assert "tests/test_pricing.py:test_price" in keys(pack.impact.tests if pack.impact else ())
+    for budget in (40, 80, 160):
+        assert Engine.open(repo).pr(base="HEAD~1", budget=budget).used_tokens <= budget
+
+
 def test_cli_tests_prints_pytest_node_ids_that_pytest_accepts(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
