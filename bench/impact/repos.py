@@ -127,6 +127,17 @@ REPOS = {
             ("-o", "python_classes="),
             held_out=True,
         ),
+        # tuning (added 2026-11-24 by the lead; its dispatch led a change): a dead-code finder whose
+        # ``visit`` builds ``method = "visit_" + ...`` and dispatches through ``getattr(self, method)``
+        ImpactRepo(
+            "vulture",
+            "jendrikseipp/vulture",
+            "51a13e9467e3dea6ea5ddb74422a0eba87367ef5",
+            "vulture",
+            "tests",
+            ("pytest==9.0.2", "pint"),
+            ("-o", "addopts="),  # its own addopts ask for pytest-cov's reports
+        ),
         ImpactRepo(
             "pytest",
             "pytest-dev/pytest",
