@@ -20,6 +20,7 @@ listed, but counts in no verdict. ``tests_reaching`` is the one definition of th
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -46,6 +47,9 @@ MAX_GUESSES = 2  # a path through more name-only links is more likely wrong than
 IMPORT_IMPACT_KINDS: frozenset[SymbolKind] = frozenset({"module", "constant"})
 HOP_DECAY = 0.6  # each hop away from the change makes a dependency less likely to break
 TEST_DEPTH = 12  # tests reach the code they exercise through helpers, fixtures and layers
+# receiver assumptions kept per symbol: each layer of overrides a path climbs multiplies them
+# (six layers of eight overrides: 32,768 for one method), so only the strongest are walked on
+MAX_ASSUMPTIONS = 16
 # reverse relations: (edge type, direction to follow, label); "in" follows the edge back to its source
 RELATIONS = (
     ("calls", "in", "calls"),
@@ -166,6 +170,7 @@ def walk_back(
     its strongest path among those it gives evidence for. Edges below ``min_confidence`` are not
     followed."""
     reached: dict[State, Reach] = {(c, frozenset()): Reach(c, 0, 1.0, (c,), ()) for c in changed}
+    states: Counter[int] = Counter()  # per symbol, the states that assume classes so far
     frontier = sorted(reached, key=_state_order)
     test_cases: set[int] = set()
     related = _Kinship(store)
@@ -186,7 +191,7 @@ def walk_back(
             dispatched |= new | entries
             assumable |= new - exception_classes(store, new)
             assumable |= {e for e in entries if keys.of(e)}
-        candidates = _extend(reached, origins, steps, hop, assumable, related)
+        candidates = _bounded(_extend(reached, origins, steps, hop, assumable, related), states)
         if stop_at_tests and candidates:
             symbols = store.symbols_by_ids({sid for sid, _ in candidates})
             test_cases |= {sid for sid, s in symbols.items() if s.is_test_case}
@@ -240,6 +245,25 @@ def _extend(
                 resolution if weakest else origin.resolution,
             )
     return candidates
+
+
+def _bounded(candidates: dict[State, Reach], states: Counter[int]) -> dict[State, Reach]:
+    """The candidates, with at most ``MAX_ASSUMPTIONS`` states that assume classes per symbol,
+    counting those reached before (``states``, updated): the strongest paths, then the fewest
+    classes. A state that assumes nothing is always kept."""
+    kept = {state: reach for state, reach in candidates.items() if not state[1]}
+    by_symbol: dict[int, list[State]] = {}
+    for state in candidates:
+        if state[1]:
+            by_symbol.setdefault(state[0], []).append(state)
+    for sid, options in by_symbol.items():
+        room = max(MAX_ASSUMPTIONS - states[sid], 0)
+        if len(options) > room:
+            options.sort(key=lambda s: (-candidates[s].weight, len(s[1]), _state_order(s)))
+            del options[room:]
+        states[sid] += len(options)
+        kept.update((state, candidates[state]) for state in options)
+    return kept
 
 
 class _Kinship:

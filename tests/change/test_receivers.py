@@ -162,3 +162,55 @@ def test_a_call_on_self_or_super_dispatches_only_within_its_class_family(repo: P
     tests = impacted_tests(repo, "shop/errors.py", "'not found'", "'not found' + ''")
     assert "test_gone" not in tests
     assert "test_not_found" in tests
+
+
+def layered(layers: int, overrides: int) -> dict[str, str]:
+    """``layers`` base classes, each with ``overrides`` subclasses whose method calls the next layer's
+    base method: every path up from the last layer assumes one class per layer it climbs."""
+    parts = []
+    for i in range(layers):
+        parts.append(f"class B{i}:\n    def m{i}(self, x: 'B{i + 1}'):\n        return 0\n")
+        for j in range(overrides):
+            body = f"return x.m{i + 1}(x)" if i + 1 < layers else "return 1"
+            parts.append(f"class S{i}_{j}(B{i}):\n    def m{i}(self, x: 'B{i + 1}'):\n        {body}\n")
+    parts.append(f"class B{layers}:\n    def m{layers}(self, x):\n        return 0\n")
+    tests = [
+        f"def test_chain_{j}():\n    assert S0_{j}().m0(S1_{j}()) is not None\n" for j in range(overrides)
+    ]
+    return {
+        "pkg/__init__.py": "",
+        "pkg/layers.py": "\n\n".join(parts),
+        "tests/test_layers.py": "from pkg.layers import *\n\n\n" + "\n\n".join(tests),
+    }
+
+
+def test_paths_through_layers_of_overrides_keep_a_bounded_number_of_assumptions(tmp_path: Path) -> None:
+    """Six layers of eight overrides give 8**5 receiver assumptions for a method of the first layer
+    (the walk took seconds, and minutes one layer deeper); the strongest are kept, and every test
+    still reaches the changed override of the last layer."""
+    files = layered(6, 8)
+    root = make_repo(tmp_path / "layers", files)
+    last = "class S5_0(B5):\n    def m5(self, x: 'B6'):\n        return 1\n"
+    commit(root, {"pkg/layers.py": files["pkg/layers.py"].replace(last, last.replace("1\n", "2\n"))}, "m5")
+    tests = Engine.open(root).pr(base="HEAD~1").impact
+    assert tests is not None
+    assert sorted(t.symbol.name for t in tests.tests) == [f"test_chain_{j}" for j in range(8)]
+
+
+def test_the_assumptions_kept_are_the_strongest_and_one_assuming_nothing() -> None:
+    from collections import Counter
+
+    from mnemo_core.change.impact import MAX_ASSUMPTIONS, Reach, _bounded
+
+    candidates = {
+        (7, frozenset({100 + i})): Reach(7, 3, weight=i / 100, path=(7,), labels=()) for i in range(40)
+    }
+    candidates[(7, frozenset())] = Reach(7, 3, weight=0.001, path=(7,), labels=())
+    candidates[(8, frozenset({1, 2}))] = Reach(8, 3, weight=0.5, path=(8,), labels=())
+    states = Counter({8: MAX_ASSUMPTIONS})  # symbol 8 is full already
+    kept = _bounded(candidates, states)
+    assert (7, frozenset()) in kept  # the most general path is never dropped
+    assert (8, frozenset({1, 2})) not in kept
+    assumed = sorted(next(iter(s[1])) for s in kept if s[0] == 7 and s[1])
+    assert assumed == list(range(140 - MAX_ASSUMPTIONS, 140))  # the strongest ones
+    assert states[7] == MAX_ASSUMPTIONS
