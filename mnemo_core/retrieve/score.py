@@ -57,19 +57,6 @@ WEIGHTS = {
     "session": 0.05,  # touched in this session: a nudge worth about a good file match, not a body match
     "memory": 0.20,  # useful for a similar past task: said by a person or a landed commit, so strong
 }
-EXPERIMENTAL = [
-    *(f"prf{k}_{n}" for k in (3, 5, 10) for n in (5, 10, 20)),
-    "prfall5_10",
-    "prfall10_20",
-    "prft5_10",
-    "prft10_20",
-    "nbw",
-    "nbw_in",
-    "nbw_out",
-    "size",
-    "churn",
-]
-WEIGHTS.update(dict.fromkeys(EXPERIMENTAL, 0.0))
 FILE_SEEDS = 5  # a file's relevance counts its best few matches, so big files do not win by size
 TEST_DEMOTION = 0.2  # test code, unless the task is about tests, is context rather than target
 NON_PRODUCT_DEMOTION = 0.2  # examples, docs, scripts and benchmarks, likewise, unless the task names them

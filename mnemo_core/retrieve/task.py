@@ -15,7 +15,6 @@ from pathlib import Path
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.store import Store
 from mnemo_core.model import Symbol
-from mnemo_core.retrieve.feedback import feedback_components
 from mnemo_core.retrieve.graphcache import graph_for
 from mnemo_core.retrieve.history import history_channel
 from mnemo_core.retrieve.keywords import Keywords, extract_keywords
@@ -107,9 +106,6 @@ def rank_task(
         {sid: touch.value for sid, touch in session.items()},
         {sid: factor for sid, (factor, _) in recall.demoted.items()},
     )
-    extra = feedback_components(store, keywords, scored)
-    for s in scored:
-        s.components.update(extra.get(s.symbol_id, {}))
     notes = list(recency_notes)
     if keywords.truncated:
         notes.append("the task was truncated to its first 4000 characters")
