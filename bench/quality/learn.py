@@ -15,12 +15,16 @@ are the weights to put in
     python -m bench.quality.learn collect --repos tuning
     python -m bench.quality.learn fit
     python -m bench.quality.learn probe recency walk
+    python -m bench.quality.learn probe --refit recency
 
 ``probe`` asks a narrower question than ``fit``, with less noise: with every other weight kept as
 it is, does a weight on these components help a repository when it is chosen (on ``PROBE_GRID``)
 on the other four? A full re-fit from several starts moves by a few thousandths of the objective
 between runs that differ only by a component learned to zero, which is as much as a new signal
-usually adds.
+usually adds. The kept weights were fitted on all five, the scored repository too, so ``--refit``
+first fits them on the other four without the probed components (the re-fit's folds, the
+out-of-sample reference), then chooses the probed weights on those four: only the probed weights
+differ from the reference.
 """
 
 from __future__ import annotations
@@ -169,28 +173,36 @@ def objective(groups: Mapping[str, Sequence[TaskTable]], weights: np.ndarray) ->
 
 
 def fit(
-    groups: Mapping[str, Sequence[TaskTable]], start: np.ndarray, names: Sequence[str] = ()
+    groups: Mapping[str, Sequence[TaskTable]],
+    start: np.ndarray,
+    names: Sequence[str] = (),
+    frozen: Sequence[int] = (),
 ) -> np.ndarray:
     """The best of coordinate ascents from ``start`` and from each of the ``CORNERS`` components
     weighted alone (a little of every other): the objective has local optima, and a start near
-    each strong signal finds the ones a single start would miss."""
+    each strong signal finds the ones a single start would miss. The weights at ``frozen`` keep
+    their values from ``start``."""
     starts = [start]
     for i, name in enumerate(names):
-        if name in CORNERS:
+        if name in CORNERS and i not in frozen:
             corner = np.full(len(start), CORNER_REST)
+            corner[list(frozen)] = start[list(frozen)]
             corner[i] = 1.0
             starts.append(corner)
-    fitted = [_ascend(groups, s) for s in starts]
+    fitted = [_ascend(groups, s, frozen) for s in starts]
     return max(fitted, key=lambda w: objective(groups, w))
 
 
-def _ascend(groups: Mapping[str, Sequence[TaskTable]], start: np.ndarray) -> np.ndarray:
-    """Coordinate ascent from ``start``: the best single-weight change per round, until none helps."""
+def _ascend(
+    groups: Mapping[str, Sequence[TaskTable]], start: np.ndarray, frozen: Sequence[int] = ()
+) -> np.ndarray:
+    """Coordinate ascent from ``start``: the best single-weight change per round, until none helps;
+    the weights at ``frozen`` keep their start values."""
     weights = start.copy()
     best = objective(groups, weights)
     for _ in range(MAX_ROUNDS):
         trials = []
-        for i in range(len(weights)):
+        for i in (i for i in range(len(weights)) if i not in frozen):
             for value in {round(weights[i] * s, 4) for s in STEPS} | {
                 round(weights[i] + n, 4) for n in NUDGES
             }:
@@ -219,28 +231,41 @@ def cross_validate(
 
 
 def probe(
-    groups: Mapping[str, Sequence[TaskTable]], start: np.ndarray, indices: Sequence[int]
+    groups: Mapping[str, Sequence[TaskTable]],
+    start: np.ndarray,
+    indices: Sequence[int],
+    refit_names: Sequence[str] | None = None,
 ) -> dict[str, dict[str, float]]:
     """Per tuning repository: its metrics under ``start`` and under ``start`` with the weights at
     ``indices`` set to the ``PROBE_GRID`` values (every combination) best on the other repositories
-    (ties: the smallest total weight, so a probe that helps nowhere stays at zero)."""
+    (ties: the smallest total weight, so a probe that helps nowhere stays at zero). With
+    ``refit_names`` (the components' names), ``start`` is first re-fitted on the other repositories
+    with the probed weights held at zero, per repository: its "start" metrics are then the re-fit's
+    fold, and only the probed weights differ from it."""
     combos = list(itertools.product(PROBE_GRID, repeat=len(indices)))
-    metrics: dict[tuple[float, ...], dict[str, dict[str, float]]] = {}
-    for combo in combos:
-        weights = start.copy()
-        weights[list(indices)] = combo
-        metrics[combo] = {name: repo_metrics(tables, weights) for name, tables in groups.items()}
-
-    def score(combo: tuple[float, ...], names: Sequence[str]) -> float:
-        return statistics.fmean((metrics[combo][n]["R@10"] + metrics[combo][n]["MRR"]) / 2 for n in names)
-
+    seen: dict[tuple[str | None, tuple[float, ...], str], dict[str, float]] = {}
     out = {}
     for name, tables in groups.items():
         others = [n for n in groups if n != name]
-        best = max(combos, key=lambda c: (score(c, others), -sum(abs(w) for w in c)))
+        base, fold = start, None  # without a re-fit every repository shares one base: metrics are reused
+        if refit_names is not None:
+            without = start.copy()
+            without[list(indices)] = 0.0
+            base, fold = fit({n: groups[n] for n in others}, without, refit_names, frozen=indices), name
+        for combo in combos:
+            trial = base.copy()
+            trial[list(indices)] = combo
+            for repo in groups:
+                if (fold, combo, repo) not in seen:
+                    seen[fold, combo, repo] = repo_metrics(groups[repo], trial)
+        score = {
+            c: statistics.fmean((seen[fold, c, n]["R@10"] + seen[fold, c, n]["MRR"]) / 2 for n in others)
+            for c in combos
+        }
+        best = max(combos, key=lambda c: (score[c], -sum(abs(w) for w in c)))
         out[name] = {
-            **{f"start {k}": v for k, v in repo_metrics(tables, start).items()},
-            **{f"fold {k}": v for k, v in metrics[best][name].items()},
+            **{f"start {k}": v for k, v in repo_metrics(tables, base).items()},
+            **{f"fold {k}": v for k, v in seen[fold, best, name].items()},
             **{f"weight {i}": w for i, w in enumerate(best)},
         }
     return out
@@ -257,9 +282,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("step", choices=("collect", "fit", "probe"))
     parser.add_argument("components", nargs="*", help="probe: the components whose weights are probed")
+    parser.add_argument(
+        "--refit",
+        action="store_true",
+        help="probe: re-fit the other weights on the other repositories first (out-of-sample reference)",
+    )
     parser.add_argument("--repos", default="tuning", help="tuning repositories, comma-separated, or 'tuning'")
     parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR, help="working clones for collect")
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)  # ``probe --refit NAME``: a flag between the positionals
     repos = _tuning(args.repos)
     if args.step == "collect":
         collect(repos, args.workdir)
@@ -271,7 +301,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         unknown = [c for c in args.components if c not in names] or ([] if args.components else ["(none)"])
         if unknown:
             raise SystemExit(f"probe: name components of {', '.join(names)}; not {', '.join(unknown)}")
-        return _print_probe(probe(groups, start, [names.index(c) for c in args.components]), args.components)
+        indices = [names.index(c) for c in args.components]
+        folds = probe(groups, start, indices, names if args.refit else None)
+        return _print_probe(folds, args.components)
     folds = cross_validate(groups, start, names)
     print(FOLD_HEADER)
     for name, m in folds.items():

@@ -77,3 +77,57 @@ def test_probe_weights_a_component_only_where_the_other_repositories_say_it_help
     assert all(m["start MRR"] < 1.0 for m in helps.values())
     useless = probe(_groups(False), start, [1])
     assert all(m["weight 0"] == 0.0 and m["fold MRR"] == m["start MRR"] for m in useless.values())
+
+
+THREE = ("good", "noise", "extra")
+
+
+def _three_groups(extra_helps: bool) -> dict[str, list[TaskTable]]:
+    """Three repositories where 'good' puts the ground truth first, 'noise' is random, and 'extra'
+    puts it first too when ``extra_helps`` (else it is random)."""
+    rng = np.random.default_rng(2)
+    groups: dict[str, list[TaskTable]] = {}
+    for name in ("one", "two", "three"):
+        tables = []
+        for _ in range(8):
+            good, noise, extra = rng.random(20) * 0.5, rng.random(20), rng.random(20) * 0.5
+            good[5] = 0.9
+            if extra_helps:
+                extra[5] = 1.0
+            candidates = [
+                {"key": f"k{i}", "components": dict(zip(THREE, (good[i], noise[i], extra[i]), strict=True))}
+                for i in range(20)
+            ]
+            tables.append(
+                _table(
+                    {
+                        "id": "t",
+                        "truth": ["k5"],
+                        "candidates": [{**c, "multipliers": {}} for c in candidates],
+                    },
+                    THREE,
+                )
+            )
+        groups[name] = tables
+    return groups
+
+
+def test_fit_leaves_frozen_weights_at_their_start_values() -> None:
+    groups = _three_groups(extra_helps=True)
+    start = np.array([0.0, 1.0, 0.0])
+    learned = fit(groups, start, THREE, frozen=[0, 2])
+    assert learned[0] == 0.0 and learned[2] == 0.0  # 'good' and 'extra' would both help, but are frozen
+    free = fit(groups, start, THREE)
+    assert objective(groups, free) > objective(groups, learned)
+
+
+def test_refit_probe_scores_against_weights_fitted_without_the_scored_repository_or_the_probe() -> None:
+    groups = _three_groups(extra_helps=True)
+    start = np.array([0.0, 1.0, 0.0])  # weights that rank by noise: in sample for nobody
+    plain = probe(groups, start, [2])
+    refit = probe(groups, start, [2], THREE)
+    for name in groups:
+        assert plain[name]["start MRR"] < 1.0  # the plain probe's reference is ``start`` itself
+        assert refit[name]["start MRR"] == 1.0  # the re-fit learns 'good' on the other two, 'extra' held at 0
+        assert refit[name]["weight 0"] == 0.0  # nothing left for 'extra' to add, so it stays at 0
+    assert probe(_three_groups(extra_helps=False), start, [2], THREE)["one"]["weight 0"] == 0.0
