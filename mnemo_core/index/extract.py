@@ -173,24 +173,41 @@ def _looked_up_prefixes(name: Node) -> list[str]:
     """The literal prefixes of the name a ``getattr`` dispatch looks up: the expression's own, or for
     a variable, those of what the enclosing function assigns to it (``method = "visit_" + kind``)."""
     if name.type != "identifier":
-        return [prefix] if (prefix := _literal_prefix(_text(name))) else []
-    scope = name.parent
-    while scope is not None and scope.type not in ("function_definition", "module"):
+        return [prefix] if (prefix := _name_prefix(name)) else []
+    return sorted({p for right in _assigned(name, _text(name), module=False) if (p := _name_prefix(right))})
+
+
+def _name_prefix(expression: Node) -> str:
+    """The literal start of a built name: a string's (``"visit_" + kind``), or a module constant's
+    (``IMPL_PREFIX + name`` where the module says ``IMPL_PREFIX = "attr_"``)."""
+    prefix = _literal_prefix(_text(expression))
+    left = expression.child_by_field_name("left") if expression.type == "binary_operator" else None
+    if prefix or left is None or left.type != "identifier":
+        return prefix
+    for value in _assigned(left, _text(left), module=True):
+        if found := _LITERAL_NAME.fullmatch(_text(value)):
+            return found.group(2)
+    return ""
+
+
+def _assigned(node: Node, variable: str, module: bool) -> list[Node]:
+    """What the enclosing function (or, with ``module``, the module) assigns to ``variable``, not
+    looking into nested definitions."""
+    scopes = ("module",) if module else ("function_definition", "module")
+    scope = node.parent
+    while scope is not None and scope.type not in scopes:
         scope = scope.parent
-    if scope is None:
-        return []
-    variable = _text(name)
     found = []
-    stack = list(scope.named_children)
+    stack = list(scope.named_children) if scope is not None else []
     while stack:
-        node = stack.pop()
-        if node.type == "assignment":
-            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        child = stack.pop()
+        if child.type == "assignment":
+            left, right = child.child_by_field_name("left"), child.child_by_field_name("right")
             if left is not None and right is not None and _text(left) == variable:
-                found.append(_literal_prefix(_text(right)))
-        if node.type not in ("function_definition", "class_definition", "lambda"):
-            stack.extend(node.named_children)
-    return sorted({p for p in found if p})
+                found.append(right)
+        if child.type not in ("function_definition", "class_definition", "lambda"):
+            stack.extend(child.named_children)
+    return found
 
 
 def _literal_prefix(expression: str) -> str:

@@ -127,6 +127,8 @@ WALKERS = (
     "import ast\n"
     "import cmd\n"
     "\n"
+    'IMPL_PREFIX = "attr_"\n'
+    "\n"
     "class Finder(ast.NodeVisitor):\n"
     "    def visit_Name(self, node):\n"
     "        return node\n"
@@ -147,6 +149,12 @@ WALKERS = (
     "    def visit_Call(self, node):\n"
     "        return node\n"
     "\n"
+    "    def lookup(self, name):\n"
+    "        return getattr(self, IMPL_PREFIX + name)\n"
+    "\n"
+    "    def attr_size(self):\n"
+    "        return 1\n"
+    "\n"
     "def find(tree):\n"
     "    finder = Finder()\n"
     "    finder.visit(tree)\n"
@@ -158,7 +166,8 @@ WALKERS = (
 
 
 def test_dispatch_by_a_built_variable_and_through_an_external_visitor(tmp_path: Path) -> None:
-    """``method = "visit_" + ...; getattr(self, method)`` dispatches like the inline form; a class
+    """``method = "visit_" + ...; getattr(self, method)`` and ``getattr(self, PREFIX + name)`` (a
+    module constant) dispatch like the inline form; a class
     inheriting ``visit`` from ``ast.NodeVisitor`` (``onecmd`` from ``cmd.Cmd``) runs its own
     prefixed methods through it, and nothing else it inherits does."""
     write_files(tmp_path, {"pkg/__init__.py": "", "pkg/walk.py": WALKERS})
@@ -167,6 +176,7 @@ def test_dispatch_by_a_built_variable_and_through_an_external_visitor(tmp_path: 
     dispatched = {(s, t) for s, t, how in indexed_edges(tmp_path, "calls") if how == "dispatch"}
     assert dispatched == {
         (f"{w}Local.visit", f"{w}Local.visit_Call"),  # not from the unbuilt ``other``
+        (f"{w}Local.lookup", f"{w}Local.attr_size"),  # a prefix the module names as a constant
         (f"{w}find", f"{w}Finder.visit_Name"),
         (f"{w}Finder.collect", f"{w}Finder.visit_Name"),  # generic_visit walks the children
         (f"{w}repl", f"{w}Shell.do_quit"),
