@@ -27,6 +27,7 @@ from typing import NamedTuple
 
 from mnemo_core.change.receivers import evidenced, exception_classes, hierarchy
 from mnemo_core.change.registry_keys import RegistryKeys
+from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.store import Store
 from mnemo_core.memo import BoundedCache
 from mnemo_core.model import (
@@ -68,6 +69,8 @@ REFERENCE_LABELS: dict[Resolution, str] = {
 }
 LOOKS_UP = "looks up"  # a registry reader (render looks up FILTERS)
 DISPATCHES = "dispatches by name to"  # getattr(self, "visit_" + ...) calls
+RUNS = "runs"  # a test runs its class's setUp, its module's setup_module, an autouse fixture in scope
+RUNNER_CONFIDENCE = 0.9  # the runner calls them for every test of their scope (a fixture's confidence)
 # a decorator is applied by each function it decorates: only the registry it writes leads on
 AFTER_DECORATOR = frozenset({*REFERENCE_LABELS.values(), LOOKS_UP})
 
@@ -140,7 +143,31 @@ def _step(store: Store, frontier: Iterable[int], min_confidence: float = 0.0) ->
         parent = parents.get(symbol.parent_id or 0)
         if symbol.kind in CALLABLE_KINDS and parent is not None and parent.kind in CALLABLE_KINDS:
             found.append(Step(sid, parent.id, "defines", 1.0, None, None, "structure"))
+        found += [
+            Step(sid, test, RUNS, RUNNER_CONFIDENCE, None, None, "fixture")
+            for test in _tests_running(store, symbol, parent)
+        ]
     return found
+
+
+def _tests_running(store: Store, symbol: Symbol, parent: Symbol | None) -> list[int]:
+    """The tests a test runner runs ``symbol`` for without a call: a ``setUp`` for its class's and its
+    subclasses' tests (and those they inherit), a ``setup_module`` or a module's ``autouse`` fixture
+    for the module's tests, a conftest's ``autouse`` fixture for the tests of its directory."""
+    spec = language_for_path(symbol.path) if symbol.is_test else None
+    in_class = parent is not None and parent.kind in CLASS_KINDS
+    scope = spec.hooks.runs_for_tests(symbol, in_class) if spec is not None else None
+    if scope == "class" and parent is not None:
+        classes = hierarchy(store, parent.id, "in")
+        classes |= {base for cls in classes for base in hierarchy(store, cls, "out")}
+        return sorted(
+            m.id for members in store.children_of(classes).values() for m in members if m.is_test_case
+        )
+    if scope == "module":
+        return [s.id for s in store.symbols_in_file(symbol.path) if s.is_test_case]
+    if scope == "directory":
+        return store.test_cases_under(symbol.path.rpartition("/")[0])
+    return []
 
 
 def _is_registry(symbol: Symbol | None) -> bool:

@@ -707,6 +707,16 @@ class Store:
         )
         return [_symbol(r) for r in rows]
 
+    def test_cases_under(self, directory: str) -> list[int]:
+        """The test cases of the files in ``directory`` ("" for the whole repository) and below it."""
+        prefix = f"{directory}/" if directory else ""
+        rows = self.conn.execute(
+            "SELECT s.id FROM symbols s JOIN files f ON f.id = s.file_id"
+            " WHERE s.is_test_case AND substr(f.path, 1, ?) = ? ORDER BY s.id",
+            (len(prefix), prefix),
+        )
+        return [r[0] for r in rows]
+
     def find_symbols(self, pattern: str, limit: int = 50) -> list[Symbol]:
         """Symbols whose qualified or short name matches a name or a glob (``*`` and ``?``)."""
         glob = pattern if any(c in pattern for c in "*?[") else None

@@ -11,7 +11,7 @@ from typing import ClassVar, Final, Literal
 from tree_sitter import Node
 
 from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
-from mnemo_core.model import RawImport, SymbolKind
+from mnemo_core.model import RawImport, Symbol, SymbolKind
 
 _COMMENT_MARKERS = re.compile(r"^\s*(?:/\*\*?|\*/|\*|///?|//!|#+|--|;+)\s?")
 RETURN_TYPE_FIELDS = ("return_type", "result")
@@ -54,6 +54,9 @@ def clean_comment(text: str) -> str:
 def path_parts(path: str) -> tuple[str, ...]:
     """The directory components of a repo-relative POSIX path."""
     return PurePosixPath(path).parts[:-1]
+
+
+TestHookScope = Literal["class", "module", "directory"]  # the tests a runner runs a set-up function for
 
 
 class Hooks:
@@ -191,6 +194,12 @@ class Hooks:
         """The files, nearest first, whose fixtures a test in ``path`` may take as parameters
         (none: the language has no injected fixtures)."""
         return ()
+
+    def runs_for_tests(self, symbol: Symbol, in_class: bool) -> TestHookScope | None:
+        """Whether the test runner runs this function of a test file for tests that never call it,
+        and for which: the tests of its ``"class"`` (and subclasses), of its ``"module"``, or of its
+        ``"directory"`` and below; None for an ordinary function."""
+        return None
 
     def module_index(self, paths: Iterable[str]) -> object:
         """A lookup structure over the repo's files of this language, built once per resolve."""

@@ -14,8 +14,8 @@ from typing import ClassVar
 from tree_sitter import Node
 
 from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
-from mnemo_core.index.languages.base import Definition, Hooks, node_text, path_parts
-from mnemo_core.model import CALLABLE_KINDS, RawImport
+from mnemo_core.index.languages.base import Definition, Hooks, TestHookScope, node_text, path_parts
+from mnemo_core.model import CALLABLE_KINDS, RawImport, Symbol
 
 _SUFFIXES = (".py", ".pyi")
 _TEST_DIRS = frozenset({"test", "tests", "testing"})
@@ -24,6 +24,24 @@ _TEST_DIRS = frozenset({"test", "tests", "testing"})
 _FIXTURE = re.compile(r"@?\s*(?:[\w.]*\.)?fixture\s*(?:\(|$)")
 _CLASS_OBJECT = re.compile(r"\b[Tt]ype\[")  # ``type[Option]``, ``t.Optional[t.Type[Option]]``
 _CONFTEST = "conftest.py"  # pytest's per-directory fixture module
+_AUTOUSE = "autouse=True"  # a fixture pytest runs for every test in its scope
+# run by the test runner around each test (or class) of their class, and of their module
+CLASS_TEST_HOOKS = frozenset(
+    {
+        *("setUp", "tearDown", "asyncSetUp", "asyncTearDown", "setUpClass", "tearDownClass"),
+        *("setup_method", "teardown_method", "setup_class", "teardown_class"),
+    }
+)
+MODULE_TEST_HOOKS = frozenset(
+    {
+        "setUpModule",
+        "tearDownModule",
+        "setup_module",
+        "teardown_module",
+        "setup_function",
+        "teardown_function",
+    }
+)
 TYPE_WRAPPERS = frozenset(
     {
         "Optional",
@@ -292,6 +310,23 @@ class PythonHooks(Hooks):
     def is_fixture(self, decorators: tuple[str, ...]) -> bool:
         """A pytest fixture: ``@pytest.fixture``, ``@fixture(scope=...)``."""
         return any("fixture" in d for d in decorators)
+
+    def runs_for_tests(self, symbol: Symbol, in_class: bool) -> TestHookScope | None:
+        """unittest's and pytest's set-up and tear-down methods (``setUp``, ``setup_method``, ...),
+        module functions (``setup_module``, ``setUpModule``, ...) and ``autouse`` fixtures: a
+        conftest's for its directory."""
+        if not symbol.is_test or symbol.kind not in CALLABLE_KINDS:
+            return None
+        if self.is_fixture(symbol.decorators) and any(
+            _AUTOUSE in d.replace(" ", "") for d in symbol.decorators
+        ):
+            if in_class:
+                return "class"
+            return "directory" if PurePosixPath(symbol.path).name == _CONFTEST else "module"
+        short = symbol.name.rsplit(".", 1)[-1]
+        if in_class and short in CLASS_TEST_HOOKS:
+            return "class"
+        return "module" if not in_class and short in MODULE_TEST_HOOKS else None
 
     def fixture_files(self, path: str) -> tuple[str, ...]:
         """The test's own file, then the ``conftest.py`` of each directory above it, the nearest first."""

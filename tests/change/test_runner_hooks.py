@@ -1,0 +1,124 @@
+"""Code a test runner runs for tests that never call it: unittest's ``setUp`` (inherited too),
+pytest's ``setup_method`` and ``setup_module``, and ``autouse`` fixtures (a conftest's for its
+directory only). A change to what they call reaches exactly the tests in their scope, on real
+repositories, through ``mnemo tests`` and ``pr``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import commit, make_repo
+
+from mnemo_core.engine import Engine
+
+CORE = (
+    "def prepare():\n"
+    "    return 1\n"
+    "\n"
+    "def connect():\n"
+    "    return 2\n"
+    "\n"
+    "def reset():\n"
+    "    return 3\n"
+    "\n"
+    "def warm():\n"
+    "    return 4\n"
+    "\n"
+    "def compute(x):\n"
+    "    return x * 2\n"
+)
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/core.py": CORE,
+    "tests/__init__.py": "",
+    "tests/base.py": (
+        "import unittest\n"
+        "from pkg.core import prepare\n"
+        "\n"
+        "class ServiceCase(unittest.TestCase):\n"
+        "    def setUp(self):\n"
+        "        self.state = prepare()\n"
+        "\n"
+        "    def test_inherited(self):\n"
+        "        assert self.state\n"
+    ),
+    "tests/test_units.py": (
+        "from pkg.core import compute, connect\n"
+        "from tests.base import ServiceCase\n"
+        "\n"
+        "class TestCompute(ServiceCase):\n"
+        "    def test_double(self):\n"
+        "        self.assertEqual(compute(2), 4)\n"
+        "\n"
+        "class TestPlain:\n"
+        "    def setup_method(self):\n"
+        "        connect()\n"
+        "\n"
+        "    def test_one(self):\n"
+        "        assert compute(1) == 2\n"
+        "\n"
+        "def test_alone():\n"
+        "    assert compute(3) == 6\n"
+    ),
+    "tests/test_module.py": (
+        "import pytest\n"
+        "from pkg.core import compute, reset\n"
+        "\n"
+        "def setup_module():\n"
+        "    reset()\n"
+        "\n"
+        "def test_first():\n"
+        "    assert compute(1)\n"
+    ),
+    "tests/api/__init__.py": "",
+    "tests/api/conftest.py": (
+        "import pytest\n"
+        "from pkg.core import warm\n"
+        "\n"
+        "@pytest.fixture(autouse = True)\n"
+        "def warmed():\n"
+        "    return warm()\n"
+        "\n"
+        "@pytest.fixture\n"
+        "def cold():\n"
+        "    return warm()\n"
+    ),
+    "tests/api/test_api.py": "from pkg.core import compute\n\ndef test_api():\n    assert compute(2)\n",
+}
+
+
+def impacted_by(tmp_path: Path, function: str) -> set[str]:
+    root = make_repo(tmp_path / "repo", FILES)
+    commit(
+        root,
+        {"pkg/core.py": CORE.replace(f"def {function}():\n    return", f"def {function}():\n    return -")},
+        "edit",
+    )
+    impact = Engine.open(root).pr(base="HEAD~1").impact
+    assert impact is not None
+    return {f"{t.symbol.path}:{t.symbol.name}" for t in (*impact.tests, *impact.possible_tests)}
+
+
+def test_a_setup_method_runs_for_its_class_its_subclasses_and_what_they_inherit(tmp_path: Path) -> None:
+    assert impacted_by(tmp_path, "prepare") == {
+        "tests/base.py:ServiceCase.test_inherited",
+        "tests/test_units.py:TestCompute.test_double",
+    }
+
+
+def test_pytest_setup_method_and_setup_module(tmp_path: Path) -> None:
+    assert impacted_by(tmp_path / "a", "connect") == {"tests/test_units.py:TestPlain.test_one"}
+    assert impacted_by(tmp_path / "b", "reset") == {"tests/test_module.py:test_first"}
+
+
+def test_a_conftest_autouse_fixture_runs_for_its_directory_only(tmp_path: Path) -> None:
+    assert impacted_by(tmp_path, "warm") == {"tests/api/test_api.py:test_api"}
+
+
+def test_the_reason_says_the_runner_runs_it(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", FILES)
+    commit(root, {"pkg/core.py": CORE.replace("return 4", "return 5")}, "edit")
+    impact = Engine.open(root).pr(base="HEAD~1").impact
+    assert impact is not None
+    (test,) = impact.tests
+    assert test.reasons[0].startswith("runs warmed -> calls warm")
