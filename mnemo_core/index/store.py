@@ -43,8 +43,9 @@ log = logging.getLogger(__name__)
 # 18: a commit's files only in commit_files; 19: dynamic dispatch references (values, registries, getattr);
 # 20: getattr(obj, name) reads and parametrised module values (a module's __getattr__);
 # 21: *Test and *Tests classes; 22: pytest's python_files/classes/functions, fixtures are never tests;
-# 23: getattr dispatch by a variable the function builds from a literal prefix; 24: or a module constant
-SCHEMA_VERSION = 24
+# 23: getattr dispatch by a variable the function builds from a literal prefix; 24: or a module constant;
+# 25: functions handed over in a list or tuple are values
+SCHEMA_VERSION = 25
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

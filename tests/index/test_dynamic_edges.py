@@ -273,3 +273,33 @@ def test_a_name_a_module_lacks_resolves_to_its_module_getattr(tmp_path: Path) ->
     assert ("app.py:uses_defined", "pkg/plain.py:helper", "import") in calls
     # what __getattr__ serves has members of unknown type: a guess by name may still find them
     assert ("app.py:uses_served_member", "pkg/core.py:Command.unique_run", "name") in calls
+
+
+def test_functions_handed_over_in_a_list_or_tuple_are_values(tmp_path: Path) -> None:
+    """``parametrize("fn", [up, low])`` and ``run_all((up, low))`` hand the functions to code that
+    calls them; a list of local variables hands over data."""
+    ops = "def up(s):\n    return s.upper()\n\ndef low(s):\n    return s.lower()\n"
+    use = (
+        "import pytest\n"
+        "from pkg.ops import low, up\n"
+        "\n"
+        "def run_all(fns, s):\n"
+        "    return [fn(s) for fn in fns]\n"
+        "\n"
+        "def both(s):\n"
+        "    first, second = s, s\n"
+        "    return run_all((up, low), s), sorted([first, second])\n"
+        "\n"
+        '@pytest.mark.parametrize(("fn", "want"), [(up, "A"), (low, "a")])\n'
+        "def test_pairs(fn, want):\n"
+        '    assert fn("a") == want\n'
+    )
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/ops.py": ops, "pkg/use.py": use})
+    index_repo(tmp_path)
+    values = {(s, t) for s, t, how in indexed_edges(tmp_path, "references") if how == "value"}
+    assert values == {
+        ("pkg/use.py:both", "pkg/ops.py:up"),
+        ("pkg/use.py:both", "pkg/ops.py:low"),
+        ("pkg/use.py:test_pairs", "pkg/ops.py:up"),
+        ("pkg/use.py:test_pairs", "pkg/ops.py:low"),
+    }

@@ -77,6 +77,8 @@
 ;; dynamic dispatch that static code can see (extraction keeps only names the file defines or imports)
 ; a function handed as a value to code that may call it: ``sorted(key=f)``, ``register(f)``, ``cbs.append(self.m)``
 (argument_list (identifier) @name) @reference.value
+; ... or in a list or tuple handed over (``parametrize("fn", [up, low])``, ``run_all((a, b))``)
+(argument_list [(list [(identifier) @name (tuple (identifier) @name)]) (tuple (identifier) @name)]) @reference.value
 (keyword_argument value: (identifier) @name) @reference.value
 (argument_list (attribute object: (identifier) @receiver attribute: (identifier) @name)
   (#any-of? @receiver "self" "cls")) @reference.value
