@@ -33,6 +33,11 @@ RefKind = Literal[
     "read",  # ``self.x`` read without a call: runs a property
     "enter",  # ``with expr:``: runs ``__enter__`` and ``__exit__``
     "iterate",  # ``for x in expr``: runs ``__iter__``
+    "length",  # ``len(x)``: runs ``__len__``
+    "text",  # ``str(x)``, ``repr(x)``, ``f"{x}"``: runs ``__str__``, ``__repr__``, ``__format__``
+    "item",  # ``x[k]``: runs ``__getitem__`` (or ``__setitem__``, ``__delitem__``)
+    "compare",  # ``x == y``, ``y in x``: runs the comparison methods and ``__contains__``
+    "operator",  # ``x + y``, ``x += y``: runs the arithmetic methods
     "type",  # a variable's declared or constructed type (``x: C``, ``x = C()``)
     "alias",  # a variable that holds a class (``cls: type[C]``)
     "result",  # a variable holding a call's result (``x = make()``)
@@ -50,7 +55,12 @@ REF_KINDS: tuple[RefKind, ...] = get_args(RefKind)
 TYPED_REF_KINDS: frozenset[RefKind] = frozenset(
     {"type", "result", "alias", "element"}
 )  # give a variable a type
-IMPLICIT_CALL_KINDS: tuple[RefKind, ...] = ("read", "enter", "iterate")  # run code without call syntax
+IMPLICIT_CALL_KINDS: tuple[RefKind, ...] = (  # run code without call syntax
+    *("read", "enter", "iterate", "length", "text", "item", "compare", "operator"),
+)
+PROTOCOL_REF_KINDS: frozenset[RefKind] = frozenset(  # a value's class runs one of its dunder methods
+    {"length", "text", "item", "compare", "operator"}
+)
 
 EdgeType = Literal["calls", "imports", "contains", "inherits", "overrides", "tests", "references"]
 EDGE_TYPES: tuple[EdgeType, ...] = get_args(EdgeType)

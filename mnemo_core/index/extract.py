@@ -25,6 +25,7 @@ from mnemo_core.index.textsplit import identifier_words
 from mnemo_core.model import (
     CALLABLE_KINDS,
     CLASS_KINDS,
+    PROTOCOL_REF_KINDS,
     REF_KINDS,
     SYMBOL_KINDS,
     TYPED_REF_KINDS,
@@ -227,10 +228,22 @@ def _attribute_name(expression: str) -> str:
 
 
 def _kept(refs: list[RawRef], self_names: frozenset[str]) -> tuple[RawRef, ...]:
-    """The references resolution uses: not returns (folded into symbols), and attribute reads only
-    on ``self``, on a variable typed in the same scope (``result = runner.invoke(); result.output``)
-    or through ``getattr`` with a name built at run time (a module's ``__getattr__`` may run)."""
+    """The references resolution uses: not returns (folded into symbols), attribute reads only on
+    ``self``, on a variable typed in the same scope (``result = runner.invoke(); result.output``)
+    or through ``getattr`` with a name built at run time (a module's ``__getattr__`` may run); and
+    values a protocol runs on (``len(x)``, ``x == y``) only where their class can be known: ``self``,
+    its attributes, a call's result or a variable typed in the same scope."""
     typed = {(r.scope, r.name) for r in refs if r.kind in TYPED_REF_KINDS}
+
+    def known(r: RawRef) -> bool:
+        value = r.name
+        return (
+            value in self_names
+            or value.endswith(")")
+            or value.startswith("self.")
+            or (r.scope, value) in typed
+        )
+
     return tuple(
         r
         for r in refs
@@ -241,6 +254,7 @@ def _kept(refs: list[RawRef], self_names: frozenset[str]) -> tuple[RawRef, ...]:
             or (r.scope, r.receiver) in typed
             or r.name == ANY_ATTRIBUTE
         )
+        and (r.kind not in PROTOCOL_REF_KINDS or known(r))
     )
 
 

@@ -133,7 +133,16 @@ class _FileScope:
 
 
 _TYPE_TOKEN = re.compile(r"[A-Za-z_][\w.]*|[\[\],|]")
-PROTOCOLS: dict[RefKind, tuple[str, ...]] = {"enter": ("__enter__", "__exit__"), "iterate": ("__iter__",)}
+_ARITHMETIC = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor")
+PROTOCOLS: dict[RefKind, tuple[str, ...]] = {
+    "enter": ("__enter__", "__exit__"),
+    "iterate": ("__iter__",),
+    "length": ("__len__",),
+    "text": ("__str__", "__repr__", "__format__"),
+    "item": ("__getitem__", "__setitem__", "__delitem__"),
+    "compare": ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__contains__"),
+    "operator": tuple(f"__{p}{op}__" for op in (*_ARITHMETIC, "lshift", "rshift") for p in ("", "r", "i")),
+}
 _EDGE_RESOLUTIONS: frozenset[str] = frozenset(RESOLUTIONS)
 _HEAD = re.compile(r"[.(]")
 _EXTERNAL = _Resolution([], "external")
@@ -440,9 +449,12 @@ class Resolver:
 
     def _resolve_protocol(self, here: _FileScope, ref: RawRef) -> _Resolution:
         """``with expr:`` runs ``__enter__`` and ``__exit__`` of the value's class, ``for x in expr``
-        its ``__iter__`` (no name guessing)."""
+        its ``__iter__``, ``len(x)``, ``x[k]``, ``x == y``, ``x + y`` their dunder methods (no name
+        guessing: only a value of a known class)."""
         value = ref.name
-        if value.endswith(")"):
+        if value in here.hooks.self_names:
+            classes = self.world.enclosing_classes(here.file_id, ref.scope)
+        elif value.endswith(")"):
             classes = list(self._resolve_receiver(here.file_id, ref.scope, value).ids)
             if not classes:
                 classes = self._returned_classes(here, ref.scope, value[: value.find("(")])

@@ -303,3 +303,51 @@ def test_functions_handed_over_in_a_list_or_tuple_are_values(tmp_path: Path) -> 
         ("pkg/use.py:test_pairs", "pkg/ops.py:up"),
         ("pkg/use.py:test_pairs", "pkg/ops.py:low"),
     }
+
+
+BOX = (
+    "class Box:\n"
+    "    def __init__(self, items):\n"
+    "        self.items = list(items)\n"
+    "\n"
+    "    def __len__(self):\n"
+    "        return len(self.items)\n"
+    "\n"
+    "    def __getitem__(self, i):\n"
+    "        return self.items[i]\n"
+    "\n"
+    "    def __add__(self, other):\n"
+    "        return Box(self.items + other.items)\n"
+    "\n"
+    "    def __str__(self):\n"
+    "        return 'Box'\n"
+    "\n"
+    "    def __eq__(self, other):\n"
+    "        return self.items == other.items\n"
+    "\n"
+    "    def first(self):\n"
+    "        return self[0] if len(self) else None\n"
+)
+USES = (
+    "from pkg.box import Box\n"
+    "\n"
+    "def measure(items):\n"
+    "    box = Box(items)\n"
+    "    return len(box), box + Box([]), f'{box}', box == Box(items)\n"
+    "\n"
+    "def unknown(thing, other):\n"
+    "    return len(thing), thing[0], thing + other, str(thing), thing == other\n"
+)
+
+
+def test_protocols_run_the_dunder_methods_of_a_known_class(tmp_path: Path) -> None:
+    """``len(x)``, ``x[k]``, ``x + y``, ``f"{x}"`` and ``x == y`` run the class's dunder methods when
+    the value's class is known (a variable built from it, ``self``); of an unknown value, nothing."""
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/box.py": BOX, "pkg/uses.py": USES})
+    index_repo(tmp_path)
+    calls = {(s, t) for s, t, _ in indexed_edges(tmp_path, "calls")}
+    b, u = "pkg/box.py:Box", "pkg/uses.py"
+    for dunder in ("__len__", "__add__", "__str__", "__eq__"):
+        assert (f"{u}:measure", f"{b}.{dunder}") in calls, dunder
+    assert {(f"{b}.first", f"{b}.__getitem__"), (f"{b}.first", f"{b}.__len__")} <= calls  # on self
+    assert not any(s == f"{u}:unknown" and "__" in t.rsplit(".", 1)[-1] for s, t in calls)

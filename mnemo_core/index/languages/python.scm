@@ -63,6 +63,17 @@
 ; and iteration, of ``__iter__``
 (for_statement right: [(identifier) (attribute) (call)] @name) @reference.iterate
 (for_in_clause right: [(identifier) (attribute) (call)] @name) @reference.iterate
+; and the dunder methods a value's class runs without call syntax (kept where its class is known)
+(call function: (identifier) @_len arguments: (argument_list . [(identifier) (attribute) (call)] @name .)
+  (#eq? @_len "len")) @reference.length
+(call function: (identifier) @_str arguments: (argument_list . [(identifier) (attribute) (call)] @name .)
+  (#any-of? @_str "str" "repr" "format")) @reference.text
+(interpolation expression: [(identifier) (attribute) (call)] @name) @reference.text
+(subscript value: [(identifier) (attribute) (call)] @name) @reference.item
+(comparison_operator [(identifier) (attribute) (call)] @name) @reference.compare
+(binary_operator left: [(identifier) (attribute) (call)] @name) @reference.operator
+(binary_operator right: [(identifier) (attribute) (call)] @name) @reference.operator
+(augmented_assignment left: [(identifier) (attribute)] @name) @reference.operator
 
 ; the class a function builds and hands back (a fixture without a return annotation)
 (return_statement (call function: [(identifier) (attribute)] @receiver @name
