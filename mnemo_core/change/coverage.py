@@ -31,6 +31,7 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -182,21 +183,59 @@ def _spans_by_name(
 ) -> dict[int, tuple[str, frozenset[int]]]:
     """Each symbol's path and own lines at ``sha``, where its file there defines its name."""
     contents = files_at(root, sha, {s.path for s in symbols})
+    touched = touched or {}
+    several = {s.path for s in symbols if s.id in touched and touched[s.id].namesakes > 1}
+    current = files_at(root, Snapshot.WORKTREE, several)
     spans: dict[int, tuple[str, frozenset[int]]] = {}
     for path, content in contents.items():
         lines = own_line_sets(path, content) if content is not None else {}
+        now = current.get(path)
         for s in symbols:
-            if s.path == path and s.name in lines:
-                spans[s.id] = (path, _chosen(lines[s.name], touched.get(s.id) if touched else None))
+            if s.path != path or s.name not in lines:
+                continue
+            old = Namesakes(content or b"", lines[s.name])
+            new = Namesakes(now, own_line_sets(path, now).get(s.name, [])) if now is not None else None
+            spans[s.id] = (path, _chosen(old, touched.get(s.id), new))
     return spans
 
 
-def _chosen(definitions: list[frozenset[int]], touched: Touched | None) -> frozenset[int]:
-    """The own lines of the touched definitions of a name, when the file has as many as the
-    change's side (else of all of them: which is which is unknown)."""
-    if touched is not None and touched.namesakes == len(definitions) and touched.ranks:
+class Namesakes(NamedTuple):
+    """The definitions of one name in one version of a file: the file and each one's own lines."""
+
+    content: bytes
+    definitions: list[frozenset[int]]
+
+    def text(self, rank: int) -> Counter[bytes]:
+        """The stripped text of a definition's own lines, as a multiset."""
+        lines = self.content.splitlines()
+        return Counter(lines[n - 1].strip() for n in self.definitions[rank] if 0 < n <= len(lines))
+
+
+def _chosen(old: Namesakes, touched: Touched | None, new: Namesakes | None) -> frozenset[int]:
+    """The own lines, at the data's commit, of the definitions of a name the change touched: for
+    each touched definition the one whose text it shares most (``if``/``else`` variants reordered
+    since), else the one of the same rank when the file has as many as the change's side, else all
+    of them (which is which is unknown)."""
+    definitions = old.definitions
+    if touched is None or not touched.ranks or len(definitions) == 1:
+        return frozenset().union(*definitions)
+    if new is not None and len(new.definitions) == touched.namesakes:
+        matched = [_most_alike(old, new.text(r), r) for r in sorted(touched.ranks) if r < touched.namesakes]
+        if matched and None not in matched:
+            return frozenset().union(*(definitions[m] for m in matched if m is not None))
+    if touched.namesakes == len(definitions):
         return frozenset().union(*(definitions[r] for r in touched.ranks if r < len(definitions)))
     return frozenset().union(*definitions)
+
+
+def _most_alike(old: Namesakes, text: Counter[bytes], rank: int) -> int | None:
+    """The old definition sharing most lines with ``text`` (of equals, the one of the same rank);
+    None when none shares any, or equals do not include that rank."""
+    shared = [sum((old.text(i) & text).values()) for i in range(len(old.definitions))]
+    alike = [i for i, n in enumerate(shared) if n == max(shared) and n > 0]
+    if len(alike) == 1:
+        return alike[0]
+    return rank if rank in alike else None
 
 
 def _spans_by_lines(
