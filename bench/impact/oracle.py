@@ -49,7 +49,7 @@ PLUGIN_NAME = "mnemo_impact_plugin"
 TESTS_ENV = "MNEMO_IMPACT_TESTS"  # where the plugin writes its test records
 CALLS_ENV = "MNEMO_IMPACT_CALLS"  # where the plugin writes dynamic call edges (diagnosis only)
 PHASES = ("setup", "run", "teardown")
-ORACLE_VERSION = 2  # bump when the oracle's definition changes, to invalidate cached files
+ORACLE_VERSION = 3  # bump when the oracle's definition changes, to invalidate cached files
 RAN, SKIPPED, DESELECTED = "ran", "skipped", "deselected"
 
 

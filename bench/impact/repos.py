@@ -138,6 +138,45 @@ REPOS = {
             ("pytest==9.0.2", "pint"),
             ("-o", "addopts="),  # its own addopts ask for pytest-cov's reports
         ),
+        # tuning (added 2026-11-24 for issue #14's coverage floor, in the styles of the held-out attrs
+        # and pyflakes): a conversion library that writes its (un)structuring functions as source text
+        # and ``exec``s them (linecache), with closures and a hypothesis suite; hypothesis runs its
+        # ``fast`` profile (10 examples) with a fixed seed, so that two runs of the suite agree; the
+        # optional serialisers its ``preconf`` tests import are installed too
+        ImpactRepo(
+            "cattrs",
+            "python-attrs/cattrs",
+            "fd887b7b268d5e2b550beafe0cbde5e6f514646b",  # v26.1.0
+            "src/cattrs",
+            "tests",
+            (
+                "pytest==9.0.2",
+                "hypothesis",
+                "pytest-benchmark",
+                "immutables",
+                "ujson",
+                "orjson",
+                "msgpack",
+                "pyyaml",
+                "tomlkit",
+                "cbor2",
+                "pymongo",
+                "msgspec",
+                "tomli-w",
+            ),
+            ("--hypothesis-profile=fast", "--hypothesis-seed=0"),
+        ),
+        # tuning: a C parser of visitor dispatch (``getattr(self, 'visit_' + node.__class__.__name__)``),
+        # PLY grammar rules found by name (``p_*``) and unittest classes; release 2.23 (2025-09), whose
+        # 30 first-parent commits before go back to 2023-01 (3.00's thirty span two days of reformatting)
+        ImpactRepo(
+            "pycparser",
+            "eliben/pycparser",
+            "5b60167602e7914139b3e277266ccdff5c24dbf2",  # release_v2.23
+            "pycparser",
+            "tests",
+            ("pytest==9.0.2",),
+        ),
         ImpactRepo(
             "pytest",
             "pytest-dev/pytest",

@@ -14,7 +14,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench.impact.oracle import PLUGIN_DIR, TESTS_ENV, RunFiles, _plugin_env, _run_logged, coverage_command
+from bench.impact.oracle import (
+    ORACLE_VERSION,
+    PLUGIN_DIR,
+    TESTS_ENV,
+    RunFiles,
+    _plugin_env,
+    _run_logged,
+    coverage_command,
+)
 from bench.impact.repos import ImpactRepo, clone_of, git, venv_python
 
 
@@ -23,7 +31,9 @@ def stale_coverage(repo: ImpactRepo, workdir: Path, back: int) -> tuple[Path, st
     and that commit's sha (the suite runs once per commit, then the file is reused)."""
     clone = clone_of(repo, workdir)
     sha = git(clone, "rev-parse", f"{repo.commit}~{back}").strip()
-    base = workdir / f"stale-{repo.name}-{sha[:12]}"
+    base = (
+        workdir / f"stale-{repo.name}-{sha[:12]}-oracle{ORACLE_VERSION}"
+    )  # the plugin's records change with it
     files = RunFiles(
         base.with_suffix(".coveragerc"),
         base.with_suffix(".coverage"),

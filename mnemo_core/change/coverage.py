@@ -15,7 +15,8 @@ matched by rank when the file there defines the name as many times, else of all 
 name tests; each is mapped to a test symbol of the index (a parametrised test is its function; an
 inherited test method the base class's method, as pytest's own records name it). The data vouches only for
 the tests it saw run: a test of the static graph that no context names (added since, renamed, or
-not part of that run) is kept beside them. A symbol renamed or moved since (its name is not in its
+not part of that run) is kept beside them, unless it is unchanged since in a file the data ran other
+tests of (it ran then, and reached nothing measured). A symbol renamed or moved since (its name is not in its
 file at that commit) is carried back line by line through the diff from that commit to the working
 tree (the index's side), when most of its lines are unchanged. A symbol new since then, in a file
 the coverage never measured, or module-level code (it runs at import, outside any test) gets no
@@ -31,6 +32,7 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -159,6 +161,24 @@ class _Runs:
         """Every test of the index the data saw run."""
         return self.tests.ids(self._data.measured_contexts())
 
+    def ran_nothing(self, tests: set[int], seen: set[int]) -> set[int]:
+        """Of ``tests`` (none of them in the data), those the data's run had, unchanged, in a file
+        it ran other tests of: they ran then and reached none of the measured code (a test that
+        returns early on this platform), so the data vouches for them like for the tests it saw."""
+        symbols = self._store.symbols_by_ids(tests | seen)
+        files = {symbols[t].path for t in seen if t in symbols}
+        wanted = [symbols[t] for t in tests if t in symbols and symbols[t].path in files]
+        paths = {s.path for s in wanted}
+        then, now = files_at(self._root, self._sha, paths), files_at(self._root, Snapshot.WORKTREE, paths)
+        texts_then = {p: _texts(p, c) for p, c in then.items() if c is not None}
+        texts_now = {p: _texts(p, c) for p, c in now.items() if c is not None}
+        return {
+            s.id
+            for s in wanted
+            if s.name in texts_then.get(s.path, {})
+            and texts_then[s.path][s.name] == texts_now.get(s.path, {}).get(s.name)
+        }
+
     def of(self, symbols: list[Symbol], touched: Mapping[int, Touched] | None = None) -> dict[int, set[int]]:
         """The tests that ran each symbol the data measured (the symbol itself left out)."""
         spans = _spans_by_name(self._root, self._sha, symbols, touched)
@@ -182,21 +202,68 @@ def _spans_by_name(
 ) -> dict[int, tuple[str, frozenset[int]]]:
     """Each symbol's path and own lines at ``sha``, where its file there defines its name."""
     contents = files_at(root, sha, {s.path for s in symbols})
+    touched = touched or {}
+    several = {s.path for s in symbols if s.id in touched and touched[s.id].namesakes > 1}
+    current = files_at(root, Snapshot.WORKTREE, several)
     spans: dict[int, tuple[str, frozenset[int]]] = {}
     for path, content in contents.items():
         lines = own_line_sets(path, content) if content is not None else {}
+        now = current.get(path)
         for s in symbols:
-            if s.path == path and s.name in lines:
-                spans[s.id] = (path, _chosen(lines[s.name], touched.get(s.id) if touched else None))
+            if s.path != path or s.name not in lines:
+                continue
+            old = Namesakes(content or b"", lines[s.name])
+            new = Namesakes(now, own_line_sets(path, now).get(s.name, [])) if now is not None else None
+            spans[s.id] = (path, _chosen(old, touched.get(s.id), new))
     return spans
 
 
-def _chosen(definitions: list[frozenset[int]], touched: Touched | None) -> frozenset[int]:
-    """The own lines of the touched definitions of a name, when the file has as many as the
-    change's side (else of all of them: which is which is unknown)."""
-    if touched is not None and touched.namesakes == len(definitions) and touched.ranks:
+class Namesakes(NamedTuple):
+    """The definitions of one name in one version of a file: the file and each one's own lines."""
+
+    content: bytes
+    definitions: list[frozenset[int]]
+
+    def text(self, rank: int) -> Counter[bytes]:
+        """The stripped text of a definition's own lines, as a multiset."""
+        lines = self.content.splitlines()
+        return Counter(lines[n - 1].strip() for n in self.definitions[rank] if 0 < n <= len(lines))
+
+
+def _texts(path: str, content: bytes) -> dict[str, Counter[bytes]]:
+    """The text of each name's definitions in one file (see ``Namesakes.text``)."""
+    found: dict[str, Counter[bytes]] = {}
+    for name, definitions in own_line_sets(path, content).items():
+        namesakes = Namesakes(content, definitions)
+        found[name] = sum((namesakes.text(r) for r in range(len(definitions))), Counter())
+    return found
+
+
+def _chosen(old: Namesakes, touched: Touched | None, new: Namesakes | None) -> frozenset[int]:
+    """The own lines, at the data's commit, of the definitions of a name the change touched: for
+    each touched definition the one whose text it shares most (``if``/``else`` variants reordered
+    since), else the one of the same rank when the file has as many as the change's side, else all
+    of them (which is which is unknown)."""
+    definitions = old.definitions
+    if touched is None or not touched.ranks or len(definitions) == 1:
+        return frozenset().union(*definitions)
+    if new is not None and len(new.definitions) == touched.namesakes:
+        matched = [_most_alike(old, new.text(r), r) for r in sorted(touched.ranks) if r < touched.namesakes]
+        if matched and None not in matched:
+            return frozenset().union(*(definitions[m] for m in matched if m is not None))
+    if touched.namesakes == len(definitions):
         return frozenset().union(*(definitions[r] for r in touched.ranks if r < len(definitions)))
     return frozenset().union(*definitions)
+
+
+def _most_alike(old: Namesakes, text: Counter[bytes], rank: int) -> int | None:
+    """The old definition sharing most lines with ``text`` (of equals, the one of the same rank);
+    None when none shares any, or equals do not include that rank."""
+    shared = [sum((old.text(i) & text).values()) for i in range(len(old.definitions))]
+    alike = [i for i, n in enumerate(shared) if n == max(shared) and n > 0]
+    if len(alike) == 1:
+        return alike[0]
+    return rank if rank in alike else None
 
 
 def _spans_by_lines(
@@ -256,6 +323,8 @@ def _with_unseen_tests(store: Store, found: dict[int, ReachingTests], ran: _Runs
     only what invoking its own command runs."""
     static = tests_reaching(store, found)
     seen = ran.seen()
+    candidates = {t for sid in found for t in (*static[sid].sure, *static[sid].possible)} - seen
+    seen |= ran.ran_nothing(candidates, seen)
     unseen = {
         sid: {
             t: r

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import ast
+import json
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -72,6 +76,36 @@ def test_status_and_table_merge_variants_by_definition(tmp_path) -> None:
     assert key_of["tests/test_x.py::TestSub::test_a[1]"] == "tests/test_x.py::TestBase::test_a"
     assert tests["tests/test_x.py::TestBase::test_a"] == {"status": RAN, "nodeids": 2, "line": 3}
     assert tests["tests/test_x.py::test_gone"]["status"] == DESELECTED
+
+
+def test_plugin_records_a_hypothesis_test_where_it_is_defined(tmp_path) -> None:
+    """``@given`` returns a function of hypothesis's own (``accept.<locals>.test_b``); the record
+    names the test as written, so the oracle's key is the one a static tool sees."""
+    pytest.importorskip("hypothesis")
+    (tmp_path / "test_h.py").write_text(
+        "from hypothesis import given, strategies as st\n\n\n"
+        "class TestK:\n    @given(st.integers())\n    def test_b(self, x):\n        assert x == x\n\n\n"
+        "@given(st.integers())\ndef test_a(x):\n    assert x == x\n",
+        encoding="utf-8",
+    )
+    records = tmp_path / "records.json"
+    env = {**os.environ, "PYTHONPATH": str(oracle.PLUGIN_DIR), oracle.TESTS_ENV: str(records)}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", oracle.PLUGIN_NAME],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout
+    run = json.loads(records.read_text(encoding="utf-8"))
+    key_of, tests = oracle.test_table(run["tests"], tmp_path)
+    assert key_of == {
+        "test_h.py::TestK::test_b": "test_h.py::TestK::test_b",
+        "test_h.py::test_a": "test_h.py::test_a",
+    }
+    assert {t["status"] for t in tests.values()} == {RAN}
 
 
 def test_package_sources_leave_out_tests_kept_inside_the_package(tmp_path) -> None:

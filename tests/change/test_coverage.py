@@ -477,3 +477,82 @@ def test_a_new_test_is_kept_when_the_data_says_its_path_leads_to_the_symbol(
     ]
     static = pr_json(root, capsys)
     assert "tests/test_new.py::test_new_b" in changed_named(static, "first")["reached_by"]
+
+
+VARIANTS = (
+    "def formatter(upper):\n"
+    "    if upper:\n"
+    "        def fmt(text):\n"
+    "            return text.upper()\n"
+    "    else:\n"
+    "        def fmt(text):\n"
+    "            return text.lower()\n"
+    "    return fmt\n"
+)
+VARIANT_TESTS = (
+    "from calc.fmt import formatter\n\n"
+    "def test_upper():\n    assert formatter(True)('a') == 'A'\n\n"
+    "def test_lower():\n    assert formatter(False)('A') == 'a'\n"
+)
+
+
+def test_variants_of_a_name_reordered_since_the_coverage_are_matched_by_their_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``if``/``else`` variants of a closure swapped since the data was taken: the edited variant's
+    tests are those of the old variant with its text, not of the one at its rank."""
+    root = make_repo(
+        tmp_path / "calc",
+        {"calc/__init__.py": "", "calc/fmt.py": VARIANTS, "tests/test_fmt.py": VARIANT_TESTS},
+    )
+    first = git(root, "rev-parse", "HEAD").strip()
+    run_coverage(root, "nodeid", tmp_path)
+    swapped = (
+        "def formatter(upper):\n"
+        "    if not upper:\n"
+        "        def fmt(text):\n"
+        "            return text.lower()\n"
+        "    else:\n"
+        "        def fmt(text):\n"
+        "            return text.upper()\n"
+        "    return fmt\n"
+    )
+    commit(root, {"calc/fmt.py": swapped}, "lower first")
+    (root / "calc/fmt.py").write_text(
+        swapped.replace(
+            "            return text.upper()", "            pass\n            return text.upper()"
+        )
+    )
+    args = ["tests", "--repo", str(root), "--worktree", "--format", "json", "--sure-only"]
+    assert main([*args, "--coverage", str(root / ".coverage"), "--coverage-commit", first]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [t["id"] for t in data["tests"]] == ["tests/test_fmt.py::test_upper"]
+
+
+def test_an_old_test_the_data_saw_run_nothing_is_not_taken_from_the_static_graph(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A test that returns before calling anything on the machine that took the data has no context
+    in it; unchanged since, in a file the data ran, it is no new test: the data vouches for it."""
+    files = dict(DISPATCH)
+    files["tests/test_ops.py"] += (
+        "\n\ndef test_elsewhere():\n"
+        "    if sys.platform != 'plan9':\n        return\n    assert first(1) == 2\n"
+    )
+    files["tests/test_ops.py"] = "import sys\nfrom calc.ops import first\n" + files["tests/test_ops.py"]
+    root = make_repo(tmp_path / "calc", files)
+    first = git(root, "rev-parse", "HEAD").strip()
+    run_coverage(root, "nodeid", tmp_path)
+    new_test = "from calc.ops import first\n\ndef test_new_first():\n    assert first(1) == 3\n"
+    commit(
+        root,
+        {"tests/test_new.py": new_test, "calc/ops.py": DISPATCH["calc/ops.py"].replace("x + 1", "x + 2")},
+        "first adds two",
+    )
+    data = pr_json(root, capsys, "--coverage", str(root / ".coverage"), "--coverage-commit", first)
+    assert changed_named(data, "first")["reached_by"] == [
+        "tests/test_new.py::test_new_first",
+        "tests/test_ops.py::test_a",
+    ]
+    static = pr_json(root, capsys)
+    assert "tests/test_ops.py::test_elsewhere" in changed_named(static, "first")["reached_by"]

@@ -47,10 +47,22 @@ def _coverage() -> Any:
     return coverage.Coverage.current()
 
 
+def _inner_test(function: Any) -> Any:
+    """The function a test's decorators wrap. Hypothesis's ``@given`` returns a function it writes
+    itself (``accept.<locals>.test_x``, with the test's file and line but not its qualified name)
+    and keeps the test as ``.hypothesis.inner_test``, not as ``__wrapped__``."""
+    while True:
+        function = inspect.unwrap(function)
+        inner = getattr(getattr(function, "hypothesis", None), "inner_test", None)
+        if not callable(inner) or inner is function:
+            return function
+        function = inner
+
+
 def _definition(item: pytest.Item) -> dict[str, Any]:
     """Where the test function of ``item`` is defined, when it is a Python function."""
     function = getattr(item, "function", None) or getattr(item, "obj", None)
-    function = inspect.unwrap(function) if callable(function) else None
+    function = _inner_test(function) if callable(function) else None
     code = getattr(function, "__code__", None)
     if code is None:
         return {}
