@@ -8,7 +8,7 @@ from the change assumes a receiver class per layer it climbs, so an unbounded wa
 1)`` states for a method of the first layer. No floor: the table shows whether the time grows with
 ``K ** L`` or stays flat.
 
-Usage: ``python bench/layers_speed.py [--repeat 3] [--shapes 4x4,5x6,6x6,6x8,6x10]``.
+Usage: ``python -m bench.layers_speed [--repeat 3] [--shapes 4x4,5x6,6x6,6x8,6x10]``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from common import machine_info, machine_line, run_measured, table, write_json
+from bench.common import machine_info, machine_line, run_measured, table, write_json
 
 DATE = "2025-01-01T00:00:00+00:00"
 

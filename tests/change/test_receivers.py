@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from helpers import commit, make_repo
 
+from bench.layers_speed import layered_source
 from mnemo_core.engine import Engine
 
 KINDS = (
@@ -166,22 +167,10 @@ def test_a_call_on_self_or_super_dispatches_only_within_its_class_family(repo: P
 
 def layered(layers: int, overrides: int) -> dict[str, str]:
     """``layers`` base classes, each with ``overrides`` subclasses whose method calls the next layer's
-    base method: every path up from the last layer assumes one class per layer it climbs."""
-    parts = []
-    for i in range(layers):
-        parts.append(f"class B{i}:\n    def m{i}(self, x: 'B{i + 1}'):\n        return 0\n")
-        for j in range(overrides):
-            body = f"return x.m{i + 1}(x)" if i + 1 < layers else "return 1"
-            parts.append(f"class S{i}_{j}(B{i}):\n    def m{i}(self, x: 'B{i + 1}'):\n        {body}\n")
-    parts.append(f"class B{layers}:\n    def m{layers}(self, x):\n        return 0\n")
-    tests = [
-        f"def test_chain_{j}():\n    assert S0_{j}().m0(S1_{j}()) is not None\n" for j in range(overrides)
-    ]
-    return {
-        "pkg/__init__.py": "",
-        "pkg/layers.py": "\n\n".join(parts),
-        "tests/test_layers.py": "from pkg.layers import *\n\n\n" + "\n\n".join(tests),
-    }
+    base method (``bench/layers_speed.py``'s shapes): every path up from the last layer assumes one
+    class per layer it climbs."""
+    package, tests = layered_source(layers, overrides)
+    return {"pkg/__init__.py": "", "pkg/layers.py": package, "tests/test_layers.py": tests}
 
 
 def test_paths_through_layers_of_overrides_keep_a_bounded_number_of_assumptions(tmp_path: Path) -> None:
