@@ -452,26 +452,35 @@ DISPATCH = {
 }
 
 
-def test_a_new_test_is_kept_when_the_data_says_its_path_leads_to_the_symbol(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """New tests have no coverage: the static graph names them, and the data judges their path."""
-    root = make_repo(tmp_path / "calc", DISPATCH)
+def first_reached_with_old_data(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], files: dict[str, str], new_tests: str
+) -> tuple[Path, list[str]]:
+    """Coverage of ``files`` at their first commit; then ``tests/test_new.py`` and a change to
+    ``first``: the tests that reach ``first`` with that data."""
+    root = make_repo(tmp_path / "calc", files)
     first = git(root, "rev-parse", "HEAD").strip()
     run_coverage(root, "nodeid", tmp_path)
-    new_tests = (
-        "from calc.ops import dispatch, first\n\n"
-        "def test_new_b():\n    assert dispatch('b', 5) == 4\n\n"
-        "def test_new_first():\n    assert first(1) == 2\n"
-    )
     commit(
         root,
         {"tests/test_new.py": new_tests, "calc/ops.py": DISPATCH["calc/ops.py"].replace("x + 1", "x + 2")},
         "first adds two",
     )
     data = pr_json(root, capsys, "--coverage", str(root / ".coverage"), "--coverage-commit", first)
+    return root, list(changed_named(data, "first")["reached_by"])
+
+
+def test_a_new_test_is_kept_when_the_data_says_its_path_leads_to_the_symbol(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """New tests have no coverage: the static graph names them, and the data judges their path."""
+    new_tests = (
+        "from calc.ops import dispatch, first\n\n"
+        "def test_new_b():\n    assert dispatch('b', 5) == 4\n\n"
+        "def test_new_first():\n    assert first(1) == 2\n"
+    )
+    root, reached = first_reached_with_old_data(tmp_path, capsys, DISPATCH, new_tests)
     # dispatch calls first statically, but of the 3 tests that ran dispatch only test_a ran first
-    assert changed_named(data, "first")["reached_by"] == [
+    assert reached == [
         "tests/test_new.py::test_new_first",
         "tests/test_ops.py::test_a",
     ]
@@ -540,17 +549,9 @@ def test_an_old_test_the_data_saw_run_nothing_is_not_taken_from_the_static_graph
         "    if sys.platform != 'plan9':\n        return\n    assert first(1) == 2\n"
     )
     files["tests/test_ops.py"] = "import sys\nfrom calc.ops import first\n" + files["tests/test_ops.py"]
-    root = make_repo(tmp_path / "calc", files)
-    first = git(root, "rev-parse", "HEAD").strip()
-    run_coverage(root, "nodeid", tmp_path)
     new_test = "from calc.ops import first\n\ndef test_new_first():\n    assert first(1) == 3\n"
-    commit(
-        root,
-        {"tests/test_new.py": new_test, "calc/ops.py": DISPATCH["calc/ops.py"].replace("x + 1", "x + 2")},
-        "first adds two",
-    )
-    data = pr_json(root, capsys, "--coverage", str(root / ".coverage"), "--coverage-commit", first)
-    assert changed_named(data, "first")["reached_by"] == [
+    root, reached = first_reached_with_old_data(tmp_path, capsys, files, new_test)
+    assert reached == [
         "tests/test_new.py::test_new_first",
         "tests/test_ops.py::test_a",
     ]
