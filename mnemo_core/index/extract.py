@@ -96,6 +96,7 @@ def extract(
             node = captures[capture][0]
             imports.append((node.start_byte, spec.hooks.parse_import(node)))
     definitions = _nest(definitions)
+    self_names = spec.hooks.self_names
     scoped = _scoped_refs(refs, definitions)
     constructed = _constructed_returns(scoped)
     supers = _supers(scoped, spec.hooks)
@@ -121,7 +122,7 @@ def extract(
         path=path,
         language=spec.name,
         symbols=tuple(symbols),
-        refs=_kept(_named_values(scoped, definitions, imports, spec.hooks.self_names), spec.hooks.self_names),
+        refs=_kept(_named_values(scoped, definitions, imports, self_names), self_names, in_test_file),
         imports=_scoped_imports(imports, definitions),
         exports=spec.hooks.exports(root),
         parse_errors=_count_errors(root),
@@ -227,12 +228,13 @@ def _attribute_name(expression: str) -> str:
     return found.group(2) if found else ANY_ATTRIBUTE
 
 
-def _kept(refs: list[RawRef], self_names: frozenset[str]) -> tuple[RawRef, ...]:
+def _kept(refs: list[RawRef], self_names: frozenset[str], in_test_file: bool) -> tuple[RawRef, ...]:
     """The references resolution uses: not returns (folded into symbols), attribute reads only on
     ``self``, on a variable typed in the same scope (``result = runner.invoke(); result.output``)
     or through ``getattr`` with a name built at run time (a module's ``__getattr__`` may run); and
     values a protocol runs on (``len(x)``, ``x == y``) only where their class can be known: ``self``,
-    its attributes, a call's result or a variable typed in the same scope."""
+    its attributes, a call's result, a variable typed in the same scope, or in a test file any
+    plain name (a fixture parameter is typed by its fixture)."""
     typed = {(r.scope, r.name) for r in refs if r.kind in TYPED_REF_KINDS}
 
     def known(r: RawRef) -> bool:
@@ -242,6 +244,7 @@ def _kept(refs: list[RawRef], self_names: frozenset[str]) -> tuple[RawRef, ...]:
             or value.endswith(")")
             or value.startswith("self.")
             or (r.scope, value) in typed
+            or (in_test_file and value.isidentifier())
         )
 
     return tuple(

@@ -44,8 +44,9 @@ log = logging.getLogger(__name__)
 # 20: getattr(obj, name) reads and parametrised module values (a module's __getattr__);
 # 21: *Test and *Tests classes; 22: pytest's python_files/classes/functions, fixtures are never tests;
 # 23: getattr dispatch by a variable the function builds from a literal prefix; 24: or a module constant;
-# 25: functions handed over in a list or tuple are values; 26: len(), str(), x[k], ==, + on known classes
-SCHEMA_VERSION = 26
+# 25: functions handed over in a list or tuple are values; 26: len(), str(), x[k], ==, + on known classes;
+# 27: and on plain names in test files (fixture parameters)
+SCHEMA_VERSION = 27
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

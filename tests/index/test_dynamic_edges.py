@@ -342,10 +342,26 @@ USES = (
 
 def test_protocols_run_the_dunder_methods_of_a_known_class(tmp_path: Path) -> None:
     """``len(x)``, ``x[k]``, ``x + y``, ``f"{x}"`` and ``x == y`` run the class's dunder methods when
-    the value's class is known (a variable built from it, ``self``); of an unknown value, nothing."""
-    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/box.py": BOX, "pkg/uses.py": USES})
+    the value's class is known (a variable built from it, ``self``, a test's fixture parameter); of
+    an unknown value, nothing."""
+    fixture_test = (
+        "import pytest\n"
+        "from pkg.box import Box\n"
+        "\n"
+        "@pytest.fixture\n"
+        "def box() -> Box:\n"
+        "    return Box([1])\n"
+        "\n"
+        "def test_size(box):\n"
+        "    assert len(box) == 1\n"
+    )
+    write_files(
+        tmp_path,
+        {"pkg/__init__.py": "", "pkg/box.py": BOX, "pkg/uses.py": USES, "tests/test_box.py": fixture_test},
+    )
     index_repo(tmp_path)
     calls = {(s, t) for s, t, _ in indexed_edges(tmp_path, "calls")}
+    assert ("tests/test_box.py:test_size", "pkg/box.py:Box.__len__") in calls  # typed by its fixture
     b, u = "pkg/box.py:Box", "pkg/uses.py"
     for dunder in ("__len__", "__add__", "__str__", "__eq__"):
         assert (f"{u}:measure", f"{b}.{dunder}") in calls, dunder
