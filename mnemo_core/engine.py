@@ -43,6 +43,7 @@ from mnemo_core.model import ContextPack, Explanation, IndexStats, ScoredSymbol,
 from mnemo_core.pipelines import DEFAULT_BUDGET, DEFAULT_DEPTH, DEFAULT_FILES_DEPTH, Call
 from mnemo_core.repository import Repository, recovering
 from mnemo_core.retrieve.recall import Recall
+from mnemo_core.retrieve.score import is_declaration
 from mnemo_core.symbol_history import SymbolHistory, known_history, symbol_history
 from mnemo_core.vcs.git import head_commit
 from mnemo_core.vcs.linelog import DEFAULT_LIMIT as DEFAULT_HISTORY
@@ -232,9 +233,12 @@ class Engine:
         return self._walk(handle, "out", depth)
 
     def history(self, handle: str, limit: int = DEFAULT_HISTORY) -> list[SymbolHistory]:
-        """For each symbol ``handle`` names, the newest ``limit`` commits that changed its lines."""
+        """For each symbol ``handle`` names, the newest ``limit`` commits that changed its lines; of a
+        name with an implementation, not its ``@overload`` stubs (their lines say nothing more)."""
         self._fresh()
-        return [self.symbol_history(s, limit) for s in lookup.resolve_symbol(self.repository, handle)]
+        named = lookup.resolve_symbol(self.repository, handle)
+        implemented = [s for s in named if not is_declaration(s)]
+        return [self.symbol_history(s, limit) for s in implemented or named]
 
     def symbol_history(self, symbol: Symbol, limit: int = DEFAULT_HISTORY) -> SymbolHistory:
         """The newest ``limit`` commits that changed one symbol's lines (``git log -L``; the answer

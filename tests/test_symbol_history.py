@@ -145,3 +145,20 @@ def test_a_history_read_once_is_known_until_head_or_the_file_moves(tmp_path: Pat
     assert symbol_history(repo, price).commits[0].subject == "Cut prices"
     (root / "shop/pricing.py").write_text(CORE.replace("* 2", "* 6") + "\n")  # edited, not committed
     assert known_history(repo, price) is None
+
+
+def test_the_history_of_an_overloaded_name_is_its_implementations(tmp_path: Path) -> None:
+    """Twenty ``@overload`` stubs above one implementation: ``history`` lists the implementation."""
+    stubs = "".join(f"    @overload\n    def visit(self, node: N{i}) -> int: ...\n" for i in range(20))
+    source = (
+        "from typing import overload\n\nclass Walker:\n"
+        + stubs
+        + "    def visit(self, node):\n        return 1\n"
+    )
+    root = make_repo(tmp_path / "walk", {"walk.py": source})
+    commit(root, {"walk.py": source.replace("return 1", "return 2")}, "visit returns 2")
+    from mnemo_core.engine import Engine
+
+    histories = Engine.open(root).history("Walker.visit")
+    assert [h.symbol.start_line for h in histories] == [44]
+    assert [c.subject for c in histories[0].commits][:1] == ["visit returns 2"]

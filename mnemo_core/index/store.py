@@ -720,7 +720,8 @@ class Store:
         return [r[0] for r in rows]
 
     def find_symbols(self, pattern: str, limit: int = 50) -> list[Symbol]:
-        """Symbols whose qualified or short name matches a name or a glob (``*`` and ``?``)."""
+        """Symbols whose qualified or short name matches a name or a glob (``*`` and ``?``): product
+        code before tests, implementations before their ``@overload`` stubs, then by place."""
         glob = pattern if any(c in pattern for c in "*?[") else None
         if glob:
             where, args = (
@@ -731,7 +732,8 @@ class Store:
             where, args = "(s.name = ? OR s.short_name = ? OR f.path || ':' || s.name = ?)", [pattern] * 3
         rows = self.conn.execute(
             f"SELECT {_SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE {where}"
-            " AND s.kind != 'module' ORDER BY s.is_test, f.path, s.start_line LIMIT ?",
+            " AND s.kind != 'module' ORDER BY s.is_test, s.decorators LIKE '%overload%', f.path, s.start_line"
+            " LIMIT ?",
             (*args, limit),
         )
         return [_symbol(r) for r in rows]

@@ -144,10 +144,15 @@ def multipliers_for(symbol: Symbol, keywords: Keywords) -> dict[str, float]:
         factors["non-product"] = NON_PRODUCT_DEMOTION
     if symbol.kind in KIND_PRIOR:
         factors["kind"] = KIND_PRIOR[symbol.kind]
-    overload = any(d.rsplit(".", 1)[-1] == "overload" for d in symbol.decorators)
-    if overload or symbol.path.endswith(STUB_SUFFIXES):
+    if is_declaration(symbol):
         factors["declaration"] = DECLARATION_ONLY
     return factors
+
+
+def is_declaration(symbol: Symbol) -> bool:
+    """A declaration without the implementation: a typing overload or a stub file's definition."""
+    overload = any(d.rsplit(".", 1)[-1] == "overload" for d in symbol.decorators)
+    return overload or symbol.path.endswith(STUB_SUFFIXES)
 
 
 def non_product_dir(path: str, keywords: Keywords) -> str | None:
