@@ -419,7 +419,8 @@ def _blast_radius(
     tests_of.update({c: given[c] for c in changed if c in given})
     sure_tests = _union(r.sure for r in tests_of.values())
     possible_tests = _union(r.possible for r in tests_of.values())
-    symbols = store.symbols_by_ids({*every, *sure_tests, *possible_tests})
+    on_paths = {i for r in (*sure_tests.values(), *possible_tests.values()) for i in r.path}
+    symbols = store.symbols_by_ids({*every, *on_paths})  # a test's path names helpers beyond ``depth``
     sure_tests.update({c: every[c] for c in changed if c in symbols and symbols[c].is_test_case})
     possible_tests = {t: r for t, r in possible_tests.items() if t not in sure_tests}
     changed_set = set(changed)

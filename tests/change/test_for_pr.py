@@ -328,3 +328,21 @@ def test_cli_pr_json_follows_the_contract(repo: Path, capsys: pytest.CaptureFixt
 def test_cli_unknown_ref_is_one_line(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["pr", "--base", "nope", "--repo", str(repo)]) == 1
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_a_test_path_names_helpers_beyond_the_callers_depth(tmp_path: Path) -> None:
+    """Tests are walked further than ``--depth``: the helpers on their path are named, never '?'."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/core.py": "def base():\n    return 1\n\ndef inner():\n    return base()\n",
+        "tests/test_core.py": (
+            "from pkg.core import inner\n\ndef outer():\n    return inner()\n\n"
+            "def test_it():\n    assert outer() == 1\n"
+        ),
+    }
+    root = make_repo(tmp_path / "deep", files)
+    commit(root, {"pkg/core.py": files["pkg/core.py"].replace("return 1", "return 2")}, "base returns 2")
+    impact = Engine.open(root).pr(base="HEAD~1", depth=1).impact
+    assert impact is not None
+    (test,) = impact.tests
+    assert test.reasons[0] == "calls outer -> calls inner -> calls base (changed, 3 hops)"
