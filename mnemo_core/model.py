@@ -55,12 +55,10 @@ REF_KINDS: tuple[RefKind, ...] = get_args(RefKind)
 TYPED_REF_KINDS: frozenset[RefKind] = frozenset(
     {"type", "result", "alias", "element"}
 )  # give a variable a type
-IMPLICIT_CALL_KINDS: tuple[RefKind, ...] = (  # run code without call syntax
-    *("read", "enter", "iterate", "length", "text", "item", "compare", "operator"),
-)
-PROTOCOL_REF_KINDS: frozenset[RefKind] = frozenset(  # a value's class runs one of its dunder methods
-    {"length", "text", "item", "compare", "operator"}
-)
+# a value's class runs one of its dunder methods
+PROTOCOL_REF_KINDS: tuple[RefKind, ...] = ("length", "text", "item", "compare", "operator")
+# run code without call syntax
+IMPLICIT_CALL_KINDS: tuple[RefKind, ...] = ("read", "enter", "iterate", *PROTOCOL_REF_KINDS)
 
 EdgeType = Literal["calls", "imports", "contains", "inherits", "overrides", "tests", "references"]
 EDGE_TYPES: tuple[EdgeType, ...] = get_args(EdgeType)
