@@ -54,9 +54,11 @@ def walk(
     depth: int,
     edge_types: frozenset[str] = CALL_EDGE_TYPES,
 ) -> list[Hop]:
-    """Breadth-first over ``edge_types``: ``direction='in'`` finds callers, ``'out'`` callees."""
+    """Breadth-first over ``edge_types``: ``direction='in'`` finds callers, ``'out'`` callees. A
+    constant is not called: its callers are the code that reads it (``references`` edges)."""
     if depth < 1:
         raise MnemoError(f"--depth must be at least 1 (got {depth})")
+    constants = {s.id for s in start if s.kind == "constant"} if direction == "in" else set()
     seen = {s.id for s in start}
     frontier = deque((s.id, 0) for s in start)
     hops: list[tuple[int, int, Edge]] = []
@@ -67,7 +69,7 @@ def walk(
         for edge in sorted(
             repo.store.edges_touching([node], direction), key=lambda e: (-e.confidence, e.src, e.dst)
         ):
-            if edge.type not in edge_types:
+            if edge.type not in edge_types and not (node in constants and edge.type == "references"):
                 continue
             other = edge.src if direction == "in" else edge.dst
             if other in seen:

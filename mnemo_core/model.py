@@ -50,6 +50,7 @@ RefKind = Literal[
     "lookup",  # a registry read (``FILTERS[name]``, ``FILTERS.get(name)``, ``self._handlers[kind]``)
     "store",  # a registry written (``REGISTRY[name] = f``): its readers may reach what the writer stores
     "dispatch",  # ``getattr(self, "visit_" + kind)``: the name's literal prefix
+    "uses",  # a module constant read by name (``TIMEOUT``, ``LOG.info(...)``): it changes what reads it
 ]
 REF_KINDS: tuple[RefKind, ...] = get_args(RefKind)
 TYPED_REF_KINDS: frozenset[RefKind] = frozenset(

@@ -33,6 +33,7 @@ from mnemo_core.memo import BoundedCache
 from mnemo_core.model import (
     CALLABLE_KINDS,
     CLASS_KINDS,
+    DYNAMIC_RESOLUTIONS,
     Edge,
     PathResolution,
     Resolution,
@@ -68,6 +69,7 @@ REFERENCE_LABELS: dict[Resolution, str] = {
     "value": "passes",  # sort_things passes do_upper (to code that calls it)
 }
 LOOKS_UP = "looks up"  # a registry reader (render looks up FILTERS)
+USES = "uses"  # a module constant's reader (fetch uses TIMEOUT)
 DISPATCHES = "dispatches by name to"  # getattr(self, "visit_" + ...) calls
 RUNS = "runs"  # a test runs its class's setUp, its module's setup_module, an autouse fixture in scope
 RUNNER_CONFIDENCE = 0.9  # the runner calls them for every test of their scope (a fixture's confidence)
@@ -127,7 +129,9 @@ def _step(store: Store, frontier: Iterable[int], min_confidence: float = 0.0) ->
             node, dependant = (e.dst, e.src) if direction == "in" else (e.src, e.dst)
             if edge_type == "imports" and node not in importable:
                 continue
-            if edge_type == "references":
+            if edge_type == "references" and e.resolution not in DYNAMIC_RESOLUTIONS:
+                label = USES
+            elif edge_type == "references":
                 label = (
                     LOOKS_UP if _is_registry(symbols.get(node)) else REFERENCE_LABELS.get(e.resolution, label)
                 )

@@ -55,9 +55,13 @@ def verdict(facts: RiskInput) -> tuple[RiskLevel, list[str]]:
         findings.append(("high", f"large blast radius: {facts.impacted} symbols depend on the change"))
     elif facts.impacted >= BLAST_MEDIUM:
         findings.append(("medium", f"wide blast radius: {facts.impacted} symbols depend on the change"))
-    signatures = [s for s in facts.changed if s.signature_changed and s.exported and s.kind != "module"]
+    redefined = [s for s in facts.changed if s.signature_changed and s.exported and s.kind != "module"]
+    signatures = [s for s in redefined if s.kind != "constant"]
+    values = [s for s in redefined if s.kind == "constant"]  # a constant's signature is its assignment
     if signatures:
         findings.append(("medium", "public signature changed: " + _names(signatures)))
+    if values:
+        findings.append(("medium", "public constant's value changed: " + _names(values)))
     public = [
         s
         for s in facts.changed

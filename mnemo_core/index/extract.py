@@ -96,6 +96,10 @@ def extract(
             node = captures[capture][0]
             imports.append((node.start_byte, spec.hooks.parse_import(node)))
     definitions = _nest(definitions)
+    refs.extend(
+        (start, "uses", name, "", line)
+        for start, line, name in spec.hooks.constant_uses(root, source, _constants(definitions, imports))
+    )
     self_names = spec.hooks.self_names
     scoped = _scoped_refs(refs, definitions)
     constructed = _constructed_returns(scoped)
@@ -146,6 +150,13 @@ def _constructed_returns(refs: list[RawRef]) -> dict[str, str]:
             if returned[:1].isupper() or "." in returned or returned.endswith(RESULT_MARK):
                 found[ref.scope] = returned
     return found
+
+
+def _constants(definitions: list[Definition], imports: list[tuple[int, list[RawImport]]]) -> frozenset[str]:
+    """The module constants a file defines or imports by name (``TIMEOUT``, ``from .log import LOG``)."""
+    defined = {d.name for d in definitions if d.kind == "constant" and d.parent is None}
+    imported = {imp.alias or imp.name for _, bound in imports for imp in bound}
+    return frozenset(defined | {name for name in imported if _CONSTANT.match(name)})
 
 
 def _named_values(

@@ -189,7 +189,9 @@ class Resolver:
         for fid, refs in refs_by_file.items():
             calls = self._file_edges(fid, refs, "call") + self._fixture_edges(fid)
             out.extend((e, fid) for e in calls)
-            out.extend((e, fid) for e in self._dynamic_edges(fid, refs, calls))
+            dynamic = self._dynamic_edges(fid, refs, calls)
+            out.extend((e, fid) for e in dynamic)
+            out.extend((e, fid) for e in self._constant_uses(fid, refs, {(e.src, e.dst) for e in dynamic}))
             out.extend((e, fid) for e in self._tests_edges(calls))
             out.extend((e, fid) for e in self._import_edges(fid))
             out.extend((e, fid) for e in self._overrides(fid))
@@ -806,6 +808,27 @@ class Resolver:
         for edge in self._decorator_edges(calls) + self._subclass_hook_edges(file_id):
             add(edge.src, edge.dst, edge.type, edge.resolution, edge.line)
         return list(best.values())
+
+    def _constant_uses(
+        self, file_id: int, refs: Sequence[RefRow], linked: set[tuple[int, int]]
+    ) -> list[Edge]:
+        """``references`` edges from each reader of a module constant to the constant, resolved as
+        the name is (this file, an import); a reader a registry edge links already keeps that one."""
+        found: dict[tuple[int, int], Edge] = {}
+        for kind, name, _receiver, scope, line in refs:
+            if kind != "uses":
+                continue
+            src = self._source(file_id, scope)
+            target = self._resolve_bare(file_id, scope, name)
+            how = target.how
+            if src is None or not _is_edge(how):
+                continue
+            for dst in target.ids:
+                key = (src, dst)
+                if key in linked or key in found or src == dst or self.world.symbol(dst).kind != "constant":
+                    continue
+                found[key] = Edge(src, dst, "references", how, CONFIDENCE[how], line)
+        return list(found.values())
 
     def _values(self, here: _FileScope, scope: str, name: str, receiver: str) -> list[int]:
         """The functions and methods a name written as a value refers to (no name guessing)."""

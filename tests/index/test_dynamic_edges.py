@@ -367,3 +367,48 @@ def test_protocols_run_the_dunder_methods_of_a_known_class(tmp_path: Path) -> No
         assert (f"{u}:measure", f"{b}.{dunder}") in calls, dunder
     assert {(f"{b}.first", f"{b}.__getitem__"), (f"{b}.first", f"{b}.__len__")} <= calls  # on self
     assert not any(s == f"{u}:unknown" and "__" in t.rsplit(".", 1)[-1] for s, t in calls)
+
+
+def test_module_constants_are_linked_to_the_code_that_reads_them(tmp_path: Path) -> None:
+    """A function reading ``TIMEOUT`` or calling ``LOG.info`` uses the constant, in its own module
+    or through an import; an attribute, a keyword or a string of the same name is not a use, and a
+    registry reader keeps its registry link."""
+    net = (
+        "import logging\n"
+        "\n"
+        "LOG = logging.getLogger(__name__)\n"
+        "TIMEOUT = 5\n"
+        "FILTERS = {}\n"
+        "LIMIT = TIMEOUT * 2\n"
+        "\n"
+        "def fetch(url):\n"
+        '    LOG.info("fetch %s, TIMEOUT", url)\n'
+        "    return url, TIMEOUT\n"
+        "\n"
+        "def unrelated(options, call):\n"
+        '    """Not TIMEOUT: an attribute, a keyword argument and a docstring of that name."""\n'
+        "    return options.TIMEOUT, call(TIMEOUT=1)\n"
+        "\n"
+        "def apply(name):\n"
+        "    return FILTERS[name]\n"
+    )
+    client = (
+        "from pkg.net import TIMEOUT as WAIT\n"
+        "\n"
+        "class Client:\n"
+        "    wait = WAIT\n"
+        "\n"
+        "    def attempts(self):\n"
+        "        return [WAIT] * 3\n"
+    )
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/net.py": net, "pkg/client.py": client})
+    index_repo(tmp_path)
+    uses = {(s, t, how) for s, t, how in indexed_edges(tmp_path, "references") if t.startswith("pkg/net.py:")}
+    assert uses == {
+        ("pkg/net.py:fetch", "pkg/net.py:LOG", "local"),
+        ("pkg/net.py:fetch", "pkg/net.py:TIMEOUT", "local"),
+        ("pkg/net.py:LIMIT", "pkg/net.py:TIMEOUT", "local"),
+        ("pkg/net.py:apply", "pkg/net.py:FILTERS", "registry"),
+        ("pkg/client.py:Client", "pkg/net.py:TIMEOUT", "import"),
+        ("pkg/client.py:Client.attempts", "pkg/net.py:TIMEOUT", "import"),
+    }

@@ -145,6 +145,11 @@ class Hooks:
         """The names an import statement binds."""
         return []
 
+    def constant_uses(self, root: Node, source: bytes, names: frozenset[str]) -> list[tuple[int, int, str]]:
+        """Where the file reads one of ``names`` (module constants it defines or imports) as a plain
+        name: (start byte, line, name) of each read."""
+        return []
+
     def parametrized_types(self, names: str, values: str) -> list[tuple[str, str]]:
         """For a parametrised test (``names`` and ``values`` as written): each parameter with the
         classes its values are built as, as a union type (``kind`` -> ``Upper | Lower``)."""

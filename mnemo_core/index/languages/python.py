@@ -191,6 +191,17 @@ class PythonHooks(Hooks):
         """The module's docstring."""
         return _first_string(root)
 
+    def constant_uses(self, root: Node, source: bytes, names: frozenset[str]) -> list[tuple[int, int, str]]:
+        if not names:
+            return []
+        words = b"|".join(re.escape(n.encode()) for n in sorted(names, key=len, reverse=True))
+        found = []
+        for match in re.finditer(rb"\b(?:" + words + rb")\b", source):
+            node = root.descendant_for_byte_range(match.start(), match.end())
+            if node is not None and node.type == "identifier" and _is_plain_read(node):
+                found.append((match.start(), node.start_point[0] + 1, match.group().decode()))
+        return found
+
     def parse_import(self, node: Node) -> list[RawImport]:
         line = node.start_point[0] + 1
         if node.type == "import_statement":
@@ -399,3 +410,18 @@ def _is_testcase(definition: Definition) -> bool:
 
 
 HOOKS = PythonHooks()
+
+
+# where an identifier is not a read of the name: ``obj.NAME``, ``f(NAME=1)``, import statements
+_NOT_A_READ = {"attribute": "attribute", "keyword_argument": "name"}
+_NOT_A_READ_IN = frozenset({"dotted_name", "aliased_import", "global_statement", "nonlocal_statement"})
+
+
+def _is_plain_read(node: Node) -> bool:
+    parent = node.parent
+    if parent is None:
+        return True
+    field_name = _NOT_A_READ.get(parent.type)
+    if field_name is not None and parent.child_by_field_name(field_name) == node:
+        return False
+    return parent.type not in _NOT_A_READ_IN
