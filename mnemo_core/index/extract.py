@@ -98,7 +98,7 @@ def extract(
     definitions = _nest(definitions)
     refs.extend(
         (start, "uses", name, "", line)
-        for start, line, name in spec.hooks.constant_uses(root, source, _constants(definitions, imports))
+        for start, line, name in spec.hooks.constant_uses(root, source, *_constants(definitions, imports))
     )
     self_names = spec.hooks.self_names
     scoped = _scoped_refs(refs, definitions)
@@ -152,11 +152,15 @@ def _constructed_returns(refs: list[RawRef]) -> dict[str, str]:
     return found
 
 
-def _constants(definitions: list[Definition], imports: list[tuple[int, list[RawImport]]]) -> frozenset[str]:
-    """The module constants a file defines or imports by name (``TIMEOUT``, ``from .log import LOG``)."""
+def _constants(
+    definitions: list[Definition], imports: list[tuple[int, list[RawImport]]]
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The module constants a file defines or imports by name (``TIMEOUT``, ``from .log import LOG``),
+    and the other names it imports (modules among them: ``net.TIMEOUT``)."""
     defined = {d.name for d in definitions if d.kind == "constant" and d.parent is None}
-    imported = {imp.alias or imp.name for _, bound in imports for imp in bound}
-    return frozenset(defined | {name for name in imported if _CONSTANT.match(name)})
+    imported = {imp.alias or imp.name for _, bound in imports for imp in bound} - {"*"}
+    constants = {name for name in imported if _CONSTANT.match(name)}
+    return frozenset(defined | constants), frozenset(imported - constants)
 
 
 def _named_values(

@@ -371,8 +371,8 @@ def test_protocols_run_the_dunder_methods_of_a_known_class(tmp_path: Path) -> No
 
 def test_module_constants_are_linked_to_the_code_that_reads_them(tmp_path: Path) -> None:
     """A function reading ``TIMEOUT`` or calling ``LOG.info`` uses the constant, in its own module
-    or through an import; an attribute, a keyword or a string of the same name is not a use, and a
-    registry reader keeps its registry link."""
+    or through an import (of the name or of its module); an attribute, a keyword or a string of the
+    same name is not a use, and a registry reader keeps its registry link."""
     net = (
         "import logging\n"
         "\n"
@@ -394,12 +394,14 @@ def test_module_constants_are_linked_to_the_code_that_reads_them(tmp_path: Path)
     )
     client = (
         "from pkg.net import TIMEOUT as WAIT\n"
+        "from pkg import net\n"
+        "import pkg.net\n"
         "\n"
         "class Client:\n"
         "    wait = WAIT\n"
         "\n"
         "    def attempts(self):\n"
-        "        return [WAIT] * 3\n"
+        "        return [WAIT] * 3, net.LOG.name, pkg.net.FILTERS\n"
     )
     write_files(tmp_path, {"pkg/__init__.py": "", "pkg/net.py": net, "pkg/client.py": client})
     index_repo(tmp_path)
@@ -411,4 +413,6 @@ def test_module_constants_are_linked_to_the_code_that_reads_them(tmp_path: Path)
         ("pkg/net.py:apply", "pkg/net.py:FILTERS", "registry"),
         ("pkg/client.py:Client", "pkg/net.py:TIMEOUT", "import"),
         ("pkg/client.py:Client.attempts", "pkg/net.py:TIMEOUT", "import"),
+        ("pkg/client.py:Client.attempts", "pkg/net.py:LOG", "import"),
+        ("pkg/client.py:Client.attempts", "pkg/net.py:FILTERS", "import"),
     }

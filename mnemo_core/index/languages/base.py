@@ -145,9 +145,12 @@ class Hooks:
         """The names an import statement binds."""
         return []
 
-    def constant_uses(self, root: Node, source: bytes, names: frozenset[str]) -> list[tuple[int, int, str]]:
-        """Where the file reads one of ``names`` (module constants it defines or imports) as a plain
-        name: (start byte, line, name) of each read."""
+    def constant_uses(
+        self, root: Node, source: bytes, names: frozenset[str], modules: frozenset[str]
+    ) -> list[tuple[int, int, str]]:
+        """Where the file reads a module constant: one of ``names`` (those it defines or imports) as
+        a plain name, or a constant of one of ``modules`` (other names it imports) as its attribute
+        (``net.TIMEOUT``): (start byte, line, name as written) of each read."""
         return []
 
     def parametrized_types(self, names: str, values: str) -> list[tuple[str, str]]:

@@ -191,15 +191,21 @@ class PythonHooks(Hooks):
         """The module's docstring."""
         return _first_string(root)
 
-    def constant_uses(self, root: Node, source: bytes, names: frozenset[str]) -> list[tuple[int, int, str]]:
-        if not names:
-            return []
-        words = b"|".join(re.escape(n.encode()) for n in sorted(names, key=len, reverse=True))
+    def constant_uses(
+        self, root: Node, source: bytes, names: frozenset[str], modules: frozenset[str]
+    ) -> list[tuple[int, int, str]]:
         found = []
-        for match in re.finditer(rb"\b(?:" + words + rb")\b", source):
-            node = root.descendant_for_byte_range(match.start(), match.end())
-            if node is not None and node.type == "identifier" and _is_plain_read(node):
-                found.append((match.start(), node.start_point[0] + 1, match.group().decode()))
+        if names:
+            for match in re.finditer(rb"\b(?:" + _alternatives(names) + rb")\b", source):
+                node = root.descendant_for_byte_range(match.start(), match.end())
+                if node is not None and node.type == "identifier" and _is_plain_read(node):
+                    found.append((match.start(), node.start_point[0] + 1, match.group().decode()))
+        if modules:
+            pattern = rb"\b(?:" + _alternatives(modules) + rb")\._*[A-Z][A-Z0-9_]*\b"
+            for match in re.finditer(pattern, source):
+                node = root.descendant_for_byte_range(match.start(), match.end())
+                if node is not None and node.type == "attribute" and node.end_byte == match.end():
+                    found.append((match.start(), node.start_point[0] + 1, match.group().decode()))
         return found
 
     def parse_import(self, node: Node) -> list[RawImport]:
@@ -415,6 +421,11 @@ HOOKS = PythonHooks()
 # where an identifier is not a read of the name: ``obj.NAME``, ``f(NAME=1)``, import statements
 _NOT_A_READ = {"attribute": "attribute", "keyword_argument": "name"}
 _NOT_A_READ_IN = frozenset({"dotted_name", "aliased_import", "global_statement", "nonlocal_statement"})
+
+
+def _alternatives(names: Iterable[str]) -> bytes:
+    """A regular expression's alternatives for ``names``, longest first."""
+    return b"|".join(re.escape(n.encode()) for n in sorted(names, key=len, reverse=True))
 
 
 def _is_plain_read(node: Node) -> bool:
