@@ -84,7 +84,8 @@ def test_references_are_scoped_to_the_innermost_definition(extracted) -> None:
     assert ("call", "", "inner", "A.f") in refs
     assert ("call", "", "decor", "A") in refs
     assert ("inherit", "", "B", "A") in refs
-    assert not any(r.name == "M" for r in extracted.refs), "metaclass= is not a base class"
+    metaclass = [(r.kind, r.name, r.scope) for r in extracted.refs if r.name == "M"]
+    assert metaclass == [("call", "M", "A")], "metaclass= is not a base class: the class calls it"
 
 
 def test_imports(extracted) -> None:

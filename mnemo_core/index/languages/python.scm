@@ -11,6 +11,12 @@
 (decorator (identifier) @name) @reference.call
 (decorator (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call
 
+; a metaclass runs when the class is defined (and each subclass): the class calls its ``__new__``/``__init__``
+(class_definition superclasses: (argument_list (keyword_argument name: (identifier) @_kw
+  value: (identifier) @name) @reference.call (#eq? @_kw "metaclass")))
+(class_definition superclasses: (argument_list (keyword_argument name: (identifier) @_kw
+  value: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call (#eq? @_kw "metaclass")))
+
 (class_definition superclasses: (argument_list (identifier) @name @reference.inherit))
 (class_definition superclasses: (argument_list
   (attribute object: (_) @receiver attribute: (identifier) @name) @reference.inherit))
