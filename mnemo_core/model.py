@@ -26,6 +26,8 @@ SymbolKind = Literal[
 SYMBOL_KINDS: tuple[SymbolKind, ...] = get_args(SymbolKind)
 CLASS_KINDS: frozenset[SymbolKind] = frozenset({"class", "struct", "interface", "trait", "enum", "type"})
 CALLABLE_KINDS: frozenset[SymbolKind] = frozenset({"function", "method"})
+# declare types only (a TypeScript interface, a type alias): the compiler checks them, no test runs them
+TYPE_ONLY_KINDS: frozenset[SymbolKind] = frozenset({"type", "interface"})
 
 RefKind = Literal[
     "call",  # ``f()``, ``obj.m()``

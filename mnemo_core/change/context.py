@@ -26,7 +26,7 @@ from mnemo_core.change.impact import BlastRadius, Reach, blast_radius
 from mnemo_core.change.references import dangling_references
 from mnemo_core.change.risk import Dangling, RiskInput, verdict
 from mnemo_core.index.store import Store
-from mnemo_core.model import Evidence, Impact, LeftReference, ScoredSymbol, Symbol
+from mnemo_core.model import TYPE_ONLY_KINDS, Evidence, Impact, LeftReference, ScoredSymbol, Symbol
 from mnemo_core.vcs.blame import Blame, blame_files, churn_in_ranges, newest_commit_in_ranges
 from mnemo_core.vcs.history import relative_date
 
@@ -77,6 +77,7 @@ def analyse(
         for c in changed
         if c.status != "deleted"
         and c.kind != "module"
+        and c.kind not in TYPE_ONLY_KINDS
         and not c.is_test
         and (c.key not in indexed or indexed[c.key].id not in reached_by_tests)
     ]
@@ -266,6 +267,8 @@ def _changed_symbol(
             + (
                 f"{tests} test{'s reach' if tests != 1 else ' reaches'} it"
                 if sym.id in tested
+                else "a type: no code of its own for a test to run"
+                if c.kind in TYPE_ONLY_KINDS
                 else "no test reaches it statically"
                 if how
                 else "no test reaches it"
