@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import indexed_edges, write_files
+from helpers import indexed_edges, indexed_symbols, write_files
 
 from mnemo_core.index.indexer import index_repo
 from mnemo_core.index.resolve import Resolver
@@ -575,3 +575,25 @@ def test_a_files_edges_do_not_depend_on_the_files_resolved_before_it(tmp_path: P
     assert ("pkg/a.py:run", "pkg/clients.py:Http.send", "typed") in calls
     assert ("pkg/b.py:run", "pkg/clients.py:Ftp.send", "typed") in calls
     assert ("pkg/b.py:use", "pkg/clients.py:Http.send", "typed") in calls
+
+
+def test_a_src_layout_module_is_named_as_it_is_imported(tmp_path: Path) -> None:
+    """``src/shop/cart.py`` is the module ``shop.cart`` (as callers and tests are told), imported by it."""
+    write_files(
+        tmp_path,
+        {
+            "src/shop/__init__.py": "",
+            "src/shop/cart.py": "def total(items):\n    return sum(items)\n",
+            "tests/test_cart.py": (
+                "from shop.cart import total\n\ndef test_total():\n    assert total([1]) == 1\n"
+            ),
+        },
+    )
+    index_repo(tmp_path)
+    modules = {key for key, (kind, _, _) in indexed_symbols(tmp_path).items() if kind == "module"}
+    assert modules == {
+        "src/shop/__init__.py:shop",
+        "src/shop/cart.py:shop.cart",
+        "tests/test_cart.py:tests.test_cart",
+    }
+    assert ("tests/test_cart.py:test_total", "src/shop/cart.py:total", "import") in indexed_edges(tmp_path)

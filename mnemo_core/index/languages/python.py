@@ -145,6 +145,9 @@ def _is_dotted(value: ast.expr) -> bool:
     return isinstance(value, ast.Name)
 
 
+SRC_LAYOUT = "src"  # the directory a src-layout project keeps its packages in (not imported by name)
+
+
 def module_parts(path: str) -> tuple[str, ...]:
     """``pkg/sub/mod.py`` -> ("pkg", "sub", "mod"); a package's ``__init__.py`` names the package."""
     parts = path.split("/")
@@ -356,7 +359,11 @@ class PythonHooks(Hooks):
         return tuple(found)
 
     def module_name(self, path: str) -> str:
-        return ".".join(module_parts(path)) or PurePosixPath(path).stem
+        """The dotted name code imports it by: ``src/pkg/mod.py`` (a src layout) is ``pkg.mod``."""
+        parts = module_parts(path)
+        if len(parts) > 1 and parts[0] == SRC_LAYOUT:
+            parts = parts[1:]
+        return ".".join(parts) or PurePosixPath(path).stem
 
     def module_index(self, paths: Iterable[str]) -> ModuleIndex:
         """Every dotted suffix of every module path -> the files it may name."""
