@@ -23,6 +23,7 @@ from mnemo_core.retrieve.recall import Recall, Touch
 from mnemo_core.retrieve.recency import RecencyLookup
 from mnemo_core.retrieve.score import WEIGHTS, Recency, Scored, score_candidates
 from mnemo_core.retrieve.seeds import Channel, Ranked, Seed, Strengths, seed
+from mnemo_core.retrieve.subject import SubjectMatch, subject_match
 from mnemo_core.retrieve.walk import WalkResult, hops_only, reach, walk
 
 MAX_SEEDS = 60  # the walk restarts from at most this many fused seeds
@@ -48,6 +49,7 @@ class TaskRanking:
     session: dict[int, Touch] = field(default_factory=dict)  # candidates touched in this session
     recall: Recall = field(default_factory=Recall)  # what was remembered (empty when memory is off)
     now: float = field(default_factory=time.time)  # what the reasons' dates are told against
+    subject: SubjectMatch = field(default_factory=SubjectMatch)  # empty while its weight is 0 (but in why)
 
 
 def parse_task(text: str) -> Keywords:
@@ -74,7 +76,8 @@ def rank_task(
     recall: Recall | None = None,
 ) -> TaskRanking:
     """Rank every candidate symbol for a task (no budget applied). The random walk runs when a
-    weight needs it or ``full_walk`` asks for it; the ranking is the same either way. ``recall``
+    weight needs it or ``full_walk`` asks for it (so does the subject match, a query of its own);
+    the ranking is the same either way. ``recall``
     (the session and the task memory) adds the memory channel and the session component."""
     keywords = parse_task(text)
     recall = recall or Recall()
@@ -96,6 +99,7 @@ def rank_task(
     fan_in = store.fan_in(candidates)
     recency, reference, recency_notes = recency_lookup({sid: symbols[sid] for sid in candidates})
     session = recall.session({sid: symbols[sid] for sid in candidates}) if recall.events else {}
+    subject = subject_match(store, text) if full_walk or WEIGHTS["subject"] else SubjectMatch()
     scored = score_candidates(
         candidates,
         top_seeds,
@@ -107,6 +111,7 @@ def rank_task(
         keywords,
         {sid: touch.value for sid, touch in session.items()},
         {sid: factor for sid, (factor, _) in recall.demoted.items()},
+        subject.scores,
     )
     notes = list(recency_notes)
     if keywords.truncated:
@@ -123,6 +128,7 @@ def rank_task(
         tuple(notes),
         session,
         recall,
+        subject=subject,
     )
 
 
