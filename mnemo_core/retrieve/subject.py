@@ -43,6 +43,11 @@ class SubjectMatch:
     scores: dict[int, float] = field(default_factory=dict)
     matched: dict[int, dict[str, tuple[str, ...]]] = field(default_factory=dict)  # term -> fields
 
+    def channel(self, limit: int) -> tuple[list[tuple[int, str]], dict[int, float]]:
+        """The best ``limit`` documents as a seed channel (best first, ties by id) with their scores."""
+        best = sorted(self.scores, key=lambda sid: (-self.scores[sid], sid))[:limit]
+        return [(sid, self.reason(sid) or "") for sid in best], {sid: self.scores[sid] for sid in best}
+
     def reason(self, sid: int) -> str | None:
         """The matched terms of ``sid`` and the fields they are in, in words (None: no match)."""
         found = self.matched.get(sid)

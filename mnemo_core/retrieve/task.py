@@ -28,6 +28,7 @@ from mnemo_core.retrieve.walk import WalkResult, hops_only, reach, walk
 
 MAX_SEEDS = 60  # the walk restarts from at most this many fused seeds
 MAX_SEED_CANDIDATES = 400  # fused seeds scored as candidates (a body match ranked 200th may still win)
+SUBJECT_LIMIT = 150  # the subject channel's seeds, as many as each full-text channel's
 NEIGHBOUR_CANDIDATES = 250  # non-seed candidates: the graph neighbours the seeds pass most weight to
 WALK_COMPONENTS = ("walk", "authority")  # the components that need the random walk and HITS
 EXCLUDED_KINDS = frozenset({"module"})  # modules shape the graph but are not answers
@@ -82,7 +83,8 @@ def rank_task(
     keywords = parse_task(text)
     recall = recall or Recall()
     memory = _memory_channel(recall) if recall.tasks else None
-    seeds = seed(store, keywords, history_channel(root), memory)
+    subject = subject_match(store, text)
+    seeds = seed(store, keywords, history_channel(root), memory, subject.channel(SUBJECT_LIMIT))
     top_seeds = {s.symbol_id: s for s in seeds[:MAX_SEED_CANDIDATES]}
     graph = graph_for(store)
     restart = {s.symbol_id: s.score for s in seeds[:MAX_SEEDS]}
@@ -99,7 +101,6 @@ def rank_task(
     fan_in = store.fan_in(candidates)
     recency, reference, recency_notes = recency_lookup({sid: symbols[sid] for sid in candidates})
     session = recall.session({sid: symbols[sid] for sid in candidates}) if recall.events else {}
-    subject = subject_match(store, text) if full_walk or WEIGHTS["subject"] else SubjectMatch()
     scored = score_candidates(
         candidates,
         top_seeds,
