@@ -113,7 +113,6 @@ class RawSymbol(NamedTuple):
         str, ...
     ] = ()  # a class: its bases as written; a method: the base methods it calls via super()
     body: str = ""  # the words of its own identifiers, comments and strings (not its nested definitions')
-    terms: tuple[tuple[str, int, int, int, int, int], ...] = ()  # its own terms, counted per field (terms.py)
 
 
 class RawRef(NamedTuple):

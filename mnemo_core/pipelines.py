@@ -325,9 +325,6 @@ def _explanation(ranking: TaskRanking, target: Symbol, text: str) -> Explanation
         for name, weight in WEIGHTS.items()
     )
     notes += _memory_notes(ranking, sid)
-    subject = ranking.subject.reason(sid)
-    if subject:
-        notes.append(f"subject: {subject}")
     recency = ranking.recency.get(sid)
     return Explanation(
         symbol=target,

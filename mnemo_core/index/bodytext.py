@@ -111,14 +111,14 @@ def body_texts(source: bytes, spans: Sequence[tuple[int, int]]) -> list[str]:
     """The body text of each span (``(start_byte, end_byte)``), plus the module's text last: every
     token goes to the innermost span that holds it, or to the module when none does."""
     bags: list[list[bytes]] = [[] for _ in range(len(spans) + 1)]
-    for start, end, owner in own_ranges(len(source), spans):
+    for start, end, owner in _own_ranges(len(source), spans):
         bags[owner].extend(_TOKEN.findall(source, start, end))
     if len(_SPLIT) > MAX_CACHED_TOKENS:
         _SPLIT.clear()
     return [_words(bag, _SPLIT) for bag in bags]
 
 
-def own_ranges(size: int, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int, int]]:
+def _own_ranges(size: int, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int, int]]:
     """The file cut into byte ranges, each with its innermost owner (a span's index, or
     ``len(spans)`` for the module), by one sweep over the nested spans."""
     module = len(spans)

@@ -21,7 +21,6 @@ from mnemo_core.index.bodytext import body_texts
 from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
 from mnemo_core.index.languages import LanguageSpec
 from mnemo_core.index.languages.base import CONTAINER_ONLY, Definition, DefinitionKind, Hooks
-from mnemo_core.index.terms import definition_terms
 from mnemo_core.index.textsplit import identifier_words
 from mnemo_core.model import (
     CALLABLE_KINDS,
@@ -46,7 +45,6 @@ _REF_KIND: dict[str, RefKind] = {kind: kind for kind in REF_KINDS}
 ANY_ATTRIBUTE = "*"  # the name of a ``getattr(obj, name)`` read whose name is not a literal
 GETATTR_CAPTURE = "_getattr"  # marks a read written as ``getattr(obj, name)`` (the query's capture)
 RESULT_MARK = "()"  # ends a return type that is a call's result, to be resolved through the callee
-TERMLESS_KINDS = frozenset({"constant"})  # a named value is not searched by its words (terms.py)
 NAME_DOT = "_"  # a "." inside one name (a test named by its description) would read as nesting
 _SPACES = re.compile(r"\s+")
 _LINE_COMMENT = re.compile(r"\s+(?:#|//)[^\"']*$")
@@ -103,11 +101,10 @@ def extract(
     constructed = _constructed_returns(scoped)
     supers = _supers(scoped, spec.hooks)
     kept = [d for d in definitions if d.kind != CONTAINER_ONLY]
-    spans = [(d.outer.start_byte, d.outer.end_byte) for d in kept]
     bodies = (
         [""] * (len(kept) + 1)
         if in_test_file  # tests are context, not search targets: a smaller index
-        else body_texts(source, spans)
+        else body_texts(source, [(d.outer.start_byte, d.outer.end_byte) for d in kept])
     )
     symbols = [_module_symbol(path, source, root, spec, in_test_file)._replace(body=bodies[-1])]
     symbols += [
@@ -121,8 +118,6 @@ def extract(
         )._replace(body=body)
         for d, body in zip(kept, bodies[:-1], strict=True)  # the last body is the module's
     ]
-    if not in_test_file:
-        symbols[1:] = _with_terms(path, source, root, spec, spans, symbols[1:])
     return FileExtract(
         path=path,
         language=spec.name,
@@ -132,23 +127,6 @@ def extract(
         exports=spec.hooks.exports(root),
         parse_errors=_count_errors(root),
     )
-
-
-def _with_terms(
-    path: str,
-    source: bytes,
-    root: Node,
-    spec: LanguageSpec,
-    spans: list[tuple[int, int]],
-    symbols: list[RawSymbol],
-) -> list[RawSymbol]:
-    """The symbols with their own terms counted per field (constants have none: they are values)."""
-    names = [f"{path} {s.name}" for s in symbols]
-    counted = definition_terms(source, root, spec, spans, names, [s.docstring for s in symbols])
-    return [
-        s._replace(terms=terms) if s.kind not in TERMLESS_KINDS else s
-        for s, terms in zip(symbols, counted, strict=True)
-    ]
 
 
 def _constructed_returns(refs: list[RawRef]) -> dict[str, str]:

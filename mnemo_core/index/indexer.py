@@ -157,7 +157,7 @@ def _update(
         refs: dict[int, str] = {}
         inherits: dict[int, tuple[RawRef, ...]] = {}
         changed_names: set[str] = set()
-        with store.indexes_deferred("symbols"), store.indexes_deferred("term_postings"):
+        with store.indexes_deferred("symbols"):
             # results are dropped once stored
             for p in _parse_all(root, stale, known, full, progress, discovery):
                 seen += 1

@@ -45,8 +45,8 @@ log = logging.getLogger(__name__)
 # 21: *Test and *Tests classes; 22: pytest's python_files/classes/functions, fixtures are never tests;
 # 23: getattr dispatch by a variable the function builds from a literal prefix; 24: or a module constant;
 # 25: functions handed over in a list or tuple are values; 26: len(), str(), x[k], ==, + on known classes;
-# 27: and on plain names in test files (fixture parameters); 28: each definition's own terms per field
-SCHEMA_VERSION = 28
+# 27: and on plain names in test files (fixture parameters)
+SCHEMA_VERSION = 27
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0
@@ -85,13 +85,6 @@ CREATE TABLE commits(id INTEGER PRIMARY KEY, sha TEXT UNIQUE NOT NULL, time INTE
     author TEXT NOT NULL, subject TEXT NOT NULL, targets TEXT);
 CREATE TABLE commit_files(commit_id INTEGER NOT NULL, path TEXT NOT NULL);
 CREATE INDEX commit_files_path ON commit_files(path, commit_id);
--- each definition's own terms, unstemmed, counted per field (index/terms.py): the subject channel's
--- BM25F reads the postings of the task's few terms and each document's field lengths
-CREATE TABLE term_docs(symbol_id INTEGER PRIMARY KEY, name INTEGER NOT NULL, doc INTEGER NOT NULL,
-    comment INTEGER NOT NULL, string INTEGER NOT NULL, ident INTEGER NOT NULL);
-CREATE TABLE term_postings(term TEXT NOT NULL, symbol_id INTEGER NOT NULL, name INTEGER NOT NULL,
-    doc INTEGER NOT NULL, comment INTEGER NOT NULL, string INTEGER NOT NULL, ident INTEGER NOT NULL,
-    PRIMARY KEY (term, symbol_id)) WITHOUT ROWID;
 CREATE VIRTUAL TABLE commits_fts USING fts5(message, tokenize='porter unicode61', detail=none);
 """
 
@@ -105,7 +98,6 @@ _INDEXES = {
         "symbols_properties": "(short_name) WHERE decorators LIKE '%property%'",
     },
     "edges": {"edges_src": "(src)", "edges_dst": "(dst)", "edges_file": "(file_id)"},
-    "term_postings": {"term_postings_symbol": "(symbol_id)"},  # a re-parsed definition's postings go
 }
 
 
@@ -421,8 +413,6 @@ class Store:
             self.conn.execute(f"DELETE FROM edges WHERE dst IN ({ids})", chunk)
             self.conn.execute(f"DELETE FROM symbols_fts WHERE rowid IN ({ids})", chunk)
             self.conn.execute(f"DELETE FROM bodies_fts WHERE rowid IN ({ids})", chunk)
-            self.conn.execute(f"DELETE FROM term_postings WHERE symbol_id IN ({ids})", chunk)
-            self.conn.execute(f"DELETE FROM term_docs WHERE symbol_id IN ({ids})", chunk)
             self.conn.execute(f"DELETE FROM symbols WHERE file_id IN ({marks})", chunk)
             self.conn.execute(f"DELETE FROM files WHERE id IN ({marks})", chunk)
 
@@ -492,13 +482,11 @@ class Store:
             self.conn.execute(f"DELETE FROM symbols {where}", args)
             self.conn.execute(f"DELETE FROM symbols_fts {where.replace('id', 'rowid', 1)}", args)
             self.conn.execute(f"DELETE FROM bodies_fts {where.replace('id', 'rowid', 1)}", args)
-            self.conn.execute(f"DELETE FROM term_postings {where.replace('id', 'symbol_id', 1)}", args)
-            self.conn.execute(f"DELETE FROM term_docs {where.replace('id', 'symbol_id', 1)}", args)
         return ids, {name.rsplit(".", 1)[-1] for (name, _kind, _n) in old_ids}, dependents
 
     def _insert_symbols(self, file_id: int, extract: FileExtract, ids: list[int]) -> None:
         by_name: dict[str, int] = {}
-        rows, fts, bodies, docs, postings = [], [], [], [], []
+        rows, fts, bodies = [], [], []
         path_words = " ".join(identifier_words(extract.path))
         module_id = ids[0] if extract.symbols and extract.symbols[0].kind == "module" else None
         for sid, sym in zip(ids, extract.symbols, strict=True):
@@ -521,14 +509,9 @@ class Store:
             )
             if sym.body:  # (a path or name word weighted up in a column of its own ranked no better)
                 bodies.append((sid, f"{path_words} {sym.words} {sym.body}"))
-            if sym.terms:
-                docs.append((sid, *map(sum, zip(*(t[1:] for t in sym.terms), strict=True))))  # field lengths
-                postings += [(term, sid, *counts) for term, *counts in sym.terms]
         self.conn.executemany(_INSERT_SYMBOL, rows)
         self.conn.executemany(_INSERT_FTS, fts)
         self.conn.executemany("INSERT INTO bodies_fts(rowid, body) VALUES (?,?)", bodies)
-        self.conn.executemany("INSERT INTO term_docs VALUES (?,?,?,?,?,?)", docs)
-        self.conn.executemany("INSERT INTO term_postings VALUES (?,?,?,?,?,?,?)", postings)
 
     def _allocate_id(self) -> int:
         if self._next_id is None:
@@ -548,8 +531,6 @@ class Store:
             )
             self.conn.execute(f"DELETE FROM symbols_fts WHERE rowid IN ({marks})", chunk)
             self.conn.execute(f"DELETE FROM bodies_fts WHERE rowid IN ({marks})", chunk)
-            self.conn.execute(f"DELETE FROM term_postings WHERE symbol_id IN ({marks})", chunk)
-            self.conn.execute(f"DELETE FROM term_docs WHERE symbol_id IN ({marks})", chunk)
             self.conn.execute(f"DELETE FROM symbols WHERE id IN ({marks})", chunk)
         return dependents
 
@@ -801,26 +782,6 @@ class Store:
     def body_search(self, match: str, limit: int) -> list[tuple[int, float]]:
         """BM25-ranked symbol ids for an FTS5 match expression over body words (best first)."""
         return self._bm25("bodies_fts", "1.0", match, limit)
-
-    def term_stats(self) -> tuple[int, tuple[float, ...]]:
-        """The number of documents in the per-field term index and their mean length per field."""
-        row = self.conn.execute(
-            "SELECT count(*), avg(name), avg(doc), avg(comment), avg(string), avg(ident) FROM term_docs"
-        ).fetchone()
-        return int(row[0]), tuple(float(v or 0.0) for v in row[1:])
-
-    def term_postings(self, terms: Sequence[str]) -> list[tuple[Any, ...]]:
-        """Every posting of ``terms``: (term, symbol id, its count per field, the document's length
-        per field); only these terms' postings are read."""
-        if not terms:
-            return []
-        marks = ",".join("?" * len(terms))
-        return self.conn.execute(
-            "SELECT p.term, p.symbol_id, p.name, p.doc, p.comment, p.string, p.ident,"
-            " d.name, d.doc, d.comment, d.string, d.ident FROM term_postings p"
-            f" JOIN term_docs d ON d.symbol_id = p.symbol_id WHERE p.term IN ({marks})",
-            list(terms),
-        ).fetchall()
 
     def matched_terms(self, table: str, terms: Sequence[str], ids: Sequence[int]) -> dict[int, list[str]]:
         """Which of ``terms`` each of ``ids`` matches in a full-text table (``symbols_fts`` or

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mnemo_core.retrieve.score import WEIGHTS, non_product_dir
+from mnemo_core.retrieve.score import non_product_dir
 from mnemo_core.vcs.history import relative_date
 
 if TYPE_CHECKING:
@@ -27,9 +27,6 @@ def task_reasons(ranking: TaskRanking, sid: int) -> list[str]:
             if hops
             else "reached by the walk from the task's matches"
         )
-    subject = ranking.subject.reason(sid) if WEIGHTS["subject"] else None
-    if subject:
-        reasons.append(subject)
     recalled = ranking.recall.recalled.get(sid)
     if recalled and recalled not in reasons:
         reasons.append(recalled)

@@ -19,8 +19,6 @@ test code and the task is not about tests, and by a prior for kinds that are rar
 - session: what this session just touched (returned, opened, hovered, edited), decayed and capped
   (``recall.py``); 0 when memory is off or the symbol was not touched lately.
 - memory: how strongly similar past tasks recall the symbol as useful, scaled so the best has 1.
-- subject: BM25F of the task's first line over the symbol's own words in fields (``subject.py``),
-  scaled so the best definition has 1.
 
 A symbol said useless for a similar past task is multiplied by the ``useless`` factor.
 """
@@ -54,7 +52,6 @@ WEIGHTS = {
     "text": -0.05,  # how well its name, signature, docstring and path match, beyond their share in lexical
     "body": 0.25,  # how well its own code matches (BM25): the strongest single signal
     "history": 0.10,  # similar past changes touched it
-    "subject": 0.0,  # the task's first line matches its own words, its name above all (BM25F, unstemmed)
     # Not learned (the tuning tasks have no memory, so these are 0 there and change nothing): set so
     # that memory reorders the task's own matches rather than outvoting them.
     "session": 0.05,  # touched in this session: a nudge worth about a good file match, not a body match
@@ -206,14 +203,11 @@ def score_candidates(
     keywords: Keywords,
     session: Mapping[int, float] | None = None,
     useless: Mapping[int, float] | None = None,
-    subject: Mapping[int, float] | None = None,
 ) -> list[Scored]:
     """Score every candidate; best first, ties broken by symbol id. ``session`` holds the session
-    component of the candidates touched lately, ``useless`` the factor of those said useless,
-    ``subject`` the subject component of those the task's first line matches."""
+    component of the candidates touched lately, ``useless`` the factor of those said useless."""
     session = session or {}
     useless = useless or {}
-    subject = subject or {}
     top_seed = max((s.score for s in seeds.values()), default=0.0) or 1.0
     top_walk = max((walk.scores.get(c, 0.0) for c in candidates), default=0.0) or 1.0
     files = file_relevance(candidates, seeds, symbols, top_seed)
@@ -235,7 +229,6 @@ def score_candidates(
             "history": _strength(seed, "history"),
             "session": session.get(sid, 0.0),
             "memory": _strength(seed, "memory"),
-            "subject": subject.get(sid, 0.0),
         }
         total = sum(WEIGHTS[name] * value for name, value in components.items())
         multipliers = multipliers_for(symbols[sid], keywords)

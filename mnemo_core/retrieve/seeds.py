@@ -37,7 +37,6 @@ CHANNEL_WEIGHTS = {
     "history": 1.0,  # similar past changes touched it
     "path": 0.5,  # the file is about the topic; its symbols are only candidates
     "memory": 1.0,  # useful for a similar past task (said by feedback or by the commit that landed it)
-    "subject": 1.0,  # the task's first line matches its own words (BM25F, unstemmed)
 }
 NAME_MATCHES_PER_TERM = 12
 MIN_CONTAINS_CHARS = 6  # "cache_key" inside "get_cache_key"; shorter fragments match by accident
@@ -231,11 +230,9 @@ def seed(
     keywords: Keywords,
     history_channel: Ranked | None = None,
     memory_channel: Ranked | None = None,
-    subject: tuple[Channel, Strengths] = ([], {}),
 ) -> list[Seed]:
     """Every channel, fused; ``history_channel`` ranks by past commits (absent without git),
-    ``memory_channel`` by past tasks (absent when memory is off), ``subject`` is the task's first
-    line's BM25F ranking."""
+    ``memory_channel`` by past tasks (absent when memory is off)."""
     fts, bm25 = fts_ranked(store, keywords)
     body, body_bm25 = body_ranked(store, keywords)
     history, votes = history_channel(store, keywords) if history_channel else ([], {})
@@ -246,11 +243,10 @@ def seed(
         "body": body,
         "history": history,
         "path": path_channel(store, keywords),
-        "subject": subject[0],
     }
     if memory:
         channels["memory"] = memory
-    strengths = {"fts": bm25, "body": body_bm25, "history": votes, "memory": recalled, "subject": subject[1]}
+    strengths = {"fts": bm25, "body": body_bm25, "history": votes, "memory": recalled}
     return fuse(channels, strengths=strengths)
 
 

@@ -23,12 +23,10 @@ from mnemo_core.retrieve.recall import Recall, Touch
 from mnemo_core.retrieve.recency import RecencyLookup
 from mnemo_core.retrieve.score import WEIGHTS, Recency, Scored, score_candidates
 from mnemo_core.retrieve.seeds import Channel, Ranked, Seed, Strengths, seed
-from mnemo_core.retrieve.subject import SubjectMatch, subject_match
 from mnemo_core.retrieve.walk import WalkResult, hops_only, reach, walk
 
 MAX_SEEDS = 60  # the walk restarts from at most this many fused seeds
 MAX_SEED_CANDIDATES = 400  # fused seeds scored as candidates (a body match ranked 200th may still win)
-SUBJECT_LIMIT = 150  # the subject channel's seeds, as many as each full-text channel's
 NEIGHBOUR_CANDIDATES = 250  # non-seed candidates: the graph neighbours the seeds pass most weight to
 WALK_COMPONENTS = ("walk", "authority")  # the components that need the random walk and HITS
 EXCLUDED_KINDS = frozenset({"module"})  # modules shape the graph but are not answers
@@ -50,7 +48,6 @@ class TaskRanking:
     session: dict[int, Touch] = field(default_factory=dict)  # candidates touched in this session
     recall: Recall = field(default_factory=Recall)  # what was remembered (empty when memory is off)
     now: float = field(default_factory=time.time)  # what the reasons' dates are told against
-    subject: SubjectMatch = field(default_factory=SubjectMatch)  # empty while its weight is 0 (but in why)
 
 
 def parse_task(text: str) -> Keywords:
@@ -77,14 +74,12 @@ def rank_task(
     recall: Recall | None = None,
 ) -> TaskRanking:
     """Rank every candidate symbol for a task (no budget applied). The random walk runs when a
-    weight needs it or ``full_walk`` asks for it (so does the subject match, a query of its own);
-    the ranking is the same either way. ``recall``
+    weight needs it or ``full_walk`` asks for it; the ranking is the same either way. ``recall``
     (the session and the task memory) adds the memory channel and the session component."""
     keywords = parse_task(text)
     recall = recall or Recall()
     memory = _memory_channel(recall) if recall.tasks else None
-    subject = subject_match(store, text)
-    seeds = seed(store, keywords, history_channel(root), memory, subject.channel(SUBJECT_LIMIT))
+    seeds = seed(store, keywords, history_channel(root), memory)
     top_seeds = {s.symbol_id: s for s in seeds[:MAX_SEED_CANDIDATES]}
     graph = graph_for(store)
     restart = {s.symbol_id: s.score for s in seeds[:MAX_SEEDS]}
@@ -112,7 +107,6 @@ def rank_task(
         keywords,
         {sid: touch.value for sid, touch in session.items()},
         {sid: factor for sid, (factor, _) in recall.demoted.items()},
-        subject.scores,
     )
     notes = list(recency_notes)
     if keywords.truncated:
@@ -129,7 +123,6 @@ def rank_task(
         tuple(notes),
         session,
         recall,
-        subject=subject,
     )
 
 
