@@ -209,6 +209,8 @@ def _ascend(
                 trial = weights.copy()
                 trial[i] = value
                 trials.append((objective(groups, trial), i, value))
+        if not trials:  # every weight is held
+            break
         score, i, value = max(trials)
         if score < best + MIN_GAIN:
             break
@@ -217,12 +219,16 @@ def _ascend(
 
 
 def cross_validate(
-    groups: Mapping[str, Sequence[TaskTable]], start: np.ndarray, names: Sequence[str]
+    groups: Mapping[str, Sequence[TaskTable]],
+    start: np.ndarray,
+    names: Sequence[str],
+    frozen: Sequence[int] = (),
 ) -> dict[str, dict[str, float]]:
-    """Per tuning repository: its metrics under the start weights and under weights learned without it."""
+    """Per tuning repository: its metrics under the start weights and under weights learned without it
+    (the weights at ``frozen`` keep their start values)."""
     folds = {}
     for name, tables in groups.items():
-        learned = fit({n: t for n, t in groups.items() if n != name}, start, names)
+        learned = fit({n: t for n, t in groups.items() if n != name}, start, names, frozen)
         folds[name] = {
             **{f"start {k}": v for k, v in repo_metrics(tables, start).items()},
             **{f"fold {k}": v for k, v in repo_metrics(tables, learned).items()},
@@ -287,6 +293,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="probe: re-fit the other weights on the other repositories first (out-of-sample reference)",
     )
+    parser.add_argument(
+        "--hold",
+        default="",
+        help="fit: comma-separated components whose weights keep their current values (e.g. walk,authority:"
+        " at 0, a task never runs the random walk)",
+    )
     parser.add_argument("--repos", default="tuning", help="tuning repositories, comma-separated, or 'tuning'")
     parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR, help="working clones for collect")
     args = parser.parse_intermixed_args(argv)  # ``probe --refit NAME``: a flag between the positionals
@@ -304,11 +316,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         indices = [names.index(c) for c in args.components]
         folds = probe(groups, start, indices, names if args.refit else None)
         return _print_probe(folds, args.components)
-    folds = cross_validate(groups, start, names)
+    held = [h for h in args.hold.split(",") if h]
+    if unknown := [h for h in held if h not in names]:
+        raise SystemExit(f"--hold: name components of {', '.join(names)}; not {', '.join(unknown)}")
+    frozen = [names.index(h) for h in held]
+    folds = cross_validate(groups, start, names, frozen)
     print(FOLD_HEADER)
     for name, m in folds.items():
         print(f"{name:<20} " + " ".join(f"{m[k]:>9.3f}" for k in FOLD_KEYS))
-    learned = fit(groups, start, names)
+    learned = fit(groups, start, names, frozen)
     print(
         "\nweights learned on all tuning repositories (objective "
         f"{objective(groups, start):.4f} -> {objective(groups, learned):.4f}):"

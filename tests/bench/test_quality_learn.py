@@ -131,3 +131,14 @@ def test_refit_probe_scores_against_weights_fitted_without_the_scored_repository
         assert refit[name]["start MRR"] == 1.0  # the re-fit learns 'good' on the other two, 'extra' held at 0
         assert refit[name]["weight 0"] == 0.0  # nothing left for 'extra' to add, so it stays at 0
     assert probe(_three_groups(extra_helps=False), start, [2], THREE)["one"]["weight 0"] == 0.0
+
+
+def test_cross_validation_keeps_held_weights_in_every_fold() -> None:
+    from bench.quality.learn import cross_validate
+
+    groups = _three_groups(extra_helps=True)
+    start = np.array([0.0, 1.0, 0.0])
+    held = cross_validate(groups, start, THREE, frozen=[0, 1, 2])  # nothing may move: folds = start
+    assert all(m["fold MRR"] == m["start MRR"] < 1.0 for m in held.values())
+    free = cross_validate(groups, start, THREE, frozen=[1])  # good and extra may move: each fold improves
+    assert all(m["fold MRR"] > m["start MRR"] for m in free.values())
