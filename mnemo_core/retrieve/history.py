@@ -55,16 +55,25 @@ def history_channel(root: Path) -> Ranked:
             weight = commit.score / best * 0.5 ** (age_days / HISTORY_HALF_LIFE_DAYS) / max(1, len(changed))
             for target in changed:
                 votes[target] += weight
-                voter.setdefault(target, f"changed by a similar past commit {commit.sha[:7]}: {subject}")
+                voter.setdefault(target, f"{commit.sha[:7]}: {subject}")
         located = store.symbols_at(votes)
         ranked = sorted(
-            ((votes[t], sid, voter[t]) for t, ids in located.items() for sid in ids),
+            ((votes[t], sid, _reason(t, len(ids), voter[t])) for t, ids in located.items() for sid in ids),
             key=lambda v: (-v[0], v[1]),
         )
         top = ranked[0][0] if ranked else 1.0
         return [(sid, why) for _, sid, why in ranked], {sid: vote / top for vote, sid, _ in ranked}
 
     return ranked
+
+
+def _reason(target: tuple[str, str], namesakes: int, commit: str) -> str:
+    """Why a symbol has a vote. Git names the function a hunk is in, not its class: where a file
+    has several definitions of that name, the commit changed one of them, perhaps not this one."""
+    if namesakes == 1:
+        return f"changed by a similar past commit {commit}"
+    path, name = target
+    return f"a similar past commit changed one of the {namesakes} {name} of {path}: {commit}"
 
 
 def commit_targets(root: Path, store: Store, shas: Sequence[str]) -> dict[str, Targets]:

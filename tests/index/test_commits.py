@@ -115,3 +115,35 @@ def test_a_planted_attributes_file_is_replaced_before_git_reads_it(repo: Path) -
     history_module._targets.clear()
     assert history(repo, "parse comma separated lists") == ["parse"]
     assert "planted" not in planted.read_text(encoding="utf-8")
+
+
+SHAPES = """class Circle:
+    def __init__(self, radius):
+        self.radius = radius
+
+
+class Square:
+    def __init__(self, side):
+        self.side = side
+"""
+
+
+def test_a_commit_in_one_of_a_files_namesakes_says_so(tmp_path: Path) -> None:
+    """Git names a hunk by its nearest ``def __init__(``, not by its class: each ``__init__`` of the
+    file gets the vote, and its reason says the commit changed one of them, not that one."""
+    root = make_repo(tmp_path / "r", {"pkg/shapes.py": SHAPES}, date="2025-01-01T00:00:00+00:00")
+    validated = SHAPES.replace("        self.side = side\n", "        self.side = abs(side)\n")
+    commit(root, {"pkg/shapes.py": validated}, "Square sides are never negative")
+    index_repo(root)
+    store = Store.open(root)
+    try:
+        channel, _ = history_channel(root)(store, extract_keywords("negative square sides"))
+        names = {s.id: s.name for s in store.symbols_by_ids(sid for sid, _ in channel).values()}
+    finally:
+        store.close()
+    reasons = {names[sid]: why for sid, why in channel}
+    assert set(reasons) == {"Circle.__init__", "Square.__init__"}
+    assert all(
+        why.startswith("a similar past commit changed one of the 2 __init__ of pkg/shapes.py: ")
+        for why in reasons.values()
+    )
