@@ -374,7 +374,7 @@ def _coverage_reason(r: Reach, symbols: dict[int, Symbol]) -> str:
         return f"ran the lines of {changed} (coverage data)"
     return (
         f"new or changed since the coverage data, calling nothing the index resolves; "
-        f"{r.confidence:.0%} of the tests of its class ran {changed} (coverage data)"
+        f"{r.confidence:.0%} of the tests of its class that do the same ran {changed} (coverage data)"
     )
 
 

@@ -62,7 +62,7 @@ MIN_UNCHANGED = 0.5  # share of a renamed or moved symbol's lines that must be u
 CO_RUN = 0.5  # a new test reaches the symbol when most tests that ran its path ran the symbol
 CO_RUN_PEERS = 0.5  # a new test that calls no code under test the index can resolve runs the symbol
 # when more than this share of the tests of its class the data saw ran it
-MIN_PEERS = 3  # fewer tests beside it are no evidence
+MIN_PEERS = 3  # fewer such tests beside it are no evidence
 CO_RAN = "co-ran"  # the label of a new test's hop from what it calls to the symbol (``CO_RUN``)
 TEXTS_CACHED = 256  # files whose definitions' lines and texts are kept
 ENTRY_DEPTH = 3  # calls from a test through its fixtures and helpers to the code under test
@@ -346,8 +346,9 @@ def _with_unseen_tests(store: Store, found: dict[int, ReachingTests], ran: _Runs
       invoking its own command runs);
     - or, for a test none of whose calls the index resolves into the code under test (directly or
       through its fixtures and helpers: ``self.parser.parse(...)`` on an attribute of unknown type),
-      when more than ``CO_RUN_PEERS`` of the tests of its class the data saw (``MIN_PEERS`` at
-      least) ran the symbol.
+      when more than ``CO_RUN_PEERS`` of the tests of its class the data saw that, like it, call
+      nothing the index resolves (``MIN_PEERS`` at least) ran the symbol: a test of ``v.scan(...)``
+      beside others of ``v.scan(...)``, not a test of the standard library beside tests of the code.
     """
     static = tests_reaching(store, found)
     seen = ran.seen()
@@ -363,7 +364,9 @@ def _with_unseen_tests(store: Store, found: dict[int, ReachingTests], ran: _Runs
     }
     between = {n for reaches in candidates.values() for r in reaches.values() for n in r.path[1:-1]}
     entries = _entries(store, unseen)
-    peers = _peers(store, unseen, seen)
+    peers = _peers(store, {t for t in unseen if not entries[t]}, seen)
+    alike = _entries(store, {p for group in peers.values() for p in group})
+    peers = {t: {p for p in group if not alike[p]} for t, group in peers.items()}
     callees = store.symbols_by_ids(between)
     runs = ran.of([s for s in callees.values() if s.kind != "module" and s.path.endswith((".py", ".pyi"))])
     merged: dict[int, ReachingTests] = {}
@@ -380,7 +383,7 @@ def _with_unseen_tests(store: Store, found: dict[int, ReachingTests], ran: _Runs
         }
         sure = covered.sure | {t: r for t, r in kept.items() if t in static[sid].sure}
         for t in sorted(unseen - set(sure) - {sid}):
-            if not entries.get(t) and len(peers.get(t, ())) >= MIN_PEERS and share(peers[t]) > CO_RUN_PEERS:
+            if len(peers.get(t, ())) >= MIN_PEERS and share(peers[t]) > CO_RUN_PEERS:
                 sure[t] = _co_ran(t, sid, share(peers[t]))
         merged[sid] = ReachingTests(sure, {t: r for t, r in kept.items() if t not in sure})
     return merged

@@ -90,7 +90,8 @@ def later(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
             "tests/test_ops.py": OLD_TESTS.replace(
                 "    assert run('half', 4) == 2\n",
                 "    assert run('half', 4) == 2\n    assert first(0) == 1\n",
-            ),
+            )
+            + "\ndef test_plain():\n    assert sorted([2, 1]) == [1, 2]\n",
         },
         "more tests",
         date="2026-01-02T12:00:00+00:00",
@@ -123,7 +124,7 @@ def test_a_new_test_whose_calls_lead_nowhere_runs_what_most_of_its_class_ran(
     root, first = later
     new = "tests/test_machine.py::TestMachine::test_doubles_zero"
     double = reached_with_old_data(root, first, capsys, "return x * 2", "return 2 * x")
-    assert "67% of the tests of its class ran op_double" in double[new]
+    assert "67% of the tests of its class that do the same ran op_double" in double[new]
     assert {"tests/test_ops.py::test_double", "tests/test_machine.py::TestMachine::test_doubles"} <= set(
         double
     )
@@ -141,3 +142,16 @@ def test_a_test_changed_since_the_data_is_judged_like_a_new_one(
     reached = reached_with_old_data(root, first, capsys, "return x + 1", "return 1 + x")
     assert set(reached) == {"tests/test_ops.py::test_first", "tests/test_ops.py::test_half"}
     assert "coverage data" not in reached["tests/test_ops.py::test_half"]
+
+
+def test_a_new_test_of_other_code_is_not_judged_by_the_tests_of_this_code(
+    later: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``test_plain`` calls nothing of the package; three of the four tests beside it ran ``run``,
+    but they call ``run`` and ``first``: they are no evidence for a test that calls neither."""
+    root, first = later
+    reached = reached_with_old_data(
+        root, first, capsys, "    return globals()", "    x = x\n    return globals()"
+    )
+    assert "tests/test_ops.py::test_double" in reached
+    assert "tests/test_ops.py::test_plain" not in reached
