@@ -14,8 +14,9 @@ on the ``<repo>-back<N>`` worktree ``stale.py`` made), so for each missed test o
 - ``code changed`` - the same with the test unchanged: code changed since now reaches the function
   (or the suite is not deterministic: hypothesis draws other examples).
 
-Usage: ``python -m bench.impact.stale_misses --repos click --workdir W --label base30 [--static LABEL]``;
-prints a table per repository and ``--json`` writes every pair.
+Usage: ``python -m bench.impact.stale_misses --repos click --workdir W [--label L] [--static LABEL]``;
+prints a table of the repositories and ``--json`` writes every pair. Tuning repositories only: a
+held-out repository's per-function results are never read.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from typing import Any
 
 from bench.common import OUT_DIR, table
 from bench.impact.oracle import ORACLE_VERSION, PHASES, RAN, RunFiles, fold, test_table
-from bench.impact.repos import ImpactRepo, argument_parser, git, lookup
+from bench.impact.repos import REPOS, ImpactRepo, argument_parser, git, lookup
 from mnemo_core.change.coverage import own_lines
 
 CAUSES = (
@@ -132,13 +133,17 @@ def misses(
 
 def main(argv: list[str] | None = None) -> int:
     """Classify the misses of the chosen repositories' results and print the counts."""
-    parser = argument_parser(__doc__, "clones and coverage files")
+    tuning = tuple(r.name for r in REPOS.values() if r.quality and not r.held_out)
+    parser = argument_parser(__doc__, "clones and coverage files", tuning)
     parser.add_argument("--back", type=int, default=30, help="the run's --coverage-back (default 30)")
     parser.add_argument("--label", default="", help="the run's label (default coverage<back>)")
     parser.add_argument("--static", default="", help="label of a static run of the same sample (optional)")
     parser.add_argument("--json", action="store_true", help="write bench/out/impact-misses-<repo>.json")
     args = parser.parse_args(argv)
     rows = []
+    held_out = [name for name in args.repos.split(",") if lookup(name).held_out]
+    if held_out:
+        raise SystemExit(f"held out: {', '.join(held_out)}; only their aggregates are read (README)")
     for name in args.repos.split(","):
         label = args.label or f"coverage{args.back}"
         result = json.loads((OUT_DIR / f"impact-{name}-{label}.json").read_text(encoding="utf-8"))
