@@ -373,7 +373,7 @@ def _coverage_reason(r: Reach, symbols: dict[int, Symbol]) -> str:
     if r.labels[-1] != CO_RAN:
         return f"ran the lines of {changed} (coverage data)"
     return (
-        f"new or changed since the coverage data, calling nothing the index resolves; "
+        f"new since the coverage data, calling nothing the index resolves; "
         f"{r.confidence:.0%} of the tests of its class that do the same ran {changed} (coverage data)"
     )
 

@@ -15,8 +15,10 @@ matched by rank when the file there defines the name as many times, else of all 
 name tests; each is mapped to a test symbol of the index (a parametrised test is its function; an
 inherited test method the base class's method, as pytest's own records name it). The data vouches only for
 the tests it saw run: a test of the static graph that no context names (added since, renamed, or
-not part of that run) is kept beside them, unless it is unchanged since in a file the data ran other
-tests of (it ran then, and reached nothing measured). A symbol renamed or moved since (its name is not in its
+not part of that run) is kept beside them where the data agrees with its path, unless it is
+unchanged since in a file the data ran other tests of (it ran then, and reached nothing measured);
+a new test whose calls the index cannot resolve is kept when most tests of its class that do the
+same ran the symbol. A symbol renamed or moved since (its name is not in its
 file at that commit) is carried back line by line through the diff from that commit to the working
 tree (the index's side), when most of its lines are unchanged. A symbol new since then, in a file
 the coverage never measured, or module-level code (it runs at import, outside any test) gets no
@@ -177,13 +179,6 @@ class _Runs:
         same = self._same_text([symbols[t] for t in tests if t in symbols and symbols[t].path in files])
         return {t for t, unchanged in same.items() if unchanged}
 
-    def changed_since(self, tests: set[int]) -> set[int]:
-        """Of ``tests`` (tests the data saw), those whose own lines changed since the data's commit:
-        the data vouches for what they ran then, not for what they run now."""
-        paths = {c.path for c in changed_files(self._root, self._sha, Snapshot.WORKTREE)}
-        same = self._same_text([s for s in self._store.symbols_by_ids(tests).values() if s.path in paths])
-        return {t for t, unchanged in same.items() if unchanged is False}
-
     def _same_text(self, symbols: list[Symbol]) -> dict[int, bool | None]:
         """Whether each symbol's own lines have the same text at the data's commit as in the working
         tree; None when its file there does not define its name."""
@@ -336,9 +331,9 @@ def _old_line(line: int, hunks: list[Hunk]) -> int | None:
 
 
 def _with_unseen_tests(store: Store, found: dict[int, ReachingTests], ran: _Runs) -> dict[int, ReachingTests]:
-    """Add to each symbol's tests those the coverage data cannot vouch for: tests it never saw run
-    (added or renamed since, or left out of that run) and tests whose own lines changed since. Such a
-    test is kept when the data agrees it leads to the symbol:
+    """Add to each symbol's tests those the coverage data never saw run (added or renamed since, or
+    left out of that run): it can vouch only for the tests it saw. Such a test is kept when the data
+    agrees it leads to the symbol:
 
     - on its static path: at least ``CO_RUN`` of the tests the data saw run the first measured
       symbol on that path (the test's callee, or past its fixtures and helpers) also ran the symbol
@@ -353,7 +348,7 @@ def _with_unseen_tests(store: Store, found: dict[int, ReachingTests], ran: _Runs
     static = tests_reaching(store, found)
     seen = ran.seen()
     unseen = set(store.test_cases_under("")) - seen
-    unseen = (unseen - ran.ran_nothing(unseen, seen)) | ran.changed_since(seen)
+    unseen -= ran.ran_nothing(unseen, seen)
     candidates = {
         sid: {
             t: r
@@ -662,8 +657,7 @@ def _without_suffix(path: str) -> str:
 
 
 def _co_ran(test: int, symbol: int, share: float) -> Reach:
-    """A test the data never saw (or saw before it changed) of which ``share`` of the tests beside
-    it ran ``symbol``."""
+    """A test the data never saw, of which ``share`` of the tests beside it ran ``symbol``."""
     return Reach(
         test,
         1,
