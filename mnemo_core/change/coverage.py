@@ -65,7 +65,7 @@ CO_RUN = 0.5  # a new test reaches the symbol when most tests that ran its path 
 CO_RUN_PEERS = 0.5  # a new test that calls no code under test the index can resolve runs the symbol
 # when more than this share of the tests of its class the data saw ran it
 MIN_PEERS = 3  # fewer such tests beside it are no evidence
-CO_RAN = "co-ran"  # the label of a new test's hop from what it calls to the symbol (``CO_RUN``)
+CO_RAN = "co-ran"  # the label of a new test's hop to a symbol the tests of its class ran (``CO_RUN_PEERS``)
 TEXTS_CACHED = 256  # files whose definitions' lines and texts are kept
 ENTRY_DEPTH = 3  # calls from a test through its fixtures and helpers to the code under test
 COVERAGE_RESOLUTION: PathResolution = "coverage"  # a test's evidence when it ran the symbol's lines
@@ -176,21 +176,16 @@ class _Runs:
         returns early on this platform), so the data vouches for them like for the tests it saw."""
         symbols = self._store.symbols_by_ids(tests | seen)
         files = {symbols[t].path for t in seen if t in symbols}
-        same = self._same_text([symbols[t] for t in tests if t in symbols and symbols[t].path in files])
-        return {t for t, unchanged in same.items() if unchanged}
-
-    def _same_text(self, symbols: list[Symbol]) -> dict[int, bool | None]:
-        """Whether each symbol's own lines have the same text at the data's commit as in the working
-        tree; None when its file there does not define its name."""
-        paths = {s.path for s in symbols}
+        wanted = [symbols[t] for t in tests if t in symbols and symbols[t].path in files]
+        paths = {s.path for s in wanted}
         then, now = files_at(self._root, self._sha, paths), files_at(self._root, Snapshot.WORKTREE, paths)
         texts_then = {p: _texts(p, c) for p, c in then.items() if c is not None}
         texts_now = {p: _texts(p, c) for p, c in now.items() if c is not None}
         return {
-            s.id: texts_then[s.path][s.name] == texts_now.get(s.path, {}).get(s.name)
+            s.id
+            for s in wanted
             if s.name in texts_then.get(s.path, {})
-            else None
-            for s in symbols
+            and texts_then[s.path][s.name] == texts_now.get(s.path, {}).get(s.name)
         }
 
     def of(self, symbols: list[Symbol], touched: Mapping[int, Touched] | None = None) -> dict[int, set[int]]:
