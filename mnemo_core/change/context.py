@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mnemo_core.change.coverage import (
+    CO_RAN,
     COVERAGE_RESOLUTION,
     CoverageEvidence,
     CoverageSource,
@@ -372,7 +373,12 @@ def _reach_symbol(r: Reach, blast: BlastRadius, history: _History, role: str) ->
 
 def _coverage_reason(r: Reach, symbols: dict[int, Symbol]) -> str:
     changed = symbols[r.path[-1]].name if r.path[-1] in symbols else "?"
-    return f"ran the lines of {changed} (coverage data)"
+    if r.labels[-1] != CO_RAN:
+        return f"ran the lines of {changed} (coverage data)"
+    return (
+        f"new since the coverage data, calling nothing the index resolves; "
+        f"{r.confidence:.0%} of the tests of its class that do the same ran {changed} (coverage data)"
+    )
 
 
 def _path_reason(r: Reach, symbols: dict[int, Symbol]) -> str:

@@ -15,8 +15,10 @@ matched by rank when the file there defines the name as many times, else of all 
 name tests; each is mapped to a test symbol of the index (a parametrised test is its function; an
 inherited test method the base class's method, as pytest's own records name it). The data vouches only for
 the tests it saw run: a test of the static graph that no context names (added since, renamed, or
-not part of that run) is kept beside them, unless it is unchanged since in a file the data ran other
-tests of (it ran then, and reached nothing measured). A symbol renamed or moved since (its name is not in its
+not part of that run) is kept beside them where the data agrees with its path, unless it is
+unchanged since in a file the data ran other tests of (it ran then, and reached nothing measured);
+a new test whose calls the index cannot resolve is kept when most tests of its class that do the
+same ran the symbol. A symbol renamed or moved since (its name is not in its
 file at that commit) is carried back line by line through the diff from that commit to the working
 tree (the index's side), when most of its lines are unchanged. A symbol new since then, in a file
 the coverage never measured, or module-level code (it runs at import, outside any test) gets no
@@ -29,6 +31,7 @@ size check, and nothing in it is executed.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sqlite3
@@ -40,7 +43,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from tree_sitter import Node
 
-from mnemo_core.change.impact import HOP_DECAY, Reach, ReachingTests, tests_reaching
+from mnemo_core.change.impact import GUESS_CONFIDENCE, HOP_DECAY, Reach, ReachingTests, tests_reaching
 from mnemo_core.config import Config
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.discovery import PytestDiscovery, read_discovery
@@ -59,6 +62,12 @@ DEFAULT_COMMIT = "HEAD"  # coverage is usually taken on the checked-out commit
 COVERAGE_WEIGHT = HOP_DECAY  # a test that ran the code weighs like a direct caller in the ranking
 MIN_UNCHANGED = 0.5  # share of a renamed or moved symbol's lines that must be unchanged to map it back
 CO_RUN = 0.5  # a new test reaches the symbol when most tests that ran its path ran the symbol
+CO_RUN_PEERS = 0.5  # a new test that calls no code under test the index can resolve runs the symbol
+# when more than this share of the tests of its class the data saw ran it
+MIN_PEERS = 3  # fewer such tests beside it are no evidence
+CO_RAN = "co-ran"  # the label of a new test's hop to a symbol the tests of its class ran (``CO_RUN_PEERS``)
+TEXTS_CACHED = 256  # files whose definitions' lines and texts are kept
+ENTRY_DEPTH = 3  # calls from a test through its fixtures and helpers to the code under test
 COVERAGE_RESOLUTION: PathResolution = "coverage"  # a test's evidence when it ran the symbol's lines
 PHASES = ("|run", "|setup", "|teardown")  # pytest-cov's test phases: fixtures count like the test
 DEFINITIONS = ("function_definition", "class_definition")
@@ -230,8 +239,10 @@ class Namesakes(NamedTuple):
         return Counter(lines[n - 1].strip() for n in self.definitions[rank] if 0 < n <= len(lines))
 
 
+@functools.lru_cache(maxsize=TEXTS_CACHED)
 def _texts(path: str, content: bytes) -> dict[str, Counter[bytes]]:
-    """The text of each name's definitions in one file (see ``Namesakes.text``)."""
+    """The text of each name's definitions in one file (see ``Namesakes.text``); kept for the next
+    change, which reads the same test files."""
     found: dict[str, Counter[bytes]] = {}
     for name, definitions in own_line_sets(path, content).items():
         namesakes = Namesakes(content, definitions)
@@ -315,39 +326,92 @@ def _old_line(line: int, hunks: list[Hunk]) -> int | None:
 
 
 def _with_unseen_tests(store: Store, found: dict[int, ReachingTests], ran: _Runs) -> dict[int, ReachingTests]:
-    """Add to each symbol's tests the static graph's tests that the coverage data never saw run
-    (added or renamed since, or left out of that run): the data can vouch only for the tests it saw.
-    Such a test is kept only when at least ``CO_RUN`` of the tests the data saw run the first
-    measured symbol on its static path (the test's callee, or past its fixtures and helpers) also
-    ran the symbol: a new test calling ``CliRunner.invoke`` reaches everything statically, but runs
-    only what invoking its own command runs."""
+    """Add to each symbol's tests those the coverage data never saw run (added or renamed since, or
+    left out of that run): it can vouch only for the tests it saw. Such a test is kept when the data
+    agrees it leads to the symbol:
+
+    - on its static path: at least ``CO_RUN`` of the tests the data saw run the first measured
+      symbol on that path (the test's callee, or past its fixtures and helpers) also ran the symbol
+      (a new test calling ``CliRunner.invoke`` reaches everything statically, but runs only what
+      invoking its own command runs);
+    - or, for a test none of whose calls the index resolves into the code under test (directly or
+      through its fixtures and helpers: ``self.parser.parse(...)`` on an attribute of unknown type),
+      when more than ``CO_RUN_PEERS`` of the tests of its class the data saw that, like it, call
+      nothing the index resolves (``MIN_PEERS`` at least) ran the symbol: a test of ``v.scan(...)``
+      beside others of ``v.scan(...)``, not a test of the standard library beside tests of the code.
+    """
     static = tests_reaching(store, found)
     seen = ran.seen()
-    candidates = {t for sid in found for t in (*static[sid].sure, *static[sid].possible)} - seen
-    seen |= ran.ran_nothing(candidates, seen)
-    unseen = {
+    unseen = set(store.test_cases_under("")) - seen
+    unseen -= ran.ran_nothing(unseen, seen)
+    candidates = {
         sid: {
             t: r
             for t, r in (*static[sid].sure.items(), *static[sid].possible.items())
-            if t not in seen and t not in found[sid].sure
+            if t in unseen and t not in found[sid].sure
         }
         for sid in found
     }
-    between = {n for reaches in unseen.values() for r in reaches.values() for n in r.path[1:-1]}
+    between = {n for reaches in candidates.values() for r in reaches.values() for n in r.path[1:-1]}
+    entries = _entries(store, unseen)
+    peers = _peers(store, {t for t in unseen if not entries[t]}, seen)
+    alike = _entries(store, {p for group in peers.values() for p in group})
+    peers = {t: {p for p in group if not alike[p]} for t, group in peers.items()}
     callees = store.symbols_by_ids(between)
     runs = ran.of([s for s in callees.values() if s.kind != "module" and s.path.endswith((".py", ".pyi"))])
     merged: dict[int, ReachingTests] = {}
     for sid, covered in found.items():
         ran_it = set(covered.sure)
 
-        def likely(r: Reach, ran_it: set[int] = ran_it) -> bool:
-            callers = next((runs[n] for n in r.path[1:-1] if runs.get(n)), None)
-            return not callers or len(callers & ran_it) >= CO_RUN * len(callers)
+        def share(callers: set[int], ran_it: set[int] = ran_it) -> float:
+            return len(callers & ran_it) / len(callers) if callers else 1.0
 
-        kept = {t: r for t, r in unseen[sid].items() if likely(r)}
+        kept = {
+            t: r
+            for t, r in candidates[sid].items()
+            if share(next((runs[n] for n in r.path[1:-1] if runs.get(n)), set())) >= CO_RUN
+        }
         sure = covered.sure | {t: r for t, r in kept.items() if t in static[sid].sure}
+        for t in sorted(unseen - set(sure) - {sid}):
+            if len(peers.get(t, ())) >= MIN_PEERS and share(peers[t]) > CO_RUN_PEERS:
+                sure[t] = _co_ran(t, sid, share(peers[t]))
         merged[sid] = ReachingTests(sure, {t: r for t, r in kept.items() if t not in sure})
     return merged
+
+
+def _peers(store: Store, tests: set[int], seen: set[int]) -> dict[int, set[int]]:
+    """The tests the data saw beside each of ``tests``: those of its class (for a test outside any
+    class, the others of its file outside classes)."""
+    symbols = store.symbols_by_ids(tests | seen)
+    groups: dict[tuple[str, str], set[int]] = {}
+    for t in seen:
+        if t in symbols:
+            groups.setdefault((symbols[t].path, symbols[t].name.rpartition(".")[0]), set()).add(t)
+    return {
+        t: groups.get((s.path, s.name.rpartition(".")[0]), set()) - {t}
+        for t, s in ((t, symbols[t]) for t in tests if t in symbols)
+    }
+
+
+def _entries(store: Store, tests: Iterable[int]) -> dict[int, set[int]]:
+    """The code under test each test calls, as far as the index resolves it: the symbols outside
+    test files its calls lead to, directly or through fixtures and helpers in test files (at most
+    ``ENTRY_DEPTH`` calls away; calls resolved by name alone are left out)."""
+    found: dict[int, set[int]] = {}
+    with store.remembering():
+        for test in tests:
+            frontier, visited, entries = {test}, {test}, set()
+            for _ in range(ENTRY_DEPTH):
+                edges = store.edges_touching(frontier, "out")
+                targets = {e.dst for e in edges if e.type == "calls" and e.confidence > GUESS_CONFIDENCE}
+                symbols = store.symbols_by_ids(targets - visited)
+                visited |= set(symbols)
+                entries |= {i for i, s in symbols.items() if not s.is_test}
+                frontier = {i for i, s in symbols.items() if s.is_test and not s.is_test_case}
+                if not frontier:
+                    break
+            found[test] = entries
+    return found
 
 
 def open_coverage(source: CoverageSource) -> coverage.CoverageData:
@@ -402,8 +466,10 @@ def own_lines(path: str, content: bytes) -> dict[str, frozenset[int]]:
     return {name: frozenset().union(*sets) for name, sets in own_line_sets(path, content).items()}
 
 
+@functools.lru_cache(maxsize=TEXTS_CACHED)
 def own_line_sets(path: str, content: bytes) -> dict[str, list[frozenset[int]]]:
-    """The own lines of each definition in one file's content, by qualified name, in source order."""
+    """The own lines of each definition in one file's content, by qualified name, in source order
+    (kept for the next change, which reads the same files at the data's commit; not to be changed)."""
     spec = language_for_path(path)
     if spec is None:
         return {}
@@ -583,6 +649,19 @@ class _TestLookup:
 
 def _without_suffix(path: str) -> str:
     return str(PurePosixPath(path).with_suffix(""))
+
+
+def _co_ran(test: int, symbol: int, share: float) -> Reach:
+    """A test the data never saw, of which ``share`` of the tests beside it ran ``symbol``."""
+    return Reach(
+        test,
+        1,
+        COVERAGE_WEIGHT * HOP_DECAY,
+        (test, symbol),
+        (CO_RAN,),
+        confidence=round(share, 2),
+        resolution=COVERAGE_RESOLUTION,
+    )
 
 
 def _reach(test: int, symbol: int) -> Reach:
