@@ -3,8 +3,9 @@
 Both sides of every changed file are extracted from git (the base blob, and the head blob, the
 staged blob or the file on disk), so deleted and renamed symbols are seen as well as modified and
 added ones. A changed line belongs to the innermost symbol around it: an edit inside a method
-marks the method, not its class; an edit outside every definition marks the module (imports and
-module-level code). Where one name has several definitions in a file (a property's getter and
+marks the method, not its class; a comment block directly above a definition is that definition's
+(a doc comment); any other edit outside every definition marks the module (imports and module-level
+code). Where one name has several definitions in a file (a property's getter and
 setter, ``if``/``else`` variants, ``@overload`` stubs), only the definition around the changed line
 is changed, and it is paired with the base side's definition of the same rank. A deleted and an
 added symbol of the same kind whose bodies are nearly the same are one renamed symbol.
@@ -25,6 +26,7 @@ from mnemo_core.vcs.refs import Snapshot
 
 RENAME_SIMILARITY = 0.75  # body similarity above which a deleted + added pair is one renamed symbol
 IMPORT_PREFIXES = ("import ", "from ", "use ", "require(", "#include", "using ", "package ")
+COMMENT_PREFIXES = ("#", "//", "/*", "*", "--")  # a line comment, or a block comment's lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,9 +175,25 @@ def _touched(symbols: tuple[RawSymbol, ...], change: FileChange, text: bytes | N
             if count and (line > len(lines) or not lines[line - 1].strip()):
                 continue
             inner = _innermost(ordered, line, strict=not count)
+            if inner is not None and count:
+                inner = _documented(ordered, lines, line, inner) or inner
             if inner is not None and (count or inner.kind != "module"):
                 names.add((inner.name, inner.start_line))
     return names
+
+
+def _documented(ordered: list[RawSymbol], lines: list[str], line: int, inner: RawSymbol) -> RawSymbol | None:
+    """The definition inside ``inner`` that a comment line documents: the one that starts right below
+    the comment block ``line`` is in (a Go or Java doc comment, a ``#`` comment above a function)."""
+    below = line
+    while below <= len(lines) and lines[below - 1].lstrip().startswith(COMMENT_PREFIXES):
+        below += 1
+    if below == line:
+        return None
+    starting = [
+        s for s in ordered if s.start_line == below and s is not inner and s.end_line <= inner.end_line
+    ]
+    return min(starting, key=lambda s: s.end_line - s.start_line) if starting else None
 
 
 def _innermost(ordered: list[RawSymbol], line: int, strict: bool) -> RawSymbol | None:

@@ -175,6 +175,59 @@ def test_signature_and_module_level_changes(repo: Path) -> None:
     assert any(r.startswith("public signature changed: Cart.checkout") for r in impact.reasons)
 
 
+GO = (
+    "package shop\n"
+    "\n"
+    "type Cart struct {\n"
+    "\tItems []int\n"
+    "}\n"
+    "\n"
+    "// Total sums the items.\n"
+    "func (c *Cart) Total() int {\n"
+    "\treturn len(c.Items)\n"
+    "}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("path", "before", "after", "changed"),
+    [
+        ("shop/cart.go", GO, GO.replace("// Total sums", "// Total counts"), ["Cart.Total"]),
+        (
+            "shop/cart.go",
+            GO,
+            GO
+            + "\n// Empty says whether the cart is empty.\n// It never fails.\n"
+            + "func (c *Cart) Empty() bool {\n"
+            "\treturn len(c.Items) == 0\n}\n",
+            ["Cart.Empty"],
+        ),
+        (
+            "shop/tax.py",
+            "RATE = 2\n\n\ndef tax(x):\n    return x * RATE\n",
+            "RATE = 2\n\n\n# in cents\ndef tax(x):\n    return x * RATE\n",
+            ["tax"],
+        ),
+        (
+            "shop/tax.py",
+            "RATE = 2\n\n\ndef tax(x):\n    return x\n",
+            "RATE = 2\n# in cents\n\ndef tax(x):\n    return x\n",
+            ["shop.tax"],
+        ),
+    ],
+)
+def test_a_doc_comment_belongs_to_the_definition_below_it(
+    tmp_path: Path, path: str, before: str, after: str, changed: list[str]
+) -> None:
+    """A comment block directly above a definition (a Go doc comment, a ``#`` above a function) is
+    that definition's; a comment with a blank line below it is the module's."""
+    root = make_repo(tmp_path / "repo", {path: before})
+    commit(root, {path: after}, "comment")
+    impact = Engine.open(root).pr(base="HEAD~1").impact
+    assert impact is not None
+    assert [s.symbol.name for s in impact.changed] == changed
+
+
 def test_staged_and_worktree_changes(repo: Path) -> None:
     pricing = repo / "shop/pricing.py"
     pricing.write_text(pricing.read_text().replace("return x", "return x - 1"))
