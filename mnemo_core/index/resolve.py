@@ -556,12 +556,19 @@ class Resolver:
             return []  # a type that depends on itself (x = x.next())
         self._typing.add((here.file_id, scope, receiver))
         try:
-            return self._typed(here, scope, receiver)
+            return self._concrete(self._typed(here, scope, receiver))
         finally:
             self._typing.discard((here.file_id, scope, receiver))
 
+    def _concrete(self, classes: list[int]) -> list[int]:
+        """The classes, none if every one is an interface: a Go value of interface type runs the
+        method of whichever type implements it, which the type does not say (a name match does)."""
+        if all(self.world.symbol(c).kind == "interface" for c in classes):
+            return []
+        return classes
+
     def _typed(self, here: _FileScope, scope: str, receiver: str) -> list[int]:
-        declared = self._declared(here, scope, receiver)
+        declared = self._declared(here, scope, receiver) or self._field_type(here, scope, receiver)
         if declared is not None and declared[0] != "alias":
             kind, text = declared
             if kind == "result":
@@ -576,6 +583,21 @@ class Resolver:
         if fixture is None or not self.world.symbol(fixture).returns:
             return []
         return self._classes_returned_by(here, fixture)
+
+    def _field_type(self, here: _FileScope, scope: str, receiver: str) -> tuple[str, str] | None:
+        """The declared type of a field read on the method's receiver: Go's ``r.routes``, declared
+        ``routes []*Route`` in a struct of the same file (another file's declarations are not loaded)."""
+        head, _, field = receiver.partition(".")
+        if not field or "." in field or head in here.hooks.self_names:
+            return None
+        if not self._is_self(here.file_id, scope, head):
+            return None
+        for cls in self.world.enclosing_classes(here.file_id, scope):
+            owner = self.world.symbol(cls)
+            declared = here.types.get(owner.name, {}).get(field) if owner.file_id == here.file_id else None
+            if declared is not None:
+                return declared
+        return None
 
     def _returned_classes(self, here: _FileScope, scope: str, callee: str) -> list[int]:
         """The classes a call returns: the class itself for a constructor, else the callee's

@@ -597,3 +597,70 @@ def test_a_src_layout_module_is_named_as_it_is_imported(tmp_path: Path) -> None:
         "tests/test_cart.py:tests.test_cart",
     }
     assert ("tests/test_cart.py:test_total", "src/shop/cart.py:total", "import") in indexed_edges(tmp_path)
+
+
+GO_ROUTER = """package mux
+
+type Route struct {
+	path string
+}
+
+func (r *Route) Match(path string) bool {
+	return r.path == path
+}
+
+func (r *Route) Name() string {
+	return r.path
+}
+
+type Router struct {
+	routes []*Route
+	last   *Route
+}
+
+func NewRouter() *Router {
+	return &Router{}
+}
+
+func (r *Router) Match(path string) bool {
+	for _, route := range r.routes {
+		if route.Match(path) {
+			return true
+		}
+	}
+	return r.last.Name() == path
+}
+
+func describe(route *Route) string {
+	copied := &Route{path: route.path}
+	return copied.Name()
+}
+"""
+GO_TEST = """package mux
+
+import "testing"
+
+func TestMatch(t *testing.T) {
+	router := NewRouter()
+	var other Route
+	if router.Match("/") || other.Match("/") {
+		t.Fatal("empty")
+	}
+}
+"""
+
+
+def test_go_variables_are_typed_by_their_declarations(tmp_path: Path) -> None:
+    """Go calls on a variable of a known type resolve to that type's method (``Router.Match`` and
+    ``Route.Match`` are namesakes a name guess cannot tell apart): parameters, ``var x T``,
+    ``x := &T{}``, ``x := NewT()``, range values over a receiver's typed field, and a field read."""
+    write_files(tmp_path, {"go.mod": "module example.com/mux\n", "mux.go": GO_ROUTER, "mux_test.go": GO_TEST})
+    index_repo(tmp_path)
+    typed = {(s, d) for s, d, how in indexed_edges(tmp_path, "calls") if how == "typed"}
+    assert typed >= {
+        ("mux.go:Router.Match", "mux.go:Route.Match"),
+        ("mux.go:Router.Match", "mux.go:Route.Name"),
+        ("mux.go:describe", "mux.go:Route.Name"),
+        ("mux_test.go:TestMatch", "mux.go:Router.Match"),
+        ("mux_test.go:TestMatch", "mux.go:Route.Match"),
+    }

@@ -22,6 +22,19 @@
 (composite_literal type: (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name))
   @reference.call
 
+; variable types: parameters, ``var x T``, struct fields, ``x := T{}`` / ``&T{}``, ``x := NewT()``, range values
+(parameter_declaration name: (identifier) @name type: (_) @receiver) @reference.type
+(var_spec name: (identifier) @name type: (_) @receiver) @reference.type
+(field_declaration name: (field_identifier) @name type: (_) @receiver) @reference.type
+(short_var_declaration left: (expression_list . (identifier) @name) right: (expression_list . [
+  (composite_literal type: (_) @receiver)
+  (unary_expression operand: (composite_literal type: (_) @receiver))])) @reference.type
+(short_var_declaration left: (expression_list . (identifier) @name)
+  right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @receiver)))
+  @reference.result
+(range_clause left: (expression_list (_) (identifier) @name .) right: [(identifier) (selector_expression)] @receiver)
+  @reference.element
+
 ; Embedded structs and interfaces: the outer type gets the embedded one's methods.
 (field_declaration_list (field_declaration !name type: [(type_identifier) @name (pointer_type (type_identifier) @name)])
   @reference.inherit)
