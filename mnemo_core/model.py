@@ -53,6 +53,7 @@ RefKind = Literal[
     "store",  # a registry written (``REGISTRY[name] = f``): its readers may reach what the writer stores
     "dispatch",  # ``getattr(self, "visit_" + kind)``: the name's literal prefix
     "uses",  # a module constant read by name (``TIMEOUT``, ``LOG.info(...)``): it changes what reads it
+    "copy",  # ``self.store = store``: the attribute takes the variable's declared type (folded at extraction)
 ]
 REF_KINDS: tuple[RefKind, ...] = get_args(RefKind)
 TYPED_REF_KINDS: frozenset[RefKind] = frozenset(

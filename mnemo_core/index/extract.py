@@ -101,7 +101,7 @@ def extract(
         for start, line, name in spec.hooks.constant_uses(root, source, *_constants(definitions, imports))
     )
     self_names = spec.hooks.self_names
-    scoped = _scoped_refs(refs, definitions)
+    scoped = _copied_types(_scoped_refs(refs, definitions))
     constructed = _constructed_returns(scoped)
     supers = _supers(scoped, spec.hooks)
     kept = [d for d in definitions if d.kind != CONTAINER_ONLY]
@@ -131,6 +131,23 @@ def extract(
         exports=spec.hooks.exports(root),
         parse_errors=_count_errors(root),
     )
+
+
+def _copied_types(refs: list[RawRef]) -> list[RawRef]:
+    """The references, with each ``self.x = y`` (a ``copy``) turned into ``self.x``'s own typing
+    reference when the same function types ``y`` (a parameter ``y: Store``, ``y = make()``), and
+    dropped when it does not."""
+    if not any(r.kind == "copy" for r in refs):
+        return refs
+    typed = {(r.scope, r.name): r for r in refs if r.kind in TYPED_REF_KINDS}
+    found = []
+    for ref in refs:
+        source = typed.get((ref.scope, ref.receiver)) if ref.kind == "copy" else None
+        if source is not None:
+            found.append(ref._replace(kind=source.kind, receiver=source.receiver))
+        elif ref.kind != "copy":
+            found.append(ref)
+    return found
 
 
 def _constructed_returns(refs: list[RawRef]) -> dict[str, str]:

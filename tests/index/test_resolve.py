@@ -664,3 +664,47 @@ def test_go_variables_are_typed_by_their_declarations(tmp_path: Path) -> None:
         ("mux_test.go:TestMatch", "mux.go:Router.Match"),
         ("mux_test.go:TestMatch", "mux.go:Route.Match"),
     }
+
+
+INJECTED = """class Store:
+    def save(self, x):
+        return x
+
+
+class Other:
+    def save(self, x):
+        return None
+
+
+def make_store() -> Store:
+    return Store()
+
+
+class Service:
+    def __init__(self, store: Store, items: list[Store], name):
+        self.store = store
+        self.items = items
+        self.name = name
+        backup = make_store()
+        self.backup = backup
+
+    def run(self, x):
+        for item in self.items:
+            item.save(x)
+        self.backup.save(x)
+        self.name.save(x)
+        return self.store.save(x)
+"""
+
+
+def test_an_attribute_set_from_a_typed_variable_takes_its_type(tmp_path: Path) -> None:
+    """``self.store = store`` with ``store: Store`` (or ``backup = make_store()``) types
+    ``self.store`` in every method: ``Store.save``, not a guess between two ``save`` methods; an
+    untyped parameter types nothing."""
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/a.py": INJECTED})
+    index_repo(tmp_path)
+    calls = {(d, how) for s, d, how in indexed_edges(tmp_path, "calls") if s == "pkg/a.py:Service.run"}
+    assert calls == {
+        ("pkg/a.py:Store.save", "typed"),
+        ("pkg/a.py:Other.save", "name"),  # self.name.save: untyped, a guess between the two
+    }

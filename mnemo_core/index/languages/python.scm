@@ -34,6 +34,9 @@
   (#match? @receiver "^([a-z_][a-z0-9_]*\\.)*_?[A-Z]")) @reference.type
 (assignment left: [(identifier) (attribute object: (identifier) attribute: (identifier))] @name
   type: (type) @receiver) @reference.type
+; ``self.store = store``: the attribute has the type the function declares for the variable
+(assignment left: (attribute object: (identifier) @_self attribute: (identifier)) @name
+  right: (identifier) @receiver (#any-of? @_self "self" "cls")) @reference.copy
 (assignment left: (identifier) @name
   right: (call function: [(identifier) (attribute)] @receiver)
   (#match? @receiver "^([a-zA-Z_][a-zA-Z0-9_]*\\.)*[a-z_][a-z0-9_]*$")) @reference.result
