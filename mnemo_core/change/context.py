@@ -93,7 +93,14 @@ def analyse(
     history = _History(root, base, changed, blast)
     risk, reasons = verdict(
         RiskInput(
-            changed, len(blast.callers), untested, dangling, history.churn, measured_keys, undeterminable
+            changed,
+            len(blast.callers),
+            untested,
+            dangling,
+            history.churn,
+            measured_keys,
+            undeterminable,
+            len(blast.tests),
         )
     )
     left_behind = Counter(d.symbol.key for d in dangling)

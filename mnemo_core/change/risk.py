@@ -38,6 +38,7 @@ class RiskInput:
     churn: dict[str, int]  # changed symbol key -> commits on its lines in the last 90 days
     measured: frozenset[str] = frozenset()  # keys whose tests came from coverage data
     undeterminable: list[ChangedSymbol] = field(default_factory=list)  # reached dynamically, no test found
+    tests: int = 0  # tests that reach the change
 
 
 def verdict(facts: RiskInput) -> tuple[RiskLevel, list[str]]:
@@ -88,7 +89,9 @@ def verdict(facts: RiskInput) -> tuple[RiskLevel, list[str]]:
         cells = ", ".join(f"{key.split(':', 1)[1]} ({n} commits)" for key, n in hot[:MAX_LISTED])
         findings.append(("medium", f"hotspot: changed often in the last 90 days: {cells}"))
     if not findings:
-        return "low", ["small, tested change with a contained blast radius"]
+        if facts.tests or all(s.is_test for s in facts.changed):
+            return "low", ["small, tested change with a contained blast radius"]
+        return "low", ["small change with a contained blast radius; no test reaches it statically"]
     findings.sort(key=lambda f: -RISK_LEVELS.index(f[0]))
     return findings[0][0], [text for _, text in findings]
 

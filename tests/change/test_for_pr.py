@@ -399,3 +399,28 @@ def test_a_test_path_names_helpers_beyond_the_callers_depth(tmp_path: Path) -> N
     assert impact is not None
     (test,) = impact.tests
     assert test.reasons[0] == "calls outer -> calls inner -> calls base (changed, 3 hops)"
+
+
+def test_a_quiet_verdict_says_tested_only_when_a_test_reaches_the_change(tmp_path: Path) -> None:
+    """A small change no test reaches (module-level code of an untested module) is low risk, but
+    the verdict does not call it tested; a private constant that a tested function reads is."""
+    files = {
+        "tool/__init__.py": "",
+        "tool/plain.py": "padding = 25\n",
+        "tool/used.py": "_PADDING = 25\n\n\ndef pad(s):\n    return s.ljust(_PADDING)\n",
+        "tests/test_used.py": "from tool import used\n\n\ndef test_pad():\n    assert used.pad('a')\n",
+    }
+    root = make_repo(tmp_path / "repo", files)
+    commit(root, {"tool/plain.py": "padding = 30\n"}, "wider")
+    commit(root, {"tool/used.py": files["tool/used.py"].replace("= 25", "= 30")}, "wider too")
+    untested = Engine.open(root).pr(base="HEAD~2", head="HEAD~1").impact
+    tested = Engine.open(root).pr(base="HEAD~1").impact
+    assert untested is not None and tested is not None
+    assert (untested.risk, list(untested.reasons)) == (
+        "low",
+        ["small change with a contained blast radius; no test reaches it statically"],
+    )
+    assert (tested.risk, list(tested.reasons)) == (
+        "low",
+        ["small, tested change with a contained blast radius"],
+    )
