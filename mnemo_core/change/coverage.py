@@ -357,6 +357,7 @@ def _with_unseen_tests(store: Store, found: dict[int, ReachingTests], ran: _Runs
     peers = _peers(store, {t for t in unseen if not entries[t]}, seen)
     alike = _entries(store, {p for group in peers.values() for p in group})
     peers = {t: {p for p in group if not alike[p]} for t, group in peers.items()}
+    grouped = sorted(t for t, group in peers.items() if len(group) >= MIN_PEERS)
     callees = store.symbols_by_ids(between)
     runs = ran.of([s for s in callees.values() if s.kind != "module" and s.path.endswith((".py", ".pyi"))])
     merged: dict[int, ReachingTests] = {}
@@ -372,8 +373,8 @@ def _with_unseen_tests(store: Store, found: dict[int, ReachingTests], ran: _Runs
             if share(next((runs[n] for n in r.path[1:-1] if runs.get(n)), set())) >= CO_RUN
         }
         sure = covered.sure | {t: r for t, r in kept.items() if t in static[sid].sure}
-        for t in sorted(unseen - set(sure) - {sid}):
-            if len(peers.get(t, ())) >= MIN_PEERS and share(peers[t]) > CO_RUN_PEERS:
+        for t in grouped:
+            if t not in sure and t != sid and share(peers[t]) > CO_RUN_PEERS:
                 sure[t] = _co_ran(t, sid, share(peers[t]))
         merged[sid] = ReachingTests(sure, {t: r for t, r in kept.items() if t not in sure})
     return merged

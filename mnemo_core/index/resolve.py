@@ -841,12 +841,8 @@ class Resolver:
             if kind != "uses":
                 continue
             src = self._source(file_id, scope)
-            dotted = "." in name
-            target = (
-                self._resolve_dotted(file_id, scope, name)
-                if dotted
-                else self._resolve_bare(file_id, scope, name)
-            )
+            resolve = self._resolve_dotted if "." in name else self._resolve_bare
+            target = resolve(file_id, scope, name)
             how = target.how
             if src is None or not _is_edge(how):
                 continue

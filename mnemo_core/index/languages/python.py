@@ -6,7 +6,7 @@ import ast
 import builtins
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import ClassVar
@@ -199,16 +199,10 @@ class PythonHooks(Hooks):
     ) -> list[tuple[int, int, str]]:
         found = []
         if names:
-            for match in re.finditer(rb"\b(?:" + _alternatives(names) + rb")\b", source):
-                node = root.descendant_for_byte_range(match.start(), match.end())
-                if node is not None and node.type == "identifier" and _is_plain_read(node):
-                    found.append((match.start(), node.start_point[0] + 1, match.group().decode()))
+            found += _reads(root, source, rb"\b(?:" + _alternatives(names) + rb")\b", _is_plain_read)
         if modules:
             pattern = rb"\b(?:" + _alternatives(modules) + rb")\._*[A-Z][A-Z0-9_]*\b"
-            for match in re.finditer(pattern, source):
-                node = root.descendant_for_byte_range(match.start(), match.end())
-                if node is not None and node.type == "attribute" and node.end_byte == match.end():
-                    found.append((match.start(), node.start_point[0] + 1, match.group().decode()))
+            found += _reads(root, source, pattern, _is_attribute_read)
         return found
 
     def parse_import(self, node: Node) -> list[RawImport]:
@@ -435,7 +429,27 @@ def _alternatives(names: Iterable[str]) -> bytes:
     return b"|".join(re.escape(n.encode()) for n in sorted(names, key=len, reverse=True))
 
 
-def _is_plain_read(node: Node) -> bool:
+def _reads(
+    root: Node, source: bytes, pattern: bytes, is_read: Callable[[Node, int], bool]
+) -> list[tuple[int, int, str]]:
+    """(start byte, line, text) of each match of ``pattern`` whose syntax node ``is_read`` accepts."""
+    found = []
+    for match in re.finditer(pattern, source):
+        node = root.descendant_for_byte_range(match.start(), match.end())
+        if node is not None and is_read(node, match.end()):
+            found.append((match.start(), node.start_point[0] + 1, match.group().decode()))
+    return found
+
+
+def _is_attribute_read(node: Node, end: int) -> bool:
+    """``net.TIMEOUT``: the whole attribute, not the start of a longer one."""
+    return node.type == "attribute" and node.end_byte == end
+
+
+def _is_plain_read(node: Node, _end: int) -> bool:
+    """A name read as itself: not ``obj.NAME``, ``f(NAME=1)`` or part of an import statement."""
+    if node.type != "identifier":
+        return False
     parent = node.parent
     if parent is None:
         return True
