@@ -64,13 +64,22 @@ def load_config(root: Path) -> Config:
     if own.is_file():
         return _from_table(_read(own), str(own))
     pyproject = root / PYPROJECT_FILE
-    if pyproject.is_file():
+    if pyproject.is_file() and _mentions_mnemo(pyproject):
         table = _read(pyproject).get("tool", {}).get("mnemo")
         if table is not None:
             if not isinstance(table, dict):
                 raise MnemoError(f"{pyproject}: [tool.mnemo] must be a table")
             return _from_table(table, f"{pyproject} [tool.mnemo]")
     return Config()
+
+
+def _mentions_mnemo(path: Path) -> bool:
+    """Whether the file can hold a ``[tool.mnemo]`` table at all: most pyproject files do not, and
+    parsing one costs more than the rest of a warm query's start."""
+    try:
+        return b"mnemo" in path.read_bytes()
+    except OSError as exc:
+        raise MnemoError(f"cannot read {path}: {exc.strerror}") from exc
 
 
 def _read(path: Path) -> dict[str, Any]:

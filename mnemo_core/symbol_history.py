@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from mnemo_core.index.extract import extract
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.memo import BoundedCache
 from mnemo_core.model import Symbol
@@ -107,6 +106,9 @@ def _lines_at_head(repo: Repository, symbol: Symbol) -> tuple[int, int] | None:
     spec = language_for_path(symbol.path)
     if spec is None:
         return None
+    # imported here: the parser's stack loads when HEAD's file differs, not with the engine
+    from mnemo_core.index.extract import extract
+
     same = [
         s
         for s in extract(symbol.path, committed, spec).symbols

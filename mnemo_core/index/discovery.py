@@ -167,6 +167,8 @@ def _pytest_toml(text: str) -> dict[str, object] | None:
 
 
 def _pyproject(text: str) -> dict[str, object] | None:
+    if "pytest" not in text:  # no table of pytest's: not worth parsing
+        return None
     ini = _toml_table(text, "tool", "pytest", "ini_options")
     if ini is not None:
         return ini

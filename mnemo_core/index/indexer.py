@@ -27,17 +27,15 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.commits import News, last_head, read_new_commits, remember
 from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery, read_discovery
-from mnemo_core.index.extract import extract
 from mnemo_core.index.files import list_files, read_source
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.lock import index_lock
 from mnemo_core.index.recovery import IndexDamaged, IndexReadOnly, is_damage, quarantine, writable
-from mnemo_core.index.resolve import Resolver
 from mnemo_core.index.store import (
     EdgeRow,
     EncodedRefs,
@@ -52,6 +50,9 @@ from mnemo_core.index.workers import clean_start, parallel_map, worker_init
 from mnemo_core.index.world import World
 from mnemo_core.model import Edge, FileExtract, IndexStats, RawRef
 from mnemo_core.vcs.git import GitError, head_commit, repo_toplevel
+
+if TYPE_CHECKING:
+    from mnemo_core.index.resolve import Resolver
 
 log = logging.getLogger(__name__)
 
@@ -260,6 +261,9 @@ def _parse_one(root: Path, path: str, old_hash: str | None, discovery: PytestDis
     spec = language_for_path(path)
     if spec is None:
         return _Parsed(path, None, None, "unsupported")
+    # imported here: the parser's stack loads when a file changed, not on a warm query
+    from mnemo_core.index.extract import extract
+
     extracted = extract(path, content.data, spec, discovery)
     inherits = tuple(r for r in extracted.refs if r.kind == "inherit")
     return _Parsed(path, facts, replace(extracted, refs=()), None, encode_refs(extracted.refs), inherits)
@@ -315,6 +319,8 @@ def _resolve(
 ) -> None:
     """Resolve the references of ``affected`` files (``refs`` holds those just parsed, as JSON, and
     ``inherits`` their base-class references)."""
+    from mnemo_core.index.resolve import Resolver
+
     started = time.perf_counter()
     preload = len(affected) > PRELOAD_SHARE * total_files
     with _collector_paused() if preload else nullcontext():

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import secrets
 import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -248,7 +247,7 @@ def _create_schema(conn: sqlite3.Connection) -> None:
     for table in _INDEXES:
         _create_indexes(conn, table)
     conn.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-    conn.execute("INSERT INTO meta VALUES ('index_id', ?)", (secrets.token_hex(8),))
+    conn.execute("INSERT INTO meta VALUES ('index_id', ?)", (os.urandom(8).hex(),))
 
 
 def _create_indexes(conn: sqlite3.Connection, table: str) -> None:

@@ -50,12 +50,11 @@ def test_every_language_loads_against_the_vocabulary(name: str) -> None:
 
 def test_a_query_kind_outside_the_vocabulary_is_refused() -> None:
     spec = registry()["python"]
-    broken = type(spec)(
+    broken = type(spec)(  # Python's grammar, a query with a kind mnemo does not know
         name="broken",
         grammar=spec.grammar,
         extensions=(".py",),
         query_text="(function_definition name: (identifier) @name) @definition.procedure",
-        hooks=spec.hooks,
     )
     with pytest.raises(ValueError, match=r"definition\.procedure"):
         extract("a.py", b"def f(): pass\n", broken)

@@ -22,12 +22,13 @@ import importlib.util
 import re
 from dataclasses import dataclass
 from importlib import resources
-
-from tree_sitter import Language as TSLanguage
-from tree_sitter import Parser, Query
-from tree_sitter_language_pack import get_language, get_parser
+from typing import TYPE_CHECKING
 
 from mnemo_core.index.languages.base import Hooks
+
+if TYPE_CHECKING:
+    from tree_sitter import Language as TSLanguage
+    from tree_sitter import Parser, Query
 
 _HEADER = re.compile(r"^;\s*(extensions|grammar|include):\s*(.+)$", re.MULTILINE)
 _FRAGMENT_PREFIX = "_"  # ``_name.scm`` is a fragment other query files include, not a language
@@ -42,26 +43,39 @@ class LanguageSpec:
     grammar: str
     extensions: tuple[str, ...]
     query_text: str
-    hooks: Hooks
+
+    @functools.cached_property
+    def hooks(self) -> Hooks:
+        """The language's hooks, imported on first use (a warm query that parses nothing never needs them)."""
+        return _load_hooks(self.name)
 
     @functools.cached_property
     def ts_language(self) -> TSLanguage:
         """The compiled tree-sitter grammar (loaded from the wheel, never downloaded)."""
+        # imported here: loaded when a file is parsed, not on a warm query
+        from tree_sitter_language_pack import get_language
+
         return get_language(self.grammar)  # type: ignore[arg-type]
 
     @functools.cached_property
     def parser(self) -> Parser:
         """A parser for this grammar."""
+        from tree_sitter_language_pack import get_parser
+
         return get_parser(self.grammar)  # type: ignore[arg-type]
 
     @functools.cached_property
     def query(self) -> Query:
         """The compiled definitions/references query."""
+        from tree_sitter import Query
+
         return Query(self.ts_language, self.query_text)
 
     @functools.cached_property
     def query_outside_tests(self) -> Query:
         """The same query without its test-file-only patterns (same pattern numbers)."""
+        from tree_sitter import Query
+
         query = Query(self.ts_language, self.query_text)
         text = self.query_text.encode()
         for pattern in range(query.pattern_count):
@@ -99,7 +113,6 @@ def registry() -> dict[str, LanguageSpec]:
             grammar=header.get("grammar", name),
             extensions=tuple(header.get("extensions", "").split()),
             query_text="\n".join([*included, text]),
-            hooks=_load_hooks(name),
         )
     return specs
 

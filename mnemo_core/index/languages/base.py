@@ -6,12 +6,13 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import ClassVar, Final, Literal
-
-from tree_sitter import Node
+from typing import TYPE_CHECKING, ClassVar, Final, Literal
 
 from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
 from mnemo_core.model import RawImport, Symbol, SymbolKind
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 _COMMENT_MARKERS = re.compile(r"^\s*(?:/\*\*?|\*/|\*|///?|//!|#+|--|;+)\s?")
 RETURN_TYPE_FIELDS = ("return_type", "result")
