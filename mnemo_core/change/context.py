@@ -126,6 +126,8 @@ def analyse(
         )
         for i, c in enumerate(changed)
     ]
+    # the changed definitions first: a module's edited imports or top-level lines are its context
+    changed_scored.sort(key=lambda s: s.symbol.kind == "module")
     callers = [_reach_symbol(r, blast, history, "caller") for r in blast.callers]
     tests = [_reach_symbol(r, blast, history, "test") for r in blast.tests]
     listed = {r.symbol_id for r in (*blast.tests, *blast.possible_tests)}

@@ -170,6 +170,7 @@ def test_signature_and_module_level_changes(repo: Path) -> None:
     impact = Engine.open(repo).pr(base="HEAD~1").impact
     assert impact is not None
     changed = {s.symbol.name: s.reasons for s in impact.changed}
+    assert list(changed) == ["Cart.checkout", "shop.cart"]  # the definition first, its module's imports after
     assert changed["shop.cart"][0] == "module-level code modified (imports)"
     assert "signature was: def checkout(self)" in changed["Cart.checkout"]
     assert any(r.startswith("public signature changed: Cart.checkout") for r in impact.reasons)
