@@ -257,7 +257,8 @@ def _changed_symbol(
     sym = symbol or _placeholder(c, ordinal)
     reasons = [_describe(c)]
     if c.signature_changed:
-        reasons.append(f"{'value' if c.kind == 'constant' else 'signature'} was: {c.old_signature}")
+        old = (c.old_signature or "").rstrip(";")  # a statement's end: the reasons are joined by "; "
+        reasons.append(f"{'value' if c.kind == 'constant' else 'signature'} was: {old}")
     before = history.last_change(c.old_path, c.old_lines, base_side=True)
     if before:
         reasons.append(before.replace("last changed", "before this change, last changed", 1))

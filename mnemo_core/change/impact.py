@@ -73,6 +73,9 @@ USES = "uses"  # a module constant's reader (fetch uses TIMEOUT)
 DISPATCHES = "dispatches by name to"  # getattr(self, "visit_" + ...) calls
 RUNS = "runs"  # a test runs its class's setUp, its module's setup_module, an autouse fixture in scope
 RUNNER_CONFIDENCE = 0.9  # the runner calls them for every test of their scope (a fixture's confidence)
+# a nested function is reached through what defines it: a function (a closure it returns), or a
+# constant holding an object with methods (Java's ``ADDRESS = new Adapter() { read(...) }``)
+DEFINERS = frozenset({*CALLABLE_KINDS, "constant"})
 # a decorator is applied by each function it decorates: only the registry it writes leads on
 AFTER_DECORATOR = frozenset({*REFERENCE_LABELS.values(), LOOKS_UP})
 
@@ -145,7 +148,7 @@ def _step(store: Store, frontier: Iterable[int], min_confidence: float = 0.0) ->
     parents = store.symbols_by_ids({s.parent_id for s in symbols.values() if s.parent_id is not None})
     for sid, symbol in symbols.items():
         parent = parents.get(symbol.parent_id or 0)
-        if symbol.kind in CALLABLE_KINDS and parent is not None and parent.kind in CALLABLE_KINDS:
+        if symbol.kind in CALLABLE_KINDS and parent is not None and parent.kind in DEFINERS:
             found.append(Step(sid, parent.id, "defines", 1.0, None, None, "structure"))
         found += [
             Step(sid, test, RUNS, RUNNER_CONFIDENCE, None, None, "fixture")

@@ -98,7 +98,9 @@ def extract(
     definitions = _nest(definitions)
     refs.extend(
         (start, "uses", name, "", line)
-        for start, line, name in spec.hooks.constant_uses(root, source, *_constants(definitions, imports))
+        for start, line, name in spec.hooks.constant_uses(
+            root, source, *_constants(definitions, imports, spec.hooks.member_constants)
+        )
     )
     self_names = spec.hooks.self_names
     scoped = _copied_types(_scoped_refs(refs, definitions))
@@ -170,11 +172,17 @@ def _constructed_returns(refs: list[RawRef]) -> dict[str, str]:
 
 
 def _constants(
-    definitions: list[Definition], imports: list[tuple[int, list[RawImport]]]
+    definitions: list[Definition], imports: list[tuple[int, list[RawImport]]], members: bool = False
 ) -> tuple[frozenset[str], frozenset[str]]:
     """The module constants a file defines or imports by name (``TIMEOUT``, ``from .log import LOG``),
-    and the other names it imports (modules among them: ``net.TIMEOUT``)."""
-    defined = {d.name for d in definitions if d.kind == "constant" and d.parent is None}
+    and the other names it imports (modules among them: ``net.TIMEOUT``). With ``members``, a class's
+    UPPER_CASE fields count too (Java reads them by bare name inside the class)."""
+    defined = {
+        d.name
+        for d in definitions
+        if d.kind == "constant"
+        and (d.parent is None or (members and d.parent.kind in CLASS_KINDS and _CONSTANT.match(d.name)))
+    }
     imported = {imp.alias or imp.name for _, bound in imports for imp in bound} - {"*"}
     constants = {name for name in imported if _CONSTANT.match(name)}
     return frozenset(defined | constants), frozenset(imported - constants)

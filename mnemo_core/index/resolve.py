@@ -837,12 +837,12 @@ class Resolver:
         """``references`` edges from each reader of a module constant to the constant, resolved as
         the name is (this file, an import); a reader a registry edge links already keeps that one."""
         found: dict[tuple[int, int], Edge] = {}
+        members = self.world.hooks(file_id).member_constants
         for kind, name, _receiver, scope, line in refs:
             if kind != "uses":
                 continue
             src = self._source(file_id, scope)
-            resolve = self._resolve_dotted if "." in name else self._resolve_bare
-            target = resolve(file_id, scope, name)
+            target = self._constant(file_id, scope, name, members)
             how = target.how
             if src is None or not _is_edge(how):
                 continue
@@ -852,6 +852,18 @@ class Resolver:
                     continue
                 found[key] = Edge(src, dst, "references", how, CONFIDENCE[how], line)
         return list(found.values())
+
+    def _constant(self, file_id: int, scope: str, name: str, members: bool) -> _Resolution:
+        """What a constant's name refers to: with ``members``, a bare name is first a field of the
+        enclosing classes (a Java class's own ``MAX_SIZE`` shadows an import)."""
+        if "." in name:
+            return self._resolve_dotted(file_id, scope, name)
+        if members:
+            w = self.world
+            own = w.find_member(w.enclosing_classes(file_id, scope), name)
+            if own:
+                return _Resolution(own, "self")
+        return self._resolve_bare(file_id, scope, name)
 
     def _values(self, here: _FileScope, scope: str, name: str, receiver: str) -> list[int]:
         """The functions and methods a name written as a value refers to (no name guessing)."""

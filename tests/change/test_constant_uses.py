@@ -86,3 +86,108 @@ def test_the_callers_of_a_constant_are_its_readers(
         ("attempts", 1, "import"),
         ("test_attempts", 2, "import"),
     ]
+
+
+JAVA = "src/main/java/com/acme/"
+ADAPTERS = (
+    "package com.acme;\n"
+    "\n"
+    "public final class Adapters {\n"
+    "  public static final int MAX_SIZE = 10;\n"
+    "\n"
+    "  public static final Adapter ADDRESS =\n"
+    "      new Adapter() {\n"
+    "        @Override\n"
+    "        public String read(String in) {\n"
+    "          return in.trim();\n"
+    "        }\n"
+    "      };\n"
+    "\n"
+    "  public static final Factory ADDRESS_FACTORY = Factory.of(ADDRESS);\n"
+    "\n"
+    "  static int limit(int n) {\n"
+    "    return Math.min(n, MAX_SIZE);\n"
+    "  }\n"
+    "}\n"
+)
+JAVA_FILES = {
+    f"{JAVA}Adapters.java": ADAPTERS,
+    f"{JAVA}Adapter.java": (
+        "package com.acme;\n\npublic abstract class Adapter {\n  public abstract String read(String in);\n}\n"
+    ),
+    f"{JAVA}Factory.java": (
+        "package com.acme;\n"
+        "\n"
+        "public final class Factory {\n"
+        "  final Adapter adapter;\n"
+        "\n"
+        "  Factory(Adapter adapter) {\n"
+        "    this.adapter = adapter;\n"
+        "  }\n"
+        "\n"
+        "  static Factory of(Adapter adapter) {\n"
+        "    return new Factory(adapter);\n"
+        "  }\n"
+        "}\n"
+    ),
+    f"{JAVA}Codec.java": (  # a class of the same package, read through its name without an import
+        "package com.acme;\n"
+        "\n"
+        "import java.util.ArrayList;\n"
+        "import java.util.List;\n"
+        "\n"
+        "public final class Codec {\n"
+        "  private final List<Factory> factories = new ArrayList<>();\n"
+        "\n"
+        "  public Codec() {\n"
+        "    factories.add(Adapters.ADDRESS_FACTORY);\n"
+        "  }\n"
+        "\n"
+        "  public String decode(String in) {\n"
+        "    return factories.get(0).adapter.read(in);\n"
+        "  }\n"
+        "}\n"
+    ),
+    "src/test/java/com/acme/CodecTest.java": (
+        "package com.acme;\n"
+        "\n"
+        "import org.junit.Test;\n"
+        "\n"
+        "public class CodecTest {\n"
+        "  @Test\n"
+        "  public void decodesAddresses() {\n"
+        '    new Codec().decode(" a ");\n'
+        "  }\n"
+        "\n"
+        "  @Test\n"
+        "  public void limits() {\n"
+        "    Adapters.limit(3);\n"
+        "  }\n"
+        "}\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("edit", "path"),
+    [
+        (("= 10;", "= 12;"), "calls Adapters.limit -> uses Adapters.MAX_SIZE"),
+        (
+            (
+                "in.trim()",
+                "in.strip()",
+            ),  # a method of an object a constant holds: reached through the constant
+            "calls Codec.Codec -> uses Adapters.ADDRESS_FACTORY -> uses Adapters.ADDRESS"
+            " -> defines Adapters.ADDRESS.read",
+        ),
+    ],
+)
+def test_a_java_class_constant_reaches_the_tests_of_its_readers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], edit: tuple[str, str], path: str
+) -> None:
+    root = make_repo(tmp_path / "repo", JAVA_FILES)
+    commit(root, {f"{JAVA}Adapters.java": ADAPTERS.replace(*edit)}, "tune the adapters")
+    assert main(["pr", "--repo", str(root), "--base", "HEAD~1", "--format", "json"]) == 0
+    impact = json.loads(capsys.readouterr().out)["impact"]
+    assert [t["evidence"].split(" (")[0] for t in impact["tests"]] == [path]
+    assert not any(r.startswith("no test reaches") for r in impact["reasons"])

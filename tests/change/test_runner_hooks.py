@@ -122,3 +122,50 @@ def test_the_reason_says_the_runner_runs_it(tmp_path: Path) -> None:
     assert impact is not None
     (test,) = impact.tests
     assert test.reasons[0].startswith("runs warmed -> calls warm")
+
+
+CODEC = (
+    "package com.acme;\n\npublic final class Codec {\n"
+    "  public static int decode(int x) {\n    return x;\n  }\n}\n"
+)
+JUNIT = {
+    "src/main/java/com/acme/Codec.java": CODEC,
+    "src/test/java/com/acme/CodecTest.java": (
+        "package com.acme;\n"
+        "\n"
+        "import org.junit.jupiter.api.BeforeEach;\n"
+        "import org.junit.jupiter.api.Test;\n"
+        "\n"
+        "public class CodecTest {\n"
+        "  private int decoded;\n"
+        "\n"
+        "  @BeforeEach\n"
+        "  void prepare() {\n"
+        "    decoded = Codec.decode(1);\n"
+        "  }\n"
+        "\n"
+        "  @Test\n"
+        "  void decodes() {\n"
+        "    assertEquals(1, decoded);\n"
+        "  }\n"
+        "\n"
+        "  void helper() {\n"
+        "    decoded = 0;\n"
+        "  }\n"
+        "}\n"
+    ),
+    "src/test/java/com/acme/OtherTest.java": (
+        "package com.acme;\n\npublic class OtherTest {\n  @Test\n  void other() {\n    assertEquals(1, 1);\n"
+        "  }\n}\n"
+    ),
+}
+
+
+def test_junit_runs_a_before_each_method_for_every_test_of_its_class(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", JUNIT)
+    commit(root, {"src/main/java/com/acme/Codec.java": CODEC.replace("return x;", "return -x;")}, "edit")
+    impact = Engine.open(root).pr(base="HEAD~1").impact
+    assert impact is not None
+    assert [(t.symbol.name, t.reasons[0].split(" (")[0]) for t in impact.tests] == [
+        ("CodecTest.decodes", "runs CodecTest.prepare -> calls Codec.decode")
+    ]

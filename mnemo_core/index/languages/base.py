@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, ClassVar, Final, Literal
@@ -52,6 +52,24 @@ def clean_comment(text: str) -> str:
     return "\n".join(lines).strip()
 
 
+def alternatives(names: Iterable[str]) -> bytes:
+    """A regular expression's alternatives for ``names``, longest first."""
+    return b"|".join(re.escape(n.encode()) for n in sorted(names, key=len, reverse=True))
+
+
+def reads_matching(
+    root: Node, source: bytes, pattern: bytes, is_read: Callable[[Node, int], bool]
+) -> list[tuple[int, int, str]]:
+    """(start byte, line, text) of each match of ``pattern`` whose syntax node ``is_read`` accepts
+    (it is given the node and the match's end)."""
+    found = []
+    for match in re.finditer(pattern, source):
+        node = root.descendant_for_byte_range(match.start(), match.end())
+        if node is not None and is_read(node, match.end()):
+            found.append((match.start(), node.start_point[0] + 1, match.group().decode()))
+    return found
+
+
 def path_parts(path: str) -> tuple[str, ...]:
     """The directory components of a repo-relative POSIX path."""
     return PurePosixPath(path).parts[:-1]
@@ -66,6 +84,7 @@ class Hooks:
     self_names: frozenset[str] = frozenset({"this"})  # receivers that mean "this object"
     receiver_is_first_param: bool = False  # Go: ``func (s *T) m()`` names its receiver ``s``
     implicit_self: bool = False  # Java, C#, C++: a bare ``m()`` inside a class may mean ``this.m()``
+    member_constants: bool = False  # Java: a class's UPPER_CASE fields are its constants, read by bare name
     super_names: frozenset[str] = frozenset({"super", "super()"})
     builtin_names: frozenset[str] = frozenset()  # bare names never linked by name alone
     builtin_methods: frozenset[str] = frozenset()  # methods of built-in types: never linked by name alone

@@ -15,8 +15,17 @@ from tree_sitter import Node
 
 from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
 from mnemo_core.index.languages._packages import PackageIndex, package_index
-from mnemo_core.index.languages.base import TEST_DIRS, Definition, Hooks, node_text, path_parts
-from mnemo_core.model import RawImport
+from mnemo_core.index.languages.base import (
+    TEST_DIRS,
+    Definition,
+    Hooks,
+    TestHookScope,
+    alternatives,
+    node_text,
+    path_parts,
+    reads_matching,
+)
+from mnemo_core.model import CALLABLE_KINDS, RawImport, Symbol
 
 SUFFIX = ".java"
 SOURCE_ROOT_DIRS = frozenset({"java", "kotlin"})  # Maven/Gradle: src/main/java/<package path>
@@ -34,6 +43,20 @@ TEST_ANNOTATIONS = frozenset(
     }
 )
 _ANNOTATION_TYPES = frozenset({"marker_annotation", "annotation"})
+# JUnit runs these around every test of their class (JUnit 4 and 5), and JUnit 3 its setUp/tearDown
+RUNNER_ANNOTATIONS = frozenset(
+    {"Before", "BeforeEach", "After", "AfterEach", "BeforeClass", "BeforeAll", "AfterClass", "AfterAll"}
+)
+RUNNER_METHODS = frozenset({"setUp", "tearDown"})
+CLASS_CONSTANT = rb"\b[A-Z][A-Za-z0-9_]*\.[A-Z][A-Z0-9_]*\b"  # ``Limits.MAX_SIZE``, by convention
+_NAMED_BY = {  # a parent whose field names its own identifier: a declaration, not a read
+    "variable_declarator": "name",
+    "field_access": "field",
+    "method_invocation": "name",
+    "method_declaration": "name",
+    "formal_parameter": "name",
+    "enum_constant": "name",
+}
 BUILTIN_METHODS = frozenset(
     {
         "add",
@@ -73,6 +96,26 @@ BUILTIN_METHODS = frozenset(
 )
 
 
+def _is_bare_read(node: Node, _end: int) -> bool:
+    """``MAX_SIZE`` read as itself: not declared, not ``obj.MAX_SIZE``, not a method's name, not imported."""
+    parent = node.parent
+    if node.type != "identifier" or parent is None:
+        return False
+    named = _NAMED_BY.get(parent.type)
+    return (named is None or parent.child_by_field_name(named) != node) and parent.type != "scoped_identifier"
+
+
+def _is_class_constant_read(node: Node, end: int) -> bool:
+    """``Limits.MAX_SIZE``: the whole field access, read from a class named by itself."""
+    target = node.child_by_field_name("object")
+    return (
+        node.type == "field_access"
+        and node.end_byte == end
+        and target is not None
+        and target.type == "identifier"
+    )
+
+
 def _annotation_name(text: str) -> str:
     """``@org.junit.jupiter.api.Test`` -> ``Test``; ``@ParameterizedTest(name = "x")`` -> its name."""
     return text.lstrip("@").split("(", 1)[0].rsplit(".", 1)[-1].strip()
@@ -85,6 +128,7 @@ class JavaHooks(Hooks):
     super_names = frozenset({"super"})
     constructors_named_after_class = True
     implicit_self = True
+    member_constants = True
     builtin_methods = BUILTIN_METHODS
 
     def decorators(self, definition: Definition) -> tuple[str, ...]:
@@ -93,6 +137,17 @@ class JavaHooks(Hooks):
             return ()
         annotations = (c for c in modifiers.named_children if c.type in _ANNOTATION_TYPES)
         return tuple(node_text(c).lstrip("@") for c in annotations)
+
+    def constant_uses(
+        self, root: Node, source: bytes, names: frozenset[str], modules: frozenset[str]
+    ) -> list[tuple[int, int, str]]:
+        """A constant of this file's classes (or imported statically) read by bare name, and any
+        class's constant read through the class (``TypeAdapters.INET_ADDRESS``): a class of the
+        same package needs no import."""
+        found = []
+        if names:
+            found += reads_matching(root, source, rb"\b(?:" + alternatives(names) + rb")\b", _is_bare_read)
+        return found + reads_matching(root, source, CLASS_CONSTANT, _is_class_constant_read)
 
     def parse_import(self, node: Node) -> list[RawImport]:
         line = node.start_point[0] + 1
@@ -125,6 +180,14 @@ class JavaHooks(Hooks):
             return True, True
         parent = definition.parent
         return in_test_file or (parent is not None and parent.is_test), False
+
+    def runs_for_tests(self, symbol: Symbol, in_class: bool) -> TestHookScope | None:
+        """JUnit's set-up and tear-down methods: run for every test of their class."""
+        if not (symbol.is_test and in_class and symbol.kind in CALLABLE_KINDS):
+            return None
+        annotated = {_annotation_name(d) for d in symbol.decorators}
+        named = symbol.name.rsplit(".", 1)[-1] in RUNNER_METHODS
+        return "class" if annotated & RUNNER_ANNOTATIONS or named else None
 
     def is_exported(self, definition: Definition) -> bool:
         parent = definition.parent

@@ -6,7 +6,7 @@ import ast
 import builtins
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import ClassVar
@@ -14,7 +14,15 @@ from typing import ClassVar
 from tree_sitter import Node
 
 from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
-from mnemo_core.index.languages.base import Definition, Hooks, TestHookScope, node_text, path_parts
+from mnemo_core.index.languages.base import (
+    Definition,
+    Hooks,
+    TestHookScope,
+    alternatives,
+    node_text,
+    path_parts,
+    reads_matching,
+)
 from mnemo_core.model import CALLABLE_KINDS, RawImport, Symbol
 
 _SUFFIXES = (".py", ".pyi")
@@ -199,10 +207,10 @@ class PythonHooks(Hooks):
     ) -> list[tuple[int, int, str]]:
         found = []
         if names:
-            found += _reads(root, source, rb"\b(?:" + _alternatives(names) + rb")\b", _is_plain_read)
+            found += reads_matching(root, source, rb"\b(?:" + alternatives(names) + rb")\b", _is_plain_read)
         if modules:
-            pattern = rb"\b(?:" + _alternatives(modules) + rb")\._*[A-Z][A-Z0-9_]*\b"
-            found += _reads(root, source, pattern, _is_attribute_read)
+            pattern = rb"\b(?:" + alternatives(modules) + rb")\._*[A-Z][A-Z0-9_]*\b"
+            found += reads_matching(root, source, pattern, _is_attribute_read)
         return found
 
     def parse_import(self, node: Node) -> list[RawImport]:
@@ -422,23 +430,6 @@ HOOKS = PythonHooks()
 # where an identifier is not a read of the name: ``obj.NAME``, ``f(NAME=1)``, import statements
 _NOT_A_READ = {"attribute": "attribute", "keyword_argument": "name"}
 _NOT_A_READ_IN = frozenset({"dotted_name", "aliased_import", "global_statement", "nonlocal_statement"})
-
-
-def _alternatives(names: Iterable[str]) -> bytes:
-    """A regular expression's alternatives for ``names``, longest first."""
-    return b"|".join(re.escape(n.encode()) for n in sorted(names, key=len, reverse=True))
-
-
-def _reads(
-    root: Node, source: bytes, pattern: bytes, is_read: Callable[[Node, int], bool]
-) -> list[tuple[int, int, str]]:
-    """(start byte, line, text) of each match of ``pattern`` whose syntax node ``is_read`` accepts."""
-    found = []
-    for match in re.finditer(pattern, source):
-        node = root.descendant_for_byte_range(match.start(), match.end())
-        if node is not None and is_read(node, match.end()):
-            found.append((match.start(), node.start_point[0] + 1, match.group().decode()))
-    return found
 
 
 def _is_attribute_read(node: Node, end: int) -> bool:
