@@ -159,8 +159,9 @@ def _step(store: Store, frontier: Iterable[int], min_confidence: float = 0.0) ->
 
 def _tests_running(store: Store, symbol: Symbol, parent: Symbol | None) -> list[int]:
     """The tests a test runner runs ``symbol`` for without a call: a ``setUp`` for its class's and its
-    subclasses' tests (and those they inherit), a ``setup_module`` or a module's ``autouse`` fixture
-    for the module's tests, a conftest's ``autouse`` fixture for the tests of its directory."""
+    subclasses' tests (and those they inherit), a spec's ``let`` or ``before`` for the cases nested in
+    its group, a ``setup_module`` or a module's ``autouse`` fixture for the module's tests, a
+    conftest's ``autouse`` fixture for the tests of its directory."""
     spec = language_for_path(symbol.path) if symbol.is_test else None
     in_class = parent is not None and parent.kind in CLASS_KINDS
     scope = spec.hooks.runs_for_tests(symbol, in_class) if spec is not None else None
@@ -170,6 +171,12 @@ def _tests_running(store: Store, symbol: Symbol, parent: Symbol | None) -> list[
         return sorted(
             m.id for members in store.children_of(classes).values() for m in members if m.is_test_case
         )
+    if scope == "group" and parent is not None:
+        return [
+            s.id
+            for s in store.symbols_in_file(symbol.path)
+            if s.is_test_case and parent.start_line <= s.start_line and s.end_line <= parent.end_line
+        ]
     if scope == "module":
         return [s.id for s in store.symbols_in_file(symbol.path) if s.is_test_case]
     if scope == "directory":

@@ -48,6 +48,8 @@ RESULT_MARK = "()"  # ends a return type that is a call's result, to be resolved
 NAME_DOT = "_"  # a "." inside one name (a test named by its description) would read as nesting
 _SPACES = re.compile(r"\s+")
 _LINE_COMMENT = re.compile(r"\s+(?:#|//)[^\"']*$")
+# RSpec's names for the class the enclosing ``describe Foo`` names, and for an instance of it
+DESCRIBED = {"described_class": "", "subject": ".new()"}
 _CONSTANT = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
 _VALUE_KINDS: frozenset[RefKind] = frozenset({"value", "registered"})
 _PREFIX = re.compile(r"[rRuUfF]{0,2}(\"|')([A-Za-z_][A-Za-z0-9_]*)")
@@ -95,7 +97,7 @@ def extract(
         elif role == "import":
             node = captures[capture][0]
             imports.append((node.start_byte, spec.hooks.parse_import(node)))
-    definitions = _nest(definitions)
+    definitions = _nest(definitions, spec.hooks.global_namespace)
     refs.extend(
         (start, "uses", name, "", line)
         for start, line, name in spec.hooks.constant_uses(
@@ -103,7 +105,7 @@ def extract(
         )
     )
     self_names = spec.hooks.self_names
-    scoped = _copied_types(_scoped_refs(refs, definitions))
+    scoped = _described(_copied_types(_scoped_refs(refs, definitions)), definitions)
     constructed = _constructed_returns(scoped)
     supers = _supers(scoped, spec.hooks)
     kept = [d for d in definitions if d.kind != CONTAINER_ONLY]
@@ -133,6 +135,28 @@ def extract(
         exports=spec.hooks.exports(root),
         parse_errors=_count_errors(root),
     )
+
+
+def _described(refs: list[RawRef], definitions: list[Definition]) -> list[RawRef]:
+    """The references, with RSpec's ``described_class`` written as the class its group (or an
+    enclosing one) describes, and ``subject`` as an instance of it (RSpec's implicit subject, and
+    what an explicit one usually builds): ``described_class.new(...).call`` and ``subject.call``
+    call that class's ``call``."""
+    subjects: dict[str, str] = {}
+    for d in definitions:  # parents first
+        subject = d.extra.get("described") or (subjects.get(d.parent.qualified) if d.parent else None)
+        if subject:
+            subjects[d.qualified] = subject
+    if not subjects:
+        return refs
+    described = []
+    for r in refs:
+        head, _, rest = r.receiver.partition(".")
+        if r.scope in subjects and head in DESCRIBED:
+            receiver = subjects[r.scope] + DESCRIBED[head]
+            r = r._replace(receiver=f"{receiver}.{rest}" if rest else receiver)
+        described.append(r)
+    return described
 
 
 def _copied_types(refs: list[RawRef]) -> list[RawRef]:
@@ -348,16 +372,24 @@ def _add_definition(
     name = _text(captures["name"][0]).replace(".", NAME_DOT)
     if kind == "constant" and not _CONSTANT.match(name):
         return
+    verb = _text(captures["verb"][0]) if "verb" in captures else name
+    if verb != name:  # a spec's block is named by its word and argument: ``it 'parses'``, ``let :user``
+        name = f"{verb} {name}"
     node = captures["definition." + kind][0]
     definition = Definition(node=node, outer=spec.hooks.outer(node), kind=kind, name=name)
     scope = captures.get("scope")
     if scope:
         definition.extra["scope"] = _text(scope[0])
+    described = captures.get("described")
+    if described:  # the class a spec group describes: its ``described_class``
+        definition.extra["described"] = _text(described[0]).replace(spec.hooks.path_separator, ".")
     definitions.append(definition)
 
 
-def _nest(definitions: list[Definition]) -> list[Definition]:
-    """Give each definition its parent and qualified name; drop duplicate captures of one node."""
+def _nest(definitions: list[Definition], mixins: bool = False) -> list[Definition]:
+    """Give each definition its parent and qualified name; drop duplicate captures of one node.
+    With ``mixins`` (Ruby), a function in a namespace is a method: the module is mixed into classes."""
+    owners = CLASS_KINDS | {CONTAINER_ONLY, "namespace"} if mixins else CLASS_KINDS | {CONTAINER_ONLY}
     unique: dict[tuple[int, int], Definition] = {}
     for d in definitions:
         unique.setdefault((d.node.start_byte, d.node.end_byte), d)
@@ -372,7 +404,7 @@ def _nest(definitions: list[Definition]) -> list[Definition]:
             d.qualified = f"{owner}.{d.name}"
         else:
             d.qualified = f"{d.parent.qualified}.{d.name}" if d.parent else d.name
-        if d.kind == "function" and (owner or (d.parent and d.parent.kind in CLASS_KINDS | {CONTAINER_ONLY})):
+        if d.kind == "function" and (owner or (d.parent and d.parent.kind in owners)):
             d.kind = "method"
         stack.append(d)
     return ordered

@@ -302,7 +302,9 @@ class Resolver:
         found = self._resolve_dotted(
             file_id, ref.scope, f"{ref.receiver}.{ref.name}" if ref.receiver else ref.name
         )
-        found.ids = [i for i in found.ids if self.world.symbol(i).kind in CLASS_KINDS]
+        mixins = self.world.hooks(file_id).global_namespace  # Ruby: ``include Helpers``, a module
+        kinds = CLASS_KINDS | {"namespace"} if mixins else CLASS_KINDS
+        found.ids = [i for i in found.ids if self.world.symbol(i).kind in kinds]
         return found
 
     def _resolve_call(self, here: _FileScope, ref: RawRef) -> _Resolution:
@@ -324,7 +326,12 @@ class Resolver:
             found = self._resolve_bare(here.file_id, ref.scope, ref.name)
             if found is _PARAMETER:
                 return _EXTERNAL
-            return found if found.final else self._by_name(here.file_id, ref.name, methods=False)
+            if found.final:
+                return found
+            guessed = self._by_name(here.file_id, ref.name, methods=False)
+            if not guessed.ids and hooks.global_namespace:  # Ruby: a block may run on any object
+                return self._by_name(here.file_id, ref.name, methods=True)
+            return guessed
         if hooks.is_super(receiver):
             classes = w.enclosing_classes(here.file_id, ref.scope)
             members = w.find_member(classes, ref.name, include_self=False)
@@ -350,6 +357,10 @@ class Resolver:
             if callbacks.ids:
                 return callbacks
         target = self._resolve_receiver(here.file_id, ref.scope, receiver)
+        if ref.name == hooks.construct_method and target.ids:
+            classes = [i for i in target.ids if w.symbol(i).kind in CLASS_KINDS]
+            if classes:  # ``Foo.new(...)``: the class is built, its constructor runs
+                return _Resolution(classes, target.how)
         if target.final:
             return self._member_of(target, ref.name)
         if ref.name in hooks.builtin_methods:
@@ -658,7 +669,7 @@ class Resolver:
     def _member_of(self, target: _Resolution, name: str) -> _Resolution:
         w = self.world
         modules = [w.symbol(i).file_id for i in target.ids if w.symbol(i).kind == "module"]
-        classes = [i for i in target.ids if w.symbol(i).kind in CLASS_KINDS]
+        classes = [i for i in target.ids if w.symbol(i).kind in CLASS_KINDS | {"namespace"}]
         found = w.lookup_member(modules, name) if modules else []
         if not found and modules:
             found = [m for module in modules for m in w.submodule(module, name)]
@@ -674,6 +685,9 @@ class Resolver:
         by calling a class); a miss when it is anything else."""
         if receiver.endswith(")"):
             callee = receiver[: receiver.find("(")]
+            built = self.world.hooks(file_id).construct_method
+            if built and callee.endswith(f".{built}"):  # Ruby: ``Foo.new(...)`` is a Foo
+                callee = callee[: -len(built) - 1]
             if not callee or not _is_dotted_name(callee):
                 return _MISS
             found = self._resolve_dotted(file_id, scope, callee)
@@ -691,6 +705,10 @@ class Resolver:
     def _resolve_dotted(self, file_id: int, scope: str, dotted: str) -> _Resolution:
         """``a.b.C`` through the file's import bindings (longest alias first), then its scopes."""
         parts = dotted.split(".")
+        if self.world.hooks(file_id).global_namespace:
+            found = self._namespaced(file_id, scope, parts)
+            if found.found:
+                return found
         for bindings in self._visible_bindings(file_id, scope):
             for i in range(len(parts), 0, -1):
                 binding = bindings.get(".".join(parts[:i]))
@@ -703,6 +721,19 @@ class Resolver:
         if not head.found:
             return head if head.final else _MISS
         return self._walk(head, parts[1:])
+
+    def _namespaced(self, file_id: int, scope: str, parts: list[str]) -> _Resolution:
+        """Ruby's ``A::B::C`` (or ``B`` written inside ``module A``): the longest leading class
+        path, looked up from the innermost enclosing namespace out, then the rest as members."""
+        w = self.world
+        outer = scope.split(".") if scope else []
+        for k in range(len(parts), 0, -1):
+            for i in range(len(outer), -1, -1):
+                ids = w.classes_named(file_id, ".".join([*outer[:i], *parts[:k]]))
+                if ids:
+                    here = all(w.symbol(c).file_id == file_id for c in ids)
+                    return self._walk(_Resolution(ids, "local" if here else "package"), parts[k:])
+        return _MISS
 
     def _walk(self, found: _Resolution, rest: list[str]) -> _Resolution:
         """Members of what was found, one name at a time. What a module's ``__getattr__`` serves is

@@ -176,8 +176,8 @@ class World:
                 continue
             self._top.setdefault(f.id, {}).setdefault(s.name, []).append(s.id)
             scope = (f.language, self._hooks[f.language].member_scope(f.path))
-            if s.kind in CLASS_KINDS:
-                self._classes[(*scope, s.name)].append(s.id)
+            if s.kind in CLASS_KINDS or (s.kind == "namespace" and self._hooks[f.language].global_namespace):
+                self._classes[(*scope, s.name)].append(s.id)  # a Ruby module is also a mixin
             if "." in s.name:
                 owner, short = s.name.rsplit(".", 1)
                 self._members[(*scope, owner)][short].append(s.id)
@@ -377,6 +377,13 @@ class World:
             if not frontier:
                 break
         return []
+
+    def classes_named(self, file_id: int, qualified: str) -> list[int]:
+        """The classes of this qualified name in the file's member scope (one file by default; a Go
+        package; every Ruby file)."""
+        member_scope = self._scope_of(file_id)
+        self._ensure_scope(member_scope)
+        return self._classes.get((*member_scope, qualified), [])
 
     def enclosing_classes(self, file_id: int, scope: str) -> list[int]:
         """The innermost class around a scope (``A.f.inner`` -> ``A``)."""

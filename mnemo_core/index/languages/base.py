@@ -75,7 +75,9 @@ def path_parts(path: str) -> tuple[str, ...]:
     return PurePosixPath(path).parts[:-1]
 
 
-TestHookScope = Literal["class", "module", "directory"]  # the tests a runner runs a set-up function for
+# the tests a runner runs a set-up function for: its class's (and subclasses'), those nested in its
+# spec group, its module's, or its directory's and below
+TestHookScope = Literal["class", "group", "module", "directory"]
 
 
 class Hooks:
@@ -85,6 +87,8 @@ class Hooks:
     receiver_is_first_param: bool = False  # Go: ``func (s *T) m()`` names its receiver ``s``
     implicit_self: bool = False  # Java, C#, C++: a bare ``m()`` inside a class may mean ``this.m()``
     member_constants: bool = False  # Java: a class's UPPER_CASE fields are its constants, read by bare name
+    global_namespace: bool = False  # Ruby: ``A::B`` is one class however many files (re)open it
+    construct_method: str = ""  # Ruby: ``Foo.new(...)`` builds a ``Foo``
     super_names: frozenset[str] = frozenset({"super", "super()"})
     builtin_names: frozenset[str] = frozenset()  # bare names never linked by name alone
     builtin_methods: frozenset[str] = frozenset()  # methods of built-in types: never linked by name alone

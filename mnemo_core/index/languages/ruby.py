@@ -1,8 +1,30 @@
-"""Ruby: ``self`` receivers (written or implied) and ``initialize`` constructors."""
+"""Ruby: ``self`` receivers (written or implied), ``initialize`` constructors, ``A::B`` paths,
+mixins (``include``/``extend``/``prepend``) as bases, and specs.
+
+A spec's ``describe``/``context`` block is a test group, its ``it``/``specify`` blocks are test cases,
+and its ``let``/``subject``/``before``/``after`` blocks run for every case of the group, nested
+groups included (RSpec and minitest/spec). Minitest's ``def test_*`` methods are test cases, and its
+``setup``/``teardown`` run for every test of their class.
+"""
 
 from __future__ import annotations
 
-from mnemo_core.index.languages.base import Hooks
+from pathlib import PurePosixPath
+
+from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
+from mnemo_core.index.languages.base import Definition, Hooks, TestHookScope
+from mnemo_core.model import CALLABLE_KINDS, Symbol
+
+TEST_FILE_SUFFIXES = ("_spec.rb", "_test.rb")
+CASE_WORDS = frozenset({"it", "specify", "example", "scenario", "test", "its"})
+GROUP_HOOK_WORDS = frozenset({"let", "let!", "subject", "subject!", "before", "after", "around"})
+CLASS_HOOK_METHODS = frozenset({"setup", "teardown", "before_setup", "after_teardown"})
+TEST_METHOD_PREFIX = "test_"
+
+
+def _verb(definition_name: str) -> str:
+    """The spec word a block's name starts with (``it 'parses'`` -> ``it``)."""
+    return definition_name.split(" ", 1)[0]
 
 
 class RubyHooks(Hooks):
@@ -12,6 +34,46 @@ class RubyHooks(Hooks):
     super_names = frozenset({"super"})
     constructor_names = frozenset({"initialize"})
     implicit_self = True
+    path_separator = "::"
+    global_namespace = True
+    construct_method = "new"
+
+    def member_scope(self, path: str) -> str:
+        """Constants are global: a class reopened in another file is the same class."""
+        return ""
+
+    def is_test_file(self, path: str, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
+        return PurePosixPath(path).name.endswith(TEST_FILE_SUFFIXES) or super().is_test_file(path, discovery)
+
+    def classify_test(
+        self,
+        definition: Definition,
+        in_test_file: bool,
+        discovery: PytestDiscovery = DEFAULT_DISCOVERY,
+        collected: bool | None = None,
+    ) -> tuple[bool, bool]:
+        spec_block = definition.node.type == "call"
+        if spec_block and _verb(definition.name) in CASE_WORDS:
+            return True, True
+        parent = definition.parent
+        test = in_test_file or spec_block or (parent is not None and parent.is_test)
+        minitest = (
+            in_test_file
+            and definition.kind == "method"
+            and definition.name.startswith(TEST_METHOD_PREFIX)
+            and definition.node.type == "method"
+        )
+        return test, minitest
+
+    def runs_for_tests(self, symbol: Symbol, in_class: bool) -> TestHookScope | None:
+        """A spec's ``let``/``subject``/``before`` block: for the cases of its group; minitest's
+        ``setup``/``teardown``: for the tests of its class."""
+        if not symbol.is_test or symbol.kind not in CALLABLE_KINDS:
+            return None
+        own = symbol.name.rsplit(".", 1)[-1]
+        if _verb(own) in GROUP_HOOK_WORDS:
+            return "group" if in_class else "module"
+        return "class" if in_class and own in CLASS_HOOK_METHODS else None
 
 
 HOOKS = RubyHooks()

@@ -10,3 +10,36 @@
 
 (call receiver: (_) @receiver method: (identifier) @name) @reference.call
 (call !receiver method: (identifier) @name) @reference.call
+
+; Specs (RSpec, minitest/spec): describe/context groups, it/specify cases and the let/subject/before
+; blocks the runner runs for the cases of their group, each named by its word and its argument
+; ("describe '#call'", "it 'parses'", "let :user"), so that a group cannot shadow the class it describes.
+(call
+  method: (identifier) @verb
+  arguments: (argument_list . [(constant) (scope_resolution)] @name @described)
+  block: (_)
+  (#any-of? @verb "describe" "context" "feature")) @definition.class
+(call
+  !receiver
+  method: (identifier) @verb
+  arguments: (argument_list . [(string) (simple_symbol)] @name)
+  block: (_)
+  (#any-of? @verb "describe" "context" "feature" "shared_examples" "shared_context")) @definition.class
+(call
+  !receiver
+  method: (identifier) @verb @name
+  !arguments
+  block: (_)
+  (#any-of? @verb "it" "specify" "example" "scenario" "its" "subject" "subject!" "before" "after" "around")) @definition.function
+(call
+  !receiver
+  method: (identifier) @verb
+  arguments: (argument_list . [(string) (simple_symbol)] @name)
+  block: (_)
+  (#any-of? @verb "it" "specify" "example" "scenario" "test" "its" "let" "let!" "subject" "subject!" "before" "after" "around")) @definition.function
+
+(call !receiver method: (identifier) @_mixin arguments: (argument_list (constant) @name @reference.inherit)
+  (#any-of? @_mixin "include" "extend" "prepend"))
+(call !receiver method: (identifier) @_mixin
+  arguments: (argument_list (scope_resolution scope: (_) @receiver name: (constant) @name) @reference.inherit)
+  (#any-of? @_mixin "include" "extend" "prepend"))
