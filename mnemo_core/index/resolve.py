@@ -302,9 +302,12 @@ class Resolver:
         found = self._resolve_dotted(
             file_id, ref.scope, f"{ref.receiver}.{ref.name}" if ref.receiver else ref.name
         )
-        mixins = self.world.hooks(file_id).global_namespace  # Ruby: ``include Helpers``, a module
-        kinds = CLASS_KINDS | {"namespace"} if mixins else CLASS_KINDS
+        hooks = self.world.hooks(file_id)
+        kinds = CLASS_KINDS | {"namespace"} if hooks.global_namespace else CLASS_KINDS  # Ruby's mixins
         found.ids = [i for i in found.ids if self.world.symbol(i).kind in kinds]
+        if not found.ids and hooks.bases_by_name:
+            guessed = self._by_name(file_id, ref.name, methods=False)
+            return _Resolution([i for i in guessed.ids if self.world.symbol(i).kind in kinds], guessed.how)
         return found
 
     def _resolve_call(self, here: _FileScope, ref: RawRef) -> _Resolution:

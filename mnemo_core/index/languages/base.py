@@ -89,6 +89,7 @@ class Hooks:
     member_constants: bool = False  # Java: a class's UPPER_CASE fields are its constants, read by bare name
     global_namespace: bool = False  # Ruby: ``A::B`` is one class however many files (re)open it
     construct_method: str = ""  # Ruby: ``Foo.new(...)`` builds a ``Foo``
+    bases_by_name: bool = False  # no imports are read (PHP, Kotlin, C#, C++): a base is found by its name
     super_names: frozenset[str] = frozenset({"super", "super()"})
     builtin_names: frozenset[str] = frozenset()  # bare names never linked by name alone
     builtin_methods: frozenset[str] = frozenset()  # methods of built-in types: never linked by name alone

@@ -8,6 +8,7 @@ from mnemo_core.index.languages.base import Hooks
 class CSharpHooks(Hooks):
     """Hooks for C#."""
 
+    bases_by_name = True  # no imports are read
     super_names = frozenset({"base"})
     constructors_named_after_class = True
     implicit_self = True

@@ -8,6 +8,7 @@ from mnemo_core.index.languages.base import Hooks
 class KotlinHooks(Hooks):
     """Hooks for Kotlin."""
 
+    bases_by_name = True  # no imports are read
     implicit_self = True
 
 

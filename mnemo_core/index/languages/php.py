@@ -8,6 +8,7 @@ from mnemo_core.index.languages.base import Hooks
 class PhpHooks(Hooks):
     """Hooks for PHP."""
 
+    bases_by_name = True  # no imports are read
     self_names = frozenset({"$this", "self", "static"})
     super_names = frozenset({"parent"})
     constructor_names = frozenset({"__construct"})
