@@ -56,7 +56,11 @@ def verdict(facts: RiskInput) -> tuple[RiskLevel, list[str]]:
         findings.append(("high", f"large blast radius: {facts.impacted} symbols depend on the change"))
     elif facts.impacted >= BLAST_MEDIUM:
         findings.append(("medium", f"wide blast radius: {facts.impacted} symbols depend on the change"))
-    redefined = [s for s in facts.changed if s.signature_changed and s.exported and s.kind != "module"]
+    redefined = [  # a test's signature is no one's API
+        s
+        for s in facts.changed
+        if s.signature_changed and s.exported and s.kind != "module" and not s.is_test
+    ]
     signatures = [s for s in redefined if s.kind != "constant"]
     values = [s for s in redefined if s.kind == "constant"]  # a constant's signature is its assignment
     if signatures:

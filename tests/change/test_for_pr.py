@@ -176,6 +176,16 @@ def test_signature_and_module_level_changes(repo: Path) -> None:
     assert any(r.startswith("public signature changed: Cart.checkout") for r in impact.reasons)
 
 
+def test_a_test_whose_signature_changes_is_not_a_public_signature(repo: Path) -> None:
+    tests = BASE["tests/test_cart.py"].replace("def test_checkout():", "def test_checkout(tmp_path):")
+    commit(repo, {"tests/test_cart.py": tests}, "a fixture", date="2026-02-01T10:00:00+00:00")
+    impact = Engine.open(repo).pr(base="HEAD~1").impact
+    assert impact is not None
+    (changed,) = impact.changed
+    assert "signature was: def test_checkout()" in changed.reasons
+    assert not any("signature changed" in r for r in impact.reasons)
+
+
 GO = (
     "package shop\n"
     "\n"
