@@ -200,8 +200,8 @@ class Engine:
         it (code before tests, shortest names first), at most ``limit``; with an empty query, the
         first symbols in path order."""
         self._fresh()
-        if not query:
-            return lookup.find(self.repository, "*", limit)
+        if not query:  # a file is not a symbol to a picker: the editor finds files itself
+            return [s for s in lookup.find(self.repository, "*", limit) if s.kind != "module"]
         exact = self.repository.store.symbols_named([query], limit=limit)[query]
         return exact + self.repository.store.symbols_containing(query, limit - len(exact))
 

@@ -41,6 +41,17 @@ def test_find_with_glob(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "tax" in out
 
 
+def test_find_lists_a_module_by_its_dotted_name_or_path_not_by_a_word(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for pattern in ("shop.pricing", "shop/pricing.py", "shop.pr*"):
+        assert main(["find", pattern, "--repo", str(repo), "--format", "json"]) == 0
+        found = [(s["kind"], s["name"]) for s in json.loads(capsys.readouterr().out)["symbols"]]
+        assert found == [("module", "shop.pricing")], pattern
+    assert main(["find", "pricing", "--repo", str(repo)]) == 1  # a word names no module
+    assert "no symbol matches 'pricing'" in capsys.readouterr().out
+
+
 def test_callers_transitively(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["callers", "total", "--depth", "2", "--repo", str(repo), "--format", "json"]) == 0
     hops = {(h["name"], h["depth"]) for h in json.loads(capsys.readouterr().out)["hops"]}

@@ -723,21 +723,19 @@ class Store:
         return [r[0] for r in rows]
 
     def find_symbols(self, pattern: str, limit: int = 50) -> list[Symbol]:
-        """Symbols whose qualified or short name matches a name or a glob (``*`` and ``?``): product
-        code before tests, implementations before their ``@overload`` stubs, then by place."""
-        glob = pattern if any(c in pattern for c in "*?[") else None
-        if glob:
-            where, args = (
-                "(s.name GLOB ? OR s.short_name GLOB ? OR f.path || ':' || s.name GLOB ?)",
-                [glob] * 3,
-            )
-        else:
-            where, args = "(s.name = ? OR s.short_name = ? OR f.path || ':' || s.name = ?)", [pattern] * 3
+        """Symbols whose qualified or short name matches a name or a glob (``*`` and ``?``), and
+        modules whose dotted name or path does (``flask.app``, ``src/flask/app.py``, not ``app``):
+        product code before tests, implementations before their ``@overload`` stubs, modules after
+        what they define, then by place."""
+        test = "GLOB" if any(c in pattern for c in "*?[") else "="
+        named = f"s.name {test} ? OR s.short_name {test} ? OR f.path || ':' || s.name {test} ?"
+        module = f"s.name {test} ? OR f.path {test} ?"
+        where = f"((s.kind != 'module' AND ({named})) OR (s.kind = 'module' AND ({module})))"
         rows = self.conn.execute(
             f"SELECT {_SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id WHERE {where}"
-            " AND s.kind != 'module' ORDER BY s.is_test, s.decorators LIKE '%overload%', f.path, s.start_line"
+            " ORDER BY s.is_test, s.kind = 'module', s.decorators LIKE '%overload%', f.path, s.start_line"
             " LIMIT ?",
-            (*args, limit),
+            (*[pattern] * 5, limit),
         )
         return [_symbol(r) for r in rows]
 
