@@ -370,7 +370,7 @@ def _add_definition(
     definitions: list[Definition], captures: dict[str, list[Node]], kind: DefinitionKind, spec: LanguageSpec
 ) -> None:
     name = _text(captures["name"][0]).replace(".", NAME_DOT)
-    if kind == "constant" and not _CONSTANT.match(name):
+    if kind == "constant" and not (spec.hooks.constants_any_case or _CONSTANT.match(name)):
         return
     verb = _text(captures["verb"][0]) if "verb" in captures else name
     if verb != name:  # a spec's block is named by its word and argument: ``it 'parses'``, ``let :user``

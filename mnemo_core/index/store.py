@@ -48,8 +48,9 @@ log = logging.getLogger(__name__)
 # 29: a class calls its metaclass; 30: a src layout's modules are named without ``src.``;
 # 31: Go variables typed by their declarations; 32: ``self.x = param`` takes the parameter's type;
 # 33: a Java class's constants read by bare name or through the class; 34: Ruby specs, mixins, A::B;
-# 35: a base class found by name where no import is read (PHP, Kotlin, C#, C++)
-SCHEMA_VERSION = 35
+# 35: a base class found by name where no import is read (PHP, Kotlin, C#, C++);
+# 36: Go's package-level vars and consts are constants, linked to what reads them
+SCHEMA_VERSION = 36
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

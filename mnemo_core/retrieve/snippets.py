@@ -42,12 +42,26 @@ def header(symbol: Symbol) -> str:
 
 
 def full_text(symbol: Symbol, source: SourceCache, members: Iterable[Symbol] = ()) -> str:
-    """The symbol's source lines, or a class outline (header and member signatures)."""
+    """The symbol's source lines, or a class outline (header and member signatures), or a module's
+    own code: its lines outside its top-level definitions (``members``), imports and constants."""
     if symbol.kind in CLASS_KINDS:
         outline = [header(symbol)] + [f"    {m.signature or m.name}" for m in members]
         return "\n".join(outline)
+    if symbol.kind == "module":
+        return _module_level(source.lines(symbol.path), members) or header(symbol)
     lines = source.lines(symbol.path)[symbol.start_line - 1 : symbol.end_line]
     return "\n".join(lines) if lines else header(symbol)
+
+
+def _module_level(lines: list[str], definitions: Iterable[Symbol]) -> str:
+    """The lines no definition covers, each run of blank lines (and the definitions between) as one."""
+    covered = {n for d in definitions for n in range(d.start_line, d.end_line + 1)}
+    kept: list[str] = []
+    for number, line in enumerate(lines, 1):
+        if number in covered or (not line.strip() and (not kept or not kept[-1].strip())):
+            continue
+        kept.append(line)
+    return "\n".join(kept).strip()
 
 
 def token_costs(symbol: Symbol, source: SourceCache, members: Iterable[Symbol] = ()) -> tuple[int, int, str]:

@@ -191,3 +191,74 @@ def test_a_java_class_constant_reaches_the_tests_of_its_readers(
     impact = json.loads(capsys.readouterr().out)["impact"]
     assert [t["evidence"].split(" (")[0] for t in impact["tests"]] == [path]
     assert not any(r.startswith("no test reaches") for r in impact["reasons"])
+
+
+STORE_GO = (
+    "package store\n"
+    "\n"
+    'import "errors"\n'
+    "\n"
+    "// ErrNotFound is returned when no item has the key.\n"
+    'var ErrNotFound = errors.New("not found")\n'
+    "\n"
+    "const (\n"
+    "\tdefaultSize = 8\n"
+    "\tmaxSize     = 64\n"
+    ")\n"
+    "\n"
+    "func capacity(n int) int {\n"
+    "\tif n > maxSize {\n"
+    "\t\treturn defaultSize\n"
+    "\t}\n"
+    "\treturn n\n"
+    "}\n"
+)
+GO_FILES = {
+    "go.mod": "module example.com/shop\n\ngo 1.21\n",
+    "store/store.go": STORE_GO,
+    "store/get.go": (  # another file of the package reads the error by its bare name
+        "package store\n"
+        "\n"
+        "func Get(items map[string]int, key string) (int, error) {\n"
+        "\tif v, ok := items[key]; ok {\n"
+        "\t\treturn v, nil\n"
+        "\t}\n"
+        "\treturn 0, ErrNotFound\n"
+        "}\n"
+    ),
+    "store/store_test.go": (
+        "package store\n"
+        "\n"
+        'import "testing"\n'
+        "\n"
+        "func TestGet(t *testing.T) {\n"
+        '\tif _, err := Get(nil, "k"); err == nil {\n'
+        '\t\tt.Fatal("no error")\n'
+        "\t}\n"
+        "}\n"
+        "\n"
+        "func TestCapacity(t *testing.T) {\n"
+        "\tif capacity(100) != 8 {\n"
+        '\t\tt.Fatal("not capped")\n'
+        "\t}\n"
+        "}\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("edit", "path"),
+    [
+        (('errors.New("not found")', 'errors.New("no such key")'), "calls Get -> uses ErrNotFound"),
+        (("defaultSize = 8", "defaultSize = 16"), "calls capacity -> uses defaultSize"),
+    ],
+)
+def test_a_go_package_variable_reaches_the_tests_of_its_readers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], edit: tuple[str, str], path: str
+) -> None:
+    root = make_repo(tmp_path / "repo", GO_FILES)
+    commit(root, {"store/store.go": STORE_GO.replace(*edit)}, "tune the store")
+    assert main(["pr", "--repo", str(root), "--base", "HEAD~1", "--format", "json"]) == 0
+    impact = json.loads(capsys.readouterr().out)["impact"]
+    assert [c["name"] for c in impact["changed"]] == [path.rsplit(" ", 1)[-1]]
+    assert [t["evidence"].split(" (")[0] for t in impact["tests"]] == [path]

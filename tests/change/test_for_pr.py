@@ -176,6 +176,15 @@ def test_signature_and_module_level_changes(repo: Path) -> None:
     assert any(r.startswith("public signature changed: Cart.checkout") for r in impact.reasons)
 
 
+def test_a_changed_module_shows_its_own_code_not_its_definitions(repo: Path) -> None:
+    commit(
+        repo, {"shop/cart.py": "import os\n" + BASE["shop/cart.py"]}, "os", date="2026-02-01T10:00:00+00:00"
+    )
+    pack = Engine.open(repo).pr(base="HEAD~1")
+    (module,) = [s for s in pack.symbols if s.symbol.kind == "module"]
+    assert module.body == "import os\nfrom shop.pricing import total"  # not the class below them
+
+
 def test_a_test_whose_signature_changes_is_not_a_public_signature(repo: Path) -> None:
     tests = BASE["tests/test_cart.py"].replace("def test_checkout():", "def test_checkout(tmp_path):")
     commit(repo, {"tests/test_cart.py": tests}, "a fixture", date="2026-02-01T10:00:00+00:00")

@@ -90,6 +90,7 @@ class Hooks:
     global_namespace: bool = False  # Ruby: ``A::B`` is one class however many files (re)open it
     construct_method: str = ""  # Ruby: ``Foo.new(...)`` builds a ``Foo``
     bases_by_name: bool = False  # no imports are read (PHP, Kotlin, C#, C++): a base is found by its name
+    constants_any_case: bool = False  # Go: a package-level var or const is a constant, whatever its case
     super_names: frozenset[str] = frozenset({"super", "super()"})
     builtin_names: frozenset[str] = frozenset()  # bare names never linked by name alone
     builtin_methods: frozenset[str] = frozenset()  # methods of built-in types: never linked by name alone

@@ -15,11 +15,25 @@ from tree_sitter import Node
 
 from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
 from mnemo_core.index.languages._packages import PackageIndex, package_index
-from mnemo_core.index.languages.base import Definition, Hooks, clean_comment, node_text
+from mnemo_core.index.languages.base import (
+    Definition,
+    Hooks,
+    alternatives,
+    clean_comment,
+    node_text,
+    reads_matching,
+)
 from mnemo_core.model import RawImport
 
 TEST_SUFFIX = "_test.go"
 UNNAMED_RECEIVER = "_"
+SPECS = frozenset({"type_spec", "var_spec", "const_spec"})  # one declaration of a ``type``/``var``/``const``
+_DECLARED_BY = {  # a parent whose field names its own identifier: a declaration, not a read
+    "var_spec": "name",
+    "const_spec": "name",
+    "parameter_declaration": "name",
+    "function_declaration": "name",
+}
 _TEST_FUNCTION = re.compile(r"^(?:Test|Benchmark|Example|Fuzz)(?:[A-Z0-9_]|$)")
 _MAJOR_VERSION = re.compile(r"^v\d+$")
 _VERSION_SUFFIX = re.compile(r"\.v\d+$")
@@ -170,12 +184,27 @@ class GoHooks(Hooks):
     receiver_is_first_param = True
     builtin_names = BUILTINS
     builtin_methods = BUILTIN_METHODS
+    constants_any_case = True
 
     def outer(self, node: Node) -> Node:
         parent = node.parent
-        if node.type == "type_spec" and parent is not None and parent.named_child_count == 1:
-            return parent
+        if node.type in SPECS and parent is not None and parent.named_child_count == 1:
+            return parent  # ``type T struct``, ``var X = ...``: the declaration with its keyword
         return node
+
+    def constant_uses(
+        self, root: Node, source: bytes, names: frozenset[str], modules: frozenset[str]
+    ) -> list[tuple[int, int, str]]:
+        """A package-level constant read by bare name: one of this file's (``names``), or an exported
+        one of the package's other files (a capitalised name, resolved in the package); and an
+        imported package's exported one (``mux.ErrNotFound``)."""
+        exported = rb"[A-Z][A-Za-z0-9_]*"
+        bare = rb"\b(?:" + (alternatives(names) + rb"|" if names else b"") + exported + rb")\b"
+        found = reads_matching(root, source, bare, _is_bare_read)
+        if modules:
+            qualified = rb"\b(?:" + alternatives(modules) + rb")\." + exported + rb"\b"
+            found += reads_matching(root, source, qualified, _is_package_read)
+        return found
 
     def params(self, definition: Definition) -> tuple[str, ...]:
         node = definition.node
@@ -256,6 +285,30 @@ class GoHooks(Hooks):
 
     def member_scope(self, path: str) -> str:
         return self.package_of(path)
+
+
+def _is_bare_read(node: Node, _end: int) -> bool:
+    """A name read as a value: not declared, not called (``New(...)`` is a call), not a struct's key."""
+    parent = node.parent
+    if node.type != "identifier" or parent is None:
+        return False
+    if parent.type == "call_expression" and parent.child_by_field_name("function") == node:
+        return False
+    field = _DECLARED_BY.get(parent.type)
+    if field is not None and node in parent.children_by_field_name(field):
+        return False
+    return parent.type not in {"short_var_declaration", "keyed_element", "labeled_statement"}
+
+
+def _is_package_read(node: Node, end: int) -> bool:
+    """``mux.ErrNotFound`` as a value: the whole selector, not the function of a call."""
+    parent = node.parent
+    called = (
+        parent is not None
+        and parent.type == "call_expression"
+        and parent.child_by_field_name("function") == node
+    )
+    return node.type == "selector_expression" and node.end_byte == end and not called
 
 
 def _shared_prefix(directory: str, importer: str) -> int:
