@@ -427,15 +427,21 @@ def blast_radius(
 def _blast_radius(
     store: Store, changed: list[int], depth: int, given: Mapping[int, ReachingTests]
 ) -> BlastRadius:
-    sure = walk_back(store, changed, depth, min_confidence=POSSIBLE_BELOW)
-    every = walk_back(store, changed, depth)
+    own = store.symbols_by_ids(changed)
+    code = [c for c in changed if c not in own or not own[c].is_test]  # what calls test code is no radius
+    sure = walk_back(store, code, depth, min_confidence=POSSIBLE_BELOW)
+    every = walk_back(store, code, depth)
     tests_of = tests_reaching(store, [c for c in changed if c not in given])
     tests_of.update({c: given[c] for c in changed if c in given})
     sure_tests = _union(r.sure for r in tests_of.values())
     possible_tests = _union(r.possible for r in tests_of.values())
     on_paths = {i for r in (*sure_tests.values(), *possible_tests.values()) for i in r.path}
-    symbols = store.symbols_by_ids({*every, *on_paths})  # a test's path names helpers beyond ``depth``
-    sure_tests.update({c: every[c] for c in changed if c in symbols and symbols[c].is_test_case})
+    symbols = store.symbols_by_ids(
+        {*every, *on_paths, *changed}
+    )  # a test's path names helpers beyond ``depth``
+    sure_tests.update(
+        {c: Reach(c, 0, 1.0, (c,), ()) for c in changed if c in symbols and symbols[c].is_test_case}
+    )
     possible_tests = {t: r for t, r in possible_tests.items() if t not in sure_tests}
     changed_set = set(changed)
 

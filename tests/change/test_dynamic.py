@@ -320,3 +320,22 @@ def test_a_dynamic_fallback_offers_the_module_s_tests_that_name_the_symbol_when_
         "the tests of its module's other symbols that name it are possible (1)"
     ) in changed["reasons"]
     assert changed["possibly_reached_by"] == ["tests/test_filters.py::test_lower_is_not_title"]
+
+
+def test_code_that_registers_a_test_s_function_is_not_the_blast_radius_of_changing_it(tmp_path: Path) -> None:
+    test = (
+        "from pkg.commands import command, run\n"
+        "\n"
+        "def test_own_command():\n"
+        '    @command("shout")\n'
+        "    def shout(who):\n"
+        "        return who.upper()\n"
+        '    assert run("shout", "a") == "A"\n'
+    )
+    root = make_repo(tmp_path / "repo", {**FILES, "tests/test_own.py": test})
+    commit(root, {"tests/test_own.py": test.replace("who.upper()", "who.upper() + '!'")}, "louder")
+    impact = Engine.open(root).pr(base="HEAD~1").impact
+    assert impact is not None
+    assert [s.symbol.name for s in impact.changed] == ["test_own_command.shout"]
+    assert not impact.callers and not impact.possible_callers  # not command's deco, which registers it
+    assert "test_own_command" in [t.symbol.name for t in impact.tests]
