@@ -276,7 +276,9 @@ class Resolver:
         ids = list(found.ids)
         if ref.kind != "inherit":
             ids += w.constructors(i for i in found.ids if w.symbol(i).kind in CLASS_KINDS)
-        confidence = round(CONFIDENCE[found.how] / (len(found.ids) if found.how == "name" else 1), 3)
+        confidence = round(
+            CONFIDENCE[found.how] / (self._definitions(found.ids) if found.how == "name" else 1), 3
+        )
         return tuple(ids), found.how, confidence
 
     def _source(self, file_id: int, scope: str) -> int | None:
@@ -804,9 +806,14 @@ class Resolver:
 
     def _by_name(self, file_id: int, name: str, methods: bool) -> _Resolution:
         candidates = self.world.named(self.world.files[file_id].language, name, methods)
-        if not candidates or len(candidates) > AMBIGUOUS_LIMIT:
+        if not candidates or self._definitions(candidates) > AMBIGUOUS_LIMIT:
             return _EXTERNAL
         return _Resolution(list(candidates), "name")
+
+    def _definitions(self, ids: Sequence[int]) -> int:
+        """How many different things the symbols are: overloads of one method (Java, C#, a Python
+        property's getter and setter) are one."""
+        return len({(self.world.symbol(i).file_id, self.world.symbol(i).name) for i in ids})
 
     # -- dynamic dispatch -------------------------------------------------------------------
     def _dynamic_edges(self, file_id: int, refs: Sequence[RefRow], calls: Sequence[Edge]) -> list[Edge]:

@@ -49,8 +49,9 @@ log = logging.getLogger(__name__)
 # 31: Go variables typed by their declarations; 32: ``self.x = param`` takes the parameter's type;
 # 33: a Java class's constants read by bare name or through the class; 34: Ruby specs, mixins, A::B;
 # 35: a base class found by name where no import is read (PHP, Kotlin, C#, C++);
-# 36: Go's package-level vars and consts are constants, linked to what reads them
-SCHEMA_VERSION = 36
+# 36: Go's package-level vars and consts are constants, linked to what reads them; 37: C# and Kotlin
+# tests by their attributes and annotations; overloads count as one definition to a name guess
+SCHEMA_VERSION = 37
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

@@ -1,12 +1,14 @@
 """Code a test runner runs for tests that never call it: unittest's ``setUp`` (inherited too),
 pytest's ``setup_method`` and ``setup_module``, and ``autouse`` fixtures (a conftest's for its
-directory only). A change to what they call reaches exactly the tests in their scope, on real
-repositories, through ``mnemo tests`` and ``pr``."""
+directory only), and the set-ups of JUnit, xUnit, NUnit, MSTest and Ruby's runners. A change to what
+they call reaches exactly the tests in their scope, on real repositories, through ``mnemo tests`` and
+``pr``."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from helpers import commit, make_repo
 
 from mnemo_core.engine import Engine
@@ -169,3 +171,53 @@ def test_junit_runs_a_before_each_method_for_every_test_of_its_class(tmp_path: P
     assert [(t.symbol.name, t.reasons[0].split(" (")[0]) for t in impact.tests] == [
         ("CodecTest.decodes", "runs CodecTest.prepare -> calls Codec.decode")
     ]
+
+
+CODEC_CS = (
+    "public static class Codec\n{\n    public static int Decode(int x)\n    {\n        return x;\n    }\n}\n"
+)
+CODEC_KT = "object Codec {\n    fun decode(x: Int): Int {\n        return x\n    }\n}\n"
+RUNNERS = {  # language -> (product file, its text, test file, its text, the test case, the set-up)
+    "csharp (xUnit: a constructor)": (
+        "src/Codec.cs",
+        CODEC_CS,
+        "tests/Codec.Tests/CodecTests.cs",
+        "public class CodecTests\n{\n    private int decoded;\n\n    public CodecTests()\n    {\n"
+        "        decoded = Codec.Decode(1);\n    }\n\n    [Fact]\n    public void Decodes()\n    {\n"
+        "        Assert.Equal(1, decoded);\n    }\n}\n",
+        "CodecTests.Decodes",
+        "CodecTests.CodecTests",
+    ),
+    "csharp (NUnit: [SetUp])": (
+        "src/Codec.cs",
+        CODEC_CS,
+        "tests/Codec.Tests/CodecTests.cs",
+        "public class CodecTests\n{\n    private int decoded;\n\n"
+        "    [SetUp]\n    public void Prepare()\n    {\n"
+        "        decoded = Codec.Decode(1);\n    }\n\n    [Test]\n    public void Decodes()\n    {\n"
+        "        Assert.AreEqual(1, decoded);\n    }\n}\n",
+        "CodecTests.Decodes",
+        "CodecTests.Prepare",
+    ),
+    "kotlin (JUnit 5)": (
+        "src/main/kotlin/Codec.kt",
+        CODEC_KT,
+        "src/test/kotlin/CodecTest.kt",
+        "class CodecTest {\n    private var decoded = 0\n\n    @BeforeEach\n    fun prepare() {\n"
+        "        decoded = Codec.decode(1)\n    }\n\n    @Test\n    fun decodes() {\n"
+        "        assertEquals(1, decoded)\n    }\n}\n",
+        "CodecTest.decodes",
+        "CodecTest.prepare",
+    ),
+}
+
+
+@pytest.mark.parametrize("runner", sorted(RUNNERS))
+def test_the_runner_s_set_up_reaches_its_class_s_tests(tmp_path: Path, runner: str) -> None:
+    product, code, test_file, test, case, setup = RUNNERS[runner]
+    root = make_repo(tmp_path / "repo", {product: code, test_file: test})
+    commit(root, {product: code.replace("return x", "return -x")}, "edit")
+    impact = Engine.open(root).pr(base="HEAD~1").impact
+    assert impact is not None
+    reached = [(t.symbol.name, t.reasons[0].split(" -> ")[0]) for t in impact.tests]
+    assert reached == [(case, f"runs {setup}")]

@@ -1,8 +1,26 @@
-"""C#: ``base`` calls, constructors named after their class, and bare calls of its own methods."""
+"""C#: ``base`` calls, constructors named after their class, bare calls of its own methods, and
+tests as xUnit, NUnit and MSTest mark them."""
 
 from __future__ import annotations
 
-from mnemo_core.index.languages.base import Hooks
+from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
+from mnemo_core.index.languages.base import Definition, Hooks, TestHookScope, node_text, path_parts
+from mnemo_core.model import CALLABLE_KINDS, Symbol
+
+TEST_ATTRIBUTES = frozenset(
+    {"Fact", "Theory", "Test", "TestCase", "TestCaseSource", "TestMethod", "DataTestMethod"}
+)
+# run around every test of their class: NUnit's and MSTest's set-up and tear-down methods (xUnit
+# builds the class for each test, so its constructor and Dispose run too)
+RUNNER_ATTRIBUTES = frozenset(
+    {"SetUp", "TearDown", "TestInitialize", "TestCleanup", "OneTimeSetUp", "OneTimeTearDown"}
+)
+TEST_PROJECT_SUFFIXES = (".Tests", ".Test", ".UnitTests", ".IntegrationTests", ".Specs")
+
+
+def _attribute_name(text: str) -> str:
+    """``Xunit.Fact`` -> ``Fact``; ``TestCase(1, 2)`` -> ``TestCase``."""
+    return text.split("(", 1)[0].rsplit(".", 1)[-1].strip()
 
 
 class CSharpHooks(Hooks):
@@ -12,6 +30,42 @@ class CSharpHooks(Hooks):
     super_names = frozenset({"base"})
     constructors_named_after_class = True
     implicit_self = True
+
+    def decorators(self, definition: Definition) -> tuple[str, ...]:
+        return tuple(
+            node_text(attribute.child_by_field_name("name"))
+            for attributes in definition.node.named_children
+            if attributes.type == "attribute_list"
+            for attribute in attributes.named_children
+            if attribute.type == "attribute"
+        )
+
+    def is_test_file(self, path: str, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
+        in_test_project = any(part.endswith(TEST_PROJECT_SUFFIXES) for part in path_parts(path))
+        return in_test_project or super().is_test_file(path, discovery)
+
+    def classify_test(
+        self,
+        definition: Definition,
+        in_test_file: bool,
+        discovery: PytestDiscovery = DEFAULT_DISCOVERY,
+        collected: bool | None = None,
+    ) -> tuple[bool, bool]:
+        marked = {_attribute_name(d) for d in definition.decorators} & TEST_ATTRIBUTES
+        if definition.kind == "method" and marked:
+            return True, True
+        parent = definition.parent
+        return in_test_file or (parent is not None and parent.is_test), False
+
+    def runs_for_tests(self, symbol: Symbol, in_class: bool) -> TestHookScope | None:
+        """NUnit's ``[SetUp]``, MSTest's ``[TestInitialize]`` and the like, and a test class's
+        constructor and ``Dispose`` (xUnit): for every test of their class."""
+        if not (symbol.is_test and in_class and symbol.kind in CALLABLE_KINDS):
+            return None
+        owner, _, own = symbol.name.rpartition(".")
+        constructor = own == owner.rsplit(".", 1)[-1] or own == "Dispose"
+        marked = {_attribute_name(d) for d in symbol.decorators} & RUNNER_ATTRIBUTES
+        return "class" if marked or constructor else None
 
 
 HOOKS = CSharpHooks()

@@ -116,7 +116,7 @@ def _is_class_constant_read(node: Node, end: int) -> bool:
     )
 
 
-def _annotation_name(text: str) -> str:
+def annotation_name(text: str) -> str:
     """``@org.junit.jupiter.api.Test`` -> ``Test``; ``@ParameterizedTest(name = "x")`` -> its name."""
     return text.lstrip("@").split("(", 1)[0].rsplit(".", 1)[-1].strip()
 
@@ -175,7 +175,7 @@ class JavaHooks(Hooks):
         discovery: PytestDiscovery = DEFAULT_DISCOVERY,
         collected: bool | None = None,
     ) -> tuple[bool, bool]:
-        annotated = {_annotation_name(d) for d in definition.decorators}
+        annotated = {annotation_name(d) for d in definition.decorators}
         if definition.kind == "method" and annotated & TEST_ANNOTATIONS:
             return True, True
         parent = definition.parent
@@ -185,7 +185,7 @@ class JavaHooks(Hooks):
         """JUnit's set-up and tear-down methods: run for every test of their class."""
         if not (symbol.is_test and in_class and symbol.kind in CALLABLE_KINDS):
             return None
-        annotated = {_annotation_name(d) for d in symbol.decorators}
+        annotated = {annotation_name(d) for d in symbol.decorators}
         named = symbol.name.rsplit(".", 1)[-1] in RUNNER_METHODS
         return "class" if annotated & RUNNER_ANNOTATIONS or named else None
 
