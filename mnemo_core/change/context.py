@@ -58,11 +58,9 @@ def analyse(
     """Blast radius, tests, history and risk of a set of changed symbols; with ``coverage``, the
     tests of each symbol it measured are those that ran it (``change.coverage``)."""
     indexed = _indexed(store, changed)
-    evidence = (
-        coverage_evidence(store, root, indexed.values(), coverage, _touched(changed, indexed))
-        if coverage
-        else None
-    )
+    touched = _touched(changed, indexed)
+    changed = _once(changed)
+    evidence = coverage_evidence(store, root, indexed.values(), coverage, touched) if coverage else None
     measured = evidence.tests if evidence else {}
     blast = blast_radius(store, sorted({s.id for s in indexed.values()}), depth, measured)
     reached_by_tests = {sid for sid, tests in blast.tests_of.items() if tests.sure}
@@ -123,6 +121,7 @@ def analyse(
             left_behind[c.key],
             dynamically,
             evidence,
+            touched.get(indexed[c.key].id) if c.key in indexed else None,
         )
         for i, c in enumerate(changed)
     ]
@@ -193,6 +192,17 @@ def _fallback_symbols(
     return tuple(sorted(found, key=lambda s: (-s.score, s.symbol.id)))
 
 
+def _once(changed: list[ChangedSymbol]) -> list[ChangedSymbol]:
+    """Each changed name once: overloads (or a property's getter and setter) are one symbol here."""
+    seen: set[tuple[str, str]] = set()
+    kept = []
+    for c in changed:
+        if (c.key, c.status) not in seen:
+            seen.add((c.key, c.status))
+            kept.append(c)
+    return kept
+
+
 def _indexed(store: Store, changed: list[ChangedSymbol]) -> dict[str, Symbol]:
     keys = [(c.path, c.name, c.kind) for c in changed if c.status != "deleted"]
     found = store.symbols_by_keys(keys)
@@ -251,11 +261,15 @@ def _changed_symbol(
     dangling: int,
     dynamic: _Dynamic,
     evidence: CoverageEvidence | None = None,
+    touched: Touched | None = None,
 ) -> ScoredSymbol:
     """A changed symbol with its reasons; its components also count what it affects (``callers``,
     ``tests``; ``dangling`` references for a deleted or renamed one), for renderers' tables."""
     sym = symbol or _placeholder(c, ordinal)
     reasons = [_describe(c)]
+    if touched is not None and touched.namesakes > 1:
+        short = c.name.rsplit(".", 1)[-1]
+        reasons.append(f"{len(touched.ranks)} of the {touched.namesakes} definitions of {short} here")
     if c.signature_changed:
         old = (c.old_signature or "").rstrip(";")  # a statement's end: the reasons are joined by "; "
         reasons.append(f"{'value' if c.kind == 'constant' else 'signature'} was: {old}")

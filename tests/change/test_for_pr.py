@@ -444,3 +444,24 @@ def test_a_quiet_verdict_says_tested_only_when_a_test_reaches_the_change(tmp_pat
         "low",
         ["small, tested change with a contained blast radius"],
     )
+
+
+def test_a_change_to_two_definitions_of_one_name_lists_the_name_once(tmp_path: Path) -> None:
+    box = (
+        "class Box:\n"
+        "    @property\n"
+        "    def size(self):\n"
+        "        return self._size\n"
+        "\n"
+        "    @size.setter\n"
+        "    def size(self, value):\n"
+        "        self._size = value\n"
+    )
+    root = make_repo(tmp_path / "repo", {"pkg/box.py": box})
+    commit(root, {"pkg/box.py": box.replace("self._size", "self._n")}, "rename the field")
+    impact = Engine.open(root).pr(base="HEAD~1").impact
+    assert impact is not None
+    assert [(s.symbol.name, s.reasons[1]) for s in impact.changed] == [
+        ("Box.size", "2 of the 2 definitions of size here")
+    ]
+    assert [r for r in impact.reasons if r.startswith("no test reaches")] == ["no test reaches: Box.size"]
