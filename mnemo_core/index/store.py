@@ -50,8 +50,9 @@ log = logging.getLogger(__name__)
 # 33: a Java class's constants read by bare name or through the class; 34: Ruby specs, mixins, A::B;
 # 35: a base class found by name where no import is read (PHP, Kotlin, C#, C++);
 # 36: Go's package-level vars and consts are constants, linked to what reads them; 37: C# and Kotlin
-# tests by their attributes and annotations; overloads count as one definition to a name guess
-SCHEMA_VERSION = 37
+# tests by their attributes and annotations; overloads count as one definition to a name guess;
+# 38: PHPUnit's tests
+SCHEMA_VERSION = 38
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

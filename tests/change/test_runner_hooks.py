@@ -1,6 +1,6 @@
 """Code a test runner runs for tests that never call it: unittest's ``setUp`` (inherited too),
 pytest's ``setup_method`` and ``setup_module``, and ``autouse`` fixtures (a conftest's for its
-directory only), and the set-ups of JUnit, xUnit, NUnit, MSTest and Ruby's runners. A change to what
+directory only), and the set-ups of JUnit, xUnit, NUnit, MSTest, PHPUnit and Ruby's runners. A change to what
 they call reaches exactly the tests in their scope, on real repositories, through ``mnemo tests`` and
 ``pr``."""
 
@@ -199,6 +199,17 @@ RUNNERS = {  # language -> (product file, its text, test file, its text, the tes
         "CodecTests.Decodes",
         "CodecTests.Prepare",
     ),
+    "php (PHPUnit)": (
+        "src/Codec.php",
+        "<?php\nclass Codec\n{\n    public static function decode($x)\n    {\n        return $x;\n    }\n}\n",
+        "tests/CodecTest.php",
+        "<?php\nclass CodecTest extends TestCase\n{\n    protected function setUp(): void\n    {\n"
+        "        $this->decoded = Codec::decode(1);\n    }\n\n    public function testDecodes()\n    {\n"
+        "        $this->assertSame(1, $this->decoded);\n    }\n\n    private function helper()\n    {\n"
+        "        return 1;\n    }\n}\n",
+        "CodecTest.testDecodes",
+        "CodecTest.setUp",
+    ),
     "kotlin (JUnit 5)": (
         "src/main/kotlin/Codec.kt",
         CODEC_KT,
@@ -216,7 +227,7 @@ RUNNERS = {  # language -> (product file, its text, test file, its text, the tes
 def test_the_runner_s_set_up_reaches_its_class_s_tests(tmp_path: Path, runner: str) -> None:
     product, code, test_file, test, case, setup = RUNNERS[runner]
     root = make_repo(tmp_path / "repo", {product: code, test_file: test})
-    commit(root, {product: code.replace("return x", "return -x")}, "edit")
+    commit(root, {product: code.replace("return ", "return -")}, "edit")
     impact = Engine.open(root).pr(base="HEAD~1").impact
     assert impact is not None
     reached = [(t.symbol.name, t.reasons[0].split(" -> ")[0]) for t in impact.tests]

@@ -1,8 +1,18 @@
-"""PHP: ``$this``/``self::``/``static::`` receivers, ``parent::`` calls and ``__construct``."""
+"""PHP: ``$this``/``self::``/``static::`` receivers, ``parent::`` calls, ``__construct``, and
+PHPUnit's tests."""
 
 from __future__ import annotations
 
-from mnemo_core.index.languages.base import Hooks
+from pathlib import PurePosixPath
+
+from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
+from mnemo_core.index.languages.base import Definition, Hooks, TestHookScope, node_text
+from mnemo_core.model import CALLABLE_KINDS, Symbol
+
+TEST_FILE_SUFFIX = "Test.php"
+TEST_METHOD_PREFIX = "test"
+TEST_MARKS = ("@test", "#[Test]")  # a docblock annotation or an attribute marks any method a test
+RUNNER_METHODS = frozenset({"setUp", "tearDown", "assertPreConditions", "assertPostConditions"})
 
 
 class PhpHooks(Hooks):
@@ -12,6 +22,32 @@ class PhpHooks(Hooks):
     self_names = frozenset({"$this", "self", "static"})
     super_names = frozenset({"parent"})
     constructor_names = frozenset({"__construct"})
+
+    def is_test_file(self, path: str, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
+        return PurePosixPath(path).name.endswith(TEST_FILE_SUFFIX) or super().is_test_file(path, discovery)
+
+    def classify_test(
+        self,
+        definition: Definition,
+        in_test_file: bool,
+        discovery: PytestDiscovery = DEFAULT_DISCOVERY,
+        collected: bool | None = None,
+    ) -> tuple[bool, bool]:
+        """PHPUnit runs a test class's public ``test*`` methods, and those marked ``@test`` or ``#[Test]``."""
+        parent = definition.parent
+        test = in_test_file or (parent is not None and parent.is_test)
+        if not (test and definition.kind == "method"):
+            return test, False
+        leading = definition.node.prev_named_sibling
+        marked = leading is not None and leading.type == "comment" and TEST_MARKS[0] in node_text(leading)
+        attributed = TEST_MARKS[1] in node_text(definition.node).split("function", 1)[0]
+        return True, definition.name.startswith(TEST_METHOD_PREFIX) or marked or attributed
+
+    def runs_for_tests(self, symbol: Symbol, in_class: bool) -> TestHookScope | None:
+        """PHPUnit's ``setUp`` and ``tearDown``: for every test of their class."""
+        own = symbol.name.rsplit(".", 1)[-1]
+        runs = symbol.is_test and in_class and symbol.kind in CALLABLE_KINDS and own in RUNNER_METHODS
+        return "class" if runs else None
 
 
 HOOKS = PhpHooks()
