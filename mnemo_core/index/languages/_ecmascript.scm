@@ -12,6 +12,18 @@
   left: (member_expression object: (identifier) @_exports property: (property_identifier) @name)
   right: [(arrow_function) (function_expression)])
   (#eq? @_exports "exports")) @definition.function
+; methods assigned to an object or a prototype (``res.send = function send(body) {...}``,
+; ``Router.prototype.route = function (path) {...}``): methods of ``res`` and ``Router``
+(expression_statement (assignment_expression
+  left: (member_expression object: (identifier) @scope property: (property_identifier) @name)
+  right: [(arrow_function) (function_expression)])
+  (#not-any-of? @scope "exports" "module")) @definition.function
+(expression_statement (assignment_expression
+  left: (member_expression
+    object: (member_expression object: (identifier) @scope property: (property_identifier) @_prototype)
+    property: (property_identifier) @name)
+  right: [(arrow_function) (function_expression)])
+  (#eq? @_prototype "prototype")) @definition.function
 (program (lexical_declaration (variable_declarator name: (identifier) @name value: [
   (number) (string) (template_string) (object) (array) (true) (false) (regex) (unary_expression)
   (binary_expression) (member_expression) (call_expression) (new_expression)])) @definition.constant)
