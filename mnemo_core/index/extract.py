@@ -141,16 +141,18 @@ def _described(refs: list[RawRef], definitions: list[Definition]) -> list[RawRef
     """The references, with RSpec's ``described_class`` written as the class its group (or an
     enclosing one) describes, and ``subject`` as an instance of it (RSpec's implicit subject, and
     what an explicit one usually builds): ``described_class.new(...).call`` and ``subject.call``
-    call that class's ``call``."""
+    call that class's ``call``. A ``let(:client) { Foo.new }`` types ``client`` for its group."""
     subjects: dict[str, str] = {}
     for d in definitions:  # parents first
         subject = d.extra.get("described") or (subjects.get(d.parent.qualified) if d.parent else None)
         if subject:
             subjects[d.qualified] = subject
-    if not subjects:
+    if not subjects and not any(r.kind == "type" and r.name.startswith(":") for r in refs):
         return refs
     described = []
     for r in refs:
+        if r.kind == "type" and r.name.startswith(":"):  # ``let(:client) { Foo.new }``: the group's
+            r = r._replace(name=r.name[1:], scope=r.scope.rpartition(".")[0])
         head, _, rest = r.receiver.partition(".")
         if r.scope in subjects and head in DESCRIBED:
             receiver = subjects[r.scope] + DESCRIBED[head]

@@ -51,8 +51,9 @@ log = logging.getLogger(__name__)
 # 35: a base class found by name where no import is read (PHP, Kotlin, C#, C++);
 # 36: Go's package-level vars and consts are constants, linked to what reads them; 37: C# and Kotlin
 # tests by their attributes and annotations; overloads count as one definition to a name guess;
-# 38: PHPUnit's tests; 39: JavaScript's methods assigned to an object or a prototype
-SCHEMA_VERSION = 39
+# 38: PHPUnit's tests; 39: JavaScript's methods assigned to an object or a prototype;
+# 40: Ruby's ``x = Foo.new`` and a spec's ``let(:x) { Foo.new }`` type ``x``
+SCHEMA_VERSION = 40
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

@@ -60,6 +60,16 @@ FILES = {
         "    end\n"
         "  end\n"
         "\n"
+        "  describe 'through a let' do\n"
+        "    let(:cart) { Shop::Cart.new([3]) }\n"
+        "\n"
+        "    context 'when checked' do\n"
+        "      it 'totals' do\n"
+        "        expect(cart.total).to eq 2.7\n"
+        "      end\n"
+        "    end\n"
+        "  end\n"
+        "\n"
         "  it { expect(1).to eq 1 }\n"
         "end\n"
     ),
@@ -125,6 +135,10 @@ def test_an_example_reaches_a_mixin_through_the_described_class_and_its_subject(
             "describe Shop::Cart.describe '#total'.it 'sums the items'",
             "calls Shop.Cart.total -> calls Shop.Pricing.discount",
         ),
+        (
+            "describe Shop::Cart.describe 'through a let'.context 'when checked'.it 'totals'",
+            "calls Shop.Cart.total -> calls Shop.Pricing.discount",
+        ),
     ]
 
 
@@ -169,3 +183,13 @@ def test_a_bare_call_in_a_block_reaches_a_module_method_by_its_name(tmp_path: Pa
     ]
     (hop,) = Engine.open(root).callers("Web.Helpers.redirect").hops
     assert hop.via.resolution == "name"  # a guess, and said so
+
+
+def test_a_let_types_its_name_for_the_examples_of_its_group(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", FILES)
+    hops = Engine.open(root).callers("Shop.Cart.total").hops
+    via = {h.symbol.name: h.via.resolution for h in hops}
+    assert via["describe Shop::Cart.describe 'through a let'.context 'when checked'.it 'totals'"] == "typed"
+    assert (
+        via["describe Shop::Cart.describe '#total'.it 'sums the items'"] == "package"
+    )  # the described class

@@ -38,6 +38,19 @@
   block: (_)
   (#any-of? @verb "it" "specify" "example" "scenario" "test" "its" "let" "let!" "subject" "subject!" "before" "after" "around")) @definition.function
 
+; variable types: ``x = Foo.new(...)``, and a spec's ``let(:x) { Foo.new(...) }`` (the name keeps its
+; colon here: extraction files it under the let's group, where every example nested in it sees it)
+(assignment left: (identifier) @name
+  right: (call receiver: [(constant) (scope_resolution)] @receiver method: (identifier) @_new)
+  (#eq? @_new "new")) @reference.type
+(call !receiver method: (identifier) @_let arguments: (argument_list . (simple_symbol) @name)
+  block: [
+    (block body: (block_body . (call receiver: [(constant) (scope_resolution) (identifier)] @receiver
+      method: (identifier) @_new)))
+    (do_block body: (body_statement . (call receiver: [(constant) (scope_resolution) (identifier)] @receiver
+      method: (identifier) @_new)))]
+  (#any-of? @_let "let" "let!" "subject" "subject!") (#eq? @_new "new")) @reference.type
+
 (call !receiver method: (identifier) @_mixin arguments: (argument_list (constant) @name @reference.inherit)
   (#any-of? @_mixin "include" "extend" "prepend"))
 (call !receiver method: (identifier) @_mixin
