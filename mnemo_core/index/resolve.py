@@ -808,7 +808,7 @@ class Resolver:
                 for dst in self._values(here(), scope, name, receiver):
                     add(src, dst, "references", how, line)
             elif kind == "dispatch":
-                for dst in self._dispatched(file_id, scope, name):
+                for dst in self._dispatched(file_id, scope, name, receiver):
                     add(src, dst, "calls", "dispatch", line)
             elif receiver:  # ``self.handlers[...]``: a registry held by the class
                 for cls in w.enclosing_classes(file_id, scope):
@@ -864,10 +864,19 @@ class Resolver:
             found = self._resolve_dotted(here.file_id, scope, f"{receiver}.{name}")
         return [i for i in found.ids if w.symbol(i).kind in CALLABLE_KINDS]
 
-    def _dispatched(self, file_id: int, scope: str, prefix: str) -> list[int]:
+    def _dispatched(self, file_id: int, scope: str, prefix: str, receiver: str) -> list[int]:
         """The methods ``getattr(self, prefix + ...)`` may find: those of the enclosing class, its
-        bases and its subclasses whose names start with the prefix."""
+        bases and its subclasses whose names start with the prefix; with no receiver (a library
+        collecting the calling module's functions, ``lex.lex()``), the file's top-level functions."""
         w = self.world
+        if not receiver:
+            return [
+                i
+                for short, ids in w.top(file_id).items()
+                if short.startswith(prefix) and short != prefix and "." not in short
+                for i in ids
+                if w.symbol(i).kind == "function"
+            ]
         classes = w.enclosing_classes(file_id, scope)
         family = dict.fromkeys(self._lineage(classes))
         frontier = list(classes)

@@ -708,3 +708,38 @@ def test_an_attribute_set_from_a_typed_variable_takes_its_type(tmp_path: Path) -
         ("pkg/a.py:Store.save", "typed"),
         ("pkg/a.py:Other.save", "name"),  # self.name.save: untyped, a guess between the two
     }
+
+
+SHARED = """\
+from pkg.a import Store
+
+
+_store = Store()
+
+
+class TestStore:
+    def setUp(self):
+        self.store = _store
+
+    def test_save(self):
+        return self.store.save(1)
+
+
+class TestShadowed:
+    def setUp(self, _store):
+        self.store = _store
+
+    def test_save(self):
+        return self.store.save(1)
+"""
+
+
+def test_an_attribute_set_from_a_module_level_object_takes_its_type(tmp_path: Path) -> None:
+    """``self.store = _store`` where the module builds ``_store = Store()`` (a parser shared by a test
+    class's ``setUp``) types ``self.store``; a parameter of the same name hides the module's."""
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/a.py": INJECTED, "tests/test_a.py": SHARED})
+    index_repo(tmp_path)
+    calls = {(s, d, how) for s, d, how in indexed_edges(tmp_path, "calls") if s.startswith("tests/")}
+    saves = {(s.split(":")[1], d, how) for s, d, how in calls if d.endswith(".save")}
+    assert ("TestStore.test_save", "pkg/a.py:Store.save", "typed") in saves
+    assert not any(s == "TestShadowed.test_save" and how == "typed" for s, _, how in saves)

@@ -131,6 +131,15 @@
 (call function: (identifier) @_getattr arguments: (argument_list . (identifier) @receiver
   . [(binary_operator) (string) (call) (identifier)] @name) (#eq? @_getattr "getattr")
   (#any-of? @receiver "self" "cls")) @reference.dispatch
+; a library handed the object (or, with none, the calling module) to collect its functions by name
+; prefix (``Hooks.prefix_collectors``): PLY's ``yacc.yacc(module=self)`` runs the ``p_*`` rules,
+; ``lexer = lex.lex()`` the module's ``t_*`` rules
+(call function: [(identifier) @name (attribute attribute: (identifier) @name)] @_collect
+  arguments: (argument_list (keyword_argument name: (identifier) @_kw value: (identifier) @receiver))
+  (#any-of? @_kw "module" "object") (#any-of? @receiver "self" "cls")) @reference.dispatch
+(call function: (attribute object: (identifier) @_library attribute: (identifier) @name) @_collect
+  arguments: (argument_list) @_arguments (#eq? @_library @name)
+  (#not-match? @_arguments "(module|object) *=")) @reference.dispatch
 
 (import_statement) @import
 (import_from_statement) @import
