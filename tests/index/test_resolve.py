@@ -743,3 +743,37 @@ def test_an_attribute_set_from_a_module_level_object_takes_its_type(tmp_path: Pa
     saves = {(s.split(":")[1], d, how) for s, d, how in calls if d.endswith(".save")}
     assert ("TestStore.test_save", "pkg/a.py:Store.save", "typed") in saves
     assert not any(s == "TestShadowed.test_save" and how == "typed" for s, _, how in saves)
+
+
+BUILT = """\
+class Parser:
+    def parse(self, text):
+        return text
+
+
+class Other:
+    def parse(self, text):
+        return None
+
+
+def make_parser():
+    parser = Parser()
+    return parser
+
+
+class Front:
+    def __init__(self):
+        self.parser = make_parser()
+
+    def run(self, text):
+        return self.parser.parse(text)
+"""
+
+
+def test_an_attribute_set_from_a_call_holds_what_the_function_returns(tmp_path: Path) -> None:
+    """``self.parser = make_parser()`` types ``self.parser`` in every method by what
+    ``make_parser`` returns: ``Parser.parse``, not a guess between two ``parse`` methods."""
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/a.py": BUILT})
+    index_repo(tmp_path)
+    calls = {(d, how) for s, d, how in indexed_edges(tmp_path, "calls") if s == "pkg/a.py:Front.run"}
+    assert calls == {("pkg/a.py:Parser.parse", "typed")}

@@ -40,6 +40,10 @@
 (assignment left: (identifier) @name
   right: (call function: [(identifier) (attribute)] @receiver)
   (#match? @receiver "^([a-zA-Z_][a-zA-Z0-9_]*\\.)*[a-z_][a-z0-9_]*$")) @reference.result
+; ``self.parser = yacc.yacc()``: the attribute holds what the function returns, in every method
+(assignment left: (attribute object: (identifier) @_self attribute: (identifier)) @name
+  right: (call function: [(identifier) (attribute)] @receiver) (#any-of? @_self "self" "cls")
+  (#match? @receiver "^([a-zA-Z_][a-zA-Z0-9_]*\\.)*[a-z_][a-z0-9_]*$")) @reference.result
 ; loop variables: an element of what is iterated (``for p in self.get_params()`` -> ``-> list[Parameter]``)
 (for_statement left: (identifier) @name
   right: (call function: [(identifier) (attribute)] @receiver)) @reference.result
