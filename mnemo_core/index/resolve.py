@@ -977,17 +977,26 @@ class Resolver:
 
     def _find_fixture(self, file_id: int, name: str) -> int | None:
         """The fixture a test parameter ``name`` receives: in the test's file or those the language
-        looks in next (pytest: each ``conftest.py`` above it)."""
+        looks in next (pytest: each ``conftest.py`` above it), defined there or imported into it
+        (``from . import v``: pytest finds fixtures among a module's names, wherever defined)."""
         w = self.world
         hooks = w.hooks(file_id)
         for path in hooks.fixture_files(w.files[file_id].path):
             found = w.by_path.get(path)
             if found is None:
                 continue
-            for sid in w.top(found.id).get(name, ()):
+            for sid in w.top(found.id).get(name) or self._imported(found.id, name):
                 if hooks.is_fixture(w.symbol(sid).decorators):
                     return sid
         return None
+
+    def _imported(self, file_id: int, name: str) -> list[int]:
+        """What a module-level import binds ``name`` to in the repository (a wildcard import too)."""
+        bindings = self.world.bindings(file_id)
+        if name not in bindings.names and not bindings.stars:
+            return []
+        found = self._resolve_bare(file_id, "", name)
+        return found.ids if found.how == "import" else []
 
     def _tests_edges(self, calls: list[Edge]) -> list[Edge]:
         """From each test case to the non-test code it calls directly (fixtures are reached by walking)."""

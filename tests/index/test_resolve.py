@@ -117,6 +117,37 @@ def test_pytest_fixtures_link_tests_to_what_the_fixture_calls(tmp_path: Path) ->
     assert ("tests/unit/test_serve.py:test_serve", "app/core.py:serve", "derived") in tests
 
 
+def test_fixtures_imported_into_a_test_module_are_found(tmp_path: Path) -> None:
+    """pytest finds fixtures among a test module's names: one imported from a helper module
+    (``from . import v``, or a wildcard import) is the fixture its tests receive, and types them."""
+    write_files(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/core.py": (
+                "class Scanner:\n    def scan(self, text):\n        return text\n\n"
+                "class Other:\n    def scan(self, text):\n        return None\n"
+            ),
+            "tests/__init__.py": (
+                "import pytest\nfrom app.core import Scanner\n\n@pytest.fixture\ndef v():\n"
+                "    return Scanner()\n\ndef helper():\n    return 1\n"
+            ),
+            "tests/fixtures.py": "import pytest\n\n@pytest.fixture\ndef text():\n    return 'x'\n",
+            "tests/test_scan.py": (
+                "from . import helper, v\nfrom .fixtures import *\n\n"
+                "def test_scan(v, text, helper):\n    assert v.scan(text)\n"
+            ),
+        },
+    )
+    index_repo(tmp_path)
+    calls = {(d, how) for s, d, how in indexed_edges(tmp_path, "calls") if s.endswith(":test_scan")}
+    assert calls == {
+        ("tests/__init__.py:v", "fixture"),
+        ("tests/fixtures.py:text", "fixture"),  # through the wildcard import
+        ("app/core.py:Scanner.scan", "typed"),  # the fixture returns a Scanner; helper is no fixture
+    }
+
+
 def test_generic_bases_dotted_imports_submodules_and_shadowing(tmp_path: Path) -> None:
     write_files(
         tmp_path,
