@@ -44,6 +44,7 @@ _DEFINITION_KIND: dict[str, DefinitionKind] = {**_SYMBOL_KIND, CONTAINER_ONLY: C
 _REF_KIND: dict[str, RefKind] = {kind: kind for kind in REF_KINDS}
 ANY_ATTRIBUTE = "*"  # the name of a ``getattr(obj, name)`` read whose name is not a literal
 GETATTR_CAPTURE = "_getattr"  # marks a read written as ``getattr(obj, name)`` (the query's capture)
+ISINSTANCE_CAPTURE = "_isinstance"  # marks a type written as an ``isinstance`` check (merged per variable)
 COLLECT_CAPTURE = "_collect"  # marks a dispatch written as a call to a ``Hooks.prefix_collectors`` function
 RESULT_MARK = "()"  # ends a return type that is a call's result, to be resolved through the callee
 NAME_DOT = "_"  # a "." inside one name (a test named by its description) would read as nesting
@@ -66,6 +67,7 @@ def extract(
     refs: list[tuple[int, RefKind, str, str, int]] = []
     imports: list[tuple[int, list[RawImport]]] = []
     held: dict[tuple[int, str], str] = {}  # (line, prefix) of a collector call -> the attribute it sets
+    checked: set[tuple[int, str, str]] = set()  # (line, variable, class) of each isinstance check
     roles = _roles(spec)
     separator = spec.hooks.path_separator
     in_test_file = spec.hooks.is_test_file(path, discovery)
@@ -96,6 +98,8 @@ def extract(
                 )
             else:
                 refs.append((start, kind, _text(name), receiver, line))
+                if ISINSTANCE_CAPTURE in captures:
+                    checked.add((line, _text(name), receiver))
         elif role == "def" and names:
             _add_definition(definitions, captures, _DEFINITION_KIND[capture[11:]], spec)
         elif role == "import":
@@ -108,7 +112,8 @@ def extract(
     )
     self_names = spec.hooks.self_names
     parameters = {d.qualified: spec.hooks.params(d) for d in definitions if d.kind in CALLABLE_KINDS}
-    scoped = _collector_users(_copied_types(_scoped_refs(refs, definitions), parameters), held)
+    scoped = _scoped_refs(refs, definitions)
+    scoped = _collector_users(_copied_types(_checked_unions(scoped, checked), parameters), held)
     constructed = _constructed_returns(scoped)
     supers = _supers(scoped, spec.hooks)
     kept = [d for d in definitions if d.kind != CONTAINER_ONLY]
@@ -157,6 +162,22 @@ def _copied_types(refs: list[RawRef], parameters: Mapping[str, tuple[str, ...]])
             found.append(ref._replace(kind=source.kind, receiver=source.receiver))
         elif ref.kind != "copy":
             found.append(ref)
+    return found
+
+
+def _checked_unions(refs: list[RawRef], checked: set[tuple[int, str, str]]) -> list[RawRef]:
+    """The references, with the ``isinstance`` checks of one variable in one scope merged into one
+    union type where the first stood (``isinstance(x, A)``, then ``(B, C)``: ``A | B | C``)."""
+    classes: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for ref in refs:
+        if ref.kind == "type" and (ref.line, ref.name, ref.receiver) in checked:
+            classes[(ref.scope, ref.name)].append(ref.receiver)
+    found = []
+    for ref in refs:
+        if ref.kind != "type" or (ref.line, ref.name, ref.receiver) not in checked:
+            found.append(ref)
+        elif (union := classes.pop((ref.scope, ref.name), None)) is not None:
+            found.append(ref._replace(receiver=" | ".join(dict.fromkeys(union))))
     return found
 
 

@@ -808,3 +808,56 @@ def test_an_attribute_set_from_a_call_holds_what_the_function_returns(tmp_path: 
     index_repo(tmp_path)
     calls = {(d, how) for s, d, how in indexed_edges(tmp_path, "calls") if s == "pkg/a.py:Front.run"}
     assert calls == {("pkg/a.py:Parser.parse", "typed")}
+
+
+CHECKED = """\
+class Node:
+    def children(self):
+        return []
+
+
+class Leaf:
+    def children(self):
+        return None
+
+
+class Other:
+    def children(self):
+        return 1
+
+
+class Extra:
+    def children(self):
+        return 2
+
+
+def compare(a, b: Other):
+    if isinstance(a, Node):
+        return a.children()
+    if isinstance(b, (Leaf, Extra)):
+        return b.children()
+    return None
+
+
+def mixed(a):
+    if isinstance(a, Node):
+        return 1
+    elif isinstance(a, (Leaf, dict)):
+        return a.children()
+    return None
+"""
+
+
+def test_an_isinstance_check_types_the_variable_it_checks(tmp_path: Path) -> None:
+    """``isinstance(a, Node)`` types ``a`` in its function (four ``children`` are too many to guess
+    from); a function's checks of one variable are one union; a declared type comes first."""
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/a.py": CHECKED})
+    index_repo(tmp_path)
+    edges = indexed_edges(tmp_path, "calls")
+    calls = {(s.split(":")[1], d.split(":")[1], how) for s, d, how in edges if d.endswith(".children")}
+    assert calls == {
+        ("compare", "Node.children", "typed"),
+        ("compare", "Other.children", "typed"),  # b: Other, declared before the check
+        ("mixed", "Node.children", "typed"),
+        ("mixed", "Leaf.children", "typed"),
+    }

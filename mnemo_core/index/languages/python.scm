@@ -52,6 +52,12 @@
 (with_item value: (as_pattern (call function: [(identifier) (attribute)] @receiver)
   alias: (as_pattern_target (identifier) @name))) @reference.result
 (typed_parameter (identifier) @name type: (type) @receiver) @reference.type
+; ``isinstance(node, c_ast.Node)``: code that checks a variable's class uses it as one (a function's
+; checks of one variable are one union: ``isinstance(x, A)`` ... ``isinstance(x, (B, C))``)
+(call function: (identifier) @_isinstance arguments: (argument_list . (identifier) @name
+  . [(identifier) (attribute)] @receiver .) (#eq? @_isinstance "isinstance")) @reference.type
+(call function: (identifier) @_isinstance arguments: (argument_list . (identifier) @name
+  . (tuple [(identifier) (attribute)] @receiver) .) (#eq? @_isinstance "isinstance")) @reference.type
 (typed_default_parameter name: (identifier) @name type: (type) @receiver) @reference.type
 ; a parametrised test's parameters: the classes their values are built as (``[(IntRange(0, 5), "3")]``)
 (decorator (call function: (attribute attribute: (identifier) @_mark (#eq? @_mark "parametrize"))
