@@ -47,8 +47,10 @@ log = logging.getLogger(__name__)
 # 25: functions handed over in a list or tuple are values; 26: len(), str(), x[k], ==, + on known classes;
 # 27: and on plain names in test files (fixture parameters); 28: module constants read by name (``uses``);
 # 29: a class calls its metaclass; 30: a src layout's modules are named without ``src.``;
-# 31: Go variables typed by their declarations; 32: ``self.x = param`` takes the parameter's type
-SCHEMA_VERSION = 32
+# 31: Go variables typed by their declarations; 32: ``self.x = param`` takes the parameter's type;
+# 33: prefix collectors (PLY ``yacc.yacc(module=self)``), ``self.x = f()``, ``isinstance`` types,
+# fixtures imported into a test module
+SCHEMA_VERSION = 33
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0
