@@ -138,6 +138,7 @@ PROTOCOLS: dict[RefKind, tuple[str, ...]] = {
     "enter": ("__enter__", "__exit__"),
     "iterate": ("__iter__",),
     "length": ("__len__",),
+    "truth": ("__bool__", "__len__"),
     "text": ("__str__", "__repr__", "__format__"),
     "item": ("__getitem__", "__setitem__", "__delitem__"),
     "compare": ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__contains__"),

@@ -369,6 +369,38 @@ def test_protocols_run_the_dunder_methods_of_a_known_class(tmp_path: Path) -> No
     assert not any(s == f"{u}:unknown" and "__" in t.rsplit(".", 1)[-1] for s, t in calls)
 
 
+STREAM = (
+    "class Stream:\n"
+    "    def __bool__(self):\n"
+    "        return True\n"
+    "\n"
+    "class Parser:\n"
+    "    def __init__(self):\n"
+    "        self.stream = Stream()\n"
+    "\n"
+    "    def parse(self):\n"
+    "        while self.stream:\n"
+    "            pass\n"
+    "\n"
+    "def check(items):\n"
+    "    stream = Stream()\n"
+    "    return not stream, stream or items, bool(stream)\n"
+    "\n"
+    "def unknown(thing):\n"
+    "    if thing:\n"
+    "        return 1\n"
+)
+
+
+def test_a_truth_test_runs_bool_of_a_known_class(tmp_path: Path) -> None:
+    """``while self.stream:``, ``not x``, ``x or y`` and ``bool(x)`` run ``__bool__`` when the value's
+    class is known; ``if thing:`` on an unknown value links nothing."""
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/stream.py": STREAM})
+    index_repo(tmp_path)
+    to_bool = {s for s, t, _ in indexed_edges(tmp_path, "calls") if t == "pkg/stream.py:Stream.__bool__"}
+    assert to_bool == {"pkg/stream.py:Parser.parse", "pkg/stream.py:check"}
+
+
 def test_module_constants_are_linked_to_the_code_that_reads_them(tmp_path: Path) -> None:
     """A function reading ``TIMEOUT`` or calling ``LOG.info`` uses the constant, in its own module
     or through an import (of the name or of its module); an attribute, a keyword or a string of the

@@ -85,6 +85,13 @@
 ; and the dunder methods a value's class runs without call syntax (kept where its class is known)
 (call function: (identifier) @_len arguments: (argument_list . [(identifier) (attribute) (call)] @name .)
   (#eq? @_len "len")) @reference.length
+(if_statement condition: [(identifier) (attribute) (call)] @name) @reference.truth
+(elif_clause condition: [(identifier) (attribute) (call)] @name) @reference.truth
+(while_statement condition: [(identifier) (attribute) (call)] @name) @reference.truth
+(not_operator argument: [(identifier) (attribute) (call)] @name) @reference.truth
+(boolean_operator [(identifier) (attribute) (call)] @name) @reference.truth
+(call function: (identifier) @_bool arguments: (argument_list . [(identifier) (attribute) (call)] @name .)
+  (#eq? @_bool "bool")) @reference.truth
 (call function: (identifier) @_str arguments: (argument_list . [(identifier) (attribute) (call)] @name .)
   (#any-of? @_str "str" "repr" "format")) @reference.text
 (interpolation expression: [(identifier) (attribute) (call)] @name) @reference.text
