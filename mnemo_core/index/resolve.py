@@ -13,7 +13,7 @@ A reference is resolved in this order, and the edge records which step found it:
   ``for x in clients`` over a ``list[Client]``) -> the method on that class or its bases.
 - ``package``: a top-level name of another file in the same package (Go, Java).
 - ``fixture``: a pytest test parameter -> the fixture function in its module or a ``conftest.py``
-  above it.
+  above it, defined there or imported into it.
 - ``callback``: a method a class inherits from outside the repository (``client.get()`` on a
   subclass of werkzeug's ``Client``) may call back into the class: it links to the class's methods
   that extend an external method through ``super()`` (``FlaskClient.open``) and to its protected
@@ -40,7 +40,9 @@ lower confidence (the link is written in the code; whether it is taken depends o
   (``ast.NodeVisitor.visit`` -> ``visit_*``, ``cmd.Cmd.onecmd`` -> ``do_*``); and a module's
   own ``__getattr__`` (PEP 562) for an attribute the module does not define (``click.BaseCommand``,
   ``from click import BaseCommand``, ``module.x`` or ``getattr(module, name)`` on a parametrised
-  test's module parameter, ``getattr(module, name)`` with a name built at run time).
+  test's module parameter, ``getattr(module, name)`` with a name built at run time); and a library
+  that collects functions by a name prefix (PLY: ``yacc.yacc(module=self)`` -> ``p_*``), from the
+  collecting call and from the class's calls on the object it built.
 
 A name bound by an import that leaves the repository (``from requests import get``) is never linked
 by name. Derived edges: ``imports`` from the module to what it

@@ -49,7 +49,7 @@ log = logging.getLogger(__name__)
 # 29: a class calls its metaclass; 30: a src layout's modules are named without ``src.``;
 # 31: Go variables typed by their declarations; 32: ``self.x = param`` takes the parameter's type;
 # 33: prefix collectors (PLY ``yacc.yacc(module=self)``), ``self.x = f()``, ``isinstance`` types,
-# fixtures imported into a test module
+# fixtures imported into a test module, truth tests (``__bool__``)
 SCHEMA_VERSION = 33
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
