@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from tree_sitter import Node, QueryCursor
 
@@ -44,6 +44,8 @@ _DEFINITION_KIND: dict[str, DefinitionKind] = {**_SYMBOL_KIND, CONTAINER_ONLY: C
 _REF_KIND: dict[str, RefKind] = {kind: kind for kind in REF_KINDS}
 ANY_ATTRIBUTE = "*"  # the name of a ``getattr(obj, name)`` read whose name is not a literal
 GETATTR_CAPTURE = "_getattr"  # marks a read written as ``getattr(obj, name)`` (the query's capture)
+ISINSTANCE_CAPTURE = "_isinstance"  # marks a type written as an ``isinstance`` check (merged per variable)
+COLLECT_CAPTURE = "_collect"  # marks a dispatch written as a call to a ``Hooks.prefix_collectors`` function
 RESULT_MARK = "()"  # ends a return type that is a call's result, to be resolved through the callee
 NAME_DOT = "_"  # a "." inside one name (a test named by its description) would read as nesting
 _SPACES = re.compile(r"\s+")
@@ -66,6 +68,8 @@ def extract(
     definitions: list[Definition] = []
     refs: list[tuple[int, RefKind, str, str, int]] = []
     imports: list[tuple[int, list[RawImport]]] = []
+    held: dict[tuple[int, str], str] = {}  # (line, prefix) of a collector call -> the attribute it sets
+    checked: set[tuple[int, str, str]] = set()  # (line, variable, class) of each isinstance check
     roles = _roles(spec)
     separator = spec.hooks.path_separator
     in_test_file = spec.hooks.is_test_file(path, discovery)
@@ -81,7 +85,11 @@ def extract(
             name = names[0]
             start, kind = captures[capture][0].start_byte, _REF_KIND[capture[10:].removeprefix("test_")]
             line = name.start_point[0] + 1
-            if kind == "dispatch":
+            if kind == "dispatch" and COLLECT_CAPTURE in captures:
+                if prefix := spec.hooks.prefix_collectors.get(_text(name), ""):
+                    refs.append((start, kind, prefix, receiver, line))
+                    held[(line, prefix)] = _assigned_attribute(captures[capture][0])
+            elif kind == "dispatch":
                 refs.extend((start, kind, prefix, receiver, line) for prefix in _looked_up_prefixes(name))
             elif kind == "read" and GETATTR_CAPTURE in captures:
                 refs.append((start, kind, _attribute_name(_text(name)), receiver, line))
@@ -92,6 +100,8 @@ def extract(
                 )
             else:
                 refs.append((start, kind, _text(name), receiver, line))
+                if ISINSTANCE_CAPTURE in captures:
+                    checked.add((line, _text(name), receiver))
         elif role == "def" and names:
             _add_definition(definitions, captures, _DEFINITION_KIND[capture[11:]], spec)
         elif role == "import":
@@ -105,7 +115,9 @@ def extract(
         )
     )
     self_names = spec.hooks.self_names
-    scoped = _described(_copied_types(_scoped_refs(refs, definitions)), definitions)
+    parameters = {d.qualified: spec.hooks.params(d) for d in definitions if d.kind in CALLABLE_KINDS}
+    scoped = _described(_scoped_refs(refs, definitions), definitions)
+    scoped = _collector_users(_copied_types(_checked_unions(scoped, checked), parameters), held)
     constructed = _constructed_returns(scoped)
     supers = _supers(scoped, spec.hooks)
     kept = [d for d in definitions if d.kind != CONTAINER_ONLY]
@@ -161,21 +173,66 @@ def _described(refs: list[RawRef], definitions: list[Definition]) -> list[RawRef
     return described
 
 
-def _copied_types(refs: list[RawRef]) -> list[RawRef]:
+def _copied_types(refs: list[RawRef], parameters: Mapping[str, tuple[str, ...]]) -> list[RawRef]:
     """The references, with each ``self.x = y`` (a ``copy``) turned into ``self.x``'s own typing
-    reference when the same function types ``y`` (a parameter ``y: Store``, ``y = make()``), and
-    dropped when it does not."""
+    reference when the same function types ``y`` (a parameter ``y: Store``, ``y = make()``) or,
+    ``y`` being no parameter of it, the module does (``_parser = CParser()`` at the top, shared by a
+    test class's ``setUp``), and dropped when neither does."""
     if not any(r.kind == "copy" for r in refs):
         return refs
     typed = {(r.scope, r.name): r for r in refs if r.kind in TYPED_REF_KINDS}
     found = []
     for ref in refs:
         source = typed.get((ref.scope, ref.receiver)) if ref.kind == "copy" else None
+        if ref.kind == "copy" and source is None and ref.receiver not in parameters.get(ref.scope, ()):
+            source = typed.get(("", ref.receiver))
         if source is not None:
             found.append(ref._replace(kind=source.kind, receiver=source.receiver))
         elif ref.kind != "copy":
             found.append(ref)
     return found
+
+
+def _checked_unions(refs: list[RawRef], checked: set[tuple[int, str, str]]) -> list[RawRef]:
+    """The references, with the ``isinstance`` checks of one variable in one scope merged into one
+    union type where the first stood (``isinstance(x, A)``, then ``(B, C)``: ``A | B | C``)."""
+    classes: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for ref in refs:
+        if ref.kind == "type" and (ref.line, ref.name, ref.receiver) in checked:
+            classes[(ref.scope, ref.name)].append(ref.receiver)
+    found = []
+    for ref in refs:
+        if ref.kind != "type" or (ref.line, ref.name, ref.receiver) not in checked:
+            found.append(ref)
+        elif (union := classes.pop((ref.scope, ref.name), None)) is not None:
+            found.append(ref._replace(receiver=" | ".join(dict.fromkeys(union))))
+    return found
+
+
+def _assigned_attribute(call: Node) -> str:
+    """The attribute a call's result is assigned to (``self.parser = yacc.yacc(...)``), else ""."""
+    parent = call.parent
+    left = parent.child_by_field_name("left") if parent is not None and parent.type == "assignment" else None
+    return _text(left) if left is not None and left.type == "attribute" else ""
+
+
+def _collector_users(refs: list[RawRef], held: dict[tuple[int, str], str]) -> list[RawRef]:
+    """The references, with a dispatch added wherever a class calls the object a prefix collector
+    built for it (``self.parser = yacc.yacc(module=self)``, then ``self.parser.parse(text)`` runs
+    the ``p_*`` rules): the collected methods run there, not where they were collected."""
+    users: dict[tuple[str, str], str] = {}  # (class scope, attribute) -> prefix
+    for ref in refs:
+        attribute = held.get((ref.line, ref.name), "") if ref.kind == "dispatch" else ""
+        if attribute:
+            users[(ref.scope.rpartition(".")[0], attribute)] = ref.name
+    added = {
+        RawRef("dispatch", prefix, attribute.partition(".")[0], ref.scope, ref.line)
+        for ref in refs
+        if ref.kind == "call"
+        for (cls, attribute), prefix in users.items()
+        if ref.receiver == attribute and ref.scope.startswith(f"{cls}.")
+    }
+    return refs + sorted(added, key=lambda r: (r.line, r.scope))
 
 
 def _constructed_returns(refs: list[RawRef]) -> dict[str, str]:

@@ -13,7 +13,7 @@ A reference is resolved in this order, and the edge records which step found it:
   ``for x in clients`` over a ``list[Client]``) -> the method on that class or its bases.
 - ``package``: a top-level name of another file in the same package (Go, Java).
 - ``fixture``: a pytest test parameter -> the fixture function in its module or a ``conftest.py``
-  above it.
+  above it, defined there or imported into it.
 - ``callback``: a method a class inherits from outside the repository (``client.get()`` on a
   subclass of werkzeug's ``Client``) may call back into the class: it links to the class's methods
   that extend an external method through ``super()`` (``FlaskClient.open``) and to its protected
@@ -40,7 +40,9 @@ lower confidence (the link is written in the code; whether it is taken depends o
   (``ast.NodeVisitor.visit`` -> ``visit_*``, ``cmd.Cmd.onecmd`` -> ``do_*``); and a module's
   own ``__getattr__`` (PEP 562) for an attribute the module does not define (``click.BaseCommand``,
   ``from click import BaseCommand``, ``module.x`` or ``getattr(module, name)`` on a parametrised
-  test's module parameter, ``getattr(module, name)`` with a name built at run time).
+  test's module parameter, ``getattr(module, name)`` with a name built at run time); and a library
+  that collects functions by a name prefix (PLY: ``yacc.yacc(module=self)`` -> ``p_*``), from the
+  collecting call and from the class's calls on the object it built.
 
 A name bound by an import that leaves the repository (``from requests import get``) is never linked
 by name. Derived edges: ``imports`` from the module to what it
@@ -138,6 +140,7 @@ PROTOCOLS: dict[RefKind, tuple[str, ...]] = {
     "enter": ("__enter__", "__exit__"),
     "iterate": ("__iter__",),
     "length": ("__len__",),
+    "truth": ("__bool__", "__len__"),
     "text": ("__str__", "__repr__", "__format__"),
     "item": ("__getitem__", "__setitem__", "__delitem__"),
     "compare": ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__contains__"),
@@ -849,7 +852,7 @@ class Resolver:
                 for dst in self._values(here(), scope, name, receiver):
                     add(src, dst, "references", how, line)
             elif kind == "dispatch":
-                for dst in self._dispatched(file_id, scope, name):
+                for dst in self._dispatched(file_id, scope, name, receiver):
                     add(src, dst, "calls", "dispatch", line)
             elif receiver:  # ``self.handlers[...]``: a registry held by the class
                 for cls in w.enclosing_classes(file_id, scope):
@@ -917,10 +920,19 @@ class Resolver:
             found = self._resolve_dotted(here.file_id, scope, f"{receiver}.{name}")
         return [i for i in found.ids if w.symbol(i).kind in CALLABLE_KINDS]
 
-    def _dispatched(self, file_id: int, scope: str, prefix: str) -> list[int]:
+    def _dispatched(self, file_id: int, scope: str, prefix: str, receiver: str) -> list[int]:
         """The methods ``getattr(self, prefix + ...)`` may find: those of the enclosing class, its
-        bases and its subclasses whose names start with the prefix."""
+        bases and its subclasses whose names start with the prefix; with no receiver (a library
+        collecting the calling module's functions, ``lex.lex()``), the file's top-level functions."""
         w = self.world
+        if not receiver:
+            return [
+                i
+                for short, ids in w.top(file_id).items()
+                if short.startswith(prefix) and short != prefix and "." not in short
+                for i in ids
+                if w.symbol(i).kind == "function"
+            ]
         classes = w.enclosing_classes(file_id, scope)
         family = dict.fromkeys(self._lineage(classes))
         frontier = list(classes)
@@ -1021,17 +1033,26 @@ class Resolver:
 
     def _find_fixture(self, file_id: int, name: str) -> int | None:
         """The fixture a test parameter ``name`` receives: in the test's file or those the language
-        looks in next (pytest: each ``conftest.py`` above it)."""
+        looks in next (pytest: each ``conftest.py`` above it), defined there or imported into it
+        (``from . import v``: pytest finds fixtures among a module's names, wherever defined)."""
         w = self.world
         hooks = w.hooks(file_id)
         for path in hooks.fixture_files(w.files[file_id].path):
             found = w.by_path.get(path)
             if found is None:
                 continue
-            for sid in w.top(found.id).get(name, ()):
+            for sid in w.top(found.id).get(name) or self._imported(found.id, name):
                 if hooks.is_fixture(w.symbol(sid).decorators):
                     return sid
         return None
+
+    def _imported(self, file_id: int, name: str) -> list[int]:
+        """What a module-level import binds ``name`` to in the repository (a wildcard import too)."""
+        bindings = self.world.bindings(file_id)
+        if name not in bindings.names and not bindings.stars:
+            return []
+        found = self._resolve_bare(file_id, "", name)
+        return found.ids if found.how == "import" else []
 
     def _tests_edges(self, calls: list[Edge]) -> list[Edge]:
         """From each test case to the non-test code it calls directly (fixtures are reached by walking)."""

@@ -53,7 +53,9 @@ log = logging.getLogger(__name__)
 # tests by their attributes and annotations; overloads count as one definition to a name guess;
 # 38: PHPUnit's tests; 39: JavaScript's methods assigned to an object or a prototype;
 # 40: Ruby's ``x = Foo.new`` and a spec's ``let(:x) { Foo.new }`` type ``x``
-SCHEMA_VERSION = 40
+# 41: prefix collectors (PLY ``yacc.yacc(module=self)``), ``self.x = f()``, ``isinstance`` types,
+# fixtures imported into a test module, truth tests (``__bool__``)
+SCHEMA_VERSION = 41
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

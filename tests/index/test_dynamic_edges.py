@@ -369,6 +369,38 @@ def test_protocols_run_the_dunder_methods_of_a_known_class(tmp_path: Path) -> No
     assert not any(s == f"{u}:unknown" and "__" in t.rsplit(".", 1)[-1] for s, t in calls)
 
 
+STREAM = (
+    "class Stream:\n"
+    "    def __bool__(self):\n"
+    "        return True\n"
+    "\n"
+    "class Parser:\n"
+    "    def __init__(self):\n"
+    "        self.stream = Stream()\n"
+    "\n"
+    "    def parse(self):\n"
+    "        while self.stream:\n"
+    "            pass\n"
+    "\n"
+    "def check(items):\n"
+    "    stream = Stream()\n"
+    "    return not stream, stream or items, bool(stream)\n"
+    "\n"
+    "def unknown(thing):\n"
+    "    if thing:\n"
+    "        return 1\n"
+)
+
+
+def test_a_truth_test_runs_bool_of_a_known_class(tmp_path: Path) -> None:
+    """``while self.stream:``, ``not x``, ``x or y`` and ``bool(x)`` run ``__bool__`` when the value's
+    class is known; ``if thing:`` on an unknown value links nothing."""
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/stream.py": STREAM})
+    index_repo(tmp_path)
+    to_bool = {s for s, t, _ in indexed_edges(tmp_path, "calls") if t == "pkg/stream.py:Stream.__bool__"}
+    assert to_bool == {"pkg/stream.py:Parser.parse", "pkg/stream.py:check"}
+
+
 def test_module_constants_are_linked_to_the_code_that_reads_them(tmp_path: Path) -> None:
     """A function reading ``TIMEOUT`` or calling ``LOG.info`` uses the constant, in its own module
     or through an import (of the name or of its module); an attribute, a keyword or a string of the
@@ -415,4 +447,67 @@ def test_module_constants_are_linked_to_the_code_that_reads_them(tmp_path: Path)
         ("pkg/client.py:Client.attempts", "pkg/net.py:TIMEOUT", "import"),
         ("pkg/client.py:Client.attempts", "pkg/net.py:LOG", "import"),
         ("pkg/client.py:Client.attempts", "pkg/net.py:FILTERS", "import"),
+    }
+
+
+GRAMMAR = (
+    "from ply import lex, yacc\n"
+    "\n"
+    "class Lexer:\n"
+    "    def build(self):\n"
+    "        self.lexer = lex.lex(object=self)\n"
+    "\n"
+    "    def t_NUMBER(self, t):\n"
+    "        return t\n"
+    "\n"
+    "    def p_unused(self):\n"
+    "        return None\n"
+    "\n"
+    "class Parser:\n"
+    "    def __init__(self):\n"
+    "        self.parser = yacc.yacc(module=self, start='expr')\n"
+    "\n"
+    "    def parse(self, text):\n"
+    "        return self.parser.parse(text), self.other.parse(text)\n"
+    "\n"
+    "    def p_expr(self, p):\n"
+    "        p[0] = p[1]\n"
+    "\n"
+    "    def t_not_a_token(self):\n"
+    "        return None\n"
+    "\n"
+    "class Plain:\n"
+    "    def make(self):\n"
+    "        return render(module=self)\n"
+    "\n"
+    "    def p_plain(self):\n"
+    "        return None\n"
+)
+MODULE_LEXER = (
+    "import ply.lex as lex\n"
+    "\n"
+    "def t_NAME(t):\n"
+    "    return t\n"
+    "\n"
+    "def p_not_lexed(p):\n"
+    "    return p\n"
+    "\n"
+    "lexer = lex.lex()\n"
+)
+
+
+def test_functions_a_library_collects_by_name_prefix_are_dispatched_to(tmp_path: Path) -> None:
+    """PLY collects grammar rules by prefix: ``yacc.yacc(module=self)`` collects the class's
+    ``p_*`` and the parser it builds runs them (``self.parser.parse()``), ``lex.lex(object=self)``
+    collects its ``t_*``, and ``lex.lex()`` at a module's top the module's ``t_*`` functions; a call
+    of another function handed ``module=self`` links nothing."""
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/grammar.py": GRAMMAR, "pkg/lexer.py": MODULE_LEXER})
+    index_repo(tmp_path)
+    g, m = "pkg/grammar.py:", "pkg/lexer.py:"
+    dispatched = {(s, t) for s, t, how in indexed_edges(tmp_path, "calls") if how == "dispatch"}
+    assert dispatched == {
+        (f"{g}Lexer.build", f"{g}Lexer.t_NUMBER"),
+        (f"{g}Parser.__init__", f"{g}Parser.p_expr"),
+        (f"{g}Parser.parse", f"{g}Parser.p_expr"),  # the parser yacc built runs the rules
+        (f"{m}pkg.lexer", f"{m}t_NAME"),  # the module runs it when imported
     }

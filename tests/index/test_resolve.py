@@ -117,6 +117,37 @@ def test_pytest_fixtures_link_tests_to_what_the_fixture_calls(tmp_path: Path) ->
     assert ("tests/unit/test_serve.py:test_serve", "app/core.py:serve", "derived") in tests
 
 
+def test_fixtures_imported_into_a_test_module_are_found(tmp_path: Path) -> None:
+    """pytest finds fixtures among a test module's names: one imported from a helper module
+    (``from . import v``, or a wildcard import) is the fixture its tests receive, and types them."""
+    write_files(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/core.py": (
+                "class Scanner:\n    def scan(self, text):\n        return text\n\n"
+                "class Other:\n    def scan(self, text):\n        return None\n"
+            ),
+            "tests/__init__.py": (
+                "import pytest\nfrom app.core import Scanner\n\n@pytest.fixture\ndef v():\n"
+                "    return Scanner()\n\ndef helper():\n    return 1\n"
+            ),
+            "tests/fixtures.py": "import pytest\n\n@pytest.fixture\ndef text():\n    return 'x'\n",
+            "tests/test_scan.py": (
+                "from . import helper, v\nfrom .fixtures import *\n\n"
+                "def test_scan(v, text, helper):\n    assert v.scan(text)\n"
+            ),
+        },
+    )
+    index_repo(tmp_path)
+    calls = {(d, how) for s, d, how in indexed_edges(tmp_path, "calls") if s.endswith(":test_scan")}
+    assert calls == {
+        ("tests/__init__.py:v", "fixture"),
+        ("tests/fixtures.py:text", "fixture"),  # through the wildcard import
+        ("app/core.py:Scanner.scan", "typed"),  # the fixture returns a Scanner; helper is no fixture
+    }
+
+
 def test_generic_bases_dotted_imports_submodules_and_shadowing(tmp_path: Path) -> None:
     write_files(
         tmp_path,
@@ -707,4 +738,126 @@ def test_an_attribute_set_from_a_typed_variable_takes_its_type(tmp_path: Path) -
     assert calls == {
         ("pkg/a.py:Store.save", "typed"),
         ("pkg/a.py:Other.save", "name"),  # self.name.save: untyped, a guess between the two
+    }
+
+
+SHARED = """\
+from pkg.a import Store
+
+
+_store = Store()
+
+
+class TestStore:
+    def setUp(self):
+        self.store = _store
+
+    def test_save(self):
+        return self.store.save(1)
+
+
+class TestShadowed:
+    def setUp(self, _store):
+        self.store = _store
+
+    def test_save(self):
+        return self.store.save(1)
+"""
+
+
+def test_an_attribute_set_from_a_module_level_object_takes_its_type(tmp_path: Path) -> None:
+    """``self.store = _store`` where the module builds ``_store = Store()`` (a parser shared by a test
+    class's ``setUp``) types ``self.store``; a parameter of the same name hides the module's."""
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/a.py": INJECTED, "tests/test_a.py": SHARED})
+    index_repo(tmp_path)
+    calls = {(s, d, how) for s, d, how in indexed_edges(tmp_path, "calls") if s.startswith("tests/")}
+    saves = {(s.split(":")[1], d, how) for s, d, how in calls if d.endswith(".save")}
+    assert ("TestStore.test_save", "pkg/a.py:Store.save", "typed") in saves
+    assert not any(s == "TestShadowed.test_save" and how == "typed" for s, _, how in saves)
+
+
+BUILT = """\
+class Parser:
+    def parse(self, text):
+        return text
+
+
+class Other:
+    def parse(self, text):
+        return None
+
+
+def make_parser():
+    parser = Parser()
+    return parser
+
+
+class Front:
+    def __init__(self):
+        self.parser = make_parser()
+
+    def run(self, text):
+        return self.parser.parse(text)
+"""
+
+
+def test_an_attribute_set_from_a_call_holds_what_the_function_returns(tmp_path: Path) -> None:
+    """``self.parser = make_parser()`` types ``self.parser`` in every method by what
+    ``make_parser`` returns: ``Parser.parse``, not a guess between two ``parse`` methods."""
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/a.py": BUILT})
+    index_repo(tmp_path)
+    calls = {(d, how) for s, d, how in indexed_edges(tmp_path, "calls") if s == "pkg/a.py:Front.run"}
+    assert calls == {("pkg/a.py:Parser.parse", "typed")}
+
+
+CHECKED = """\
+class Node:
+    def children(self):
+        return []
+
+
+class Leaf:
+    def children(self):
+        return None
+
+
+class Other:
+    def children(self):
+        return 1
+
+
+class Extra:
+    def children(self):
+        return 2
+
+
+def compare(a, b: Other):
+    if isinstance(a, Node):
+        return a.children()
+    if isinstance(b, (Leaf, Extra)):
+        return b.children()
+    return None
+
+
+def mixed(a):
+    if isinstance(a, Node):
+        return 1
+    elif isinstance(a, (Leaf, dict)):
+        return a.children()
+    return None
+"""
+
+
+def test_an_isinstance_check_types_the_variable_it_checks(tmp_path: Path) -> None:
+    """``isinstance(a, Node)`` types ``a`` in its function (four ``children`` are too many to guess
+    from); a function's checks of one variable are one union; a declared type comes first."""
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/a.py": CHECKED})
+    index_repo(tmp_path)
+    edges = indexed_edges(tmp_path, "calls")
+    calls = {(s.split(":")[1], d.split(":")[1], how) for s, d, how in edges if d.endswith(".children")}
+    assert calls == {
+        ("compare", "Node.children", "typed"),
+        ("compare", "Other.children", "typed"),  # b: Other, declared before the check
+        ("mixed", "Node.children", "typed"),
+        ("mixed", "Leaf.children", "typed"),
     }

@@ -105,6 +105,9 @@ class Hooks:
     # methods that external base classes dispatch by name prefix: a class inheriting ``visit`` from
     # outside the repository runs its own ``visit_*`` methods through it (``ast.NodeVisitor``)
     dispatch_entries: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    # functions of libraries that collect an object's methods (or the calling module's functions) by
+    # name prefix and run them later: ``yacc.yacc(module=self)`` builds a parser that runs ``p_*``
+    prefix_collectors: ClassVar[Mapping[str, str]] = {}
     property_decorators: frozenset[str] = frozenset()  # a member read with these runs code
     module_getattr: bool = False  # Python (PEP 562): a module's ``__getattr__`` serves names it lacks
     neutral_bases: frozenset[str] = frozenset()  # base classes that never call back into a subclass

@@ -186,6 +186,10 @@ class PythonHooks(Hooks):
         "handle": ("do_",),  # http.server.BaseHTTPRequestHandler
         "handle_one_request": ("do_",),
     }
+    prefix_collectors: ClassVar[Mapping[str, str]] = {
+        "yacc": "p_",  # PLY: a parser's grammar rules, one ``p_*`` function per production
+        "lex": "t_",  # PLY: a lexer's token rules
+    }
 
     def decorators(self, definition: Definition) -> tuple[str, ...]:
         outer = definition.outer

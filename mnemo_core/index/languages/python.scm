@@ -40,6 +40,10 @@
 (assignment left: (identifier) @name
   right: (call function: [(identifier) (attribute)] @receiver)
   (#match? @receiver "^([a-zA-Z_][a-zA-Z0-9_]*\\.)*[a-z_][a-z0-9_]*$")) @reference.result
+; ``self.parser = yacc.yacc()``: the attribute holds what the function returns, in every method
+(assignment left: (attribute object: (identifier) @_self attribute: (identifier)) @name
+  right: (call function: [(identifier) (attribute)] @receiver) (#any-of? @_self "self" "cls")
+  (#match? @receiver "^([a-zA-Z_][a-zA-Z0-9_]*\\.)*[a-z_][a-z0-9_]*$")) @reference.result
 ; loop variables: an element of what is iterated (``for p in self.get_params()`` -> ``-> list[Parameter]``)
 (for_statement left: (identifier) @name
   right: (call function: [(identifier) (attribute)] @receiver)) @reference.result
@@ -48,6 +52,12 @@
 (with_item value: (as_pattern (call function: [(identifier) (attribute)] @receiver)
   alias: (as_pattern_target (identifier) @name))) @reference.result
 (typed_parameter (identifier) @name type: (type) @receiver) @reference.type
+; ``isinstance(node, c_ast.Node)``: code that checks a variable's class uses it as one (a function's
+; checks of one variable are one union: ``isinstance(x, A)`` ... ``isinstance(x, (B, C))``)
+(call function: (identifier) @_isinstance arguments: (argument_list . (identifier) @name
+  . [(identifier) (attribute)] @receiver .) (#eq? @_isinstance "isinstance")) @reference.type
+(call function: (identifier) @_isinstance arguments: (argument_list . (identifier) @name
+  . (tuple [(identifier) (attribute)] @receiver) .) (#eq? @_isinstance "isinstance")) @reference.type
 (typed_default_parameter name: (identifier) @name type: (type) @receiver) @reference.type
 ; a parametrised test's parameters: the classes their values are built as (``[(IntRange(0, 5), "3")]``)
 (decorator (call function: (attribute attribute: (identifier) @_mark (#eq? @_mark "parametrize"))
@@ -75,6 +85,13 @@
 ; and the dunder methods a value's class runs without call syntax (kept where its class is known)
 (call function: (identifier) @_len arguments: (argument_list . [(identifier) (attribute) (call)] @name .)
   (#eq? @_len "len")) @reference.length
+(if_statement condition: [(identifier) (attribute) (call)] @name) @reference.truth
+(elif_clause condition: [(identifier) (attribute) (call)] @name) @reference.truth
+(while_statement condition: [(identifier) (attribute) (call)] @name) @reference.truth
+(not_operator argument: [(identifier) (attribute) (call)] @name) @reference.truth
+(boolean_operator [(identifier) (attribute) (call)] @name) @reference.truth
+(call function: (identifier) @_bool arguments: (argument_list . [(identifier) (attribute) (call)] @name .)
+  (#eq? @_bool "bool")) @reference.truth
 (call function: (identifier) @_str arguments: (argument_list . [(identifier) (attribute) (call)] @name .)
   (#any-of? @_str "str" "repr" "format")) @reference.text
 (interpolation expression: [(identifier) (attribute) (call)] @name) @reference.text
@@ -131,6 +148,15 @@
 (call function: (identifier) @_getattr arguments: (argument_list . (identifier) @receiver
   . [(binary_operator) (string) (call) (identifier)] @name) (#eq? @_getattr "getattr")
   (#any-of? @receiver "self" "cls")) @reference.dispatch
+; a library handed the object (or, with none, the calling module) to collect its functions by name
+; prefix (``Hooks.prefix_collectors``): PLY's ``yacc.yacc(module=self)`` runs the ``p_*`` rules,
+; ``lexer = lex.lex()`` the module's ``t_*`` rules
+(call function: [(identifier) @name (attribute attribute: (identifier) @name)] @_collect
+  arguments: (argument_list (keyword_argument name: (identifier) @_kw value: (identifier) @receiver))
+  (#any-of? @_kw "module" "object") (#any-of? @receiver "self" "cls")) @reference.dispatch
+(call function: (attribute object: (identifier) @_library attribute: (identifier) @name) @_collect
+  arguments: (argument_list) @_arguments (#eq? @_library @name)
+  (#not-match? @_arguments "(module|object) *=")) @reference.dispatch
 
 (import_statement) @import
 (import_from_statement) @import
