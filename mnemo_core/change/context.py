@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mnemo_core.change.coverage import (
+    CALLS_NEW,
     CO_RAN,
     COVERAGE_RESOLUTION,
     CoverageEvidence,
@@ -300,13 +301,11 @@ def _changed_symbol(
             )
         )
         if evidence is not None and sym.id in evidence.tests:
+            through = any(r.labels[-1] == CALLS_NEW for r in evidence.tests[sym.id].sure.values())
+            ran = "its callers' lines (it is new since)" if through else "its lines"
             reasons.append(
                 f"coverage data of {evidence.commit[:10]}: "
-                + (
-                    f"{tests} test{'s' if tests != 1 else ''} ran its lines"
-                    if tests
-                    else "no test ran its lines"
-                )
+                + (f"{tests} test{'s' if tests != 1 else ''} ran {ran}" if tests else "no test ran its lines")
             )
         if possible:
             reasons.append(f"{len(possible)} more possible (only through a name guess)")
@@ -397,6 +396,9 @@ def _reach_symbol(r: Reach, blast: BlastRadius, history: _History, role: str) ->
 
 def _coverage_reason(r: Reach, symbols: dict[int, Symbol]) -> str:
     changed = symbols[r.path[-1]].name if r.path[-1] in symbols else "?"
+    if r.labels[-1] == CALLS_NEW:
+        caller = symbols[r.path[1]].name if r.path[1] in symbols else "?"
+        return f"ran {caller}, which calls {changed}, new since the coverage data (coverage data)"
     if r.labels[-1] != CO_RAN:
         return f"ran the lines of {changed} (coverage data)"
     return (

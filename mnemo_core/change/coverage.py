@@ -66,6 +66,10 @@ CO_RUN_PEERS = 0.5  # a new test that calls no code under test the index can res
 # when more than this share of the tests of its class the data saw ran it
 MIN_PEERS = 3  # fewer such tests beside it are no evidence
 CO_RAN = "co-ran"  # the label of a new test's hop to a symbol the tests of its class ran (``CO_RUN_PEERS``)
+CALLS_NEW = "calls, new since"  # the label of a measured caller's hop to a symbol the data never saw
+CALLER_HOPS = 3  # how far up the static graph a symbol new since the data looks for measured callers
+CALLER_CONFIDENCE = 0.8  # a test that ran the caller runs the new code unless the call is conditional
+CALLER_EDGES = frozenset({"calls", "references"})
 TEXTS_CACHED = 256  # files whose definitions' lines and texts are kept
 ENTRY_DEPTH = 3  # calls from a test through its fixtures and helpers to the code under test
 COVERAGE_RESOLUTION: PathResolution = "coverage"  # a test's evidence when it ran the symbol's lines
@@ -149,6 +153,7 @@ def coverage_evidence(
         sid: ReachingTests({t: _reach(t, sid) for t in sorted(tests)}, {})
         for sid, tests in ran.of(wanted, touched).items()
     }
+    found |= _through_callers(store, ran, [s for s in wanted if s.id not in found])
     found = _with_unseen_tests(store, found, ran)
     note = (
         f"tests of {len(found)} of {len(wanted)} changed symbols from coverage data taken at {sha[:10]} "
@@ -204,6 +209,39 @@ class _Runs:
             contexts = {c for line in lines for c in self._by_file[path].get(line, ())}
             found[sid] = self.tests.ids(contexts) - {sid}
         return found
+
+
+def _through_callers(store: Store, ran: _Runs, symbols: list[Symbol]) -> dict[int, ReachingTests]:
+    """For each symbol the data never measured (new since it was taken), the tests that ran its
+    nearest callers the data did measure, up the static graph's sure edges for ``CALLER_HOPS``: the
+    code that calls it ran then, and runs it now. A caller the data measured is the end of its path,
+    whether or not a test ran it."""
+    found: dict[int, ReachingTests] = {}
+    for symbol in symbols:
+        frontier, seen = {symbol.id}, {symbol.id}
+        via: dict[int, tuple[int, ...]] = {symbol.id: (symbol.id,)}
+        tests: dict[int, Reach] = {}
+        for _ in range(CALLER_HOPS):
+            callers = {
+                e.src: e.dst
+                for e in store.edges_touching(frontier, "in")
+                if e.type in CALLER_EDGES and e.confidence > GUESS_CONFIDENCE and e.src not in seen
+            }
+            named = store.symbols_by_ids(callers)
+            code = [named[c] for c in sorted(callers) if c in named and not named[c].is_test]
+            if not code:
+                break
+            seen |= set(callers)
+            for c in code:
+                via[c.id] = (c.id, *via[callers[c.id]])
+            measured = ran.of(code)
+            for sid, ran_it in measured.items():
+                for test in sorted(ran_it):
+                    tests.setdefault(test, _ran_caller(test, via[sid]))
+            frontier = {c.id for c in code} - set(measured)
+        if tests:
+            found[symbol.id] = ReachingTests(tests, {})
+    return found
 
 
 def _spans_by_name(
@@ -661,6 +699,19 @@ def _co_ran(test: int, symbol: int, share: float) -> Reach:
         (test, symbol),
         (CO_RAN,),
         confidence=round(share, 2),
+        resolution=COVERAGE_RESOLUTION,
+    )
+
+
+def _ran_caller(test: int, path: tuple[int, ...]) -> Reach:
+    """A test that ran ``path[0]``, a measured caller of ``path[-1]``, a symbol new since the data."""
+    return Reach(
+        test,
+        len(path),
+        COVERAGE_WEIGHT * HOP_DECAY ** (len(path) - 1),
+        (test, *path),
+        ("ran", *[CALLS_NEW] * (len(path) - 1)),
+        confidence=CALLER_CONFIDENCE,
         resolution=COVERAGE_RESOLUTION,
     )
 

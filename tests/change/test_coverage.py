@@ -129,7 +129,7 @@ def test_coverage_finds_the_tests_the_static_graph_cannot(
     ]
 
 
-def test_a_symbol_new_since_the_coverage_falls_back_to_the_static_graph(
+def test_a_symbol_new_since_the_coverage_takes_the_tests_that_ran_its_callers(
     measured: tuple[Path, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     root, first = measured
@@ -141,7 +141,7 @@ def test_a_symbol_new_since_the_coverage_falls_back_to_the_static_graph(
         "tests/test_render.py::TestWhisper::test_whisper",
         SHOUT_TEST,
     ]
-    assert not any("coverage data" in r for r in apply["reasons"])  # type: ignore[union-attr]
+    assert any("tests ran its callers' lines (it is new since)" in r for r in apply["reasons"])  # type: ignore[union-attr]
     twice = changed_named(data, "shout_twice")  # new, and nothing calls it
     assert any("no test reaches it" in r for r in twice["reasons"])  # type: ignore[union-attr]
     assert "no test reaches: shout_twice" in data["impact"]["reasons"]  # type: ignore[index]
