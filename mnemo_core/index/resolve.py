@@ -814,9 +814,12 @@ class Resolver:
         return _Resolution(list(candidates), "name")
 
     def _definitions(self, ids: Sequence[int]) -> int:
-        """How many different things the symbols are: overloads of one method (Java, C#, a Python
-        property's getter and setter) are one."""
-        return len({(self.world.symbol(i).file_id, self.world.symbol(i).name) for i in ids})
+        """How many different things the symbols are: in a language with overloading (Java, C#), a
+        method's overloads are one."""
+        w = self.world
+        if not ids or not w.hooks(w.symbol(ids[0]).file_id).overloads:
+            return len(ids)
+        return len({(w.symbol(i).file_id, w.symbol(i).name) for i in ids})
 
     # -- dynamic dispatch -------------------------------------------------------------------
     def _dynamic_edges(self, file_id: int, refs: Sequence[RefRow], calls: Sequence[Edge]) -> list[Edge]:

@@ -91,6 +91,7 @@ class Hooks:
     construct_method: str = ""  # Ruby: ``Foo.new(...)`` builds a ``Foo``
     bases_by_name: bool = False  # no imports are read (PHP, Kotlin, C#, C++): a base is found by its name
     constants_any_case: bool = False  # Go: a package-level var or const is a constant, whatever its case
+    overloads: bool = False  # Java, C#, Kotlin, C++: one method may have several definitions (overloads)
     super_names: frozenset[str] = frozenset({"super", "super()"})
     builtin_names: frozenset[str] = frozenset()  # bare names never linked by name alone
     builtin_methods: frozenset[str] = frozenset()  # methods of built-in types: never linked by name alone

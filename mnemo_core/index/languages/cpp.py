@@ -9,6 +9,7 @@ from mnemo_core.index.languages.base import Hooks
 class CppHooks(Hooks):
     """Hooks for C++."""
 
+    overloads = True  # a method may have several definitions
     bases_by_name = True  # no imports are read
     path_separator = "::"
     constructors_named_after_class = True

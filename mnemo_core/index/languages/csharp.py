@@ -26,6 +26,7 @@ def _attribute_name(text: str) -> str:
 class CSharpHooks(Hooks):
     """Hooks for C#."""
 
+    overloads = True  # a method may have several definitions
     bases_by_name = True  # no imports are read
     super_names = frozenset({"base"})
     constructors_named_after_class = True

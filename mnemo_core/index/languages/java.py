@@ -124,6 +124,7 @@ def annotation_name(text: str) -> str:
 class JavaHooks(Hooks):
     """Hooks for Java."""
 
+    overloads = True  # a method may have several definitions
     self_names = frozenset({"this"})
     super_names = frozenset({"super"})
     constructors_named_after_class = True

@@ -11,6 +11,7 @@ from mnemo_core.model import CALLABLE_KINDS, Symbol
 class KotlinHooks(Hooks):
     """Hooks for Kotlin."""
 
+    overloads = True  # a method may have several definitions
     bases_by_name = True  # no imports are read
     implicit_self = True
 
