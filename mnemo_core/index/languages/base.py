@@ -9,7 +9,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, ClassVar, Final, Literal
 
 from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
-from mnemo_core.model import RawImport, Symbol, SymbolKind
+from mnemo_core.model import CALLABLE_KINDS, RawImport, Symbol, SymbolKind
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -70,6 +70,17 @@ def reads_matching(
     return found
 
 
+def mark_name(text: str) -> str:
+    """An annotation's or attribute's own name: ``@org.junit.jupiter.api.Test`` -> ``Test``,
+    ``TestCase(1, 2)`` -> ``TestCase``."""
+    return text.lstrip("@").split("(", 1)[0].rsplit(".", 1)[-1].strip()
+
+
+def marked(decorators: Iterable[str], marks: frozenset[str]) -> bool:
+    """Whether one of the annotations or attributes is among ``marks``."""
+    return any(mark_name(d) in marks for d in decorators)
+
+
 def path_parts(path: str) -> tuple[str, ...]:
     """The directory components of a repo-relative POSIX path."""
     return PurePosixPath(path).parts[:-1]
@@ -92,6 +103,8 @@ class Hooks:
     bases_by_name: bool = False  # no imports are read (PHP, Kotlin, C#, C++): a base is found by its name
     constants_any_case: bool = False  # Go: a package-level var or const is a constant, whatever its case
     overloads: bool = False  # Java, C#, Kotlin, C++: one method may have several definitions (overloads)
+    test_marks: frozenset[str] = frozenset()  # annotations or attributes that make a method a test (``Test``)
+    runner_marks: frozenset[str] = frozenset()  # and those the runner runs around each test (``BeforeEach``)
     super_names: frozenset[str] = frozenset({"super", "super()"})
     builtin_names: frozenset[str] = frozenset()  # bare names never linked by name alone
     builtin_methods: frozenset[str] = frozenset()  # methods of built-in types: never linked by name alone
@@ -200,8 +213,15 @@ class Hooks:
         collected: bool | None = None,
     ) -> tuple[bool, bool]:
         """``(is_test, is_test_case)`` for a definition: test code, and a runnable test;
-        ``collected``: whether the test runner runs the tests of its file (None: ``in_test_file``)."""
-        return in_test_file, False
+        ``collected``: whether the test runner runs the tests of its file (None: ``in_test_file``).
+        With ``test_marks``, a method annotated with one is a test case, and code in a test class is
+        test code."""
+        if not self.test_marks:
+            return in_test_file, False
+        if definition.kind == "method" and marked(definition.decorators, self.test_marks):
+            return True, True
+        parent = definition.parent
+        return in_test_file or (parent is not None and parent.is_test), False
 
     def module_docstring(self, root: Node) -> str:
         """The module's own documentation."""
@@ -236,8 +256,10 @@ class Hooks:
     def runs_for_tests(self, symbol: Symbol, in_class: bool) -> TestHookScope | None:
         """Whether the test runner runs this function of a test file for tests that never call it,
         and for which: the tests of its ``"class"`` (and subclasses), of its ``"module"``, or of its
-        ``"directory"`` and below; None for an ordinary function."""
-        return None
+        ``"directory"`` and below; None for an ordinary function. With ``runner_marks``, a method
+        of a test class annotated with one runs for the tests of its class."""
+        runs = symbol.is_test and in_class and symbol.kind in CALLABLE_KINDS
+        return "class" if runs and marked(symbol.decorators, self.runner_marks) else None
 
     def module_index(self, paths: Iterable[str]) -> object:
         """A lookup structure over the repo's files of this language, built once per resolve."""

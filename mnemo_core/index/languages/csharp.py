@@ -18,11 +18,6 @@ RUNNER_ATTRIBUTES = frozenset(
 TEST_PROJECT_SUFFIXES = (".Tests", ".Test", ".UnitTests", ".IntegrationTests", ".Specs")
 
 
-def _attribute_name(text: str) -> str:
-    """``Xunit.Fact`` -> ``Fact``; ``TestCase(1, 2)`` -> ``TestCase``."""
-    return text.split("(", 1)[0].rsplit(".", 1)[-1].strip()
-
-
 class CSharpHooks(Hooks):
     """Hooks for C#."""
 
@@ -31,6 +26,8 @@ class CSharpHooks(Hooks):
     super_names = frozenset({"base"})
     constructors_named_after_class = True
     implicit_self = True
+    test_marks = TEST_ATTRIBUTES
+    runner_marks = RUNNER_ATTRIBUTES
 
     def decorators(self, definition: Definition) -> tuple[str, ...]:
         return tuple(
@@ -45,28 +42,14 @@ class CSharpHooks(Hooks):
         in_test_project = any(part.endswith(TEST_PROJECT_SUFFIXES) for part in path_parts(path))
         return in_test_project or super().is_test_file(path, discovery)
 
-    def classify_test(
-        self,
-        definition: Definition,
-        in_test_file: bool,
-        discovery: PytestDiscovery = DEFAULT_DISCOVERY,
-        collected: bool | None = None,
-    ) -> tuple[bool, bool]:
-        marked = {_attribute_name(d) for d in definition.decorators} & TEST_ATTRIBUTES
-        if definition.kind == "method" and marked:
-            return True, True
-        parent = definition.parent
-        return in_test_file or (parent is not None and parent.is_test), False
-
     def runs_for_tests(self, symbol: Symbol, in_class: bool) -> TestHookScope | None:
         """NUnit's ``[SetUp]``, MSTest's ``[TestInitialize]`` and the like, and a test class's
         constructor and ``Dispose`` (xUnit): for every test of their class."""
-        if not (symbol.is_test and in_class and symbol.kind in CALLABLE_KINDS):
-            return None
         owner, _, own = symbol.name.rpartition(".")
-        constructor = own == owner.rsplit(".", 1)[-1] or own == "Dispose"
-        marked = {_attribute_name(d) for d in symbol.decorators} & RUNNER_ATTRIBUTES
-        return "class" if marked or constructor else None
+        built = symbol.is_test and in_class and symbol.kind in CALLABLE_KINDS
+        if built and (own == owner.rsplit(".", 1)[-1] or own == "Dispose"):
+            return "class"
+        return super().runs_for_tests(symbol, in_class)
 
 
 HOOKS = CSharpHooks()

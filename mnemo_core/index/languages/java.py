@@ -116,11 +116,6 @@ def _is_class_constant_read(node: Node, end: int) -> bool:
     )
 
 
-def annotation_name(text: str) -> str:
-    """``@org.junit.jupiter.api.Test`` -> ``Test``; ``@ParameterizedTest(name = "x")`` -> its name."""
-    return text.lstrip("@").split("(", 1)[0].rsplit(".", 1)[-1].strip()
-
-
 class JavaHooks(Hooks):
     """Hooks for Java."""
 
@@ -131,6 +126,8 @@ class JavaHooks(Hooks):
     implicit_self = True
     member_constants = True
     builtin_methods = BUILTIN_METHODS
+    test_marks = TEST_ANNOTATIONS
+    runner_marks = RUNNER_ANNOTATIONS
 
     def decorators(self, definition: Definition) -> tuple[str, ...]:
         modifiers = next((c for c in definition.node.named_children if c.type == "modifiers"), None)
@@ -169,26 +166,13 @@ class JavaHooks(Hooks):
             or any(part in TEST_DIRS for part in path_parts(path))
         )
 
-    def classify_test(
-        self,
-        definition: Definition,
-        in_test_file: bool,
-        discovery: PytestDiscovery = DEFAULT_DISCOVERY,
-        collected: bool | None = None,
-    ) -> tuple[bool, bool]:
-        annotated = {annotation_name(d) for d in definition.decorators}
-        if definition.kind == "method" and annotated & TEST_ANNOTATIONS:
-            return True, True
-        parent = definition.parent
-        return in_test_file or (parent is not None and parent.is_test), False
-
     def runs_for_tests(self, symbol: Symbol, in_class: bool) -> TestHookScope | None:
-        """JUnit's set-up and tear-down methods: run for every test of their class."""
-        if not (symbol.is_test and in_class and symbol.kind in CALLABLE_KINDS):
-            return None
-        annotated = {annotation_name(d) for d in symbol.decorators}
-        named = symbol.name.rsplit(".", 1)[-1] in RUNNER_METHODS
-        return "class" if annotated & RUNNER_ANNOTATIONS or named else None
+        """JUnit's set-up and tear-down methods, and JUnit 3's ``setUp``/``tearDown``: for every test
+        of their class."""
+        named = symbol.is_test and in_class and symbol.name.rsplit(".", 1)[-1] in RUNNER_METHODS
+        return (
+            "class" if named and symbol.kind in CALLABLE_KINDS else super().runs_for_tests(symbol, in_class)
+        )
 
     def is_exported(self, definition: Definition) -> bool:
         parent = definition.parent
