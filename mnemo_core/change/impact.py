@@ -446,10 +446,12 @@ def _blast_radius(
     changed_set = set(changed)
 
     def non_test(reached: dict[int, Reach]) -> list[Reach]:
+        """The code that depends on the change: not tests, and not through them (a decorator that
+        registers a test's function does not depend on what that function calls)."""
         return [
             r
             for sid, r in reached.items()
-            if sid not in changed_set and sid in symbols and not symbols[sid].is_test
+            if sid not in changed_set and not any(i not in symbols or symbols[i].is_test for i in r.path)
         ]
 
     order = _strongest_first

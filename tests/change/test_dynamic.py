@@ -339,3 +339,23 @@ def test_code_that_registers_a_test_s_function_is_not_the_blast_radius_of_changi
     assert [s.symbol.name for s in impact.changed] == ["test_own_command.shout"]
     assert not impact.callers and not impact.possible_callers  # not command's deco, which registers it
     assert "test_own_command" in [t.symbol.name for t in impact.tests]
+
+
+def test_code_reached_only_through_a_test_is_not_a_caller(tmp_path: Path) -> None:
+    test = (
+        "from pkg.commands import command, run\n"
+        "from pkg.sorting import by_length\n"
+        "\n"
+        "def test_measured():\n"
+        '    @command("measure")\n'
+        "    def measure(word):\n"
+        "        return by_length(word)\n"
+        '    assert run("measure", "ab") == 2\n'
+    )
+    root = make_repo(tmp_path / "repo", {**FILES, "tests/test_measured.py": test})
+    commit(root, {"pkg/sorting.py": SORTING.replace("len(word)", "len(word) + 0")}, "same length")
+    impact = Engine.open(root).pr(base="HEAD~1").impact
+    assert impact is not None
+    callers = [c.symbol.name for c in (*impact.callers, *impact.possible_callers)]
+    assert callers == ["ordered"]  # not command's deco, which registers the test's measure
+    assert "test_measured" in [t.symbol.name for t in impact.tests]
