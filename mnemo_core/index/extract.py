@@ -82,6 +82,7 @@ def extract(
             receiver = _text(captures["receiver"][0]) if "receiver" in captures else ""
             if separator != "." and separator in receiver:
                 receiver = receiver.replace(separator, ".")
+            receiver = _as_attribute(receiver, spec.hooks.instance_prefix)
             name = names[0]
             start, kind = captures[capture][0].start_byte, _REF_KIND[capture[10:].removeprefix("test_")]
             line = name.start_point[0] + 1
@@ -99,7 +100,9 @@ def extract(
                     for param, cls in spec.hooks.parametrized_types(_text(name), receiver)
                 )
             else:
-                refs.append((start, kind, _text(name), receiver, line))
+                refs.append(
+                    (start, kind, _as_attribute(_text(name), spec.hooks.instance_prefix), receiver, line)
+                )
                 if ISINSTANCE_CAPTURE in captures:
                     checked.add((line, _text(name), receiver))
         elif role == "def" and names:
@@ -147,6 +150,11 @@ def extract(
         exports=spec.hooks.exports(root),
         parse_errors=_count_errors(root),
     )
+
+
+def _as_attribute(text: str, prefix: str) -> str:
+    """A Ruby instance variable as the attribute it is: ``@client.get`` -> ``self.client.get``."""
+    return f"self.{text[len(prefix) :]}" if prefix and text.startswith(prefix) else text
 
 
 def _described(refs: list[RawRef], definitions: list[Definition]) -> list[RawRef]:

@@ -193,3 +193,21 @@ def test_a_let_types_its_name_for_the_examples_of_its_group(tmp_path: Path) -> N
     assert (
         via["describe Shop::Cart.describe '#total'.it 'sums the items'"] == "package"
     )  # the described class
+
+
+def test_an_instance_variable_set_from_a_constructor_types_it_in_every_method(tmp_path: Path) -> None:
+    client = "module Http\n  class Client\n    def get(path)\n      path\n    end\n  end\nend\n"
+    api = (
+        "class Api\n"
+        "  def initialize\n"
+        "    @client = Http::Client.new\n"
+        "  end\n"
+        "\n"
+        "  def fetch\n"
+        "    @client.get('/items')\n"
+        "  end\n"
+        "end\n"
+    )
+    root = make_repo(tmp_path / "repo", {"lib/http/client.rb": client, "lib/api.rb": api})
+    (hop,) = Engine.open(root).callers("Http.Client.get").hops
+    assert (hop.symbol.name, hop.via.resolution) == ("Api.fetch", "typed")

@@ -103,6 +103,7 @@ class Hooks:
     bases_by_name: bool = False  # no imports are read (PHP, Kotlin, C#, C++): a base is found by its name
     constants_any_case: bool = False  # Go: a package-level var or const is a constant, whatever its case
     overloads: bool = False  # Java, C#, Kotlin, C++: one method may have several definitions (overloads)
+    instance_prefix: str = ""  # Ruby: ``@client`` is ``self.client``
     test_marks: frozenset[str] = frozenset()  # annotations or attributes that make a method a test (``Test``)
     runner_marks: frozenset[str] = frozenset()  # and those the runner runs around each test (``BeforeEach``)
     super_names: frozenset[str] = frozenset({"super", "super()"})

@@ -37,6 +37,7 @@ class RubyHooks(Hooks):
     path_separator = "::"
     global_namespace = True
     construct_method = "new"
+    instance_prefix = "@"
 
     def member_scope(self, path: str) -> str:
         """Constants are global: a class reopened in another file is the same class."""

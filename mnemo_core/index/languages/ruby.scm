@@ -38,9 +38,10 @@
   block: (_)
   (#any-of? @verb "it" "specify" "example" "scenario" "test" "its" "let" "let!" "subject" "subject!" "before" "after" "around")) @definition.function
 
-; variable types: ``x = Foo.new(...)``, and a spec's ``let(:x) { Foo.new(...) }`` (the name keeps its
-; colon here: extraction files it under the let's group, where every example nested in it sees it)
-(assignment left: (identifier) @name
+; variable types: ``x = Foo.new(...)`` (``@x``, read as ``self.x``, in every method of the class), and
+; a spec's ``let(:x) { Foo.new(...) }`` (the name keeps its colon here: extraction files it under the
+; let's group, where every example nested in it sees it)
+(assignment left: [(identifier) (instance_variable)] @name
   right: (call receiver: [(constant) (scope_resolution)] @receiver method: (identifier) @_new)
   (#eq? @_new "new")) @reference.type
 (call !receiver method: (identifier) @_let arguments: (argument_list . (simple_symbol) @name)
