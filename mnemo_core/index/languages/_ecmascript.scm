@@ -17,7 +17,7 @@
 (expression_statement (assignment_expression
   left: (member_expression object: (identifier) @scope property: (property_identifier) @name)
   right: [(arrow_function) (function_expression)])
-  (#not-any-of? @scope "exports" "module")) @definition.function
+  (#not-match? @scope "^(exports|module)$")) @definition.function
 (expression_statement (assignment_expression
   left: (member_expression
     object: (member_expression object: (identifier) @scope property: (property_identifier) @_prototype)

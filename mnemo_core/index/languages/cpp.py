@@ -1,9 +1,15 @@
-"""C++: ``a::b`` receivers, constructors named after their class, and methods defined in a
-``.cpp`` file attaching to the class declared in the header beside it."""
+"""C++: ``a::b`` receivers, constructors named after their class, methods defined in a ``.cpp``
+file attaching to the class declared in the header beside it, and GoogleTest's tests."""
 
 from __future__ import annotations
 
-from mnemo_core.index.languages.base import Hooks
+from pathlib import PurePosixPath
+
+from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
+from mnemo_core.index.languages.base import Definition, Hooks, node_text
+
+GTEST_MACROS = frozenset({"TEST", "TEST_F", "TEST_P", "TYPED_TEST", "TYPED_TEST_P"})
+TEST_FILE_STEMS = ("_test", "_unittest", "Test", "Tests")
 
 
 class CppHooks(Hooks):
@@ -17,6 +23,23 @@ class CppHooks(Hooks):
 
     def member_scope(self, path: str) -> str:
         return self.package_of(path)
+
+    def is_test_file(self, path: str, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
+        return PurePosixPath(path).stem.endswith(TEST_FILE_STEMS) or super().is_test_file(path, discovery)
+
+    def classify_test(
+        self,
+        definition: Definition,
+        in_test_file: bool,
+        discovery: PytestDiscovery = DEFAULT_DISCOVERY,
+        collected: bool | None = None,
+    ) -> tuple[bool, bool]:
+        """GoogleTest's ``TEST(Suite, Name) {...}`` is a test case, wherever it is written."""
+        declarator = definition.node.child_by_field_name("declarator")
+        macro = declarator.child_by_field_name("declarator") if declarator is not None else None
+        if definition.node.type == "function_definition" and node_text(macro) in GTEST_MACROS:
+            return True, True
+        return in_test_file, False
 
 
 HOOKS = CppHooks()

@@ -1,9 +1,16 @@
 ; extensions: .cpp .cc .cxx .c++ .hpp .hh .hxx .h .ipp .inl
 
+(function_definition declarator: (function_declarator declarator: (identifier) @name)
+  (#not-match? @name "^(TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P)$")) @definition.function
 (function_definition declarator: [
-  (function_declarator declarator: [(identifier) (field_identifier) (operator_name) (destructor_name)] @name)
+  (function_declarator declarator: [(field_identifier) (operator_name) (destructor_name)] @name)
   (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier)] @name))
   (reference_declarator (function_declarator declarator: [(identifier) (field_identifier)] @name))]) @definition.function
+; GoogleTest: ``TEST(MathTest, Adds) {...}`` (and TEST_F, TEST_P, TYPED_TEST) is the test ``MathTest.Adds``.
+(function_definition declarator: (function_declarator declarator: (identifier) @_macro
+  parameters: (parameter_list
+    . (parameter_declaration type: (type_identifier) @scope) . (parameter_declaration type: (type_identifier) @name) .))
+  (#any-of? @_macro "TEST" "TEST_F" "TEST_P" "TYPED_TEST" "TYPED_TEST_P")) @definition.function
 ; ``void User::save() {}`` written outside the class is ``User.save``.
 (function_definition declarator: [
   (function_declarator declarator: (qualified_identifier

@@ -1,6 +1,7 @@
-"""JavaScript's methods written as assignments, the older idiom of Express and much of npm:
-``res.send = function send(body) {...}`` and ``Router.prototype.route = function (path) {...}`` are
-methods of ``res`` and ``Router``; a change to one is that method, not "module-level code"."""
+"""Definitions written in a language's idioms rather than its syntax for them: JavaScript's methods
+written as assignments (Express and much of npm: ``res.send = function send(body) {...}``,
+``Router.prototype.route = function (path) {...}`` are methods of ``res`` and ``Router``, so a change
+to one is that method, not "module-level code"), and GoogleTest's ``TEST(Suite, Name) {...}``."""
 
 from __future__ import annotations
 
@@ -38,3 +39,10 @@ def test_assigned_functions_are_methods_of_the_object_or_the_prototype_s_constru
         ("Router.route", "method", 9, 11),
         ("helper", "function", 13, 13),
     ]
+
+
+def test_googletest_s_tests_are_test_cases_named_by_suite_and_name() -> None:
+    source = b"TEST(MathTest, Adds) {\n  EXPECT_EQ(add(1, 2), 3);\n}\n\nint helper() {\n  return 1;\n}\n"
+    found = extract("test/math_test.cc", source, language_for_path("test/math_test.cc"))
+    symbols = [(s.name, s.kind, s.is_test_case) for s in found.symbols if s.kind != "module"]
+    assert symbols == [("MathTest.Adds", "method", True), ("helper", "function", False)]
