@@ -76,7 +76,7 @@
 (attribute object: (identifier) @receiver attribute: (identifier) @name) @reference.test_read
 ; ``getattr(obj, name)`` on anything but self: a module's ``__getattr__`` (PEP 562) may run
 (call function: (identifier) @_getattr arguments: (argument_list . (identifier) @receiver . (_) @name)
-  (#eq? @_getattr "getattr") (#not-any-of? @receiver "self" "cls")) @reference.read
+  (#eq? @_getattr "getattr") (#not-match? @receiver "^(self|cls)$")) @reference.read
 (with_item value: [(identifier) (attribute) (call)] @name) @reference.enter
 (with_item value: (as_pattern . [(identifier) (attribute) (call)] @name)) @reference.enter
 ; and iteration, of ``__iter__``
