@@ -56,7 +56,7 @@ log = logging.getLogger(__name__)
 # 41: prefix collectors (PLY ``yacc.yacc(module=self)``), ``self.x = f()``, ``isinstance`` types,
 # fixtures imported into a test module, truth tests (``__bool__``); 42: overloads are one definition
 # to a name guess only in languages that have them (Java, C#, Kotlin, C++); 43: Ruby's ``@x = Foo.new``;
-# 44: GoogleTest's ``TEST(Suite, Name)`` are test cases; 45: ``getattr(self, name)`` is no module attribute read
+# 44: GoogleTest's ``TEST(Suite, Name)`` are test cases; 45: ``getattr(self, name)`` reads no module
 SCHEMA_VERSION = 45
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"

@@ -164,3 +164,13 @@ def test_non_utf8_bytes_do_not_break_extraction() -> None:
     assert spec is not None
     result = extract("latin.py", "def caf\u00e9():\n    s = '\xe9t\xe9'\n".encode("latin-1"), spec)
     assert any(s.kind == "function" for s in result.symbols)
+
+
+def test_getattr_on_self_is_no_module_attribute_read() -> None:
+    source = (
+        b"import mod\n\nclass A:\n    def f(self, name):\n"
+        b"        return getattr(self, name), getattr(mod, name)\n"
+    )
+    found = extract("pkg/a.py", source, language_for_path("pkg/a.py"))
+    reads = [(r.receiver, r.name) for r in found.refs if r.kind == "read"]
+    assert reads == [("mod", "*")]  # a module's __getattr__ may serve it; self has no module attribute
