@@ -106,6 +106,7 @@ class Hooks:
     instance_prefix: str = ""  # Ruby: ``@client`` is ``self.client``
     test_marks: frozenset[str] = frozenset()  # annotations or attributes that make a method a test (``Test``)
     runner_marks: frozenset[str] = frozenset()  # and those the runner runs around each test (``BeforeEach``)
+    runner_methods: frozenset[str] = frozenset()  # methods it runs around each test by their name (``setUp``)
     super_names: frozenset[str] = frozenset({"super", "super()"})
     builtin_names: frozenset[str] = frozenset()  # bare names never linked by name alone
     builtin_methods: frozenset[str] = frozenset()  # methods of built-in types: never linked by name alone
@@ -257,10 +258,12 @@ class Hooks:
     def runs_for_tests(self, symbol: Symbol, in_class: bool) -> TestHookScope | None:
         """Whether the test runner runs this function of a test file for tests that never call it,
         and for which: the tests of its ``"class"`` (and subclasses), of its ``"module"``, or of its
-        ``"directory"`` and below; None for an ordinary function. With ``runner_marks``, a method
-        of a test class annotated with one runs for the tests of its class."""
-        runs = symbol.is_test and in_class and symbol.kind in CALLABLE_KINDS
-        return "class" if runs and marked(symbol.decorators, self.runner_marks) else None
+        ``"directory"`` and below; None for an ordinary function. A method of a test class annotated
+        with one of ``runner_marks``, or named one of ``runner_methods``, runs for the tests of its class."""
+        if not (symbol.is_test and in_class and symbol.kind in CALLABLE_KINDS):
+            return None
+        named = symbol.name.rsplit(".", 1)[-1] in self.runner_methods
+        return "class" if named or marked(symbol.decorators, self.runner_marks) else None
 
     def module_index(self, paths: Iterable[str]) -> object:
         """A lookup structure over the repo's files of this language, built once per resolve."""

@@ -19,13 +19,12 @@ from mnemo_core.index.languages.base import (
     TEST_DIRS,
     Definition,
     Hooks,
-    TestHookScope,
     alternatives,
     node_text,
     path_parts,
     reads_matching,
 )
-from mnemo_core.model import CALLABLE_KINDS, RawImport, Symbol
+from mnemo_core.model import RawImport
 
 SUFFIX = ".java"
 SOURCE_ROOT_DIRS = frozenset({"java", "kotlin"})  # Maven/Gradle: src/main/java/<package path>
@@ -128,6 +127,7 @@ class JavaHooks(Hooks):
     builtin_methods = BUILTIN_METHODS
     test_marks = TEST_ANNOTATIONS
     runner_marks = RUNNER_ANNOTATIONS
+    runner_methods = RUNNER_METHODS
 
     def decorators(self, definition: Definition) -> tuple[str, ...]:
         modifiers = next((c for c in definition.node.named_children if c.type == "modifiers"), None)
@@ -164,14 +164,6 @@ class JavaHooks(Hooks):
             TEST_SOURCE_DIR in f"/{path}"
             or stem.endswith(TEST_CLASS_SUFFIXES)
             or any(part in TEST_DIRS for part in path_parts(path))
-        )
-
-    def runs_for_tests(self, symbol: Symbol, in_class: bool) -> TestHookScope | None:
-        """JUnit's set-up and tear-down methods, and JUnit 3's ``setUp``/``tearDown``: for every test
-        of their class."""
-        named = symbol.is_test and in_class and symbol.name.rsplit(".", 1)[-1] in RUNNER_METHODS
-        return (
-            "class" if named and symbol.kind in CALLABLE_KINDS else super().runs_for_tests(symbol, in_class)
         )
 
     def is_exported(self, definition: Definition) -> bool:

@@ -6,8 +6,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
-from mnemo_core.index.languages.base import Definition, Hooks, TestHookScope, node_text
-from mnemo_core.model import CALLABLE_KINDS, Symbol
+from mnemo_core.index.languages.base import Definition, Hooks, node_text
 
 TEST_FILE_SUFFIX = "Test.php"
 TEST_METHOD_PREFIX = "test"
@@ -22,6 +21,7 @@ class PhpHooks(Hooks):
     self_names = frozenset({"$this", "self", "static"})
     super_names = frozenset({"parent"})
     constructor_names = frozenset({"__construct"})
+    runner_methods = RUNNER_METHODS  # setUp, tearDown: for every test of their class
 
     def is_test_file(self, path: str, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
         return PurePosixPath(path).name.endswith(TEST_FILE_SUFFIX) or super().is_test_file(path, discovery)
@@ -42,12 +42,6 @@ class PhpHooks(Hooks):
         marked = leading is not None and leading.type == "comment" and TEST_MARKS[0] in node_text(leading)
         attributed = TEST_MARKS[1] in node_text(definition.node).split("function", 1)[0]
         return True, definition.name.startswith(TEST_METHOD_PREFIX) or marked or attributed
-
-    def runs_for_tests(self, symbol: Symbol, in_class: bool) -> TestHookScope | None:
-        """PHPUnit's ``setUp`` and ``tearDown``: for every test of their class."""
-        own = symbol.name.rsplit(".", 1)[-1]
-        runs = symbol.is_test and in_class and symbol.kind in CALLABLE_KINDS and own in RUNNER_METHODS
-        return "class" if runs else None
 
 
 HOOKS = PhpHooks()

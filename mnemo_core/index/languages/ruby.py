@@ -38,6 +38,7 @@ class RubyHooks(Hooks):
     global_namespace = True
     construct_method = "new"
     instance_prefix = "@"
+    runner_methods = CLASS_HOOK_METHODS
 
     def member_scope(self, path: str) -> str:
         """Constants are global: a class reopened in another file is the same class."""
@@ -69,12 +70,10 @@ class RubyHooks(Hooks):
     def runs_for_tests(self, symbol: Symbol, in_class: bool) -> TestHookScope | None:
         """A spec's ``let``/``subject``/``before`` block: for the cases of its group; minitest's
         ``setup``/``teardown``: for the tests of its class."""
-        if not symbol.is_test or symbol.kind not in CALLABLE_KINDS:
-            return None
-        own = symbol.name.rsplit(".", 1)[-1]
-        if _verb(own) in GROUP_HOOK_WORDS:
+        spec_hook = _verb(symbol.name.rsplit(".", 1)[-1]) in GROUP_HOOK_WORDS
+        if spec_hook and symbol.is_test and symbol.kind in CALLABLE_KINDS:
             return "group" if in_class else "module"
-        return "class" if in_class and own in CLASS_HOOK_METHODS else None
+        return super().runs_for_tests(symbol, in_class)
 
 
 HOOKS = RubyHooks()
