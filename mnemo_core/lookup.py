@@ -29,15 +29,31 @@ def find(repo: Repository, pattern: str, limit: int = 50) -> list[Symbol]:
 
 
 def resolve_symbol(repo: Repository, handle: str) -> list[Symbol]:
-    """The symbols a user means by ``handle`` (``name``, ``Class.method`` or ``path:name``).
+    """The symbols a user means by ``handle`` (``name``, ``Class.method``, ``path:name`` or the
+    dotted ``package.module.Class.method``).
 
     Raises a MnemoError that suggests close names when nothing matches.
     """
-    found = repo.store.find_symbols(handle, limit=20)
+    found = repo.store.find_symbols(handle, limit=20) or _in_dotted_module(repo, handle)
     if found:
         exact = [s for s in found if s.key == handle or s.name == handle]
         return exact or found
     raise MnemoError(f"no symbol named {handle!r} in the index{_suggest(repo, handle)}")
+
+
+def _in_dotted_module(repo: Repository, handle: str) -> list[Symbol]:
+    """``pkg.mod.Class.method`` as a name in a module: the longest dotted prefix that names a module,
+    then the rest of the handle in that module's file."""
+    parts = handle.split(".")
+    if any(c in handle for c in "*?[:"):
+        return []
+    for cut in range(len(parts) - 1, 0, -1):
+        module = ".".join(parts[:cut])
+        paths = [s.path for s in repo.store.find_symbols(module) if s.kind == "module" and s.name == module]
+        if paths:
+            rest = ".".join(parts[cut:])
+            return [s for path in paths for s in repo.store.find_symbols(f"{path}:{rest}", limit=20)]
+    return []
 
 
 def _suggest(repo: Repository, handle: str) -> str:

@@ -114,3 +114,12 @@ def test_the_project_settings_are_the_default_budget_and_depth(
     assert "buy" in {c["name"] for c in given["impact"]["callers"]}
     assert _json_run(["task", "total"], repo, capsys)["budget_tokens"] == 1234
     assert _json_run(["files", "shop/pricing.py"], repo, capsys)["budget_tokens"] == 1234
+
+
+def test_a_symbol_named_by_its_module_s_dotted_name(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["callers", "shop.pricing.total", "--repo", str(repo), "--format", "json"]) == 0
+    assert {h["name"] for h in json.loads(capsys.readouterr().out)["hops"]} == {"Cart.checkout", "tax"}
+    assert main(["callees", "shop.cart.Cart.checkout", "--repo", str(repo), "--format", "json"]) == 0
+    assert {h["name"] for h in json.loads(capsys.readouterr().out)["hops"]} == {"Cart.items", "total"}
+    assert main(["callers", "shop.pricing.totl", "--repo", str(repo)]) == 1
+    assert "no symbol named 'shop.pricing.totl' in the index; did you mean total?" in capsys.readouterr().err
