@@ -49,6 +49,7 @@ RefKind = Literal[
     "returns_result",  # ``return make()``: the callee's return type
     "parametrize",  # a parametrised test's parameters and values
     "value",  # a function named without a call, handed to code that may call it (``sorted(key=f)``)
+    "handed",  # a class, or an object built from one, handed to code (``register(Processor(md))``)
     "registered",  # a function stored in a registry (``FILTERS = {"upper": do_upper}``, ``R[k] = f``)
     "lookup",  # a registry read (``FILTERS[name]``, ``FILTERS.get(name)``, ``self._handlers[kind]``)
     "store",  # a registry written (``REGISTRY[name] = f``): its readers may reach what the writer stores

@@ -20,8 +20,8 @@ listed, but counts in no verdict. ``tests_reaching`` is the one definition of th
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -68,6 +68,9 @@ REFERENCE_LABELS: dict[Resolution, str] = {
     "subclass": "registers (subclass hook)",
     "value": "passes",  # sort_things passes do_upper (to code that calls it)
 }
+# a class handed over is built and its interface called by the code it goes to (``_handed_over``)
+HANDED: frozenset[Resolution] = frozenset({"value", "registry"})
+HANDED_RUNS = frozenset({"__init__", "__new__", "__call__"})
 LOOKS_UP = "looks up"  # a registry reader (render looks up FILTERS)
 USES = "uses"  # a module constant's reader (fetch uses TIMEOUT)
 DISPATCHES = "dispatches by name to"  # getattr(self, "visit_" + ...) calls
@@ -146,6 +149,7 @@ def _step(store: Store, frontier: Iterable[int], min_confidence: float = 0.0) ->
             caller = self_callers.get(dependant) if label == "calls" and e.resolution == "self" else None
             found.append(Step(node, dependant, label, e.confidence, into, caller, e.resolution))
     parents = store.symbols_by_ids({s.parent_id for s in symbols.values() if s.parent_id is not None})
+    found += _handed_over(store, symbols, parents, outgoing, min_confidence)
     for sid, symbol in symbols.items():
         parent = parents.get(symbol.parent_id or 0)
         if symbol.kind in CALLABLE_KINDS and parent is not None and parent.kind in DEFINERS:
@@ -155,6 +159,46 @@ def _step(store: Store, frontier: Iterable[int], min_confidence: float = 0.0) ->
             for test in _tests_running(store, symbol, parent)
         ]
     return found
+
+
+def _handed_over(
+    store: Store,
+    symbols: Mapping[int, Symbol],
+    parents: Mapping[int, Symbol],
+    outgoing: Sequence[Edge],
+    min_confidence: float,
+) -> list[Step]:
+    """A method the code that receives its class (or an object of it) runs: its constructor, its
+    ``__call__``, or one that overrides a base's (the receiver calls the base's interface). Such a
+    method depends on whoever hands the class over (``md.register(Processor(md))``) or registers it
+    (``CONVERTERS = {"int": IntConverter}``), as a function does on whoever passes it."""
+    overriding = {e.src for e in outgoing if e.type == "overrides"}
+    methods = {
+        sid: symbol.parent_id
+        for sid, symbol in symbols.items()
+        if symbol.parent_id in parents
+        and parents[symbol.parent_id].kind in CLASS_KINDS
+        and (sid in overriding or symbol.short_name in HANDED_RUNS)
+    }
+    if not methods:
+        return []
+    handing: dict[int, list[Edge]] = defaultdict(list)
+    for e in store.edges_touching(set(methods.values()), "in"):
+        if e.type == "references" and e.resolution in HANDED and e.confidence >= min_confidence:
+            handing[e.dst].append(e)
+    return [
+        Step(
+            sid,
+            e.src,
+            REFERENCE_LABELS[e.resolution],
+            e.confidence,
+            cls if e.resolution == "registry" else None,
+            None,
+            e.resolution,
+        )
+        for sid, cls in methods.items()
+        for e in handing.get(cls, ())
+    ]
 
 
 def _tests_running(store: Store, symbol: Symbol, parent: Symbol | None) -> list[int]:

@@ -53,7 +53,7 @@ _LINE_COMMENT = re.compile(r"\s+(?:#|//)[^\"']*$")
 # RSpec's names for the class the enclosing ``describe Foo`` names, and for an instance of it
 DESCRIBED = {"described_class": "", "subject": ".new()"}
 _CONSTANT = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
-_VALUE_KINDS: frozenset[RefKind] = frozenset({"value", "registered"})
+_VALUE_KINDS: frozenset[RefKind] = frozenset({"value", "registered", "handed"})
 _PREFIX = re.compile(r"[rRuUfF]{0,2}(\"|')([A-Za-z_][A-Za-z0-9_]*)")
 _LITERAL_NAME = re.compile(r"[rRuU]?(\"|')([A-Za-z_][A-Za-z0-9_]*)\1")
 
@@ -285,11 +285,12 @@ def _named_values(
     imports: list[tuple[int, list[RawImport]]],
     self_names: frozenset[str],
 ) -> list[RawRef]:
-    """The references, with functions named as values (handed to a call, stored in a registry) kept
-    only where the name is one the file defines or imports: most arguments are plain variables."""
+    """The references, with functions and classes named as values (handed to a call, stored in a
+    registry) kept only where the name is one the file defines or imports: most arguments are plain
+    variables."""
     if not any(r.kind in _VALUE_KINDS for r in refs):
         return refs
-    defined = {d.name for d in definitions if d.kind in CALLABLE_KINDS}
+    defined = {d.name for d in definitions if d.kind in CALLABLE_KINDS or d.kind in CLASS_KINDS}
     imported = {(imp.alias or imp.name or imp.module).split(".")[0] for _, bound in imports for imp in bound}
 
     def known(r: RawRef) -> bool:

@@ -26,7 +26,9 @@ Dynamic dispatch that static code shows is linked too, each with a resolution of
 lower confidence (the link is written in the code; whether it is taken depends on run-time data):
 
 - ``value``: a function handed to code that may call it (``sorted(key=f)``, ``register(f)``,
-  ``callbacks.append(self.on_close)``): ``references`` from the passing function.
+  ``callbacks.append(self.on_close)``): ``references`` from the passing function; so is a class,
+  or an object built where it is handed over (``md.register(Processor(md))``): the code it goes to
+  may build it and call its methods (``change.impact`` reaches the methods that override a base's).
 - ``registry``: a function stored in a registry (``FILTERS = {"upper": do_upper}``, ``R[k] = f``):
   ``references`` from the registry; a registry read (``FILTERS[name]``, ``FILTERS.get(name)``):
   from the reader to the registry constant; a registry written (``REGISTRY[name] = func`` in a
@@ -72,6 +74,7 @@ from mnemo_core.model import (
     RawRef,
     RefKind,
     Resolution,
+    SymbolKind,
 )
 
 AMBIGUOUS_LIMIT = 3  # a name defined more often than this is not linked by name alone
@@ -93,7 +96,16 @@ CONFIDENCE: dict[Resolution, float] = {
     "dispatch": 0.7,  # ``getattr(self, "visit_" + ...)`` may land in any method with the prefix
     "value": 0.8,  # a function handed to code that calls it (``sorted(key=f)``)
 }
-DYNAMIC_REF_KINDS: frozenset[RefKind] = frozenset({"value", "registered", "lookup", "store", "dispatch"})
+DYNAMIC_REF_KINDS: frozenset[RefKind] = frozenset(
+    {"value", "handed", "registered", "lookup", "store", "dispatch"}
+)
+# what a name handed over may be: a function (to be called), a class or an object built from one (to
+# be built or to have its methods called), or, stored in a registry, either
+VALUE_KINDS: Mapping[RefKind, frozenset[SymbolKind]] = {
+    "value": CALLABLE_KINDS,
+    "handed": CLASS_KINDS,
+    "registered": CALLABLE_KINDS | CLASS_KINDS,
+}
 SUBCLASS_HOOK = "__init_subclass__"
 MODULE_GETATTR = "__getattr__"  # PEP 562: runs for a module attribute the module does not define
 _Unresolved = Literal["", "external", "parameter"]  # nothing found: keep looking, outside, a local
@@ -850,9 +862,9 @@ class Resolver:
             src = self._source(file_id, scope)
             if src is None:
                 continue
-            if kind in ("value", "registered"):
-                how: Resolution = "value" if kind == "value" else "registry"
-                for dst in self._values(here(), scope, name, receiver):
+            if kind in VALUE_KINDS:
+                how: Resolution = "registry" if kind == "registered" else "value"
+                for dst in self._values(here(), scope, name, receiver, VALUE_KINDS[kind]):
                     add(src, dst, "references", how, line)
             elif kind == "dispatch":
                 for dst in self._dispatched(file_id, scope, name, receiver):
@@ -912,8 +924,10 @@ class Resolver:
                 return _Resolution(own, "self")
         return self._resolve_bare(file_id, scope, name)
 
-    def _values(self, here: _FileScope, scope: str, name: str, receiver: str) -> list[int]:
-        """The functions and methods a name written as a value refers to (no name guessing)."""
+    def _values(
+        self, here: _FileScope, scope: str, name: str, receiver: str, kinds: frozenset[str]
+    ) -> list[int]:
+        """The symbols of ``kinds`` a name written as a value refers to (no name guessing)."""
         w = self.world
         if not receiver:
             found = self._resolve_bare(here.file_id, scope, name)
@@ -921,7 +935,7 @@ class Resolver:
             found = _Resolution(w.find_member(w.enclosing_classes(here.file_id, scope), name), "self")
         else:
             found = self._resolve_dotted(here.file_id, scope, f"{receiver}.{name}")
-        return [i for i in found.ids if w.symbol(i).kind in CALLABLE_KINDS]
+        return [i for i in found.ids if w.symbol(i).kind in kinds]
 
     def _dispatched(self, file_id: int, scope: str, prefix: str, receiver: str) -> list[int]:
         """The methods ``getattr(self, prefix + ...)`` may find: those of the enclosing class, its

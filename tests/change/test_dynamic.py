@@ -102,8 +102,32 @@ COMPAT = (  # PEP 562: a deprecated name served by the module's __getattr__
     "        return ordered\n"
     "    raise AttributeError(name)\n"
 )
+PIPELINE = (
+    "class Processor:\n"
+    "    def run(self, text):\n"
+    "        return text\n"
+    "\n"
+    "class Upper(Processor):\n"
+    "    def run(self, text):\n"
+    "        return text.upper()\n"
+    "\n"
+    "class Registry:\n"
+    "    def __init__(self):\n"
+    "        self.items = []\n"
+    "\n"
+    "    def register(self, item):\n"
+    "        self.items.append(item)\n"
+    "\n"
+    "def convert(text):\n"
+    "    steps = Registry()\n"
+    "    steps.register(Upper())\n"
+    "    for step in steps.items:\n"
+    "        text = step.run(text)\n"
+    "    return text\n"
+)
 FILES = {
     "pkg/__init__.py": "",
+    "pkg/pipeline.py": PIPELINE,
     "pkg/compat.py": COMPAT,
     "pkg/filters.py": FILTERS,
     "pkg/template.py": TEMPLATE,
@@ -119,6 +143,7 @@ FILES = {
         "from pkg.plugin import Plugin\n"
         "from pkg.sorting import ordered\n"
         "from pkg.compat import sort_words\n"
+        "from pkg.pipeline import convert\n"
         "\n"
         "def test_render():\n"
         '    assert render("upper:a") == "A"\n'
@@ -137,6 +162,9 @@ FILES = {
         "\n"
         "def test_deprecated_name():\n"
         '    assert sort_words(["bb", "a"]) == ["a", "bb"]\n'
+        "\n"
+        "def test_convert():\n"
+        '    assert convert("a") == "A"\n'
     ),
 }
 # one changed function per scenario -> (the test that reaches it, how its weakest link was resolved)
@@ -147,6 +175,7 @@ REACHED = {
     "pkg/csv.py": ("Csv.run", "'a,b'", "'a;b'", "test_create", "subclass"),
     "pkg/sorting.py": ("by_length", "len(word)", "-len(word)", "test_ordered", "value"),
     "pkg/compat.py": ("__getattr__", "return ordered", "return list", "test_deprecated_name", "dispatch"),
+    "pkg/pipeline.py": ("Upper.run", "text.upper()", "text.upper().strip()", "test_convert", "value"),
 }
 
 

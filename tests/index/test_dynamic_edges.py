@@ -305,6 +305,44 @@ def test_functions_handed_over_in_a_list_or_tuple_are_values(tmp_path: Path) -> 
     }
 
 
+def test_classes_handed_over_or_registered_are_values_and_type_checks_are_not(tmp_path: Path) -> None:
+    """A class, or an object built where it is handed over or stored, goes to code that may build it
+    and call its methods; ``isinstance`` checks, ``super()`` and a class statement's bases hand
+    nothing over."""
+    steps = (
+        "class Step:\n    def run(self, x):\n        return x\n\n"
+        "class Strip(Step):\n    def run(self, x):\n        return x.strip()\n\n"
+        "class Upper(Step):\n    def run(self, x):\n        return x.upper()\n"
+    )
+    use = (
+        "from pkg import steps\n"
+        "from pkg.steps import Step, Strip, Upper\n"
+        "\n"
+        'CONVERTERS = {"strip": Strip, "upper": steps.Upper()}\n'
+        "DEFAULT = [Upper(), Strip()]\n"
+        "\n"
+        "class Loud(Upper):\n"
+        "    def run(self, x):\n"
+        "        return super(Loud, self).run(x)\n"
+        "\n"
+        "def build(registry):\n"
+        "    registry.add(Strip)\n"
+        "    registry.extend([steps.Upper()])\n"
+        "    return isinstance(registry, Step) or issubclass(type(registry), (Upper, Strip))\n"
+    )
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/steps.py": steps, "pkg/use.py": use})
+    index_repo(tmp_path)
+    handed = {(s, t, how) for s, t, how in indexed_edges(tmp_path, "references") if how in ("value", "registry")}
+    assert handed == {
+        ("pkg/use.py:CONVERTERS", "pkg/steps.py:Strip", "registry"),
+        ("pkg/use.py:CONVERTERS", "pkg/steps.py:Upper", "registry"),
+        ("pkg/use.py:DEFAULT", "pkg/steps.py:Upper", "registry"),
+        ("pkg/use.py:DEFAULT", "pkg/steps.py:Strip", "registry"),
+        ("pkg/use.py:build", "pkg/steps.py:Strip", "value"),
+        ("pkg/use.py:build", "pkg/steps.py:Upper", "value"),
+    }
+
+
 BOX = (
     "class Box:\n"
     "    def __init__(self, items):\n"

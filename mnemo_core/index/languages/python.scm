@@ -119,12 +119,24 @@
 (keyword_argument value: (identifier) @name) @reference.value
 (argument_list (attribute object: (identifier) @receiver attribute: (identifier) @name)
   (#any-of? @receiver "self" "cls")) @reference.value
+; a class, or an object built from one, handed to code that may build it or call its methods:
+; ``add_converter(IntConverter)``, ``md.register(Processor(md), "p", 10)``, ``run_all([Upper(), Strip()])``
+(call function: (_) @_f arguments: (argument_list [(identifier) @name
+  (call function: [(identifier) @name (attribute object: (identifier) @receiver attribute: (identifier) @name)])
+  (list [(identifier) @name (call function: [(identifier) @name
+    (attribute object: (identifier) @receiver attribute: (identifier) @name)])])])
+  (#match? @name "^_?[A-Z][a-z]")
+  (#not-match? @_f "^((t|typing)[.])?(isinstance|issubclass|super|type|cast|getattr|hasattr|setattr|TypeVar|NewType)$")) @reference.handed
 ; a function stored in a registry: ``FILTERS = {"upper": do_upper}``, ``HANDLERS = [a, b]``, ``R[k] = f``
 (dictionary (pair value: (identifier) @name)) @reference.registered
 (dictionary (pair value: (attribute object: (identifier) @receiver attribute: (identifier) @name))) @reference.registered
 (assignment right: (list (identifier) @name)) @reference.registered
 (assignment right: (tuple (identifier) @name)) @reference.registered
 (assignment left: (subscript) right: (identifier) @name) @reference.registered
+(dictionary (pair value: (call function: [(identifier) @name
+  (attribute object: (identifier) @receiver attribute: (identifier) @name)]) (#match? @name "^_?[A-Z][a-z]"))) @reference.registered
+(assignment right: [(list (call function: (identifier) @name)) (tuple (call function: (identifier) @name))]
+  (#match? @name "^_?[A-Z][a-z]")) @reference.registered
 ; a registry read (``FILTERS[name]``, ``FILTERS.get(name)``, ``self.handlers[kind]``) and written (``R[k] = f``)
 (subscript value: (identifier) @name (#match? @name "^_*[A-Z][A-Z0-9_]*$")) @reference.lookup
 ; (one held by the class is a registry of functions where what is looked up is called: ``self.handlers[kind](x)``)
