@@ -332,7 +332,8 @@ def test_classes_handed_over_or_registered_are_values_and_type_checks_are_not(tm
     )
     write_files(tmp_path, {"pkg/__init__.py": "", "pkg/steps.py": steps, "pkg/use.py": use})
     index_repo(tmp_path)
-    handed = {(s, t, how) for s, t, how in indexed_edges(tmp_path, "references") if how in ("value", "registry")}
+    edges = indexed_edges(tmp_path, "references")
+    handed = {(s, t, how) for s, t, how in edges if how in ("value", "registry")}
     assert handed == {
         ("pkg/use.py:CONVERTERS", "pkg/steps.py:Strip", "registry"),
         ("pkg/use.py:CONVERTERS", "pkg/steps.py:Upper", "registry"),
