@@ -186,16 +186,8 @@ def _handed_over(
     for e in store.edges_touching(set(methods.values()), "in"):
         if e.type == "references" and e.resolution in HANDED and e.confidence >= min_confidence:
             handing[e.dst].append(e)
-    return [
-        Step(
-            sid,
-            e.src,
-            REFERENCE_LABELS[e.resolution],
-            e.confidence,
-            cls if e.resolution == "registry" else None,
-            None,
-            e.resolution,
-        )
+    return [  # the class is no receiver a test must name: it is where the test's path goes
+        Step(sid, e.src, REFERENCE_LABELS[e.resolution], e.confidence, None, None, e.resolution)
         for sid, cls in methods.items()
         for e in handing.get(cls, ())
     ]
