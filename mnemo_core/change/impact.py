@@ -70,7 +70,6 @@ REFERENCE_LABELS: dict[Resolution, str] = {
 }
 # a class handed over is built and its interface called by the code it goes to (``_handed_over``)
 HANDED: frozenset[Resolution] = frozenset({"value", "registry"})
-HANDED_RUNS = frozenset({"__init__", "__new__", "__call__"})
 LOOKS_UP = "looks up"  # a registry reader (render looks up FILTERS)
 USES = "uses"  # a module constant's reader (fetch uses TIMEOUT)
 DISPATCHES = "dispatches by name to"  # getattr(self, "visit_" + ...) calls
@@ -168,23 +167,30 @@ def _handed_over(
     outgoing: Sequence[Edge],
     min_confidence: float,
 ) -> list[Step]:
-    """A method the code that receives its class (or an object of it) runs: its constructor, its
-    ``__call__``, or one that overrides a base's (the receiver calls the base's interface). Such a
-    method depends on whoever hands the class over (``md.register(Processor(md))``) or registers it
-    (``CONVERTERS = {"int": IntConverter}``), as a function does on whoever passes it."""
+    """A method the code that receives its class (or an object of it) runs: one that overrides a
+    base's (the receiver calls the base's interface). Such a method depends on whoever hands the
+    class over (``md.register(Processor(md))``) or registers it (``CONVERTERS = {"int":
+    IntConverter}``), as a function does on whoever passes it; a test that hands a class over
+    (``parametrize("cls", [A, B])``) uses it as it says, and its calls say how."""
     overriding = {e.src for e in outgoing if e.type == "overrides"}
     methods = {
-        sid: symbol.parent_id
+        sid: cls.id
         for sid, symbol in symbols.items()
-        if symbol.parent_id in parents
-        and parents[symbol.parent_id].kind in CLASS_KINDS
-        and (sid in overriding or symbol.short_name in HANDED_RUNS)
+        if sid in overriding
+        and (cls := parents.get(symbol.parent_id or 0)) is not None
+        and cls.kind in CLASS_KINDS
     }
     if not methods:
         return []
     handing: dict[int, list[Edge]] = defaultdict(list)
-    for e in store.edges_touching(set(methods.values()), "in"):
-        if e.type == "references" and e.resolution in HANDED and e.confidence >= min_confidence:
+    edges = [
+        e
+        for e in store.edges_touching(set(methods.values()), "in")
+        if e.type == "references" and e.resolution in HANDED and e.confidence >= min_confidence
+    ]
+    sources = store.symbols_by_ids({e.src for e in edges})
+    for e in edges:
+        if e.src in sources and not sources[e.src].is_test:
             handing[e.dst].append(e)
     return [  # the class is no receiver a test must name: it is where the test's path goes
         Step(sid, e.src, REFERENCE_LABELS[e.resolution], e.confidence, None, None, e.resolution)
