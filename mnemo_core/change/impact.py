@@ -68,8 +68,13 @@ REFERENCE_LABELS: dict[Resolution, str] = {
     "subclass": "registers (subclass hook)",
     "value": "passes",  # sort_things passes do_upper (to code that calls it)
 }
-# a class handed over is built and its interface called by the code it goes to (``_handed_over``)
-HANDED: frozenset[Resolution] = frozenset({"value", "registry"})
+# a class handed over is built and its interface called by the code it goes to (``_handed_over``); like a
+# dispatch into an override, the path assumes the class, which a test must name
+HANDED_LABELS: dict[Resolution, str] = {
+    "value": "hands over the class of",
+    "registry": "registers the class of",
+}
+ASSUMING_LABELS = frozenset({"dispatches to", *HANDED_LABELS.values()})
 LOOKS_UP = "looks up"  # a registry reader (render looks up FILTERS)
 USES = "uses"  # a module constant's reader (fetch uses TIMEOUT)
 DISPATCHES = "dispatches by name to"  # getattr(self, "visit_" + ...) calls
@@ -186,14 +191,14 @@ def _handed_over(
     edges = [
         e
         for e in store.edges_touching(set(methods.values()), "in")
-        if e.type == "references" and e.resolution in HANDED and e.confidence >= min_confidence
+        if e.type == "references" and e.resolution in HANDED_LABELS and e.confidence >= min_confidence
     ]
     sources = store.symbols_by_ids({e.src for e in edges})
     for e in edges:
         if e.src in sources and not sources[e.src].is_test:
             handing[e.dst].append(e)
-    return [  # the class is no receiver a test must name: it is where the test's path goes
-        Step(sid, e.src, REFERENCE_LABELS[e.resolution], e.confidence, None, None, e.resolution)
+    return [
+        Step(sid, e.src, HANDED_LABELS[e.resolution], e.confidence, cls, None, e.resolution)
         for sid, cls in methods.items()
         for e in handing.get(cls, ())
     ]
@@ -268,7 +273,7 @@ def walk_back(
             origins.setdefault(state[0], []).append(reached[state])
         steps = sorted(_step(store, origins, min_confidence), key=_step_order)
         if keys is not None:
-            into = {s.into: s.label == "dispatches to" for s in steps if s.into is not None}
+            into = {s.into: s.label in ASSUMING_LABELS for s in steps if s.into is not None}
             new = {i for i, dispatch in into.items() if dispatch} - dispatched
             entries = {i for i, dispatch in into.items() if not dispatch} - dispatched
             dispatched |= new | entries
