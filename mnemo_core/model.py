@@ -91,8 +91,9 @@ DYNAMIC_RESOLUTIONS: frozenset[Resolution] = frozenset(
     {"registry", "decorator", "subclass", "dispatch", "value"}
 )
 RESOLUTIONS: tuple[Resolution, ...] = get_args(Resolution)
-# a dependency path's weakest link ("changed": none; "coverage": a test the coverage data saw run it)
-PathResolution = Resolution | Literal["changed", "coverage"]
+# a dependency path's weakest link ("changed": none; "coverage": a test the coverage data saw run it;
+# "uncalled": a fallback test of a method nothing in the repository calls)
+PathResolution = Resolution | Literal["changed", "coverage", "uncalled"]
 
 RiskLevel = Literal["low", "medium", "high"]
 RISK_LEVELS: tuple[RiskLevel, ...] = get_args(RiskLevel)  # least severe first

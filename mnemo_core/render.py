@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 SCHEMA = 1
 IMPACT_LINES = 25  # per list in text output; JSON lists everything
 POSSIBLE_LINES = 5  # possible callers and tests (reached only through a guess) shown in text and Markdown
+POSSIBLE_CALLERS = "through a name guess"  # how a caller or test comes to be only possible
+POSSIBLE_TESTS = "through a name guess or a stated fallback"
 MAX_TEST_TARGETS = 40  # more tests than this: the suggested command names their files, then none at all
 MAX_COMMAND_CHARS = 2000  # a suggested command longer than this falls back the same way
 MULTIPLIER_NAMES = {
@@ -174,9 +176,12 @@ def impact_text(impact: Impact) -> list[str]:
         ]
         if len(items) > IMPACT_LINES:
             lines.append(f"  ... and {len(items) - IMPACT_LINES} more (--format json lists all)")
-    for title, items in (("callers", impact.possible_callers), ("tests", impact.possible_tests)):
+    for title, how, items in (
+        ("callers", POSSIBLE_CALLERS, impact.possible_callers),
+        ("tests", POSSIBLE_TESTS, impact.possible_tests),
+    ):
         if items:
-            lines.append(f"possible {title}, through a name guess, not counted ({len(items)}):")
+            lines.append(f"possible {title}, {how}, not counted ({len(items)}):")
             lines += [
                 f"  {s.symbol.path}:{s.symbol.start_line}  {s.symbol.name}" for s in items[:POSSIBLE_LINES]
             ]
@@ -266,13 +271,17 @@ def impact_markdown(impact: Impact) -> list[str]:
 
 
 def _possible_markdown(impact: Impact) -> list[str]:
-    """One short line per list of possible callers and tests (reached only through a name guess)."""
+    """One short line per list of possible callers and tests (reached only through a name guess, or
+    a stated fallback's tests)."""
     out = []
-    for title, items in (("callers", impact.possible_callers), ("tests", impact.possible_tests)):
+    for title, how, items in (
+        ("callers", POSSIBLE_CALLERS, impact.possible_callers),
+        ("tests", POSSIBLE_TESTS, impact.possible_tests),
+    ):
         if items:
             names = ", ".join(md_code(s.symbol.name) for s in items[:POSSIBLE_LINES])
             more = f" and {len(items) - POSSIBLE_LINES} more" if len(items) > POSSIBLE_LINES else ""
-            out += ["", f"Possible {title} ({len(items)}, through a name guess, not counted): {names}{more}"]
+            out += ["", f"Possible {title} ({len(items)}, {how}, not counted): {names}{more}"]
     return out
 
 

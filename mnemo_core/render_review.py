@@ -19,7 +19,17 @@ from urllib.parse import quote
 
 from mnemo_core.errors import MnemoError
 from mnemo_core.model import ContextPack, Impact, RiskLevel, ScoredSymbol, Symbol
-from mnemo_core.render import md_code, md_fence, md_text, plain_text, pytest_command, test_id, test_ids
+from mnemo_core.render import (
+    POSSIBLE_CALLERS,
+    POSSIBLE_TESTS,
+    md_code,
+    md_fence,
+    md_text,
+    plain_text,
+    pytest_command,
+    test_id,
+    test_ids,
+)
 
 MARKER = "<!-- mnemo:blast-radius -->"
 _HEADER = re.compile(r"[A-Za-z0-9._-]{1,64}")
@@ -39,7 +49,7 @@ TEXT_ROWS = 20  # changed symbols in the pre-commit table
 TEXT_NAMES = 8  # callers and tests named on one line of the pre-commit output
 TEXT_COLUMN = 44  # widest name or location column in the pre-commit table
 TEXT_TEST_ID = 90  # a test id is cut to this length in the pre-commit output
-POSSIBLE_NAMED = 5  # possible callers and tests (reached only through a name guess) named in a review
+POSSIBLE_NAMED = 5  # possible callers and tests (not counted) named in a review
 NO_COUNT = "-"
 CHANGED_HEADER = "| changed symbol | where | change | callers | tests |"
 
@@ -179,13 +189,16 @@ def _no_code_sections(
 
 
 def _possible_lines(impact: Impact) -> list[str]:
-    """A short line each for the callers and tests reached only through a name guess (not counted)."""
+    """A short line each for the possible callers and tests (a name guess or a fallback: not counted)."""
     out = []
-    for title, items in (("callers", impact.possible_callers), ("tests", impact.possible_tests)):
+    for title, how, items in (
+        ("callers", POSSIBLE_CALLERS, impact.possible_callers),
+        ("tests", POSSIBLE_TESTS, impact.possible_tests),
+    ):
         if items:
             names = ", ".join(md_code(s.symbol.name, NAME_CHARS) for s in items[:POSSIBLE_NAMED])
             more = f" and {len(items) - POSSIBLE_NAMED} more" if len(items) > POSSIBLE_NAMED else ""
-            out += ["", f"Possible {title} ({len(items)}, through a name guess, not counted): {names}{more}"]
+            out += ["", f"Possible {title} ({len(items)}, {how}, not counted): {names}{more}"]
     return out
 
 

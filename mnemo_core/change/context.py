@@ -23,7 +23,7 @@ from mnemo_core.change.coverage import (
     coverage_evidence,
 )
 from mnemo_core.change.diffmap import ChangedSymbol, FileSummary
-from mnemo_core.change.dynamic import DynamicReach, fallback_tests, reached_dynamically
+from mnemo_core.change.dynamic import DynamicReach, fallback_tests, reached_dynamically, uncalled
 from mnemo_core.change.impact import BlastRadius, Reach, blast_radius
 from mnemo_core.change.references import dangling_references
 from mnemo_core.change.risk import Dangling, RiskInput, verdict
@@ -65,7 +65,8 @@ def analyse(
     measured = evidence.tests if evidence else {}
     blast = blast_radius(store, sorted({s.id for s in indexed.values()}), depth, measured)
     reached_by_tests = {sid for sid, tests in blast.tests_of.items() if tests.sure}
-    dynamic = reached_dynamically(store, [s.id for s in indexed.values()])
+    existing = [indexed[c.key] for c in changed if c.key in indexed and c.status not in ("added", "deleted")]
+    dynamic = {**uncalled(store, existing), **reached_dynamically(store, [s.id for s in indexed.values()])}
     offered = {  # coverage data that measured a symbol is the answer: no fallback for it
         s.id: fallback_tests(store, s, dynamic[s.id])
         for s in indexed.values()
@@ -100,6 +101,7 @@ def analyse(
             measured_keys,
             undeterminable,
             len(blast.tests),
+            [c for c in undeterminable if not dynamic[indexed[c.key].id].through],
         )
     )
     left_behind = Counter(d.symbol.key for d in dangling)

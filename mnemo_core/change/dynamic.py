@@ -3,12 +3,15 @@
 A symbol is reached dynamically when an edge the resolver drew from dynamic dispatch points at it
 (``model.DYNAMIC_RESOLUTIONS``: a registry, a registering decorator, an ``__init_subclass__`` hook,
 a name-built ``getattr``, a function handed as a value). Its tests are found by the usual walk over
-those edges; where that finds none, which tests run it cannot be told statically, and the answer
-falls back to a stated, conservative set: the tests of the other symbols of its module, offered as
-possible (they exercise the code around it, which is what looks it up). Of those, the tests that
-name the symbol (its name; for a dunder method, its class) are the ones offered when there are any:
-a central module's tests are most of the suite, and a test that names what it uses is the better
-evidence (a template's ``loop(...)``, an i18n test's ``pgettext``).
+those edges. A method that was there before the change and that nothing in the repository calls,
+refers to or dispatches to is called in a way static code does not show (a renderer's
+``getattr(self, token["type"])``, a framework's hook) or from outside: its tests are just as
+unknown (``uncalled``). Where no test is found for either, which tests run it cannot be told
+statically, and the answer falls back to a stated, conservative set: the tests of the other
+symbols of its module, offered as possible (they exercise the code around it, which is what looks
+it up). Of those, the tests that name the symbol (its name; for a dunder method, its class) are
+the ones offered when there are any: a central module's tests are most of the suite, and a test
+that names what it uses is the better evidence (a template's ``loop(...)``, an i18n test's ``pgettext``).
 """
 
 from __future__ import annotations
@@ -19,11 +22,13 @@ from dataclasses import dataclass, replace
 from mnemo_core.change.impact import Reach, tests_reaching
 from mnemo_core.change.receivers import names_used
 from mnemo_core.index.store import Store
-from mnemo_core.model import DYNAMIC_RESOLUTIONS, Resolution, Symbol
+from mnemo_core.model import DYNAMIC_RESOLUTIONS, PathResolution, Symbol
 
 FALLBACK_CONFIDENCE = 0.3  # a module neighbour's test: below POSSIBLE_BELOW, never counted
 FALLBACK_SYMBOLS = 60  # the module's symbols whose tests make up the fallback, in line order
 THROUGH_SHOWN = 3
+UNCALLED_REASON = "nothing in the repository calls it (it is called by name at run time, or from outside)"
+CALLED_BY = frozenset({"calls", "references"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,12 +37,14 @@ class DynamicReach:
     ``NodeVisitor.visit``), by the strongest of those links' resolutions."""
 
     through: tuple[str, ...]
-    resolution: Resolution
+    resolution: PathResolution
     confidence: float
 
     @property
     def reason(self) -> str:
-        """``reached dynamically through FILTERS``."""
+        """``reached dynamically through FILTERS``, or for an uncalled method what that means."""
+        if not self.through:
+            return UNCALLED_REASON
         more = " and others" if len(self.through) > THROUGH_SHOWN else ""
         return f"reached dynamically through {', '.join(self.through[:THROUGH_SHOWN])}{more}"
 
@@ -59,6 +66,17 @@ def reached_dynamically(store: Store, ids: Iterable[int]) -> dict[int, DynamicRe
         elif source.name not in known.through:
             found[e.dst] = replace(known, through=(*known.through, source.name))
     return found
+
+
+def uncalled(store: Store, methods: Iterable[Symbol]) -> dict[int, DynamicReach]:
+    """The methods among ``methods`` that nothing in the repository calls or refers to and that
+    override no base method (whose callers would dispatch to them)."""
+    ids = [s.id for s in methods if s.kind == "method" and not s.is_test]
+    if not ids:
+        return {}
+    linked = {e.dst for e in store.edges_touching(ids, "in") if e.type in CALLED_BY}
+    linked |= {e.src for e in store.edges_touching(ids, "out") if e.type == "overrides"}
+    return {sid: DynamicReach((), "uncalled", 0.0) for sid in ids if sid not in linked}
 
 
 def fallback_tests(store: Store, symbol: Symbol, how: DynamicReach) -> tuple[dict[int, Reach], bool]:

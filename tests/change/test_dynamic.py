@@ -271,6 +271,51 @@ def test_a_plain_function_no_test_reaches_is_still_untested(
     assert {c["name"]: c for c in pr["impact"]["changed"]}["lonely"]["possibly_reached_by"] == []
 
 
+RENDERER = (
+    "class Renderer:\n"
+    "    def render(self, token):\n"
+    '        return object.__getattribute__(self, token["type"])(token["text"])\n'
+    "\n"
+    "    def heading(self, text):\n"
+    '        return "<h1>" + text + "</h1>"\n'
+    "\n"
+    "    def paragraph(self, text):\n"
+    '        return "<p>" + text + "</p>"\n'
+)
+RENDERER_TESTS = (
+    "from pkg.render import Renderer\n"
+    "\n"
+    "def test_render():\n"
+    '    assert Renderer().render({"type": "paragraph", "text": "a"}) == "<p>a</p>"\n'
+)
+
+
+def test_a_method_nothing_in_the_repository_calls_gets_its_module_s_tests_as_possible(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``heading`` is looked up by a name that comes from data: nothing calls it, so which tests run
+    it is not known, and saying "no test reaches it" would be a guess shown as a fact."""
+    files = {"pkg/__init__.py": "", "pkg/render.py": RENDERER, "tests/test_render.py": RENDERER_TESTS}
+    root = make_repo(tmp_path / "r", files)
+    (root / "pkg/render.py").write_text(RENDERER.replace("<h1>", "<h2>"))
+    git(root, "add", "-A")
+    assert precommit_main(["--require-tests", "--repo", str(root)]) == 0  # nothing says it is untested
+    capsys.readouterr()
+    git(root, "commit", "-q", "-m", "change heading")
+    pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
+    assert pr["impact"]["reasons"][1:] == [
+        "called by nothing in the repository, so its tests are not determinable statically: Renderer.heading"
+    ]
+    heading = {c["name"]: c for c in pr["impact"]["changed"]}["Renderer.heading"]
+    assert heading["reached_by"] == []
+    assert heading["possibly_reached_by"] == ["tests/test_render.py::test_render"]
+    assert "nothing in the repository calls it" in " ".join(heading["reasons"])
+    added = RENDERER + "\n    def rule(self, text):\n        return '<hr>'\n"
+    commit(root, {"pkg/render.py": added}, "add rule")
+    pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
+    assert "no test reaches: Renderer.rule" in pr["impact"]["reasons"]  # new: nothing calls it yet
+
+
 KEYED = {
     "pkg/__init__.py": "",
     "pkg/filters.py": FILTERS,

@@ -464,4 +464,6 @@ def test_a_change_to_two_definitions_of_one_name_lists_the_name_once(tmp_path: P
     assert [(s.symbol.name, s.reasons[1]) for s in impact.changed] == [
         ("Box.size", "2 of the 2 definitions of size here")
     ]
-    assert [r for r in impact.reasons if r.startswith("no test reaches")] == ["no test reaches: Box.size"]
+    assert [r for r in impact.reasons if r.startswith("called by nothing")] == [
+        "called by nothing in the repository, so its tests are not determinable statically: Box.size"
+    ]
