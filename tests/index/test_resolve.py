@@ -861,3 +861,42 @@ def test_an_isinstance_check_types_the_variable_it_checks(tmp_path: Path) -> Non
         ("mixed", "Node.children", "typed"),
         ("mixed", "Leaf.children", "typed"),
     }
+
+
+def test_a_module_level_alias_names_what_it_is_bound_to(tmp_path: Path) -> None:
+    """``length = Length`` binds a second name, in the module and for whoever imports it, as
+    ``from . import Length as length`` would; a plain variable bound to data names nothing."""
+    validators = (
+        "class Length:\n"
+        "    def __init__(self, n):\n"
+        "        self.n = n\n"
+        "\n"
+        "    def __call__(self, value):\n"
+        "        return len(value) <= self.n\n"
+        "\n"
+        "length = Length\n"
+        "limit = 3\n"
+        "default = limit\n"
+        "\n"
+        "def short():\n"
+        "    return length(default)\n"
+    )
+    test = (
+        "from pkg.validators import length\n"
+        "\n"
+        "def test_length():\n"
+        "    check = length(2)\n"
+        "    assert check('ab')\n"
+    )
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/validators.py": validators, "tests/test_v.py": test})
+    index_repo(tmp_path)
+    calls = {(s, t) for s, t, _ in indexed_edges(tmp_path, "calls")}
+    assert {
+        ("pkg/validators.py:short", "pkg/validators.py:Length"),
+        ("tests/test_v.py:test_length", "pkg/validators.py:Length"),
+        ("tests/test_v.py:test_length", "pkg/validators.py:Length.__call__"),
+    } <= calls
+    assert not {t for s, t in calls if s == "pkg/validators.py:short"} - {
+        "pkg/validators.py:Length",
+        "pkg/validators.py:Length.__init__",
+    }

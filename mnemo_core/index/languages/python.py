@@ -33,6 +33,7 @@ _FIXTURE = re.compile(r"@?\s*(?:[\w.]*\.)?fixture\s*(?:\(|$)")
 _CLASS_OBJECT = re.compile(r"\b[Tt]ype\[")  # ``type[Option]``, ``t.Optional[t.Type[Option]]``
 _CONFTEST = "conftest.py"  # pytest's per-directory fixture module
 _AUTOUSE = "autouse=True"  # a fixture pytest runs for every test in its scope
+SELF_MODULE = ""  # with no leading dot and no name of its own: the importing module (a module-level alias)
 # run by the test runner around each test (or class) of their class, and of their module
 CLASS_TEST_HOOKS = frozenset(
     {
@@ -219,6 +220,10 @@ class PythonHooks(Hooks):
 
     def parse_import(self, node: Node) -> list[RawImport]:
         line = node.start_point[0] + 1
+        if node.type == "assignment":  # ``length = Length``: the module itself, ``SELF_MODULE``
+            alias = node_text(node.child_by_field_name("left"))
+            name = node_text(node.child_by_field_name("right"))
+            return [RawImport(module=SELF_MODULE, name=name, alias=alias, line=line)] if alias != name else []
         if node.type == "import_statement":
             return [
                 imp
@@ -386,6 +391,8 @@ class PythonHooks(Hooks):
 
     def resolve_module(self, importer: str, imp: RawImport, index: object) -> list[str]:
         assert isinstance(index, ModuleIndex)
+        if imp.module == SELF_MODULE and not imp.level:
+            return [importer]
         if imp.level:
             base = PurePosixPath(importer).parent.parts
             base = base[: len(base) - (imp.level - 1)] if imp.level > 1 else base
@@ -404,7 +411,7 @@ class PythonHooks(Hooks):
         return [p for p in index.by_suffix.get(".".join(target), []) if module_parts(p) == target][:1]
 
     def resolve_member_module(self, importer: str, imp: RawImport, index: object) -> list[str]:
-        if not imp.name or imp.name == "*":
+        if not imp.name or imp.name == "*" or (imp.module == SELF_MODULE and not imp.level):
             return []
         dotted = f"{imp.module}.{imp.name}" if imp.module else imp.name
         return self.resolve_module(importer, RawImport(dotted, "", imp.alias, imp.line, imp.level), index)

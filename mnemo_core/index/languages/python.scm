@@ -173,3 +173,5 @@
 (import_statement) @import
 (import_from_statement) @import
 (future_import_statement) @import
+; a module-level alias binds a second name, as an import from the module itself would (``length = Length``)
+(module (assignment left: (identifier) right: (identifier) !type) @import)
