@@ -97,10 +97,17 @@ def big_walked_repository(root: Path, files: int = 800) -> Path:
 
 
 def children(pid: int) -> list[int]:
-    tasks = Path(f"/proc/{pid}/task")
+    """The other processes of ``pid``'s process group (its workers, wherever they were started from)."""
     found = []
-    for task in tasks.iterdir() if tasks.exists() else ():
-        found += [int(c) for c in (task / "children").read_text().split()]
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == pid:
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        if int(stat.rpartition(")")[2].split()[2]) == pid:  # fields after the name: state, ppid, pgrp
+            found.append(int(entry.name))
     return found
 
 
