@@ -99,9 +99,9 @@ def analyse(
             dangling,
             history.churn,
             measured_keys,
-            undeterminable,
+            [c for c in undeterminable if not dynamic[indexed[c.key].id].uncalled],
             len(blast.tests),
-            [c for c in undeterminable if not dynamic[indexed[c.key].id].through],
+            [c for c in undeterminable if dynamic[indexed[c.key].id].uncalled],
         )
     )
     left_behind = Counter(d.symbol.key for d in dangling)

@@ -29,6 +29,7 @@ FALLBACK_SYMBOLS = 60  # the module's symbols whose tests make up the fallback, 
 THROUGH_SHOWN = 3
 UNCALLED_REASON = "nothing in the repository calls it (it is called by name at run time, or from outside)"
 CALLED_BY = frozenset({"calls", "references"})
+UNCALLED: PathResolution = "uncalled"
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,9 +42,14 @@ class DynamicReach:
     confidence: float
 
     @property
+    def uncalled(self) -> bool:
+        """Whether this is no link at all: a method nothing in the repository calls (``uncalled``)."""
+        return self.resolution == UNCALLED
+
+    @property
     def reason(self) -> str:
         """``reached dynamically through FILTERS``, or for an uncalled method what that means."""
-        if not self.through:
+        if self.uncalled:
             return UNCALLED_REASON
         more = " and others" if len(self.through) > THROUGH_SHOWN else ""
         return f"reached dynamically through {', '.join(self.through[:THROUGH_SHOWN])}{more}"
@@ -76,7 +82,7 @@ def uncalled(store: Store, methods: Iterable[Symbol]) -> dict[int, DynamicReach]
         return {}
     linked = {e.dst for e in store.edges_touching(ids, "in") if e.type in CALLED_BY}
     linked |= {e.src for e in store.edges_touching(ids, "out") if e.type == "overrides"}
-    return {sid: DynamicReach((), "uncalled", 0.0) for sid in ids if sid not in linked}
+    return {sid: DynamicReach((), UNCALLED, 0.0) for sid in ids if sid not in linked}
 
 
 def fallback_tests(store: Store, symbol: Symbol, how: DynamicReach) -> tuple[dict[int, Reach], bool]:

@@ -39,7 +39,7 @@ class RiskInput:
     measured: frozenset[str] = frozenset()  # keys whose tests came from coverage data
     undeterminable: list[ChangedSymbol] = field(default_factory=list)  # reached dynamically, no test found
     tests: int = 0  # tests that reach the change
-    uncalled: list[ChangedSymbol] = field(default_factory=list)  # nothing in the repository calls them
+    uncalled: list[ChangedSymbol] = field(default_factory=list)  # called by nothing here, no test found
 
 
 def verdict(facts: RiskInput) -> tuple[RiskLevel, list[str]]:
@@ -81,22 +81,20 @@ def verdict(facts: RiskInput) -> tuple[RiskLevel, list[str]]:
         findings.append(("medium", "no test reaches: " + _names(guessed)))
     if unrun:
         findings.append(("medium", "no test ran, per the coverage data: " + _names(unrun)))
-    dynamic = [s for s in facts.undeterminable if s not in facts.uncalled]
-    if dynamic:
+    if facts.undeterminable:
         findings.append(
             (
                 "low",
                 "reached dynamically, tests not determinable statically (possible tests listed): "
-                + _names(dynamic),
+                + _names(facts.undeterminable),
             )
         )
-    uncalled = [s for s in facts.undeterminable if s in facts.uncalled]
-    if uncalled:
+    if facts.uncalled:
         findings.append(
             (
                 "low",
                 "called by nothing in the repository, so its tests are not determinable statically: "
-                + _names(uncalled),
+                + _names(facts.uncalled),
             )
         )
     hot = [(key, n) for key, n in facts.churn.items() if n >= HOTSPOT_COMMITS]
