@@ -99,6 +99,17 @@ RiskLevel = Literal["low", "medium", "high"]
 RISK_LEVELS: tuple[RiskLevel, ...] = get_args(RiskLevel)  # least severe first
 
 
+class Field(NamedTuple):
+    """An attribute a class's code gives a type: ``self.hook = HookRelay()`` in a method, or
+    ``hook: HookRelay`` in the class body; ``kind`` and ``text`` as the typing reference has them,
+    to be resolved in ``scope`` of the class's file."""
+
+    name: str
+    kind: RefKind
+    text: str
+    scope: str
+
+
 class RawSymbol(NamedTuple):
     """A definition as extracted from one file, before it has a database id."""
 
@@ -119,6 +130,7 @@ class RawSymbol(NamedTuple):
     supers: tuple[
         str, ...
     ] = ()  # a class: its bases as written; a method: the base methods it calls via super()
+    fields: tuple[Field, ...] = ()  # a class: the types its methods give its instances' attributes
     body: str = ""  # the words of its own identifiers, comments and strings (not its nested definitions')
 
 

@@ -28,6 +28,8 @@ from mnemo_core.vcs.git import Sha, require_toplevel
 from mnemo_core.vcs.refs import Snapshot, default_base_name, merge_base, resolve_ref
 
 if TYPE_CHECKING:  # the change pipelines load their modules when they run: a task never needs them
+    from pathlib import Path
+
     from mnemo_core.change.coverage import CoverageSource
     from mnemo_core.change.diffmap import ChangedSymbol, FileSummary
 
@@ -191,8 +193,22 @@ def for_pr(
         notes.append(f"callers and tests come from the index of the working tree, not of {target}")
     changed, files = changed_symbols(root, changes, base_sha or "HEAD", new)
     if not changes:
-        notes.append(f"no changes in {described}")
+        notes.append(f"no changes in {described}{_uncommitted(root, target, head)}")
     return _change_answer(call, "pr", described, changed, files, depth, budget, base_sha, notes, coverage)
+
+
+def _uncommitted(root: Path, target: str | Snapshot, head: str | None) -> str:
+    """What to say after "no changes" when the working tree holds uncommitted changes that a range
+    ending at HEAD leaves out (the user likely meant them)."""
+    from mnemo_core.vcs.diff import changed_files
+
+    if isinstance(target, Snapshot) or head is not None:
+        return ""
+    pending = changed_files(root, None, Snapshot.WORKTREE)
+    if not pending:
+        return ""
+    files = "1 file" if len(pending) == 1 else f"{len(pending)} files"
+    return f"; the working tree has uncommitted changes to {files}: --worktree (or --staged) takes them"
 
 
 def for_files(

@@ -29,6 +29,7 @@ from mnemo_core.model import (
     REF_KINDS,
     SYMBOL_KINDS,
     TYPED_REF_KINDS,
+    Field,
     FileExtract,
     RawImport,
     RawRef,
@@ -42,6 +43,7 @@ DOCSTRING_MAX_CHARS = 2000
 _SYMBOL_KIND: dict[str, SymbolKind] = {kind: kind for kind in SYMBOL_KINDS}
 _DEFINITION_KIND: dict[str, DefinitionKind] = {**_SYMBOL_KIND, CONTAINER_ONLY: CONTAINER_ONLY}
 _REF_KIND: dict[str, RefKind] = {kind: kind for kind in REF_KINDS}
+FIELD_KINDS: frozenset[RefKind] = frozenset({"type", "result"})  # an instance's attribute: of a class
 ANY_ATTRIBUTE = "*"  # the name of a ``getattr(obj, name)`` read whose name is not a literal
 GETATTR_CAPTURE = "_getattr"  # marks a read written as ``getattr(obj, name)`` (the query's capture)
 ISINSTANCE_CAPTURE = "_isinstance"  # marks a type written as an ``isinstance`` check (merged per variable)
@@ -123,6 +125,7 @@ def extract(
     scoped = _collector_users(_copied_types(_checked_unions(scoped, checked), parameters), held)
     constructed = _constructed_returns(scoped)
     supers = _supers(scoped, spec.hooks)
+    fields = _fields(scoped, {d.qualified for d in definitions if d.kind in CLASS_KINDS}, self_names)
     kept = [d for d in definitions if d.kind != CONTAINER_ONLY]
     bodies = (
         [""] * (len(kept) + 1)
@@ -138,7 +141,7 @@ def extract(
             (in_test_file, collected, discovery),
             constructed.get(d.qualified, ""),
             supers.get(d.qualified, ()),
-        )._replace(body=body)
+        )._replace(body=body, fields=fields.get(d.qualified, ()))
         for d, body in zip(kept, bodies[:-1], strict=True)  # the last body is the module's
     ]
     return FileExtract(
@@ -403,6 +406,27 @@ def _supers(refs: list[RawRef], hooks: Hooks) -> dict[str, tuple[str, ...]]:
         elif ref.kind == "call" and hooks.is_super(ref.receiver):
             found[ref.scope].append(ref.name)
     return {scope: tuple(dict.fromkeys(names)) for scope, names in found.items()}
+
+
+def _fields(
+    refs: list[RawRef], classes: set[str], self_names: frozenset[str]
+) -> dict[str, tuple[Field, ...]]:
+    """Per class, its instances' attributes that its own code types: ``self.x = Client()`` (or
+    ``self.x: Client``, ``self.x = make()``) in a method, ``x: Client`` in the class body. Every
+    typing of an attribute, in source order and each once (``self.hook: Final = HookRelay()`` types
+    it twice: the resolver takes the first that names a class)."""
+    found: dict[str, dict[Field, None]] = defaultdict(dict)
+    for ref in refs:
+        if ref.kind not in FIELD_KINDS:
+            continue
+        head, _, attribute = ref.name.partition(".")
+        if not attribute and ref.scope in classes:
+            found[ref.scope][Field(head, ref.kind, ref.receiver, ref.scope)] = None
+            continue
+        owner = ref.scope.rpartition(".")[0]
+        if head in self_names and attribute.isidentifier() and owner in classes:
+            found[owner][Field(attribute, ref.kind, ref.receiver, ref.scope)] = None
+    return {cls: tuple(fields) for cls, fields in found.items()}
 
 
 def _text(node: Node) -> str:

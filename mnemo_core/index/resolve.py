@@ -10,7 +10,11 @@ A reference is resolved in this order, and the edge records which step found it:
   of an imported module or class (``models.User.create()``).
 - ``typed``: ``x.m()`` where ``x`` has a declared or constructed type in scope (``x = Client()``,
   ``x: Client``, a parameter annotation, ``self.x = Client()``, a pytest fixture returning ``Client``,
-  ``for x in clients`` over a ``list[Client]``) -> the method on that class or its bases.
+  ``for x in clients`` over a ``list[Client]``) -> the method on that class or its bases; an
+  attribute chain (``pm.hook.ping()``) through the types a class's code gives its attributes
+  (``self.hook = HookRelay()``, in any file of its lineage), its properties' declared types, and
+  what its ``__getattr__`` declares it returns; calling an attribute that holds an object runs its
+  ``__call__``.
 - ``package``: a top-level name of another file in the same package (Go, Java).
 - ``fixture``: a pytest test parameter -> the fixture function in its module or a ``conftest.py``
   above it, defined there or imported into it.
@@ -71,6 +75,7 @@ from mnemo_core.model import (
     TYPED_REF_KINDS,
     Edge,
     EdgeType,
+    Field,
     RawRef,
     RefKind,
     Resolution,
@@ -108,6 +113,7 @@ VALUE_KINDS: Mapping[RefKind, frozenset[SymbolKind]] = {
 }
 SUBCLASS_HOOK = "__init_subclass__"
 MODULE_GETATTR = "__getattr__"  # PEP 562: runs for a module attribute the module does not define
+ATTRIBUTE_HOOK = "__getattr__"  # runs for an attribute an instance does not have
 _Unresolved = Literal["", "external", "parameter"]  # nothing found: keep looking, outside, a local
 _Target = tuple[tuple[int, ...], Resolution, float]  # target ids, how they were found, confidence
 RefRow = Sequence[Any]  # (kind, name, receiver, scope, line), as RawRef or as decoded JSON
@@ -376,6 +382,9 @@ class Resolver:
             callbacks = self._callbacks(classes, ref.name)
             if callbacks.ids:
                 return callbacks
+            held = self._attribute_classes(classes, ref.name)  # an object held in an attribute is called
+            if held:
+                return _Resolution(w.find_member(held, "__call__"), "typed")
         target = self._resolve_receiver(here.file_id, ref.scope, receiver)
         if ref.name == hooks.construct_method and target.ids:
             classes = [i for i in target.ids if w.symbol(i).kind in CLASS_KINDS]
@@ -607,6 +616,8 @@ class Resolver:
             if kind == "element":
                 return self._typed_receiver(here, scope, text)
             return self._classes_in(here.file_id, scope, text)
+        if "." in receiver:
+            return self._chained(here, scope, receiver)
         src = self._source(here.file_id, scope)
         if src is None or receiver not in self.world.symbol(src).params:
             return []
@@ -614,6 +625,57 @@ class Resolver:
         if fixture is None or not self.world.symbol(fixture).returns:
             return []
         return self._classes_returned_by(here, fixture)
+
+    def _chained(self, here: _FileScope, scope: str, receiver: str) -> list[int]:
+        """``a.b.c``: the classes of ``a.b`` (the enclosing class for ``self``), then what they make
+        of their attribute ``c`` (:meth:`_attribute_classes`)."""
+        owner, _, attribute = receiver.rpartition(".")
+        if not attribute.isidentifier() or not _is_dotted_name(owner):
+            return []
+        if self._is_self(here.file_id, scope, owner):
+            classes = self.world.enclosing_classes(here.file_id, scope)
+        else:
+            classes = self._typed_receiver(here, scope, owner)
+        return self._attribute_classes(classes, attribute) if classes else []
+
+    def _attribute_classes(self, classes: Sequence[int], attribute: str) -> list[int]:
+        """The classes of an attribute of instances of ``classes``: the type their code (or a base's)
+        gives it, a property's declared return type, or, for an attribute none of them has, what
+        their ``__getattr__`` declares it returns (``HookRelay.__getattr__ -> HookCaller``)."""
+        w = self.world
+        found: list[int] = []
+        for cls in classes:
+            typed = self._typed_field(cls, attribute)
+            if typed is not None:
+                owner, fields = typed
+                found += next(filter(None, (self._field_classes(owner, f) for f in fields)), [])
+                continue
+            for member in w.find_member([cls], attribute) or w.find_member([cls], ATTRIBUTE_HOOK):
+                symbol = w.symbol(member)
+                short = symbol.name.rsplit(".", 1)[-1]
+                declares = short == ATTRIBUTE_HOOK or short in self._property_names()
+                if symbol.kind in CALLABLE_KINDS and declares:
+                    found += self._classes_returned_by(self._scope_of(symbol.file_id), member)
+        return list(dict.fromkeys(found))
+
+    def _typed_field(self, cls: int, attribute: str) -> tuple[int, list[Field]] | None:
+        """The first class of a lineage whose code types the attribute, with its typings."""
+        for owner in self._lineage([cls]):
+            fields = [f for f in self.world.symbol(owner).fields if f.name == attribute]
+            if fields:
+                return owner, fields
+        return None
+
+    def _scope_of(self, file_id: int) -> _FileScope:
+        """Another file, its variables unknown."""
+        return _FileScope.of(file_id, self.world.hooks(file_id))
+
+    def _field_classes(self, owner: int, field: Field) -> list[int]:
+        """The classes a class's typed attribute names, resolved where the class types it."""
+        file_id = self.world.symbol(owner).file_id
+        if field.kind == "result":
+            return self._returned_classes(self._scope_of(file_id), field.scope, field.text)
+        return self._classes_in(file_id, field.scope, field.text)
 
     def _field_type(self, here: _FileScope, scope: str, receiver: str) -> tuple[str, str] | None:
         """The declared type of a field read on the method's receiver: Go's ``r.routes``, declared

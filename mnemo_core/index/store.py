@@ -30,7 +30,7 @@ from mnemo_core.index.recovery import (
 )
 from mnemo_core.index.textsplit import identifier_words
 from mnemo_core.index.world import SymbolRow
-from mnemo_core.model import Edge, FileExtract, RawImport, RawRef, RawSymbol, Symbol, SymbolKind
+from mnemo_core.model import Edge, Field, FileExtract, RawImport, RawRef, RawSymbol, Symbol, SymbolKind
 from mnemo_core.vcs.changes import LoggedCommit
 
 log = logging.getLogger(__name__)
@@ -57,7 +57,8 @@ log = logging.getLogger(__name__)
 # fixtures imported into a test module, truth tests (``__bool__``); 42: overloads are one definition
 # to a name guess only in languages that have them (Java, C#, Kotlin, C++); 43: Ruby's ``@x = Foo.new``;
 # 44: GoogleTest's ``TEST(Suite, Name)`` are test cases; 45: ``getattr(self, name)`` reads no module
-SCHEMA_VERSION = 47
+# 48: a class's typed attributes (``self.hook = HookRelay()``), so ``pm.hook.x()`` is typed
+SCHEMA_VERSION = 48
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0
@@ -82,7 +83,7 @@ CREATE TABLE symbols(
     start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, size INTEGER NOT NULL,
     is_test INTEGER NOT NULL, is_test_case INTEGER NOT NULL, exported INTEGER NOT NULL,
     parent_id INTEGER, params TEXT NOT NULL, decorators TEXT NOT NULL, returns TEXT NOT NULL,
-    supers TEXT NOT NULL);
+    supers TEXT NOT NULL, fields TEXT NOT NULL);
 CREATE TABLE edges(
     src INTEGER NOT NULL, dst INTEGER NOT NULL, type TEXT NOT NULL, resolution TEXT NOT NULL,
     confidence REAL NOT NULL, line INTEGER NOT NULL, file_id INTEGER NOT NULL);
@@ -188,9 +189,12 @@ class EncodedRefs:
 
 
 def encode_refs(refs: Iterable[RawRef]) -> EncodedRefs:
-    """The stored form of references (cheap to send from a worker process, unlike the tuples)."""
+    """The stored form of references (cheap to send from a worker process, unlike the tuples), with
+    the names they use: each reference's own and the attributes its receiver reads (``hook`` of
+    ``manager.hook.ping()``, whose call depends on how ``hook`` is typed)."""
     rows = list(refs)
-    return EncodedRefs(json.dumps(rows), f" {' '.join(sorted({r[1] for r in rows}))} ")
+    names = {r[1] for r in rows} | {a for r in rows for a in r[2].split(".")[1:] if a.isidentifier()}
+    return EncodedRefs(json.dumps(rows), f" {' '.join(sorted(names))} ")
 
 
 def index_path(root: Path) -> Path:
@@ -465,15 +469,29 @@ class Store:
         return file_id, changed_names, dependents - {file_id}
 
     def _write_symbols(self, file_id: int, extract: FileExtract, new: bool) -> tuple[set[str], set[int]]:
+        """The short names whose definitions appeared or disappeared, with the attributes whose
+        typing changed (and their classes: ``manager.hook.ping()`` reads ``hook`` of a ``Manager``),
+        and the files that had edges to removed symbols."""
         before: set[str] = set()
         dependents: set[int] = set()
+        fields_before = set() if new else self._typed_attributes(file_id)
         if new:  # file ids are never reused: a new file has no old symbols to match or delete
             ids = [self._allocate_id() for _ in extract.symbols]
         else:
             ids, before, dependents = self._reuse_ids(file_id, extract)
         self._insert_symbols(file_id, extract, ids)
         after = {s.name.rsplit(".", 1)[-1] for s in extract.symbols}
-        return before ^ after, dependents
+        fields_after = {(s.name, *f) for s in extract.symbols for f in s.fields}
+        changed = fields_before ^ fields_after
+        retyped = {n for cls, attr, *_ in changed for n in (cls.rsplit(".", 1)[-1], attr)}
+        return (before ^ after) | retyped, dependents
+
+    def _typed_attributes(self, file_id: int) -> set[tuple[str, ...]]:
+        """(class, attribute, kind, text, scope) of each typed attribute of the file's classes."""
+        rows = self.conn.execute(
+            "SELECT name, fields FROM symbols WHERE file_id=? AND fields != ''", (file_id,)
+        )
+        return {(name, *f) for name, fields in rows for f in json.loads(fields)}
 
     def _reuse_ids(self, file_id: int, extract: FileExtract) -> tuple[list[int], set[str], set[int]]:
         """Ids for a re-parsed file's symbols (old ones where they match), after deleting the old rows;
@@ -1065,8 +1083,8 @@ _INSERT_FTS = (
 )
 _INSERT_SYMBOL = (
     "INSERT INTO symbols(id, file_id, name, short_name, kind, signature, docstring, start_line, end_line,"
-    " size, is_test, is_test_case, exported, parent_id, params, decorators, returns, supers)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    " size, is_test, is_test_case, exported, parent_id, params, decorators, returns, supers, fields)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 
 
@@ -1099,6 +1117,7 @@ def _symbol_row(sym: RawSymbol, file_id: int, parent_id: int | None) -> tuple[ob
         "\n".join(sym.decorators),
         sym.returns,
         " ".join(sym.supers),
+        json.dumps(sym.fields) if sym.fields else "",
     )
 
 
@@ -1152,6 +1171,7 @@ _RESOLVER_FIELDS = (  # the columns a SymbolRow is read from, in the order _symb
     "decorators",
     "returns",
     "supers",
+    "fields",
 )
 _RESOLVER_COLUMNS = ", ".join(_RESOLVER_FIELDS)
 
@@ -1171,6 +1191,7 @@ def _symbol_rows(rows: Iterable[Sequence[Any]]) -> list[SymbolRow]:
             tuple(decorators.split("\n")) if decorators else (),
             returns,
             tuple(supers.split()) if supers else (),
+            tuple(Field(*f) for f in json.loads(fields)) if fields else (),
         )
         for (
             symbol_id,
@@ -1184,6 +1205,7 @@ def _symbol_rows(rows: Iterable[Sequence[Any]]) -> list[SymbolRow]:
             decorators,
             returns,
             supers,
+            fields,
         ) in rows
     ]
 

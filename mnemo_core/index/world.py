@@ -14,7 +14,7 @@ from typing import Protocol
 
 from mnemo_core.index.languages import registry
 from mnemo_core.index.languages.base import Hooks
-from mnemo_core.model import CLASS_KINDS, RawImport, SymbolKind
+from mnemo_core.model import CLASS_KINDS, Field, RawImport, SymbolKind
 
 REEXPORT_DEPTH = 4  # how many re-export hops an imported name is followed through
 BASES_DEPTH = 6  # how far up the class hierarchy a member is looked for
@@ -40,6 +40,7 @@ class SymbolRow:
     supers: tuple[
         str, ...
     ] = ()  # a class: its bases as written; a method: the base methods it calls via super()
+    fields: tuple[Field, ...] = ()  # a class: its instances' typed attributes
 
 
 class WorldSource(Protocol):

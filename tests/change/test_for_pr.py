@@ -279,6 +279,18 @@ def test_an_empty_diff_says_so(repo: Path) -> None:
     assert any(n.startswith("no changes in") for n in pack.notes)
 
 
+def test_an_empty_range_points_at_the_uncommitted_change(repo: Path) -> None:
+    """Nothing committed since the base, but edits on disk: the note says how to take them."""
+    clean = Engine.open(repo).pr(base="HEAD")
+    assert any(n.startswith("no changes in") for n in clean.notes)
+    assert not any("uncommitted" in n for n in clean.notes)
+    (repo / "shop/pricing.py").write_text((repo / "shop/pricing.py").read_text() + "# edited\n")
+    pack = Engine.open(repo).pr(base="HEAD")
+    assert pack.notes[-1].endswith(
+        "the working tree has uncommitted changes to 1 file: --worktree (or --staged) takes them"
+    )
+
+
 def test_a_merge_commit_as_head(repo: Path) -> None:
     git(repo, "checkout", "-q", "-b", "feature")
     commit(

@@ -741,6 +741,96 @@ def test_an_attribute_set_from_a_typed_variable_takes_its_type(tmp_path: Path) -
     }
 
 
+RELAY = """\
+from typing import TYPE_CHECKING, Final
+
+
+class Caller:
+    def __call__(self, **kwargs):
+        return kwargs
+
+    def extra(self):
+        return None
+
+
+class Relay:
+    def ping(self):
+        return 0
+
+    if TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Caller: ...
+
+
+class Other:
+    def ping(self):
+        return 1
+
+    def extra(self):
+        return 2
+
+
+class Base:
+    def __init__(self):
+        self.hook: Final = Relay()
+
+
+class Manager(Base):
+    calls: Caller
+
+    @property
+    def relay(self) -> Relay:
+        return self.hook
+
+    def run(self):
+        return self.hook.hello.extra()
+"""
+
+RELAY_USERS = """\
+from pkg.relay import Manager
+
+
+def make() -> Manager:
+    return Manager()
+
+
+def fire(manager: Manager):
+    manager.hook.hello(x=1)
+
+
+def ping():
+    make().relay.ping()
+    manager = make()
+    manager.hook.ping()
+    manager.calls(x=2)
+    manager.nothing.ping()
+"""
+
+
+def test_an_attribute_chain_takes_the_types_the_class_gives_its_attributes(tmp_path: Path) -> None:
+    """``manager.hook.ping()``: ``manager`` is a ``Manager``, whose base's ``__init__`` sets
+    ``self.hook: Final = HookRelay()`` in another file, so the call is ``Relay.ping``, not a guess
+    between two ``ping`` methods; a property's declared type, a class-body annotation and a
+    ``__getattr__`` that declares what it returns type an attribute too, and calling an attribute
+    that holds an object runs its ``__call__``. An attribute nothing types stays a guess."""
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/relay.py": RELAY, "pkg/users.py": RELAY_USERS})
+    index_repo(tmp_path)
+    calls = {(s, d, how) for s, d, how in indexed_edges(tmp_path, "calls") if how in ("typed", "name")}
+    assert {
+        ("pkg/users.py:fire", "pkg/relay.py:Caller.__call__", "typed"),  # Relay.__getattr__ -> Caller
+        ("pkg/users.py:ping", "pkg/relay.py:Relay.ping", "typed"),  # a property, and a base's field
+        ("pkg/users.py:ping", "pkg/relay.py:Caller.__call__", "typed"),  # calls: Caller, called
+        ("pkg/relay.py:Manager.run", "pkg/relay.py:Caller.extra", "typed"),
+    } <= calls
+    assert ("pkg/users.py:ping", "pkg/relay.py:Other.ping", "name") in calls  # manager.nothing: untyped
+    assert not {(s, d) for s, d, _ in calls if d in ("pkg/relay.py:Other.extra",)}
+
+    (tmp_path / "pkg/relay.py").write_text(RELAY.replace("Final = Relay()", "Final = Other()"))
+    index_repo(tmp_path)  # the users' file is resolved again: its calls lead into the changed file
+    calls = {(s, d, how) for s, d, how in indexed_edges(tmp_path, "calls") if s == "pkg/users.py:ping"}
+    assert ("pkg/users.py:ping", "pkg/relay.py:Other.ping", "typed") in calls
+
+
 SHARED = """\
 from pkg.a import Store
 
