@@ -23,7 +23,13 @@ from mnemo_core.change.coverage import (
     coverage_evidence,
 )
 from mnemo_core.change.diffmap import ChangedSymbol, FileSummary
-from mnemo_core.change.dynamic import DynamicReach, fallback_tests, reached_dynamically, uncalled
+from mnemo_core.change.dynamic import (
+    DynamicReach,
+    fallback_tests,
+    reached_dynamically,
+    through_importers,
+    uncalled,
+)
 from mnemo_core.change.impact import BlastRadius, Reach, blast_radius
 from mnemo_core.change.references import dangling_references
 from mnemo_core.change.risk import Dangling, RiskInput, verdict
@@ -178,10 +184,12 @@ def _fallback_symbols(
         if sid not in symbols:
             continue
         neighbour = symbols[r.path[-1]].name if r.path[-1] in symbols else "?"
-        why = (
-            f"tests {neighbour}, in the module of {changed.name}, which is "
-            f"{dynamic.reach[changed.id].reason}; tests not determinable statically"
+        where = (
+            f"in a test file that imports the module of {changed.name}"
+            if through_importers({sid: r})
+            else f"tests {neighbour}, in the module of {changed.name}"
         )
+        why = f"{where}, which is {dynamic.reach[changed.id].reason}; tests not determinable statically"
         found.append(
             ScoredSymbol(
                 symbols[sid],
@@ -318,9 +326,14 @@ def _changed_symbol(
         elif how is not None:
             fallback = dynamic.fallback.get(sym.id, {})
             possible = tuple(sorted({*possible, *_test_ids(fallback, dynamic.symbols)}))
+            named = " that name it" if sym.id in dynamic.named else ""
+            whose = (
+                f"the tests{named} in the test files that import its module"
+                if through_importers(fallback)
+                else f"the tests of its module's other symbols{named}"
+            )
             reasons.append(
-                f"{how.reason}; tests not determinable statically: the tests of its module's other "
-                f"symbols{' that name it' if sym.id in dynamic.named else ''} are possible ({len(fallback)})"
+                f"{how.reason}; tests not determinable statically: {whose} are possible ({len(fallback)})"
             )
             components["dynamic"] = 1.0
     if dangling:

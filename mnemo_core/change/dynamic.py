@@ -9,14 +9,16 @@ refers to or dispatches to is called in a way static code does not show (a rende
 unknown (``uncalled``). Where no test is found for either, which tests run it cannot be told
 statically, and the answer falls back to a stated, conservative set: the tests of the other
 symbols of its module, offered as possible (they exercise the code around it, which is what looks
-it up). Of those, the tests that name the symbol (its name; for a dunder method, its class) are
-the ones offered when there are any: a central module's tests are most of the suite, and a test
-that names what it uses is the better evidence (a template's ``loop(...)``, an i18n test's ``pgettext``).
+it up), or, where none of those has a test, the tests of the test files that import the module (a
+suite that starts a server with the class, or runs files through it). Of those, the tests that
+name the symbol (its name; for a dunder method, its class) are the ones offered when there are any:
+a central module's tests are most of the suite, and a test that names what it uses is the better
+evidence (a template's ``loop(...)``, an i18n test's ``pgettext``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from mnemo_core.change.impact import Reach, tests_reaching
@@ -29,6 +31,7 @@ FALLBACK_SYMBOLS = 60  # the module's symbols whose tests make up the fallback, 
 THROUGH_SHOWN = 3
 UNCALLED_REASON = "nothing in the repository calls it (it is called by name at run time, or from outside)"
 CALLED_BY = frozenset({"calls", "references"})
+IMPORTS_MODULE = "its file imports the module of"
 UNCALLED: PathResolution = "uncalled"
 
 
@@ -100,6 +103,8 @@ def fallback_tests(store: Store, symbol: Symbol, how: DynamicReach) -> tuple[dic
             if sid not in found or (r.depth, -r.weight) < (found[sid].depth, -found[sid].weight):
                 found[sid] = r
     found.pop(symbol.id, None)
+    if not found:
+        found = _importing_tests(store, symbol)
     naming = _naming(store, symbol, found)
     offered = {
         sid: replace(r, confidence=FALLBACK_CONFIDENCE, resolution=how.resolution)
@@ -107,6 +112,21 @@ def fallback_tests(store: Store, symbol: Symbol, how: DynamicReach) -> tuple[dic
         if sid in naming or not naming
     }
     return offered, bool(naming)
+
+
+def _importing_tests(store: Store, symbol: Symbol) -> dict[int, Reach]:
+    """The test cases of the test files that import ``symbol``'s module or one of its definitions
+    (what a suite that starts servers or runs files drives it with, where no static path leads)."""
+    ids = [s.id for s in store.symbols_in_file(symbol.path)]
+    importers = store.symbols_by_ids({e.src for e in store.edges_touching(ids, "in") if e.type == "imports"})
+    files = sorted({s.path for s in importers.values() if s.is_test})
+    tests = [t.id for path in files for t in store.symbols_in_file(path) if t.is_test_case]
+    return {t: Reach(t, 1, FALLBACK_CONFIDENCE, (t, symbol.id), (IMPORTS_MODULE,)) for t in tests}
+
+
+def through_importers(tests: Mapping[int, Reach]) -> bool:
+    """Whether fallback tests are those of the test files importing the module (not its neighbours')."""
+    return any(r.labels == (IMPORTS_MODULE,) for r in tests.values())
 
 
 def _naming(store: Store, symbol: Symbol, tests: Iterable[int]) -> set[int]:

@@ -200,6 +200,41 @@ def test_a_dynamically_reached_function_reaches_the_test_of_its_lookup(
     assert not any("no test reaches" in r for r in pr["impact"]["reasons"])
 
 
+def test_where_no_neighbour_has_a_test_the_importing_test_files_tests_are_possible(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A protocol method a server calls from outside the repository (nothing in it calls
+    ``data_received``), in a module no test reaches statically: the suite drives it by an import
+    string, so the tests of the test files that import the module are offered as possible, and
+    a test file that does not import it is not."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/server.py": "class Protocol:\n    def data_received(self, data):\n        return data.upper()\n",
+        "pkg/run.py": "import importlib\n\n\ndef serve(spec):\n    module, _, name = spec.partition(':')\n"
+        "    return getattr(importlib.import_module(module), name)\n",
+        "tests/test_server.py": "from pkg import server\nfrom pkg.run import serve\n\n\ndef test_serve():\n"
+        "    assert serve(server.__name__ + ':Protocol')\n\n\ndef test_other():\n    assert True\n",
+        "tests/test_run.py": "from pkg.run import serve\n\n\ndef test_run():\n    assert serve('os:sep')\n",
+    }
+    root = make_repo(tmp_path / "r", files)
+    commit(root, {"pkg/server.py": files["pkg/server.py"].replace("upper()", "lower()")}, "lower")
+    pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
+    changed = {c["name"]: c for c in pr["impact"]["changed"]}["Protocol.data_received"]
+    assert changed["reached_by"] == []
+    assert changed["possibly_reached_by"] == [
+        "tests/test_server.py::test_other",
+        "tests/test_server.py::test_serve",
+    ]
+    assert any(
+        r.endswith("the tests in the test files that import its module are possible (2)")
+        for r in changed["reasons"]
+    )
+    possible = {t["name"]: t for t in pr["impact"]["possible_tests"]}
+    assert possible["test_serve"]["evidence"].startswith(
+        "in a test file that imports the module of Protocol."
+    )
+
+
 def test_evidence_says_the_registry_a_function_is_reached_through(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
