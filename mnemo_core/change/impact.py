@@ -21,7 +21,7 @@ listed, but counts in no verdict. ``tests_reaching`` is the one definition of th
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -29,6 +29,7 @@ from mnemo_core.change.receivers import evidenced, exception_classes, hierarchy
 from mnemo_core.change.registry_keys import RegistryKeys
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.store import Store
+from mnemo_core.index.textsplit import identifier_words
 from mnemo_core.memo import BoundedCache
 from mnemo_core.model import (
     CALLABLE_KINDS,
@@ -502,12 +503,13 @@ def _blast_radius(
         ]
 
     order = _strongest_first
+    topical = _topical_first(own.values(), symbols)
     return BlastRadius(
         sorted(non_test(sure), key=order),
-        sorted(sure_tests.values(), key=order),
+        sorted(sure_tests.values(), key=topical),
         symbols,
         sorted(non_test({sid: r for sid, r in every.items() if sid not in sure}), key=order),
-        sorted(possible_tests.values(), key=order),
+        sorted(possible_tests.values(), key=topical),
         tests_of,
     )
 
@@ -524,3 +526,25 @@ def _union(groups: Iterable[dict[int, Reach]]) -> dict[int, Reach]:
 
 def _strongest_first(r: Reach) -> tuple[float, int, int]:
     return (-r.weight, r.depth, r.symbol_id)
+
+
+def _topical_first(
+    changed: Iterable[Symbol], symbols: Mapping[int, Symbol]
+) -> Callable[[Reach], tuple[int, float, int, int]]:
+    """Tests whose file and name share the most words with the changed definitions' names first
+    (``DefaultInetAddressTypeAdapterTest`` for a change to ``INET_ADDRESS``, before the hundreds of
+    tests that merely build the object it is registered in), then the strongest."""
+    words = {
+        w
+        for s in changed
+        if not s.is_test and s.kind != "module"
+        for w in identifier_words(s.short_name)
+        if len(w) > 2
+    }
+
+    def key(r: Reach) -> tuple[int, float, int, int]:
+        test = symbols.get(r.symbol_id)
+        shared = len(words.intersection(identifier_words(f"{test.path} {test.name}"))) if test else 0
+        return (-shared, -r.weight, r.depth, r.symbol_id)
+
+    return key

@@ -479,3 +479,21 @@ def test_a_change_to_two_definitions_of_one_name_lists_the_name_once(tmp_path: P
     assert [r for r in impact.reasons if r.startswith("called by nothing")] == [
         "called by nothing in the repository, so its tests are not determinable statically: Box.size"
     ]
+
+
+def test_tests_named_after_the_change_are_listed_first(tmp_path: Path) -> None:
+    """Every test builds the object the changed function is registered in; the one named after it
+    reaches it through a helper (a weaker path), yet it is listed first: its name says what it tests."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/core.py": "def parse_date(s):\n    return s\n\n\ndef build():\n    return parse_date('x')\n",
+        "tests/test_a.py": "from pkg.core import build\n\n\ndef test_alpha():\n    build()\n\n\n"
+        "def test_beta():\n    build()\n",
+        "tests/test_z.py": "from pkg.core import build\n\n\ndef _helper():\n    return build()\n\n\n"
+        "def test_parse_date_format():\n    _helper()\n",
+    }
+    root = make_repo(tmp_path / "r", files)
+    commit(root, {"pkg/core.py": files["pkg/core.py"].replace("return s", "return s.strip()")}, "strip")
+    impact = Engine.open(root).pr(base="HEAD~1").impact
+    assert impact is not None
+    assert [t.symbol.name for t in impact.tests] == ["test_parse_date_format", "test_alpha", "test_beta"]
