@@ -436,9 +436,28 @@ def tests_reaching(store: Store, ids: Iterable[int]) -> dict[int, ReachingTests]
 
 
 def _tests_of(store: Store, sid: int) -> ReachingTests:
+    inside = _inside_test(store, sid)
+    if inside is not None:  # code written inside a test runs in that test alone
+        return ReachingTests({inside.symbol_id: inside}, {})
     sure = _test_cases(store, walk_back(store, [sid], TEST_DEPTH, True, POSSIBLE_BELOW), sid)
     every = _test_cases(store, walk_back(store, [sid], TEST_DEPTH, True), sid)
     return ReachingTests(sure, {t: r for t, r in every.items() if t not in sure})
+
+
+def _inside_test(store: Store, sid: int) -> Reach | None:
+    """The path from the test case a symbol is written in (a class or helper defined in a test
+    function), when it is: walking back from it through its bases would reach every test."""
+    path = [sid]
+    symbol = store.symbols_by_ids([sid]).get(sid)
+    while symbol is not None and symbol.is_test and symbol.parent_id is not None:
+        symbol = store.symbols_by_ids([symbol.parent_id]).get(symbol.parent_id)
+        if symbol is None or symbol.kind == "module":
+            return None
+        path.insert(0, symbol.id)
+        if symbol.is_test_case:
+            hops = len(path) - 1
+            return Reach(symbol.id, hops, HOP_DECAY**hops, tuple(path), ("defines",) * hops)
+    return None
 
 
 def _test_cases(store: Store, reached: dict[int, Reach], origin: int) -> dict[int, Reach]:

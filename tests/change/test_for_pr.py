@@ -497,3 +497,22 @@ def test_tests_named_after_the_change_are_listed_first(tmp_path: Path) -> None:
     impact = Engine.open(root).pr(base="HEAD~1").impact
     assert impact is not None
     assert [t.symbol.name for t in impact.tests] == ["test_parse_date_format", "test_alpha", "test_beta"]
+
+
+def test_a_class_written_inside_a_test_is_reached_by_that_test_alone(tmp_path: Path) -> None:
+    """``CrashApp`` subclasses the ``App`` every test builds: walking back through its base would
+    name them all, but code written inside a test function runs in that test only."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/app.py": "class App:\n    def compose(self):\n        return []\n\n    def run(self):\n"
+        "        return self.compose()\n",
+        "tests/test_app.py": "from pkg.app import App\n\n\ndef test_run():\n    App().run()\n\n\n"
+        "def test_other():\n    App().run()\n\n\ndef test_crash():\n    class CrashApp(App):\n"
+        "        def compose(self):\n            return [1]\n\n    assert CrashApp().run() == [1]\n",
+    }
+    root = make_repo(tmp_path / "r", files)
+    changed = files["tests/test_app.py"].replace("return [1]", "return [2]").replace("== [1]", "== [2]")
+    commit(root, {"tests/test_app.py": changed}, "crash differently")
+    impact = Engine.open(root).pr(base="HEAD~1").impact
+    assert impact is not None
+    assert [t.symbol.name for t in impact.tests] == ["test_crash"]
