@@ -57,8 +57,9 @@ log = logging.getLogger(__name__)
 # fixtures imported into a test module, truth tests (``__bool__``); 42: overloads are one definition
 # to a name guess only in languages that have them (Java, C#, Kotlin, C++); 43: Ruby's ``@x = Foo.new``;
 # 44: GoogleTest's ``TEST(Suite, Name)`` are test cases; 45: ``getattr(self, name)`` reads no module
-# 48: a class's typed attributes (``self.hook = HookRelay()``), so ``pm.hook.x()`` is typed
-SCHEMA_VERSION = 48
+# 48: a class's typed attributes (``self.hook = HookRelay()``), so ``pm.hook.x()`` is typed;
+# 49: ``except UsageError as e`` types ``e``
+SCHEMA_VERSION = 49
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

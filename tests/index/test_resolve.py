@@ -990,3 +990,43 @@ def test_a_module_level_alias_names_what_it_is_bound_to(tmp_path: Path) -> None:
         "pkg/validators.py:Length",
         "pkg/validators.py:Length.__init__",
     }
+
+
+CAUGHT = """\
+class Err(Exception):
+    def show(self):
+        return 1
+
+
+class Usage(Err):
+    def show(self):
+        return 2
+
+
+class Other:
+    def show(self):
+        return 3
+
+
+class Abort(Exception):
+    def exit_code(self):
+        return 1
+
+
+def main(run):
+    try:
+        run()
+    except Err as e:
+        e.show()
+    except (Abort, KeyError) as e:
+        e.exit_code()
+"""
+
+
+def test_an_exception_caught_as_a_name_has_the_classes_of_its_handlers(tmp_path: Path) -> None:
+    """``except Err as e: e.show()`` is ``Err.show`` (an override runs through it), not a guess
+    among three ``show`` methods; the handlers of one name in a function are one union."""
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/a.py": CAUGHT})
+    index_repo(tmp_path)
+    calls = {(d, how) for s, d, how in indexed_edges(tmp_path, "calls") if s == "pkg/a.py:main"}
+    assert calls == {("pkg/a.py:Err.show", "typed"), ("pkg/a.py:Abort.exit_code", "typed")}

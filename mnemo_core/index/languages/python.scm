@@ -59,6 +59,12 @@
 (call function: (identifier) @_isinstance arguments: (argument_list . (identifier) @name
   . (tuple [(identifier) (attribute)] @receiver) .) (#eq? @_isinstance "isinstance")) @reference.type
 (typed_default_parameter name: (identifier) @name type: (type) @receiver) @reference.type
+; ``except UsageError as e`` (or ``(A, B)``): what is caught passed an isinstance check of the class; the
+; handlers and checks of one variable in a function are one union, as isinstance's are
+(except_clause value: (as_pattern [(identifier) (attribute)] @receiver
+  alias: (as_pattern_target (identifier) @name)) @_isinstance) @reference.type
+(except_clause value: (as_pattern (tuple [(identifier) (attribute)] @receiver)
+  alias: (as_pattern_target (identifier) @name)) @_isinstance) @reference.type
 ; a parametrised test's parameters: the classes their values are built as (``[(IntRange(0, 5), "3")]``)
 (decorator (call function: (attribute attribute: (identifier) @_mark (#eq? @_mark "parametrize"))
   arguments: (argument_list . [(string) (tuple) (list)] @name . [(list) (tuple)] @receiver)))
