@@ -357,3 +357,16 @@ def test_held_out_repositories_are_judged_by_issue_14_s_floors() -> None:
     assert {n for n, r in REPOS.items() if r.held_out} == {"attrs", "mako", "pyflakes", "markdown"}
     assert verdicts("mako", 0.62, 0.46) == [True, True]  # 0.60 / 0.45 when held out
     assert verdicts("click", 0.62, 0.46) == [False, False]  # 0.70 / 0.50 on the tuning repositories
+
+
+def test_a_function_missing_from_one_run_changes_the_sample_by_itself() -> None:
+    """Coverage that misses one function in one run (a flaky test) must not redraw the sample."""
+    from bench.impact.run import sample_functions
+
+    functions = [{"path": f"pkg/m{i % 7}.py", "name": f"f{i}", "line": i} for i in range(400)]
+    full = sample_functions(functions, 150, 0)
+    missing = functions[:123] + functions[124:]
+    again = sample_functions(missing, 150, 0)
+    assert len(full) == len(again) == 150
+    assert len({f["name"] for f in full} ^ {f["name"] for f in again}) <= 2
+    assert sample_functions(functions, 150, 1) != full  # the seed still draws another sample
