@@ -74,9 +74,9 @@ def register(sub: Any) -> None:
     _selectors(tests)
     tests.add_argument(
         "--format",
-        choices=("pytest", "list", "text", "json"),
-        default="pytest",
-        help="output format: pytest node ids (default), a list (text is the same), or json",
+        choices=("pytest", "files", "list", "text", "json"),
+        help="output format: pytest node ids (the default when the tests are Python's), their files (the"
+        " default otherwise: `mocha $(mnemo tests)`), a list (text is the same), or json",
     )
     tests.add_argument(
         "--sure-only",
@@ -128,11 +128,14 @@ def run_tests(args: argparse.Namespace) -> int:
         coverage=args.coverage,
         coverage_commit=args.coverage_commit,
     )
-    if args.format == "json":
+    form = args.format or ("pytest" if all(t.symbol.path.endswith(".py") for t in tests) else "files")
+    if form == "json":
         print(json.dumps(tests_answer_json(tests), indent=2))
-    elif args.format in ("list", "text"):
+    elif form in ("list", "text"):
         for t in tests:
             print(f"{t.symbol.path}:{t.symbol.start_line}  {t.symbol.name}")
+    elif form == "files":
+        print(" ".join(dict.fromkeys(t.symbol.path for t in tests)))
     else:
         print(" ".join(test_ids(tests)))
     return 0

@@ -262,3 +262,16 @@ def test_a_go_package_variable_reaches_the_tests_of_its_readers(
     impact = json.loads(capsys.readouterr().out)["impact"]
     assert [c["name"] for c in impact["changed"]] == [path.rsplit(" ", 1)[-1]]
     assert [t["evidence"].split(" (")[0] for t in impact["tests"]] == [path]
+
+
+def test_the_tests_of_a_go_change_print_as_files_a_runner_takes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``mnemo tests`` prints pytest node ids for Python tests; for others, which no pytest runs,
+    their files by default (``--format pytest`` still gives the ids when asked)."""
+    root = make_repo(tmp_path / "repo", GO_FILES)
+    commit(root, {"store/store.go": STORE_GO.replace("defaultSize = 8", "defaultSize = 16")}, "tune")
+    assert main(["tests", "--repo", str(root), "--base", "HEAD~1"]) == 0
+    assert capsys.readouterr().out == "store/store_test.go\n"
+    assert main(["tests", "--repo", str(root), "--base", "HEAD~1", "--format", "pytest"]) == 0
+    assert capsys.readouterr().out == "store/store_test.go::TestCapacity\n"
