@@ -403,9 +403,9 @@ class Resolver:
 
     def _call_result(self, here: _FileScope, scope: str, receiver: str) -> _Resolution | None:
         """What a call's result is, for a method called on it (``self.signer().dumps()``): the
-        classes the callee builds or declares it returns, or outside the repository when every type
-        its declared return type names is (``-> URLSafeTimedSerializer | None``, ``-> str``); None when
-        the receiver is no single call of a named callee or nothing is declared."""
+        classes the callee declares it returns, or outside the repository when it declares a built-in
+        type (``-> str``); None when the receiver is no single call of a named callee, or it declares
+        nothing of either kind."""
         callee = _single_call(receiver)
         if callee is None:
             return None
@@ -418,13 +418,14 @@ class Resolver:
         classes += [s.parent_id for s in declared if _returns_self(s) and s.parent_id is not None]
         if classes:
             return _Resolution(classes, "typed")
-        if declared and all(s.kind in CALLABLE_KINDS and self._returns_outside(s) for s in declared):
+        if declared and all(s.kind in CALLABLE_KINDS and self._returns_builtin(s) for s in declared):
             return _EXTERNAL
         return None
 
-    def _returns_outside(self, function: SymbolRow) -> bool:
-        """Whether a function's declared return type names only types from outside the repository
-        (imported from a library, or built in), ``None`` aside; ``Self`` is the function's class."""
+    def _returns_builtin(self, function: SymbolRow) -> bool:
+        """Whether a function's declared return type names only built-in types (``-> str``,
+        ``-> list[str] | None``): their methods never run the repository's code. A library's type
+        may (itsdangerous' ``dumps`` calls the serializer it was handed), so it does not count."""
         if not function.returns or function.returns.endswith(RESULT_MARK):
             return False
         hooks = self.world.hooks(function.file_id)
@@ -434,15 +435,7 @@ class Resolver:
             for n in group
             if n.rsplit(".", 1)[-1] not in hooks.type_wrappers and n != "None"
         ]
-        scope = function.name  # the function's own imports count
-        return (
-            bool(names)
-            and not _returns_self(function)
-            and all(
-                n in hooks.builtin_names or self._resolve_dotted(function.file_id, scope, n).how == "external"
-                for n in names
-            )
-        )
+        return bool(names) and all(n in hooks.builtin_names for n in names)
 
     def _called_value(self, here: _FileScope, scope: str, variable: str) -> _Resolution:
         """Calling a variable: one bound to a class builds it (``self.context_class(...)``); one

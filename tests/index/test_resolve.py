@@ -1065,9 +1065,11 @@ class Interface:
         return "x"
 
     def save(self, session):
-        self.signer().dumps(session)
         self.store().put(session)
         self.name().dumps()
+
+    def sign(self, session):
+        self.signer().dumps(session)
 
     def again(self, store: Store):
         store.copy().dumps(1)
@@ -1075,12 +1077,14 @@ class Interface:
 
 
 def test_a_method_called_on_a_call_s_result_goes_where_the_callee_s_return_type_says(tmp_path: Path) -> None:
-    """``self.store().put()`` is ``Store.put`` (``-> "Store"``); ``self.signer().dumps()`` runs
-    itsdangerous' ``dumps`` (``-> URLSafeTimedSerializer | None``) and ``self.name().dumps()`` a
-    string's, so neither is a guess at the repository's own ``dumps``; ``-> Self`` is the class."""
+    """``self.store().put()`` is ``Store.put`` (``-> "Store"``); ``self.name().dumps()`` is a
+    string's method, not a guess at the repository's own ``dumps``; ``-> Self`` is the class. A
+    library's type (``-> URLSafeTimedSerializer``) keeps the guess: its ``dumps`` may call the
+    serializer the repository handed it."""
     write_files(tmp_path, {"pkg/__init__.py": "", "pkg/a.py": RESULTS})
     index_repo(tmp_path)
     calls = {(s, d, how) for s, d, how in indexed_edges(tmp_path, "calls") if how in ("typed", "name")}
     assert ("pkg/a.py:Interface.save", "pkg/a.py:Store.put", "typed") in calls
     assert not {d for s, d, _ in calls if s == "pkg/a.py:Interface.save" and d.endswith(".dumps")}
     assert ("pkg/a.py:Interface.again", "pkg/a.py:Store.dumps", "typed") in calls
+    assert {d for s, d, how in calls if s == "pkg/a.py:Interface.sign" and how == "name"}
