@@ -66,7 +66,7 @@ from typing import Any, Literal, TypeGuard
 
 from mnemo_core.index.extract import ANY_ATTRIBUTE, RESULT_MARK
 from mnemo_core.index.languages.base import Hooks
-from mnemo_core.index.world import Binding, World
+from mnemo_core.index.world import Binding, SymbolRow, World
 from mnemo_core.model import (
     CALLABLE_KINDS,
     CLASS_KINDS,
@@ -113,6 +113,7 @@ VALUE_KINDS: Mapping[RefKind, frozenset[SymbolKind]] = {
 }
 SUBCLASS_HOOK = "__init_subclass__"
 MODULE_GETATTR = "__getattr__"  # PEP 562: runs for a module attribute the module does not define
+_SELF_RETURN = re.compile(r"\bSelf\b")  # typing.Self: the receiver's class, not a library type
 ATTRIBUTE_HOOK = "__getattr__"  # runs for an attribute an instance does not have
 _Unresolved = Literal["", "external", "parameter"]  # nothing found: keep looking, outside, a local
 _Target = tuple[tuple[int, ...], Resolution, float]  # target ids, how they were found, confidence
@@ -375,6 +376,10 @@ class Resolver:
                 members = w.find_member(classes, ref.name)
                 return _Resolution(members, "self") if members else self._callbacks(classes, ref.name)
         classes = self._typed_receiver(here, ref.scope, receiver)
+        returned = self._call_result(here, ref.scope, receiver) if not classes else None
+        if returned is _EXTERNAL:
+            return _EXTERNAL
+        classes = classes or (returned.ids if returned is not None else [])
         if classes:
             members = w.find_member(classes, ref.name)
             if members:
@@ -395,6 +400,42 @@ class Resolver:
         if ref.name in hooks.builtin_methods:
             return _EXTERNAL
         return self._by_name(here.file_id, ref.name, methods=True)
+
+    def _call_result(self, here: _FileScope, scope: str, receiver: str) -> _Resolution | None:
+        """What a call's result is, for a method called on it (``self.signer().dumps()``): the
+        classes the callee declares it returns, or outside the repository when it declares a built-in
+        type (``-> str``); None when the receiver is no single call of a named callee, or it declares
+        nothing of either kind."""
+        callee = _single_call(receiver)
+        if callee is None:
+            return None
+        owner, _, name = callee.rpartition(".")
+        found = self._resolve_call(here, RawRef("call", name, owner, scope, 0))
+        if any(self.world.symbol(i).kind in CLASS_KINDS for i in found.ids):
+            return None  # ``Client().get()``: the class built, as a receiver (``_resolve_receiver``)
+        declared = [self.world.symbol(i) for i in found.ids]
+        classes = self._returned_classes(here, scope, callee) if found.ids else []
+        classes += [s.parent_id for s in declared if _returns_self(s) and s.parent_id is not None]
+        if classes:
+            return _Resolution(classes, "typed")
+        if declared and all(s.kind in CALLABLE_KINDS and self._returns_builtin(s) for s in declared):
+            return _EXTERNAL
+        return None
+
+    def _returns_builtin(self, function: SymbolRow) -> bool:
+        """Whether a function's declared return type names only built-in types (``-> str``,
+        ``-> list[str] | None``): their methods never run the repository's code. A library's type
+        may (itsdangerous' ``dumps`` calls the serializer it was handed), so it does not count."""
+        if not function.returns or function.returns.endswith(RESULT_MARK):
+            return False
+        hooks = self.world.hooks(function.file_id)
+        names = [
+            n
+            for group in _union_groups(function.returns, hooks.union_wrappers)
+            for n in group
+            if n.rsplit(".", 1)[-1] not in hooks.type_wrappers and n != "None"
+        ]
+        return bool(names) and all(n in hooks.builtin_names for n in names)
 
     def _called_value(self, here: _FileScope, scope: str, variable: str) -> _Resolution:
         """Calling a variable: one bound to a class builds it (``self.context_class(...)``); one
@@ -1227,6 +1268,25 @@ def _union_groups(type_text: str, unions: frozenset[str]) -> list[list[str]]:
 
 def _is_edge(how: Resolution | _Unresolved) -> TypeGuard[Resolution]:
     return how in _EDGE_RESOLUTIONS
+
+
+def _returns_self(function: SymbolRow) -> bool:
+    """Whether a method declares it returns ``Self`` (its receiver's class)."""
+    return bool(_SELF_RETURN.search(function.returns))
+
+
+def _single_call(receiver: str) -> str | None:
+    """The callee of a receiver that is one call of a dotted name (``self.signer(app)`` ->
+    ``self.signer``), else None (``a(b).c(d)``, a subscript, a plain name)."""
+    start = receiver.find("(")
+    if start <= 0 or not receiver.endswith(")") or not _is_dotted_name(receiver[:start]):
+        return None
+    depth = 0
+    for i, char in enumerate(receiver[start:], start):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and i != len(receiver) - 1:
+            return None
+    return receiver[:start]
 
 
 def _is_dotted_name(text: str) -> bool:

@@ -1030,3 +1030,61 @@ def test_an_exception_caught_as_a_name_has_the_classes_of_its_handlers(tmp_path:
     index_repo(tmp_path)
     calls = {(d, how) for s, d, how in indexed_edges(tmp_path, "calls") if s == "pkg/a.py:main"}
     assert calls == {("pkg/a.py:Err.show", "typed"), ("pkg/a.py:Abort.exit_code", "typed")}
+
+
+RESULTS = """\\
+from typing import Self
+
+from itsdangerous import URLSafeTimedSerializer
+
+
+class TaggedSerializer:
+    def dumps(self, value):
+        return str(value)
+
+
+class Store:
+    def put(self, value):
+        return value
+
+    def dumps(self, value):
+        return value
+
+    def copy(self) -> Self:
+        return self
+
+
+class Interface:
+    def signer(self) -> URLSafeTimedSerializer | None:
+        return URLSafeTimedSerializer("k")
+
+    def store(self) -> "Store":
+        return Store()
+
+    def name(self) -> str:
+        return "x"
+
+    def save(self, session):
+        self.store().put(session)
+        self.name().dumps()
+
+    def sign(self, session):
+        self.signer().dumps(session)
+
+    def again(self, store: Store):
+        store.copy().dumps(1)
+"""
+
+
+def test_a_method_called_on_a_call_s_result_goes_where_the_callee_s_return_type_says(tmp_path: Path) -> None:
+    """``self.store().put()`` is ``Store.put`` (``-> "Store"``); ``self.name().dumps()`` is a
+    string's method, not a guess at the repository's own ``dumps``; ``-> Self`` is the class. A
+    library's type (``-> URLSafeTimedSerializer``) keeps the guess: its ``dumps`` may call the
+    serializer the repository handed it."""
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/a.py": RESULTS})
+    index_repo(tmp_path)
+    calls = {(s, d, how) for s, d, how in indexed_edges(tmp_path, "calls") if how in ("typed", "name")}
+    assert ("pkg/a.py:Interface.save", "pkg/a.py:Store.put", "typed") in calls
+    assert not {d for s, d, _ in calls if s == "pkg/a.py:Interface.save" and d.endswith(".dumps")}
+    assert ("pkg/a.py:Interface.again", "pkg/a.py:Store.dumps", "typed") in calls
+    assert {d for s, d, how in calls if s == "pkg/a.py:Interface.sign" and how == "name"}
