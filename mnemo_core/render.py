@@ -124,6 +124,16 @@ def test_ids(tests: Iterable[ScoredSymbol]) -> list[str]:
     return list(dict.fromkeys(test_id(t) for t in tests))
 
 
+def go_test_args(tests: Sequence[ScoredSymbol]) -> str | None:
+    """``go test``'s arguments for Go test functions: ``-run ^(TestA|TestB)$ ./pkg ./other``; None
+    when some test is no top-level ``Test`` function (a suite's method runs under its runner)."""
+    names = dict.fromkeys(t.symbol.name for t in tests)
+    if not names or any("." in n for n in names):
+        return None
+    packages = dict.fromkeys("./" + d if (d := t.symbol.path.rpartition("/")[0]) else "." for t in tests)
+    return f"-run ^({'|'.join(names)})$ {' '.join(packages)}"
+
+
 def tests_json(tests: Iterable[ScoredSymbol]) -> list[dict[str, Any]]:
     """``mnemo tests --format json``: each impacted test with its runnable id, its reasons and how it
     reaches the change (its path and that path's least sure link)."""

@@ -16,7 +16,8 @@ from mnemo_core.commands.common import (
     positive_int,
 )
 from mnemo_core.engine import DEFAULT_DEPTH, DEFAULT_FILES_DEPTH
-from mnemo_core.render import test_ids, tests_answer_json, to_json, to_markdown, to_text
+from mnemo_core.errors import MnemoError
+from mnemo_core.render import go_test_args, test_ids, tests_answer_json, to_json, to_markdown, to_text
 from mnemo_core.render_review import Links, comment_markdown
 
 RENDERERS = {"text": to_text, "markdown": to_markdown, "json": to_json}
@@ -74,9 +75,10 @@ def register(sub: Any) -> None:
     _selectors(tests)
     tests.add_argument(
         "--format",
-        choices=("pytest", "files", "list", "text", "json"),
-        help="output format: pytest node ids (the default when the tests are Python's), their files (the"
-        " default otherwise: `mocha $(mnemo tests)`), a list (text is the same), or json",
+        choices=("pytest", "go", "files", "list", "text", "json"),
+        help="output format: pytest node ids (the default when the tests are Python's), go test's -run and"
+        " packages (the default for Go's: `go test $(mnemo tests)`), their files (the default otherwise:"
+        " `mocha $(mnemo tests)`), a list (text is the same), or json",
     )
     tests.add_argument(
         "--sure-only",
@@ -128,12 +130,21 @@ def run_tests(args: argparse.Namespace) -> int:
         coverage=args.coverage,
         coverage_commit=args.coverage_commit,
     )
-    form = args.format or ("pytest" if all(t.symbol.path.endswith(".py") for t in tests) else "files")
+    go = go_test_args(tests) if all(t.symbol.path.endswith("_test.go") for t in tests) else None
+    form = args.format or (
+        "pytest" if all(t.symbol.path.endswith(".py") for t in tests) else "go" if go else "files"
+    )
     if form == "json":
         print(json.dumps(tests_answer_json(tests), indent=2))
     elif form in ("list", "text"):
         for t in tests:
             print(f"{t.symbol.path}:{t.symbol.start_line}  {t.symbol.name}")
+    elif form == "go" and tests and go is None:
+        raise MnemoError(
+            "--format go: these tests are not all top-level Go test functions; try --format files"
+        )
+    elif form == "go":
+        print(go or "")
     elif form == "files":
         print(" ".join(dict.fromkeys(t.symbol.path for t in tests)))
     else:

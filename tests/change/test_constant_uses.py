@@ -264,14 +264,30 @@ def test_a_go_package_variable_reaches_the_tests_of_its_readers(
     assert [t["evidence"].split(" (")[0] for t in impact["tests"]] == [path]
 
 
-def test_the_tests_of_a_go_change_print_as_files_a_runner_takes(
+def test_the_tests_of_a_go_change_print_as_go_test_takes_them(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """``mnemo tests`` prints pytest node ids for Python tests; for others, which no pytest runs,
-    their files by default (``--format pytest`` still gives the ids when asked)."""
+    """``mnemo tests`` prints pytest node ids for Python tests; for Go's, ``go test``'s ``-run`` and
+    packages by default (``go test $(mnemo tests)``), their files or pytest-style ids when asked."""
     root = make_repo(tmp_path / "repo", GO_FILES)
-    commit(root, {"store/store.go": STORE_GO.replace("defaultSize = 8", "defaultSize = 16")}, "tune")
+    commit(
+        root, {"store/store.go": STORE_GO.replace('errors.New("not found")', 'errors.New("gone")')}, "word"
+    )
     assert main(["tests", "--repo", str(root), "--base", "HEAD~1"]) == 0
+    assert capsys.readouterr().out == "-run ^(TestGet)$ ./store\n"
+    assert main(["tests", "--repo", str(root), "--base", "HEAD~1", "--format", "files"]) == 0
     assert capsys.readouterr().out == "store/store_test.go\n"
     assert main(["tests", "--repo", str(root), "--base", "HEAD~1", "--format", "pytest"]) == 0
-    assert capsys.readouterr().out == "store/store_test.go::TestCapacity\n"
+    assert capsys.readouterr().out == "store/store_test.go::TestGet\n"
+
+
+def test_go_test_s_form_is_refused_for_python_tests(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_repo(tmp_path / "repo", FILES)
+    commit(root, {"pkg/net.py": NET.replace("TIMEOUT = 5", "TIMEOUT = 6")}, "longer")
+    assert main(["tests", "--repo", str(root), "--base", "HEAD~1", "--format", "go"]) == 1
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == [
+        "mnemo: error: --format go: these tests are not all top-level Go test functions; try --format files"
+    ]
