@@ -387,9 +387,9 @@ class Resolver:
             callbacks = self._callbacks(classes, ref.name)
             if callbacks.ids:
                 return callbacks
-            held = self._attribute_classes(classes, ref.name)  # an object held in an attribute is called
-            if held:
-                return _Resolution(w.find_member(held, "__call__"), "typed")
+            held = w.find_member(self._attribute_classes(classes, ref.name), "__call__")
+            if held:  # an object held in an attribute is called
+                return _Resolution(held, "typed")
         target = self._resolve_receiver(here.file_id, ref.scope, receiver)
         if ref.name == hooks.construct_method and target.ids:
             classes = [i for i in target.ids if w.symbol(i).kind in CLASS_KINDS]
