@@ -124,11 +124,24 @@ def test_ids(tests: Iterable[ScoredSymbol]) -> list[str]:
     return list(dict.fromkeys(test_id(t) for t in tests))
 
 
+def tests_format(tests: Sequence[ScoredSymbol]) -> str:
+    """How ``mnemo tests`` prints tests by default: pytest node ids for Python's, ``go test``'s
+    arguments for Go's (:func:`go_test_args`), else their files (``mocha $(mnemo tests)``)."""
+    if all(t.symbol.path.endswith(".py") for t in tests):
+        return "pytest"
+    return "go" if go_test_args(tests) is not None else "files"
+
+
 def go_test_args(tests: Sequence[ScoredSymbol]) -> str | None:
     """``go test``'s arguments for Go test functions: ``-run ^(TestA|TestB)$ ./pkg ./other``; None
-    when some test is no top-level ``Test`` function (a suite's method runs under its runner)."""
+    when some test is no top-level ``Test`` function of a ``_test.go`` file (a suite's method runs
+    under its runner)."""
     names = dict.fromkeys(t.symbol.name for t in tests)
-    if not names or any("." in n for n in names):
+    if (
+        not names
+        or any("." in n for n in names)
+        or not all(t.symbol.path.endswith("_test.go") for t in tests)
+    ):
         return None
     packages = dict.fromkeys("./" + d if (d := t.symbol.path.rpartition("/")[0]) else "." for t in tests)
     return f"-run ^({'|'.join(names)})$ {' '.join(packages)}"

@@ -186,7 +186,7 @@ def _fallback_symbols(
         neighbour = symbols[r.path[-1]].name if r.path[-1] in symbols else "?"
         where = (
             f"in a test file that imports the module of {changed.name}"
-            if through_importers({sid: r})
+            if through_importers([r])
             else f"tests {neighbour}, in the module of {changed.name}"
         )
         why = f"{where}, which is {dynamic.reach[changed.id].reason}; tests not determinable statically"
@@ -329,7 +329,7 @@ def _changed_symbol(
             named = " that name it" if sym.id in dynamic.named else ""
             whose = (
                 f"the tests{named} in the test files that import its module"
-                if through_importers(fallback)
+                if through_importers(fallback.values())
                 else f"the tests of its module's other symbols{named}"
             )
             reasons.append(

@@ -18,7 +18,7 @@ evidence (a template's ``loop(...)``, an i18n test's ``pgettext``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from mnemo_core.change.impact import Reach, tests_reaching
@@ -124,9 +124,9 @@ def _importing_tests(store: Store, symbol: Symbol) -> dict[int, Reach]:
     return {t: Reach(t, 1, FALLBACK_CONFIDENCE, (t, symbol.id), (IMPORTS_MODULE,)) for t in tests}
 
 
-def through_importers(tests: Mapping[int, Reach]) -> bool:
+def through_importers(tests: Iterable[Reach]) -> bool:
     """Whether fallback tests are those of the test files importing the module (not its neighbours')."""
-    return any(r.labels == (IMPORTS_MODULE,) for r in tests.values())
+    return any(r.labels == (IMPORTS_MODULE,) for r in tests)
 
 
 def _naming(store: Store, symbol: Symbol, tests: Iterable[int]) -> set[int]:

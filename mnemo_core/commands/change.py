@@ -17,7 +17,15 @@ from mnemo_core.commands.common import (
 )
 from mnemo_core.engine import DEFAULT_DEPTH, DEFAULT_FILES_DEPTH
 from mnemo_core.errors import MnemoError
-from mnemo_core.render import go_test_args, test_ids, tests_answer_json, to_json, to_markdown, to_text
+from mnemo_core.render import (
+    go_test_args,
+    test_ids,
+    tests_answer_json,
+    tests_format,
+    to_json,
+    to_markdown,
+    to_text,
+)
 from mnemo_core.render_review import Links, comment_markdown
 
 RENDERERS = {"text": to_text, "markdown": to_markdown, "json": to_json}
@@ -130,20 +138,18 @@ def run_tests(args: argparse.Namespace) -> int:
         coverage=args.coverage,
         coverage_commit=args.coverage_commit,
     )
-    go = go_test_args(tests) if all(t.symbol.path.endswith("_test.go") for t in tests) else None
-    form = args.format or (
-        "pytest" if all(t.symbol.path.endswith(".py") for t in tests) else "go" if go else "files"
-    )
+    form = args.format or tests_format(tests)
     if form == "json":
         print(json.dumps(tests_answer_json(tests), indent=2))
     elif form in ("list", "text"):
         for t in tests:
             print(f"{t.symbol.path}:{t.symbol.start_line}  {t.symbol.name}")
-    elif form == "go" and tests and go is None:
-        raise MnemoError(
-            "--format go: these tests are not all top-level Go test functions; try --format files"
-        )
     elif form == "go":
+        go = go_test_args(tests)
+        if tests and go is None:
+            raise MnemoError(
+                "--format go: these tests are not all top-level Go test functions; try --format files"
+            )
         print(go or "")
     elif form == "files":
         print(" ".join(dict.fromkeys(t.symbol.path for t in tests)))

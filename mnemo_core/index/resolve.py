@@ -112,9 +112,8 @@ VALUE_KINDS: Mapping[RefKind, frozenset[SymbolKind]] = {
     "registered": CALLABLE_KINDS | CLASS_KINDS,
 }
 SUBCLASS_HOOK = "__init_subclass__"
-MODULE_GETATTR = "__getattr__"  # PEP 562: runs for a module attribute the module does not define
+GETATTR = "__getattr__"  # runs for an attribute a module (PEP 562) or an instance does not have
 _SELF_RETURN = re.compile(r"\bSelf\b")  # typing.Self: the receiver's class, not a library type
-ATTRIBUTE_HOOK = "__getattr__"  # runs for an attribute an instance does not have
 _Unresolved = Literal["", "external", "parameter"]  # nothing found: keep looking, outside, a local
 _Target = tuple[tuple[int, ...], Resolution, float]  # target ids, how they were found, confidence
 RefRow = Sequence[Any]  # (kind, name, receiver, scope, line), as RawRef or as decoded JSON
@@ -414,7 +413,7 @@ class Resolver:
         if any(self.world.symbol(i).kind in CLASS_KINDS for i in found.ids):
             return None  # ``Client().get()``: the class built, as a receiver (``_resolve_receiver``)
         declared = [self.world.symbol(i) for i in found.ids]
-        classes = self._returned_classes(here, scope, callee) if found.ids else []
+        classes = self._declared_returns(here, found.ids)
         classes += [s.parent_id for s in declared if _returns_self(s) and s.parent_id is not None]
         if classes:
             return _Resolution(classes, "typed")
@@ -515,7 +514,7 @@ class Resolver:
         return [
             i
             for m in modules
-            for i in w.top(m).get(MODULE_GETATTR, ())
+            for i in w.top(m).get(GETATTR, ())
             if w.symbol(i).kind == "function" and w.hooks(m).module_getattr
         ]
 
@@ -691,10 +690,10 @@ class Resolver:
                 owner, fields = typed
                 found += next(filter(None, (self._field_classes(owner, f) for f in fields)), [])
                 continue
-            for member in w.find_member([cls], attribute) or w.find_member([cls], ATTRIBUTE_HOOK):
+            for member in w.find_member([cls], attribute) or w.find_member([cls], GETATTR):
                 symbol = w.symbol(member)
                 short = symbol.name.rsplit(".", 1)[-1]
-                declares = short == ATTRIBUTE_HOOK or short in self._property_names()
+                declares = short == GETATTR or short in self._property_names()
                 if symbol.kind in CALLABLE_KINDS and declares:
                     found += self._classes_returned_by(self._scope_of(symbol.file_id), member)
         return list(dict.fromkeys(found))
@@ -739,7 +738,12 @@ class Resolver:
         receiver, _, name = callee.rpartition(".")
         found = self._resolve_call(here, RawRef("call", name, receiver, scope, 0))
         classes = [i for i in found.ids if self.world.symbol(i).kind in CLASS_KINDS]
-        for target in found.ids:
+        return classes + self._declared_returns(here, found.ids)
+
+    def _declared_returns(self, here: _FileScope, targets: Sequence[int]) -> list[int]:
+        """The classes the callables among ``targets`` declare (or construct) as their result."""
+        classes: list[int] = []
+        for target in targets:
             symbol = self.world.symbol(target)
             if symbol.returns and symbol.kind in CALLABLE_KINDS:
                 classes += self._classes_returned_by(here, target)
