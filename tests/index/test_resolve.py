@@ -992,6 +992,47 @@ def test_a_module_level_alias_names_what_it_is_bound_to(tmp_path: Path) -> None:
     }
 
 
+def test_a_type_variable_bound_to_a_class_stands_for_it(tmp_path: Path) -> None:
+    """``CmdType = TypeVar("CmdType", bound=Command)``: a ``cls: type[CmdType]`` builds a Command
+    (click's ``command(cls=...)``), quoted or not; a type variable of no class, or bound to a union,
+    names nothing."""
+    core = (
+        "import typing as t\n"
+        "\n"
+        "class Command:\n"
+        "    def __init__(self, name):\n"
+        "        self.name = name\n"
+        "\n"
+        "class Group(Command):\n"
+        "    def __init__(self, name):\n"
+        "        super().__init__(name)\n"
+        "\n"
+        'CmdType = t.TypeVar("CmdType", bound=Command)\n'
+        "GrpType = t.TypeVar('GrpType', bound='Group')\n"
+        'V = t.TypeVar("V")\n'
+        'U = t.TypeVar("U", bound="Command | None")\n'
+        "\n"
+        "def command(cls: type[CmdType] | None = None):\n"
+        "    def decorator(f):\n"
+        "        return cls(f.__name__)\n"
+        "    return decorator\n"
+        "\n"
+        "def group(cls: type[GrpType]):\n"
+        "    return cls('g')\n"
+        "\n"
+        "def plain(cls: type[V], other: type[U]):\n"
+        "    return cls('v'), other('u')\n"
+    )
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/core.py": core})
+    index_repo(tmp_path)
+    calls = {(s, t) for s, t, _ in indexed_edges(tmp_path, "calls")}
+    assert {
+        ("pkg/core.py:command.decorator", "pkg/core.py:Command.__init__"),
+        ("pkg/core.py:group", "pkg/core.py:Group.__init__"),
+    } <= calls
+    assert not {t for s, t in calls if s == "pkg/core.py:plain"}
+
+
 CAUGHT = """\
 class Err(Exception):
     def show(self):

@@ -222,8 +222,10 @@ class PythonHooks(Hooks):
         line = node.start_point[0] + 1
         if node.type == "assignment":  # ``length = Length``: the module itself, ``SELF_MODULE``
             alias = node_text(node.child_by_field_name("left"))
-            name = node_text(node.child_by_field_name("right"))
-            return [RawImport(module=SELF_MODULE, name=name, alias=alias, line=line)] if alias != name else []
+            name = _aliased_name(node.child_by_field_name("right"))
+            if name in ("", alias):
+                return []
+            return [RawImport(module=SELF_MODULE, name=name, alias=alias, line=line)]
         if node.type == "import_statement":
             return [
                 imp
@@ -459,3 +461,17 @@ def _is_plain_read(node: Node, _end: int) -> bool:
     if field_name is not None and parent.child_by_field_name(field_name) == node:
         return False
     return parent.type not in _NOT_A_READ_IN
+
+
+def _aliased_name(right: Node | None) -> str:
+    """The class name an alias binds: ``Length`` itself, or a type variable's bound (``bound=Command``,
+    ``bound="Command"``); empty when the bound is anything else (a union, a dotted or generic type)."""
+    if right is None or right.type != "call":
+        return node_text(right)
+    arguments = right.child_by_field_name("arguments")
+    for argument in arguments.named_children if arguments is not None else ():
+        if argument.type == "keyword_argument" and node_text(argument.child_by_field_name("name")) == "bound":
+            value = argument.child_by_field_name("value")
+            bound = _string_value(value) if value is not None and value.type == "string" else node_text(value)
+            return bound if bound.isidentifier() else ""
+    return ""

@@ -181,3 +181,8 @@
 (future_import_statement) @import
 ; a module-level alias binds a second name, as an import from the module itself would (``length = Length``)
 (module (assignment left: (identifier) right: (identifier) !type) @import)
+; ... as does a type variable bound to a class: it stands for the class in annotations
+; (``CmdType = TypeVar("CmdType", bound=Command)``, ``cls: type[CmdType]``; the bound may be quoted)
+(module (assignment left: (identifier) right: (call function: [(identifier) (attribute)] @_typevar
+  arguments: (argument_list (keyword_argument name: (identifier) @_bound value: [(identifier) (string)])))
+  (#match? @_typevar "^([A-Za-z_]+[.])?TypeVar$") (#eq? @_bound "bound")) @import)
