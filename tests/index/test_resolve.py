@@ -1033,6 +1033,44 @@ def test_a_type_variable_bound_to_a_class_stands_for_it(tmp_path: Path) -> None:
     assert not {t for s, t in calls if s == "pkg/core.py:plain"}
 
 
+
+def test_the_first_unpacked_value_of_a_call_is_typed_by_its_declared_tuple(tmp_path: Path) -> None:
+    """``obj, rest = resolve(...)`` with ``-> tuple[Command | Option, str]``: ``obj.run()`` is a
+    method of those classes (click's shell completion), not a guess among every ``run``."""
+    core = (
+        "class Command:\n"
+        "    def run(self, x):\n"
+        "        return x\n"
+        "\n"
+        "class Option:\n"
+        "    def run(self, x):\n"
+        "        return x\n"
+        "\n"
+        "class Job:\n"
+        "    def run(self, x):\n"
+        "        return x\n"
+        "\n"
+        "class Task:\n"
+        "    def run(self, x):\n"
+        "        return x\n"
+        "\n"
+        "def resolve(name) -> 'tuple[Command | Option, str]':\n"
+        "    return Command(), name\n"
+        "\n"
+        "def complete(name):\n"
+        "    obj, rest = resolve(name)\n"
+        "    return obj.run(rest)\n"
+    )
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/core.py": core})
+    index_repo(tmp_path)
+    calls = {(s, t) for s, t, _ in indexed_edges(tmp_path, "calls")}
+    assert {t for s, t in calls if s == "pkg/core.py:complete"} == {
+        "pkg/core.py:resolve",
+        "pkg/core.py:Command.run",
+        "pkg/core.py:Option.run",
+    }
+
+
 CAUGHT = """\
 class Err(Exception):
     def show(self):

@@ -44,6 +44,10 @@
 (assignment left: (attribute object: (identifier) @_self attribute: (identifier)) @name
   right: (call function: [(identifier) (attribute)] @receiver) (#any-of? @_self "self" "cls")
   (#match? @receiver "^([a-zA-Z_][a-zA-Z0-9_]*\\.)*[a-z_][a-z0-9_]*$")) @reference.result
+; ``obj, rest = resolve()``: the first of the values a call hands back, as its declared
+; ``-> tuple[Command | Parameter, str]`` names first (an unpacked class, which is rare, would be typed the same)
+(assignment left: (pattern_list . (identifier) @name)
+  right: (call function: [(identifier) (attribute)] @receiver)) @reference.result
 ; loop variables: an element of what is iterated (``for p in self.get_params()`` -> ``-> list[Parameter]``)
 (for_statement left: (identifier) @name
   right: (call function: [(identifier) (attribute)] @receiver)) @reference.result
