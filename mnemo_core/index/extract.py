@@ -43,7 +43,9 @@ DOCSTRING_MAX_CHARS = 2000
 _SYMBOL_KIND: dict[str, SymbolKind] = {kind: kind for kind in SYMBOL_KINDS}
 _DEFINITION_KIND: dict[str, DefinitionKind] = {**_SYMBOL_KIND, CONTAINER_ONLY: CONTAINER_ONLY}
 _REF_KIND: dict[str, RefKind] = {kind: kind for kind in REF_KINDS}
-FIELD_KINDS: frozenset[RefKind] = frozenset({"type", "result"})  # an instance's attribute: of a class
+FIELD_KINDS: frozenset[RefKind] = frozenset(
+    {"type", "result", "alias"}
+)  # an attribute: of a class, or a class
 ANY_ATTRIBUTE = "*"  # the name of a ``getattr(obj, name)`` read whose name is not a literal
 GETATTR_CAPTURE = "_getattr"  # marks a read written as ``getattr(obj, name)`` (the query's capture)
 ISINSTANCE_CAPTURE = "_isinstance"  # marks a type written as an ``isinstance`` check (merged per variable)
@@ -412,7 +414,8 @@ def _fields(
     refs: list[RawRef], classes: set[str], self_names: frozenset[str]
 ) -> dict[str, tuple[Field, ...]]:
     """Per class, its instances' attributes that its own code types: ``self.x = Client()`` (or
-    ``self.x: Client``, ``self.x = make()``) in a method, ``x: Client`` in the class body. Every
+    ``self.x: Client``, ``self.x = make()``) in a method, ``x: Client`` in the class body, or that
+    hold a class (``environment_class = Environment`` in the class body). Every
     typing of an attribute, in source order and each once (``self.hook: Final = HookRelay()`` types
     it twice: the resolver takes the first that names a class)."""
     found: dict[str, dict[Field, None]] = defaultdict(dict)

@@ -373,7 +373,10 @@ class Resolver:
             )
             if classes:
                 members = w.find_member(classes, ref.name)
-                return _Resolution(members, "self") if members else self._callbacks(classes, ref.name)
+                if members:
+                    return _Resolution(members, "self")
+                built = self._held_classes(classes, ref.name)
+                return _Resolution(built, "typed") if built else self._callbacks(classes, ref.name)
         classes = self._typed_receiver(here, ref.scope, receiver)
         returned = self._call_result(here, ref.scope, receiver) if not classes else None
         if returned is _EXTERNAL:
@@ -386,6 +389,9 @@ class Resolver:
             callbacks = self._callbacks(classes, ref.name)
             if callbacks.ids:
                 return callbacks
+            built = self._held_classes(classes, ref.name)
+            if built:  # a class held in an attribute is called: it is built
+                return _Resolution(built, "typed")
             held = w.find_member(self._attribute_classes(classes, ref.name), "__call__")
             if held:  # an object held in an attribute is called
                 return _Resolution(held, "typed")
@@ -696,6 +702,22 @@ class Resolver:
                 declares = short == GETATTR or short in self._property_names()
                 if symbol.kind in CALLABLE_KINDS and declares:
                     found += self._classes_returned_by(self._scope_of(symbol.file_id), member)
+        return list(dict.fromkeys(found))
+
+    def _held_classes(self, classes: Sequence[int], attribute: str) -> list[int]:
+        """The classes an attribute of ``classes`` (or of a base, in any file) holds as a class, not
+        an instance (``jinja_environment = Environment``, ``x: type[Environment]``): calling it
+        builds one."""
+        found: list[int] = []
+        for cls in classes:
+            typed = self._typed_field(cls, attribute)
+            if typed is None:
+                continue
+            owner, fields = typed
+            hooks = self.world.hooks(self.world.symbol(owner).file_id)
+            for held in fields:
+                if held.kind == "alias" or (held.kind == "type" and hooks.holds_class(held.text)):
+                    found += self._classes_in(self.world.symbol(owner).file_id, held.scope, held.text)
         return list(dict.fromkeys(found))
 
     def _typed_field(self, cls: int, attribute: str) -> tuple[int, list[Field]] | None:

@@ -1033,7 +1033,6 @@ def test_a_type_variable_bound_to_a_class_stands_for_it(tmp_path: Path) -> None:
     assert not {t for s, t in calls if s == "pkg/core.py:plain"}
 
 
-
 def test_the_first_unpacked_value_of_a_call_is_typed_by_its_declared_tuple(tmp_path: Path) -> None:
     """``obj, rest = resolve(...)`` with ``-> tuple[Command | Option, str]``: ``obj.run()`` is a
     method of those classes (click's shell completion), not a guess among every ``run``."""
@@ -1068,6 +1067,42 @@ def test_the_first_unpacked_value_of_a_call_is_typed_by_its_declared_tuple(tmp_p
         "pkg/core.py:resolve",
         "pkg/core.py:Command.run",
         "pkg/core.py:Option.run",
+    }
+
+
+def test_a_class_held_by_a_base_in_another_file_is_built_when_called(tmp_path: Path) -> None:
+    """``jinja_environment = Environment`` in a base class (flask's ``App``) and
+    ``self.jinja_environment(self)`` in a subclass in another file build an Environment; so does
+    ``app.jinja_environment(app)`` on a typed variable, and an attribute declared ``type[...]``."""
+    envs = (
+        "class Environment:\n"
+        "    def __init__(self, app):\n"
+        "        self.app = app\n"
+        "\n"
+        "class Base:\n"
+        "    jinja_environment = Environment\n"
+        "    other: 'type[Environment]'\n"
+    )
+    app = (
+        "from pkg.envs import Base\n"
+        "\n"
+        "class App(Base):\n"
+        "    def make(self):\n"
+        "        return self.jinja_environment(self)\n"
+        "\n"
+        "    def make_other(self):\n"
+        "        return self.other(self)\n"
+        "\n"
+        "def build(app: App):\n"
+        "    return app.jinja_environment(app)\n"
+    )
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/envs.py": envs, "pkg/app.py": app})
+    index_repo(tmp_path)
+    calls = {(s, t) for s, t, _ in indexed_edges(tmp_path, "calls")}
+    assert {s for s, t in calls if t == "pkg/envs.py:Environment.__init__"} >= {
+        "pkg/app.py:App.make",
+        "pkg/app.py:App.make_other",
+        "pkg/app.py:build",
     }
 
 
