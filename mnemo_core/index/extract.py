@@ -367,7 +367,8 @@ def _attribute_name(expression: str) -> str:
 
 def _kept(refs: list[RawRef], self_names: frozenset[str], in_test_file: bool) -> tuple[RawRef, ...]:
     """The references resolution uses: not returns (folded into symbols), attribute reads only on
-    ``self``, on a variable typed in the same scope (``result = runner.invoke(); result.output``)
+    ``self``, on a variable typed in the same scope (``result = runner.invoke(); result.output``),
+    through a chain of attributes starting at either (``ctx.request.blueprints``)
     or through ``getattr`` with a name built at run time (a module's ``__getattr__`` may run); and
     values a protocol runs on (``len(x)``, ``x == y``) only where their class can be known: ``self``,
     its attributes, a call's result, a variable typed in the same scope, or in a test file any
@@ -390,8 +391,8 @@ def _kept(refs: list[RawRef], self_names: frozenset[str], in_test_file: bool) ->
         if r.kind not in ("returns", "returns_result")
         and (
             r.kind != "read"
-            or r.receiver in self_names
-            or (r.scope, r.receiver) in typed
+            or r.receiver.split(".", 1)[0] in self_names
+            or (r.scope, r.receiver.split(".", 1)[0]) in typed
             or r.name == ANY_ATTRIBUTE
         )
         and (r.kind not in PROTOCOL_REF_KINDS or known(r))

@@ -62,7 +62,8 @@ log = logging.getLogger(__name__)
 # 51: a type variable bound to a class stands for it (``cls: type[CmdType]`` builds a ``Command``),
 # ``obj, rest = resolve()`` types ``obj`` by the first of the tuple it declares, and a class's fields
 # include the classes it holds (``jinja_environment = Environment``), for subclasses in other files
-SCHEMA_VERSION = 51
+# 52: a property read through a chain of attributes (``ctx.request.blueprints``) runs it
+SCHEMA_VERSION = 52
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

@@ -1106,6 +1106,46 @@ def test_a_class_held_by_a_base_in_another_file_is_built_when_called(tmp_path: P
     }
 
 
+def test_a_property_read_through_a_chain_of_attributes_runs(tmp_path: Path) -> None:
+    """``ctx.request.blueprints`` (``ctx`` typed, ``request`` a property returning a Request) and
+    ``self.ctx.request.blueprints`` read the property ``Request.blueprints``; a chain on an untyped
+    variable reads nothing the resolver can know."""
+    ctx = (
+        "class Request:\n"
+        "    @property\n"
+        "    def blueprints(self) -> list:\n"
+        "        return []\n"
+        "\n"
+        "class Context:\n"
+        "    def __init__(self):\n"
+        "        self._request = Request()\n"
+        "\n"
+        "    @property\n"
+        "    def request(self) -> Request:\n"
+        "        return self._request\n"
+        "\n"
+        "class App:\n"
+        "    def __init__(self):\n"
+        "        self.ctx = Context()\n"
+        "\n"
+        "    def teardown(self, ctx: Context):\n"
+        "        return list(ctx.request.blueprints)\n"
+        "\n"
+        "    def current(self):\n"
+        "        return self.ctx.request.blueprints\n"
+        "\n"
+        "def untyped(ctx):\n"
+        "    return ctx.request.blueprints\n"
+    )
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/ctx.py": ctx})
+    index_repo(tmp_path)
+    calls = {(s, t) for s, t, _ in indexed_edges(tmp_path, "calls")}
+    assert {s for s, t in calls if t == "pkg/ctx.py:Request.blueprints"} == {
+        "pkg/ctx.py:App.teardown",
+        "pkg/ctx.py:App.current",
+    }
+
+
 CAUGHT = """\
 class Err(Exception):
     def show(self):

@@ -81,6 +81,9 @@
 ; implicit calls: a property read on self, the context manager protocol of ``with``
 (attribute object: (identifier) @receiver attribute: (identifier) @name
   (#any-of? @receiver "self" "cls")) @reference.read
+; and through a chain of attributes (``ctx.request.blueprints``: ``ctx`` typed, ``request`` a property
+; returning a ``Request``), kept where the chain starts at self or at a variable typed in the same scope
+(attribute object: (attribute) @receiver attribute: (identifier) @name) @reference.read
 ; in test files, on any variable (kept where its type is declared in the same scope): tests read
 ; their results' properties (``result.output``); in every file it costs a tenth more extraction time
 (attribute object: (identifier) @receiver attribute: (identifier) @name) @reference.test_read
