@@ -84,6 +84,9 @@ RUNNER_CONFIDENCE = 0.9  # the runner calls them for every test of their scope (
 # a nested function is reached through what defines it: a function (a closure it returns), or a
 # constant holding an object with methods (Java's ``ADDRESS = new Adapter() { read(...) }``)
 DEFINERS = frozenset({*CALLABLE_KINDS, "constant"})
+# a method's decorator runs in its class's body: when the class is defined in a function (a test's
+# local ``class MySchema(Schema)`` with a ``@validates_schema`` method), each time that function runs
+APPLIES_DECORATOR = "applies the decorator"
 # a decorator is applied by each function it decorates: only the registry it writes leads on
 AFTER_DECORATOR = frozenset({*REFERENCE_LABELS.values(), LOOKS_UP})
 
@@ -155,15 +158,45 @@ def _step(store: Store, frontier: Iterable[int], min_confidence: float = 0.0) ->
             found.append(Step(node, dependant, label, e.confidence, into, caller, e.resolution))
     parents = store.symbols_by_ids({s.parent_id for s in symbols.values() if s.parent_id is not None})
     found += _handed_over(store, symbols, parents, outgoing, min_confidence)
+    found += _class_bodies(store, symbols, incoming, min_confidence)
     for sid, symbol in symbols.items():
         parent = parents.get(symbol.parent_id or 0)
-        if symbol.kind in CALLABLE_KINDS and parent is not None and parent.kind in DEFINERS:
+        nested = symbol.kind in CALLABLE_KINDS or symbol.kind in CLASS_KINDS
+        if nested and parent is not None and parent.kind in DEFINERS:
             found.append(Step(sid, parent.id, "defines", 1.0, None, None, "structure"))
         found += [
             Step(sid, test, RUNS, RUNNER_CONFIDENCE, None, None, "fixture")
             for test in _tests_running(store, symbol, parent)
         ]
     return found
+
+
+def _class_bodies(
+    store: Store, symbols: Mapping[int, Symbol], incoming: Sequence[Edge], min_confidence: float
+) -> list[Step]:
+    """The classes whose bodies apply a decorator of the frontier to a method, where the class is
+    defined in a function (its body runs each time the function does; a module's classes run theirs
+    at import, which no test's own run covers)."""
+    calls = [e for e in incoming if e.type == "calls" and e.dst in symbols and e.confidence >= min_confidence]
+    methods = store.symbols_by_ids({e.src for e in calls})
+    classes = store.symbols_by_ids({m.parent_id for m in methods.values() if m.decorators and m.parent_id})
+    definers = store.symbols_by_ids({c.parent_id for c in classes.values() if c.parent_id is not None})
+    steps = []
+    for e in calls:
+        method = methods.get(e.src)
+        cls = classes.get(method.parent_id or 0) if method is not None else None
+        if method is None or cls is None or cls.kind not in CLASS_KINDS:
+            continue
+        definer = definers.get(cls.parent_id or 0)
+        if definer is not None and definer.kind in CALLABLE_KINDS and _decorates(method, symbols[e.dst]):
+            steps.append(Step(e.dst, cls.id, APPLIES_DECORATOR, e.confidence, None, None, e.resolution))
+    return steps
+
+
+def _decorates(method: Symbol, decorator: Symbol) -> bool:
+    """Whether ``method`` is written with ``decorator`` (``@validates_schema``, ``@hooks.pre_load(...)``)."""
+    short = decorator.name.rsplit(".", 1)[-1]
+    return any(d.split("(", 1)[0].strip().rsplit(".", 1)[-1] == short for d in method.decorators)
 
 
 def _handed_over(

@@ -516,3 +516,28 @@ def test_a_class_written_inside_a_test_is_reached_by_that_test_alone(tmp_path: P
     impact = Engine.open(root).pr(base="HEAD~1").impact
     assert impact is not None
     assert [t.symbol.name for t in impact.tests] == ["test_crash"]
+
+
+def test_a_decorator_on_a_method_of_a_class_a_test_defines_is_run_by_that_test(tmp_path: Path) -> None:
+    """``@validates_schema`` on a method of a ``MySchema`` a test defines runs when the test does
+    (the class body applies it), though nothing calls the method: the test reaches the decorator;
+    a module's class applies it at import, which no test's run covers."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/hooks.py": "def validates_schema(fn):\n    fn.hook = 'schema'\n    return fn\n",
+        "pkg/schema.py": "from pkg.hooks import validates_schema\n\n\nclass Base:\n"
+        "    @validates_schema\n    def check(self):\n        return 1\n",
+        "tests/test_hooks.py": "from pkg.hooks import validates_schema\n\n\ndef test_schema():\n"
+        "    class MySchema:\n        @validates_schema\n        def check(self):\n            return 1\n\n"
+        "    assert MySchema.check.hook == 'schema'\n\n\ndef test_other():\n    assert True\n",
+        "tests/test_base.py": "from pkg.schema import Base\n\n\ndef test_base():\n"
+        "    assert Base().check() == 1\n",
+    }
+    root = make_repo(tmp_path / "r", files)
+    changed = files["pkg/hooks.py"].replace("'schema'", "'schema!'")
+    commit(root, {"pkg/hooks.py": changed}, "tag differently")
+    impact = Engine.open(root).pr(base="HEAD~1").impact
+    assert impact is not None
+    assert sorted(t.symbol.name for t in impact.tests) == ["test_base", "test_schema"]
+    reasons = {t.symbol.name: t.reasons[0] for t in impact.tests}
+    assert "applies the decorator validates_schema" in reasons["test_schema"]
