@@ -36,6 +36,7 @@ RefKind = Literal[
     "enter",  # ``with expr:``: runs ``__enter__`` and ``__exit__``
     "iterate",  # ``for x in expr``: runs ``__iter__``
     "length",  # ``len(x)``: runs ``__len__``
+    "advance",  # ``next(x)``: runs ``__next__``
     "truth",  # ``if x:``, ``while x:``, ``not x``, ``x or y``: runs ``__bool__`` (or ``__len__``)
     "text",  # ``str(x)``, ``repr(x)``, ``f"{x}"``: runs ``__str__``, ``__repr__``, ``__format__``
     "item",  # ``x[k]``: runs ``__getitem__`` (or ``__setitem__``, ``__delitem__``)
@@ -62,7 +63,15 @@ TYPED_REF_KINDS: frozenset[RefKind] = frozenset(
     {"type", "result", "alias", "element"}
 )  # give a variable a type
 # a value's class runs one of its dunder methods
-PROTOCOL_REF_KINDS: tuple[RefKind, ...] = ("length", "truth", "text", "item", "compare", "operator")
+PROTOCOL_REF_KINDS: tuple[RefKind, ...] = (
+    "length",
+    "advance",
+    "truth",
+    "text",
+    "item",
+    "compare",
+    "operator",
+)
 # run code without call syntax
 IMPLICIT_CALL_KINDS: tuple[RefKind, ...] = ("read", "enter", "iterate", *PROTOCOL_REF_KINDS)
 

@@ -158,6 +158,7 @@ PROTOCOLS: dict[RefKind, tuple[str, ...]] = {
     "enter": ("__enter__", "__exit__"),
     "iterate": ("__iter__",),
     "length": ("__len__",),
+    "advance": ("__next__",),
     "truth": ("__bool__", "__len__"),
     "text": ("__str__", "__repr__", "__format__"),
     "item": ("__getitem__", "__setitem__", "__delitem__"),

@@ -63,7 +63,8 @@ log = logging.getLogger(__name__)
 # ``obj, rest = resolve()`` types ``obj`` by the first of the tuple it declares, and a class's fields
 # include the classes it holds (``jinja_environment = Environment``), for subclasses in other files
 # 52: a property read through a chain of attributes (``ctx.request.blueprints``) runs it
-SCHEMA_VERSION = 52
+# 53: ``next(x)`` runs ``__next__`` of x's class
+SCHEMA_VERSION = 53
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

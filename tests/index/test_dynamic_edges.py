@@ -364,6 +364,9 @@ BOX = (
     "    def __eq__(self, other):\n"
     "        return self.items == other.items\n"
     "\n"
+    "    def __next__(self):\n"
+    "        return self.items.pop()\n"
+    "\n"
     "    def first(self):\n"
     "        return self[0] if len(self) else None\n"
 )
@@ -372,17 +375,17 @@ USES = (
     "\n"
     "def measure(items):\n"
     "    box = Box(items)\n"
-    "    return len(box), box + Box([]), f'{box}', box == Box(items)\n"
+    "    return len(box), box + Box([]), f'{box}', box == Box(items), next(box, None)\n"
     "\n"
     "def unknown(thing, other):\n"
-    "    return len(thing), thing[0], thing + other, str(thing), thing == other\n"
+    "    return len(thing), thing[0], thing + other, str(thing), thing == other, next(thing)\n"
 )
 
 
 def test_protocols_run_the_dunder_methods_of_a_known_class(tmp_path: Path) -> None:
-    """``len(x)``, ``x[k]``, ``x + y``, ``f"{x}"`` and ``x == y`` run the class's dunder methods when
-    the value's class is known (a variable built from it, ``self``, a test's fixture parameter); of
-    an unknown value, nothing."""
+    """``len(x)``, ``next(x)``, ``x[k]``, ``x + y``, ``f"{x}"`` and ``x == y`` run the class's dunder
+    methods when the value's class is known (a variable built from it, ``self``, a test's fixture
+    parameter); of an unknown value, nothing."""
     fixture_test = (
         "import pytest\n"
         "from pkg.box import Box\n"
@@ -402,7 +405,7 @@ def test_protocols_run_the_dunder_methods_of_a_known_class(tmp_path: Path) -> No
     calls = {(s, t) for s, t, _ in indexed_edges(tmp_path, "calls")}
     assert ("tests/test_box.py:test_size", "pkg/box.py:Box.__len__") in calls  # typed by its fixture
     b, u = "pkg/box.py:Box", "pkg/uses.py"
-    for dunder in ("__len__", "__add__", "__str__", "__eq__"):
+    for dunder in ("__len__", "__add__", "__str__", "__eq__", "__next__"):
         assert (f"{u}:measure", f"{b}.{dunder}") in calls, dunder
     assert {(f"{b}.first", f"{b}.__getitem__"), (f"{b}.first", f"{b}.__len__")} <= calls  # on self
     assert not any(s == f"{u}:unknown" and "__" in t.rsplit(".", 1)[-1] for s, t in calls)

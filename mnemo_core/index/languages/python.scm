@@ -98,6 +98,8 @@
 ; and the dunder methods a value's class runs without call syntax (kept where its class is known)
 (call function: (identifier) @_len arguments: (argument_list . [(identifier) (attribute) (call)] @name .)
   (#eq? @_len "len")) @reference.length
+(call function: (identifier) @_next arguments: (argument_list . [(identifier) (attribute) (call)] @name)
+  (#eq? @_next "next")) @reference.advance
 (if_statement condition: [(identifier) (attribute) (call)] @name) @reference.truth
 (elif_clause condition: [(identifier) (attribute) (call)] @name) @reference.truth
 (while_statement condition: [(identifier) (attribute) (call)] @name) @reference.truth
