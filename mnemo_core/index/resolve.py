@@ -368,7 +368,12 @@ class Resolver:
         called = self._called_value(here, ref.scope, f"{receiver}.{ref.name}")
         if called.ids:
             return called
-        if self._is_self(here.file_id, ref.scope, receiver):
+        reassigned = (  # ``cls = template_class or ...``: a local named like self, typed otherwise
+            receiver in hooks.self_names
+            and receiver in here.declared
+            and self._declared(here, ref.scope, receiver) is not None
+        )
+        if not reassigned and self._is_self(here.file_id, ref.scope, receiver):
             classes = w.enclosing_classes(here.file_id, ref.scope) or self._typed_receiver(
                 here, ref.scope, receiver
             )
@@ -656,7 +661,7 @@ class Resolver:
 
     def _typed(self, here: _FileScope, scope: str, receiver: str) -> list[int]:
         declared = self._declared(here, scope, receiver) or self._field_type(here, scope, receiver)
-        if declared is not None and declared[0] != "alias":
+        if declared is not None:  # of an alias too: a class object's methods are the class's
             kind, text = declared
             if kind == "result":
                 return self._returned_classes(here, scope, text)

@@ -64,7 +64,8 @@ log = logging.getLogger(__name__)
 # include the classes it holds (``jinja_environment = Environment``), for subclasses in other files
 # 52: a property read through a chain of attributes (``ctx.request.blueprints``) runs it
 # 53: ``next(x)`` runs ``__next__`` of x's class
-SCHEMA_VERSION = 53
+# 54: ``x = a or b`` types x as a is declared
+SCHEMA_VERSION = 54
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

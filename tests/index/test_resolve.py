@@ -1146,6 +1146,31 @@ def test_a_property_read_through_a_chain_of_attributes_runs(tmp_path: Path) -> N
     }
 
 
+def test_a_local_named_cls_bound_to_the_first_of_an_or_is_typed_by_it(tmp_path: Path) -> None:
+    """``cls = template_class or self.template_class`` (jinja's ``from_string``): ``cls`` is the
+    class the parameter declares, not the enclosing one, and ``cls.from_code()`` is its method."""
+    code = (
+        "class Template:\n"
+        "    @classmethod\n"
+        "    def from_code(cls, code):\n"
+        "        return cls()\n"
+        "\n"
+        "class Env:\n"
+        "    template_class: 'type[Template]' = Template\n"
+        "\n"
+        "    def from_code(self, code):\n"
+        "        return code\n"
+        "\n"
+        "    def from_string(self, source, template_class: 'type[Template] | None' = None):\n"
+        "        cls = template_class or self.template_class\n"
+        "        return cls.from_code(source)\n"
+    )
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/env.py": code})
+    index_repo(tmp_path)
+    calls = {(s, t) for s, t, _ in indexed_edges(tmp_path, "calls")}
+    assert {t for s, t in calls if s == "pkg/env.py:Env.from_string"} == {"pkg/env.py:Template.from_code"}
+
+
 CAUGHT = """\
 class Err(Exception):
     def show(self):

@@ -40,6 +40,9 @@
 (assignment left: (identifier) @name
   right: (call function: [(identifier) (attribute)] @receiver)
   (#match? @receiver "^([a-zA-Z_][a-zA-Z0-9_]*\\.)*[a-z_][a-z0-9_]*$")) @reference.result
+; ``cls = template_class or self.template_class``: the first alternative's declared type
+(assignment left: (identifier) @name right: (boolean_operator left: (identifier) @receiver
+  operator: "or")) @reference.copy
 ; ``self.parser = yacc.yacc()``: the attribute holds what the function returns, in every method
 (assignment left: (attribute object: (identifier) @_self attribute: (identifier)) @name
   right: (call function: [(identifier) (attribute)] @receiver) (#any-of? @_self "self" "cls")
