@@ -408,9 +408,30 @@ class Resolver:
                 return _Resolution(classes, target.how)
         if target.final:
             return self._member_of(target, ref.name)
-        if ref.name in hooks.builtin_methods:
+        if ref.name in hooks.builtin_methods or self._of_outside_class(here, ref.scope, receiver, ref.name):
             return _EXTERNAL
         return self._by_name(here.file_id, ref.name, methods=True)
+
+    def _of_outside_class(self, here: _FileScope, scope: str, receiver: str, name: str) -> bool:
+        """Whether the receiver is declared, or built, as a class from outside the repository
+        (``self.gzip_file = gzip.GzipFile(...)``) and no class of the repository that extends an
+        outside one defines the method (it could be such a subclass): the call runs outside, it is
+        no guess at a namesake in the repository."""
+        declared = self._declared(here, scope, receiver)
+        if declared is None or declared[0] != "type":
+            return False
+        hooks = here.hooks
+        names = [
+            n
+            for group in _union_groups(declared[1], hooks.union_wrappers)
+            for n in group
+            if n.rsplit(".", 1)[-1] not in hooks.type_wrappers and n != "None"
+        ]
+        if not names or any(self._resolve_dotted(here.file_id, scope, n).how != "external" for n in names):
+            return False
+        namesakes = self.world.named(self.world.files[here.file_id].language, name, True)
+        owners = {self.world.symbol(m).parent_id for m in namesakes} - {None}
+        return not any(self._extends_external([c]) for c in owners if c is not None)
 
     def _call_result(self, here: _FileScope, scope: str, receiver: str) -> _Resolution | None:
         """What a call's result is, for a method called on it (``self.signer().dumps()``): the

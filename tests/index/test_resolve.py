@@ -1171,6 +1171,41 @@ def test_a_local_named_cls_bound_to_the_first_of_an_or_is_typed_by_it(tmp_path: 
     assert {t for s, t in calls if s == "pkg/env.py:Env.from_string"} == {"pkg/env.py:Template.from_code"}
 
 
+def test_a_method_of_an_object_built_from_an_outside_class_is_no_guess(tmp_path: Path) -> None:
+    """``self.gzip_file = gzip.GzipFile(...)``: ``self.gzip_file.write()`` runs gzip's ``write``, not
+    the repository's only ``write`` (starlette's ``UploadFile.write``, guessed by name before); where
+    a class of the repository extends an outside one and defines the method, the guess stays."""
+    code = (
+        "import gzip\n"
+        "import io\n"
+        "from jinja2 import BaseLoader\n"
+        "\n"
+        "class Upload:\n"
+        "    def write(self, data):\n"
+        "        return data\n"
+        "\n"
+        "class Loader(BaseLoader):\n"
+        "    def get_source(self, name):\n"
+        "        return name\n"
+        "\n"
+        "class Gz:\n"
+        "    def __init__(self):\n"
+        "        self.gzip_file = gzip.GzipFile(mode='wb', fileobj=io.BytesIO())\n"
+        "        self.loader = BaseLoader()\n"
+        "\n"
+        "    def apply(self, body):\n"
+        "        self.gzip_file.write(body)\n"
+        "\n"
+        "    def load(self, name):\n"
+        "        return self.loader.get_source(name)\n"
+    )
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/gz.py": code})
+    index_repo(tmp_path)
+    calls = {(s, t) for s, t, _ in indexed_edges(tmp_path, "calls")}
+    assert not {t for s, t in calls if s == "pkg/gz.py:Gz.apply"}
+    assert ("pkg/gz.py:Gz.load", "pkg/gz.py:Loader.get_source") in calls
+
+
 CAUGHT = """\
 class Err(Exception):
     def show(self):
