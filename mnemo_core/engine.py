@@ -47,6 +47,7 @@ from mnemo_core.retrieve.score import is_declaration
 from mnemo_core.symbol_history import SymbolHistory, known_history, symbol_history
 from mnemo_core.vcs.git import head_commit
 from mnemo_core.vcs.linelog import DEFAULT_LIMIT as DEFAULT_HISTORY
+from mnemo_core.vcs.refs import resolve_range, resolve_ref
 from mnemo_core.vcs.state import git_state
 
 if TYPE_CHECKING:
@@ -313,6 +314,12 @@ class Engine:
         pipelines.check_depth(depth)
         source = self._coverage(coverage, coverage_commit)
         return self._shown(pipelines.for_files(self._call(started), paths, depth, budget, source))
+
+    def commits(self, spec: str) -> tuple[str, str | None]:
+        """The base and head of a range as git writes it (``A..B``, ``A...B`` from their merge-base,
+        ``A`` from its merge-base with HEAD, like a pull request): the head None when it is HEAD."""
+        commits = resolve_range(self.root, spec)
+        return commits.base, None if commits.head == resolve_ref(self.root, "HEAD") else commits.head
 
     def tests(
         self,

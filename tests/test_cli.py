@@ -116,6 +116,30 @@ def test_the_project_settings_are_the_default_budget_and_depth(
     assert _json_run(["files", "shop/pricing.py"], repo, capsys)["budget_tokens"] == 1234
 
 
+def test_pr_and_tests_take_a_range_as_git_writes_it(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``mnemo pr A..B`` is ``--base A --head B``; ``A`` alone is a pull request's range from its
+    merge-base; a range beside --base is one clear error."""
+    commit(repo, {"shop/pricing.py": FILES["shop/pricing.py"].replace("sum(items)", "sum(items) + 1")}, "one")
+    commit(repo, {"shop/cart.py": FILES["shop/cart.py"].replace("return []", "return [1]")}, "two")
+    changed = {c["name"] for c in _json_run(["pr", "HEAD~2..HEAD~1"], repo, capsys)["impact"]["changed"]}
+    assert changed == {"total"}
+    assert {c["name"] for c in _json_run(["pr", "HEAD~1.."], repo, capsys)["impact"]["changed"]} == {
+        "Cart.items"
+    }
+    assert {c["name"] for c in _json_run(["pr", "HEAD~2"], repo, capsys)["impact"]["changed"]} == {
+        "total",
+        "Cart.items",
+    }
+    assert main(["tests", "HEAD~2..HEAD~1", "--repo", str(repo)]) == 0
+    capsys.readouterr()
+    assert main(["pr", "HEAD~2..HEAD", "--base", "HEAD~1", "--repo", str(repo)]) == 1
+    assert capsys.readouterr().err.strip() == (
+        "mnemo: error: give the commits as a range or with --base/--head/--staged/--worktree, not both"
+    )
+    assert main(["pr", "nope..HEAD", "--repo", str(repo)]) == 1
+    assert "unknown ref 'nope'" in capsys.readouterr().err
+
+
 def test_a_symbol_named_by_its_module_s_dotted_name(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["callers", "shop.pricing.total", "--repo", str(repo), "--format", "json"]) == 0
     assert {h["name"] for h in json.loads(capsys.readouterr().out)["hops"]} == {"Cart.checkout", "tax"}

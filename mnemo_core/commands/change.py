@@ -15,7 +15,7 @@ from mnemo_core.commands.common import (
     open_engine,
     positive_int,
 )
-from mnemo_core.engine import DEFAULT_DEPTH, DEFAULT_FILES_DEPTH
+from mnemo_core.engine import DEFAULT_DEPTH, DEFAULT_FILES_DEPTH, Engine
 from mnemo_core.errors import MnemoError
 from mnemo_core.render import (
     go_test_args,
@@ -32,6 +32,13 @@ RENDERERS = {"text": to_text, "markdown": to_markdown, "json": to_json}
 
 
 def _selectors(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "range",
+        nargs="?",
+        metavar="RANGE",
+        help="the commits, as git writes them: A..B (A to B), A...B (from their merge-base), "
+        "or A (from its merge-base with HEAD, like a pull request); instead of --base and --head",
+    )
     parser.add_argument(
         "--base", help="base ref (default: the merge-base with the upstream or default branch)"
     )
@@ -96,10 +103,21 @@ def register(sub: Any) -> None:
     tests.set_defaults(run=run_tests, budget=None)  # no --budget: the tests are never cut to fit one
 
 
+def _base_and_head(engine: Engine, args: argparse.Namespace) -> tuple[str | None, str | None]:
+    """The base and head refs: the positional range's commits, else ``--base`` and ``--head``."""
+    if not args.range:
+        return args.base, args.head
+    if args.base or args.head or args.staged or args.worktree:
+        raise MnemoError("give the commits as a range or with --base/--head/--staged/--worktree, not both")
+    return engine.commits(args.range)
+
+
 def run_pr(args: argparse.Namespace) -> int:
-    pack = open_engine(args).pr(
-        args.base,
-        args.head,
+    engine = open_engine(args)
+    base, head = _base_and_head(engine, args)
+    pack = engine.pr(
+        base,
+        head,
         args.staged,
         args.worktree,
         args.depth,
@@ -128,9 +146,10 @@ def run_files(args: argparse.Namespace) -> int:
 
 def run_tests(args: argparse.Namespace) -> int:
     engine = open_engine(args)
+    base, head = _base_and_head(engine, args)
     tests = engine.tests(
-        args.base,
-        args.head,
+        base,
+        head,
         args.staged,
         args.worktree,
         args.depth,
