@@ -414,21 +414,28 @@ class Resolver:
 
     def _of_outside_class(self, here: _FileScope, scope: str, receiver: str, name: str) -> bool:
         """Whether the receiver is declared, or built, as a class from outside the repository
-        (``self.gzip_file = gzip.GzipFile(...)``) and no class of the repository that extends an
+        (``self.gzip_file = gzip.GzipFile(...)``), or is what a built-in function hands back
+        (``with open(path) as f``), and no class of the repository that extends an
         outside one defines the method (it could be such a subclass): the call runs outside, it is
         no guess at a namesake in the repository."""
         declared = self._declared(here, scope, receiver)
-        if declared is None or declared[0] != "type":
+        if declared is None or declared[0] not in ("type", "result"):
             return False
         hooks = here.hooks
-        names = [
-            n
-            for group in _union_groups(declared[1], hooks.union_wrappers)
-            for n in group
-            if n.rsplit(".", 1)[-1] not in hooks.type_wrappers and n != "None"
-        ]
-        if not names or any(self._resolve_dotted(here.file_id, scope, n).how != "external" for n in names):
-            return False
+        if declared[0] == "result":  # ``with open(path) as f``: a built-in function's object
+            callee = declared[1]
+            if callee not in hooks.builtin_names or self._resolve_bare(here.file_id, scope, callee).ids:
+                return False
+        else:
+            names = [
+                n
+                for group in _union_groups(declared[1], hooks.union_wrappers)
+                for n in group
+                if n.rsplit(".", 1)[-1] not in hooks.type_wrappers and n != "None"
+            ]
+            outside = (self._resolve_dotted(here.file_id, scope, n).how == "external" for n in names)
+            if not names or not all(outside):
+                return False
         namesakes = self.world.named(self.world.files[here.file_id].language, name, True)
         owners = {self.world.symbol(m).parent_id for m in namesakes} - {None}
         return not any(self._extends_external([c]) for c in owners if c is not None)
