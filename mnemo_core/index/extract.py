@@ -291,16 +291,18 @@ def _named_values(
     self_names: frozenset[str],
 ) -> list[RawRef]:
     """The references, with functions and classes named as values (handed to a call, stored in a
-    registry) kept only where the name is one the file defines or imports: most arguments are plain
-    variables."""
+    registry) kept only where the name is one the file defines or imports, or a variable of a known
+    class stored in a collection: most arguments are plain variables."""
     if not any(r.kind in _VALUE_KINDS for r in refs):
         return refs
     defined = {d.name for d in definitions if d.kind in CALLABLE_KINDS or d.kind in CLASS_KINDS}
     imported = {(imp.alias or imp.name or imp.module).split(".")[0] for _, bound in imports for imp in bound}
+    typed = {(r.scope, r.name) for r in refs if r.kind == "type"}
 
     def known(r: RawRef) -> bool:
         if not r.receiver:
-            return r.name in defined or r.name in imported
+            held = r.kind == "handed" and (r.scope, r.name) in typed  # an object of a known class
+            return r.name in defined or r.name in imported or held
         if r.receiver in self_names:
             return r.name in defined
         return r.receiver.split(".")[0] in imported

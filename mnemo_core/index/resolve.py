@@ -1092,6 +1092,8 @@ class Resolver:
     ) -> list[int]:
         """The symbols of ``kinds`` a name written as a value refers to (no name guessing)."""
         w = self.world
+        if not receiver and kinds == CLASS_KINDS and name in here.declared:  # an object built earlier
+            return self._typed_receiver(here, scope, name)
         if not receiver:
             found = self._resolve_bare(here.file_id, scope, name)
         elif receiver in here.hooks.self_names:
@@ -1283,7 +1285,8 @@ def _implicit_calls(refs: Sequence[RefRow]) -> list[RefRow]:
 def _variable_types(refs: Sequence[RefRow], hooks: Hooks) -> dict[str, dict[str, tuple[str, str]]]:
     """Declared, constructed or returned variable types by scope, as (kind, text); ``self.x`` ones
     are filed under the class (the method's owner) so every method sees them. The first
-    declaration in a scope wins."""
+    declaration in a scope wins, but a variable built as one class here and another there is
+    either (``fltr = PhpFilter()`` in one branch, ``fltr = PythonFilter()`` in the other)."""
     types: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)
     for kind, name, receiver, scope, _ in refs:
         if kind not in TYPED_REF_KINDS:
@@ -1291,7 +1294,11 @@ def _variable_types(refs: Sequence[RefRow], hooks: Hooks) -> dict[str, dict[str,
         if kind == "type" and hooks.holds_class(receiver):
             kind = "alias"  # ``cls: type[Option]`` holds a class: calling it builds one
         owner = scope.rsplit(".", 1)[0] if "." in name and "." in scope else scope
-        types[owner].setdefault(name, (kind, receiver))
+        first = types[owner].setdefault(name, (kind, receiver))
+        built = first[1].split(" | ")  # ``x = A()`` here, ``x = B()`` there: either
+        plain = all(map(_is_dotted_name, [*built, receiver]))
+        if kind == first[0] == "type" and receiver not in built and plain:
+            types[owner][name] = ("type", f"{first[1]} | {receiver}")
         if kind == "alias" and "." not in name:  # a class attribute, read as self.name in methods
             types[owner].setdefault(f"self.{name}", (kind, receiver))
     return types

@@ -66,7 +66,8 @@ log = logging.getLogger(__name__)
 # 53: ``next(x)`` runs ``__next__`` of x's class
 # 54: ``x = a or b`` types x as a is declared
 # 55: a method of an object built from an outside class is no guess at a namesake
-SCHEMA_VERSION = 55
+# 56: an object of a known class stored in a collection (``stack.postprocess.append(fltr)``) is handed over
+SCHEMA_VERSION = 56
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

@@ -541,3 +541,32 @@ def test_a_decorator_on_a_method_of_a_class_a_test_defines_is_run_by_that_test(t
     assert sorted(t.symbol.name for t in impact.tests) == ["test_base", "test_schema"]
     reasons = {t.symbol.name: t.reasons[0] for t in impact.tests}
     assert "applies the decorator validates_schema" in reasons["test_schema"]
+
+
+def test_an_object_stored_in_a_collection_is_handed_over_whichever_branch_built_it(tmp_path: Path) -> None:
+    """sqlparse's ``build_filter_stack``: ``fltr = OutputPHPFilter()`` in one branch, ``fltr =
+    OutputPythonFilter()`` in the other, then ``stack.postprocess.append(fltr)``; the stack runs each
+    filter's ``process``, which calls the override of ``_process``: both overrides are reached by the
+    tests that build a stack, though no line calls them by name."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/filters.py": "class OutputFilter:\n    def process(self, stmt):\n"
+        "        return self._process(stmt)\n\n"
+        "    def _process(self, stmt):\n        raise NotImplementedError\n\n\n"
+        "class PhpFilter(OutputFilter):\n    def _process(self, stmt):\n        return '$' + stmt\n\n\n"
+        "class PythonFilter(OutputFilter):\n    def _process(self, stmt):\n        return 'sql = ' + stmt\n",
+        "pkg/stack.py": "from pkg.filters import PhpFilter, PythonFilter\n\n\nclass Stack:\n"
+        "    def __init__(self):\n        self.postprocess = []\n\n    def run(self, stmt):\n"
+        "        for f in self.postprocess:\n            stmt = f.process(stmt)\n        return stmt\n\n\n"
+        "def build(kind):\n    stack = Stack()\n    if kind == 'php':\n        fltr = PhpFilter()\n"
+        "    else:\n        fltr = PythonFilter()\n    stack.postprocess.append(fltr)\n    return stack\n",
+        "tests/test_stack.py": "from pkg.stack import build\n\n\ndef test_php():\n"
+        "    assert build('php').run('x') == '$x'\n",
+    }
+    root = make_repo(tmp_path / "r", files)
+    changed = files["pkg/filters.py"].replace("'sql = '", "'sql= '")
+    commit(root, {"pkg/filters.py": changed}, "python output")
+    impact = Engine.open(root).pr(base="HEAD~1").impact
+    assert impact is not None
+    assert [t.symbol.name for t in impact.tests] == ["test_php"]
+    assert "hands over the class of PythonFilter._process" in impact.tests[0].reasons[0]

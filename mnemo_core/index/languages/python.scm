@@ -145,6 +145,10 @@
     (attribute object: (identifier) @receiver attribute: (identifier) @name)])])])
   (#match? @name "^_?[A-Z][a-z]")
   (#not-match? @_f "^((t|typing)[.])?(isinstance|issubclass|super|type|cast|getattr|hasattr|setattr|TypeVar|NewType)$")) @reference.handed
+; ... or an object built earlier, stored in a collection that code runs later (``fltr = OutputFilter();
+; stack.postprocess.append(fltr)``; kept where the variable's class is known)
+(call function: (attribute attribute: (identifier) @_store) arguments: (argument_list (identifier) @name)
+  (#any-of? @_store "append" "appendleft" "add" "insert" "register" "put")) @reference.handed
 ; a function stored in a registry: ``FILTERS = {"upper": do_upper}``, ``HANDLERS = [a, b]``, ``R[k] = f``
 (dictionary (pair value: (identifier) @name)) @reference.registered
 (dictionary (pair value: (attribute object: (identifier) @receiver attribute: (identifier) @name))) @reference.registered
