@@ -8,6 +8,7 @@ a pack is assembled, so every verb fills ``commit``, ``used_tokens`` and ``stats
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -302,8 +303,13 @@ def _commits_of(call: Call, base: str | None, target: str | Snapshot) -> tuple[S
     return merge_base(root, base_sha, head_sha), head_sha
 
 
+_FULL_SHA = re.compile(r"[0-9a-f]{40}")
+
+
 def _describe_range(base: str | None, target: str | Snapshot) -> str:
     head = target if isinstance(target, str) else SNAPSHOT_WORDS[target]
+    if _FULL_SHA.fullmatch(head):  # a commit given by its hash, as a range's head is: as short as the base
+        head = head[:10]
     return f"{base[:10] if base else 'empty tree'}..{head}"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -130,6 +131,8 @@ def test_pr_and_tests_take_a_range_as_git_writes_it(repo: Path, capsys: pytest.C
         "total",
         "Cart.items",
     }
+    assert main(["pr", "HEAD~2..HEAD~1", "--repo", str(repo)]) == 0
+    assert re.fullmatch(r"pr: [0-9a-f]{10}\.\.[0-9a-f]{10}", capsys.readouterr().out.splitlines()[0])
     assert main(["tests", "HEAD~2..HEAD~1", "--repo", str(repo)]) == 0
     capsys.readouterr()
     assert main(["pr", "HEAD~2..HEAD", "--base", "HEAD~1", "--repo", str(repo)]) == 1
