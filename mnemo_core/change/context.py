@@ -296,7 +296,7 @@ def _changed_symbol(
     possible = _test_ids(reaching.possible if reaching else {}, blast.symbols)
     how = dynamic.reach.get(sym.id)
     if c.status != "deleted" and c.kind != "module" and not c.is_test:
-        dependants = sum(1 for r in blast.callers if r.path[-1] == sym.id)
+        dependants = blast.dependants_of.get(sym.id, 0)
         tests = len(sure)
         reasons.append(
             f"{dependants} dependant{'s' if dependants != 1 else ''}, "

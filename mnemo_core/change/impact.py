@@ -504,7 +504,8 @@ def _test_cases(store: Store, reached: dict[int, Reach], origin: int) -> dict[in
 class BlastRadius:
     """Impacted non-test symbols and impacted test cases, strongest first; ``possible_*`` are those
     reached only through a guess below ``POSSIBLE_BELOW``. ``tests_of`` gives each changed symbol all
-    of its own tests (``tests_reaching``)."""
+    of its own tests (``tests_reaching``), ``dependants_of`` how many of the callers depend on it (a
+    caller of a changed class depends on its changed ``__init__`` too, though its path names one)."""
 
     callers: list[Reach]
     tests: list[Reach]
@@ -512,6 +513,7 @@ class BlastRadius:
     possible_callers: list[Reach] = field(default_factory=list)
     possible_tests: list[Reach] = field(default_factory=list)
     tests_of: dict[int, ReachingTests] = field(default_factory=dict)
+    dependants_of: dict[int, int] = field(default_factory=dict)  # each changed symbol's own callers
 
 
 def blast_radius(
@@ -556,14 +558,28 @@ def _blast_radius(
 
     order = _strongest_first
     topical = _topical_first(own.values(), symbols)
+    callers = non_test(sure)
     return BlastRadius(
-        sorted(non_test(sure), key=order),
+        sorted(callers, key=order),
         sorted(sure_tests.values(), key=topical),
         symbols,
         sorted(non_test({sid: r for sid, r in every.items() if sid not in sure}), key=order),
         sorted(possible_tests.values(), key=topical),
         tests_of,
+        _dependants_of(store, code, depth, {r.symbol_id for r in callers}),
     )
+
+
+def _dependants_of(store: Store, code: list[int], depth: int, callers: set[int]) -> dict[int, int]:
+    """For each changed symbol, how many of the change's callers it reaches on its own (its own
+    walk: each caller is counted for every changed symbol it depends on, not only for the one its
+    strongest path ends at)."""
+    if len(code) == 1:
+        return {code[0]: len(callers)}
+    return {
+        c: len(callers.intersection(walk_back(store, [c], depth, min_confidence=POSSIBLE_BELOW)))
+        for c in code
+    }
 
 
 def _union(groups: Iterable[dict[int, Reach]]) -> dict[int, Reach]:

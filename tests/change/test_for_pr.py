@@ -570,3 +570,27 @@ def test_an_object_stored_in_a_collection_is_handed_over_whichever_branch_built_
     assert impact is not None
     assert [t.symbol.name for t in impact.tests] == ["test_php"]
     assert "hands over the class of PythonFilter._process" in impact.tests[0].reasons[0]
+
+
+def test_each_changed_symbol_counts_all_of_its_own_dependants(tmp_path: Path) -> None:
+    """A change to a class and its ``__init__``: every caller that builds the class depends on both,
+    though each caller's strongest path names one of them (packaging's ``LowerBound``: "0
+    dependants" for its changed ``__init__``, 35 when it changed alone)."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/bound.py": "class Bound:\n    def __init__(self, v):\n        self.v = v\n\n\n"
+        "def low():\n    return Bound(0)\n\n\ndef high():\n    return Bound(9)\n",
+        "pkg/use.py": "from pkg.bound import low\n\n\ndef span():\n    return low()\n",
+    }
+    root = make_repo(tmp_path / "r", files)
+    changed = (
+        files["pkg/bound.py"]
+        .replace("class Bound:", "class Bound:\n    kind = 'b'\n")
+        .replace("self.v = v", "self.v = v + 0")
+    )
+    commit(root, {"pkg/bound.py": changed}, "bounds")
+    impact = Engine.open(root).pr(base="HEAD~1").impact
+    assert impact is not None
+    counts = {c.symbol.name: c.components["callers"] for c in impact.changed}
+    assert counts == {"Bound": 3.0, "Bound.__init__": 3.0}
+    assert {c.symbol.name for c in impact.callers} == {"low", "high", "span"}
