@@ -24,10 +24,12 @@ from mnemo_core.change.coverage import (
 )
 from mnemo_core.change.diffmap import ChangedSymbol, FileSummary
 from mnemo_core.change.dynamic import (
+    IMPORTS_MODULE,
+    NAMED_AFTER,
     DynamicReach,
+    fallback_source,
     fallback_tests,
     reached_dynamically,
-    through_importers,
     uncalled,
 )
 from mnemo_core.change.impact import BlastRadius, Reach, blast_radius
@@ -184,11 +186,10 @@ def _fallback_symbols(
         if sid not in symbols:
             continue
         neighbour = symbols[r.path[-1]].name if r.path[-1] in symbols else "?"
-        where = (
-            f"in a test file that imports the module of {changed.name}"
-            if through_importers([r])
-            else f"tests {neighbour}, in the module of {changed.name}"
-        )
+        where = {
+            IMPORTS_MODULE: f"in a test file that imports the module of {changed.name}",
+            NAMED_AFTER: f"named after {changed.name}",
+        }.get(fallback_source([r]), f"tests {neighbour}, in the module of {changed.name}")
         why = f"{where}, which is {dynamic.reach[changed.id].reason}; tests not determinable statically"
         found.append(
             ScoredSymbol(
@@ -327,11 +328,10 @@ def _changed_symbol(
             fallback = dynamic.fallback.get(sym.id, {})
             possible = tuple(sorted({*possible, *_test_ids(fallback, dynamic.symbols)}))
             named = " that name it" if sym.id in dynamic.named else ""
-            whose = (
-                f"the tests{named} in the test files that import its module"
-                if through_importers(fallback.values())
-                else f"the tests of its module's other symbols{named}"
-            )
+            whose = {
+                IMPORTS_MODULE: f"the tests{named} in the test files that import its module",
+                NAMED_AFTER: "the tests named after it",
+            }.get(fallback_source(fallback.values()), f"the tests of its module's other symbols{named}")
             reasons.append(
                 f"{how.reason}; tests not determinable statically: {whose} are possible ({len(fallback)})"
             )

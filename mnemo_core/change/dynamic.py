@@ -10,7 +10,8 @@ unknown (``uncalled``). Where no test is found for either, which tests run it ca
 statically, and the answer falls back to a stated, conservative set: the tests of the other
 symbols of its module, offered as possible (they exercise the code around it, which is what looks
 it up), or, where none of those has a test, the tests of the test files that import the module (a
-suite that starts a server with the class, or runs files through it). Of those, the tests that
+suite that starts a server with the class, or runs files through it), or, where none does, the tests
+named after it (``test_pytorch_load`` for a plugin loaded through an entry point). Of those, the tests that
 name the symbol (its name; for a dunder method, its class) are the ones offered when there are any:
 a central module's tests are most of the suite, and a test that names what it uses is the better
 evidence (a template's ``loop(...)``, an i18n test's ``pgettext``).
@@ -18,6 +19,7 @@ evidence (a template's ``loop(...)``, an i18n test's ``pgettext``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
@@ -32,6 +34,9 @@ THROUGH_SHOWN = 3
 UNCALLED_REASON = "nothing in the repository calls it (it is called by name at run time, or from outside)"
 CALLED_BY = frozenset({"calls", "references"})
 IMPORTS_MODULE = "its file imports the module of"
+NAMED_AFTER = "is named after"
+MIN_NAMED_AFTER = 6  # shorter names (``get``, ``run``, ``load``) name too many tests to say which
+_WORD_BOUNDARY = r"(?:^|_){}(?:_|$)"  # ``test_pytorch_load``, ``test_pytorch_load_weights``
 UNCALLED: PathResolution = "uncalled"
 
 
@@ -105,6 +110,8 @@ def fallback_tests(store: Store, symbol: Symbol, how: DynamicReach) -> tuple[dic
     found.pop(symbol.id, None)
     if not found:
         found = _importing_tests(store, symbol)
+    if not found:
+        found = _named_after(store, symbol)
     naming = _naming(store, symbol, found)
     offered = {
         sid: replace(r, confidence=FALLBACK_CONFIDENCE, resolution=how.resolution)
@@ -124,9 +131,26 @@ def _importing_tests(store: Store, symbol: Symbol) -> dict[int, Reach]:
     return {t: Reach(t, 1, FALLBACK_CONFIDENCE, (t, symbol.id), (IMPORTS_MODULE,)) for t in tests}
 
 
-def through_importers(tests: Iterable[Reach]) -> bool:
-    """Whether fallback tests are those of the test files importing the module (not its neighbours')."""
-    return any(r.labels == (IMPORTS_MODULE,) for r in tests)
+def _named_after(store: Store, symbol: Symbol) -> dict[int, Reach]:
+    """The test cases named after ``symbol`` (``test_pytorch_load`` for a ``pytorch_load`` plugin
+    that entry points load and tests run by file name): the last fallback, where neither its module's
+    tests nor its importers say anything."""
+    name = symbol.short_name.lower()
+    if len(name) < MIN_NAMED_AFTER:
+        return {}
+    named = _WORD_BOUNDARY.format(re.escape(name))
+    return {
+        t.id: Reach(t.id, 1, FALLBACK_CONFIDENCE, (t.id, symbol.id), (NAMED_AFTER,))
+        for t in store.find_symbols(f"*{symbol.short_name}*", limit=FALLBACK_SYMBOLS)
+        if t.is_test_case and re.search(named, t.short_name.lower())
+    }
+
+
+def fallback_source(tests: Iterable[Reach]) -> str:
+    """Where fallback tests come from: ``IMPORTS_MODULE`` (the test files importing the module),
+    ``NAMED_AFTER`` (tests named after the symbol), or "" (the tests of its module's other symbols)."""
+    labels = {r.labels for r in tests}
+    return next((label for label in (IMPORTS_MODULE, NAMED_AFTER) if (label,) in labels), "")
 
 
 def _naming(store: Store, symbol: Symbol, tests: Iterable[int]) -> set[int]:

@@ -76,7 +76,7 @@ def extract(
     checked: set[tuple[int, str, str]] = set()  # (line, variable, class) of each isinstance check
     roles = _roles(spec)
     separator = spec.hooks.path_separator
-    in_test_file = spec.hooks.is_test_file(path, discovery)
+    in_test_file = spec.hooks.holds_tests(path, source, discovery)
     collected = discovery.runs_tests_in(path)
     query = spec.query if in_test_file else spec.query_outside_tests
     for pattern, captures in QueryCursor(query).matches(root):

@@ -235,6 +235,40 @@ def test_where_no_neighbour_has_a_test_the_importing_test_files_tests_are_possib
     )
 
 
+def test_a_plugin_loaded_by_entry_point_offers_the_tests_named_after_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """bandit: a check registered by a decorator of ``core/test_properties.py`` (the package's own
+    code, though its name reads like a test module's: it tests nothing) and loaded through an entry
+    point; the functional tests run example files by name. No path and no importer says which test
+    runs it: the tests named after it are offered as possible, and the decorator is no test."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/core/__init__.py": "",
+        "pkg/core/test_properties.py": "def checks(*kinds):\n    def wrapper(func):\n"
+        "        func._checks = kinds\n        return func\n    return wrapper\n\n\n"
+        "def test_id(value):\n    def wrapper(func):\n        func._test_id = value\n        return func\n"
+        "    return wrapper\n",
+        "pkg/plugins/__init__.py": "",
+        "pkg/plugins/pytorch_load.py": "from pkg.core import test_properties as test\n\n\n"
+        "@test.checks('Call')\n@test.test_id('B614')\ndef pytorch_load(context):\n    return context\n",
+        "tests/test_functional.py": "import unittest\n\n\nclass FunctionalTests(unittest.TestCase):\n"
+        "    def test_pytorch_load(self):\n        self.assertTrue(run_example('pytorch_load.py'))\n\n"
+        "    def test_yaml(self):\n        self.assertTrue(run_example('yaml.py'))\n\n\n"
+        "def run_example(name):\n    return name\n",
+    }
+    root = make_repo(tmp_path / "r", files)
+    source = files["pkg/plugins/pytorch_load.py"].replace("return context", "return context or None")
+    commit(root, {"pkg/plugins/pytorch_load.py": source}, "check")
+    pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
+    changed = {c["name"]: c for c in pr["impact"]["changed"]}["pytorch_load"]
+    assert changed["reached_by"] == []
+    assert changed["possibly_reached_by"] == ["tests/test_functional.py::FunctionalTests::test_pytorch_load"]
+    assert any(r.endswith("the tests named after it are possible (1)") for r in changed["reasons"])
+    assert {c["name"] for c in pr["impact"]["callers"]} == {"checks"}  # a caller: not a test
+    assert not pr["impact"]["tests"]
+
+
 def test_evidence_says_the_registry_a_function_is_reached_through(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

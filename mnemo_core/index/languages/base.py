@@ -207,6 +207,10 @@ class Hooks:
         """Whether a file holds test code (``discovery``: the repository's pytest settings)."""
         return any(part in TEST_DIRS for part in path_parts(path))
 
+    def holds_tests(self, path: str, source: bytes, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
+        """Whether a file holds test code, its source read too (the path alone may mislead)."""
+        return self.is_test_file(path, discovery)
+
     def classify_test(
         self,
         definition: Definition,

@@ -27,6 +27,8 @@ from mnemo_core.model import CALLABLE_KINDS, RawImport, Symbol
 
 _SUFFIXES = (".py", ".pyi")
 _TEST_DIRS = frozenset({"test", "tests", "testing"})
+# what test code does: assert, use a test framework or an assertion method
+_TEST_CODE = re.compile(rb"^\s*assert\b|^\s*(?:from|import)\s+(?:pytest|unittest)\b|\.assert\w*\(", re.M)
 # a decorator that makes a function a fixture (``@pytest.fixture``, ``@fixture(scope=...)``), not
 # one that only mentions fixtures (``@pytest.mark.usefixtures(...)``)
 _FIXTURE = re.compile(r"@?\s*(?:[\w.]*\.)?fixture\s*(?:\(|$)")
@@ -287,6 +289,19 @@ class PythonHooks(Hooks):
         if PurePosixPath(path).name == "conftest.py" or discovery.collects_file(path):
             return True
         return any(part in _TEST_DIRS for part in path_parts(path))
+
+    def holds_tests(self, path: str, source: bytes, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
+        """A ``test_*.py`` module that only mnemo's default reading calls a test file (no ``python_files``
+        setting, no test directory) holds tests only if it tests something: an ``assert``, a test
+        framework, an assertion method. bandit's ``core/test_properties.py`` is the package's own code
+        (the decorators its checks are written with), not a test."""
+        if not self.is_test_file(path, discovery):
+            return False
+        if discovery.files is not None or PurePosixPath(path).name == "conftest.py":
+            return True
+        if any(part in _TEST_DIRS for part in path_parts(path)):
+            return True
+        return _TEST_CODE.search(source) is not None
 
     def classify_test(
         self,
