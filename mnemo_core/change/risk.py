@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from mnemo_core.change.diffmap import ChangedSymbol
 from mnemo_core.model import RISK_LEVELS, RiskLevel
+from mnemo_core.retrieve.score import non_product_dirs
 
 BLAST_MEDIUM = 10  # this many impacted symbols: reviewers should look beyond the diff
 BLAST_HIGH = 50  # this many: the change ripples through much of the codebase
@@ -57,10 +58,9 @@ def verdict(facts: RiskInput) -> tuple[RiskLevel, list[str]]:
         findings.append(("high", f"large blast radius: {facts.impacted} symbols depend on the change"))
     elif facts.impacted >= BLAST_MEDIUM:
         findings.append(("medium", f"wide blast radius: {facts.impacted} symbols depend on the change"))
+    product = [s for s in facts.changed if not non_product_dirs(s.path)]  # a benchmark is no one's API
     redefined = [  # a test's signature is no one's API
-        s
-        for s in facts.changed
-        if s.signature_changed and s.exported and s.kind != "module" and not s.is_test
+        s for s in product if s.signature_changed and s.exported and s.kind != "module" and not s.is_test
     ]
     signatures = [s for s in redefined if s.kind != "constant"]
     values = [s for s in redefined if s.kind == "constant"]  # a constant's signature is its assignment
@@ -69,14 +69,12 @@ def verdict(facts: RiskInput) -> tuple[RiskLevel, list[str]]:
     if values:
         findings.append(("medium", "public constant's value changed: " + _names(values)))
     public = [
-        s
-        for s in facts.changed
-        if s.exported and s.kind != "module" and not s.is_test and not s.signature_changed
+        s for s in product if s.exported and s.kind != "module" and not s.is_test and not s.signature_changed
     ]
     if public:
         findings.append(("low", "public API touched: " + _names(public)))
     unrun = [s for s in facts.untested if s.key in facts.measured]
-    guessed = [s for s in facts.untested if s.key not in facts.measured]
+    guessed = [s for s in facts.untested if s.key not in facts.measured and not non_product_dirs(s.path)]
     if guessed:
         findings.append(("medium", "no test reaches: " + _names(guessed)))
     if unrun:
@@ -104,6 +102,8 @@ def verdict(facts: RiskInput) -> tuple[RiskLevel, list[str]]:
     if not findings:
         if facts.tests or all(s.is_test for s in facts.changed):
             return "low", ["small, tested change with a contained blast radius"]
+        if all(s.is_test or non_product_dirs(s.path) for s in facts.changed):
+            return "low", ["a change to examples, docs, scripts or benchmarks: no product code"]
         return "low", ["small change with a contained blast radius; no test reaches it statically"]
     findings.sort(key=lambda f: -RISK_LEVELS.index(f[0]))
     return findings[0][0], [text for _, text in findings]

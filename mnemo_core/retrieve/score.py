@@ -161,11 +161,17 @@ def non_product_dir(path: str, keywords: Keywords) -> str | None:
     if names_file(path, keywords):
         return None
     named = {t.lower() for t in (*keywords.components, *keywords.compounds, *keywords.exact)}
-    for part in path.split("/")[:-1]:
+    for part in non_product_dirs(path):
         lower = part.lower()
-        if lower in NON_PRODUCT_DIRS and lower not in named and lower.rstrip("s") not in named:
+        if lower not in named and lower.rstrip("s") not in named:
             return part
     return None
+
+
+def non_product_dirs(path: str) -> list[str]:
+    """The examples/docs/scripts/benchmarks directories ``path`` lies in: code that shows or
+    measures the product, which no user calls and no test is expected to reach."""
+    return [part for part in path.split("/")[:-1] if part.lower() in NON_PRODUCT_DIRS]
 
 
 def names_file(path: str, keywords: Keywords) -> bool:

@@ -195,6 +195,22 @@ def test_a_test_whose_signature_changes_is_not_a_public_signature(repo: Path) ->
     assert not any("signature changed" in r for r in impact.reasons)
 
 
+def test_a_benchmark_script_is_no_public_api_and_needs_no_test(repo: Path) -> None:
+    """A function of ``benchmarks/`` (or examples, docs, scripts) whose signature changes: its
+    reasons say so, but the verdict lists no public signature, no public API and no untested code."""
+    bench = "from shop.pricing import total\n\n\ndef measure(n):\n    return total(range(n))\n"
+    commit(repo, {"benchmarks/bench_total.py": bench}, "bench", date="2026-02-01T10:00:00+00:00")
+    changed = bench.replace("def measure(n):", "def measure(n, repeat=3):")
+    commit(repo, {"benchmarks/bench_total.py": changed}, "repeat", date="2026-02-02T10:00:00+00:00")
+    impact = Engine.open(repo).pr(base="HEAD~1").impact
+    assert impact is not None
+    (measure,) = impact.changed
+    assert "signature was: def measure(n)" in measure.reasons
+    assert "0 dependants, no test reaches it" in measure.reasons
+    assert impact.reasons == ("a change to examples, docs, scripts or benchmarks: no product code",)
+    assert impact.risk == "low"
+
+
 GO = (
     "package shop\n"
     "\n"
