@@ -14,6 +14,20 @@ from helpers import commit, git, make_repo
 from mnemo_core.cli import main
 from mnemo_core.engine import Engine
 from mnemo_core.errors import MnemoError
+from mnemo_core.model import Impact
+
+
+def impact_of_edit(tmp_path: Path, files: dict[str, str], path: str, *edits: tuple[str, str]) -> Impact:
+    """The impact of one commit that makes ``edits`` (old, new) to ``path`` in a repository of ``files``."""
+    root = make_repo(tmp_path / "r", files)
+    text = files[path]
+    for old, new in edits:
+        text = text.replace(old, new)
+    commit(root, {path: text}, "edit")
+    impact = Engine.open(root).pr(base="HEAD~1").impact
+    assert impact is not None
+    return impact
+
 
 BASE = {
     "shop/__init__.py": "",
@@ -508,10 +522,7 @@ def test_tests_named_after_the_change_are_listed_first(tmp_path: Path) -> None:
         "tests/test_z.py": "from pkg.core import build\n\n\ndef _helper():\n    return build()\n\n\n"
         "def test_parse_date_format():\n    _helper()\n",
     }
-    root = make_repo(tmp_path / "r", files)
-    commit(root, {"pkg/core.py": files["pkg/core.py"].replace("return s", "return s.strip()")}, "strip")
-    impact = Engine.open(root).pr(base="HEAD~1").impact
-    assert impact is not None
+    impact = impact_of_edit(tmp_path, files, "pkg/core.py", ("return s", "return s.strip()"))
     assert [t.symbol.name for t in impact.tests] == ["test_parse_date_format", "test_alpha", "test_beta"]
 
 
@@ -526,11 +537,8 @@ def test_a_class_written_inside_a_test_is_reached_by_that_test_alone(tmp_path: P
         "def test_other():\n    App().run()\n\n\ndef test_crash():\n    class CrashApp(App):\n"
         "        def compose(self):\n            return [1]\n\n    assert CrashApp().run() == [1]\n",
     }
-    root = make_repo(tmp_path / "r", files)
-    changed = files["tests/test_app.py"].replace("return [1]", "return [2]").replace("== [1]", "== [2]")
-    commit(root, {"tests/test_app.py": changed}, "crash differently")
-    impact = Engine.open(root).pr(base="HEAD~1").impact
-    assert impact is not None
+    edits = (("return [1]", "return [2]"), ("== [1]", "== [2]"))
+    impact = impact_of_edit(tmp_path, files, "tests/test_app.py", *edits)
     assert [t.symbol.name for t in impact.tests] == ["test_crash"]
 
 
@@ -549,11 +557,7 @@ def test_a_decorator_on_a_method_of_a_class_a_test_defines_is_run_by_that_test(t
         "tests/test_base.py": "from pkg.schema import Base\n\n\ndef test_base():\n"
         "    assert Base().check() == 1\n",
     }
-    root = make_repo(tmp_path / "r", files)
-    changed = files["pkg/hooks.py"].replace("'schema'", "'schema!'")
-    commit(root, {"pkg/hooks.py": changed}, "tag differently")
-    impact = Engine.open(root).pr(base="HEAD~1").impact
-    assert impact is not None
+    impact = impact_of_edit(tmp_path, files, "pkg/hooks.py", ("'schema'", "'schema!'"))
     assert sorted(t.symbol.name for t in impact.tests) == ["test_base", "test_schema"]
     reasons = {t.symbol.name: t.reasons[0] for t in impact.tests}
     assert "applies the decorator validates_schema" in reasons["test_schema"]
@@ -579,11 +583,7 @@ def test_an_object_stored_in_a_collection_is_handed_over_whichever_branch_built_
         "tests/test_stack.py": "from pkg.stack import build\n\n\ndef test_php():\n"
         "    assert build('php').run('x') == '$x'\n",
     }
-    root = make_repo(tmp_path / "r", files)
-    changed = files["pkg/filters.py"].replace("'sql = '", "'sql= '")
-    commit(root, {"pkg/filters.py": changed}, "python output")
-    impact = Engine.open(root).pr(base="HEAD~1").impact
-    assert impact is not None
+    impact = impact_of_edit(tmp_path, files, "pkg/filters.py", ("'sql = '", "'sql= '"))
     assert [t.symbol.name for t in impact.tests] == ["test_php"]
     assert "hands over the class of PythonFilter._process" in impact.tests[0].reasons[0]
 
@@ -598,15 +598,8 @@ def test_each_changed_symbol_counts_all_of_its_own_dependants(tmp_path: Path) ->
         "def low():\n    return Bound(0)\n\n\ndef high():\n    return Bound(9)\n",
         "pkg/use.py": "from pkg.bound import low\n\n\ndef span():\n    return low()\n",
     }
-    root = make_repo(tmp_path / "r", files)
-    changed = (
-        files["pkg/bound.py"]
-        .replace("class Bound:", "class Bound:\n    kind = 'b'\n")
-        .replace("self.v = v", "self.v = v + 0")
-    )
-    commit(root, {"pkg/bound.py": changed}, "bounds")
-    impact = Engine.open(root).pr(base="HEAD~1").impact
-    assert impact is not None
+    edits = (("class Bound:", "class Bound:\n    kind = 'b'\n"), ("self.v = v", "self.v = v + 0"))
+    impact = impact_of_edit(tmp_path, files, "pkg/bound.py", *edits)
     counts = {c.symbol.name: c.components["callers"] for c in impact.changed}
     assert counts == {"Bound": 3.0, "Bound.__init__": 3.0}
     assert {c.symbol.name for c in impact.callers} == {"low", "high", "span"}
