@@ -191,7 +191,8 @@ def for_pr(
     described = _describe_range(base_sha, target)
     notes = []
     if head_sha is not None and head_sha != call.commit:
-        notes.append(f"callers and tests come from the index of the working tree, not of {target}")
+        shown = _shown(target) if isinstance(target, str) else SNAPSHOT_WORDS[target]
+        notes.append(f"callers and tests come from the index of the working tree, not of {shown}")
     changed, files = changed_symbols(root, changes, base_sha or "HEAD", new)
     if not changes:
         notes.append(f"no changes in {described}{_uncommitted(root, target, head)}")
@@ -307,10 +308,13 @@ _FULL_SHA = re.compile(r"[0-9a-f]{40}")
 
 
 def _describe_range(base: str | None, target: str | Snapshot) -> str:
-    head = target if isinstance(target, str) else SNAPSHOT_WORDS[target]
-    if _FULL_SHA.fullmatch(head):  # a commit given by its hash, as a range's head is: as short as the base
-        head = head[:10]
+    head = _shown(target) if isinstance(target, str) else SNAPSHOT_WORDS[target]
     return f"{base[:10] if base else 'empty tree'}..{head}"
+
+
+def _shown(ref: str) -> str:
+    """A ref as the user reads it: a commit given by its full hash (a range's head) as short as a base."""
+    return ref[:10] if _FULL_SHA.fullmatch(ref) else ref
 
 
 def explain(call: Call, text: str, handle: str, recall: Recall | None = None) -> Explanation:
