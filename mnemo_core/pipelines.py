@@ -191,8 +191,7 @@ def for_pr(
     described = _describe_range(base_sha, target)
     notes = []
     if head_sha is not None and head_sha != call.commit:
-        shown = _shown(target) if isinstance(target, str) else SNAPSHOT_WORDS[target]
-        notes.append(f"callers and tests come from the index of the working tree, not of {shown}")
+        notes.append(f"callers and tests come from the index of the working tree, not of {_shown(target)}")
     changed, files = changed_symbols(root, changes, base_sha or "HEAD", new)
     if not changes:
         notes.append(f"no changes in {described}{_uncommitted(root, target, head)}")
@@ -308,13 +307,15 @@ _FULL_SHA = re.compile(r"[0-9a-f]{40}")
 
 
 def _describe_range(base: str | None, target: str | Snapshot) -> str:
-    head = _shown(target) if isinstance(target, str) else SNAPSHOT_WORDS[target]
-    return f"{base[:10] if base else 'empty tree'}..{head}"
+    return f"{base[:10] if base else 'empty tree'}..{_shown(target)}"
 
 
-def _shown(ref: str) -> str:
-    """A ref as the user reads it: a commit given by its full hash (a range's head) as short as a base."""
-    return ref[:10] if _FULL_SHA.fullmatch(ref) else ref
+def _shown(target: str | Snapshot) -> str:
+    """A change's new side as the user reads it: a snapshot's words, a commit given by its full hash
+    (a range's head) as short as a base, any other ref as written."""
+    if isinstance(target, Snapshot):
+        return SNAPSHOT_WORDS[target]
+    return target[:10] if _FULL_SHA.fullmatch(target) else target
 
 
 def explain(call: Call, text: str, handle: str, recall: Recall | None = None) -> Explanation:

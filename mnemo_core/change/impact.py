@@ -28,6 +28,7 @@ from typing import NamedTuple
 from mnemo_core.change.receivers import evidenced, exception_classes, hierarchy
 from mnemo_core.change.registry_keys import RegistryKeys
 from mnemo_core.index.languages import language_for_path
+from mnemo_core.index.languages.base import mark_name
 from mnemo_core.index.store import Store
 from mnemo_core.index.textsplit import identifier_words
 from mnemo_core.memo import BoundedCache
@@ -196,7 +197,7 @@ def _class_bodies(
 def _decorates(method: Symbol, decorator: Symbol) -> bool:
     """Whether ``method`` is written with ``decorator`` (``@validates_schema``, ``@hooks.pre_load(...)``)."""
     short = decorator.name.rsplit(".", 1)[-1]
-    return any(d.split("(", 1)[0].strip().rsplit(".", 1)[-1] == short for d in method.decorators)
+    return any(mark_name(d) == short for d in method.decorators)
 
 
 def _handed_over(

@@ -43,9 +43,8 @@ DOCSTRING_MAX_CHARS = 2000
 _SYMBOL_KIND: dict[str, SymbolKind] = {kind: kind for kind in SYMBOL_KINDS}
 _DEFINITION_KIND: dict[str, DefinitionKind] = {**_SYMBOL_KIND, CONTAINER_ONLY: CONTAINER_ONLY}
 _REF_KIND: dict[str, RefKind] = {kind: kind for kind in REF_KINDS}
-FIELD_KINDS: frozenset[RefKind] = frozenset(
-    {"type", "result", "alias"}
-)  # an attribute: of a class, or a class
+# what types an attribute a class's code gives: an instance of a class, or a class itself
+FIELD_KINDS: frozenset[RefKind] = frozenset({"type", "result", "alias"})
 ANY_ATTRIBUTE = "*"  # the name of a ``getattr(obj, name)`` read whose name is not a literal
 GETATTR_CAPTURE = "_getattr"  # marks a read written as ``getattr(obj, name)`` (the query's capture)
 ISINSTANCE_CAPTURE = "_isinstance"  # marks a type written as an ``isinstance`` check (merged per variable)

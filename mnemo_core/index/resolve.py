@@ -65,7 +65,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeGuard
 
 from mnemo_core.index.extract import ANY_ATTRIBUTE, RESULT_MARK
-from mnemo_core.index.languages.base import Hooks
+from mnemo_core.index.languages.base import Hooks, mark_name
 from mnemo_core.index.world import Binding, SymbolRow, World
 from mnemo_core.model import (
     CALLABLE_KINDS,
@@ -427,12 +427,7 @@ class Resolver:
             if callee not in hooks.builtin_names or self._resolve_bare(here.file_id, scope, callee).ids:
                 return False
         else:
-            names = [
-                n
-                for group in _union_groups(declared[1], hooks.union_wrappers)
-                for n in group
-                if n.rsplit(".", 1)[-1] not in hooks.type_wrappers and n != "None"
-            ]
+            names = _type_names(declared[1], hooks)
             outside = (self._resolve_dotted(here.file_id, scope, n).how == "external" for n in names)
             if not names or not all(outside):
                 return False
@@ -468,12 +463,7 @@ class Resolver:
         if not function.returns or function.returns.endswith(RESULT_MARK):
             return False
         hooks = self.world.hooks(function.file_id)
-        names = [
-            n
-            for group in _union_groups(function.returns, hooks.union_wrappers)
-            for n in group
-            if n.rsplit(".", 1)[-1] not in hooks.type_wrappers and n != "None"
-        ]
+        names = _type_names(function.returns, hooks)
         return bool(names) and all(n in hooks.builtin_names for n in names)
 
     def _called_value(self, here: _FileScope, scope: str, variable: str) -> _Resolution:
@@ -1162,7 +1152,7 @@ class Resolver:
             if not decorated.decorators or decorated.kind not in CALLABLE_KINDS:
                 continue
             decorator = w.symbol(e.dst)
-            written = {d.split("(", 1)[0].strip().rsplit(".", 1)[-1] for d in decorated.decorators}
+            written = {mark_name(d) for d in decorated.decorators}
             if decorator.kind in CALLABLE_KINDS and decorator.name.rsplit(".", 1)[-1] in written:
                 edges.append(Edge(e.dst, e.src, "references", "decorator", CONFIDENCE["decorator"], e.line))
         return edges
@@ -1302,6 +1292,16 @@ def _variable_types(refs: Sequence[RefRow], hooks: Hooks) -> dict[str, dict[str,
         if kind == "alias" and "." not in name:  # a class attribute, read as self.name in methods
             types[owner].setdefault(f"self.{name}", (kind, receiver))
     return types
+
+
+def _type_names(type_text: str, hooks: Hooks) -> list[str]:
+    """The types an annotation names, without its wrappers and ``None`` (``Optional[A] | B`` -> A, B)."""
+    return [
+        n
+        for group in _union_groups(type_text, hooks.union_wrappers)
+        for n in group
+        if n.rsplit(".", 1)[-1] not in hooks.type_wrappers and n != "None"
+    ]
 
 
 def _union_groups(type_text: str, unions: frozenset[str]) -> list[list[str]]:

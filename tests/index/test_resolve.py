@@ -979,8 +979,7 @@ def test_a_module_level_alias_names_what_it_is_bound_to(tmp_path: Path) -> None:
         "    assert check('ab')\n"
     )
     write_files(tmp_path, {"pkg/__init__.py": "", "pkg/validators.py": validators, "tests/test_v.py": test})
-    index_repo(tmp_path)
-    calls = {(s, t) for s, t, _ in indexed_edges(tmp_path, "calls")}
+    calls = indexed_calls(tmp_path)
     assert {
         ("pkg/validators.py:short", "pkg/validators.py:Length"),
         ("tests/test_v.py:test_length", "pkg/validators.py:Length"),
@@ -1024,8 +1023,7 @@ def test_a_type_variable_bound_to_a_class_stands_for_it(tmp_path: Path) -> None:
         "    return cls('v'), other('u')\n"
     )
     write_files(tmp_path, {"pkg/__init__.py": "", "pkg/core.py": core})
-    index_repo(tmp_path)
-    calls = {(s, t) for s, t, _ in indexed_edges(tmp_path, "calls")}
+    calls = indexed_calls(tmp_path)
     assert {
         ("pkg/core.py:command.decorator", "pkg/core.py:Command.__init__"),
         ("pkg/core.py:group", "pkg/core.py:Group.__init__"),
@@ -1061,8 +1059,7 @@ def test_the_first_unpacked_value_of_a_call_is_typed_by_its_declared_tuple(tmp_p
         "    return obj.run(rest)\n"
     )
     write_files(tmp_path, {"pkg/__init__.py": "", "pkg/core.py": core})
-    index_repo(tmp_path)
-    calls = {(s, t) for s, t, _ in indexed_edges(tmp_path, "calls")}
+    calls = indexed_calls(tmp_path)
     assert {t for s, t in calls if s == "pkg/core.py:complete"} == {
         "pkg/core.py:resolve",
         "pkg/core.py:Command.run",
@@ -1097,8 +1094,7 @@ def test_a_class_held_by_a_base_in_another_file_is_built_when_called(tmp_path: P
         "    return app.jinja_environment(app)\n"
     )
     write_files(tmp_path, {"pkg/__init__.py": "", "pkg/envs.py": envs, "pkg/app.py": app})
-    index_repo(tmp_path)
-    calls = {(s, t) for s, t, _ in indexed_edges(tmp_path, "calls")}
+    calls = indexed_calls(tmp_path)
     assert {s for s, t in calls if t == "pkg/envs.py:Environment.__init__"} >= {
         "pkg/app.py:App.make",
         "pkg/app.py:App.make_other",
@@ -1138,8 +1134,7 @@ def test_a_property_read_through_a_chain_of_attributes_runs(tmp_path: Path) -> N
         "    return ctx.request.blueprints\n"
     )
     write_files(tmp_path, {"pkg/__init__.py": "", "pkg/ctx.py": ctx})
-    index_repo(tmp_path)
-    calls = {(s, t) for s, t, _ in indexed_edges(tmp_path, "calls")}
+    calls = indexed_calls(tmp_path)
     assert {s for s, t in calls if t == "pkg/ctx.py:Request.blueprints"} == {
         "pkg/ctx.py:App.teardown",
         "pkg/ctx.py:App.current",
@@ -1166,8 +1161,7 @@ def test_a_local_named_cls_bound_to_the_first_of_an_or_is_typed_by_it(tmp_path: 
         "        return cls.from_code(source)\n"
     )
     write_files(tmp_path, {"pkg/__init__.py": "", "pkg/env.py": code})
-    index_repo(tmp_path)
-    calls = {(s, t) for s, t, _ in indexed_edges(tmp_path, "calls")}
+    calls = indexed_calls(tmp_path)
     assert {t for s, t in calls if s == "pkg/env.py:Env.from_string"} == {"pkg/env.py:Template.from_code"}
 
 
@@ -1204,8 +1198,7 @@ def test_a_method_of_an_object_built_from_an_outside_class_is_no_guess(tmp_path:
         "            f.write('x')\n"
     )
     write_files(tmp_path, {"pkg/__init__.py": "", "pkg/gz.py": code})
-    index_repo(tmp_path)
-    calls = {(s, t) for s, t, _ in indexed_edges(tmp_path, "calls")}
+    calls = indexed_calls(tmp_path)
     assert not {t for s, t in calls if s in ("pkg/gz.py:Gz.apply", "pkg/gz.py:Gz.save")}
     assert ("pkg/gz.py:Gz.load", "pkg/gz.py:Loader.get_source") in calls
 

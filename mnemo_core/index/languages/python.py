@@ -286,22 +286,16 @@ class PythonHooks(Hooks):
         return [(p, " | ".join(classes)) for p, classes in built.items() if classes]
 
     def is_test_file(self, path: str, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
-        if PurePosixPath(path).name == "conftest.py" or discovery.collects_file(path):
-            return True
-        return any(part in _TEST_DIRS for part in path_parts(path))
+        return _in_test_place(path) or discovery.collects_file(path)
 
     def holds_tests(self, path: str, source: bytes, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
         """A ``test_*.py`` module that only mnemo's default reading calls a test file (no ``python_files``
         setting, no test directory) holds tests only if it tests something: an ``assert``, a test
         framework, an assertion method. bandit's ``core/test_properties.py`` is the package's own code
         (the decorators its checks are written with), not a test."""
-        if not self.is_test_file(path, discovery):
-            return False
-        if discovery.files is not None or PurePosixPath(path).name == "conftest.py":
+        if _in_test_place(path) or (discovery.files is not None and discovery.collects_file(path)):
             return True
-        if any(part in _TEST_DIRS for part in path_parts(path)):
-            return True
-        return _TEST_CODE.search(source) is not None
+        return discovery.collects_file(path) and _TEST_CODE.search(source) is not None
 
     def classify_test(
         self,
@@ -476,6 +470,11 @@ def _is_plain_read(node: Node, _end: int) -> bool:
     if field_name is not None and parent.child_by_field_name(field_name) == node:
         return False
     return parent.type not in _NOT_A_READ_IN
+
+
+def _in_test_place(path: str) -> bool:
+    """A ``conftest.py``, or a file under a test directory: test code whatever its name."""
+    return PurePosixPath(path).name == "conftest.py" or any(part in _TEST_DIRS for part in path_parts(path))
 
 
 def _aliased_name(right: Node | None) -> str:
