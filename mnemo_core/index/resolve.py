@@ -688,13 +688,22 @@ class Resolver:
             return self._classes_in(here.file_id, scope, text)
         if "." in receiver:
             return self._chained(here, scope, receiver)
-        src = self._source(here.file_id, scope)
-        if src is None or receiver not in self.world.symbol(src).params:
+        if self._parameter_of(here.file_id, scope, receiver) is None:
             return []
         fixture = self._find_fixture(here.file_id, receiver)
         if fixture is None or not self.world.symbol(fixture).returns:
             return []
         return self._classes_returned_by(here, fixture)
+
+    def _parameter_of(self, file_id: int, scope: str, name: str) -> int | None:
+        """The function whose parameter ``name`` is, from ``scope`` outwards: a closure's free
+        variable is its enclosing function's (a fixture's ``examine`` using the fixture's ``v``)."""
+        parts = scope.split(".") if scope else []
+        for i in range(len(parts), 0, -1):
+            ids = self.world.top(file_id).get(".".join(parts[:i]))
+            if ids and name in self.world.symbol(ids[0]).params:
+                return ids[0]
+        return None
 
     def _chained(self, here: _FileScope, scope: str, receiver: str) -> list[int]:
         """``a.b.c``: the classes of ``a.b`` (the enclosing class for ``self``), then what they make

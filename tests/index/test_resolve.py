@@ -404,6 +404,29 @@ def test_a_fixture_returning_a_call_result_types_its_parameter(tmp_path: Path) -
     assert ("tests/test_web.py:test_session", "web/client.py:Client.session", "typed") in calls
 
 
+def test_a_closure_uses_its_enclosing_fixtures_parameter_as_typed(tmp_path: Path) -> None:
+    """A factory fixture's inner function calls the fixture's own parameter (``v``): that is the
+    object the ``v`` fixture returns, not a guess among the methods named ``scan``."""
+    write_files(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/core.py": (
+                "class Scanner:\n    def scan(self, text):\n        return text\n\n"
+                "class Other:\n    def scan(self, text):\n        return None\n"
+            ),
+            "tests/conftest.py": (
+                "import pytest\nfrom app.core import Scanner\n\n@pytest.fixture\ndef v():\n"
+                "    return Scanner()\n\n@pytest.fixture\ndef check(v):\n"
+                "    def examine(text):\n        return v.scan(text)\n\n    return examine\n"
+            ),
+        },
+    )
+    index_repo(tmp_path)
+    calls = {(d, how) for s, d, how in indexed_edges(tmp_path, "calls") if s.endswith(":check.examine")}
+    assert calls == {("app/core.py:Scanner.scan", "typed")}
+
+
 def test_functions_returning_each_others_results_do_not_recurse(tmp_path: Path) -> None:
     write_files(
         tmp_path,
