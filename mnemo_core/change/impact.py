@@ -6,7 +6,9 @@ overriding method that changed). Each hop multiplies the impact by the edge's co
 ``HOP_DECAY``; a symbol keeps its strongest path back to the change, which is what the answer
 shows. Tests are found the same way, further out (``TEST_DEPTH``), through test helpers and pytest
 fixtures, and stop at the first test case on each path. On the way to tests a path remembers the
-classes its dispatch hops assumed, and a test keeps it only if it names them (``receivers``). A
+classes its dispatch hops assumed, and a test keeps it only if it names them (``receivers``); a call
+matched to a method by its name alone assumes the method's class the same way, unless the call site
+names that class (``si = app.session_interface; si.open_session()``). A
 call on ``self`` (or through ``super()``) in one class dispatches only into overrides of its own
 class family: ``FileError.__init__`` calling ``super().__init__()`` never lands in a sibling's.
 
@@ -25,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from mnemo_core.change.receivers import evidenced, exception_classes, hierarchy
+from mnemo_core.change.receivers import ReceiverNames, evidenced, exception_classes, hierarchy
 from mnemo_core.change.registry_keys import RegistryKeys
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.languages.base import mark_name
@@ -123,11 +125,14 @@ class Reach:
     resolution: PathResolution = "changed"  # how that edge was resolved ("changed": the change itself)
 
 
-def _step(store: Store, frontier: Iterable[int], min_confidence: float = 0.0) -> list[Step]:
+def _step(
+    store: Store, frontier: Iterable[int], min_confidence: float = 0.0, receivers: ReceiverNames | None = None
+) -> list[Step]:
     """Every reverse dependency of the frontier, leaving out edges below ``min_confidence``. Importing
     a function or class says nothing its callers do not; importing a module or a constant does. A
     function defined inside another (a closure, a test's local view function) is reached through
-    whoever defines it."""
+    whoever defines it. With ``receivers`` (on the way to tests), a call matched to a method by name
+    alone assumes the method's class, unless its call site names it."""
     ids = list(frontier)
     symbols = store.symbols_by_ids(ids)
     importable = {sid for sid, s in symbols.items() if s.kind in IMPORT_IMPACT_KINDS}
@@ -153,6 +158,8 @@ def _step(store: Store, frontier: Iterable[int], min_confidence: float = 0.0) ->
             elif e.resolution == "dispatch":
                 label = DISPATCHES
             into = symbols[node].parent_id if label == "dispatches to" and node in symbols else None
+            if receivers is not None and e.resolution == "name" and label == "calls":
+                into = _guessed_class(receivers, e, symbols.get(node))
             if label == REFERENCE_LABELS["registry"]:
                 into = node  # an entry of a registry: if keyed, a test must name its key
             caller = self_callers.get(dependant) if label == "calls" and e.resolution == "self" else None
@@ -170,6 +177,21 @@ def _step(store: Store, frontier: Iterable[int], min_confidence: float = 0.0) ->
             for test in _tests_running(store, symbol, parent)
         ]
     return found
+
+
+def _assumes(step: Step) -> bool:
+    """Whether the class a step goes into must be named by a test (a dispatch into an override, a
+    class handed over, a method guessed by name), not a registry's entry (named by its key)."""
+    return step.label in ASSUMING_LABELS or step.resolution == "name"
+
+
+def _guessed_class(receivers: ReceiverNames, edge: Edge, callee: Symbol | None) -> int | None:
+    """The class a call matched to ``callee`` by name alone assumes: the method's, unless the call
+    site names it (then the guess is taken as sure)."""
+    if callee is None or callee.kind != "method" or callee.parent_id is None:
+        return None
+    named = receivers.named(edge, callee.short_name, callee.parent_id)
+    return None if named else callee.parent_id
 
 
 def _class_bodies(
@@ -300,15 +322,16 @@ def walk_back(
     dispatched: set[int] = set()
     assumable: set[int] = set()  # classes dispatched into that a test must name (not exceptions)
     keys = RegistryKeys(store) if stop_at_tests else None  # and entries of keyed registries
+    receivers = ReceiverNames(store) if stop_at_tests else None
     for hop in range(1, depth + 1):
         if not frontier:
             break
         origins: dict[int, list[Reach]] = {}
         for state in frontier:
             origins.setdefault(state[0], []).append(reached[state])
-        steps = sorted(_step(store, origins, min_confidence), key=_step_order)
+        steps = sorted(_step(store, origins, min_confidence, receivers), key=_step_order)
         if keys is not None:
-            into = {s.into: s.label in ASSUMING_LABELS for s in steps if s.into is not None}
+            into = {s.into: _assumes(s) for s in steps if s.into is not None}
             new = {i for i, dispatch in into.items() if dispatch} - dispatched
             entries = {i for i, dispatch in into.items() if not dispatch} - dispatched
             dispatched |= new | entries

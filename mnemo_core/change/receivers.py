@@ -11,7 +11,9 @@ from the test, which rarely names them; and staples, classes that many of their 
 the others likely use them too, built by default). And when the evidence would leave no test at
 all, it cannot tell the tests apart, and all are kept. A path through a keyed registry assumes the
 function it looks up the same way: the test must name one of its keys or the function
-(``registry_keys``).
+(``registry_keys``). A call matched to a method by its name alone (``match.start()`` taken for
+``Live.start``) assumes the method's class like a dispatch, unless its receiver is named after the
+class (``ReceiverNames``).
 """
 
 from __future__ import annotations
@@ -21,12 +23,15 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from mnemo_core.change.registry_keys import RegistryKeys
 from mnemo_core.index.store import Store
-from mnemo_core.model import CALLABLE_KINDS
+from mnemo_core.index.textsplit import identifier_words
+from mnemo_core.model import CALLABLE_KINDS, Edge
 from mnemo_core.retrieve.snippets import SourceCache
 
 WORD = re.compile(r"\w+")
 CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 EXCEPTION_BASE = re.compile(r"\b(BaseException|Exception|\w+Error|\w+Exception)\b")
+RECEIVER_END = frozenset(" \t=,:([{+-*/%<>!&|^~")  # what ends a receiver expression, read leftwards
+MIN_CLASS_WORD = 3  # shorter words of a class name (``IO``, ``A``) say nothing about a receiver
 STAPLE_SHARE = 0.3  # a class this share of its tests name is a staple: the others likely use it unnamed
 
 
@@ -117,3 +122,63 @@ def hierarchy(store: Store, cls: int, direction: str) -> set[int]:
         layer = {e.src if direction == "in" else e.dst for e in edges if e.type == "inherits"} - found
         found |= layer
     return found
+
+
+class ReceiverNames:
+    """Whether a call that was matched to a method by its name alone names the method's class at
+    its call site: ``self.session_interface.open_session()`` or ``si.make_null_session()`` after ``si
+    = self.app.session_interface`` share a word with ``SessionInterface``; ``match.start()`` shares
+    none with ``Live``. A guess whose receiver is so named is taken as sure; any other assumes the
+    class, which a test must then name (``evidenced``)."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._sources = SourceCache(store.root)
+        self._class_words: dict[int, set[str]] = {}
+
+    def named(self, edge: Edge, method: str, cls: int) -> bool:
+        """Whether the receiver of ``edge``'s call of ``method`` shares a word with ``cls`` or its bases."""
+        caller = self._store.symbols_by_ids([edge.src]).get(edge.src)
+        if caller is None or not edge.line:
+            return False
+        lines = self._sources.lines(caller.path)
+        if edge.line > len(lines):
+            return False
+        receiver = _receiver(lines[edge.line - 1], method)
+        if receiver.isidentifier():
+            before = lines[max(caller.start_line - 1, 0) : edge.line - 1]
+            receiver += " " + " ".join(_assigned(before, receiver))
+        return not self._words(cls).isdisjoint(identifier_words(receiver))
+
+    def _words(self, cls: int) -> set[str]:
+        if cls not in self._class_words:
+            classes = self._store.symbols_by_ids(hierarchy(self._store, cls, "out")).values()
+            words = {w for c in classes for w in identifier_words(c.short_name)}
+            self._class_words[cls] = {w for w in words if len(w) >= MIN_CLASS_WORD}
+        return self._class_words[cls]
+
+
+def _receiver(line: str, method: str) -> str:
+    """The expression a line calls ``method`` on: ``x = self.app.si.open(a)`` -> ``self.app.si``."""
+    end = line.find(f".{method}")
+    if end < 0:
+        return ""
+    depth, start = 0, end
+    while start > 0:
+        char = line[start - 1]
+        if char in ")]":
+            depth += 1
+        elif char in "([" and depth:
+            depth -= 1
+        elif not depth and char in RECEIVER_END:
+            break
+        start -= 1
+    return line[start:end]
+
+
+def _assigned(lines: Sequence[str], name: str) -> list[str]:
+    """What ``name`` is assigned in ``lines``, up to a call's arguments: ``si =
+    self.app.session_interface`` -> ``self.app.session_interface``, ``comp = comp_cls(cli, ...)`` ->
+    ``comp_cls``."""
+    assignment = re.compile(rf"^\s*{re.escape(name)}\s*(?::[^=]*)?=(?!=)([^(]*)")
+    return [m.group(1) for line in lines if (m := assignment.match(line))]
