@@ -119,7 +119,7 @@ def analyse(
         store.symbols_by_ids(
             {i for tests in fallback.values() for t, r in tests.items() for i in (t, r.path[-1])}
         ),
-        frozenset(sid for sid, (_, named) in offered.items() if named),
+        {sid: narrowed for sid, (_, narrowed) in offered.items() if narrowed},
     )
     changed_scored = [
         _changed_symbol(
@@ -168,7 +168,7 @@ class _Dynamic:
     reach: dict[int, DynamicReach]
     fallback: dict[int, dict[int, Reach]]
     symbols: dict[int, Symbol]  # the fallback tests and the neighbours they test
-    named: frozenset[int] = frozenset()  # symbols whose fallback is the tests that name them
+    narrowed: dict[int, str]  # how a symbol's fallback was narrowed ("that name it", ...)
 
 
 def _fallback_symbols(
@@ -327,7 +327,7 @@ def _changed_symbol(
         elif how is not None:
             fallback = dynamic.fallback.get(sym.id, {})
             possible = tuple(sorted({*possible, *_test_ids(fallback, dynamic.symbols)}))
-            named = " that name it" if sym.id in dynamic.named else ""
+            named = f" {dynamic.narrowed[sym.id]}" if sym.id in dynamic.narrowed else ""
             whose = {
                 IMPORTS_MODULE: f"the tests{named} in the test files that import its module",
                 NAMED_AFTER: "the tests named after it",

@@ -14,7 +14,9 @@ suite that starts a server with the class, or runs files through it), or, where 
 named after it (``test_pytorch_load`` for a plugin loaded through an entry point). Of those, the tests that
 name the symbol (its name; for a dunder method, its class) are the ones offered when there are any:
 a central module's tests are most of the suite, and a test that names what it uses is the better
-evidence (a template's ``loop(...)``, an i18n test's ``pgettext``).
+evidence (a template's ``loop(...)``, an i18n test's ``pgettext``); and of a method's, those named
+after its class when there are any (``test_app_ctx_globals_methods`` for ``_AppCtxGlobals.__repr__``,
+which Python calls for ``repr(g)``).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from dataclasses import dataclass, replace
 from mnemo_core.change.impact import Reach, tests_reaching
 from mnemo_core.change.receivers import names_used
 from mnemo_core.index.store import Store
+from mnemo_core.index.textsplit import identifier_words, stem
 from mnemo_core.model import DYNAMIC_RESOLUTIONS, PathResolution, Symbol
 
 FALLBACK_CONFIDENCE = 0.3  # a module neighbour's test: below POSSIBLE_BELOW, never counted
@@ -35,6 +38,8 @@ UNCALLED_REASON = "nothing in the repository calls it (it is called by name at r
 CALLED_BY = frozenset({"calls", "references"})
 IMPORTS_MODULE = "its file imports the module of"
 NAMED_AFTER = "is named after"
+NAMING = "that name it"  # how a fallback was narrowed: to the tests whose source names the symbol
+NAMED_FOR_CLASS = "named after its class"  # then to those named after the method's class
 MIN_NAMED_AFTER = 6  # shorter names (``get``, ``run``, ``load``) name too many tests to say which
 _WORD_BOUNDARY = r"(?:^|_){}(?:_|$)"  # ``test_pytorch_load``, ``test_pytorch_load_weights``
 UNCALLED: PathResolution = "uncalled"
@@ -93,10 +98,11 @@ def uncalled(store: Store, methods: Iterable[Symbol]) -> dict[int, DynamicReach]
     return {sid: DynamicReach((), UNCALLED, 0.0) for sid in ids if sid not in linked}
 
 
-def fallback_tests(store: Store, symbol: Symbol, how: DynamicReach) -> tuple[dict[int, Reach], bool]:
-    """The tests of the other symbols of ``symbol``'s module (those that name ``symbol``, when
-    some do: then True), each with its strongest path to one of them, marked as a possible link of
-    ``how``'s resolution (``FALLBACK_CONFIDENCE``)."""
+def fallback_tests(store: Store, symbol: Symbol, how: DynamicReach) -> tuple[dict[int, Reach], str]:
+    """The tests of the other symbols of ``symbol``'s module, each with its strongest path to one
+    of them, marked as a possible link of ``how``'s resolution (``FALLBACK_CONFIDENCE``); narrowed,
+    where some do, to those that name ``symbol`` (``NAMING``), then to those of them named after
+    its class (``NAMED_FOR_CLASS``), and which narrowing was made ("" for none)."""
     neighbours = [
         s.id
         for s in store.symbols_in_file(symbol.path)
@@ -112,13 +118,16 @@ def fallback_tests(store: Store, symbol: Symbol, how: DynamicReach) -> tuple[dic
         found = _importing_tests(store, symbol)
     if not found:
         found = _named_after(store, symbol)
-    naming = _naming(store, symbol, found)
+    chosen, narrowed = set(found), ""
+    for narrowing, narrow in ((NAMING, _naming), (NAMED_FOR_CLASS, _named_after_class)):
+        if kept := narrow(store, symbol, chosen):
+            chosen, narrowed = kept, narrowing
     offered = {
         sid: replace(r, confidence=FALLBACK_CONFIDENCE, resolution=how.resolution)
         for sid, r in sorted(found.items())
-        if sid in naming or not naming
+        if sid in chosen
     }
-    return offered, bool(naming)
+    return offered, narrowed
 
 
 def _importing_tests(store: Store, symbol: Symbol) -> dict[int, Reach]:
@@ -151,6 +160,20 @@ def fallback_source(tests: Iterable[Reach]) -> str:
     ``NAMED_AFTER`` (tests named after the symbol), or "" (the tests of its module's other symbols)."""
     labels = {r.labels for r in tests}
     return next((label for label in (IMPORTS_MODULE, NAMED_AFTER) if (label,) in labels), "")
+
+
+def _named_after_class(store: Store, symbol: Symbol, tests: Iterable[int]) -> set[int]:
+    """The tests whose names (with their test class's) hold every word of ``symbol``'s class name:
+    ``test_app_ctx_globals_methods`` for ``_AppCtxGlobals.__repr__``, ``TestFileStorage.test_save``
+    for ``FileStorage.__iter__`` (plurals and endings folded)."""
+    if symbol.kind != "method" or "." not in symbol.name:
+        return set()
+    owner = {stem(w) for w in identifier_words(symbol.name.rsplit(".", 2)[-2])}
+    return {t.id for t in store.symbols_by_ids(tests).values() if owner <= _stems(t.name)}
+
+
+def _stems(name: str) -> set[str]:
+    return {stem(w) for w in identifier_words(name)}
 
 
 def _naming(store: Store, symbol: Symbol, tests: Iterable[int]) -> set[int]:

@@ -20,6 +20,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from mnemo_core.index.textsplit import stem
 from mnemo_core.model import Symbol
 from mnemo_core.retrieve.keywords import Keywords, extract_keywords
 from mnemo_core.retrieve.seeds import Channel, Strengths
@@ -45,8 +46,6 @@ COMMON_MIN_TASKS = 4  # ...once there are enough tasks to say so
 SIMILAR_TASKS = 5  # the most similar remembered tasks consulted
 USELESS_DEMOTION = 0.6  # a symbol said useless for an identical task keeps 40 % of its score
 MAX_TASK_SHOWN = 60
-STEM_MIN_CHARS = 3
-STEM_SUFFIXES = ("ing", "ed", "es", "s")
 KeyLookup = Callable[[list[tuple[str, str, str]]], dict[tuple[str, str, str], int]]
 
 
@@ -183,20 +182,7 @@ def terms_of(text: str) -> frozenset[str]:
 
 def _words(keywords: Keywords) -> frozenset[str]:
     """The task's content words (no stop words, action verbs or code words), stemmed."""
-    return frozenset(_stem(t) for t in keywords.components)
-
-
-def _stem(word: str) -> str:
-    """Enough stemming to match "uploads", "uploaded" and "uploading" with "upload", "retries" with
-    "retry" and "cached" with "cache"."""
-    word = word.lower()
-    if word.endswith("ies") and len(word) > STEM_MIN_CHARS + 2:
-        return word[:-3] + "y"
-    for suffix in STEM_SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= STEM_MIN_CHARS and not word.endswith("ss"):
-            word = word[: -len(suffix)]
-            break
-    return word[:-1] if word.endswith("e") and len(word) > STEM_MIN_CHARS else word
+    return frozenset(stem(t) for t in keywords.components)
 
 
 def _shown(text: str) -> str:

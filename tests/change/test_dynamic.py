@@ -502,3 +502,44 @@ def test_code_reached_only_through_a_test_is_not_a_caller(tmp_path: Path) -> Non
     callers = [c.symbol.name for c in (*impact.callers, *impact.possible_callers)]
     assert callers == ["ordered"]  # not command's deco, which registers the test's measure
     assert "test_measured" in [t.symbol.name for t in impact.tests]
+
+
+def test_a_dunder_method_s_fallback_is_the_tests_named_after_its_class_when_some_are(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Python calls ``__repr__`` for ``repr(g)``: nothing in the repository calls it, and of its
+    module's tests the ones named after ``_AppGlobals`` are the ones that build and print one."""
+    source = (
+        "class _AppGlobals:\n"
+        "    def __repr__(self):\n"
+        "        return '<globals>'\n"
+        "\n"
+        "def make_globals():\n"
+        "    return _AppGlobals()\n"
+        "\n"
+        "def serve():\n"
+        "    return make_globals()\n"
+    )
+    tests = (
+        "from pkg.app import make_globals, serve\n"
+        "\n"
+        "def test_serve():\n"
+        "    assert serve()\n"
+        "\n"
+        "def test_serve_twice():\n"
+        "    assert serve() and serve()\n"
+        "\n"
+        "def test_app_globals_repr():\n"
+        "    assert repr(make_globals()) == '<globals>'\n"
+    )
+    files = {"pkg/__init__.py": "", "pkg/app.py": source, "tests/test_app.py": tests}
+    root = make_repo(tmp_path / "r", files)
+    commit(root, {"pkg/app.py": source.replace("'<globals>'", "'<g>'")}, "edit")
+    pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
+    changed = {c["name"]: c for c in pr["impact"]["changed"]}["_AppGlobals.__repr__"]
+    assert changed["possibly_reached_by"] == ["tests/test_app.py::test_app_globals_repr"]
+    assert (
+        "nothing in the repository calls it (it is called by name at run time, or from outside); tests "
+        "not determinable statically: the tests of its module's other symbols named after its class "
+        "are possible (1)"
+    ) in changed["reasons"]
