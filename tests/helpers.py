@@ -78,6 +78,16 @@ def commit(
     return git(repo, "rev-parse", "HEAD").strip()
 
 
+def impacted_test_names(repo: Path, path: str, content: str) -> list[str]:
+    """Commit ``content`` as ``path`` and return the names of the tests that commit impacts."""
+    from mnemo_core.engine import Engine
+
+    commit(repo, {path: content}, "edit")
+    pack = Engine.open(repo).pr(base="HEAD~1")
+    assert pack.impact is not None
+    return sorted(t.symbol.name for t in pack.impact.tests)
+
+
 def indexed_edges(root: Path, edge_type: str | None = None) -> set[tuple[str, str, str]]:
     """The stored edges of an indexed repository as ``(src key, dst key, resolution)``."""
     from mnemo_core.index.store import Store

@@ -6,10 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-from helpers import commit, make_repo
-
-from mnemo_core.engine import Engine
+from helpers import impacted_test_names, make_repo
 
 FILES = {
     "shop/__init__.py": "",
@@ -53,24 +50,17 @@ FILES = {
 }
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "shop", FILES)
+def impacted_tests(tmp_path: Path, old: str, new: str) -> list[str]:
+    """The impacted tests of a one-line edit of ``shop/live.py`` in a new repository, by name."""
+    repo = make_repo(tmp_path / "shop", FILES)
+    return impacted_test_names(repo, "shop/live.py", FILES["shop/live.py"].replace(old, new))
 
 
-def impacted_tests(repo: Path, old: str, new: str) -> list[str]:
-    """The impacted tests of a one-line edit of ``shop/live.py``, by name."""
-    commit(repo, {"shop/live.py": FILES["shop/live.py"].replace(old, new)}, "edit")
-    pack = Engine.open(repo).pr(base="HEAD~1")
-    assert pack.impact is not None
-    return sorted(t.symbol.name for t in pack.impact.tests)
-
-
-def test_a_guess_at_a_method_reaches_only_the_tests_that_name_its_class(repo: Path) -> None:
+def test_a_guess_at_a_method_reaches_only_the_tests_that_name_its_class(tmp_path: Path) -> None:
     # match.start() is Live.start by its name alone, and test_first never names Live
-    assert impacted_tests(repo, "'live'", "'live!'") == ["test_live"]
+    assert impacted_tests(tmp_path, "'live'", "'live!'") == ["test_live"]
 
 
-def test_a_guess_whose_call_site_names_the_class_is_taken_as_sure(repo: Path) -> None:
+def test_a_guess_whose_call_site_names_the_class_is_taken_as_sure(tmp_path: Path) -> None:
     # si = app.session_interface; si.open_session(): the receiver is named after SessionInterface
-    assert impacted_tests(repo, "'session'", "'session!'") == ["test_interface", "test_session"]
+    assert impacted_tests(tmp_path, "'session'", "'session!'") == ["test_interface", "test_session"]

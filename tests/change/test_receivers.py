@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import commit, make_repo
+from helpers import commit, impacted_test_names, make_repo
 
 from bench.layers_speed import layered_source
 from mnemo_core.engine import Engine
@@ -102,10 +102,7 @@ def repo(tmp_path: Path) -> Path:
 
 def impacted_tests(repo: Path, path: str, old: str, new: str) -> list[str]:
     """The impacted tests of a one-line edit, by name."""
-    commit(repo, {path: FILES[path].replace(old, new)}, "edit")
-    pack = Engine.open(repo).pr(base="HEAD~1")
-    assert pack.impact is not None
-    return sorted(t.symbol.name for t in pack.impact.tests)
+    return impacted_test_names(repo, path, FILES[path].replace(old, new))
 
 
 ALL_KIND_TESTS = [

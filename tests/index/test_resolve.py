@@ -117,6 +117,12 @@ def test_pytest_fixtures_link_tests_to_what_the_fixture_calls(tmp_path: Path) ->
     assert ("tests/unit/test_serve.py:test_serve", "app/core.py:serve", "derived") in tests
 
 
+SCANNERS = (
+    "class Scanner:\n    def scan(self, text):\n        return text\n\n"
+    "class Other:\n    def scan(self, text):\n        return None\n"
+)
+
+
 def test_fixtures_imported_into_a_test_module_are_found(tmp_path: Path) -> None:
     """pytest finds fixtures among a test module's names: one imported from a helper module
     (``from . import v``, or a wildcard import) is the fixture its tests receive, and types them."""
@@ -124,10 +130,7 @@ def test_fixtures_imported_into_a_test_module_are_found(tmp_path: Path) -> None:
         tmp_path,
         {
             "app/__init__.py": "",
-            "app/core.py": (
-                "class Scanner:\n    def scan(self, text):\n        return text\n\n"
-                "class Other:\n    def scan(self, text):\n        return None\n"
-            ),
+            "app/core.py": SCANNERS,
             "tests/__init__.py": (
                 "import pytest\nfrom app.core import Scanner\n\n@pytest.fixture\ndef v():\n"
                 "    return Scanner()\n\ndef helper():\n    return 1\n"
@@ -411,10 +414,7 @@ def test_a_closure_uses_its_enclosing_fixtures_parameter_as_typed(tmp_path: Path
         tmp_path,
         {
             "app/__init__.py": "",
-            "app/core.py": (
-                "class Scanner:\n    def scan(self, text):\n        return text\n\n"
-                "class Other:\n    def scan(self, text):\n        return None\n"
-            ),
+            "app/core.py": SCANNERS,
             "tests/conftest.py": (
                 "import pytest\nfrom app.core import Scanner\n\n@pytest.fixture\ndef v():\n"
                 "    return Scanner()\n\n@pytest.fixture\ndef check(v):\n"
