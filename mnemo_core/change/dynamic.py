@@ -40,6 +40,7 @@ IMPORTS_MODULE = "its file imports the module of"
 NAMED_AFTER = "is named after"
 NAMING = "that name it"  # how a fallback was narrowed: to the tests whose source names the symbol
 NAMED_FOR_CLASS = "named after its class"  # then to those named after the method's class
+MIN_CLASS_NAME = 5  # shorter class names (``App``, ``Item``, ``Rule``) are words many tests are named with
 MIN_NAMED_AFTER = 6  # shorter names (``get``, ``run``, ``load``) name too many tests to say which
 _WORD_BOUNDARY = r"(?:^|_){}(?:_|$)"  # ``test_pytorch_load``, ``test_pytorch_load_weights``
 UNCALLED: PathResolution = "uncalled"
@@ -165,10 +166,13 @@ def fallback_source(tests: Iterable[Reach]) -> str:
 def _named_after_class(store: Store, symbol: Symbol, tests: Iterable[int]) -> set[int]:
     """The tests whose names (with their test class's) hold every word of ``symbol``'s class name:
     ``test_app_ctx_globals_methods`` for ``_AppCtxGlobals.__repr__``, ``TestFileStorage.test_save``
-    for ``FileStorage.__iter__`` (plurals and endings folded)."""
+    for ``FileStorage.__iter__`` (plurals and endings folded; none for a class named by one short word)."""
     if symbol.kind != "method" or "." not in symbol.name:
         return set()
-    owner = {stem(w) for w in identifier_words(symbol.name.rsplit(".", 2)[-2])}
+    words = identifier_words(symbol.name.rsplit(".", 2)[-2])
+    if len("".join(words)) < MIN_CLASS_NAME:
+        return set()
+    owner = {stem(w) for w in words}
     return {t.id for t in store.symbols_by_ids(tests).values() if owner <= _stems(t.name)}
 
 
