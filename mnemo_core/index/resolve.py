@@ -1293,6 +1293,9 @@ def _variable_types(refs: Sequence[RefRow], hooks: Hooks) -> dict[str, dict[str,
         if kind == "type" and hooks.holds_class(receiver):
             kind = "alias"  # ``cls: type[Option]`` holds a class: calling it builds one
         owner = scope.rsplit(".", 1)[0] if "." in name and "." in scope else scope
+        held = types[scope].get(receiver) if kind == "result" and owner != scope else None
+        if held is not None and held[0] == "alias":  # ``self.clex = lexer()``, ``lexer=CLexer``: every
+            kind, receiver = "type", held[1]  # method sees the class the local held, not the local
         first = types[owner].setdefault(name, (kind, receiver))
         built = first[1].split(" | ")  # ``x = A()`` here, ``x = B()`` there: either
         plain = all(map(_is_dotted_name, [*built, receiver]))

@@ -69,7 +69,8 @@ log = logging.getLogger(__name__)
 # 56: an object of a known class stored in a collection (``stack.postprocess.append(fltr)``) is handed over
 # 57: a `test_*.py` module that tests nothing (no assert, no test framework) is the package's own code
 # 58: a closure's free variable that is its enclosing function's parameter is typed as it (fixtures too)
-SCHEMA_VERSION = 58
+# 59: a parameter whose default is a class (``lexer=CLexer``) is an alias of it
+SCHEMA_VERSION = 59
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

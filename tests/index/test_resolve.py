@@ -427,6 +427,29 @@ def test_a_closure_uses_its_enclosing_fixtures_parameter_as_typed(tmp_path: Path
     assert calls == {("app/core.py:Scanner.scan", "typed")}
 
 
+def test_a_parameter_defaulting_to_a_class_builds_it_for_every_method(tmp_path: Path) -> None:
+    """``lexer=CLexer`` then ``self.clex = lexer()``: another method's ``self.clex.reset()`` runs
+    ``CLexer.reset``, not a guess among the methods named ``reset``."""
+    write_files(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/lexer.py": (
+                "class CLexer:\n    def reset(self):\n        return 0\n\n"
+                "class Other:\n    def reset(self):\n        return 1\n"
+            ),
+            "pkg/parser.py": (
+                "from pkg.lexer import CLexer\n\n"
+                "class Parser:\n    def __init__(self, lexer=CLexer):\n        self.clex = lexer()\n\n"
+                "    def parse(self):\n        return self.clex.reset()\n"
+            ),
+        },
+    )
+    index_repo(tmp_path)
+    calls = {(d, how) for s, d, how in indexed_edges(tmp_path, "calls") if s.endswith(":Parser.parse")}
+    assert calls == {("pkg/lexer.py:CLexer.reset", "typed")}
+
+
 def test_functions_returning_each_others_results_do_not_recurse(tmp_path: Path) -> None:
     write_files(
         tmp_path,

@@ -81,6 +81,9 @@
 (assignment left: [(identifier) (attribute object: (identifier) attribute: (identifier))] @name
   right: [(identifier) (attribute)] @receiver
   (#match? @receiver "^([a-z_][a-z0-9_]*\\.)*_?[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*$")) @reference.alias
+; a parameter whose default is a class (``lexer=CLexer``, ``session_class=Session``): calling it builds one
+(default_parameter name: (identifier) @name value: [(identifier) (attribute)] @receiver
+  (#match? @receiver "^([a-z_][a-z0-9_]*\\.)*_?[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*$")) @reference.alias
 ; implicit calls: a property read on self, the context manager protocol of ``with``
 (attribute object: (identifier) @receiver attribute: (identifier) @name
   (#any-of? @receiver "self" "cls")) @reference.read
