@@ -407,47 +407,41 @@ def test_a_fixture_returning_a_call_result_types_its_parameter(tmp_path: Path) -
     assert ("tests/test_web.py:test_session", "web/client.py:Client.session", "typed") in calls
 
 
-def test_a_closure_uses_its_enclosing_fixtures_parameter_as_typed(tmp_path: Path) -> None:
-    """A factory fixture's inner function calls the fixture's own parameter (``v``): that is the
-    object the ``v`` fixture returns, not a guess among the methods named ``scan``."""
-    write_files(
-        tmp_path,
-        {
-            "app/__init__.py": "",
-            "app/core.py": SCANNERS,
-            "tests/conftest.py": (
-                "import pytest\nfrom app.core import Scanner\n\n@pytest.fixture\ndef v():\n"
-                "    return Scanner()\n\n@pytest.fixture\ndef check(v):\n"
-                "    def examine(text):\n        return v.scan(text)\n\n    return examine\n"
-            ),
-        },
-    )
-    index_repo(tmp_path)
-    calls = {(d, how) for s, d, how in indexed_edges(tmp_path, "calls") if s.endswith(":check.examine")}
-    assert calls == {("app/core.py:Scanner.scan", "typed")}
+def calls_from(root: Path, files: dict[str, str], caller: str) -> set[tuple[str, str]]:
+    """Write ``files`` beside the two scanner classes, index them, and return the call edges of the
+    symbol named ``caller`` as ``(callee key, resolution)``."""
+    write_files(root, {"app/__init__.py": "", "app/core.py": SCANNERS, **files})
+    index_repo(root)
+    return {(d, how) for s, d, how in indexed_edges(root, "calls") if s.endswith(f":{caller}")}
 
 
-def test_a_parameter_defaulting_to_a_class_builds_it_for_every_method(tmp_path: Path) -> None:
-    """``lexer=CLexer`` then ``self.clex = lexer()``: another method's ``self.clex.reset()`` runs
-    ``CLexer.reset``, not a guess among the methods named ``reset``."""
-    write_files(
-        tmp_path,
-        {
-            "pkg/__init__.py": "",
-            "pkg/lexer.py": (
-                "class CLexer:\n    def reset(self):\n        return 0\n\n"
-                "class Other:\n    def reset(self):\n        return 1\n"
-            ),
-            "pkg/parser.py": (
-                "from pkg.lexer import CLexer\n\n"
-                "class Parser:\n    def __init__(self, lexer=CLexer):\n        self.clex = lexer()\n\n"
-                "    def parse(self):\n        return self.clex.reset()\n"
-            ),
-        },
-    )
-    index_repo(tmp_path)
-    calls = {(d, how) for s, d, how in indexed_edges(tmp_path, "calls") if s.endswith(":Parser.parse")}
-    assert calls == {("pkg/lexer.py:CLexer.reset", "typed")}
+# a factory fixture's inner function calls the fixture's own parameter: what the ``v`` fixture returns
+CLOSURE_OF_A_FIXTURE = (
+    "import pytest\nfrom app.core import Scanner\n\n@pytest.fixture\ndef v():\n"
+    "    return Scanner()\n\n@pytest.fixture\ndef check(v):\n"
+    "    def examine(text):\n        return v.scan(text)\n\n    return examine\n"
+)
+# ``scanner=Scanner``, then ``self.scan_with = scanner()``: another method's ``self.scan_with`` is one
+PARAMETER_DEFAULT = (
+    "from app.core import Scanner\n\n"
+    "class Parser:\n    def __init__(self, scanner=Scanner):\n        self.scan_with = scanner()\n\n"
+    "    def parse(self, text):\n        return self.scan_with.scan(text)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("path", "source", "caller"),
+    [
+        ("tests/conftest.py", CLOSURE_OF_A_FIXTURE, "check.examine"),
+        ("app/parser.py", PARAMETER_DEFAULT, "Parser.parse"),
+    ],
+    ids=["closure-of-a-fixture", "parameter-default"],
+)
+def test_a_receiver_typed_where_its_function_does_not_assign_it(
+    tmp_path: Path, path: str, source: str, caller: str
+) -> None:
+    """The receiver's class is known (``Scanner``), not guessed among the methods named ``scan``."""
+    assert calls_from(tmp_path, {path: source}, caller) == {("app/core.py:Scanner.scan", "typed")}
 
 
 def test_functions_returning_each_others_results_do_not_recurse(tmp_path: Path) -> None:
