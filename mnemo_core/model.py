@@ -57,10 +57,11 @@ RefKind = Literal[
     "dispatch",  # ``getattr(self, "visit_" + kind)``: the name's literal prefix
     "uses",  # a module constant read by name (``TIMEOUT``, ``LOG.info(...)``): it changes what reads it
     "copy",  # ``self.store = store``: the attribute takes the variable's declared type (folded at extraction)
+    "held",  # ``si = self.app.session_interface``: the variable holds what the attribute chain holds
 ]
 REF_KINDS: tuple[RefKind, ...] = get_args(RefKind)
 TYPED_REF_KINDS: frozenset[RefKind] = frozenset(
-    {"type", "result", "alias", "element"}
+    {"type", "result", "alias", "element", "held"}
 )  # give a variable a type
 # a value's class runs one of its dunder methods
 PROTOCOL_REF_KINDS: tuple[RefKind, ...] = (

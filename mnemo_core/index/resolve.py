@@ -683,7 +683,7 @@ class Resolver:
             kind, text = declared
             if kind == "result":
                 return self._returned_classes(here, scope, text)
-            if kind == "element":
+            if kind in ("element", "held"):  # typed as the collection or the attribute chain it comes from
                 return self._typed_receiver(here, scope, text)
             return self._classes_in(here.file_id, scope, text)
         if "." in receiver:

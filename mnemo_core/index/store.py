@@ -70,7 +70,8 @@ log = logging.getLogger(__name__)
 # 57: a `test_*.py` module that tests nothing (no assert, no test framework) is the package's own code
 # 58: a closure's free variable that is its enclosing function's parameter is typed as it (fixtures too)
 # 59: a parameter whose default is a class (``lexer=CLexer``) is an alias of it
-SCHEMA_VERSION = 59
+# 60: a variable assigned an attribute chain (``si = self.app.session_interface``) holds what it holds
+SCHEMA_VERSION = 60
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

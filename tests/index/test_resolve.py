@@ -428,16 +428,24 @@ PARAMETER_DEFAULT = (
     "    def parse(self, text):\n        return self.scan_with.scan(text)\n"
 )
 
+# ``s = self.scan_with``: a local holding what an attribute holds
+HELD_ATTRIBUTE = (
+    "from app.core import Scanner\n\n"
+    "class Parser:\n    def __init__(self, scanner: Scanner):\n        self.scan_with = scanner\n\n"
+    "    def parse(self, text):\n        s = self.scan_with\n        return s.scan(text)\n"
+)
+
 
 @pytest.mark.parametrize(
     ("path", "source", "caller"),
     [
         ("tests/conftest.py", CLOSURE_OF_A_FIXTURE, "check.examine"),
         ("app/parser.py", PARAMETER_DEFAULT, "Parser.parse"),
+        ("app/parser.py", HELD_ATTRIBUTE, "Parser.parse"),
     ],
-    ids=["closure-of-a-fixture", "parameter-default"],
+    ids=["closure-of-a-fixture", "parameter-default", "held-attribute"],
 )
-def test_a_receiver_typed_where_its_function_does_not_assign_it(
+def test_a_receiver_typed_through_what_it_was_given(
     tmp_path: Path, path: str, source: str, caller: str
 ) -> None:
     """The receiver's class is known (``Scanner``), not guessed among the methods named ``scan``."""

@@ -40,6 +40,8 @@
 (assignment left: (identifier) @name
   right: (call function: [(identifier) (attribute)] @receiver)
   (#match? @receiver "^([a-zA-Z_][a-zA-Z0-9_]*\\.)*[a-z_][a-z0-9_]*$")) @reference.result
+; ``si = self.app.session_interface``: what the chain holds, typed through the classes along it
+(assignment left: (identifier) @name right: (attribute) @receiver) @reference.held
 ; ``cls = template_class or self.template_class``: the first alternative's declared type
 (assignment left: (identifier) @name right: (boolean_operator left: (identifier) @receiver
   operator: "or")) @reference.copy
