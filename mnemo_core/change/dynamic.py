@@ -173,11 +173,8 @@ def _named_after_class(store: Store, symbol: Symbol, tests: Iterable[int]) -> se
     if len("".join(words)) < MIN_CLASS_NAME:
         return set()
     owner = {stem(w) for w in words}
-    return {t.id for t in store.symbols_by_ids(tests).values() if owner <= _stems(t.name)}
-
-
-def _stems(name: str) -> set[str]:
-    return {stem(w) for w in identifier_words(name)}
+    named = store.symbols_by_ids(tests).values()
+    return {t.id for t in named if owner <= {stem(w) for w in identifier_words(t.name)}}
 
 
 def _naming(store: Store, symbol: Symbol, tests: Iterable[int]) -> set[int]:

@@ -141,6 +141,8 @@ def _step(
     outgoing = store.edges_touching(ids, "out")
     calling_on_self = {e.src for e in incoming if e.type == "calls" and e.resolution == "self"}
     self_callers = _classes_of(store, calling_on_self)
+    guessing = {e.src for e in incoming if receivers and e.type == "calls" and e.resolution == "name"}
+    guessers = store.symbols_by_ids(guessing)  # the callers whose call sites say what they call
     for edge_type, direction, label in RELATIONS:
         edges: list[Edge] = incoming if direction == "in" else outgoing
         for e in edges:
@@ -159,7 +161,7 @@ def _step(
                 label = DISPATCHES
             into = symbols[node].parent_id if label == "dispatches to" and node in symbols else None
             if receivers is not None and e.resolution == "name" and label == "calls":
-                into = _guessed_class(receivers, e, symbols.get(node))
+                into = _guessed_class(receivers, guessers.get(dependant), e.line, symbols.get(node))
             if label == REFERENCE_LABELS["registry"]:
                 into = node  # an entry of a registry: if keyed, a test must name its key
             caller = self_callers.get(dependant) if label == "calls" and e.resolution == "self" else None
@@ -185,12 +187,14 @@ def _assumes(step: Step) -> bool:
     return step.label in ASSUMING_LABELS or step.resolution == "name"
 
 
-def _guessed_class(receivers: ReceiverNames, edge: Edge, callee: Symbol | None) -> int | None:
-    """The class a call matched to ``callee`` by name alone assumes: the method's, unless the call
-    site names it (then the guess is taken as sure)."""
+def _guessed_class(
+    receivers: ReceiverNames, caller: Symbol | None, line: int, callee: Symbol | None
+) -> int | None:
+    """The class a call (by ``caller``, at ``line``) matched to ``callee`` by name alone assumes: the
+    method's, unless the call site names it (then the guess is taken as sure)."""
     if callee is None or callee.kind != "method" or callee.parent_id is None:
         return None
-    named = receivers.named(edge, callee.short_name, callee.parent_id)
+    named = caller is not None and receivers.named(caller, line, callee.short_name, callee.parent_id)
     return None if named else callee.parent_id
 
 

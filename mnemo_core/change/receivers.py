@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from mnemo_core.change.registry_keys import RegistryKeys
 from mnemo_core.index.store import Store
 from mnemo_core.index.textsplit import identifier_words
-from mnemo_core.model import CALLABLE_KINDS, Edge
+from mnemo_core.model import CALLABLE_KINDS, Symbol
 from mnemo_core.retrieve.snippets import SourceCache
 
 WORD = re.compile(r"\w+")
@@ -136,17 +136,15 @@ class ReceiverNames:
         self._sources = SourceCache(store.root)
         self._class_words: dict[int, set[str]] = {}
 
-    def named(self, edge: Edge, method: str, cls: int) -> bool:
-        """Whether the receiver of ``edge``'s call of ``method`` shares a word with ``cls`` or its bases."""
-        caller = self._store.symbols_by_ids([edge.src]).get(edge.src)
-        if caller is None or not edge.line:
-            return False
+    def named(self, caller: Symbol, line: int, method: str, cls: int) -> bool:
+        """Whether the receiver of ``caller``'s call of ``method`` at ``line`` shares a word with
+        ``cls`` or its bases."""
         lines = self._sources.lines(caller.path)
-        if edge.line > len(lines):
+        if not 0 < line <= len(lines):
             return False
-        receiver = _receiver(lines[edge.line - 1], method)
+        receiver = _receiver(lines[line - 1], method)
         if receiver.isidentifier():
-            before = lines[max(caller.start_line - 1, 0) : edge.line - 1]
+            before = lines[max(caller.start_line - 1, 0) : line - 1]
             receiver += " " + " ".join(_assigned(before, receiver))
         return not self._words(cls).isdisjoint(identifier_words(receiver))
 
