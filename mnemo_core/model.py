@@ -54,7 +54,7 @@ RefKind = Literal[
     "registered",  # a function stored in a registry (``FILTERS = {"upper": do_upper}``, ``R[k] = f``)
     "lookup",  # a registry read (``FILTERS[name]``, ``FILTERS.get(name)``, ``self._handlers[kind]``)
     "store",  # a registry written (``REGISTRY[name] = f``): its readers may reach what the writer stores
-    "dispatch",  # ``getattr(self, "visit_" + kind)``: the name's literal prefix
+    "dispatch",  # ``getattr(self, "visit_" + kind)``: the name's literal prefix (or a class name's shape)
     "uses",  # a module constant read by name (``TIMEOUT``, ``LOG.info(...)``): it changes what reads it
     "copy",  # ``self.store = store``: the attribute takes the variable's declared type (folded at extraction)
     "held",  # ``si = self.app.session_interface``: the variable holds what the attribute chain holds
@@ -94,7 +94,7 @@ Resolution = Literal[
     "registry",  # a function stored in, or a reader of, a registry (a dict of functions, R[k] = f)
     "decorator",  # a decorator in the repository that registers the function it decorates
     "subclass",  # a base class's ``__init_subclass__`` hook registers the subclass
-    "dispatch",  # ``getattr(self, "visit_" + ...)``: every method whose name has the prefix
+    "dispatch",  # ``getattr(self, "visit_" + ...)``: every method whose name has the prefix (or is a class's)
     "value",  # a function handed as a value to code that may call it (``sorted(key=f)``)
 ]
 DYNAMIC_RESOLUTIONS: frozenset[Resolution] = frozenset(

@@ -13,7 +13,9 @@ call on ``self`` (or through ``super()``) in one class dispatches only into over
 class family: ``FileError.__init__`` calling ``super().__init__()`` never lands in a sibling's.
 
 A path through a keyed registry (``FILTERS = {"upper": do_upper}``) assumes the entry it looks up
-the same way: the test must name the key or the function (``registry_keys``).
+the same way: the test must name the key or the function (``registry_keys``); a path through a
+name-built dispatch into a handler named after a keyword (``visit_For``) assumes the handler, and
+the test's strings must spell the keyword (``syntax_keys``).
 
 Every path remembers its weakest link (the confidence and resolution of its least sure edge). A
 dependant reached only through a link below ``POSSIBLE_BELOW`` is a *possible* caller or test: it is
@@ -29,6 +31,7 @@ from typing import NamedTuple
 
 from mnemo_core.change.receivers import ReceiverNames, evidenced, exception_classes, hierarchy
 from mnemo_core.change.registry_keys import RegistryKeys
+from mnemo_core.change.syntax_keys import keywords_of
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.languages.base import mark_name
 from mnemo_core.index.store import Store
@@ -143,7 +146,7 @@ def _step(
     self_callers = _classes_of(store, calling_on_self)
     guessing = {e.src for e in incoming if receivers and e.type == "calls" and e.resolution == "name"}
     guessers = store.symbols_by_ids(guessing)  # the callers whose call sites say what they call
-    for edge_type, direction, label in RELATIONS:
+    for edge_type, direction, relation in RELATIONS:
         edges: list[Edge] = incoming if direction == "in" else outgoing
         for e in edges:
             if e.type != edge_type or e.confidence < min_confidence:
@@ -151,19 +154,12 @@ def _step(
             node, dependant = (e.dst, e.src) if direction == "in" else (e.src, e.dst)
             if edge_type == "imports" and node not in importable:
                 continue
-            if edge_type == "references" and e.resolution not in DYNAMIC_RESOLUTIONS:
-                label = USES
-            elif edge_type == "references":
-                label = (
-                    LOOKS_UP if _is_registry(symbols.get(node)) else REFERENCE_LABELS.get(e.resolution, label)
-                )
-            elif e.resolution == "dispatch":
-                label = DISPATCHES
+            label = _label(relation, e, symbols.get(node))
             into = symbols[node].parent_id if label == "dispatches to" and node in symbols else None
             if receivers is not None and e.resolution == "name" and label == "calls":
                 into = _guessed_class(receivers, guessers.get(dependant), e.line, symbols.get(node))
-            if label == REFERENCE_LABELS["registry"]:
-                into = node  # an entry of a registry: if keyed, a test must name its key
+            if label == REFERENCE_LABELS["registry"] or (receivers is not None and label == DISPATCHES):
+                into = node  # an entry of a registry or a handler: if keyed, a test must name its key
             caller = self_callers.get(dependant) if label == "calls" and e.resolution == "self" else None
             found.append(Step(node, dependant, label, e.confidence, into, caller, e.resolution))
     parents = store.symbols_by_ids({s.parent_id for s in symbols.values() if s.parent_id is not None})
@@ -179,6 +175,16 @@ def _step(
             for test in _tests_running(store, symbol, parent)
         ]
     return found
+
+
+def _label(relation: str, edge: Edge, node: Symbol | None) -> str:
+    """How the dependant of ``edge`` depends on ``node``: the relation's label, or for dynamic
+    dispatch what kind (a registry's reader, a registered or passed function, a name-built call)."""
+    if edge.type == "references":
+        if edge.resolution not in DYNAMIC_RESOLUTIONS:
+            return USES
+        return LOOKS_UP if _is_registry(node) else REFERENCE_LABELS.get(edge.resolution, relation)
+    return DISPATCHES if edge.resolution == "dispatch" else relation
 
 
 def _assumes(step: Step) -> bool:
@@ -340,7 +346,10 @@ def walk_back(
             entries = {i for i, dispatch in into.items() if not dispatch} - dispatched
             dispatched |= new | entries
             assumable |= new - exception_classes(store, new)
-            assumable |= {e for e in entries if keys.of(e)}
+            handlers = store.symbols_by_ids(entries)
+            assumable |= {
+                e for e in entries if keys.of(e) or (e in handlers and keywords_of(handlers[e].short_name))
+            }
         candidates = _bounded(_extend(reached, origins, steps, hop, assumable, related), states)
         if stop_at_tests and candidates:
             symbols = store.symbols_by_ids({sid for sid, _ in candidates})

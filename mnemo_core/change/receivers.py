@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from mnemo_core.change.registry_keys import RegistryKeys
+from mnemo_core.change.syntax_keys import keywords_of, spelled
 from mnemo_core.index.store import Store
 from mnemo_core.index.textsplit import identifier_words
 from mnemo_core.model import CALLABLE_KINDS, Symbol
@@ -42,7 +43,10 @@ def evidenced(store: Store, assumptions: Mapping[int, Sequence[frozenset[int]]])
     if not assumed:
         return dict.fromkeys(assumptions, 0)
     names = _evidence_names(store, assumed)
-    named = names_used(store, [t for t, paths in assumptions.items() if any(paths)], names)
+    assuming = [t for t, paths in assumptions.items() if any(paths)]
+    named = names_used(store, assuming, names)
+    for test, handlers in spelled(store, assuming, _keyword_names(store, assumed)).items():
+        named[test] |= handlers
     free = _staples(assumptions, named)
     kept: dict[int, int] = {}
     for test, paths in assumptions.items():
@@ -93,6 +97,15 @@ def _evidence_names(store: Store, assumed: frozenset[int]) -> dict[str, set[int]
         spellings = [s.short_name for s in [*classes, *constants]] + [_factory(s.short_name) for s in classes]
         for name in spellings:
             names.setdefault(name, set()).add(cls)
+    return names
+
+
+def _keyword_names(store: Store, assumed: frozenset[int]) -> dict[str, set[int]]:
+    """The keywords that show a use of each assumed handler of a name-built dispatch (``syntax_keys``)."""
+    names: dict[str, set[int]] = {}
+    for sid, symbol in store.symbols_by_ids(assumed).items():
+        for word in keywords_of(symbol.short_name) if symbol.kind in CALLABLE_KINDS else ():
+            names.setdefault(word, set()).add(sid)
     return names
 
 
@@ -158,10 +171,10 @@ class ReceiverNames:
 
 def _receiver(line: str, method: str) -> str:
     """The expression a line calls ``method`` on: ``x = self.app.si.open(a)`` -> ``self.app.si``."""
-    end = line.find(f".{method}")
-    if end < 0:
+    call = re.search(rf"\.{re.escape(method)}\b", line)
+    if call is None:
         return ""
-    depth, start = 0, end
+    depth, start, end = 0, call.start(), call.start()
     while start > 0:
         char = line[start - 1]
         if char in ")]":

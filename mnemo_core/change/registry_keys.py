@@ -6,9 +6,9 @@ every test that builds the registry's reader reaches every function in it (each 
 engine builds an ``Environment``, which copies ``FILTERS``); only the tests that supply the key run
 the function. So the key is evidence like a receiver class (``receivers``): a test whose path goes
 through a keyed registry keeps that path only when its source names the key or the function, and
-when no test does, all are kept. (A name-built ``getattr(self, "visit_" + kind)`` is keyed the same
-way in principle, but a visitor dispatches into dozens of methods and the walk would split its
-paths by each: measured on jinja, queries became tens of times slower.)
+when no test does, all are kept. A name-built ``getattr(self, "visit_" + kind)`` is keyed the same
+way only where the handler's name spells a keyword (``syntax_keys``): keying every handler would
+split a visitor's paths by each of dozens (measured on jinja, queries became tens of times slower).
 """
 
 from __future__ import annotations

@@ -46,6 +46,11 @@ _REF_KIND: dict[str, RefKind] = {kind: kind for kind in REF_KINDS}
 # what types an attribute a class's code gives: an instance of a class, or a class itself
 FIELD_KINDS: frozenset[RefKind] = frozenset({"type", "result", "alias"})
 ANY_ATTRIBUTE = "*"  # the name of a ``getattr(obj, name)`` read whose name is not a literal
+# the prefix of a ``getattr(self, name)`` dispatch whose name is a class's name alone: the methods it
+# may find are named like classes (``visit_`` + ``For``, or pyflakes-style ``FOR``, ``CLASSDEF``)
+TYPE_NAMED = "{Type}"
+UPPER_TYPE_NAMED = "{TYPE}"
+_SHAPES = {TYPE_NAMED: re.compile(r"[A-Z][a-z0-9]\w*"), UPPER_TYPE_NAMED: re.compile(r"[A-Z][A-Z0-9_]+")}
 GETATTR_CAPTURE = "_getattr"  # marks a read written as ``getattr(obj, name)`` (the query's capture)
 ISINSTANCE_CAPTURE = "_isinstance"  # marks a type written as an ``isinstance`` check (merged per variable)
 COLLECT_CAPTURE = "_collect"  # marks a dispatch written as a call to a ``Hooks.prefix_collectors`` function
@@ -59,6 +64,8 @@ _CONSTANT = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
 _VALUE_KINDS: frozenset[RefKind] = frozenset({"value", "registered", "handed"})
 _PREFIX = re.compile(r"[rRuUfF]{0,2}(\"|')([A-Za-z_][A-Za-z0-9_]*)")
 _LITERAL_NAME = re.compile(r"[rRuU]?(\"|')([A-Za-z_][A-Za-z0-9_]*)\1")
+# a name that is a class's name alone (``type(node).__name__``, ``node_class.__name__.upper()``)
+_TYPE_NAME = re.compile(r"[\w.()\s]*\.__name__(\.upper\(\))?")
 
 
 def extract(
@@ -311,10 +318,27 @@ def _named_values(
 
 def _looked_up_prefixes(name: Node) -> list[str]:
     """The literal prefixes of the name a ``getattr`` dispatch looks up: the expression's own, or for
-    a variable, those of what the enclosing function assigns to it (``method = "visit_" + kind``)."""
-    if name.type != "identifier":
-        return [prefix] if (prefix := _name_prefix(name)) else []
-    return sorted({p for right in _assigned(name, _text(name), module=False) if (p := _name_prefix(right))})
+    a variable, those of what the enclosing function assigns to it (``method = "visit_" + kind``);
+    for a name that is a class's name alone, its shape (``TYPE_NAMED``)."""
+    built = [name] if name.type != "identifier" else _assigned(name, _text(name), module=False)
+    return sorted({p for right in built if (p := _name_prefix(right) or _type_named(right))})
+
+
+def dispatched_name(prefix: str, short: str) -> bool:
+    """Whether a dispatch by ``prefix`` (a literal prefix, or a class name's shape) may find ``short``."""
+    shape = _SHAPES.get(prefix)
+    if shape is not None:
+        return shape.fullmatch(short) is not None
+    return short.startswith(prefix) and short != prefix
+
+
+def _type_named(expression: Node) -> str:
+    """The shape of a name that is a class's name alone: :data:`TYPE_NAMED` for
+    ``type(node).__name__``, :data:`UPPER_TYPE_NAMED` for ``node_class.__name__.upper()``; else ""."""
+    found = _TYPE_NAME.fullmatch(_text(expression))
+    if found is None:
+        return ""
+    return UPPER_TYPE_NAMED if found.group(1) else TYPE_NAMED
 
 
 def _name_prefix(expression: Node) -> str:

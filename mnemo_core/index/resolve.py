@@ -42,7 +42,9 @@ lower confidence (the link is written in the code; whether it is taken depends o
 - ``subclass``: a base's ``__init_subclass__`` to each subclass and its methods.
 - ``dispatch``: ``getattr(self, "visit_" + ...)`` (f-strings, ``%``, a variable the function builds
   so): ``calls`` to every method of the class, its bases and its subclasses whose name starts with
-  the literal prefix; a method inherited from outside the repository that dispatches by a prefix
+  the literal prefix (with none, a name that is a class's own, ``type(node).__name__`` or
+  ``node_class.__name__.upper()``: the methods named like classes, ``Name`` or ``CLASSDEF``); a
+  method inherited from outside the repository that dispatches by a prefix
   (``ast.NodeVisitor.visit`` -> ``visit_*``, ``cmd.Cmd.onecmd`` -> ``do_*``); and a module's
   own ``__getattr__`` (PEP 562) for an attribute the module does not define (``click.BaseCommand``,
   ``from click import BaseCommand``, ``module.x`` or ``getattr(module, name)`` on a parametrised
@@ -64,7 +66,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeGuard
 
-from mnemo_core.index.extract import ANY_ATTRIBUTE, RESULT_MARK
+from mnemo_core.index.extract import ANY_ATTRIBUTE, RESULT_MARK, dispatched_name
 from mnemo_core.index.languages.base import Hooks, mark_name
 from mnemo_core.index.world import Binding, SymbolRow, World
 from mnemo_core.model import (
@@ -1110,7 +1112,7 @@ class Resolver:
             return [
                 i
                 for short, ids in w.top(file_id).items()
-                if short.startswith(prefix) and short != prefix and "." not in short
+                if dispatched_name(prefix, short) and "." not in short
                 for i in ids
                 if w.symbol(i).kind == "function"
             ]
@@ -1124,7 +1126,7 @@ class Resolver:
             m
             for cls in family
             for short, ids in w.members(cls).items()
-            if short.startswith(prefix) and short != prefix
+            if dispatched_name(prefix, short)
             for m in ids
             if w.symbol(m).kind == "method"
         ]

@@ -71,7 +71,8 @@ log = logging.getLogger(__name__)
 # 58: a closure's free variable that is its enclosing function's parameter is typed as it (fixtures too)
 # 59: a parameter whose default is a class (``lexer=CLexer``) is an alias of it
 # 60: a variable assigned an attribute chain (``si = self.app.session_interface``) holds what it holds
-SCHEMA_VERSION = 60
+# 61: ``getattr(self, name)`` where the name is a class's name alone (``node_class.__name__.upper()``)
+SCHEMA_VERSION = 61
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

@@ -64,3 +64,13 @@ def test_a_guess_at_a_method_reaches_only_the_tests_that_name_its_class(tmp_path
 def test_a_guess_whose_call_site_names_the_class_is_taken_as_sure(tmp_path: Path) -> None:
     # si = app.session_interface; si.open_session(): the receiver is named after SessionInterface
     assert impacted_tests(tmp_path, "'session'", "'session!'") == ["test_interface", "test_session"]
+
+
+def test_the_receiver_is_read_at_the_call_of_the_method_not_of_a_longer_name(tmp_path: Path) -> None:
+    # ``.open_session`` first appears inside ``.open_sessions``, whose receiver names nothing
+    use = FILES["shop/use.py"].replace(
+        "    return si.open_session()", "    return len(app.open_sessions()) or si.open_session()"
+    )
+    repo = make_repo(tmp_path / "shop", {**FILES, "shop/use.py": use})
+    edited = FILES["shop/live.py"].replace("'session'", "'session!'")
+    assert impacted_test_names(repo, "shop/live.py", edited) == ["test_interface", "test_session"]

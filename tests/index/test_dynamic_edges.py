@@ -183,6 +183,43 @@ def test_dispatch_by_a_built_variable_and_through_an_external_visitor(tmp_path: 
     }
 
 
+CHECKER = (
+    "class Checker:\n"
+    "    def handler(self, node_class):\n"
+    "        try:\n"
+    "            return self.cache[node_class]\n"
+    "        except KeyError:\n"
+    "            node_type = node_class.__name__.upper()\n"
+    "        return getattr(self, node_type, self.unknown)\n"
+    "\n"
+    "    def node(self, node):\n"
+    "        return getattr(self, type(node).__name__)(node)\n"
+    "\n"
+    "    def field(self, node):\n"
+    "        return getattr(self, node.field)\n"
+    "\n"
+    "    def unknown(self, node):\n"
+    "        return None\n"
+    "\n"
+    "    def CLASSDEF(self, node):\n"
+    "        return 1\n"
+    "\n"
+    "    def Name(self, node):\n"
+    "        return 2\n"
+)
+
+
+def test_dispatch_by_a_class_name_alone_finds_the_methods_named_like_classes(tmp_path: Path) -> None:
+    """``getattr(self, node_class.__name__.upper())`` (through a variable) runs the all-caps methods,
+    ``getattr(self, type(node).__name__)`` the capitalised ones; a name read from an attribute that is
+    not a class's name links nothing."""
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/checker.py": CHECKER})
+    index_repo(tmp_path)
+    c = "pkg/checker.py:Checker."
+    dispatched = {(s, t) for s, t, how in indexed_edges(tmp_path, "calls") if how == "dispatch"}
+    assert dispatched == {(f"{c}handler", f"{c}CLASSDEF"), (f"{c}node", f"{c}Name")}
+
+
 DEPRECATING = (
     "from .core import Command\n"
     "\n"

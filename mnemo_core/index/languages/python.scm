@@ -183,9 +183,10 @@
   attribute: (identifier) @_add) (#any-of? @_add "append" "add" "setdefault" "update")
   (#any-of? @receiver "self" "cls")) @reference.store
 ; a method looked up by a name built from a literal prefix: ``getattr(self, "visit_" + type(node).__name__)``,
-; or by a variable the function builds so (``method = "visit_" + ...; getattr(self, method)``)
+; or by a variable the function builds so (``method = "visit_" + ...; getattr(self, method)``), or by a
+; class's name alone (``getattr(self, type(node).__name__)``, ``node_class.__name__.upper()``)
 (call function: (identifier) @_getattr arguments: (argument_list . (identifier) @receiver
-  . [(binary_operator) (string) (call) (identifier)] @name) (#eq? @_getattr "getattr")
+  . [(binary_operator) (string) (call) (identifier) (attribute)] @name) (#eq? @_getattr "getattr")
   (#any-of? @receiver "self" "cls")) @reference.dispatch
 ; a library handed the object (or, with none, the calling module) to collect its functions by name
 ; prefix (``Hooks.prefix_collectors``): PLY's ``yacc.yacc(module=self)`` runs the ``p_*`` rules,

@@ -1,0 +1,50 @@
+"""Syntax keys: the keyword a name-dispatched handler of a syntax tree stands for, as test evidence.
+
+A visitor (``getattr(self, "visit_" + type(node).__name__)``) dispatches into dozens of handlers, and
+every test that runs the visitor reaches each of them statically; which handlers run depends on the
+code the test feeds it. Where a handler's name spells a keyword of the language it visits
+(``visit_For``, ``visit_ClassDef``, ``visit_Raise``), only tests whose string literals spell that
+keyword (``"for x in y: pass"``, ``"{% for x in y %}"``) feed it such code. So the keyword is
+evidence like a registry's key (``registry_keys``): a test whose path goes through the handler keeps
+it only if one of its strings says the keyword, and when no test does, all are kept. Handlers of
+nodes that any code has (``visit_Name``, ``visit_Call``) spell no keyword and need no evidence.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from collections.abc import Iterable, Mapping
+
+from mnemo_core.index.store import Store
+from mnemo_core.index.textsplit import identifier_words
+from mnemo_core.retrieve.snippets import SourceCache
+
+# the statement and declaration keywords of the languages code analysers most often visit: Python's
+# (hard and soft) and C's; not operators, which also join the words of a name (``struct_or_union``),
+# nor constants and placeholders, which say nothing about a node
+OPERATORS = frozenset({"and", "or", "not", "in", "is", "as", "_", "type"})
+KEYWORDS = frozenset(
+    {w for w in (*keyword.kwlist, *keyword.softkwlist) if w.islower() and w not in OPERATORS}
+    | {"switch", "case", "default", "struct", "union", "enum", "typedef", "goto", "sizeof"}
+)
+STRING = re.compile(r"""(?s)(\"\"\"|'''|"|')(.*?)(?<!\\)\1""")
+WORD = re.compile(r"\w+")
+
+
+def keywords_of(short_name: str) -> frozenset[str]:
+    """The keywords a handler's name spells after its dispatch prefix: ``visit_ClassDef`` -> {class,
+    def}, ``FOR`` -> {for}, ``do_import`` -> {import}."""
+    words = identifier_words(short_name)
+    return frozenset(w for w in words[len(words) > 1 :] if w in KEYWORDS)
+
+
+def spelled(store: Store, tests: Iterable[int], names: Mapping[str, set[int]]) -> dict[int, set[int]]:
+    """For each test, the handlers whose keywords (``names``) its string literals spell."""
+    sources = SourceCache(store.root)
+    found: dict[int, set[int]] = {}
+    for test, symbol in store.symbols_by_ids(tests).items():
+        body = "\n".join(sources.lines(symbol.path)[symbol.start_line - 1 : symbol.end_line])
+        words = {w for m in STRING.finditer(body) for w in WORD.findall(m.group(2))} & names.keys()
+        found[test] = set().union(*(names[w] for w in words))
+    return found
