@@ -29,7 +29,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from mnemo_core.change.receivers import ReceiverNames, evidenced, exception_classes, hierarchy
+from mnemo_core.change.hierarchy import hierarchy
+from mnemo_core.change.messages import writers
+from mnemo_core.change.receivers import ReceiverNames, evidenced, exception_classes
 from mnemo_core.change.registry_keys import RegistryKeys
 from mnemo_core.change.syntax_keys import keywords_of
 from mnemo_core.index.languages import language_for_path
@@ -330,7 +332,7 @@ def walk_back(
     test_cases: set[int] = set()
     related = _Kinship(store)
     dispatched: set[int] = set()
-    assumable: set[int] = set()  # classes dispatched into that a test must name (not exceptions)
+    assumable: set[int] = set()  # classes dispatched into that a test must name (not silent exceptions)
     keys = RegistryKeys(store) if stop_at_tests else None  # and entries of keyed registries
     receivers = ReceiverNames(store) if stop_at_tests else None
     for hop in range(1, depth + 1):
@@ -345,7 +347,8 @@ def walk_back(
             new = {i for i, dispatch in into.items() if dispatch} - dispatched
             entries = {i for i, dispatch in into.items() if not dispatch} - dispatched
             dispatched |= new | entries
-            assumable |= new - exception_classes(store, new)
+            errors = exception_classes(store, new)
+            assumable |= new - (errors - writers(store, errors))
             handlers = store.symbols_by_ids(entries)
             assumable |= {
                 e for e in entries if keys.of(e) or (e in handlers and keywords_of(handlers[e].short_name))

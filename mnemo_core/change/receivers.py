@@ -6,8 +6,9 @@ rapid type analysis, which follows a dispatch only into classes the program inst
 keeps such a path only when its source (body, nested functions and decorators) names each class
 the path dispatched into: the class or a subclass, a factory named after one (``option()`` for
 ``Option``), or a module constant bound to an instance of one (``UUID = UUIDParameterType()``).
-Two kinds of class need no evidence: exceptions, raised deep in the code under test and handled far
-from the test, which rarely names them; and staples, classes that many of their tests name (then
+Two kinds of class need no evidence: exceptions that write no message phrase, raised deep in the code
+under test and handled far from the test, which rarely names them (one that writes a phrase is named
+by a test that spells it: ``messages``); and staples, classes that many of their tests name (then
 the others likely use them too, built by default). And when the evidence would leave no test at
 all, it cannot tell the tests apart, and all are kept. A path through a keyed registry assumes the
 function it looks up the same way: the test must name one of its keys or the function
@@ -21,6 +22,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
+from mnemo_core.change.hierarchy import hierarchy
+from mnemo_core.change.literals import literals_of
+from mnemo_core.change.messages import message_phrases, phrased
 from mnemo_core.change.registry_keys import RegistryKeys
 from mnemo_core.change.syntax_keys import keywords_of, spelled
 from mnemo_core.index.store import Store
@@ -45,8 +49,14 @@ def evidenced(store: Store, assumptions: Mapping[int, Sequence[frozenset[int]]])
     names = _evidence_names(store, assumed)
     assuming = [t for t, paths in assumptions.items() if any(paths)]
     named = names_used(store, assuming, names)
-    for test, handlers in spelled(store, assuming, _keyword_names(store, assumed)).items():
+    strings = literals_of(store, assuming)
+    for test, handlers in spelled(strings, _keyword_names(store, assumed)).items():
         named[test] |= handlers
+    errors = exception_classes(store, assumed)
+    if errors:
+        families = {cls: hierarchy(store, cls, "in") for cls in errors}
+        for test, raised in phrased(strings, message_phrases(store, errors, families)).items():
+            named[test] |= raised
     free = _staples(assumptions, named)
     kept: dict[int, int] = {}
     for test, paths in assumptions.items():
@@ -125,16 +135,6 @@ def exception_classes(store: Store, classes: Iterable[int]) -> frozenset[int]:
             for s in store.symbols_by_ids(hierarchy(store, cls, "out")).values()
         )
     )
-
-
-def hierarchy(store: Store, cls: int, direction: str) -> set[int]:
-    """``cls`` and its subclasses (``direction="in"``) or its base classes (``"out"``), transitively."""
-    found, layer = {cls}, {cls}
-    while layer:
-        edges = store.edges_touching(layer, direction)
-        layer = {e.src if direction == "in" else e.dst for e in edges if e.type == "inherits"} - found
-        found |= layer
-    return found
 
 
 class ReceiverNames:

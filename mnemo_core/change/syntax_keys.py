@@ -13,12 +13,10 @@ nodes that any code has (``visit_Name``, ``visit_Call``) spell no keyword and ne
 from __future__ import annotations
 
 import keyword
-import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
-from mnemo_core.index.store import Store
+from mnemo_core.change.literals import Literals
 from mnemo_core.index.textsplit import identifier_words
-from mnemo_core.retrieve.snippets import SourceCache
 
 # the statement and declaration keywords of the languages code analysers most often visit: Python's
 # (hard and soft) and C's; not operators, which also join the words of a name (``struct_or_union``),
@@ -28,8 +26,6 @@ KEYWORDS = frozenset(
     {w for w in (*keyword.kwlist, *keyword.softkwlist) if w.islower() and w not in OPERATORS}
     | {"switch", "case", "default", "struct", "union", "enum", "typedef", "goto", "sizeof"}
 )
-STRING = re.compile(r"""(?s)(\"\"\"|'''|"|')(.*?)(?<!\\)\1""")
-WORD = re.compile(r"\w+")
 
 
 def keywords_of(short_name: str) -> frozenset[str]:
@@ -39,12 +35,9 @@ def keywords_of(short_name: str) -> frozenset[str]:
     return frozenset(w for w in words[len(words) > 1 :] if w in KEYWORDS)
 
 
-def spelled(store: Store, tests: Iterable[int], names: Mapping[str, set[int]]) -> dict[int, set[int]]:
+def spelled(literals: Mapping[int, Literals], names: Mapping[str, set[int]]) -> dict[int, set[int]]:
     """For each test, the handlers whose keywords (``names``) its string literals spell."""
-    sources = SourceCache(store.root)
-    found: dict[int, set[int]] = {}
-    for test, symbol in store.symbols_by_ids(tests).items():
-        body = "\n".join(sources.lines(symbol.path)[symbol.start_line - 1 : symbol.end_line])
-        words = {w for m in STRING.finditer(body) for w in WORD.findall(m.group(2))} & names.keys()
-        found[test] = set().union(*(names[w] for w in words))
-    return found
+    return {
+        test: set().union(*(names[w] for w in strings.words & names.keys()))
+        for test, strings in literals.items()
+    }

@@ -51,6 +51,9 @@ ERRORS = (
     "\n"
     "def report(error: AppError) -> str:\n"
     "    return error.message()\n"
+    "\n"
+    "def lookup(table: dict, key: str) -> str:\n"
+    "    return table[key] if key in table else report(NotFound())\n"
 )
 FILES = {
     "shop/__init__.py": "",
@@ -75,7 +78,7 @@ FILES = {
         "    assert run(Kind(), '1') == '1'\n"
     ),
     "tests/test_errors.py": (
-        "from shop.errors import AppError, Gone, NotFound, report\n"
+        "from shop.errors import AppError, Gone, NotFound, lookup, report\n"
         "\n"
         "def test_report():\n"
         "    assert report(AppError()) == 'error'\n"
@@ -86,11 +89,20 @@ FILES = {
         "def test_report_is_text():\n"
         "    assert isinstance(report(AppError()), str)\n"
         "\n"
+        "def test_report_upper():\n"
+        "    assert report(AppError()).upper() == 'ERROR'\n"
+        "\n"
+        "def test_report_length():\n"
+        "    assert len(report(AppError())) == 5\n"
+        "\n"
         "def test_not_found():\n"
         "    assert report(NotFound()) == 'not found'\n"
         "\n"
         "def test_gone():\n"
         "    assert Gone().message() == 'error and gone'\n"
+        "\n"
+        "def test_lookup_missing():\n"
+        "    assert lookup({}, 'key') == 'not found'\n"
     ),
 }
 
@@ -149,10 +161,29 @@ def test_a_class_that_many_of_its_tests_name_is_a_staple(repo: Path) -> None:
     assert tests == sorted([*ALL_KIND_TESTS, "test_a", "test_b"])
 
 
-def test_an_exception_override_needs_no_evidence(repo: Path) -> None:
-    # exceptions are raised deep in the code under test: the tests that do not name NotFound stay
+REPORT_TESTS = [
+    "test_report",
+    "test_report_is_text",
+    "test_report_length",
+    "test_report_twice",
+    "test_report_upper",
+]
+
+
+def test_an_exception_override_is_reached_by_the_tests_that_name_it_or_spell_its_message(repo: Path) -> None:
+    # test_lookup_missing never names NotFound, but asserts what it says; test_report* do neither
     tests = impacted_tests(repo, "shop/errors.py", "'not found'", "'not found' + ''")
-    assert tests == ["test_not_found", "test_report", "test_report_is_text", "test_report_twice"]
+    assert tests == ["test_lookup_missing", "test_not_found"]
+
+
+def test_an_exception_that_writes_no_message_needs_no_evidence(tmp_path: Path) -> None:
+    # "lost" is one word: it cannot tell a test that raises NotFound from one that does not
+    files = {path: text.replace("not found", "lost") for path, text in FILES.items()}
+    repo = make_repo(tmp_path / "shop", files)
+    tests = impacted_test_names(
+        repo, "shop/errors.py", files["shop/errors.py"].replace("'lost'", "'lost' + ''")
+    )
+    assert tests == ["test_lookup_missing", "test_not_found", *REPORT_TESTS]
 
 
 def test_a_call_on_self_or_super_dispatches_only_within_its_class_family(repo: Path) -> None:
