@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from mnemo_core.change.flags import OptInFlags, flag_word
 from mnemo_core.change.hierarchy import hierarchy
 from mnemo_core.change.messages import writers
 from mnemo_core.change.receivers import ReceiverNames, evidenced, exception_classes
@@ -131,7 +132,11 @@ class Reach:
 
 
 def _step(
-    store: Store, frontier: Iterable[int], min_confidence: float = 0.0, receivers: ReceiverNames | None = None
+    store: Store,
+    frontier: Iterable[int],
+    min_confidence: float = 0.0,
+    receivers: ReceiverNames | None = None,
+    flags: OptInFlags | None = None,
 ) -> list[Step]:
     """Every reverse dependency of the frontier, leaving out edges below ``min_confidence``. Importing
     a function or class says nothing its callers do not; importing a module or a constant does. A
@@ -146,8 +151,8 @@ def _step(
     outgoing = store.edges_touching(ids, "out")
     calling_on_self = {e.src for e in incoming if e.type == "calls" and e.resolution == "self"}
     self_callers = _classes_of(store, calling_on_self)
-    guessing = {e.src for e in incoming if receivers and e.type == "calls" and e.resolution == "name"}
-    guessers = store.symbols_by_ids(guessing)  # the callers whose call sites say what they call
+    calling = {e.src for e in incoming if flags and e.type == "calls" and e.confidence >= min_confidence}
+    callers = store.symbols_by_ids(calling)  # whose call sites say what they call, and when
     for edge_type, direction, relation in RELATIONS:
         edges: list[Edge] = incoming if direction == "in" else outgoing
         for e in edges:
@@ -159,7 +164,9 @@ def _step(
             label = _label(relation, e, symbols.get(node))
             into = symbols[node].parent_id if label == "dispatches to" and node in symbols else None
             if receivers is not None and e.resolution == "name" and label == "calls":
-                into = _guessed_class(receivers, guessers.get(dependant), e.line, symbols.get(node))
+                into = _guessed_class(receivers, callers.get(dependant), e.line, symbols.get(node))
+            if flags is not None and into is None and label in ("calls", DISPATCHES) and dependant in callers:
+                into = flags.guard(callers[dependant], e.line)  # a call only an option turned on makes
             if label == REFERENCE_LABELS["registry"] or (receivers is not None and label == DISPATCHES):
                 into = node  # an entry of a registry or a handler: if keyed, a test must name its key
             caller = self_callers.get(dependant) if label == "calls" and e.resolution == "self" else None
@@ -335,13 +342,14 @@ def walk_back(
     assumable: set[int] = set()  # classes dispatched into that a test must name (not silent exceptions)
     keys = RegistryKeys(store) if stop_at_tests else None  # and entries of keyed registries
     receivers = ReceiverNames(store) if stop_at_tests else None
+    flags = OptInFlags(store) if stop_at_tests else None
     for hop in range(1, depth + 1):
         if not frontier:
             break
         origins: dict[int, list[Reach]] = {}
         for state in frontier:
             origins.setdefault(state[0], []).append(reached[state])
-        steps = sorted(_step(store, origins, min_confidence, receivers), key=_step_order)
+        steps = sorted(_step(store, origins, min_confidence, receivers, flags), key=_step_order)
         if keys is not None:
             into = {s.into: _assumes(s) for s in steps if s.into is not None}
             new = {i for i, dispatch in into.items() if dispatch} - dispatched
@@ -351,7 +359,9 @@ def walk_back(
             assumable |= new - (errors - writers(store, errors))
             handlers = store.symbols_by_ids(entries)
             assumable |= {
-                e for e in entries if keys.of(e) or (e in handlers and keywords_of(handlers[e].short_name))
+                e
+                for e in entries
+                if flag_word(e) or keys.of(e) or (e in handlers and keywords_of(handlers[e].short_name))
             }
         candidates = _bounded(_extend(reached, origins, steps, hop, assumable, related), states)
         if stop_at_tests and candidates:

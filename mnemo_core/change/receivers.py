@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
+from mnemo_core.change.flags import flag_word
 from mnemo_core.change.hierarchy import hierarchy
 from mnemo_core.change.literals import literals_of
 from mnemo_core.change.messages import message_phrases, phrased
@@ -46,13 +47,16 @@ def evidenced(store: Store, assumptions: Mapping[int, Sequence[frozenset[int]]])
     assumed = frozenset().union(*(a for paths in assumptions.values() for a in paths))
     if not assumed:
         return dict.fromkeys(assumptions, 0)
-    names = _evidence_names(store, assumed)
+    flags = {fid: word for fid in assumed if (word := flag_word(fid))}
+    names = _evidence_names(store, assumed - flags.keys())
+    for fid, word in flags.items():
+        names.setdefault(word, set()).add(fid)
     assuming = [t for t, paths in assumptions.items() if any(paths)]
     named = names_used(store, assuming, names)
     strings = literals_of(store, assuming)
     for test, handlers in spelled(strings, _keyword_names(store, assumed)).items():
         named[test] |= handlers
-    errors = exception_classes(store, assumed)
+    errors = exception_classes(store, assumed - flags.keys())
     if errors:
         families = {cls: hierarchy(store, cls, "in") for cls in errors}
         for test, raised in phrased(strings, message_phrases(store, errors, families)).items():

@@ -1,0 +1,103 @@
+"""Opt-in flags: a call that runs only when an option off by default is on, as test evidence.
+
+``if self.deprecated: warn(...)`` runs for the tests that build a deprecated command, and ``if
+required and deprecated: raise ...`` for those that pass ``required=True`` too; every other test
+that reaches the function skips it. A test that turns such an option on names it (``deprecated=True``),
+so the path through a call guarded by ``if <flag>`` (or ``if self.<flag>``, ``... is not None``, the
+first of ``and``-ed terms) assumes the flag, and a test keeps it only if its source names the flag,
+unless none does, or so many do that it is a staple (``receivers``). Only boolean options off by
+default count: a parameter of the calling function (that the function does not set itself), or of its
+class's ``__init__`` for ``self.<flag>``, whose default is ``False``. A flag on by default is taken by
+the tests that never name it, and one that defaults to ``None`` is mostly an object the code hands
+over itself (``BadParameter(param=self)``), which no test names.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+
+from mnemo_core.index.store import Store
+from mnemo_core.model import Symbol
+from mnemo_core.retrieve.snippets import SourceCache
+
+GUARD = re.compile(r"(?:el)?if\s+(self\.)?([A-Za-z_]\w*)(?:\s+is\s+not\s+None)?\s*(?:\band\b.*)?:\s*(?:#.*)?")
+OFF = frozenset({"False"})  # ``None`` defaults are mostly collaborators the code itself hands over
+MIN_FLAG_CHARS = 4  # ``x``, ``ok``, ``cb``: too short to find in a test's source by chance alone
+_WORDS: dict[int, str] = {}  # flag id -> its word (a flag id is negative: never a symbol's)
+
+
+def flag_id(word: str) -> int:
+    """The assumption id standing for flag ``word`` in a walk's states."""
+    fid = -1 - zlib.crc32(word.encode())
+    _WORDS[fid] = word
+    return fid
+
+
+def flag_word(fid: int) -> str | None:
+    """The word of a flag id, or None for a symbol's id."""
+    return _WORDS.get(fid) if fid < 0 else None
+
+
+class OptInFlags:
+    """The opt-in flag guarding each call site, read from the caller's source."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._sources = SourceCache(store.root)
+        self._guards: dict[tuple[int, int], int | None] = {}
+        self._inits: dict[int, str] = {}
+
+    def guard(self, caller: Symbol, line: int) -> int | None:
+        """The flag id of the opt-in ``if`` whose body holds ``caller``'s call at ``line``, if any."""
+        key = (caller.id, line)
+        if key not in self._guards:
+            self._guards[key] = self._read(caller, line)
+        return self._guards[key]
+
+    def _read(self, caller: Symbol, line: int) -> int | None:
+        lines = self._sources.lines(caller.path)
+        if not caller.start_line < line <= len(lines):
+            return None
+        text = lines[line - 1]
+        indent = len(text) - len(text.lstrip())
+        for above in range(line - 2, caller.start_line - 1, -1):
+            stripped = lines[above].strip()
+            if not stripped or stripped.startswith("#"):
+                continue
+            depth = len(lines[above]) - len(lines[above].lstrip())
+            if depth >= indent:
+                continue
+            found = GUARD.fullmatch(stripped)
+            if found is None or len(found.group(2)) < MIN_FLAG_CHARS:
+                return None
+            flag, on_self = found.group(2), bool(found.group(1))
+            if not on_self and _assigns(lines[caller.start_line : above], flag):
+                return None  # the function sets it itself: no test need pass it
+            signature = self._init_of(caller) if on_self else caller.signature
+            return flag_id(flag) if _off_by_default(signature, flag) else None
+        return None
+
+    def _init_of(self, method: Symbol) -> str:
+        """The signature of the ``__init__`` of the class ``method`` is defined in ("" if none)."""
+        cls = method.parent_id
+        if cls is None:
+            return ""
+        if cls not in self._inits:
+            members = self._store.children_of({cls}).get(cls, [])
+            self._inits[cls] = next((m.signature for m in members if m.short_name == "__init__"), "")
+        return self._inits[cls]
+
+
+def _assigns(lines: list[str], name: str) -> bool:
+    """Whether ``lines`` assign ``name`` (``name = ...``, ``name += ...``)."""
+    assignment = re.compile(rf"\s*{re.escape(name)}\s*(?::[^=]*)?[-+|&]?=(?!=)")
+    return any(assignment.match(line) for line in lines)
+
+
+def _off_by_default(signature: str, flag: str) -> bool:
+    """Whether ``signature`` has a parameter ``flag`` whose default is off (``False``)."""
+    found = re.search(
+        rf"\b{re.escape(flag)}\s*(?::[^=,()]*(?:\[[^\]]*\])?[^=,()]*)?=\s*([^,()\s]+|\(\))", signature
+    )
+    return found is not None and found.group(1) in OFF
