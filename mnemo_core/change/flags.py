@@ -18,6 +18,7 @@ import re
 import zlib
 
 from mnemo_core.index.store import Store
+from mnemo_core.memo import BoundedCache
 from mnemo_core.model import Symbol
 from mnemo_core.retrieve.snippets import SourceCache
 
@@ -25,6 +26,8 @@ GUARD = re.compile(r"(?:el)?if\s+(self\.)?([A-Za-z_]\w*)(?:\s+is\s+not\s+None)?\
 OFF = frozenset({"False"})  # ``None`` defaults are mostly collaborators the code itself hands over
 MIN_FLAG_CHARS = 4  # ``x``, ``ok``, ``cb``: too short to find in a test's source by chance alone
 _WORDS: dict[int, str] = {}  # flag id -> its word (a flag id is negative: never a symbol's)
+GUARDED_CACHED = 20_000  # callers whose guarded lines are known
+_GUARDED: BoundedCache[tuple[str, int, int], dict[int, int]] = BoundedCache(GUARDED_CACHED)
 
 
 def flag_id(word: str) -> int:
@@ -40,53 +43,61 @@ def flag_word(fid: int) -> str | None:
 
 
 class OptInFlags:
-    """The opt-in flag guarding each call site, read from the caller's source."""
+    """The opt-in flag guarding each call site, read from the caller's source once per index
+    generation (every walk to tests crosses the same callers again)."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
-        self._sources = SourceCache(store.root)
-        self._guards: dict[tuple[int, int], int | None] = {}
-        self._inits: dict[int, str] = {}
+        self._key = (str(store.path), store.generation())
+        self._sources: SourceCache | None = None
+        self._seen: dict[int, dict[int, int]] = {}
 
     def guard(self, caller: Symbol, line: int) -> int | None:
         """The flag id of the opt-in ``if`` whose body holds ``caller``'s call at ``line``, if any."""
-        key = (caller.id, line)
-        if key not in self._guards:
-            self._guards[key] = self._read(caller, line)
-        return self._guards[key]
+        guarded = self._seen.get(caller.id)
+        if guarded is None:
+            key = (*self._key, caller.id)
+            guarded = _GUARDED.get(key)
+            if guarded is None:
+                guarded = _GUARDED.put(key, self._read(caller))
+            self._seen[caller.id] = guarded
+        return guarded.get(line)
 
-    def _read(self, caller: Symbol, line: int) -> int | None:
+    def _read(self, caller: Symbol) -> dict[int, int]:
+        """Each line of ``caller`` inside the body of an opt-in ``if``, with that flag's id."""
+        if self._sources is None:
+            self._sources = SourceCache(self._store.root)
         lines = self._sources.lines(caller.path)
-        if not caller.start_line < line <= len(lines):
-            return None
-        text = lines[line - 1]
-        indent = len(text) - len(text.lstrip())
-        for above in range(line - 2, caller.start_line - 1, -1):
-            stripped = lines[above].strip()
-            if not stripped or stripped.startswith("#"):
-                continue
-            depth = len(lines[above]) - len(lines[above].lstrip())
-            if depth >= indent:
-                continue
-            found = GUARD.fullmatch(stripped)
+        guarded: dict[int, int] = {}
+        end = min(caller.end_line, len(lines))
+        for at in range(caller.start_line, end):  # 0-based index of the line after the ``def``
+            stripped = lines[at].strip()
+            found = GUARD.fullmatch(stripped) if stripped.startswith(("if ", "elif ")) else None
             if found is None or len(found.group(2)) < MIN_FLAG_CHARS:
-                return None
+                continue
             flag, on_self = found.group(2), bool(found.group(1))
-            if not on_self and _assigns(lines[caller.start_line : above], flag):
-                return None  # the function sets it itself: no test need pass it
+            if not on_self and _assigns(lines[caller.start_line : at], flag):
+                continue  # the function sets it itself: no test need pass it
             signature = self._init_of(caller) if on_self else caller.signature
-            return flag_id(flag) if _off_by_default(signature, flag) else None
-        return None
+            if not _off_by_default(signature, flag):
+                continue
+            indent = len(lines[at]) - len(lines[at].lstrip())
+            body = at + 1
+            while body < end and (not lines[body].strip() or _indent(lines[body]) > indent):
+                guarded.setdefault(body + 1, flag_id(flag))  # innermost first: set by the nearer ``if``
+                body += 1
+        return guarded
 
     def _init_of(self, method: Symbol) -> str:
         """The signature of the ``__init__`` of the class ``method`` is defined in ("" if none)."""
-        cls = method.parent_id
-        if cls is None:
+        if method.parent_id is None:
             return ""
-        if cls not in self._inits:
-            members = self._store.children_of({cls}).get(cls, [])
-            self._inits[cls] = next((m.signature for m in members if m.short_name == "__init__"), "")
-        return self._inits[cls]
+        members = self._store.children_of({method.parent_id}).get(method.parent_id, [])
+        return next((m.signature for m in members if m.short_name == "__init__"), "")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
 
 
 def _assigns(lines: list[str], name: str) -> bool:
