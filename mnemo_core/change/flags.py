@@ -64,7 +64,8 @@ class OptInFlags:
         return guarded.get(line)
 
     def _read(self, caller: Symbol) -> dict[int, int]:
-        """Each line of ``caller`` inside the body of an opt-in ``if``, with that flag's id."""
+        """Each statement line of ``caller`` directly in the body of an opt-in ``if`` (not in a block
+        nested there: ``if optimize: try: read()`` reads whatever the ``try`` says), with the flag's id."""
         if self._sources is None:
             self._sources = SourceCache(self._store.root)
         lines = self._sources.lines(caller.path)
@@ -81,10 +82,12 @@ class OptInFlags:
             signature = self._init_of(caller) if on_self else caller.signature
             if not _off_by_default(signature, flag):
                 continue
-            indent = len(lines[at]) - len(lines[at].lstrip())
-            body = at + 1
+            indent, body, inner = _indent(lines[at]), at + 1, None
             while body < end and (not lines[body].strip() or _indent(lines[body]) > indent):
-                guarded.setdefault(body + 1, flag_id(flag))  # innermost first: set by the nearer ``if``
+                if lines[body].strip():
+                    inner = inner if inner is not None else _indent(lines[body])
+                    if _indent(lines[body]) == inner:  # the block's own statements, not nested ones'
+                        guarded[body + 1] = flag_id(flag)
                 body += 1
         return guarded
 
