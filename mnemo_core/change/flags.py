@@ -23,7 +23,6 @@ from mnemo_core.model import Symbol
 from mnemo_core.retrieve.snippets import SourceCache
 
 GUARD = re.compile(r"(?:el)?if\s+(self\.)?([A-Za-z_]\w*)(?:\s+is\s+not\s+None)?\s*(?:\band\b.*)?:\s*(?:#.*)?")
-OFF = frozenset({"False"})  # ``None`` defaults are mostly collaborators the code itself hands over
 MIN_FLAG_CHARS = 4  # ``x``, ``ok``, ``cb``: too short to find in a test's source by chance alone
 _WORDS: dict[int, str] = {}  # flag id -> its word (a flag id is negative: never a symbol's)
 GUARDED_CACHED = 20_000  # callers whose guarded lines are known
@@ -110,8 +109,7 @@ def _assigns(lines: list[str], name: str) -> bool:
 
 
 def _off_by_default(signature: str, flag: str) -> bool:
-    """Whether ``signature`` has a parameter ``flag`` whose default is off (``False``)."""
-    found = re.search(
-        rf"\b{re.escape(flag)}\s*(?::[^=,()]*(?:\[[^\]]*\])?[^=,()]*)?=\s*([^,()\s]+|\(\))", signature
-    )
-    return found is not None and found.group(1) in OFF
+    """Whether ``signature`` has a parameter ``flag`` whose default is ``False`` (a ``None`` default
+    is mostly an object the code itself hands over)."""
+    annotation = r"(?::[^=,()]*(?:\[[^\]]*\])?[^=,()]*)?"
+    return re.search(rf"\b{re.escape(flag)}\s*{annotation}=\s*False\b", signature) is not None

@@ -151,7 +151,8 @@ def _step(
     outgoing = store.edges_touching(ids, "out")
     calling_on_self = {e.src for e in incoming if e.type == "calls" and e.resolution == "self"}
     self_callers = _classes_of(store, calling_on_self)
-    calling = {e.src for e in incoming if flags and e.type == "calls" and e.confidence >= min_confidence}
+    to_tests = receivers is not None or flags is not None
+    calling = {e.src for e in incoming if to_tests and e.type == "calls" and e.confidence >= min_confidence}
     callers = store.symbols_by_ids(calling)  # whose call sites say what they call, and when
     for edge_type, direction, relation in RELATIONS:
         edges: list[Edge] = incoming if direction == "in" else outgoing

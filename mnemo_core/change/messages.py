@@ -26,13 +26,11 @@ WRITERS_CACHED = 4096  # classes known to write a phrase or not
 _WRITES: BoundedCache[tuple[str, int, int], bool] = BoundedCache(WRITERS_CACHED)
 
 
-def message_phrases(
-    store: Store, classes: Iterable[int], families: Mapping[int, set[int]]
-) -> dict[str, set[int]]:
-    """Each phrase an exception class (or a subclass, ``families``) writes -> the classes it shows."""
+def message_phrases(store: Store, classes: Iterable[int]) -> dict[str, set[int]]:
+    """Each phrase an exception class (or one of its subclasses) writes -> the classes it shows."""
     members: dict[int, set[int]] = {}
     for cls in classes:
-        for member in _members(store, families.get(cls, {cls})):
+        for member in _members(store, hierarchy(store, cls, "in")):
             members.setdefault(member, set()).add(cls)
     phrases: dict[str, set[int]] = {}
     for sid, literals in literals_of(store, members).items():
@@ -72,8 +70,7 @@ def writers(store: Store, classes: Iterable[int]) -> set[int]:
         key = (str(store.path), generation, cls)
         writes = _WRITES.get(key)
         if writes is None:
-            family = hierarchy(store, cls, "in")
-            writes = _WRITES.put(key, bool(message_phrases(store, [cls], {cls: family})))
+            writes = _WRITES.put(key, bool(message_phrases(store, [cls])))
         if writes:
             found.add(cls)
     return found

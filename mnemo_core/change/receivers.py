@@ -58,8 +58,7 @@ def evidenced(store: Store, assumptions: Mapping[int, Sequence[frozenset[int]]])
         named[test] |= handlers
     errors = exception_classes(store, assumed - flags.keys())
     if errors:
-        families = {cls: hierarchy(store, cls, "in") for cls in errors}
-        for test, raised in phrased(strings, message_phrases(store, errors, families)).items():
+        for test, raised in phrased(strings, message_phrases(store, errors)).items():
             named[test] |= raised
     free = _staples(assumptions, named)
     kept: dict[int, int] = {}
