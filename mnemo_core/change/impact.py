@@ -85,9 +85,11 @@ HANDED_LABELS: dict[Resolution, str] = {
     "registry": "registers the class of",
 }
 ASSUMING_LABELS = frozenset({"dispatches to", *HANDED_LABELS.values()})
+KEYABLE = frozenset({REFERENCE_LABELS["registry"], REFERENCE_LABELS["value"]})  # may be stored under a key
 LOOKS_UP = "looks up"  # a registry reader (render looks up FILTERS)
 USES = "uses"  # a module constant's reader (fetch uses TIMEOUT)
 DISPATCHES = "dispatches by name to"  # getattr(self, "visit_" + ...) calls
+SUBCLASSES = "runs the subclass hook"  # a class defined in a function runs its base's __init_subclass__
 RUNS = "runs"  # a test runs its class's setUp, its module's setup_module, an autouse fixture in scope
 RUNNER_CONFIDENCE = 0.9  # the runner calls them for every test of their scope (a fixture's confidence)
 # a nested function is reached through what defines it: a function (a closure it returns), or a
@@ -168,8 +170,8 @@ def _step(
                 into = _guessed_class(receivers, callers.get(dependant), e.line, symbols.get(node))
             if flags is not None and into is None and label in ("calls", DISPATCHES) and dependant in callers:
                 into = flags.guard(callers[dependant], e.line)  # a call only an option turned on makes
-            if label == REFERENCE_LABELS["registry"] or (receivers is not None and label == DISPATCHES):
-                into = node  # an entry of a registry or a handler: if keyed, a test must name its key
+            if label in KEYABLE or (receivers is not None and label == DISPATCHES):
+                into = node  # a registry's entry, a handed function, a handler: if keyed, a test names it
             caller = self_callers.get(dependant) if label == "calls" and e.resolution == "self" else None
             found.append(Step(node, dependant, label, e.confidence, into, caller, e.resolution))
     parents = store.symbols_by_ids({s.parent_id for s in symbols.values() if s.parent_id is not None})
@@ -194,6 +196,8 @@ def _label(relation: str, edge: Edge, node: Symbol | None) -> str:
         if edge.resolution not in DYNAMIC_RESOLUTIONS:
             return USES
         return LOOKS_UP if _is_registry(node) else REFERENCE_LABELS.get(edge.resolution, relation)
+    if edge.resolution == "subclass":
+        return SUBCLASSES
     return DISPATCHES if edge.resolution == "dispatch" else relation
 
 
@@ -358,11 +362,14 @@ def walk_back(
             dispatched |= new | entries
             errors = exception_classes(store, new)
             assumable |= new - (errors - writers(store, errors))
-            handlers = store.symbols_by_ids(entries)
+            handlers = store.symbols_by_ids({s.into for s in steps if s.label == DISPATCHES} & entries)
             assumable |= {
                 e
                 for e in entries
-                if flag_word(e) or keys.of(e) or (e in handlers and keywords_of(handlers[e].short_name))
+                if flag_word(e)
+                or keys.of(e)
+                or keys.subjects(e)
+                or (e in handlers and keywords_of(handlers[e].short_name))
             }
         candidates = _bounded(_extend(reached, origins, steps, hop, assumable, related), states)
         if stop_at_tests and candidates:

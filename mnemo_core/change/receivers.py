@@ -20,13 +20,13 @@ class (``ReceiverNames``).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from mnemo_core.change.flags import flag_word
 from mnemo_core.change.hierarchy import hierarchy
 from mnemo_core.change.literals import literals_of
 from mnemo_core.change.messages import message_phrases, phrased
-from mnemo_core.change.registry_keys import RegistryKeys
+from mnemo_core.change.registry_keys import RegistryKeys, spellings
 from mnemo_core.change.syntax_keys import keywords_of, spelled
 from mnemo_core.index.store import Store
 from mnemo_core.index.textsplit import identifier_words
@@ -53,6 +53,10 @@ def evidenced(store: Store, assumptions: Mapping[int, Sequence[frozenset[int]]])
         names.setdefault(word, set()).add(fid)
     assuming = [t for t, paths in assumptions.items() if any(paths)]
     named = names_used(store, assuming, names)
+    subjects = RegistryKeys(store).subjects_named(assumed - flags.keys())
+    if subjects:
+        for test, found in names_used(store, assuming, subjects, spellings).items():
+            named[test] |= found
     strings = literals_of(store, assuming)
     for test, handlers in spelled(strings, _keyword_names(store, assumed)).items():
         named[test] |= handlers
@@ -70,14 +74,22 @@ def evidenced(store: Store, assumptions: Mapping[int, Sequence[frozenset[int]]])
     return kept or dict.fromkeys(assumptions, 0)
 
 
-def names_used(store: Store, tests: Iterable[int], names: Mapping[str, set[int]]) -> dict[int, set[int]]:
-    """For each test, the symbols its source shows a use of: those of every word of it in ``names``."""
+def names_used(
+    store: Store,
+    tests: Iterable[int],
+    names: Mapping[str, set[int]],
+    forms: Callable[[str], Iterable[str]] | None = None,
+) -> dict[int, set[int]]:
+    """For each test, the symbols its source shows a use of: those of every word of it (or, with
+    ``forms``, of every form of a word) in ``names``."""
     sources = SourceCache(store.root)
     named: dict[int, set[int]] = {}
     for test, symbol in store.symbols_by_ids(tests).items():
         body = sources.lines(symbol.path)[symbol.start_line - 1 : symbol.end_line]
-        words = set(WORD.findall("\n".join(body))) & names.keys()
-        named[test] = set().union(*(names[w] for w in words))
+        words = set(WORD.findall("\n".join(body)))
+        if forms is not None:
+            words = {form for word in words for form in forms(word)}
+        named[test] = set().union(*(names[w] for w in words & names.keys()))
     return named
 
 

@@ -9,18 +9,37 @@ through a keyed registry keeps that path only when its source names the key or t
 when no test does, all are kept. A name-built ``getattr(self, "visit_" + kind)`` is keyed the same
 way only where the handler's name spells a keyword (``syntax_keys``): keying every handler would
 split a visitor's paths by each of dozens (measured on jinja, queries became tens of times slower).
+
+A function handed over in a call is keyed the same way when the call stores it under a name
+(``env.globals.update(get_flashed_messages=get_flashed_messages)``, ``dict(upper=do_upper)``), and
+when it is registered beside a predicate (``register_hook_factory(is_typeddict, gen_typeddict)``,
+``(is_namedtuple, namedtuple_factory)``): the predicate's subject (``typeddict``) is the key, and a
+test shows a use of it in any spelling of its words (``TypedDict``, ``simple_typeddicts()``).
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 
 from mnemo_core.index.store import Store
+from mnemo_core.index.textsplit import identifier_words
+from mnemo_core.model import CALLABLE_KINDS
 from mnemo_core.retrieve.snippets import SourceCache
 
 WORD_KEY = re.compile(r"\w+")
 KEY_MAX_CHARS = 64
+KEYWORD_STORES = frozenset({"dict", "update"})  # calls that store each keyword argument under its name
+PREDICATE = re.compile(r"\s*(?:[\w.]+\.)?((?:is|has)_(\w+))\s*,")  # a bracket's first item: is_typeddict,
+TYPE_NAME = re.compile(  # a class-like name, or a builtin or standard container type
+    r"\b(?:(?!None\b|True\b|False\b)[A-Z]\w*|dict|list|tuple|set|frozenset|deque|defaultdict|namedtuple"
+    r"|bytes|str|int|float)\b"
+)
+DOCSTRING = re.compile(r"(\"\"\"|\'\'\')[\s\S]*?\1")  # a triple-quoted string
+CALLEE = re.compile(r"([\w.]*)\s*$")
+CLOSING = {")": "(", "]": "[", "}": "{"}
+CALL_LINES = 12  # lines searched back for the bracket a handed-over function is written in
 
 
 class RegistryKeys:
@@ -30,10 +49,25 @@ class RegistryKeys:
     def __init__(self, store: Store, sources: SourceCache | None = None) -> None:
         self._store = store
         self._sources = sources or SourceCache(store.root)
-        self._keys: dict[int, frozenset[str]] = {}
+        self._keys: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
 
     def of(self, function: int) -> frozenset[str]:
         """The word-like keys ``function`` is stored under (empty: not in a keyed registry)."""
+        return self._keyed(function)[0]
+
+    def subjects(self, function: int) -> frozenset[str]:
+        """The subjects of the predicates ``function`` is registered beside, in ``compact`` form."""
+        return self._keyed(function)[1]
+
+    def subjects_named(self, functions: Iterable[int]) -> dict[str, set[int]]:
+        """Each predicate subject (compact) -> the functions registered beside it."""
+        names: dict[str, set[int]] = {}
+        for sid in functions:
+            for subject in self.subjects(sid):
+                names.setdefault(subject, set()).add(sid)
+        return names
+
+    def _keyed(self, function: int) -> tuple[frozenset[str], frozenset[str]]:
         if function not in self._keys:
             self._keys[function] = self._read(function)
         return self._keys[function]
@@ -43,33 +77,116 @@ class RegistryKeys:
         symbols = self._store.symbols_by_ids(functions)
         names: dict[str, set[int]] = {}
         for sid, symbol in symbols.items():
-            keys = self.of(sid)
-            for name in {*keys, symbol.short_name} if keys else ():
+            keys, subjects = self._keyed(sid)
+            for name in {*keys, symbol.short_name} if keys or subjects else ():
                 names.setdefault(name, set()).add(sid)
         return names
 
-    def _read(self, function: int) -> frozenset[str]:
+    def _read(self, function: int) -> tuple[frozenset[str], frozenset[str]]:
         store = self._store
         incoming = store.edges_touching([function], "in")
-        edges = [e for e in incoming if e.type == "references" and e.resolution == "registry" and e.line > 0]
+        edges = [
+            e
+            for e in incoming
+            if e.type == "references" and e.resolution in ("registry", "value") and e.line > 0
+        ]
         if not edges:
-            return frozenset()
+            return frozenset(), frozenset()
         symbols = store.symbols_by_ids({function, *(e.src for e in edges)})
         target = symbols.get(function)
         if target is None:
-            return frozenset()
-        entry = _entry(target.short_name)
+            return frozenset(), frozenset()
+        name = target.short_name
         keys: set[str] = set()
+        subjects: set[str] = set()
         for e in edges:
-            registry = symbols.get(e.src)
-            if registry is None or registry.kind != "constant":
+            holder = symbols.get(e.src)
+            if holder is None:
                 continue
-            lines = self._sources.lines(registry.path)
-            if e.line <= len(lines):
-                keys.update(m.group(2) for m in entry.finditer(lines[e.line - 1]))
-        return frozenset(k for k in keys if WORD_KEY.fullmatch(k))
+            lines = self._sources.lines(holder.path)
+            if e.line > len(lines):
+                continue
+            if e.resolution == "registry" and holder.kind == "constant":
+                keys.update(m.group(2) for m in _entry(name).finditer(lines[e.line - 1]))
+            elif e.resolution == "value":
+                stored, predicates = _handed(lines, e.line, name)
+                keys |= stored
+                for predicate, subject in predicates:
+                    subjects |= self._types_tested(predicate, subject)
+        return frozenset(k for k in keys if WORD_KEY.fullmatch(k)), frozenset(subjects)
+
+    def _types_tested(self, predicate: str, subject: str) -> set[str]:
+        """The compact names of the types a predicate of the repository tests for: its subject
+        (``is_typeddict`` -> ``typeddict``) where its body spells it, and the types its body
+        names (``is_mapping``: ``dict``, ``Mapping``); none where the body does not spell the
+        subject (``has_with_generic``: what it tests for is not a name a test would write)."""
+        found: set[str] = set()
+        ids = self._store.symbol_ids_by_short_names([predicate]).get(predicate, [])
+        for symbol in self._store.symbols_by_ids(ids).values():
+            if symbol.kind not in CALLABLE_KINDS:
+                continue
+            lines = self._sources.lines(symbol.path)[symbol.start_line : symbol.end_line]
+            body = DOCSTRING.sub("", "\n".join(lines))  # the code, not what its prose mentions
+            if any(subject in spellings(word) for word in WORD_KEY.findall(body)):
+                found |= {subject, *(compact(t) for t in TYPE_NAME.findall(body))}
+        return found
 
 
 def _entry(name: str) -> re.Pattern[str]:
     """``"key": name`` (or ``"key": module.name``) in a dict literal's line."""
     return re.compile(rf"""(["'])([^"'\\\n]{{1,{KEY_MAX_CHARS}}})\1\s*:\s*(?:[\w.]+\.)?{re.escape(name)}\b""")
+
+
+def _handed(lines: list[str], line: int, name: str) -> tuple[set[str], set[tuple[str, str]]]:
+    """The keys a call on ``line`` stores function ``name`` under (``update(key=name)``), and the
+    predicates it is registered beside (``(is_typeddict, name)``), each with its compact subject."""
+    keys: set[str] = set()
+    subjects: set[tuple[str, str]] = set()
+    text = lines[line - 1]
+    for m in re.finditer(rf"(?<![\w.])(?:(\w+)\s*=\s*)?(?:[\w.]+\.)?{re.escape(name)}\b(?!\s*\()", text):
+        opened = _opening(lines, line, m.start())
+        if opened is None:
+            continue
+        callee, inside = opened
+        if m.group(1) and callee.rsplit(".", 1)[-1] in KEYWORD_STORES:
+            keys.add(m.group(1))
+        elif not m.group(1) and (predicate := PREDICATE.match(inside)):
+            subjects.add((predicate.group(1), compact(predicate.group(2))))
+    return keys, subjects
+
+
+def _opening(lines: list[str], line: int, column: int) -> tuple[str, str] | None:
+    """The innermost bracket open at ``column`` of ``line`` (1-based): the name before it (a
+    callee; empty for a tuple or list) and the text from it to the column."""
+    depth = 0
+    row, col = line - 1, column
+    while row >= max(line - CALL_LINES, 0):
+        text = lines[row]
+        for i in range(min(col, len(text)) - 1, -1, -1):
+            char = text[i]
+            if char in CLOSING:
+                depth += 1
+            elif char in "([{":
+                if depth == 0:
+                    inside = "\n".join([text[i + 1 :], *lines[row + 1 : line - 1], lines[line - 1][:column]])
+                    if row == line - 1:
+                        inside = text[i + 1 : column]
+                    callee = CALLEE.search(text[:i])
+                    return (callee.group(1) if callee else ""), inside
+                depth -= 1
+        row -= 1
+        col = len(lines[row]) if row >= 0 else 0
+    return None
+
+
+def compact(word: str) -> str:
+    """A name's words joined in lower case: ``TypedDict``, ``typed_dict`` and ``typeddict`` alike."""
+    return word.replace("_", "").lower()
+
+
+def spellings(word: str) -> set[str]:
+    """The compact forms an identifier can name a subject by: itself, each of its words, each two
+    adjacent words, each with a plural ``s`` dropped (``simple_typeddicts`` -> ``typeddict``)."""
+    parts = identifier_words(word)
+    forms = {compact(word), *parts, *(a + b for a, b in itertools.pairwise(parts))}
+    return forms | {f[:-1] for f in forms if f.endswith("s") and len(f) > 3}

@@ -1170,7 +1170,10 @@ class Resolver:
 
     def _subclass_hook_edges(self, file_id: int) -> list[Edge]:
         """From a base's ``__init_subclass__`` in the repository to each subclass in the file and
-        its methods: the hook registers the subclass where the base's lookup finds it."""
+        its methods: the hook registers the subclass where the base's lookup finds it. A subclass
+        defined in a function (a test's local ``class Custom(Flask)``) also runs the hook each time
+        the function runs: a call from the class to the hook (a module's classes run it at import,
+        which no test's own run covers)."""
         w = self.world
         edges = []
         for ids in w.top(file_id).values():
@@ -1193,6 +1196,9 @@ class Resolver:
                     for hook in hooks
                     for target in [cls, *methods]
                 ]
+                parent = w.symbol(cls).parent_id
+                if parent is not None and w.symbol(parent).kind in CALLABLE_KINDS:
+                    edges += [Edge(cls, h, "calls", "subclass", CONFIDENCE["subclass"], 0) for h in hooks]
         return edges
 
     # -- derived edges ----------------------------------------------------------------------

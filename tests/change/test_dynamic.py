@@ -543,3 +543,26 @@ def test_a_dunder_method_s_fallback_is_the_tests_named_after_its_class_when_some
         "not determinable statically: the tests of its module's other symbols named after its class "
         "are possible (1)"
     ) in changed["reasons"]
+
+
+def test_a_subclass_hook_is_run_by_the_tests_that_define_a_subclass(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``__init_subclass__`` runs where a subclass is defined: a test that defines its own
+    ``class Json(Plugin)`` runs it (the module's ``Csv`` ran it at import, before any test)."""
+    files = {
+        **FILES,
+        "tests/test_local.py": "from pkg.plugin import Plugin\n\n\ndef test_local_plugin():\n"
+        "    class Json(Plugin):\n        def run(self):\n            return '{}'\n\n"
+        "    assert Plugin.create('json').run() == '{}'\n",
+    }
+    root = make_repo(tmp_path / "r", files)
+    changed_plugin = files["pkg/plugin.py"].replace("cls.__name__.lower()", "cls.__name__.casefold()")
+    commit(root, {"pkg/plugin.py": changed_plugin}, "casefold")
+    pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
+    changed = {c["name"]: c for c in pr["impact"]["changed"]}["Plugin.__init_subclass__"]
+    assert "tests/test_local.py::test_local_plugin" in changed["reached_by"]
+    tests = {t["name"]: t for t in pr["impact"]["tests"]}
+    assert tests["test_local_plugin"]["evidence"] == (
+        "defines test_local_plugin.Json -> runs the subclass hook Plugin.__init_subclass__ (changed, 2 hops)"
+    )
