@@ -12,10 +12,11 @@ names that class (``si = app.session_interface; si.open_session()``). A
 call on ``self`` (or through ``super()``) in one class dispatches only into overrides of its own
 class family: ``FileError.__init__`` calling ``super().__init__()`` never lands in a sibling's.
 
-A path through a keyed registry (``FILTERS = {"upper": do_upper}``) assumes the entry it looks up
-the same way: the test must name the key or the function (``registry_keys``); a path through a
-name-built dispatch into a handler named after a keyword (``visit_For``) assumes the handler, and
-the test's strings must spell the keyword (``syntax_keys``).
+A path through a keyed registry (``FILTERS = {"upper": do_upper}``), or through a function handed
+over under a keyword or beside a predicate (``update(upper=do_upper)``, ``register(is_counter,
+gen_counter)``), assumes the entry the same way: the test must name the key or the function
+(``registry_keys``); a path through a name-built dispatch into a handler named after a keyword
+(``visit_For``) assumes the handler, and the test's strings must spell the keyword (``syntax_keys``).
 
 Every path remembers its weakest link (the confidence and resolution of its least sure edge). A
 dependant reached only through a link below ``POSSIBLE_BELOW`` is a *possible* caller or test: it is
@@ -362,7 +363,10 @@ def walk_back(
             dispatched |= new | entries
             errors = exception_classes(store, new)
             assumable |= new - (errors - writers(store, errors))
-            handlers = store.symbols_by_ids({s.into for s in steps if s.label == DISPATCHES} & entries)
+            looked_up = {
+                i for s in steps if s.label != REFERENCE_LABELS["value"] and (i := s.into) in entries
+            }
+            handlers = store.symbols_by_ids(looked_up)  # not handed over: a keyword in its name is a key
             assumable |= {
                 e
                 for e in entries
@@ -396,6 +400,8 @@ def _extend(
                 continue  # up to a base method, then down to a sibling override: another class
             if origin.labels[:1] == (REFERENCE_LABELS["decorator"],) and label not in AFTER_DECORATOR:
                 continue  # from a decorator to the other functions it decorates: unrelated
+            if origin.labels[:1] == (REFERENCE_LABELS["subclass"],) and label == SUBCLASSES:
+                continue  # from a hook to the other subclasses it runs for: they register themselves
             if on_self is not None and origin.receiver is not None and not related(on_self, origin.receiver):
                 continue  # a call on self (or super()) in one class cannot land in an unrelated class
             guesses = origin.guesses + (confidence <= GUESS_CONFIDENCE)

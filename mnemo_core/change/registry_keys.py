@@ -109,7 +109,7 @@ class RegistryKeys:
             if e.resolution == "registry" and holder.kind == "constant":
                 keys.update(m.group(2) for m in _entry(name).finditer(lines[e.line - 1]))
             elif e.resolution == "value":
-                stored, predicates = _handed(lines, e.line, name)
+                stored, predicates = handed_keys(lines, e.line, name)
                 keys |= stored
                 for predicate, subject in predicates:
                     subjects |= self._types_tested(predicate, subject)
@@ -137,7 +137,7 @@ def _entry(name: str) -> re.Pattern[str]:
     return re.compile(rf"""(["'])([^"'\\\n]{{1,{KEY_MAX_CHARS}}})\1\s*:\s*(?:[\w.]+\.)?{re.escape(name)}\b""")
 
 
-def _handed(lines: list[str], line: int, name: str) -> tuple[set[str], set[tuple[str, str]]]:
+def handed_keys(lines: list[str], line: int, name: str) -> tuple[set[str], set[tuple[str, str]]]:
     """The keys a call on ``line`` stores function ``name`` under (``update(key=name)``), and the
     predicates it is registered beside (``(is_typeddict, name)``), each with its compact subject."""
     keys: set[str] = set()
