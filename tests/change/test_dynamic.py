@@ -566,3 +566,19 @@ def test_a_subclass_hook_is_run_by_the_tests_that_define_a_subclass(
     assert tests["test_local_plugin"]["evidence"] == (
         "defines test_local_plugin.Json -> runs the subclass hook Plugin.__init_subclass__ (changed, 2 hops)"
     )
+
+
+def test_a_subclass_defined_in_a_test_does_not_reach_its_siblings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The hook a test's ``class Json(Plugin)`` runs registers ``Json``: the test reaches nothing
+    of ``Csv``, which the hook registered at import."""
+    files = {
+        **FILES,
+        "tests/test_local.py": "from pkg.plugin import Plugin\n\n\ndef test_local_name():\n"
+        "    class Json(Plugin):\n        pass\n\n    assert Json.__name__ == 'Json'\n",
+    }
+    root = make_repo(tmp_path / "r", files)
+    commit(root, {"pkg/csv.py": CSV.replace("'a,b'", "'a;b'")}, "semicolon")
+    tests = cli_json(capsys, "tests", "--base", "HEAD~1", "--repo", str(root))["tests"]
+    assert [t["id"] for t in tests] == ["tests/test_pkg.py::test_create"]
