@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import zlib
 
+from mnemo_core.change.syntax_keys import syntax_guard
 from mnemo_core.index.store import Store
 from mnemo_core.memo import BoundedCache
 from mnemo_core.model import Symbol
@@ -42,8 +43,9 @@ def flag_word(fid: int) -> str | None:
 
 
 class OptInFlags:
-    """The opt-in flag guarding each call site, read from the caller's source once per index
-    generation (every walk to tests crosses the same callers again)."""
+    """The opt-in flag (or syntax key, ``syntax_keys.syntax_guard``) guarding each call site, read
+    from the caller's source once per index generation (every walk to tests crosses the same
+    callers again)."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
@@ -52,7 +54,7 @@ class OptInFlags:
         self._seen: dict[int, dict[int, int]] = {}
 
     def guard(self, caller: Symbol, line: int) -> int | None:
-        """The flag id of the opt-in ``if`` whose body holds ``caller``'s call at ``line``, if any."""
+        """The assumption id of the ``if`` whose body holds ``caller``'s call at ``line``, if any."""
         guarded = self._seen.get(caller.id)
         if guarded is None:
             key = (*self._key, caller.id)
@@ -63,8 +65,9 @@ class OptInFlags:
         return guarded.get(line)
 
     def _read(self, caller: Symbol) -> dict[int, int]:
-        """Each statement line of ``caller`` directly in the body of an opt-in ``if`` (not in a block
-        nested there: ``if optimize: try: read()`` reads whatever the ``try`` says), with the flag's id."""
+        """Each statement line of ``caller`` directly in the body of an opt-in or syntax ``if`` (not
+        in a block nested there: ``if optimize: try: read()`` reads whatever the ``try`` says), with
+        its assumption's id."""
         if self._sources is None:
             self._sources = SourceCache(self._store.root)
         lines = self._sources.lines(caller.path)
@@ -72,23 +75,30 @@ class OptInFlags:
         end = min(caller.end_line, len(lines))
         for at in range(caller.start_line, end):  # 0-based index of the line after the ``def``
             stripped = lines[at].strip()
-            found = GUARD.fullmatch(stripped) if stripped.startswith(("if ", "elif ")) else None
-            if found is None or len(found.group(2)) < MIN_FLAG_CHARS:
+            if not stripped.startswith(("if ", "elif ")):
                 continue
-            flag, on_self = found.group(2), bool(found.group(1))
-            if not on_self and _assigns(lines[caller.start_line : at], flag):
-                continue  # the function sets it itself: no test need pass it
-            signature = self._init_of(caller) if on_self else caller.signature
-            if not _off_by_default(signature, flag):
+            assumed = self._flag(caller, lines, at, stripped) or syntax_guard(stripped)
+            if assumed is None:
                 continue
             indent, body, inner = _indent(lines[at]), at + 1, None
             while body < end and (not lines[body].strip() or _indent(lines[body]) > indent):
                 if lines[body].strip():
                     inner = inner if inner is not None else _indent(lines[body])
                     if _indent(lines[body]) == inner:  # the block's own statements, not nested ones'
-                        guarded[body + 1] = flag_id(flag)
+                        guarded[body + 1] = assumed
                 body += 1
         return guarded
+
+    def _flag(self, caller: Symbol, lines: list[str], at: int, stripped: str) -> int | None:
+        """The id of the opt-in flag the ``if`` on line ``at`` tests, if it tests one."""
+        found = GUARD.fullmatch(stripped)
+        if found is None or len(found.group(2)) < MIN_FLAG_CHARS:
+            return None
+        flag, on_self = found.group(2), bool(found.group(1))
+        if not on_self and _assigns(lines[caller.start_line : at], flag):
+            return None  # the function sets it itself: no test need pass it
+        signature = self._init_of(caller) if on_self else caller.signature
+        return flag_id(flag) if _off_by_default(signature, flag) else None
 
     def _init_of(self, method: Symbol) -> str:
         """The signature of the ``__init__`` of the class ``method`` is defined in ("" if none)."""

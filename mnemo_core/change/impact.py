@@ -35,7 +35,7 @@ from mnemo_core.change.hierarchy import hierarchy
 from mnemo_core.change.messages import writers
 from mnemo_core.change.receivers import ReceiverNames, evidenced, exception_classes
 from mnemo_core.change.registry_keys import RegistryKeys
-from mnemo_core.change.syntax_keys import keywords_of
+from mnemo_core.change.syntax_keys import id_keywords, keywords_of
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.languages.base import mark_name
 from mnemo_core.index.store import Store
@@ -371,6 +371,7 @@ def walk_back(
                 e
                 for e in entries
                 if flag_word(e)
+                or id_keywords(e)
                 or keys.of(e)
                 or keys.subjects(e)
                 or (e in handlers and keywords_of(handlers[e].short_name))

@@ -27,7 +27,7 @@ from mnemo_core.change.hierarchy import hierarchy
 from mnemo_core.change.literals import literals_of
 from mnemo_core.change.messages import message_phrases, phrased
 from mnemo_core.change.registry_keys import RegistryKeys, spellings
-from mnemo_core.change.syntax_keys import keywords_of, spelled
+from mnemo_core.change.syntax_keys import id_keywords, keywords_of, spelled
 from mnemo_core.index.store import Store
 from mnemo_core.index.textsplit import identifier_words
 from mnemo_core.model import CALLABLE_KINDS, Symbol
@@ -48,19 +48,20 @@ def evidenced(store: Store, assumptions: Mapping[int, Sequence[frozenset[int]]])
     if not assumed:
         return dict.fromkeys(assumptions, 0)
     flags = {fid: word for fid in assumed if (word := flag_word(fid))}
-    names = _evidence_names(store, assumed - flags.keys())
+    symbols = frozenset(a for a in assumed if a >= 0)  # not flags or syntax guards
+    names = _evidence_names(store, symbols)
     for fid, word in flags.items():
         names.setdefault(word, set()).add(fid)
     assuming = [t for t, paths in assumptions.items() if any(paths)]
     named = names_used(store, assuming, names)
-    subjects = RegistryKeys(store).subjects_named(assumed - flags.keys())
+    subjects = RegistryKeys(store).subjects_named(symbols)
     if subjects:
         for test, found in names_used(store, assuming, subjects, spellings).items():
             named[test] |= found
     strings = literals_of(store, assuming)
     for test, handlers in spelled(strings, _keyword_names(store, assumed)).items():
         named[test] |= handlers
-    errors = exception_classes(store, assumed - flags.keys())
+    errors = exception_classes(store, symbols)
     if errors:
         for test, raised in phrased(strings, message_phrases(store, errors)).items():
             named[test] |= raised
@@ -126,11 +127,15 @@ def _evidence_names(store: Store, assumed: frozenset[int]) -> dict[str, set[int]
 
 
 def _keyword_names(store: Store, assumed: frozenset[int]) -> dict[str, set[int]]:
-    """The keywords that show a use of each assumed handler of a name-built dispatch (``syntax_keys``)."""
+    """The keywords that show a use of each assumed handler of a name-built dispatch, or of each
+    syntax guard (``syntax_keys``)."""
     names: dict[str, set[int]] = {}
-    for sid, symbol in store.symbols_by_ids(assumed).items():
+    for sid, symbol in store.symbols_by_ids(a for a in assumed if a >= 0).items():
         for word in keywords_of(symbol.short_name) if symbol.kind in CALLABLE_KINDS else ():
             names.setdefault(word, set()).add(sid)
+    for kid in assumed:
+        for word in id_keywords(kid):
+            names.setdefault(word, set()).add(kid)
     return names
 
 

@@ -13,6 +13,8 @@ nodes that any code has (``visit_Name``, ``visit_Call``) spell no keyword and ne
 from __future__ import annotations
 
 import keyword
+import re
+import zlib
 from collections.abc import Mapping
 
 from mnemo_core.change.literals import Literals
@@ -28,11 +30,47 @@ KEYWORDS = frozenset(
 )
 
 
+ISINSTANCE = re.compile(
+    r"(?:el)?if\s+isinstance\(\s*[\w.]+\s*,\s*(\(?[\w.]+(?:\s*,\s*[\w.]+)*,?\s*\)?)\s*\)\s*:\s*(?:#.*)?"
+)
+_KEYWORDS: dict[int, frozenset[str]] = {}  # syntax guard id -> its keywords (negative: never a symbol's)
+
+
 def keywords_of(short_name: str) -> frozenset[str]:
     """The keywords a handler's name spells after its dispatch prefix: ``visit_ClassDef`` -> {class,
     def}, ``FOR`` -> {for}, ``do_import`` -> {import}."""
     words = identifier_words(short_name)
     return frozenset(w for w in words[len(words) > 1 :] if w in KEYWORDS)
+
+
+def syntax_guard(condition: str) -> int | None:
+    """The assumption id of an ``if isinstance(node, ast.While):`` (or ``elif``, or a tuple of
+    classes) whose every class spells a keyword: its block runs for the inputs that have such a
+    node, like a handler named after the keyword; None for any other condition."""
+    found = ISINSTANCE.fullmatch(condition)
+    if found is None:
+        return None
+    names = [n.strip(" ()") for n in found.group(1).split(",") if n.strip(" ()")]
+    spoken = [_words(name.rsplit(".", 1)[-1]) for name in names]
+    if not spoken or not all(spoken):
+        return None
+    return keyword_id(frozenset().union(*spoken))
+
+
+def keyword_id(keywords: frozenset[str]) -> int:
+    """The assumption id standing for "the input has one of ``keywords``" in a walk's states."""
+    kid = -1 - zlib.crc32(("keywords " + " ".join(sorted(keywords))).encode())
+    _KEYWORDS[kid] = keywords
+    return kid
+
+
+def id_keywords(kid: int) -> frozenset[str]:
+    """The keywords of a syntax guard's id (empty for any other id)."""
+    return _KEYWORDS.get(kid, frozenset()) if kid < 0 else frozenset()
+
+
+def _words(class_name: str) -> frozenset[str]:
+    return frozenset(w for w in identifier_words(class_name) if w in KEYWORDS)
 
 
 def spelled(literals: Mapping[int, Literals], names: Mapping[str, set[int]]) -> dict[int, set[int]]:

@@ -10,7 +10,7 @@ import pytest
 from helpers import impacted_test_names, make_repo
 
 from mnemo_core.change.impact import walk_back
-from mnemo_core.change.syntax_keys import keywords_of
+from mnemo_core.change.syntax_keys import id_keywords, keywords_of, syntax_guard
 from mnemo_core.repository import Repository
 
 FILES = {
@@ -121,3 +121,90 @@ def test_a_plain_call_beside_a_name_built_one_is_labelled_a_call(tmp_path: Path)
     names = store.symbols_by_ids(reached)
     labels = {names[sid].name: r.labels for sid, r in reached.items() if r.depth}
     assert labels == {"Checker.visit": ("dispatches by name to",)} | {t: ("calls",) for t in EVERY_TEST}
+
+
+REACH = {
+    "lint/__init__.py": "",
+    "lint/reach.py": (
+        "import ast\n"
+        "\n"
+        "class Reach:\n"
+        "    def __init__(self):\n"
+        "        self.kinds = []\n"
+        "\n"
+        "    def visit(self, node):\n"
+        "        if isinstance(node, ast.While):\n"
+        "            self._while(node)\n"
+        "        elif isinstance(node, (ast.For, ast.AsyncFor)):  # any loop over items\n"
+        "            self._loop(node)\n"
+        "        elif isinstance(node, ast.Name):\n"
+        "            self._name(node)\n"
+        "        for child in ast.iter_child_nodes(node):\n"
+        "            self.visit(child)\n"
+        "\n"
+        "    def _while(self, node):\n"
+        "        self.kinds.append('while')\n"
+        "\n"
+        "    def _loop(self, node):\n"
+        "        self.kinds.append('for')\n"
+        "\n"
+        "    def _name(self, node):\n"
+        "        self.kinds.append(node.id)\n"
+        "\n"
+        "\n"
+        "def reach(source):\n"
+        "    walker = Reach()\n"
+        "    walker.visit(ast.parse(source))\n"
+        "    return walker.kinds\n"
+    ),
+    "tests/test_reach.py": (
+        "from lint.reach import reach\n"
+        "\n"
+        "def test_while():\n"
+        "    assert 'while' in reach('while x:\\n    pass\\n')\n"
+        "\n"
+        "def test_for():\n"
+        "    assert 'for' in reach('for x in y:\\n    pass\\n')\n"
+        "\n"
+        "def test_name():\n"
+        "    assert reach('a') == ['a']\n"
+        "\n"
+        "def test_assign():\n"
+        "    assert reach('a = b') == ['a', 'b']\n"
+        "\n"
+        "def test_call():\n"
+        "    assert reach('f()') == ['f']\n"
+    ),
+}
+EVERY_REACH_TEST = ["test_assign", "test_call", "test_for", "test_name", "test_while"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "tests"),
+    [
+        ("append('while')", "append('loop')", ["test_while"]),
+        ("append('for')", "append('loop')", ["test_for"]),
+        ("append(node.id)", "append(str(node.id))", EVERY_REACH_TEST),
+    ],
+)
+def test_a_call_under_an_isinstance_of_a_keyword_node_reaches_the_tests_that_spell_it(
+    tmp_path: Path, old: str, new: str, tests: list[str]
+) -> None:
+    repo = make_repo(tmp_path / "lint", REACH)
+    assert impacted_test_names(repo, "lint/reach.py", REACH["lint/reach.py"].replace(old, new)) == tests
+
+
+@pytest.mark.parametrize(
+    ("condition", "keywords"),
+    [
+        ("elif isinstance(node, ast.While):", {"while"}),
+        ("if isinstance(node, (ast.For, ast.AsyncFor,)):", {"for", "async"}),
+        ("if isinstance(n, c_ast.Typedef):  # a typedef", {"typedef"}),
+        ("if isinstance(node, (ast.Break, ast.Name)):", set()),  # a Name is in any input
+        ("if isinstance(value, str):", set()),
+        ("if isinstance(node, ast.While) and node.orelse:", set()),
+    ],
+)
+def test_the_keywords_a_syntax_guard_spells(condition: str, keywords: set[str]) -> None:
+    guard = syntax_guard(condition)
+    assert (id_keywords(guard) if guard is not None else set()) == keywords
