@@ -12,6 +12,7 @@ nodes that any code has (``visit_Name``, ``visit_Call``) spell no keyword and ne
 
 from __future__ import annotations
 
+import ast
 import keyword
 import re
 import zlib
@@ -33,13 +34,22 @@ KEYWORDS = frozenset(
 ISINSTANCE = re.compile(
     r"(?:el)?if\s+isinstance\(\s*[\w.]+\s*,\s*(\(?[\w.]+(?:\s*,\s*[\w.]+)*,?\s*\)?)\s*\)\s*:\s*(?:#.*)?"
 )
+# Python's syntax node classes by their name in lower case: ``importfrom`` -> ``ImportFrom``
+AST_NODES = {
+    name.lower(): name
+    for name, value in vars(ast).items()
+    if isinstance(value, type) and issubclass(value, ast.AST) and name[:1].isupper()
+}
 _KEYWORDS: dict[int, frozenset[str]] = {}  # syntax guard id -> its keywords (negative: never a symbol's)
 
 
 def keywords_of(short_name: str) -> frozenset[str]:
     """The keywords a handler's name spells after its dispatch prefix: ``visit_ClassDef`` -> {class,
-    def}, ``FOR`` -> {for}, ``do_import`` -> {import}."""
+    def}, ``FOR`` -> {for}, ``do_import`` -> {import}; a name in one word that is a Python syntax
+    node's upper-cased (``IMPORTFROM``, ``CLASSDEF``) spells that node's words."""
     words = identifier_words(short_name)
+    if len(words) == 1 and words[0] in AST_NODES:
+        words = ["", *identifier_words(AST_NODES[words[0]])]
     return frozenset(w for w in words[len(words) > 1 :] if w in KEYWORDS)
 
 

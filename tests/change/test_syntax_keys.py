@@ -102,6 +102,9 @@ def test_a_keyword_no_test_spells_keeps_every_test(tmp_path: Path) -> None:
         ("visit_Switch", {"switch"}),
         ("visit_Name", set()),
         ("p_iteration_statement_1", set()),
+        ("IMPORTFROM", {"import", "from"}),  # getattr(self, type(node).__name__.upper())
+        ("CLASSDEF", {"class", "def"}),
+        ("FORMATTEDVALUE", set()),  # a node's name, not "for" and more
     ],
 )
 def test_the_keywords_a_handler_name_spells(name: str, keywords: set[str]) -> None:
@@ -208,3 +211,70 @@ def test_a_call_under_an_isinstance_of_a_keyword_node_reaches_the_tests_that_spe
 def test_the_keywords_a_syntax_guard_spells(condition: str, keywords: set[str]) -> None:
     guard = syntax_guard(condition)
     assert (id_keywords(guard) if guard is not None else set()) == keywords
+
+
+UPPER = {
+    "lint/__init__.py": "",
+    "lint/upper.py": (
+        "import ast\n"
+        "\n"
+        "class Checker:\n"
+        "    def __init__(self):\n"
+        "        self.seen = []\n"
+        "\n"
+        "    def handle(self, node):\n"
+        "        handler = getattr(self, type(node).__name__.upper(), None)\n"
+        "        if handler is not None:\n"
+        "            handler(node)\n"
+        "        for child in ast.iter_child_nodes(node):\n"
+        "            self.handle(child)\n"
+        "\n"
+        "    def IMPORTFROM(self, node):\n"
+        "        self.seen.append(node.module)\n"
+        "\n"
+        "    def NAME(self, node):\n"
+        "        self.seen.append(node.id)\n"
+        "\n"
+        "\n"
+        "def check(source):\n"
+        "    checker = Checker()\n"
+        "    checker.handle(ast.parse(source))\n"
+        "    return checker.seen\n"
+    ),
+    "tests/test_upper.py": (
+        "from lint.upper import check\n"
+        "\n"
+        "def test_import():\n"
+        "    assert check('from os import path') == ['os']\n"
+        "\n"
+        "def test_name():\n"
+        "    assert check('a') == ['a']\n"
+        "\n"
+        "def test_assign():\n"
+        "    assert check('a = b') == ['a', 'b']\n"
+        "\n"
+        "def test_call():\n"
+        "    assert check('f()') == ['f']\n"
+        "\n"
+        "def test_attribute():\n"
+        "    assert check('a.b') == ['a']\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "tests"),
+    [
+        ("append(node.module)", "append(str(node.module))", ["test_import"]),
+        (
+            "append(node.id)",
+            "append(str(node.id))",
+            ["test_assign", "test_attribute", "test_call", "test_import", "test_name"],
+        ),
+    ],
+)
+def test_a_handler_named_like_an_upper_cased_node_spells_its_keywords(
+    tmp_path: Path, old: str, new: str, tests: list[str]
+) -> None:
+    repo = make_repo(tmp_path / "lint", UPPER)
+    assert impacted_test_names(repo, "lint/upper.py", UPPER["lint/upper.py"].replace(old, new)) == tests
