@@ -493,7 +493,8 @@ class Resolver:
     def _resolve_read(self, here: _FileScope, ref: RawRef) -> _Resolution:
         """``self.name`` (or ``x.name``, ``x`` typed) read without a call: a property of the class
         (or a base) runs."""
-        if self._is_self(here.file_id, ref.scope, ref.receiver):
+        on_self = self._is_self(here.file_id, ref.scope, ref.receiver)
+        if on_self:
             classes = self.world.enclosing_classes(here.file_id, ref.scope)
         else:
             modules = self._receiver_modules(here, ref.scope, ref.receiver)
@@ -507,7 +508,7 @@ class Resolver:
             for m in members
             if any(d.rsplit(".", 1)[-1] in decorators for d in self.world.symbol(m).decorators)
         ]
-        return _Resolution(props, "self") if props else _EXTERNAL
+        return _Resolution(props, "self" if on_self else "typed") if props else _EXTERNAL
 
     def _may_hold_module(self, here: _FileScope, scope: str, receiver: str) -> bool:
         """Whether a variable's declared values may be modules (a parametrised test's ``click.core``)."""

@@ -73,7 +73,8 @@ log = logging.getLogger(__name__)
 # 60: a variable assigned an attribute chain (``si = self.app.session_interface``) holds what it holds
 # 61: ``getattr(self, name)`` where the name is a class's name alone (``node_class.__name__.upper()``)
 # 62: a class defined in a function calls its bases' ``__init_subclass__`` (it runs the hook)
-SCHEMA_VERSION = 62
+# 63: a property read on any variable typed in its scope, in every file (was: self, and tests)
+SCHEMA_VERSION = 63
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

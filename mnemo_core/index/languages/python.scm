@@ -87,14 +87,12 @@
 (default_parameter name: (identifier) @name value: [(identifier) (attribute)] @receiver
   (#match? @receiver "^([a-z_][a-z0-9_]*\\.)*_?[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*$")) @reference.alias
 ; implicit calls: a property read on self, the context manager protocol of ``with``
-(attribute object: (identifier) @receiver attribute: (identifier) @name
-  (#any-of? @receiver "self" "cls")) @reference.read
+; on self, cls or a variable (kept where its type is declared in the same scope: ``map.merge_slashes``
+; of ``def bind(self, map: Map)``, a test's ``result.output``)
+(attribute object: (identifier) @receiver attribute: (identifier) @name) @reference.read
 ; and through a chain of attributes (``ctx.request.blueprints``: ``ctx`` typed, ``request`` a property
 ; returning a ``Request``), kept where the chain starts at self or at a variable typed in the same scope
 (attribute object: (attribute) @receiver attribute: (identifier) @name) @reference.read
-; in test files, on any variable (kept where its type is declared in the same scope): tests read
-; their results' properties (``result.output``); in every file it costs a tenth more extraction time
-(attribute object: (identifier) @receiver attribute: (identifier) @name) @reference.test_read
 ; ``getattr(obj, name)`` on anything but self: a module's ``__getattr__`` (PEP 562) may run
 (call function: (identifier) @_getattr arguments: (argument_list . (identifier) @receiver . (_) @name)
   (#eq? @_getattr "getattr") (#not-match? @receiver "^(self|cls)$")) @reference.read
