@@ -33,6 +33,7 @@ RefKind = Literal[
     "call",  # ``f()``, ``obj.m()``
     "inherit",  # a base class in a class definition
     "read",  # ``self.x`` read without a call: runs a property
+    "write",  # ``self.x = v``: runs a property's setter
     "enter",  # ``with expr:``: runs ``__enter__`` and ``__exit__``
     "iterate",  # ``for x in expr``: runs ``__iter__``
     "length",  # ``len(x)``: runs ``__len__``
@@ -74,7 +75,7 @@ PROTOCOL_REF_KINDS: tuple[RefKind, ...] = (
     "operator",
 )
 # run code without call syntax
-IMPLICIT_CALL_KINDS: tuple[RefKind, ...] = ("read", "enter", "iterate", *PROTOCOL_REF_KINDS)
+IMPLICIT_CALL_KINDS: tuple[RefKind, ...] = ("read", "write", "enter", "iterate", *PROTOCOL_REF_KINDS)
 
 EdgeType = Literal["calls", "imports", "contains", "inherits", "overrides", "tests", "references"]
 EDGE_TYPES: tuple[EdgeType, ...] = get_args(EdgeType)

@@ -410,12 +410,14 @@ def _kept(refs: list[RawRef], self_names: frozenset[str], in_test_file: bool) ->
             or (in_test_file and value.isidentifier())
         )
 
+    written = {(r.line, r.scope, r.receiver, r.name) for r in refs if r.kind == "write"}
     return tuple(
         r
         for r in refs
         if r.kind not in ("returns", "returns_result")
+        and (r.kind != "read" or (r.line, r.scope, r.receiver, r.name) not in written)  # ``x.a = 1``: a write
         and (
-            r.kind != "read"
+            r.kind not in ("read", "write")
             or r.receiver.split(".", 1)[0] in self_names
             or (r.scope, r.receiver.split(".", 1)[0]) in typed
             or r.name == ANY_ATTRIBUTE

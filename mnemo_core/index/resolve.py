@@ -240,7 +240,7 @@ class Resolver:
             if ref_kind != kind and not (calls and ref_kind in IMPLICIT_CALL_KINDS):
                 continue
             if (
-                ref_kind == "read"
+                ref_kind in ("read", "write")
                 and name not in self._property_names()
                 and name != ANY_ATTRIBUTE
                 and not self._may_hold_module(here, scope, receiver)
@@ -289,7 +289,7 @@ class Resolver:
         w = self.world
         if ref.kind == "inherit":
             found = self._resolve_type(here.file_id, ref)
-        elif ref.kind == "read":
+        elif ref.kind in ("read", "write"):
             found = self._resolve_read(here, ref)
         elif ref.kind in PROTOCOLS:
             found = self._resolve_protocol(here, ref)
@@ -492,7 +492,7 @@ class Resolver:
 
     def _resolve_read(self, here: _FileScope, ref: RawRef) -> _Resolution:
         """``self.name`` (or ``x.name``, ``x`` typed) read without a call: a property of the class
-        (or a base) runs."""
+        (or a base) runs; assigned (a ``write``), its setter runs."""
         on_self = self._is_self(here.file_id, ref.scope, ref.receiver)
         if on_self:
             classes = self.world.enclosing_classes(here.file_id, ref.scope)
@@ -507,6 +507,7 @@ class Resolver:
             m
             for m in members
             if any(d.rsplit(".", 1)[-1] in decorators for d in self.world.symbol(m).decorators)
+            and _is_setter(self.world.symbol(m)) == (ref.kind == "write")
         ]
         return _Resolution(props, "self" if on_self else "typed") if props else _EXTERNAL
 
@@ -1323,6 +1324,11 @@ def _type_names(type_text: str, hooks: Hooks) -> list[str]:
         for n in group
         if n.rsplit(".", 1)[-1] not in hooks.type_wrappers and n != "None"
     ]
+
+
+def _is_setter(symbol: SymbolRow) -> bool:
+    """Whether a property member is its setter (``@name.setter``)."""
+    return any(d.endswith(".setter") for d in symbol.decorators)
 
 
 def _union_groups(type_text: str, unions: frozenset[str]) -> list[list[str]]:

@@ -606,6 +606,37 @@ def test_a_read_of_a_property_of_a_typed_result_reaches_the_property(tmp_path: P
     assert ("pkg/report.py:summary", "pkg/runner.py:Result.output") in calls, "outside tests too"
 
 
+def test_an_assignment_to_a_property_runs_its_setter_and_a_read_its_getter(tmp_path: Path) -> None:
+    write_files(
+        tmp_path,
+        {
+            "pkg/session.py": (
+                "class Session:\n"
+                "    @property\n"
+                "    def permanent(self) -> bool:\n"
+                "        return self._permanent\n\n"
+                "    @permanent.setter\n"
+                "    def permanent(self, value: bool) -> None:\n"
+                "        self._permanent = value\n\n"
+                "def keep(session: Session) -> None:\n"
+                "    session.permanent = True\n\n"
+                "def kept(session: Session) -> bool:\n"
+                "    return session.permanent\n"
+            ),
+        },
+    )
+    index_repo(tmp_path)
+    store = Store.open(tmp_path)
+    try:
+        lines = {s.id: s.start_line for s in store.symbols_in_file("pkg/session.py")}
+        names = {s.id: s.name for s in store.symbols_in_file("pkg/session.py")}
+        rows = store.conn.execute("SELECT src, dst, resolution FROM edges WHERE type = 'calls'")
+        calls = {(names[s], lines[d], how) for s, d, how in rows if s in names and d in names}
+    finally:
+        store.close()
+    assert calls == {("keep", 6, "typed"), ("kept", 2, "typed")}  # the setter's line, the getter's
+
+
 def test_a_files_edges_do_not_depend_on_the_files_resolved_before_it(tmp_path: Path) -> None:
     """Each file's variable types are handed down explicitly: resolving the files in another order,
     or one file alone, gives that file the same edges (``c`` is an ``Http`` in one file, an ``Ftp``

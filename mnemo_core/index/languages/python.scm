@@ -90,6 +90,8 @@
 ; on self, cls or a variable (kept where its type is declared in the same scope: ``map.merge_slashes``
 ; of ``def bind(self, map: Map)``, a test's ``result.output``)
 (attribute object: (identifier) @receiver attribute: (identifier) @name) @reference.read
+; an assignment to one runs a property's setter (``session.permanent = True``), not its getter
+(assignment left: (attribute object: (identifier) @receiver attribute: (identifier) @name)) @reference.write
 ; and through a chain of attributes (``ctx.request.blueprints``: ``ctx`` typed, ``request`` a property
 ; returning a ``Request``), kept where the chain starts at self or at a variable typed in the same scope
 (attribute object: (attribute) @receiver attribute: (identifier) @name) @reference.read
