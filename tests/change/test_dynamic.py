@@ -184,6 +184,19 @@ def cli_json(capsys: pytest.CaptureFixture[str], *args: str) -> Any:
     return json.loads(capsys.readouterr().out)
 
 
+def edited_repo(tmp_path: Path, files: dict[str, str], path: str, old: str, new: str) -> Path:
+    """A repository of ``files`` whose last commit replaces ``old`` with ``new`` in ``path``."""
+    root = make_repo(tmp_path / "r", files)
+    commit(root, {path: files[path].replace(old, new)}, f"edit {path}")
+    return root
+
+
+def pr_changed(capsys: pytest.CaptureFixture[str], root: Path, name: str) -> tuple[Any, Any]:
+    """``mnemo pr`` of the last commit, and its entry for the changed symbol ``name``."""
+    pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
+    return pr, {c["name"]: c for c in pr["impact"]["changed"]}[name]
+
+
 @pytest.mark.parametrize("path", sorted(REACHED))
 def test_a_dynamically_reached_function_reaches_the_test_of_its_lookup(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], path: str
@@ -194,8 +207,7 @@ def test_a_dynamically_reached_function_reaches_the_test_of_its_lookup(
     tests = cli_json(capsys, "tests", "--sure-only", "--base", "HEAD~1", "--repo", str(root))["tests"]
     assert [t["id"] for t in tests] == [f"tests/test_pkg.py::{test}"]
     assert tests[0]["resolution"] == resolution and not tests[0]["possible"]
-    pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
-    changed = {c["name"]: c for c in pr["impact"]["changed"]}[name]
+    pr, changed = pr_changed(capsys, root, name)
     assert changed["reached_by"] == [f"tests/test_pkg.py::{test}"]
     assert not any("no test reaches" in r for r in pr["impact"]["reasons"])
 
@@ -218,8 +230,7 @@ def test_where_no_neighbour_has_a_test_the_importing_test_files_tests_are_possib
     }
     root = make_repo(tmp_path / "r", files)
     commit(root, {"pkg/server.py": files["pkg/server.py"].replace("upper()", "lower()")}, "lower")
-    pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
-    changed = {c["name"]: c for c in pr["impact"]["changed"]}["Protocol.data_received"]
+    pr, changed = pr_changed(capsys, root, "Protocol.data_received")
     assert changed["reached_by"] == []
     assert changed["possibly_reached_by"] == [
         "tests/test_server.py::test_other",
@@ -257,11 +268,10 @@ def test_a_plugin_loaded_by_entry_point_offers_the_tests_named_after_it(
         "    def test_yaml(self):\n        self.assertTrue(run_example('yaml.py'))\n\n\n"
         "def run_example(name):\n    return name\n",
     }
-    root = make_repo(tmp_path / "r", files)
-    source = files["pkg/plugins/pytorch_load.py"].replace("return context", "return context or None")
-    commit(root, {"pkg/plugins/pytorch_load.py": source}, "check")
-    pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
-    changed = {c["name"]: c for c in pr["impact"]["changed"]}["pytorch_load"]
+    root = edited_repo(
+        tmp_path, files, "pkg/plugins/pytorch_load.py", "return context", "return context or None"
+    )
+    pr, changed = pr_changed(capsys, root, "pytorch_load")
     assert changed["reached_by"] == []
     assert changed["possibly_reached_by"] == ["tests/test_functional.py::FunctionalTests::test_pytorch_load"]
     assert any(r.endswith("the tests named after it are possible (1)") for r in changed["reasons"])
@@ -274,8 +284,7 @@ def test_evidence_says_the_registry_a_function_is_reached_through(
 ) -> None:
     root = make_repo(tmp_path / "r", FILES)
     commit(root, {"pkg/filters.py": FILTERS.replace("s.upper()", "s.upper().strip()")}, "change do_upper")
-    pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
-    changed = {c["name"]: c for c in pr["impact"]["changed"]}["do_upper"]
+    pr, changed = pr_changed(capsys, root, "do_upper")
     assert "reached dynamically through FILTERS" in changed["reasons"]
     callers = {c["name"]: c for c in pr["impact"]["callers"]}
     assert callers["FILTERS"]["evidence"] == "registers do_upper (changed, 1 hop)"
@@ -298,8 +307,7 @@ def test_a_dynamic_function_no_path_ties_to_a_test_gets_the_module_s_tests_as_po
     root = make_repo(tmp_path / "r", files)
     changed_filters = files["pkg/filters.py"].replace("s.title()", "s.title().strip()")
     commit(root, {"pkg/filters.py": changed_filters}, "change do_title")
-    pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
-    changed = {c["name"]: c for c in pr["impact"]["changed"]}["do_title"]
+    pr, changed = pr_changed(capsys, root, "do_title")
     assert changed["reached_by"] == []
     assert (
         "reached dynamically through EXTRA; tests not determinable statically: "
@@ -456,8 +464,7 @@ def test_a_dynamic_fallback_offers_the_module_s_tests_that_name_the_symbol_when_
     commit(
         root, {"pkg/filters.py": files["pkg/filters.py"].replace("s.title()", "s.title().strip()")}, "edit"
     )
-    pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
-    changed = {c["name"]: c for c in pr["impact"]["changed"]}["do_title"]
+    _pr, changed = pr_changed(capsys, root, "do_title")
     assert (
         "reached dynamically through EXTRA; tests not determinable statically: "
         "the tests of its module's other symbols that name it are possible (1)"
@@ -535,8 +542,7 @@ def test_a_dunder_method_s_fallback_is_the_tests_named_after_its_class_when_some
     files = {"pkg/__init__.py": "", "pkg/app.py": source, "tests/test_app.py": tests}
     root = make_repo(tmp_path / "r", files)
     commit(root, {"pkg/app.py": source.replace("'<globals>'", "'<g>'")}, "edit")
-    pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
-    changed = {c["name"]: c for c in pr["impact"]["changed"]}["_AppGlobals.__repr__"]
+    _pr, changed = pr_changed(capsys, root, "_AppGlobals.__repr__")
     assert changed["possibly_reached_by"] == ["tests/test_app.py::test_app_globals_repr"]
     assert (
         "nothing in the repository calls it (it is called by name at run time, or from outside); tests "
@@ -556,11 +562,8 @@ def test_a_subclass_hook_is_run_by_the_tests_that_define_a_subclass(
         "    class Json(Plugin):\n        def run(self):\n            return '{}'\n\n"
         "    assert Plugin.create('json').run() == '{}'\n",
     }
-    root = make_repo(tmp_path / "r", files)
-    changed_plugin = files["pkg/plugin.py"].replace("cls.__name__.lower()", "cls.__name__.casefold()")
-    commit(root, {"pkg/plugin.py": changed_plugin}, "casefold")
-    pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
-    changed = {c["name"]: c for c in pr["impact"]["changed"]}["Plugin.__init_subclass__"]
+    root = edited_repo(tmp_path, files, "pkg/plugin.py", "cls.__name__.lower()", "cls.__name__.casefold()")
+    pr, changed = pr_changed(capsys, root, "Plugin.__init_subclass__")
     assert "tests/test_local.py::test_local_plugin" in changed["reached_by"]
     tests = {t["name"]: t for t in pr["impact"]["tests"]}
     assert tests["test_local_plugin"]["evidence"] == (
@@ -578,7 +581,6 @@ def test_a_subclass_defined_in_a_test_does_not_reach_its_siblings(
         "tests/test_local.py": "from pkg.plugin import Plugin\n\n\ndef test_local_name():\n"
         "    class Json(Plugin):\n        pass\n\n    assert Json.__name__ == 'Json'\n",
     }
-    root = make_repo(tmp_path / "r", files)
-    commit(root, {"pkg/csv.py": CSV.replace("'a,b'", "'a;b'")}, "semicolon")
+    root = edited_repo(tmp_path, files, "pkg/csv.py", "'a,b'", "'a;b'")
     tests = cli_json(capsys, "tests", "--base", "HEAD~1", "--repo", str(root))["tests"]
     assert [t["id"] for t in tests] == ["tests/test_pkg.py::test_create"]
