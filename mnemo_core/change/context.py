@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +32,7 @@ from mnemo_core.change.dynamic import (
     reached_dynamically,
     uncalled,
 )
-from mnemo_core.change.impact import BlastRadius, Reach, blast_radius
+from mnemo_core.change.impact import BlastRadius, Reach, blast_radius, folded
 from mnemo_core.change.references import dangling_references
 from mnemo_core.change.risk import Dangling, RiskInput, verdict
 from mnemo_core.index.store import Store
@@ -71,7 +71,9 @@ def analyse(
     changed = _once(changed)
     evidence = coverage_evidence(store, root, indexed.values(), coverage, touched) if coverage else None
     measured = evidence.tests if evidence else {}
-    blast = blast_radius(store, sorted({s.id for s in indexed.values()}), depth, measured)
+    definitions = _definitions(store, indexed, touched, measured)
+    walked = sorted({d for ids in definitions.values() for d in ids})
+    blast = folded(blast_radius(store, walked, depth, measured), definitions)
     reached_by_tests = {sid for sid, tests in blast.tests_of.items() if tests.sure}
     existing = [indexed[c.key] for c in changed if c.key in indexed and c.status not in ("added", "deleted")]
     dynamic = {**uncalled(store, existing), **reached_dynamically(store, [s.id for s in indexed.values()])}
@@ -219,6 +221,23 @@ def _indexed(store: Store, changed: list[ChangedSymbol]) -> dict[str, Symbol]:
     keys = [(c.path, c.name, c.kind) for c in changed if c.status != "deleted"]
     found = store.symbols_by_keys(keys)
     return {f"{path}:{name}": s for (path, name, _), s in found.items()}
+
+
+def _definitions(
+    store: Store, indexed: dict[str, Symbol], touched: dict[int, Touched], measured: Mapping[int, object]
+) -> dict[int, list[int]]:
+    """For each changed symbol, the definitions of its name the change touched (its namesakes in
+    source order: a property's setter when only the setter changed), where the index has as many as
+    the change does; the symbol alone otherwise, or where coverage data measured it."""
+    found: dict[int, list[int]] = {}
+    for symbol in indexed.values():
+        ranks = touched.get(symbol.id)
+        ids = store.namesakes(symbol.id) if ranks is not None and ranks.namesakes > 1 else []
+        if ranks is None or symbol.id in measured or len(ids) != ranks.namesakes:
+            found[symbol.id] = [symbol.id]
+        else:
+            found[symbol.id] = [ids[r] for r in sorted(ranks.ranks)]
+    return found
 
 
 def _touched(changed: list[ChangedSymbol], indexed: dict[str, Symbol]) -> dict[int, Touched]:

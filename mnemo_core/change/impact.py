@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from mnemo_core.change.flags import OptInFlags, flag_word
@@ -645,6 +645,25 @@ def _dependants_of(store: Store, code: list[int], depth: int, callers: set[int])
         c: len(callers.intersection(walk_back(store, [c], depth, min_confidence=POSSIBLE_BELOW)))
         for c in code
     }
+
+
+def folded(blast: BlastRadius, definitions: Mapping[int, list[int]]) -> BlastRadius:
+    """``blast`` of a change walked from each touched definition, with each name's definitions
+    (``definitions``: the symbol standing for the name -> its touched definitions, a property's
+    getter and setter) folded into the one symbol: its tests, those of every touched definition."""
+    tests_of = dict(blast.tests_of)
+    dependants_of = dict(blast.dependants_of)
+    for sid, ids in definitions.items():
+        if ids == [sid]:
+            continue
+        groups = [blast.tests_of[i] for i in ids if i in blast.tests_of]
+        sure = _union(g.sure for g in groups)
+        possible = _union(g.possible for g in groups)
+        for i in ids:
+            tests_of.pop(i, None)
+        tests_of[sid] = ReachingTests(sure, {t: r for t, r in possible.items() if t not in sure})
+        dependants_of[sid] = max((dependants_of.pop(i, 0) for i in ids), default=0)
+    return replace(blast, tests_of=tests_of, dependants_of=dependants_of)
 
 
 def _union(groups: Iterable[dict[int, Reach]]) -> dict[int, Reach]:

@@ -1005,6 +1005,16 @@ class Store:
         )
         return [_symbol(r) for r in rows]
 
+    def namesakes(self, symbol_id: int) -> list[int]:
+        """The definitions that share a symbol's file, qualified name and kind, itself included, in
+        id order (a property's getter and setter, a function's ``@overload`` stubs)."""
+        rows = self.conn.execute(
+            "SELECT b.id FROM symbols a JOIN symbols b"
+            " ON b.file_id = a.file_id AND b.name = a.name AND b.kind = a.kind WHERE a.id = ? ORDER BY b.id",
+            (symbol_id,),
+        )
+        return [r[0] for r in rows] or [symbol_id]
+
     def symbols_with_qualified_name(self, qualified: str) -> list[Symbol]:
         """Symbols whose qualified name is ``qualified`` or ends with ``.qualified``."""
         rows = self.conn.execute(

@@ -1,0 +1,62 @@
+"""A property's getter and setter, on a real throwaway repository: a test that reads the property
+reaches the getter, one that assigns it the setter, and a change to one of them reaches only its
+own tests, in ``mnemo pr`` as on the definition's own lens."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import impacted_test_names, make_repo
+
+from mnemo_core.engine import Engine
+
+SESSION = (
+    "class Session:\n"
+    "    def __init__(self):\n"
+    "        self._permanent = False\n"
+    "\n"
+    "    @property\n"
+    "    def permanent(self) -> bool:\n"
+    "        return self._permanent\n"
+    "\n"
+    "    @permanent.setter\n"
+    "    def permanent(self, value: bool) -> None:\n"
+    "        self._permanent = value\n"
+)
+FILES = {
+    "app/__init__.py": "",
+    "app/session.py": SESSION,
+    "tests/test_session.py": (
+        "from app.session import Session\n"
+        "\n"
+        "def test_read():\n"
+        "    session = Session()\n"
+        "    assert session.permanent is False\n"
+        "\n"
+        "def test_write():\n"
+        "    session = Session()\n"
+        "    session.permanent = True\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "tests"),
+    [
+        ("return self._permanent", "return bool(self._permanent)", ["test_read"]),
+        ("self._permanent = value", "self._permanent = bool(value)", ["test_write"]),
+    ],
+)
+def test_a_change_to_a_getter_or_a_setter_reaches_its_own_tests(
+    tmp_path: Path, old: str, new: str, tests: list[str]
+) -> None:
+    repo = make_repo(tmp_path / "app", FILES)
+    assert impacted_test_names(repo, "app/session.py", SESSION.replace(old, new)) == tests
+
+
+def test_each_definition_s_lens_counts_its_own_tests(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "app", FILES)
+    with Engine.open(repo) as engine:
+        getter, setter = sorted(engine.find("Session.permanent"), key=lambda s: s.start_line)
+        assert engine.card(getter).tests == 1 and engine.card(setter).tests == 1
