@@ -492,7 +492,8 @@ class Resolver:
 
     def _resolve_read(self, here: _FileScope, ref: RawRef) -> _Resolution:
         """``self.name`` (or ``x.name``, ``x`` typed) read without a call: a property of the class
-        (or a base) runs; assigned (a ``write``), its setter runs."""
+        (or a base) runs, its getter; assigned (a ``write``), its setter, and the getter too: the
+        calls written in a setter's body are its getter's (a scope is known by its name alone)."""
         on_self = self._is_self(here.file_id, ref.scope, ref.receiver)
         if on_self:
             classes = self.world.enclosing_classes(here.file_id, ref.scope)
@@ -507,7 +508,7 @@ class Resolver:
             m
             for m in members
             if any(d.rsplit(".", 1)[-1] in decorators for d in self.world.symbol(m).decorators)
-            and _is_setter(self.world.symbol(m)) == (ref.kind == "write")
+            and (ref.kind == "write" or not _is_setter(self.world.symbol(m)))
         ]
         return _Resolution(props, "self" if on_self else "typed") if props else _EXTERNAL
 

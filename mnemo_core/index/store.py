@@ -74,7 +74,7 @@ log = logging.getLogger(__name__)
 # 61: ``getattr(self, name)`` where the name is a class's name alone (``node_class.__name__.upper()``)
 # 62: a class defined in a function calls its bases' ``__init_subclass__`` (it runs the hook)
 # 63: a property read on any variable typed in its scope, in every file (was: self, and tests)
-# 64: an assignment to a property runs its setter, a read its getter (was both, for both)
+# 64: a read of a property runs its getter (was the setter too), an assignment its setter and getter
 SCHEMA_VERSION = 64
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"

@@ -1,6 +1,7 @@
 """A property's getter and setter, on a real throwaway repository: a test that reads the property
-reaches the getter, one that assigns it the setter, and a change to one of them reaches only its
-own tests, in ``mnemo pr`` as on the definition's own lens."""
+reaches the getter, one that assigns it the setter (and the getter, which the calls in the setter's
+body are written to: a scope is known by its name); a change to the setter reaches only the tests
+that assign, in ``mnemo pr`` as on the setter's own lens."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ FILES = {
 @pytest.mark.parametrize(
     ("old", "new", "tests"),
     [
-        ("return self._permanent", "return bool(self._permanent)", ["test_read"]),
+        ("return self._permanent", "return bool(self._permanent)", ["test_read", "test_write"]),
         ("self._permanent = value", "self._permanent = bool(value)", ["test_write"]),
     ],
 )
@@ -59,4 +60,4 @@ def test_each_definition_s_lens_counts_its_own_tests(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "app", FILES)
     with Engine.open(repo) as engine:
         getter, setter = sorted(engine.find("Session.permanent"), key=lambda s: s.start_line)
-        assert engine.card(getter).tests == 1 and engine.card(setter).tests == 1
+        assert engine.card(getter).tests == 2 and engine.card(setter).tests == 1
