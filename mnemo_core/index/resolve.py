@@ -248,7 +248,9 @@ class Resolver:
                 continue
             src = sources.get(scope, -1)
             if src == -1:
-                src = sources[scope] = self._source(file_id, scope)
+                src = self._source(file_id, scope, line)
+                if len(self.world.top(file_id).get(scope, ())) < 2:  # one definition: any line's source
+                    sources[scope] = src
             if src is None:
                 continue
             if receiver:
@@ -305,10 +307,22 @@ class Resolver:
         )
         return tuple(ids), found.how, confidence
 
-    def _source(self, file_id: int, scope: str) -> int | None:
+    def _source(self, file_id: int, scope: str, line: int = 0) -> int | None:
+        """The definition a reference at ``line`` in ``scope`` is written in: where a name has
+        several (a property's getter and setter), the one whose lines hold it."""
         if scope:
             ids = self.world.top(file_id).get(scope)
             if ids:
+                if len(ids) > 1 and line:
+                    symbols = self.world.symbols
+                    return next(
+                        (
+                            i
+                            for i in ids
+                            if i in symbols and symbols[i].start_line <= line <= symbols[i].end_line
+                        ),
+                        ids[0],
+                    )
                 return ids[0]
         return self.world.module_symbol(file_id)
 
@@ -492,8 +506,7 @@ class Resolver:
 
     def _resolve_read(self, here: _FileScope, ref: RawRef) -> _Resolution:
         """``self.name`` (or ``x.name``, ``x`` typed) read without a call: a property of the class
-        (or a base) runs, its getter; assigned (a ``write``), its setter, and the getter too: the
-        calls written in a setter's body are its getter's (a scope is known by its name alone)."""
+        (or a base) runs, its getter; assigned (a ``write``), its setter."""
         on_self = self._is_self(here.file_id, ref.scope, ref.receiver)
         if on_self:
             classes = self.world.enclosing_classes(here.file_id, ref.scope)
@@ -508,7 +521,7 @@ class Resolver:
             m
             for m in members
             if any(d.rsplit(".", 1)[-1] in decorators for d in self.world.symbol(m).decorators)
-            and (ref.kind == "write" or not _is_setter(self.world.symbol(m)))
+            and _is_setter(self.world.symbol(m)) == (ref.kind == "write")
         ]
         return _Resolution(props, "self" if on_self else "typed") if props else _EXTERNAL
 
@@ -1026,7 +1039,7 @@ class Resolver:
         for kind, name, receiver, scope, line in refs:
             if kind not in DYNAMIC_REF_KINDS:
                 continue
-            src = self._source(file_id, scope)
+            src = self._source(file_id, scope, line)
             if src is None:
                 continue
             if kind in VALUE_KINDS:
@@ -1067,7 +1080,7 @@ class Resolver:
         for kind, name, _receiver, scope, line in refs:
             if kind != "uses":
                 continue
-            src = self._source(file_id, scope)
+            src = self._source(file_id, scope, line)
             target = self._constant(file_id, scope, name, members)
             how = target.how
             if src is None or not _is_edge(how):

@@ -74,7 +74,8 @@ log = logging.getLogger(__name__)
 # 61: ``getattr(self, name)`` where the name is a class's name alone (``node_class.__name__.upper()``)
 # 62: a class defined in a function calls its bases' ``__init_subclass__`` (it runs the hook)
 # 63: a property read on any variable typed in its scope, in every file (was: self, and tests)
-# 64: a read of a property runs its getter (was the setter too), an assignment its setter and getter
+# 64: a read of a property runs its getter (was the setter too), an assignment its setter; the calls
+# in a definition's body are its own where its name has several (a property's setter), not the first's
 SCHEMA_VERSION = 64
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
@@ -1199,6 +1200,8 @@ _RESOLVER_FIELDS = (  # the columns a SymbolRow is read from, in the order _symb
     "returns",
     "supers",
     "fields",
+    "start_line",
+    "end_line",
 )
 _RESOLVER_COLUMNS = ", ".join(_RESOLVER_FIELDS)
 
@@ -1219,6 +1222,8 @@ def _symbol_rows(rows: Iterable[Sequence[Any]]) -> list[SymbolRow]:
             returns,
             tuple(supers.split()) if supers else (),
             tuple(Field(*f) for f in json.loads(fields)) if fields else (),
+            start_line,
+            end_line,
         )
         for (
             symbol_id,
@@ -1233,6 +1238,8 @@ def _symbol_rows(rows: Iterable[Sequence[Any]]) -> list[SymbolRow]:
             returns,
             supers,
             fields,
+            start_line,
+            end_line,
         ) in rows
     ]
 

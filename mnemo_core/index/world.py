@@ -41,6 +41,8 @@ class SymbolRow:
         str, ...
     ] = ()  # a class: its bases as written; a method: the base methods it calls via super()
     fields: tuple[Field, ...] = ()  # a class: its instances' typed attributes
+    start_line: int = 0
+    end_line: int = 0
 
 
 class WorldSource(Protocol):

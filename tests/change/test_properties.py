@@ -1,7 +1,7 @@
 """A property's getter and setter, on a real throwaway repository: a test that reads the property
-reaches the getter, one that assigns it the setter (and the getter, which the calls in the setter's
-body are written to: a scope is known by its name); a change to the setter reaches only the tests
-that assign, in ``mnemo pr`` as on the setter's own lens."""
+reaches the getter, one that assigns it the setter, and a change to one of them reaches only its
+own tests, in ``mnemo pr`` as on the definition's own lens; the calls in the setter's body are the
+setter's (the two share a name)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,9 @@ from helpers import impacted_test_names, make_repo
 from mnemo_core.engine import Engine
 
 SESSION = (
+    "def stored(value):\n"
+    "    return value\n"
+    "\n"
     "class Session:\n"
     "    def __init__(self):\n"
     "        self._permanent = False\n"
@@ -23,7 +26,7 @@ SESSION = (
     "\n"
     "    @permanent.setter\n"
     "    def permanent(self, value: bool) -> None:\n"
-    "        self._permanent = value\n"
+    "        self._permanent = stored(value)\n"
 )
 FILES = {
     "app/__init__.py": "",
@@ -45,8 +48,9 @@ FILES = {
 @pytest.mark.parametrize(
     ("old", "new", "tests"),
     [
-        ("return self._permanent", "return bool(self._permanent)", ["test_read", "test_write"]),
-        ("self._permanent = value", "self._permanent = bool(value)", ["test_write"]),
+        ("return self._permanent", "return bool(self._permanent)", ["test_read"]),
+        ("self._permanent = stored(value)", "self._permanent = bool(stored(value))", ["test_write"]),
+        ("    return value\n", "    return bool(value)\n", ["test_write"]),  # called in the setter's body
     ],
 )
 def test_a_change_to_a_getter_or_a_setter_reaches_its_own_tests(
@@ -60,4 +64,4 @@ def test_each_definition_s_lens_counts_its_own_tests(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "app", FILES)
     with Engine.open(repo) as engine:
         getter, setter = sorted(engine.find("Session.permanent"), key=lambda s: s.start_line)
-        assert engine.card(getter).tests == 2 and engine.card(setter).tests == 1
+        assert engine.card(getter).tests == 1 and engine.card(setter).tests == 1
