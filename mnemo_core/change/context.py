@@ -76,7 +76,10 @@ def analyse(
     blast = folded(blast_radius(store, walked, depth, measured), definitions)
     reached_by_tests = {sid for sid, tests in blast.tests_of.items() if tests.sure}
     existing = [indexed[c.key] for c in changed if c.key in indexed and c.status not in ("added", "deleted")]
-    dynamic = {**uncalled(store, existing), **reached_dynamically(store, [s.id for s in indexed.values()])}
+    dynamic = {
+        **_uncalled(store, existing, definitions),
+        **reached_dynamically(store, [s.id for s in indexed.values()]),
+    }
     offered = {  # coverage data that measured a symbol is the answer: no fallback for it
         s.id: fallback_tests(store, s, dynamic[s.id])
         for s in indexed.values()
@@ -238,6 +241,20 @@ def _definitions(
         else:
             found[symbol.id] = [ids[r] for r in sorted(ranks.ranks)]
     return found
+
+
+def _uncalled(
+    store: Store, existing: list[Symbol], definitions: Mapping[int, list[int]]
+) -> dict[int, DynamicReach]:
+    """The changed methods whose touched definitions nothing in the repository calls (a property's
+    setter that only an outside object's attribute is assigned through)."""
+    touched = store.symbols_by_ids({d for s in existing for d in definitions.get(s.id, [s.id])})
+    quiet = uncalled(store, touched.values())
+    return {
+        s.id: quiet[ids[0]]
+        for s in existing
+        if (ids := definitions.get(s.id, [s.id])) and all(d in quiet for d in ids)
+    }
 
 
 def _touched(changed: list[ChangedSymbol], indexed: dict[str, Symbol]) -> dict[int, Touched]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import impacted_test_names, make_repo
+from helpers import commit, impacted_test_names, make_repo
 
 from mnemo_core.engine import Engine
 
@@ -65,3 +65,24 @@ def test_each_definition_s_lens_counts_its_own_tests(tmp_path: Path) -> None:
     with Engine.open(repo) as engine:
         getter, setter = sorted(engine.find("Session.permanent"), key=lambda s: s.start_line)
         assert engine.card(getter).tests == 1 and engine.card(setter).tests == 1
+
+
+def test_a_setter_nothing_assigns_statically_gets_its_module_s_tests_as_possible(tmp_path: Path) -> None:
+    """The getter is read, but the setter is only assigned through an object of unknown class: the
+    setter alone changed, so its fallback applies (its module's tests are possible), not "untested"."""
+    files = {
+        **FILES,
+        "tests/test_session.py": FILES["tests/test_session.py"].replace(
+            "    session = Session()\n    session.permanent = True\n",
+            "    session = object.__new__(Session)\n    session.permanent = True\n",
+        ),
+    }
+    repo = make_repo(tmp_path / "app", files)
+    setter = SESSION.replace("= stored(value)", "= bool(stored(value))")
+    commit(repo, {"app/session.py": setter}, "bool")
+    pack = Engine.open(repo).pr(base="HEAD~1")
+    assert pack.impact is not None
+    [changed] = pack.impact.changed
+    assert not pack.impact.tests
+    assert sorted(t.symbol.name for t in pack.impact.possible_tests) == ["test_read", "test_write"]
+    assert any("nothing in the repository calls it" in r for r in changed.reasons)
