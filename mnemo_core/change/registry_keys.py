@@ -25,6 +25,7 @@ from collections.abc import Iterable
 
 from mnemo_core.index.store import Store
 from mnemo_core.index.textsplit import identifier_words
+from mnemo_core.memo import BoundedCache
 from mnemo_core.model import CALLABLE_KINDS
 from mnemo_core.retrieve.snippets import SourceCache
 
@@ -39,6 +40,8 @@ TYPE_NAME = re.compile(  # a class-like name, or a builtin or standard container
 DOCSTRING = re.compile(r"(\"\"\"|\'\'\')[\s\S]*?\1")  # a triple-quoted string
 CALLEE = re.compile(r"([\w.]*)\s*$")
 CLOSING = {")": "(", "]": "[", "}": "{"}
+KEYED_CACHED = 20_000  # functions whose keys are known (every walk to tests asks again)
+_KEYED: BoundedCache[tuple[str, int, int], tuple[frozenset[str], frozenset[str]]] = BoundedCache(KEYED_CACHED)
 CALL_LINES = 12  # lines searched back for the bracket a handed-over function is written in
 
 
@@ -50,6 +53,7 @@ class RegistryKeys:
         self._store = store
         self._sources = sources or SourceCache(store.root)
         self._keys: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
+        self._generation = (str(store.path), store.generation())
 
     def of(self, function: int) -> frozenset[str]:
         """The word-like keys ``function`` is stored under (empty: not in a keyed registry)."""
@@ -68,9 +72,14 @@ class RegistryKeys:
         return names
 
     def _keyed(self, function: int) -> tuple[frozenset[str], frozenset[str]]:
-        if function not in self._keys:
-            self._keys[function] = self._read(function)
-        return self._keys[function]
+        found = self._keys.get(function)
+        if found is None:
+            key = (*self._generation, function)
+            found = _KEYED.get(key)
+            if found is None:
+                found = _KEYED.put(key, self._read(function))
+            self._keys[function] = found
+        return found
 
     def named(self, functions: Iterable[int]) -> dict[str, set[int]]:
         """Each key (and each keyed function's own name) -> the functions it shows a use of."""
