@@ -52,7 +52,6 @@ class RegistryKeys:
     def __init__(self, store: Store, sources: SourceCache | None = None) -> None:
         self._store = store
         self._sources = sources or SourceCache(store.root)
-        self._keys: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
         self._generation = (str(store.path), store.generation())
 
     def of(self, function: int) -> frozenset[str]:
@@ -72,14 +71,9 @@ class RegistryKeys:
         return names
 
     def _keyed(self, function: int) -> tuple[frozenset[str], frozenset[str]]:
-        found = self._keys.get(function)
-        if found is None:
-            key = (*self._generation, function)
-            found = _KEYED.get(key)
-            if found is None:
-                found = _KEYED.put(key, self._read(function))
-            self._keys[function] = found
-        return found
+        key = (*self._generation, function)
+        found = _KEYED.get(key)
+        return found if found is not None else _KEYED.put(key, self._read(function))
 
     def named(self, functions: Iterable[int]) -> dict[str, set[int]]:
         """Each key (and each keyed function's own name) -> the functions it shows a use of."""
@@ -177,9 +171,12 @@ def _opening(lines: list[str], line: int, column: int) -> tuple[str, str] | None
                 depth += 1
             elif char in "([{":
                 if depth == 0:
-                    inside = "\n".join([text[i + 1 :], *lines[row + 1 : line - 1], lines[line - 1][:column]])
                     if row == line - 1:
                         inside = text[i + 1 : column]
+                    else:
+                        inside = "\n".join(
+                            [text[i + 1 :], *lines[row + 1 : line - 1], lines[line - 1][:column]]
+                        )
                     callee = CALLEE.search(text[:i])
                     return (callee.group(1) if callee else ""), inside
                 depth -= 1
