@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 SCHEMA = 1
 IMPACT_LINES = 25  # per list in text output; JSON lists everything
 POSSIBLE_LINES = 5  # possible callers and tests (reached only through a guess) shown in text and Markdown
-POSSIBLE_CALLERS = "through a name guess"  # how a caller or test comes to be only possible
+POSSIBLE_CALLERS = (
+    "through a name guess or a change to imports alone"  # how a caller comes to be only possible
+)
 POSSIBLE_TESTS = "through a name guess or a stated fallback"
 MAX_TEST_TARGETS = 40  # more tests than this: the suggested command names their files, then none at all
 MAX_COMMAND_CHARS = 2000  # a suggested command longer than this falls back the same way

@@ -300,7 +300,7 @@ def review_text(pack: ContextPack, title: str) -> list[str]:
     lines += _named("callers", [s.symbol.name for s in impact.callers], TEXT_COLUMN)
     lines += _named("tests", test_ids(impact.tests), TEXT_TEST_ID)
     lines += _named(
-        "possible callers, by name guess, not counted",
+        "possible callers, by name guess or imports alone, not counted",
         [s.symbol.name for s in impact.possible_callers],
         TEXT_COLUMN,
     )

@@ -73,7 +73,8 @@ def analyse(
     measured = evidence.tests if evidence else {}
     definitions = _definitions(store, indexed, touched, measured)
     walked = sorted({d for ids in definitions.values() for d in ids})
-    blast = folded(blast_radius(store, walked, depth, measured), definitions)
+    imports_only = frozenset(indexed[c.key].id for c in changed if c.imports_only and c.key in indexed)
+    blast = folded(blast_radius(store, walked, depth, measured, imports_only), definitions)
     reached_by_tests = {sid for sid, tests in blast.tests_of.items() if tests.sure}
     existing = [indexed[c.key] for c in changed if c.key in indexed and c.status not in ("added", "deleted")]
     dynamic = {
@@ -370,6 +371,9 @@ def _changed_symbol(
             }.get(fallback_source(fallback.values()), f"the tests of its module's other symbols{named}")
             reasons.append(
                 f"{how.reason}; tests not determinable statically: {whose} are possible ({len(fallback)})"
+                if fallback
+                else f"{how.reason}; tests not determinable statically, and none to offer: no test reaches "
+                "its module's other symbols, imports its module or is named after it"
             )
             components["dynamic"] = 1.0
     if dangling:
@@ -427,7 +431,9 @@ def _reach_symbol(r: Reach, blast: BlastRadius, history: _History, role: str) ->
     covered = r.resolution == COVERAGE_RESOLUTION
     path = _coverage_reason(r, blast.symbols) if covered else _path_reason(r, blast.symbols)
     reasons = [path]
-    if role == "possible":
+    if role == "possible" and r.path[-1] in blast.imports_only:
+        reasons.append(f"possible: {blast.symbols[r.path[-1]].name} changed only its imports")
+    elif role == "possible":
         reasons.append(f"possible: through a guess ({r.resolution}, confidence {r.confidence:.2f})")
     if role == "caller":
         last = history.last_change(sym.path, (sym.start_line, sym.end_line), base_side=False)

@@ -14,7 +14,7 @@ added symbol of the same kind whose bodies are nearly the same are one renamed s
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from mnemo_core.index.discovery import read_discovery
@@ -48,6 +48,7 @@ class ChangedSymbol:
     old_signature: str | None = None
     old_lines: tuple[int, int] | None = None  # the base-side span, for blame of what was there
     imports_changed: bool = False  # a module-level change that edits import lines
+    imports_only: bool = False  # a module-level change that edits nothing but imports and comments
     rank: int = 0  # which definition of its name in its file it is (0: the first), in source order
     namesakes: int = 1  # how many definitions of its name the file has (on the same side)
 
@@ -122,12 +123,9 @@ def _file_symbols(
     result: list[ChangedSymbol] = []
     for sym in new:
         if sym.kind == "module":
-            if (sym.name, sym.start_line) in touched:
-                result.append(
-                    _changed(
-                        change.path, sym, "modified", old[0], old_path, _edits_imports(change, new_bytes)
-                    )
-                )
+            lines = touched.get((sym.name, sym.start_line))
+            if lines:
+                result.append(_module_changed(change.path, sym, old[0], old_path, lines, new_bytes))
             continue
         rank, namesakes = _rank(sym, new_by_name)
         before = old_by_name.get(sym.name)
@@ -159,16 +157,19 @@ def _rank(sym: RawSymbol, by_name: dict[str, list[RawSymbol]]) -> tuple[int, int
     return next(i for i, s in enumerate(same) if s.start_line == sym.start_line), len(same)
 
 
-def _touched(symbols: tuple[RawSymbol, ...], change: FileChange, text: bytes | None) -> set[tuple[str, int]]:
-    """Name and first line of the innermost symbols around the changed (head-side) lines.
+def _touched(
+    symbols: tuple[RawSymbol, ...], change: FileChange, text: bytes | None
+) -> dict[tuple[str, int], list[int]]:
+    """Name and first line of the innermost symbols around the changed (head-side) lines, each with
+    those lines.
 
     Blank lines never count, and neither does a deletion between two definitions: neither changes
     the module's own code."""
     if not symbols:
-        return set()
+        return {}
     lines = (text or b"").decode("utf-8", "replace").splitlines()
     ordered = sorted(symbols, key=lambda s: (s.start_line, -s.end_line))
-    names: set[tuple[str, int]] = set()
+    names: dict[tuple[str, int], list[int]] = {}
     for hunk in change.hunks:
         first, count = hunk.new_start, hunk.new_count
         for line in range(first, first + count) if count else range(first, first + 1):
@@ -178,7 +179,7 @@ def _touched(symbols: tuple[RawSymbol, ...], change: FileChange, text: bytes | N
             if inner is not None and count:
                 inner = _documented(ordered, lines, line, inner) or inner
             if inner is not None and (count or inner.kind != "module"):
-                names.add((inner.name, inner.start_line))
+                names.setdefault((inner.name, inner.start_line), []).append(line)
     return names
 
 
@@ -240,16 +241,34 @@ def _changed(
     )
 
 
-def _edits_imports(change: FileChange, new_bytes: bytes | None) -> bool:
-    if new_bytes is None:
-        return False
-    lines = new_bytes.decode("utf-8", "replace").splitlines()
-    for start, end in change.new_ranges:
-        if any(
-            lines[i - 1].lstrip().startswith(IMPORT_PREFIXES) for i in range(start, min(end, len(lines)) + 1)
-        ):
-            return True
-    return False
+def _module_changed(
+    path: str, sym: RawSymbol, before: RawSymbol, old_path: str, lines: list[int], text: bytes | None
+) -> ChangedSymbol:
+    """A module whose own code (``lines``, head side) changed, with whether those lines are imports."""
+    source = (text or b"").decode("utf-8", "replace").splitlines()
+    imports = import_lines(source)
+    changed = _changed(path, sym, "modified", before, old_path, any(i in imports for i in lines))
+    quiet = all(i in imports or source[i - 1].lstrip().startswith(COMMENT_PREFIXES) for i in lines)
+    return replace(changed, imports_only=quiet)
+
+
+def import_lines(lines: list[str]) -> set[int]:
+    """The (1-based) lines that belong to import statements, a bracketed name list or a continued
+    line included (``from x import (`` ... ``)``, Go's ``import (`` ... ``)``, ``import {a,`` ...)."""
+    found: set[int] = set()
+    depth, continued = 0, False
+    for number, line in enumerate(lines, start=1):
+        text = line.strip()
+        if depth > 0 or continued or text.startswith(IMPORT_PREFIXES):
+            found.add(number)
+            depth = max(0, depth + _opened(text))
+            continued = text.endswith("\\")
+    return found
+
+
+def _opened(text: str) -> int:
+    """Brackets a line opens minus those it closes."""
+    return sum(text.count(c) for c in "({") - sum(text.count(c) for c in ")}")
 
 
 def _pair_renames(symbols: list[ChangedSymbol]) -> list[ChangedSymbol]:

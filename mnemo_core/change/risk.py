@@ -83,7 +83,7 @@ def verdict(facts: RiskInput) -> tuple[RiskLevel, list[str]]:
         findings.append(
             (
                 "low",
-                "reached dynamically, tests not determinable statically (possible tests listed): "
+                "reached dynamically, tests not determinable statically (possible tests listed where found): "
                 + _names(facts.undeterminable),
             )
         )

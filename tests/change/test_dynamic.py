@@ -584,3 +584,24 @@ def test_a_subclass_defined_in_a_test_does_not_reach_its_siblings(
     root = edited_repo(tmp_path, files, "pkg/csv.py", "'a,b'", "'a;b'")
     tests = cli_json(capsys, "tests", "--base", "HEAD~1", "--repo", str(root))["tests"]
     assert [t["id"] for t in tests] == ["tests/test_pkg.py::test_create"]
+
+
+def test_a_dynamic_function_with_no_test_to_offer_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A registry's entry in a module no test reaches, imports or names: nothing is offered, and the
+    reason says so instead of "are possible (0)" (alembic's ``_compare_check_constraints``)."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/plugins.py": "def do_title(s):\n    return s.title()\n\nEXTRA = {'title': do_title}\n",
+        "tests/test_other.py": "def test_nothing():\n    assert True\n",
+    }
+    root = make_repo(tmp_path / "r", files)
+    commit(root, {"pkg/plugins.py": files["pkg/plugins.py"].replace("s.title()", "s.title().strip()")}, "x")
+    pr, changed = pr_changed(capsys, root, "do_title")
+    assert changed["possibly_reached_by"] == []
+    assert (
+        "reached dynamically through EXTRA; tests not determinable statically, and none to offer: no "
+        "test reaches its module's other symbols, imports its module or is named after it"
+    ) in changed["reasons"]
+    assert any(r.startswith("reached dynamically") and "where found" in r for r in pr["impact"]["reasons"])

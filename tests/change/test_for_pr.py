@@ -603,3 +603,47 @@ def test_each_changed_symbol_counts_all_of_its_own_dependants(tmp_path: Path) ->
     counts = {c.symbol.name: c.components["callers"] for c in impact.changed}
     assert counts == {"Bound": 3.0, "Bound.__init__": 3.0}
     assert {c.symbol.name for c in impact.callers} == {"low", "high", "span"}
+
+
+IMPORTED = {
+    "pkg/__init__.py": "",
+    "pkg/store.py": (
+        "from os import path\nfrom json import (\n    dumps,\n)\n\n\ndef save(x):\n    return dumps(x)\n"
+    ),
+    "pkg/report.py": "from pkg import store\n\n\ndef report():\n    return store.save(1)\n",
+    "pkg/audit.py": "import pkg.store\n\n\ndef audit():\n    return 0\n",
+}
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        ("from os import path\n", "from os import path\nimport re  # for later\n"),
+        ("    dumps,\n", "    dumps,\n    loads,\n"),
+    ],
+    ids=["an added import line", "a name added inside a bracketed import"],
+)
+def test_a_change_to_imports_alone_leaves_the_importers_possible(
+    tmp_path: Path, edit: tuple[str, str]
+) -> None:
+    """Modules that import a module whose change edits only its imports read nothing new from it:
+    they are listed apart as possible dependants, with the reason, and not counted in the verdict
+    (alembic: 25 of a change's 45 "dependants" were importers of a module that gained an import)."""
+    impact = impact_of_edit(tmp_path, IMPORTED, "pkg/store.py", edit)
+    (module,) = impact.changed
+    assert module.reasons[0] == "module-level code modified (imports)"
+    assert impact.callers == ()
+    possible = {s.symbol.name: s.reasons for s in impact.possible_callers}
+    assert set(possible) == {"pkg.report", "pkg.audit"}
+    assert possible["pkg.audit"][-1] == "possible: pkg.store changed only its imports"
+    assert impact.risk == "low"
+
+
+def test_other_module_level_code_still_reaches_the_importers(tmp_path: Path) -> None:
+    impact = impact_of_edit(
+        tmp_path, IMPORTED, "pkg/store.py", ("\n\ndef save", "\nregistry = []\n\n\ndef save")
+    )
+    (module,) = impact.changed
+    assert module.reasons[0] == "module-level code modified"
+    assert {s.symbol.name for s in impact.callers} == {"pkg.report", "pkg.audit"}
+    assert impact.possible_callers == ()
