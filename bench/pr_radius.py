@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"{risks['low']}/{risks['medium']}/{risks['high']}",
                 ]
             )
-    headers = ["repo", "commits", "callers", "of them importers", "possible", "radius reasons", "low/med/high"]
+    headers = ["repo", "commits", "callers", "of them importers", "possible", "radius reasons", "risk l/m/h"]
     print(table(headers, rows))
     label = f"-{args.label}" if args.label else ""
     write_json(f"pr-radius{label}", {"machine": info, "pythonpath": args.pythonpath, "results": results})

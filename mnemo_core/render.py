@@ -22,9 +22,8 @@ if TYPE_CHECKING:
 SCHEMA = 1
 IMPACT_LINES = 25  # per list in text output; JSON lists everything
 POSSIBLE_LINES = 5  # possible callers and tests (reached only through a guess) shown in text and Markdown
-POSSIBLE_CALLERS = (
-    "through a name guess or a change to imports alone"  # how a caller comes to be only possible
-)
+POSSIBLE_CALLERS = "through a name guess"  # how a caller or test comes to be only possible
+IMPORTS_ALONE = "through a change to imports alone"  # an importer of a module whose imports alone changed
 POSSIBLE_TESTS = "through a name guess or a stated fallback"
 MAX_TEST_TARGETS = 40  # more tests than this: the suggested command names their files, then none at all
 MAX_COMMAND_CHARS = 2000  # a suggested command longer than this falls back the same way
@@ -202,7 +201,7 @@ def impact_text(impact: Impact) -> list[str]:
         if len(items) > IMPACT_LINES:
             lines.append(f"  ... and {len(items) - IMPACT_LINES} more (--format json lists all)")
     for title, how, items in (
-        ("callers", POSSIBLE_CALLERS, impact.possible_callers),
+        ("callers", possible_callers_how(impact.possible_callers), impact.possible_callers),
         ("tests", POSSIBLE_TESTS, impact.possible_tests),
     ):
         if items:
@@ -295,12 +294,22 @@ def impact_markdown(impact: Impact) -> list[str]:
     return [*out, ""]
 
 
+def possible_callers_how(callers: Sequence[ScoredSymbol]) -> str:
+    """How the possible callers came to be possible: a name guess, or an import of a module whose
+    change edits only its imports (its import edges are sure; what they import did not change)."""
+    hows = {
+        IMPORTS_ALONE if s.evidence and s.evidence.resolution == "import" else POSSIBLE_CALLERS
+        for s in callers
+    }
+    return " or ".join(sorted(hows, key=(POSSIBLE_CALLERS, IMPORTS_ALONE).index))
+
+
 def _possible_markdown(impact: Impact) -> list[str]:
     """One short line per list of possible callers and tests (reached only through a name guess, or
     a stated fallback's tests)."""
     out = []
     for title, how, items in (
-        ("callers", POSSIBLE_CALLERS, impact.possible_callers),
+        ("callers", possible_callers_how(impact.possible_callers), impact.possible_callers),
         ("tests", POSSIBLE_TESTS, impact.possible_tests),
     ):
         if items:

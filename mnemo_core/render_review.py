@@ -20,12 +20,12 @@ from urllib.parse import quote
 from mnemo_core.errors import MnemoError
 from mnemo_core.model import ContextPack, Impact, RiskLevel, ScoredSymbol, Symbol
 from mnemo_core.render import (
-    POSSIBLE_CALLERS,
     POSSIBLE_TESTS,
     md_code,
     md_fence,
     md_text,
     plain_text,
+    possible_callers_how,
     pytest_command,
     test_id,
     test_ids,
@@ -192,7 +192,7 @@ def _possible_lines(impact: Impact) -> list[str]:
     """A short line each for the possible callers and tests (a name guess or a fallback: not counted)."""
     out = []
     for title, how, items in (
-        ("callers", POSSIBLE_CALLERS, impact.possible_callers),
+        ("callers", possible_callers_how(impact.possible_callers), impact.possible_callers),
         ("tests", POSSIBLE_TESTS, impact.possible_tests),
     ):
         if items:
@@ -300,7 +300,7 @@ def review_text(pack: ContextPack, title: str) -> list[str]:
     lines += _named("callers", [s.symbol.name for s in impact.callers], TEXT_COLUMN)
     lines += _named("tests", test_ids(impact.tests), TEXT_TEST_ID)
     lines += _named(
-        "possible callers, by name guess or imports alone, not counted",
+        f"possible callers, {possible_callers_how(impact.possible_callers)}, not counted",
         [s.symbol.name for s in impact.possible_callers],
         TEXT_COLUMN,
     )

@@ -624,7 +624,7 @@ IMPORTED = {
     ids=["an added import line", "a name added inside a bracketed import"],
 )
 def test_a_change_to_imports_alone_leaves_the_importers_possible(
-    tmp_path: Path, edit: tuple[str, str]
+    tmp_path: Path, edit: tuple[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Modules that import a module whose change edits only its imports read nothing new from it:
     they are listed apart as possible dependants, with the reason, and not counted in the verdict
@@ -637,6 +637,8 @@ def test_a_change_to_imports_alone_leaves_the_importers_possible(
     assert set(possible) == {"pkg.report", "pkg.audit"}
     assert possible["pkg.audit"][-1] == "possible: pkg.store changed only its imports"
     assert impact.risk == "low"
+    assert main(["pr", "--base", "HEAD~1", "--format", "text", "--repo", str(tmp_path / "r")]) == 0
+    assert "possible callers, through a change to imports alone, not counted (2):" in capsys.readouterr().out
 
 
 def test_other_module_level_code_still_reaches_the_importers(tmp_path: Path) -> None:
