@@ -156,7 +156,11 @@ def extract(
         path=path,
         language=spec.name,
         symbols=tuple(symbols),
-        refs=_kept(_named_values(scoped, definitions, imports, self_names), self_names, in_test_file),
+        refs=_kept(
+            _named_values(scoped, definitions, imports, self_names, spec.hooks.package_scope),
+            self_names,
+            in_test_file,
+        ),
         imports=_scoped_imports(imports, definitions),
         exports=spec.hooks.exports(root),
         parse_errors=_count_errors(root),
@@ -295,10 +299,12 @@ def _named_values(
     definitions: list[Definition],
     imports: list[tuple[int, list[RawImport]]],
     self_names: frozenset[str],
+    package_scope: bool = False,
 ) -> list[RawRef]:
     """The references, with functions and classes named as values (handed to a call, stored in a
     registry) kept only where the name is one the file defines or imports, or a variable of a known
-    class stored in a collection: most arguments are plain variables."""
+    class stored in a collection: most arguments are plain variables. With ``package_scope`` (Go),
+    an exported name is kept too: another file of the package may define it, and no import says so."""
     if not any(r.kind in _VALUE_KINDS for r in refs):
         return refs
     defined = {d.name for d in definitions if d.kind in CALLABLE_KINDS or d.kind in CLASS_KINDS}
@@ -308,7 +314,8 @@ def _named_values(
     def known(r: RawRef) -> bool:
         if not r.receiver:
             held = r.kind == "handed" and (r.scope, r.name) in typed  # an object of a known class
-            return r.name in defined or r.name in imported or held
+            shared = package_scope and r.name[:1].isupper()
+            return r.name in defined or r.name in imported or held or shared
         if r.receiver in self_names:
             return r.name in defined
         return r.receiver.split(".")[0] in imported

@@ -76,7 +76,9 @@ log = logging.getLogger(__name__)
 # 63: a property read on any variable typed in its scope, in every file (was: self, and tests)
 # 64: a read of a property runs its getter (was the setter too), an assignment its setter; the calls
 # in a definition's body are its own where its name has several (a property's setter), not the first's
-SCHEMA_VERSION = 64
+# 65: Go: a function handed as a value (an argument, a struct field's value) is referenced, an exported
+# name too (another file of the package may define it)
+SCHEMA_VERSION = 65
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

@@ -605,3 +605,25 @@ def test_a_dynamic_function_with_no_test_to_offer_says_so(
         "test reaches its module's other symbols, imports its module or is named after it"
     ) in changed["reasons"]
     assert any(r.startswith("reached dynamically") and "where found" in r for r in pr["impact"]["reasons"])
+
+
+def test_a_go_test_that_hands_over_the_changed_function_reaches_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """cobra's ``TestNoDuplicateArgs`` builds a command with ``getCommand(NoDuplicateArgs, false)``: the
+    change to ``NoDuplicateArgs`` is reached by that test, not "untested"."""
+    args = "package cli\n\nfunc NoArgs(args []string) error { return nil }\n"
+    test = (
+        'package cli\n\nimport "testing"\n\n'
+        "func getCommand(check func([]string) error) error { return check(nil) }\n\n"
+        "func TestNoArgs(t *testing.T) {\n\tif getCommand(NoArgs) != nil {\n\t\tt.Fatal()\n\t}\n}\n"
+    )
+    root = make_repo(
+        tmp_path / "r", {"go.mod": "module example.com/cli\n", "args.go": args, "args_test.go": test}
+    )
+    commit(root, {"args.go": args.replace("return nil", "return nil // checked")}, "change NoArgs")
+    assert main(["tests", "--base", "HEAD~1", "--format", "go", "--repo", str(root)]) == 0
+    assert capsys.readouterr().out.strip() == "-run ^(TestNoArgs)$ ."
+    pr, changed = pr_changed(capsys, root, "NoArgs")
+    assert changed["reached_by"] == ["args_test.go::TestNoArgs"]
+    assert not any("no test reaches" in r for r in pr["impact"]["reasons"])

@@ -590,3 +590,39 @@ def test_functions_a_library_collects_by_name_prefix_are_dispatched_to(tmp_path:
         (f"{g}Parser.parse", f"{g}Parser.p_expr"),  # the parser yacc built runs the rules
         (f"{m}pkg.lexer", f"{m}t_NAME"),  # the module runs it when imported
     }
+
+
+GO_ARGS = (
+    "package cli\n\n"
+    "type Command struct {\n\tArgs func(args []string) error\n\tRunE func() error\n}\n\n"
+    "func NoArgs(args []string) error { return nil }\n\n"
+    "func ExactArgs(args []string) error { return nil }\n\n"
+    "func run() error { return nil }\n\n"
+    "func Build() *Command { return &Command{Args: ExactArgs, RunE: run} }\n"
+)
+GO_TEST = (
+    "package cli\n\n"
+    'import "testing"\n\n'
+    "func getCommand(args func([]string) error) *Command { return &Command{Args: args} }\n\n"
+    "func TestNoArgs(t *testing.T) {\n"
+    "\tlimit := 3\n"
+    "\tc := getCommand(NoArgs)\n"
+    "\tcheck(t, c, limit)\n"
+    "}\n\n"
+    "func check(t *testing.T, c *Command, n int) {}\n"
+)
+
+
+def test_a_go_function_handed_as_a_value_is_referenced_from_another_file_of_its_package(
+    tmp_path: Path,
+) -> None:
+    """cobra's ``getCommand(NoDuplicateArgs, false)`` in a test file and ``&Command{Args: ExactArgs}``:
+    the package's other files define the names, no import says so; plain variables stay unlinked."""
+    write_files(tmp_path, {"go.mod": "module example.com/cli\n", "args.go": GO_ARGS, "args_test.go": GO_TEST})
+    index_repo(tmp_path)
+    values = {(s, t) for s, t, how in indexed_edges(tmp_path, "references") if how == "value"}
+    assert values == {
+        ("args_test.go:TestNoArgs", "args.go:NoArgs"),
+        ("args.go:Build", "args.go:ExactArgs"),
+        ("args.go:Build", "args.go:run"),
+    }

@@ -185,6 +185,7 @@ class GoHooks(Hooks):
     builtin_names = BUILTINS
     builtin_methods = BUILTIN_METHODS
     constants_any_case = True
+    package_scope = True
 
     def outer(self, node: Node) -> Node:
         parent = node.parent

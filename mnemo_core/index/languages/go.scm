@@ -26,6 +26,17 @@
 (composite_literal type: (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name))
   @reference.call
 
+;; dynamic dispatch that static code can see (extraction keeps names the file defines or imports, and
+;; exported ones: another file of the package may define them)
+; a function handed as a value to code that may call it: ``getCommand(NoArgs, false)``, ``sort.Slice(xs, less)``
+(argument_list (identifier) @name) @reference.value
+(argument_list (selector_expression operand: (identifier) @receiver field: (field_identifier) @name))
+  @reference.value
+; ... or set as a field of a struct that code calls later: ``&Command{Args: NoArgs, RunE: run}``
+(keyed_element value: (literal_element (identifier) @name)) @reference.value
+(keyed_element value: (literal_element (selector_expression operand: (identifier) @receiver
+  field: (field_identifier) @name))) @reference.value
+
 ; variable types: parameters, ``var x T``, struct fields, ``x := T{}`` / ``&T{}``, ``x := NewT()``, range values
 (parameter_declaration name: (identifier) @name type: (_) @receiver) @reference.type
 (var_spec name: (identifier) @name type: (_) @receiver) @reference.type
