@@ -4,9 +4,9 @@ For each of the newest non-merge commits of a fetched repository (``/work/.mirro
 cloned into a temporary directory and indexed once at its head), runs ``mnemo pr --base C~1 --head C
 --format json`` in a fresh interpreter and records the counted callers, the possible callers (listed
 apart, not counted), how many of the counted callers a module-level change reached through import
-edges alone, and the risk verdict. Run it once per engine (``--pythonpath`` points at another
-checkout of mnemo) and compare the JSON files: a count that moves tells which commits a change to the
-engine re-judged.
+edges alone, the changed symbols it says no test reaches, and the risk verdict. Run it once per
+engine (``--pythonpath`` points at another checkout of mnemo) and compare the JSON files: a count that
+moves tells which commits a change to the engine re-judged.
 
 Usage: ``python bench/pr_radius.py --repos sqlalchemy/alembic,pallets/flask [--commits 40]
 [--pythonpath DIR] [--label NAME]``.
@@ -66,14 +66,22 @@ def judged(root: Path, env: dict[str, str], sha: str) -> dict[str, Any]:
         return {"commit": sha, "error": run.stderr.strip().splitlines()[-1:]}
     impact = json.loads(run.stdout)["impact"]
     by_import = [c for c in impact["callers"] if c["kind"] == "module" and c.get("resolution") == "import"]
+    untested = next((r for r in impact["reasons"] if r.startswith("no test reaches: ")), "")
     return {
         "commit": sha,
         "callers": len(impact["callers"]),
         "module_importers": len(by_import),
         "possible_callers": len(impact["possible_callers"]),
+        "untested": len(_names(untested.removeprefix("no test reaches: "))) if untested else 0,
         "risk": impact["risk"],
         "radius_reason": next((r for r in impact["reasons"] if "blast radius" in r), ""),
     }
+
+
+def _names(listed: str) -> list[str]:
+    """The names of a reason's list (``a, b and 3 more`` counts 5)."""
+    head, _, more = listed.partition(" and ")
+    return head.split(", ") + ["?"] * int(more.split()[0] if more[:1].isdigit() else 0)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,10 +111,20 @@ def main(argv: list[str] | None = None) -> int:
                     sum(r["module_importers"] for r in ok),
                     sum(r["possible_callers"] for r in ok),
                     sum(1 for r in ok if r["radius_reason"]),
+                    sum(r["untested"] for r in ok),
                     f"{risks['low']}/{risks['medium']}/{risks['high']}",
                 ]
             )
-    headers = ["repo", "commits", "callers", "of them importers", "possible", "radius reasons", "risk l/m/h"]
+    headers = [
+        "repo",
+        "commits",
+        "callers",
+        "by import",
+        "possible",
+        "radius reasons",
+        "untested",
+        "risk l/m/h",
+    ]
     print(table(headers, rows))
     label = f"-{args.label}" if args.label else ""
     write_json(f"pr-radius{label}", {"machine": info, "pythonpath": args.pythonpath, "results": results})

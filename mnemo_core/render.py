@@ -23,7 +23,7 @@ SCHEMA = 1
 IMPACT_LINES = 25  # per list in text output; JSON lists everything
 POSSIBLE_LINES = 5  # possible callers and tests (reached only through a guess) shown in text and Markdown
 POSSIBLE_CALLERS = "through a name guess"  # how a caller or test comes to be only possible
-IMPORTS_ALONE = "through a change to imports alone"  # an importer of a module whose imports alone changed
+UNSEEN = "through a change importers cannot see"  # an importer of a module whose private code alone changed
 POSSIBLE_TESTS = "through a name guess or a stated fallback"
 MAX_TEST_TARGETS = 40  # more tests than this: the suggested command names their files, then none at all
 MAX_COMMAND_CHARS = 2000  # a suggested command longer than this falls back the same way
@@ -296,12 +296,10 @@ def impact_markdown(impact: Impact) -> list[str]:
 
 def possible_callers_how(callers: Sequence[ScoredSymbol]) -> str:
     """How the possible callers came to be possible: a name guess, or an import of a module whose
-    change edits only its imports (its import edges are sure; what they import did not change)."""
-    hows = {
-        IMPORTS_ALONE if s.evidence and s.evidence.resolution == "import" else POSSIBLE_CALLERS
-        for s in callers
-    }
-    return " or ".join(sorted(hows, key=(POSSIBLE_CALLERS, IMPORTS_ALONE).index))
+    change touches only its imports, comments or private names (the import edge is sure; nothing it
+    can read changed)."""
+    hows = {UNSEEN if s.evidence and s.evidence.resolution == "import" else POSSIBLE_CALLERS for s in callers}
+    return " or ".join(sorted(hows, key=(POSSIBLE_CALLERS, UNSEEN).index))
 
 
 def _possible_markdown(impact: Impact) -> list[str]:

@@ -73,8 +73,8 @@ def analyse(
     measured = evidence.tests if evidence else {}
     definitions = _definitions(store, indexed, touched, measured)
     walked = sorted({d for ids in definitions.values() for d in ids})
-    imports_only = frozenset(indexed[c.key].id for c in changed if c.imports_only and c.key in indexed)
-    blast = folded(blast_radius(store, walked, depth, measured, imports_only), definitions)
+    unseen = frozenset(indexed[c.key].id for c in changed if c.unseen and c.key in indexed)
+    blast = folded(blast_radius(store, walked, depth, measured, unseen), definitions)
     reached_by_tests = {sid for sid, tests in blast.tests_of.items() if tests.sure}
     existing = [indexed[c.key] for c in changed if c.key in indexed and c.status not in ("added", "deleted")]
     dynamic = {
@@ -431,8 +431,11 @@ def _reach_symbol(r: Reach, blast: BlastRadius, history: _History, role: str) ->
     covered = r.resolution == COVERAGE_RESOLUTION
     path = _coverage_reason(r, blast.symbols) if covered else _path_reason(r, blast.symbols)
     reasons = [path]
-    if role == "possible" and r.path[-1] in blast.imports_only:
-        reasons.append(f"possible: {blast.symbols[r.path[-1]].name} changed only its imports")
+    if role == "possible" and r.path[-1] in blast.unseen:
+        name = blast.symbols[r.path[-1]].name
+        reasons.append(
+            f"possible: {name} changed only what its importers cannot see (imports, private names)"
+        )
     elif role == "possible":
         reasons.append(f"possible: through a guess ({r.resolution}, confidence {r.confidence:.2f})")
     if role == "caller":

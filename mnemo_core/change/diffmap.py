@@ -14,8 +14,11 @@ added symbol of the same kind whose bodies are nearly the same are one renamed s
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+
+from tree_sitter import Node
 
 from mnemo_core.index.discovery import read_discovery
 from mnemo_core.index.extract import extract
@@ -48,7 +51,7 @@ class ChangedSymbol:
     old_signature: str | None = None
     old_lines: tuple[int, int] | None = None  # the base-side span, for blame of what was there
     imports_changed: bool = False  # a module-level change that edits import lines
-    imports_only: bool = False  # a module-level change that edits nothing but imports and comments
+    unseen: bool = False  # a module-level change importers cannot see: imports, comments, private names
     rank: int = 0  # which definition of its name in its file it is (0: the first), in source order
     namesakes: int = 1  # how many definitions of its name the file has (on the same side)
 
@@ -242,14 +245,26 @@ def _changed(
 
 
 def _module_changed(
-    path: str, sym: RawSymbol, before: RawSymbol, old_path: str, lines: list[int], text: bytes | None
+    path: str, module: RawSymbol, before: RawSymbol, old_path: str, lines: list[int], text: bytes | None
 ) -> ChangedSymbol:
-    """A module whose own code (``lines``, head side) changed, with whether those lines are imports."""
+    """A module whose own code (``lines``, head side) changed: whether those lines are imports, and
+    whether its importers can see the change at all (not when it only touches imports, comments or
+    declarations private to the module)."""
     source = (text or b"").decode("utf-8", "replace").splitlines()
     imports = import_lines(source)
-    changed = _changed(path, sym, "modified", before, old_path, any(i in imports for i in lines))
-    quiet = all(i in imports or source[i - 1].lstrip().startswith(COMMENT_PREFIXES) for i in lines)
-    return replace(changed, imports_only=quiet)
+    changed = _changed(path, module, "modified", before, old_path, any(i in imports for i in lines))
+    spec = language_for_path(path)
+    rest = [i for i in lines if i not in imports and not source[i - 1].lstrip().startswith(COMMENT_PREFIXES)]
+    if rest and spec is not None:
+        statements = spec.parser.parse(text or b"").root_node.named_children
+        rest = [i for i in rest if not _private(statements, i, spec.hooks.private_statement)]
+    return replace(changed, unseen=not rest)
+
+
+def _private(statements: list[Node], line: int, private: Callable[[Node], bool]) -> bool:
+    """Whether the top-level statement around ``line`` (1-based) is invisible to importers."""
+    around = next((n for n in statements if n.start_point[0] < line <= n.end_point[0] + 1), None)
+    return around is not None and private(around)
 
 
 def import_lines(lines: list[str]) -> set[int]:

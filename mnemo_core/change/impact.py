@@ -579,7 +579,7 @@ class BlastRadius:
     possible_tests: list[Reach] = field(default_factory=list)
     tests_of: dict[int, ReachingTests] = field(default_factory=dict)
     dependants_of: dict[int, int] = field(default_factory=dict)  # each changed symbol's own callers
-    imports_only: frozenset[int] = frozenset()  # changed modules whose dependants are only possible
+    unseen: frozenset[int] = frozenset()  # changed modules whose importers cannot see the change
 
 
 def blast_radius(
@@ -587,15 +587,15 @@ def blast_radius(
     changed: list[int],
     depth: int,
     measured: Mapping[int, ReachingTests] | None = None,
-    imports_only: frozenset[int] = frozenset(),
+    unseen: frozenset[int] = frozenset(),
 ) -> BlastRadius:
     """Callers (transitively, to ``depth``) and the test cases that reach the change: the union of
     each changed symbol's tests, plus the changed test cases themselves. A symbol's tests are those
     ``measured`` gives it (coverage evidence), else its ``tests_reaching``. What depends on the
-    ``imports_only`` changed symbols alone (a module whose change edits only its imports: its importers read
-    nothing new) is only possible."""
+    ``unseen`` changed symbols alone (a module whose change touches only its imports, comments or
+    private names: its importers read nothing new) is only possible."""
     with store.remembering():  # the walks of the change and of each changed symbol overlap
-        return _blast_radius(store, changed, depth, measured or {}, imports_only)
+        return _blast_radius(store, changed, depth, measured or {}, unseen)
 
 
 def _blast_radius(
@@ -603,11 +603,11 @@ def _blast_radius(
     changed: list[int],
     depth: int,
     given: Mapping[int, ReachingTests],
-    imports_only: frozenset[int],
+    unseen: frozenset[int],
 ) -> BlastRadius:
     own = store.symbols_by_ids(changed)
     code = [c for c in changed if c not in own or not own[c].is_test]  # what calls test code is no radius
-    sure = walk_back(store, [c for c in code if c not in imports_only], depth, min_confidence=POSSIBLE_BELOW)
+    sure = walk_back(store, [c for c in code if c not in unseen], depth, min_confidence=POSSIBLE_BELOW)
     every = walk_back(store, code, depth)
     tests_of = tests_reaching(store, [c for c in changed if c not in given])
     tests_of.update({c: given[c] for c in changed if c in given})
@@ -643,7 +643,7 @@ def _blast_radius(
         sorted(possible_tests.values(), key=topical),
         tests_of,
         _dependants_of(store, code, depth, {r.symbol_id for r in callers}),
-        imports_only,
+        unseen,
     )
 
 

@@ -157,7 +157,7 @@ def extract(
         language=spec.name,
         symbols=tuple(symbols),
         refs=_kept(
-            _named_values(scoped, definitions, imports, self_names, spec.hooks.package_scope),
+            _named_values(scoped, definitions, imports, self_names, spec.hooks.shares_package_scope()),
             self_names,
             in_test_file,
         ),
@@ -303,8 +303,8 @@ def _named_values(
 ) -> list[RawRef]:
     """The references, with functions and classes named as values (handed to a call, stored in a
     registry) kept only where the name is one the file defines or imports, or a variable of a known
-    class stored in a collection: most arguments are plain variables. With ``package_scope`` (Go),
-    an exported name is kept too: another file of the package may define it, and no import says so."""
+    class stored in a collection: most arguments are plain variables. With ``package_scope`` (Go, Java),
+    a capitalised name is kept too: another file of the package may define it, and no import says so."""
     if not any(r.kind in _VALUE_KINDS for r in refs):
         return refs
     defined = {d.name for d in definitions if d.kind in CALLABLE_KINDS or d.kind in CLASS_KINDS}
@@ -312,10 +312,11 @@ def _named_values(
     typed = {(r.scope, r.name) for r in refs if r.kind == "type"}
 
     def known(r: RawRef) -> bool:
+        if package_scope and (r.receiver or r.name)[:1].isupper():
+            return True  # Go's exported names, Java's classes: maybe another file of the package's
         if not r.receiver:
             held = r.kind == "handed" and (r.scope, r.name) in typed  # an object of a known class
-            shared = package_scope and r.name[:1].isupper()
-            return r.name in defined or r.name in imported or held or shared
+            return r.name in defined or r.name in imported or held
         if r.receiver in self_names:
             return r.name in defined
         return r.receiver.split(".")[0] in imported

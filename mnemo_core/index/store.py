@@ -78,7 +78,9 @@ log = logging.getLogger(__name__)
 # in a definition's body are its own where its name has several (a property's setter), not the first's
 # 65: Go: a function handed as a value (an argument, a struct field's value) is referenced, an exported
 # name too (another file of the package may define it)
-SCHEMA_VERSION = 65
+# 66: JavaScript, TypeScript and Rust: a function handed as a value (``xs.map(f)``, ``run(this.m)``,
+# ``Handler { cb: f }``) is referenced; in JavaScript and TypeScript one stored in an object or array too
+SCHEMA_VERSION = 66
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

@@ -627,3 +627,25 @@ def test_a_go_test_that_hands_over_the_changed_function_reaches_it(
     pr, changed = pr_changed(capsys, root, "NoArgs")
     assert changed["reached_by"] == ["args_test.go::TestNoArgs"]
     assert not any("no test reaches" in r for r in pr["impact"]["reasons"])
+
+
+def test_a_typescript_function_handed_to_map_is_reached_by_the_test_of_its_user(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``xs.map(upper)``: a change to ``upper`` is reached by the test of the function that hands it
+    over, not reported as untested (ky-style callbacks; "no test reaches: upper" before)."""
+    files = {
+        "package.json": '{"name": "x", "devDependencies": {"ava": "1"}}\n',
+        "src/a.ts": "export function upper(s: string): string {\n  return s.toUpperCase();\n}\n",
+        "src/b.ts": "import {upper} from './a';\n\nexport function apply(xs: string[]): string[] {\n"
+        "  return xs.map(upper);\n}\n",
+        "test/b.test.ts": "import test from 'ava';\nimport {apply} from '../src/b';\n\n"
+        "test('apply', t => {\n  t.deepEqual(apply(['a']), ['A']);\n});\n",
+    }
+    root = make_repo(tmp_path / "r", files)
+    commit(root, {"src/a.ts": files["src/a.ts"].replace("toUpperCase()", "toUpperCase().trim()")}, "trim")
+    pr, changed = pr_changed(capsys, root, "upper")
+    assert changed["reached_by"] == ["test/b.test.ts::'apply'"]
+    callers = {c["name"]: c for c in pr["impact"]["callers"]}
+    assert callers["apply"]["evidence"] == "passes upper (changed, 1 hop)"
+    assert not any("no test reaches" in r for r in pr["impact"]["reasons"])

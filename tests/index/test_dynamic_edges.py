@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from helpers import indexed_edges, write_files
 
 from mnemo_core.index.indexer import index_repo
@@ -611,18 +612,77 @@ GO_TEST = (
     "}\n\n"
     "func check(t *testing.T, c *Command, n int) {}\n"
 )
+ES_UTIL = "export function low(s) {\n  return s.toLowerCase();\n}\n"
+ES_LIB = "export function upper(s) {\n  return s.toUpperCase();\n}\nexport const REGISTRY = [upper];\n"
+ES_APP = (
+    "import {upper} from './lib';\n"
+    "import * as util from './util';\n\n"
+    "export function apply(xs, el, local) {\n"
+    "  el.on('x', util.low);\n"
+    "  xs.forEach(local);\n"
+    "  xs.forEach(missing);\n"
+    "  return xs.map(upper);\n"
+    "}\n\n"
+    "export class View {\n"
+    "  handle() {\n    return 1;\n  }\n\n"
+    "  bind(run) {\n    return run(this.handle);\n  }\n}\n\n"
+    "export const HANDLERS = {up: upper};\n"
+)
+ES_EDGES = {
+    ("src/app.EXT:apply", "src/lib.EXT:upper", "value"),
+    ("src/app.EXT:apply", "src/util.EXT:low", "value"),
+    ("src/app.EXT:View.bind", "src/app.EXT:View.handle", "value"),
+    ("src/app.EXT:HANDLERS", "src/lib.EXT:upper", "registry"),
+    ("src/lib.EXT:REGISTRY", "src/lib.EXT:upper", "registry"),
+}
+RUST_LIB = (
+    "pub mod util;\nuse crate::util::lower;\n\n"
+    "pub fn upper(s: &str) -> String {\n    s.to_uppercase()\n}\n\n"
+    "pub struct Handler {\n    pub cb: fn(&str) -> String,\n}\n\n"
+    "pub fn apply(xs: Vec<&str>, local: fn(&str) -> String) -> Vec<String> {\n"
+    "    let _h = Handler { cb: upper };\n"
+    "    xs.iter().map(local).count();\n"
+    "    xs.iter().map(missing).count();\n"
+    "    xs.into_iter().map(lower).collect()\n}\n"
+)
+HANDED: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
+    "go: another file of the package, a struct's field": (
+        {"go.mod": "module example.com/cli\n", "args.go": GO_ARGS, "args_test.go": GO_TEST},
+        {
+            ("args_test.go:TestNoArgs", "args.go:NoArgs", "value"),
+            ("args.go:Build", "args.go:ExactArgs", "value"),
+            ("args.go:Build", "args.go:run", "value"),
+        },
+    ),
+    **{
+        f"{ext}: imported, a member, this, an object, an array": (
+            {f"src/util.{ext}": ES_UTIL, f"src/lib.{ext}": ES_LIB, f"src/app.{ext}": ES_APP},
+            {tuple(k.replace("EXT", ext) for k in edge) for edge in ES_EDGES},
+        )
+        for ext in ("ts", "js")
+    },
+    "rust: used, a struct's field": (
+        {
+            "Cargo.toml": '[package]\nname = "x"\n',
+            "src/lib.rs": RUST_LIB,
+            "src/util.rs": "pub fn lower(s: &str) -> String {\n    s.to_lowercase()\n}\n",
+        },
+        {
+            ("src/lib.rs:apply", "src/lib.rs:upper", "value"),
+            ("src/lib.rs:apply", "src/util.rs:lower", "value"),
+        },
+    ),
+}
 
 
-def test_a_go_function_handed_as_a_value_is_referenced_from_another_file_of_its_package(
-    tmp_path: Path,
-) -> None:
-    """cobra's ``getCommand(NoDuplicateArgs, false)`` in a test file and ``&Command{Args: ExactArgs}``:
-    the package's other files define the names, no import says so; plain variables stay unlinked."""
-    write_files(tmp_path, {"go.mod": "module example.com/cli\n", "args.go": GO_ARGS, "args_test.go": GO_TEST})
+@pytest.mark.parametrize("case", sorted(HANDED))
+def test_a_function_handed_as_a_value_is_referenced(tmp_path: Path, case: str) -> None:
+    """A function handed to code that may call it (cobra's ``getCommand(NoDuplicateArgs, false)``,
+    ``xs.map(upper)``, ``&Command{RunE: run}``) or stored in a registry is referenced; a parameter
+    passed on, or a name the file neither defines nor imports (nor, in Go, its package exports),
+    stays unlinked."""
+    files, expected = HANDED[case]
+    write_files(tmp_path, files)
     index_repo(tmp_path)
-    values = {(s, t) for s, t, how in indexed_edges(tmp_path, "references") if how == "value"}
-    assert values == {
-        ("args_test.go:TestNoArgs", "args.go:NoArgs"),
-        ("args.go:Build", "args.go:ExactArgs"),
-        ("args.go:Build", "args.go:run"),
-    }
+    dynamic = {e for e in indexed_edges(tmp_path, "references") if e[2] in ("value", "registry")}
+    assert dynamic == expected

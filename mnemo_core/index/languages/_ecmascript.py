@@ -222,6 +222,36 @@ def _param_name(node: Node) -> str:
     return node_text(node) if node.type == "identifier" else ""
 
 
+_DECLARATIONS = frozenset(
+    {"lexical_declaration", "variable_declaration", "type_alias_declaration", "interface_declaration"}
+)
+
+
+def _declared(node: Node) -> set[str]:
+    """The names a declaration binds (``const a = 1, b = 2``; ``type T = ...``)."""
+    name = node.child_by_field_name("name")
+    if name is not None:
+        return {node_text(name)}
+    return {
+        node_text(n)
+        for d in node.named_children
+        if d.type == "variable_declarator" and (n := d.child_by_field_name("name")) is not None
+    }
+
+
+def _exported_names(root: Node) -> set[str]:
+    """The local names ``export { a, b as c }`` statements of a module export."""
+    return {
+        node_text(spec.child_by_field_name("name"))
+        for statement in root.named_children
+        if statement.type == "export_statement"
+        for clause in statement.named_children
+        if clause.type == "export_clause"
+        for spec in clause.named_children
+        if spec.type == "export_specifier" and spec.child_by_field_name("name") is not None
+    }
+
+
 class EcmaScriptHooks(Hooks):
     """Hooks for JavaScript, TypeScript and TSX."""
 
@@ -305,6 +335,13 @@ class EcmaScriptHooks(Hooks):
             for c in definition.node.named_children
         )
         return not hidden and self.is_exported(parent)
+
+    def private_statement(self, node: Node) -> bool:
+        """Comments, imports and declarations the module does not export (``const re = /x/;``,
+        ``type Shape = ...``): an exported one is an ``export`` statement."""
+        if node.type in _DECLARATIONS and node.parent is not None:
+            return not _declared(node) & _exported_names(node.parent)  # ``const a = 1; export { a };``
+        return node.type == "import_statement" or super().private_statement(node)
 
     def module_name(self, path: str) -> str:
         pure = PurePosixPath(path)

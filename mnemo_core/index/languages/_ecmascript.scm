@@ -50,6 +50,19 @@
 (new_expression constructor: (identifier) @name) @reference.call
 (new_expression constructor: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
 
+;; dynamic dispatch that static code can see (extraction keeps only names the file defines or imports)
+; a function handed as a value to code that may call it: ``xs.map(upper)``, ``el.on("x", utils.low)``,
+; ``run(this.handle)``
+(arguments (identifier) @name) @reference.value
+(arguments (member_expression object: [(identifier) (this)] @receiver property: (property_identifier) @name))
+  @reference.value
+; a function stored in a registry: ``const HANDLERS = {up: upper, low}``, ``const HOOKS = [upper]``, or in
+; an object handed to a call: ``run({onDone: done})`` (an object assigned to ``module.exports`` is no registry)
+(variable_declarator value: [
+  (object [(pair value: (identifier) @name) (shorthand_property_identifier) @name])
+  (array (identifier) @name)]) @reference.registered
+(arguments (object [(pair value: (identifier) @name) (shorthand_property_identifier) @name])) @reference.value
+
 (import_statement) @import
 (export_statement source: (_)) @import
 (lexical_declaration (variable_declarator value: (call_expression function: (identifier) @_require))

@@ -102,7 +102,6 @@ class Hooks:
     construct_method: str = ""  # Ruby: ``Foo.new(...)`` builds a ``Foo``
     bases_by_name: bool = False  # no imports are read (PHP, Kotlin, C#, C++): a base is found by its name
     constants_any_case: bool = False  # Go: a package-level var or const is a constant, whatever its case
-    package_scope: bool = False  # Go: a file sees its package's other files' names without an import
     overloads: bool = False  # Java, C#, Kotlin, C++: one method may have several definitions (overloads)
     instance_prefix: str = ""  # Ruby: ``@client`` is ``self.client``
     test_marks: frozenset[str] = frozenset()  # annotations or attributes that make a method a test (``Test``)
@@ -285,6 +284,11 @@ class Hooks:
     def shares_package_scope(self) -> bool:
         """Whether files in one package see each other's top-level names (Go, Java)."""
         return False
+
+    def private_statement(self, node: Node) -> bool:
+        """Whether a top-level statement is invisible to the module's importers (a comment here;
+        languages add their private declarations): changing it changes nothing they can read."""
+        return node.type in self.comment_types
 
     def constructors_of(self, class_name: str) -> frozenset[str]:
         """The names of a class's constructor methods."""

@@ -185,7 +185,6 @@ class GoHooks(Hooks):
     builtin_names = BUILTINS
     builtin_methods = BUILTIN_METHODS
     constants_any_case = True
-    package_scope = True
 
     def outer(self, node: Node) -> Node:
         parent = node.parent
@@ -283,6 +282,9 @@ class GoHooks(Hooks):
 
     def shares_package_scope(self) -> bool:
         return True
+
+    def private_statement(self, node: Node) -> bool:
+        return node.type == "import_declaration" or super().private_statement(node)
 
     def member_scope(self, path: str) -> str:
         return self.package_of(path)

@@ -166,6 +166,9 @@ def module_parts(path: str) -> tuple[str, ...]:
     return tuple(parts[:-1]) if stem == "__init__" else (*parts[:-1], stem)
 
 
+_IMPORT_STATEMENTS = frozenset({"import_statement", "import_from_statement", "future_import_statement"})
+
+
 class PythonHooks(Hooks):
     """Hooks for Python."""
 
@@ -326,6 +329,20 @@ class PythonHooks(Hooks):
         if definition.parent is not None and definition.parent.kind in CALLABLE_KINDS:
             return False
         return not name.startswith("_") or (name.startswith("__") and name.endswith("__"))
+
+    def private_statement(self, node: Node) -> bool:
+        """Comments, imports, ``if TYPE_CHECKING:`` blocks and assignments to a private name
+        (``_cache = {}``; not a dunder such as ``__all__``)."""
+        if node.type in _IMPORT_STATEMENTS or super().private_statement(node):
+            return True
+        if node.type == "if_statement":
+            return node_text(node.child_by_field_name("condition")).endswith("TYPE_CHECKING")
+        inner = (
+            node.named_children[0] if node.type == "expression_statement" and node.named_child_count else node
+        )
+        target = inner.child_by_field_name("left") if inner.type == "assignment" else None
+        name = node_text(target) if target is not None and target.type == "identifier" else ""
+        return name.startswith("_") and not name.endswith("__")
 
     def exports(self, root: Node) -> tuple[str, ...] | None:
         """Names listed in the module's ``__all__``, when it has one."""

@@ -46,5 +46,12 @@
 (struct_expression name: (type_identifier) @name) @reference.call
 (struct_expression name: (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name)) @reference.call
 
+;; dynamic dispatch that static code can see (extraction keeps only names the file defines or imports)
+; a function handed as a value to code that may call it: ``xs.iter().map(upper)``, ``map(util::lower)``,
+; or stored in a struct's field: ``Handler { cb: upper }``
+(arguments (identifier) @name) @reference.value
+(arguments (scoped_identifier path: (identifier) @receiver name: (identifier) @name)) @reference.value
+(field_initializer value: (identifier) @name) @reference.value
+
 (use_declaration) @import
 (mod_item !body) @import
