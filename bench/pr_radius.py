@@ -3,8 +3,8 @@
 For each of the newest non-merge commits of a fetched repository (``/work/.mirror/<owner>+<name>/repo``,
 cloned into a temporary directory and indexed once at its head), runs ``mnemo pr --base C~1 --head C
 --format json`` in a fresh interpreter and records the counted callers, the possible callers (listed
-apart, not counted), how many of the counted callers a module-level change reached through import
-edges alone, the changed symbols it says no test reaches, and the risk verdict. Run it once per
+apart, not counted), how many of the counted callers are modules (an importer, or module-level code
+that calls the change), the changed symbols it says no test reaches, and the risk verdict. Run it once per
 engine (``--pythonpath`` points at another checkout of mnemo) and compare the JSON files: a count that
 moves tells which commits a change to the engine re-judged.
 
@@ -65,12 +65,12 @@ def judged(root: Path, env: dict[str, str], sha: str) -> dict[str, Any]:
     if run.returncode != 0:
         return {"commit": sha, "error": run.stderr.strip().splitlines()[-1:]}
     impact = json.loads(run.stdout)["impact"]
-    by_import = [c for c in impact["callers"] if c["kind"] == "module" and c.get("resolution") == "import"]
+    modules = [c for c in impact["callers"] if c["kind"] == "module"]
     untested = next((r for r in impact["reasons"] if r.startswith("no test reaches: ")), "")
     return {
         "commit": sha,
         "callers": len(impact["callers"]),
-        "module_importers": len(by_import),
+        "module_callers": len(modules),
         "possible_callers": len(impact["possible_callers"]),
         "untested": len(_names(untested.removeprefix("no test reaches: "))) if untested else 0,
         "risk": impact["risk"],
@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
                     source,
                     len(ok),
                     sum(r["callers"] for r in ok),
-                    sum(r["module_importers"] for r in ok),
+                    sum(r["module_callers"] for r in ok),
                     sum(r["possible_callers"] for r in ok),
                     sum(1 for r in ok if r["radius_reason"]),
                     sum(r["untested"] for r in ok),
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         "repo",
         "commits",
         "callers",
-        "by import",
+        "module callers",
         "possible",
         "radius reasons",
         "untested",

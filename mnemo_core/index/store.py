@@ -80,7 +80,9 @@ log = logging.getLogger(__name__)
 # name too (another file of the package may define it)
 # 66: JavaScript, TypeScript and Rust: a function handed as a value (``xs.map(f)``, ``run(this.m)``,
 # ``Handler { cb: f }``) is referenced; in JavaScript and TypeScript one stored in an object or array too
-SCHEMA_VERSION = 66
+# 67: JavaScript and TypeScript: a monorepo's own package imported by its name (``zod/v4``) resolves to
+# ``packages/<name>/src/...``
+SCHEMA_VERSION = 67
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

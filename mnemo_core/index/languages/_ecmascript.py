@@ -27,6 +27,7 @@ _LONGEST_SUFFIX_FIRST = sorted(SOURCE_SUFFIXES, key=len, reverse=True)  # ``.d.t
 INDEX_STEM = "index"
 PATH_ALIASES = {"@/": "src/", "~/": "src/"}  # the usual tsconfig ``paths`` / bundler aliases
 SOURCE_ROOT = "src"  # a tsconfig ``baseUrl`` of ``src`` lets ``components/x`` name ``src/components/x``
+WORKSPACE_ROOTS = ("packages", "apps", "libs")  # where npm, pnpm and yarn workspaces usually keep packages
 TEST_CASE_CALLS = frozenset({"it", "test", "specify"})
 _TEST_FILE = re.compile(r"\.(?:test|spec)\.[cm]?[jt]sx?$")
 _CALLBACK_TYPES = frozenset({"arrow_function", "function_expression"})
@@ -370,7 +371,23 @@ class EcmaScriptHooks(Hooks):
             return index.find(spec)
         if f"{SOURCE_ROOT}/{head}" in index.directories:
             return index.find(f"{SOURCE_ROOT}/{spec}")
-        return []
+        return _workspace_package(spec, index)
+
+
+def _workspace_package(spec: str, index: ModuleIndex) -> list[str]:
+    """A monorepo's own package imported by its name (``zod/v4``, ``@acme/ui/button``): the directory
+    of that name under a workspace root (``packages/zod``), its sources under ``src/`` or beside it."""
+    parts = spec.split("/")
+    name, sub = (parts[1], parts[2:]) if spec.startswith("@") and len(parts) > 1 else (parts[0], parts[1:])
+    for root in WORKSPACE_ROOTS:
+        base = f"{root}/{name}"
+        if base not in index.directories:
+            continue
+        for where in (f"{base}/{SOURCE_ROOT}", base):
+            found = index.find("/".join([where, *sub]))
+            if found:
+                return found
+    return []
 
 
 def _import_clause(clause: Node, source: str, line: int) -> list[RawImport]:
