@@ -26,6 +26,7 @@ from mnemo_core.change.diffmap import ChangedSymbol, FileSummary
 from mnemo_core.change.dynamic import (
     IMPORTS_MODULE,
     NAMED_AFTER,
+    NAMED_FOR_MODULE,
     DynamicReach,
     fallback_source,
     fallback_tests,
@@ -195,6 +196,7 @@ def _fallback_symbols(
         where = {
             IMPORTS_MODULE: f"in a test file that imports the module of {changed.name}",
             NAMED_AFTER: f"named after {changed.name}",
+            NAMED_FOR_MODULE: f"in a test file named after the module of {changed.name}",
         }.get(fallback_source([r]), f"tests {neighbour}, in the module of {changed.name}")
         why = f"{where}, which is {dynamic.reach[changed.id].reason}; tests not determinable statically"
         found.append(
@@ -368,6 +370,7 @@ def _changed_symbol(
             whose = {
                 IMPORTS_MODULE: f"the tests{named} in the test files that import its module",
                 NAMED_AFTER: "the tests named after it",
+                NAMED_FOR_MODULE: "the tests in the test files named after its module",
             }.get(fallback_source(fallback.values()), f"the tests of its module's other symbols{named}")
             reasons.append(
                 f"{how.reason}; tests not determinable statically: {whose} are possible ({len(fallback)})"

@@ -251,7 +251,7 @@ def _module_changed(
     whether its importers can see the change at all (not when it only touches imports, comments or
     declarations private to the module)."""
     source = (text or b"").decode("utf-8", "replace").splitlines()
-    imports = import_lines(source)
+    imports = _import_lines(source)
     changed = _changed(path, module, "modified", before, old_path, any(i in imports for i in lines))
     spec = language_for_path(path)
     rest = [i for i in lines if i not in imports and not source[i - 1].lstrip().startswith(COMMENT_PREFIXES)]
@@ -267,7 +267,7 @@ def _private(statements: list[Node], line: int, private: Callable[[Node], bool])
     return around is not None and private(around)
 
 
-def import_lines(lines: list[str]) -> set[int]:
+def _import_lines(lines: list[str]) -> set[int]:
     """The (1-based) lines that belong to import statements, a bracketed name list or a continued
     line included (``from x import (`` ... ``)``, Go's ``import (`` ... ``)``, ``import {a,`` ...)."""
     found: set[int] = set()

@@ -11,7 +11,9 @@ statically, and the answer falls back to a stated, conservative set: the tests o
 symbols of its module, offered as possible (they exercise the code around it, which is what looks
 it up), or, where none of those has a test, the tests of the test files that import the module (a
 suite that starts a server with the class, or runs files through it), or, where none does, the tests
-named after it (``test_pytorch_load`` for a plugin loaded through an entry point). Of those, the tests that
+named after it (``test_pytorch_load`` for a plugin loaded through an entry point), or, where none is, the
+tests of the test files named after its module (``test_autogen_check_constraints.py`` for a comparator in
+``compare/check_constraints.py`` that a plugin registry runs). Of those, the tests that
 name the symbol (its name; for a dunder method, its class) are the ones offered when there are any:
 a central module's tests are most of the suite, and a test that names what it uses is the better
 evidence (a template's ``loop(...)``, an i18n test's ``pgettext``); and of a method's, those named
@@ -24,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from pathlib import PurePosixPath
 
 from mnemo_core.change.impact import Reach, tests_reaching
 from mnemo_core.change.receivers import names_used
@@ -38,6 +41,8 @@ UNCALLED_REASON = "nothing in the repository calls it (it is called by name at r
 CALLED_BY = frozenset({"calls", "references"})
 IMPORTS_MODULE = "its file imports the module of"
 NAMED_AFTER = "is named after"
+NAMED_FOR_MODULE = "its file is named after the module of"
+TEST_WORDS = frozenset({"test", "tests", "spec"})  # the words a test file's name adds to its subject's
 NAMING = "that name it"  # how a fallback was narrowed: to the tests whose source names the symbol
 NAMED_FOR_CLASS = "named after its class"  # then to those named after the method's class
 MIN_CLASS_NAME = 5  # shorter class names (``App``, ``Item``, ``Rule``) are words many tests are named with
@@ -119,6 +124,8 @@ def fallback_tests(store: Store, symbol: Symbol, how: DynamicReach) -> tuple[dic
         found = _importing_tests(store, symbol)
     if not found:
         found = _named_after(store, symbol)
+    if not found:
+        found = _module_test_files(store, symbol)
     chosen, narrowed = set(found), ""
     for narrowing, narrow in ((NAMING, _naming), (NAMED_FOR_CLASS, _named_after_class)):
         if kept := narrow(store, symbol, chosen):
@@ -156,11 +163,28 @@ def _named_after(store: Store, symbol: Symbol) -> dict[int, Reach]:
     }
 
 
+def _module_test_files(store: Store, symbol: Symbol) -> dict[int, Reach]:
+    """The test cases of the test files named after ``symbol``'s module (``test_autogen_check_constraints.py``
+    for ``compare/check_constraints.py``, whose functions a plugin registry runs): the last fallback."""
+    words = {stem(w) for w in identifier_words(PurePosixPath(symbol.path).stem)} - TEST_WORDS
+    if len("".join(words)) < MIN_NAMED_AFTER:
+        return {}
+    named = [
+        path
+        for _, path in store.file_paths()
+        if path != symbol.path and words <= {stem(w) for w in identifier_words(PurePosixPath(path).stem)}
+    ]
+    tests = [t.id for path in named for t in store.symbols_in_file(path) if t.is_test_case]
+    return {t: Reach(t, 1, FALLBACK_CONFIDENCE, (t, symbol.id), (NAMED_FOR_MODULE,)) for t in tests}
+
+
 def fallback_source(tests: Iterable[Reach]) -> str:
     """Where fallback tests come from: ``IMPORTS_MODULE`` (the test files importing the module),
-    ``NAMED_AFTER`` (tests named after the symbol), or "" (the tests of its module's other symbols)."""
+    ``NAMED_AFTER`` (tests named after the symbol), ``NAMED_FOR_MODULE`` (the test files named after
+    its module), or "" (the tests of its module's other symbols)."""
     labels = {r.labels for r in tests}
-    return next((label for label in (IMPORTS_MODULE, NAMED_AFTER) if (label,) in labels), "")
+    sources = (IMPORTS_MODULE, NAMED_AFTER, NAMED_FOR_MODULE)
+    return next((label for label in sources if (label,) in labels), "")
 
 
 def _named_after_class(store: Store, symbol: Symbol, tests: Iterable[int]) -> set[int]:

@@ -649,3 +649,35 @@ def test_a_typescript_function_handed_to_map_is_reached_by_the_test_of_its_user(
     callers = {c["name"]: c for c in pr["impact"]["callers"]}
     assert callers["apply"]["evidence"] == "passes upper (changed, 1 hop)"
     assert not any("no test reaches" in r for r in pr["impact"]["reasons"])
+
+
+@pytest.mark.parametrize(
+    ("module", "offered"),
+    [("pkg/check_constraints.py", True), ("pkg/checks.py", False)],
+    ids=["a test file named after the module", "a module name too short to say which"],
+)
+def test_the_last_fallback_is_the_test_files_named_after_the_module(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], module: str, offered: bool
+) -> None:
+    """alembic's ``_compare_check_constraints`` is registered by its module's ``setup`` and run by
+    the autogenerate machinery: no test imports its module or is named after it, but
+    ``test_autogen_check_constraints.py`` (words of the module's name) is where its tests are."""
+    source = "def compare(a, b):\n    return a == b\n\n\ndef setup(registry):\n    registry.append(compare)\n"
+    files = {
+        "pkg/__init__.py": "",
+        module: source,
+        "tests/test_autogen_check_constraints.py": "class TestCheckConstraints:\n"
+        "    def test_added(self):\n        assert True\n",
+    }
+    root = make_repo(tmp_path / "r", files)
+    commit(root, {module: source.replace("a == b", "a is b")}, "identity")
+    _pr, changed = pr_changed(capsys, root, "compare")
+    expected = (
+        ["tests/test_autogen_check_constraints.py::TestCheckConstraints::test_added"] if offered else []
+    )
+    assert changed["possibly_reached_by"] == expected
+    assert any(
+        r.endswith("the tests in the test files named after its module are possible (1)") == offered
+        and "not determinable statically" in r
+        for r in changed["reasons"]
+    )

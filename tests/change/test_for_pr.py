@@ -650,7 +650,12 @@ def test_a_change_importers_cannot_see_leaves_them_possible(
 
 @pytest.mark.parametrize(
     "edit",
-    [("\n\ndef save", "\nregistry = []\n\n\ndef save"), ("\n\ndef save", "\n__all__ = []\n\n\ndef save")],
+    [
+        ("\n\ndef save", "\nregistry = []\n\n\ndef save"),
+        ("\n\ndef save", "\n__all__ = []\n\n\ndef save"),
+        ("\n\ndef save", "\nif not TYPE_CHECKING:\n    registry = []\n\n\ndef save"),
+    ],
+    ids=["a public variable", "__all__", "code that runs unless type checking"],
 )
 def test_module_level_code_importers_can_see_still_reaches_them(
     tmp_path: Path, edit: tuple[str, str]

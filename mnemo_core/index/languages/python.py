@@ -167,6 +167,7 @@ def module_parts(path: str) -> tuple[str, ...]:
 
 
 _IMPORT_STATEMENTS = frozenset({"import_statement", "import_from_statement", "future_import_statement"})
+_TYPE_CHECKING = re.compile(r"^(?:\w+\.)?TYPE_CHECKING$")  # ``if typing.TYPE_CHECKING:`` (not ``if not ...``)
 
 
 class PythonHooks(Hooks):
@@ -336,7 +337,7 @@ class PythonHooks(Hooks):
         if node.type in _IMPORT_STATEMENTS or super().private_statement(node):
             return True
         if node.type == "if_statement":
-            return node_text(node.child_by_field_name("condition")).endswith("TYPE_CHECKING")
+            return _TYPE_CHECKING.match(node_text(node.child_by_field_name("condition"))) is not None
         inner = (
             node.named_children[0] if node.type == "expression_statement" and node.named_child_count else node
         )
