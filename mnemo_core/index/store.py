@@ -82,7 +82,8 @@ log = logging.getLogger(__name__)
 # ``Handler { cb: f }``) is referenced; in JavaScript and TypeScript one stored in an object or array too
 # 67: JavaScript and TypeScript: a monorepo's own package imported by its name (``zod/v4``) resolves to
 # ``packages/<name>/src/...``
-SCHEMA_VERSION = 67
+# 68: JSX and TSX: a function handed to a component as a prop (``onClick={handleClick}``) is referenced
+SCHEMA_VERSION = 68
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

@@ -661,6 +661,15 @@ HANDED: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
         )
         for ext in ("ts", "js")
     },
+    "tsx: a component's prop": (
+        {
+            "src/handlers.ts": "export function handleClick() {\n  return 1;\n}\n",
+            "src/App.tsx": "import {handleClick} from './handlers';\n\n"
+            "export function App(props) {\n"
+            "  return <Button onClick={handleClick} onKey={props.onKey} />;\n}\n",
+        },
+        {("src/App.tsx:App", "src/handlers.ts:handleClick", "value")},
+    ),
     "rust: used, a struct's field": (
         {
             "Cargo.toml": '[package]\nname = "x"\n',

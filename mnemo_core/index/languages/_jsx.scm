@@ -6,3 +6,8 @@
   @reference.call
 (jsx_self_closing_element name: (member_expression object: (_) @receiver property: (property_identifier) @name))
   @reference.call
+
+; a function handed to a component as a prop, which calls it: <Button onClick={handleClick} />
+(jsx_attribute (jsx_expression (identifier) @name)) @reference.value
+(jsx_attribute (jsx_expression (member_expression object: [(identifier) (this)] @receiver
+  property: (property_identifier) @name))) @reference.value
