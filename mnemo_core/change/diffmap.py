@@ -128,7 +128,13 @@ def _file_symbols(
         if sym.kind == "module":
             lines = touched.get((sym.name, sym.start_line))
             if lines:
-                result.append(_module_changed(change.path, sym, old[0], old_path, lines, new_bytes))
+                inserted = {
+                    i
+                    for h in change.hunks
+                    if not h.old_count
+                    for i in range(h.new_start, h.new_start + h.new_count)
+                }
+                result.append(_module_changed(change.path, sym, old[0], old_path, lines, inserted, new_bytes))
             continue
         rank, namesakes = _rank(sym, new_by_name)
         before = old_by_name.get(sym.name)
@@ -245,11 +251,18 @@ def _changed(
 
 
 def _module_changed(
-    path: str, module: RawSymbol, before: RawSymbol, old_path: str, lines: list[int], text: bytes | None
+    path: str,
+    module: RawSymbol,
+    before: RawSymbol,
+    old_path: str,
+    lines: list[int],
+    inserted: set[int],
+    text: bytes | None,
 ) -> ChangedSymbol:
-    """A module whose own code (``lines``, head side) changed: whether those lines are imports, and
-    whether its importers can see the change at all (not when it only touches imports, comments or
-    declarations private to the module)."""
+    """A module whose own code (``lines``, head side; ``inserted``: those no old line was replaced
+    by) changed: whether those lines are imports, and whether its importers can see the change at
+    all (not when it only touches imports, comments or declarations private to the module, or only
+    adds names to what it exports: an importer reads none of them yet)."""
     source = (text or b"").decode("utf-8", "replace").splitlines()
     imports = _import_lines(source)
     changed = _changed(path, module, "modified", before, old_path, any(i in imports for i in lines))
@@ -257,14 +270,20 @@ def _module_changed(
     rest = [i for i in lines if i not in imports and not source[i - 1].lstrip().startswith(COMMENT_PREFIXES)]
     if rest and spec is not None:
         statements = spec.parser.parse(text or b"").root_node.named_children
-        rest = [i for i in rest if not _private(statements, i, spec.hooks.private_statement)]
+        hooks = spec.hooks
+        rest = [
+            i
+            for i in rest
+            if not _around(statements, i, hooks.private_statement)
+            and not (i in inserted and _around(statements, i, hooks.exports_names))
+        ]
     return replace(changed, unseen=not rest)
 
 
-def _private(statements: list[Node], line: int, private: Callable[[Node], bool]) -> bool:
-    """Whether the top-level statement around ``line`` (1-based) is invisible to importers."""
+def _around(statements: list[Node], line: int, test: Callable[[Node], bool]) -> bool:
+    """Whether the top-level statement around ``line`` (1-based) passes ``test``."""
     around = next((n for n in statements if n.start_point[0] < line <= n.end_point[0] + 1), None)
-    return around is not None and private(around)
+    return around is not None and test(around)
 
 
 def _import_lines(lines: list[str]) -> set[int]:

@@ -678,12 +678,25 @@ ES_STORE = (
         (("const limit = 3;", "const limit = 4;"), False),
         (("const limit = 3;", "const limit = 4;\nexport { limit };"), True),
         (("const limit = 3;", "export const limit = 4;"), True),
+        (("const limit = 3;", "const limit = 3;\nexport { dumps } from './json';"), False),
+        (("import {dumps} from './json';", "import {dumps} from './json';\nexport { dumps as d };"), False),
+        (("const limit = 3;", "const limit = 3;\nexport default limit;"), True),
     ],
-    ids=["a private declaration", "one exported by an export clause", "an exported declaration"],
+    ids=[
+        "a private declaration",
+        "one exported by an export clause",
+        "an exported declaration",
+        "an added re-export",
+        "an added export clause",
+        "an added default export",
+    ],
 )
 def test_a_typescript_module_s_private_declaration_is_unseen_by_its_importers(
     tmp_path: Path, edit: tuple[str, str], seen: bool
 ) -> None:
+    """What a TypeScript module's importers can see: its exported declarations and values; not its
+    private declarations, and not a name it starts to export (zod's barrel ``external.ts`` gaining
+    ``getDiscriminatedOption``: no importer reads it yet)."""
     files = {
         "src/json.ts": "export function dumps(x) {\n  return x;\n}\n",
         "src/store.ts": ES_STORE,

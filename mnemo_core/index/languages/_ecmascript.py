@@ -344,6 +344,12 @@ class EcmaScriptHooks(Hooks):
             return not _declared(node) & _exported_names(node.parent)  # ``const a = 1; export { a };``
         return node.type == "import_statement" or super().private_statement(node)
 
+    def exports_names(self, node: Node) -> bool:
+        """``export { a }``, ``export { a } from "./x"``, ``export * from "./x"``: names only."""
+        return node.type == "export_statement" and not any(
+            node.child_by_field_name(field) for field in ("declaration", "value")
+        )
+
     def module_name(self, path: str) -> str:
         pure = PurePosixPath(path)
         suffix = next((s for s in _LONGEST_SUFFIX_FIRST if pure.name.endswith(s)), "")

@@ -290,6 +290,11 @@ class Hooks:
         languages add their private declarations): changing it changes nothing they can read."""
         return node.type in self.comment_types
 
+    def exports_names(self, node: Node) -> bool:
+        """Whether a top-level statement only lists names the module exports (JavaScript's
+        ``export { a } from "./x"``): a name added there is one no importer reads yet."""
+        return False
+
     def constructors_of(self, class_name: str) -> frozenset[str]:
         """The names of a class's constructor methods."""
         if self.constructors_named_after_class:
