@@ -44,6 +44,7 @@ from mnemo_core.vcs.history import relative_date
 BLAME_CALLER_FILES = 8  # line-level history for the files of the strongest callers only
 PATH_SHOWN = 4  # hops of a dependency path spelled out in a reason
 CHANGED_SCORE = 1.0
+UNSEEN_REASON = "changed only what its importers cannot see (imports, private names, new exports)"
 
 
 @dataclass(frozen=True)
@@ -376,7 +377,7 @@ def _changed_symbol(
                 f"{how.reason}; tests not determinable statically: {whose} are possible ({len(fallback)})"
                 if fallback
                 else f"{how.reason}; tests not determinable statically, and none to offer: no test reaches "
-                "its module's other symbols, imports its module or is named after it"
+                "its module's other symbols, imports its module or is named after it or its module"
             )
             components["dynamic"] = 1.0
     if dangling:
@@ -435,10 +436,7 @@ def _reach_symbol(r: Reach, blast: BlastRadius, history: _History, role: str) ->
     path = _coverage_reason(r, blast.symbols) if covered else _path_reason(r, blast.symbols)
     reasons = [path]
     if role == "possible" and r.path[-1] in blast.unseen:
-        name = blast.symbols[r.path[-1]].name
-        reasons.append(
-            f"possible: {name} changed only what its importers cannot see (imports, private names)"
-        )
+        reasons.append(f"possible: {blast.symbols[r.path[-1]].name} {UNSEEN_REASON}")
     elif role == "possible":
         reasons.append(f"possible: through a guess ({r.resolution}, confidence {r.confidence:.2f})")
     if role == "caller":

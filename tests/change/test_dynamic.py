@@ -602,7 +602,7 @@ def test_a_dynamic_function_with_no_test_to_offer_says_so(
     assert changed["possibly_reached_by"] == []
     assert (
         "reached dynamically through EXTRA; tests not determinable statically, and none to offer: no "
-        "test reaches its module's other symbols, imports its module or is named after it"
+        "test reaches its module's other symbols, imports its module or is named after it or its module"
     ) in changed["reasons"]
     assert any(r.startswith("reached dynamically") and "where found" in r for r in pr["impact"]["reasons"])
 

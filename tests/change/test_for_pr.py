@@ -639,7 +639,7 @@ def test_a_change_importers_cannot_see_leaves_them_possible(
     possible = {s.symbol.name: s.reasons for s in impact.possible_callers}
     assert set(possible) == {"pkg.report", "pkg.audit"}
     assert possible["pkg.audit"][-1] == (
-        "possible: pkg.store changed only what its importers cannot see (imports, private names)"
+        "possible: pkg.store changed only what its importers cannot see (imports, private names, new exports)"
     )
     assert impact.risk == "low"
     assert main(["pr", "--base", "HEAD~1", "--format", "text", "--repo", str(tmp_path / "r")]) == 0
