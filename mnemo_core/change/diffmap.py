@@ -22,7 +22,7 @@ from tree_sitter import Node
 
 from mnemo_core.index.discovery import read_discovery
 from mnemo_core.index.extract import extract
-from mnemo_core.index.languages import language_for_path
+from mnemo_core.index.languages import LanguageSpec, language_for_path
 from mnemo_core.model import RawSymbol, SymbolKind
 from mnemo_core.vcs.diff import ChangeStatus, FileChange, files_at
 from mnemo_core.vcs.refs import Snapshot
@@ -104,7 +104,7 @@ def changed_symbols(
         new_symbols = (
             extract(change.path, new_bytes, spec, discovery).symbols if new_bytes is not None else ()
         )
-        touched = _file_symbols(change, old_symbols, new_symbols, new_bytes)
+        touched = _file_symbols(change, old_symbols, new_symbols, (old_bytes, new_bytes))
         found.extend(touched)
         summaries.append(
             FileSummary(change.path, change.status.value, change.old_path, spec.name, len(touched))
@@ -113,9 +113,13 @@ def changed_symbols(
 
 
 def _file_symbols(
-    change: FileChange, old: tuple[RawSymbol, ...], new: tuple[RawSymbol, ...], new_bytes: bytes | None
+    change: FileChange,
+    old: tuple[RawSymbol, ...],
+    new: tuple[RawSymbol, ...],
+    texts: tuple[bytes | None, bytes | None],
 ) -> list[ChangedSymbol]:
     old_path = change.old_path or change.path
+    new_bytes = texts[1]
     if not old or not new:  # a whole file added or deleted: its definitions (or its module code) changed
         side, status = (new, "added") if new else (old, "deleted")
         chosen = [s for s in side if s.kind != "module"] or list(side[:1])
@@ -128,13 +132,7 @@ def _file_symbols(
         if sym.kind == "module":
             lines = touched.get((sym.name, sym.start_line))
             if lines:
-                inserted = {
-                    i
-                    for h in change.hunks
-                    if not h.old_count
-                    for i in range(h.new_start, h.new_start + h.new_count)
-                }
-                result.append(_module_changed(change.path, sym, old[0], old_path, lines, inserted, new_bytes))
+                result.append(_module_changed(change, sym, old, lines, texts))
             continue
         rank, namesakes = _rank(sym, new_by_name)
         before = old_by_name.get(sym.name)
@@ -251,33 +249,63 @@ def _changed(
 
 
 def _module_changed(
-    path: str,
+    change: FileChange,
     module: RawSymbol,
-    before: RawSymbol,
-    old_path: str,
+    old: tuple[RawSymbol, ...],
     lines: list[int],
-    inserted: set[int],
-    text: bytes | None,
+    texts: tuple[bytes | None, bytes | None],
 ) -> ChangedSymbol:
-    """A module whose own code (``lines``, head side; ``inserted``: those no old line was replaced
-    by) changed: whether those lines are imports, and whether its importers can see the change at
-    all (not when it only touches imports, comments or declarations private to the module, or only
-    adds names to what it exports: an importer reads none of them yet)."""
-    source = (text or b"").decode("utf-8", "replace").splitlines()
+    """A module whose own code (``lines``, head side) changed: whether those lines are imports, and
+    whether its importers can see the change at all. They cannot when, on both sides, it touches only
+    imports (a removed one only where imports are not names of the module: not Python's ``from .core
+    import Flask`` in a package's ``__init__``), comments and declarations private to the module, or
+    only adds names to what the module exports (an importer reads none of them yet)."""
+    old_path = change.old_path or change.path
+    source = (texts[1] or b"").decode("utf-8", "replace").splitlines()
     imports = _import_lines(source)
-    changed = _changed(path, module, "modified", before, old_path, any(i in imports for i in lines))
-    spec = language_for_path(path)
-    rest = [i for i in lines if i not in imports and not source[i - 1].lstrip().startswith(COMMENT_PREFIXES)]
-    if rest and spec is not None:
-        statements = spec.parser.parse(text or b"").root_node.named_children
-        hooks = spec.hooks
-        rest = [
-            i
-            for i in rest
-            if not _around(statements, i, hooks.private_statement)
-            and not (i in inserted and _around(statements, i, hooks.exports_names))
-        ]
-    return replace(changed, unseen=not rest)
+    changed = _changed(change.path, module, "modified", old[0], old_path, any(i in imports for i in lines))
+    spec = language_for_path(change.path)
+    if spec is None:
+        return changed
+    inserted = {
+        i for h in change.hunks if not h.old_count for i in range(h.new_start, h.new_start + h.new_count)
+    }
+    ordered = sorted(old, key=lambda s: (s.start_line, -s.end_line))
+    removed = [
+        i
+        for h in change.hunks
+        for i in range(h.old_start, h.old_start + h.old_count)
+        if (inner := _innermost(ordered, i, strict=False)) is not None and inner.kind == "module"
+    ]
+    unseen = _unseen(spec, texts[1], lines, True, inserted) and _unseen(
+        spec, texts[0], removed, not spec.hooks.imports_are_names, set()
+    )
+    return replace(changed, unseen=unseen)
+
+
+def _unseen(spec: LanguageSpec, text: bytes | None, lines: list[int], imports: bool, added: set[int]) -> bool:
+    """Whether ``lines`` of one side (module-level ones) are invisible to the module's importers:
+    blank, comments, imports (where ``imports``), private declarations, or, among the ``added``
+    lines, names the module starts to export."""
+    source = (text or b"").decode("utf-8", "replace").splitlines()
+    skipped = _import_lines(source) if imports else set()
+    rest = [
+        i
+        for i in lines
+        if i <= len(source)
+        and i not in skipped
+        and source[i - 1].strip()
+        and not source[i - 1].lstrip().startswith(COMMENT_PREFIXES)
+    ]
+    if not rest:
+        return True
+    statements = spec.parser.parse(text or b"").root_node.named_children
+    hooks = spec.hooks
+    return all(
+        _around(statements, i, hooks.private_statement)
+        or (i in added and _around(statements, i, hooks.exports_names))
+        for i in rest
+    )
 
 
 def _around(statements: list[Node], line: int, test: Callable[[Node], bool]) -> bool:

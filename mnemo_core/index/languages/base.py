@@ -102,6 +102,7 @@ class Hooks:
     construct_method: str = ""  # Ruby: ``Foo.new(...)`` builds a ``Foo``
     bases_by_name: bool = False  # no imports are read (PHP, Kotlin, C#, C++): a base is found by its name
     constants_any_case: bool = False  # Go: a package-level var or const is a constant, whatever its case
+    imports_are_names: bool = False  # Python: what a module imports, its importers can import from it
     overloads: bool = False  # Java, C#, Kotlin, C++: one method may have several definitions (overloads)
     instance_prefix: str = ""  # Ruby: ``@client`` is ``self.client``
     test_marks: frozenset[str] = frozenset()  # annotations or attributes that make a method a test (``Test``)

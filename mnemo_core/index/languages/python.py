@@ -166,7 +166,6 @@ def module_parts(path: str) -> tuple[str, ...]:
     return tuple(parts[:-1]) if stem == "__init__" else (*parts[:-1], stem)
 
 
-_IMPORT_STATEMENTS = frozenset({"import_statement", "import_from_statement", "future_import_statement"})
 _TYPE_CHECKING = re.compile(r"^(?:\w+\.)?TYPE_CHECKING$")  # ``if typing.TYPE_CHECKING:`` (not ``if not ...``)
 
 
@@ -183,6 +182,7 @@ class PythonHooks(Hooks):
     type_wrappers = TYPE_WRAPPERS
     property_decorators = frozenset({"property", "cached_property", "getter", "setter"})
     module_getattr = True
+    imports_are_names = True
     neutral_bases = frozenset({"object", "Generic", "Protocol", "ABC", "NamedTuple", "TypedDict"})
     union_wrappers = frozenset({"Union", "Optional"})
     dispatch_entries: ClassVar[Mapping[str, tuple[str, ...]]] = {
@@ -332,9 +332,10 @@ class PythonHooks(Hooks):
         return not name.startswith("_") or (name.startswith("__") and name.endswith("__"))
 
     def private_statement(self, node: Node) -> bool:
-        """Comments, imports, ``if TYPE_CHECKING:`` blocks and assignments to a private name
-        (``_cache = {}``; not a dunder such as ``__all__``)."""
-        if node.type in _IMPORT_STATEMENTS or super().private_statement(node):
+        """Comments, ``if TYPE_CHECKING:`` blocks and assignments to a private name (``_cache = {}``;
+        not a dunder such as ``__all__``). Imports are not private: ``from .core import Flask`` in a
+        package's ``__init__`` is what ``from flask import Flask`` reads."""
+        if super().private_statement(node):
             return True
         if node.type == "if_statement":
             return _TYPE_CHECKING.match(node_text(node.child_by_field_name("condition"))) is not None
