@@ -15,6 +15,8 @@ from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.store import Store
 from mnemo_core.index.world import World
 
+RESOLVED = frozenset({"calls", "references"})  # a call, or a function handed over as a value (``fetch: f``)
+
 
 def dangling_references(store: Store, gone: list[ChangedSymbol]) -> list[Dangling]:
     """Places that still use a deleted or renamed symbol's old name."""
@@ -63,5 +65,5 @@ def _resolves(store: Store, world: World, file_id: int, scope: str, line: int, n
     src = ids[0] if ids else world.module_symbol(file_id)
     if src is None:
         return False
-    targets = [e.dst for e in store.edges_touching([src], "out") if e.type == "calls" and e.line == line]
+    targets = [e.dst for e in store.edges_touching([src], "out") if e.type in RESOLVED and e.line == line]
     return any(s.short_name == name for s in store.symbols_by_ids(targets).values())

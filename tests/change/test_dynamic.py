@@ -681,3 +681,25 @@ def test_the_last_fallback_is_the_test_files_named_after_the_module(
         and "not determinable statically" in r
         for r in changed["reasons"]
     )
+
+
+def test_a_renamed_test_s_local_function_handed_over_is_no_dangling_reference(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ky: renaming a test renames the ``customFetch`` it defines and hands over (``{fetch:
+    customFetch}``); the reference resolves to the new one, so the change is not "still referenced"."""
+    test = (
+        "import test from 'ava';\nimport {run} from '../src/run';\n\n"
+        "test('old name', t => {\n  const customFetch = () => 1;\n"
+        "  t.is(run({fetch: customFetch}), 1);\n});\n"
+    )
+    files = {
+        "package.json": '{"name": "x", "devDependencies": {"ava": "1"}}\n',
+        "src/run.ts": "export function run(options) {\n  return options.fetch();\n}\n",
+        "test/run.test.ts": test,
+    }
+    root = make_repo(tmp_path / "r", files)
+    commit(root, {"test/run.test.ts": test.replace("old name", "new name")}, "rename the test")
+    pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
+    assert not any("still referenced" in r for r in pr["impact"]["reasons"])
+    assert pr["impact"]["left_references"] == []
