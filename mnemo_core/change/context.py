@@ -34,7 +34,7 @@ from mnemo_core.change.dynamic import (
     uncalled,
 )
 from mnemo_core.change.impact import BlastRadius, Reach, blast_radius, folded
-from mnemo_core.change.references import dangling_references
+from mnemo_core.change.references import dangling_references, dropped_imports
 from mnemo_core.change.risk import Dangling, RiskInput, verdict
 from mnemo_core.index.store import Store
 from mnemo_core.model import TYPE_ONLY_KINDS, Evidence, Impact, LeftReference, ScoredSymbol, Symbol
@@ -106,6 +106,7 @@ def analyse(
     ]
     untested = [c for c in untested if c not in undeterminable]
     dangling = dangling_references(store, [c for c in changed if c.status in ("deleted", "renamed")])
+    dangling += dropped_imports(store, [c for c in changed if c.dropped])
     history = _History(root, base, changed, blast)
     risk, reasons = verdict(
         RiskInput(

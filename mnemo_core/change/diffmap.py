@@ -23,7 +23,7 @@ from tree_sitter import Node
 from mnemo_core.index.discovery import read_discovery
 from mnemo_core.index.extract import extract
 from mnemo_core.index.languages import LanguageSpec, language_for_path
-from mnemo_core.model import RawSymbol, SymbolKind
+from mnemo_core.model import FileExtract, RawSymbol, SymbolKind
 from mnemo_core.vcs.diff import ChangeStatus, FileChange, files_at
 from mnemo_core.vcs.refs import Snapshot
 
@@ -52,6 +52,7 @@ class ChangedSymbol:
     old_lines: tuple[int, int] | None = None  # the base-side span, for blame of what was there
     imports_changed: bool = False  # a module-level change that edits import lines
     unseen: bool = False  # a module-level change importers cannot see: imports, comments, private names
+    dropped: tuple[str, ...] = ()  # names the module imported (so its importers could) and no longer does
     rank: int = 0  # which definition of its name in its file it is (0: the first), in source order
     namesakes: int = 1  # how many definitions of its name the file has (on the same side)
 
@@ -100,11 +101,13 @@ def changed_symbols(
         old_path = change.old_path or change.path
         old_bytes = olds.get(old_path) if change.status != ChangeStatus.ADDED else None
         new_bytes = news.get(change.path) if change.status != ChangeStatus.DELETED else None
-        old_symbols = extract(old_path, old_bytes, spec, discovery).symbols if old_bytes is not None else ()
-        new_symbols = (
-            extract(change.path, new_bytes, spec, discovery).symbols if new_bytes is not None else ()
-        )
+        old_extract = extract(old_path, old_bytes, spec, discovery) if old_bytes is not None else None
+        new_extract = extract(change.path, new_bytes, spec, discovery) if new_bytes is not None else None
+        old_symbols = old_extract.symbols if old_extract else ()
+        new_symbols = new_extract.symbols if new_extract else ()
         touched = _file_symbols(change, old_symbols, new_symbols, (old_bytes, new_bytes))
+        if old_extract and new_extract and spec.hooks.imports_are_names:
+            touched = _with_dropped(change.path, touched, old_extract, new_extract)
         found.extend(touched)
         summaries.append(
             FileSummary(change.path, change.status.value, change.old_path, spec.name, len(touched))
@@ -147,6 +150,30 @@ def _file_symbols(
         if s.kind != "module" and s.name not in new_by_name
     ]
     return result
+
+
+def _with_dropped(
+    path: str, touched: list[ChangedSymbol], old: FileExtract, new: FileExtract
+) -> list[ChangedSymbol]:
+    """The file's changed symbols, its module marked with the names it no longer imports (and no
+    longer defines): ``from .core import Flask, helper`` -> ``from .core import Flask`` drops ``helper``,
+    which ``from pkg import helper`` elsewhere still reads. A module that only lost an import line is
+    marked changed for it."""
+    defined = {s.name for s in new.symbols if s.kind != "module" and "." not in s.name}
+    dropped = tuple(sorted(_bound(old) - _bound(new) - defined))
+    if not dropped:
+        return touched
+    module = next((c for c in touched if c.kind == "module"), None)
+    if module is None:
+        head = new.symbols[0]
+        module = _changed(path, head, "modified", old.symbols[0], path, True)
+        return [*touched, replace(module, dropped=dropped)]
+    return [replace(c, dropped=dropped) if c is module else c for c in touched]
+
+
+def _bound(extract: FileExtract) -> set[str]:
+    """The names a module's own imports bind at its top level."""
+    return {imp.alias for imp in extract.imports if not imp.scope and imp.alias and imp.alias != "*"}
 
 
 def _by_name(symbols: tuple[RawSymbol, ...]) -> dict[str, list[RawSymbol]]:

@@ -7,6 +7,7 @@ different thing, and not a dangling reference).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import PurePosixPath
 
 from mnemo_core.change.diffmap import ChangedSymbol
@@ -33,6 +34,29 @@ def dangling_references(store: Store, gone: list[ChangedSymbol]) -> list[Danglin
                 continue
             if not _resolves(store, world, file_id, scope, line, name):
                 found.append(Dangling(symbol, path, int(line), scope or "<module>"))
+    return found
+
+
+def dropped_imports(store: Store, modules: list[ChangedSymbol]) -> list[Dangling]:
+    """Imports from a module of a name it no longer imports (``from pkg import helper`` after
+    ``pkg/__init__.py`` stopped importing ``helper``), each with the name as its dangling symbol."""
+    if not modules:
+        return []
+    world = World(store, replaced_files=set())
+    found: list[Dangling] = []
+    for module in modules:
+        home = world.by_path.get(module.path)
+        if home is None:
+            continue
+        gone = {name: replace(module, name=name, status="dropped") for name in module.dropped}
+        for file_id, info in sorted(world.files.items()):
+            if file_id == home.id:
+                continue
+            bindings = world.bindings(file_id)
+            for imp in world.imports(file_id):
+                bound = (bindings.scoped.get(imp.scope, {}) if imp.scope else bindings.names).get(imp.alias)
+                if imp.name in gone and bound is not None and home.id in bound.modules:
+                    found.append(Dangling(gone[imp.name], info.path, imp.line, imp.scope or "<module>"))
     return found
 
 

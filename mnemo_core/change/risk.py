@@ -51,9 +51,13 @@ def verdict(facts: RiskInput) -> tuple[RiskLevel, list[str]]:
         where = ", ".join(f"{d.path}:{d.line}" for d in refs[:MAX_LISTED]) + (
             "..." if len(refs) > MAX_LISTED else ""
         )
-        what = f"renamed to {symbol.name}" if symbol.status == "renamed" else "deleted"
-        old = symbol.old_name or symbol.name
-        findings.append(("high", f"{old} was {what} but is still referenced ({len(refs)}): {where}"))
+        if symbol.status == "dropped":
+            module = symbol.path.rsplit(".", 1)[0].removesuffix("/__init__").replace("/", ".")
+            finding = f"{symbol.name} is no longer imported in {module} but is still imported from it"
+        else:
+            what = f"renamed to {symbol.name}" if symbol.status == "renamed" else "deleted"
+            finding = f"{symbol.old_name or symbol.name} was {what} but is still referenced"
+        findings.append(("high", f"{finding} ({len(refs)}): {where}"))
     if facts.impacted >= BLAST_HIGH:
         findings.append(("high", f"large blast radius: {facts.impacted} symbols depend on the change"))
     elif facts.impacted >= BLAST_MEDIUM:

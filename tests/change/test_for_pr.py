@@ -717,3 +717,53 @@ def test_a_typescript_module_s_private_declaration_is_unseen_by_its_importers(
     impact = impact_of_edit(tmp_path, files, "src/store.ts", edit)
     assert [s.symbol.name for s in impact.callers] == (["src/report"] if seen else [])
     assert [s.symbol.name for s in impact.possible_callers] == ([] if seen else ["src/report"])
+
+
+REEXPORTS = {
+    "pkg/__init__.py": "from pkg.core import Flask, helper\n",
+    "pkg/core.py": "class Flask:\n    pass\n\n\ndef helper():\n    return 1\n",
+    "pkg/app.py": "from pkg import helper\n\n\ndef use():\n    return helper()\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("edit", "dropped"),
+    [
+        (("Flask, helper", "Flask"), True),
+        (
+            (
+                "from pkg.core import Flask, helper\n",
+                "from pkg.core import Flask\nfrom pkg.core import helper\n",
+            ),
+            False,
+        ),
+        (
+            (
+                "from pkg.core import Flask, helper\n",
+                "from pkg.core import Flask\n\n\ndef helper():\n    return 2\n",
+            ),
+            False,
+        ),
+    ],
+    ids=["a name no longer imported", "the import split in two", "the name now defined here"],
+)
+def test_a_name_a_package_no_longer_imports_but_others_import_from_it_is_high_risk(
+    tmp_path: Path, edit: tuple[str, str], dropped: bool
+) -> None:
+    """``from pkg.core import Flask, helper`` -> ``from pkg.core import Flask`` in ``pkg/__init__.py``
+    breaks ``from pkg import helper`` elsewhere, though no symbol was deleted."""
+    impact = impact_of_edit(tmp_path, REEXPORTS, "pkg/__init__.py", edit)
+    finding = "helper is no longer imported in pkg but is still imported from it (1): pkg/app.py:1"
+    assert (finding in impact.reasons) == dropped
+    assert (impact.risk == "high") == dropped
+    assert [(r.name, r.path) for r in impact.left_references] == (
+        [("helper", "pkg/app.py")] if dropped else []
+    )
+
+
+def test_a_deleted_import_line_alone_marks_the_module_when_others_import_its_name(tmp_path: Path) -> None:
+    files = {**REEXPORTS, "pkg/__init__.py": "from pkg.core import Flask\nfrom pkg.core import helper\n"}
+    impact = impact_of_edit(tmp_path, files, "pkg/__init__.py", ("from pkg.core import helper\n", ""))
+    assert [c.symbol.name for c in impact.changed] == ["pkg"]
+    assert impact.risk == "high"
+    assert [(r.name, r.path, r.line) for r in impact.left_references] == [("helper", "pkg/app.py", 1)]
