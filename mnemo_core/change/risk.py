@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mnemo_core.change.diffmap import ChangedSymbol
+from mnemo_core.index.languages import language_for_path
 from mnemo_core.model import RISK_LEVELS, RiskLevel
 from mnemo_core.retrieve.score import non_product_dirs
 
@@ -52,7 +53,8 @@ def verdict(facts: RiskInput) -> tuple[RiskLevel, list[str]]:
             "..." if len(refs) > MAX_LISTED else ""
         )
         if symbol.status == "dropped":
-            module = symbol.path.rsplit(".", 1)[0].removesuffix("/__init__").replace("/", ".")
+            spec = language_for_path(symbol.path)
+            module = spec.hooks.module_name(symbol.path) if spec else symbol.path
             finding = f"{symbol.name} is no longer imported in {module} but is still imported from it"
         else:
             what = f"renamed to {symbol.name}" if symbol.status == "renamed" else "deleted"
