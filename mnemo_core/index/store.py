@@ -83,7 +83,8 @@ log = logging.getLogger(__name__)
 # 67: JavaScript and TypeScript: a monorepo's own package imported by its name (``zod/v4``) resolves to
 # ``packages/<name>/src/...``
 # 68: JSX and TSX: a function handed to a component as a prop (``onClick={handleClick}``) is referenced
-SCHEMA_VERSION = 68
+# 69: Kotlin: a function reference (``xs.map(::upper)``) calls the function
+SCHEMA_VERSION = 69
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

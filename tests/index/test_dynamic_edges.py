@@ -695,3 +695,12 @@ def test_a_function_handed_as_a_value_is_referenced(tmp_path: Path, case: str) -
     index_repo(tmp_path)
     dynamic = {e for e in indexed_edges(tmp_path, "references") if e[2] in ("value", "registry")}
     assert dynamic == expected
+
+
+def test_a_kotlin_function_reference_runs_the_function_where_it_is_handed(tmp_path: Path) -> None:
+    """``xs.map(::upper)`` calls ``upper``, as Java's ``this::m`` does."""
+    source = "fun upper(s: String): String = s.uppercase()\n\nfun shout(xs: List<String>) = xs.map(::upper)\n"
+    write_files(tmp_path, {"src/main/kotlin/Text.kt": source})
+    index_repo(tmp_path)
+    calls = {(s, t) for s, t, _ in indexed_edges(tmp_path, "calls")}
+    assert ("src/main/kotlin/Text.kt:shout", "src/main/kotlin/Text.kt:upper") in calls

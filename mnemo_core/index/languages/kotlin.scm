@@ -12,3 +12,5 @@
 (call_expression . (simple_identifier) @name) @reference.call
 (call_expression . (navigation_expression . (_) @receiver (navigation_suffix (simple_identifier) @name) .))
   @reference.call
+; a function reference runs the function where it is handed (``xs.map(::upper)``), as Java's ``this::m``
+(callable_reference . (simple_identifier) @name .) @reference.call
