@@ -50,12 +50,13 @@ def dropped_imports(store: Store, modules: list[ChangedSymbol]) -> list[Dangling
             continue
         gone = {name: replace(module, name=name, status="dropped") for name in module.dropped}
         for file_id, info in sorted(world.files.items()):
-            if file_id == home.id:
+            naming = [imp for imp in world.imports(file_id) if imp.name in gone] if file_id != home.id else []
+            if not naming:
                 continue
-            bindings = world.bindings(file_id)
-            for imp in world.imports(file_id):
+            bindings = world.bindings(file_id)  # resolved only where a dropped name is imported
+            for imp in naming:
                 bound = (bindings.scoped.get(imp.scope, {}) if imp.scope else bindings.names).get(imp.alias)
-                if imp.name in gone and bound is not None and home.id in bound.modules:
+                if bound is not None and home.id in bound.modules:
                     found.append(Dangling(gone[imp.name], info.path, imp.line, imp.scope or "<module>"))
     return found
 

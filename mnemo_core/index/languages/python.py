@@ -166,6 +166,16 @@ def module_parts(path: str) -> tuple[str, ...]:
     return tuple(parts[:-1]) if stem == "__init__" else (*parts[:-1], stem)
 
 
+def _assignment(statement: Node) -> Node | None:
+    """The assignment a top-level statement is (``x = ...``, ``x: T = ...``), if it is one."""
+    node = (
+        statement.named_children[0]
+        if statement.type == "expression_statement" and statement.named_child_count
+        else statement
+    )
+    return node if node.type == "assignment" else None
+
+
 _TYPE_CHECKING = re.compile(r"^(?:\w+\.)?TYPE_CHECKING$")  # ``if typing.TYPE_CHECKING:`` (not ``if not ...``)
 
 
@@ -339,22 +349,16 @@ class PythonHooks(Hooks):
             return True
         if node.type == "if_statement":
             return _TYPE_CHECKING.match(node_text(node.child_by_field_name("condition"))) is not None
-        inner = (
-            node.named_children[0] if node.type == "expression_statement" and node.named_child_count else node
-        )
-        target = inner.child_by_field_name("left") if inner.type == "assignment" else None
+        assignment = _assignment(node)
+        target = assignment.child_by_field_name("left") if assignment is not None else None
         name = node_text(target) if target is not None and target.type == "identifier" else ""
         return name.startswith("_") and not name.endswith("__")
 
     def exports(self, root: Node) -> tuple[str, ...] | None:
         """Names listed in the module's ``__all__``, when it has one."""
         for child in root.named_children:
-            node = (
-                child.named_children[0]
-                if child.type == "expression_statement" and child.named_child_count
-                else child
-            )
-            if node.type != "assignment" or node_text(node.child_by_field_name("left")) != "__all__":
+            node = _assignment(child)
+            if node is None or node_text(node.child_by_field_name("left")) != "__all__":
                 continue
             value = node.child_by_field_name("right")
             if value is None or value.type not in {"list", "tuple"}:
