@@ -28,6 +28,7 @@ from mnemo_core.change.dynamic import (
     NAMED_AFTER,
     NAMED_FOR_MODULE,
     DynamicReach,
+    called_through_uncalled,
     fallback_source,
     fallback_tests,
     reached_dynamically,
@@ -79,7 +80,11 @@ def analyse(
     blast = folded(blast_radius(store, walked, depth, measured, unseen), definitions)
     reached_by_tests = {sid for sid, tests in blast.tests_of.items() if tests.sure}
     existing = [indexed[c.key] for c in changed if c.key in indexed and c.status not in ("added", "deleted")]
+    unreached = {  # no test reaches them, not even through a guess
+        s.id: definitions.get(s.id, [s.id]) for s in existing if not s.is_test and not _any_test(blast, s.id)
+    }
     dynamic = {
+        **called_through_uncalled(store, unreached),
         **_uncalled(store, existing, definitions),
         **reached_dynamically(store, [s.id for s in indexed.values()]),
     }
@@ -246,6 +251,12 @@ def _definitions(
         else:
             found[symbol.id] = [ids[r] for r in sorted(ranks.ranks)]
     return found
+
+
+def _any_test(blast: BlastRadius, sid: int) -> bool:
+    """Whether a test reaches the changed symbol, surely or through a guess."""
+    tests = blast.tests_of.get(sid)
+    return tests is not None and bool(tests.sure or tests.possible)
 
 
 def _uncalled(

@@ -24,11 +24,18 @@ which Python calls for ``repr(g)``).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
-from mnemo_core.change.impact import Reach, tests_reaching
+from mnemo_core.change.impact import (
+    GUESS_CONFIDENCE,
+    POSSIBLE_BELOW,
+    TEST_DEPTH,
+    Reach,
+    tests_reaching,
+    walk_back,
+)
 from mnemo_core.change.receivers import names_used
 from mnemo_core.index.store import Store
 from mnemo_core.index.textsplit import identifier_words, stem
@@ -37,7 +44,8 @@ from mnemo_core.model import DYNAMIC_RESOLUTIONS, PathResolution, Symbol
 FALLBACK_CONFIDENCE = 0.3  # a module neighbour's test: below POSSIBLE_BELOW, never counted
 FALLBACK_SYMBOLS = 60  # the module's symbols whose tests make up the fallback, in line order
 THROUGH_SHOWN = 3
-UNCALLED_REASON = "nothing in the repository calls it (it is called by name at run time, or from outside)"
+UNCALLED_WHY = "it is called by name at run time, or from outside"
+UNCALLED_REASON = f"nothing in the repository calls it ({UNCALLED_WHY})"
 CALLED_BY = frozenset({"calls", "references"})
 IMPORTS_MODULE = "its file imports the module of"
 NAMED_AFTER = "is named after"
@@ -68,6 +76,9 @@ class DynamicReach:
     @property
     def reason(self) -> str:
         """``reached dynamically through FILTERS``, or for an uncalled method what that means."""
+        if self.uncalled and self.through:
+            through = ", ".join(self.through[:THROUGH_SHOWN])
+            return f"called only through {through}, which nothing in the repository calls ({UNCALLED_WHY})"
         if self.uncalled:
             return UNCALLED_REASON
         more = " and others" if len(self.through) > THROUGH_SHOWN else ""
@@ -102,6 +113,35 @@ def uncalled(store: Store, methods: Iterable[Symbol]) -> dict[int, DynamicReach]
     linked = {e.dst for e in store.edges_touching(ids, "in") if e.type in CALLED_BY}
     linked |= {e.src for e in store.edges_touching(ids, "out") if e.type == "overrides"}
     return {sid: DynamicReach((), UNCALLED, 0.0) for sid in ids if sid not in linked}
+
+
+def called_through_uncalled(store: Store, symbols: Mapping[int, Sequence[int]]) -> dict[int, DynamicReach]:
+    """The symbols (each with its definitions) whose every caller path, followed back over sure
+    links, ends at methods that nothing in the repository calls but by a name guess, without
+    meeting a test: code a framework's hook runs (jinja calls a loader's ``get_source``, a WSGI
+    server a middleware's ``__call__``), whose tests are as unknown as the hook's."""
+    found: dict[int, DynamicReach] = {}
+    for sid, definitions in symbols.items():
+        reached = walk_back(store, definitions, TEST_DEPTH, min_confidence=POSSIBLE_BELOW)
+        if len(reached) == len(definitions) or any(r.depth == TEST_DEPTH for r in reached.values()):
+            continue  # nothing calls it (``uncalled``), or the callers go on beyond the walk
+        members = store.symbols_by_ids(reached)
+        if any(m.is_test for m in members.values()):
+            continue
+        entries = _entries(store, [m for m in members.values() if m.kind == "method"])
+        if entries:
+            found[sid] = DynamicReach(tuple(members[e].name for e in entries), UNCALLED, 0.0)
+    return found
+
+
+def _entries(store: Store, methods: Sequence[Symbol]) -> list[int]:
+    """The methods that nothing calls or refers to but by a name guess, and that override no base
+    method: where code called from outside the repository enters it."""
+    ids = [m.id for m in methods]
+    calls = store.edges_touching(ids, "in")
+    linked = {e.dst for e in calls if e.type in CALLED_BY and e.confidence > GUESS_CONFIDENCE}
+    linked |= {e.src for e in store.edges_touching(ids, "out") if e.type == "overrides"}
+    return sorted(i for i in ids if i not in linked)
 
 
 def fallback_tests(store: Store, symbol: Symbol, how: DynamicReach) -> tuple[dict[int, Reach], str]:

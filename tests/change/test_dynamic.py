@@ -381,7 +381,8 @@ def test_a_method_nothing_in_the_repository_calls_gets_its_module_s_tests_as_pos
     git(root, "commit", "-q", "-m", "change heading")
     pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
     assert pr["impact"]["reasons"][1:] == [
-        "called by nothing in the repository, so its tests are not determinable statically: Renderer.heading"
+        "called by nothing in the repository (or only through code nothing in it calls), so its tests "
+        "are not determinable statically: Renderer.heading"
     ]
     heading = {c["name"]: c for c in pr["impact"]["changed"]}["Renderer.heading"]
     assert heading["reached_by"] == []
@@ -391,6 +392,58 @@ def test_a_method_nothing_in_the_repository_calls_gets_its_module_s_tests_as_pos
     commit(root, {"pkg/render.py": added}, "add rule")
     pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
     assert "no test reaches: Renderer.rule" in pr["impact"]["reasons"]  # new: nothing calls it yet
+
+
+LOADER = (
+    "from jinja2 import BaseLoader\n"
+    "\n"
+    "class AppLoader(BaseLoader):\n"
+    "    def get_source(self, environment, template):\n"
+    "        return self._find(template)\n"
+    "\n"
+    "    def _find(self, template):\n"
+    "        return template.upper()\n"
+    "\n"
+    "def make_env(app):\n"
+    "    return app.environment(loader=AppLoader())\n"
+)
+LOADER_TESTS = (
+    "from pkg.loader import make_env\n"
+    "\n"
+    "def test_make_env():\n"
+    "    assert make_env(None) is None\n"
+)
+
+
+def test_code_called_only_through_a_hook_from_outside_gets_its_module_s_tests_as_possible(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``_find`` has a caller, ``get_source``, but nothing in the repository calls that (the template
+    engine does): which tests reach ``_find`` is as unknown as for the hook, not "no test"."""
+    files = {"pkg/__init__.py": "", "pkg/loader.py": LOADER, "tests/test_loader.py": LOADER_TESTS}
+    root = make_repo(tmp_path / "r", files)
+    commit(root, {"pkg/loader.py": LOADER.replace(".upper()", ".lower()")}, "lower-case names")
+    pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
+    assert pr["impact"]["risk"] == "low"
+    assert not any("no test reaches" in r for r in pr["impact"]["reasons"])
+    found = {c["name"]: c for c in pr["impact"]["changed"]}["AppLoader._find"]
+    assert found["reached_by"] == []
+    assert found["possibly_reached_by"] == ["tests/test_loader.py::test_make_env"]
+    assert "called only through AppLoader.get_source, which nothing in the repository calls" in " ".join(
+        found["reasons"]
+    )
+
+
+def test_code_called_only_by_a_function_nothing_calls_is_still_untested(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A chain that ends in a plain function (a script's ``main``, dead code) is no hook: untested."""
+    script = "def main():\n    return helper()\n\ndef helper():\n    return 1\n"
+    files = {**FILES, "pkg/script.py": script}
+    root = make_repo(tmp_path / "r", files)
+    commit(root, {"pkg/script.py": script.replace("1", "2")}, "change helper")
+    pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
+    assert "no test reaches: helper" in pr["impact"]["reasons"]
 
 
 KEYED = {
