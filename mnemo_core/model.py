@@ -59,7 +59,6 @@ RefKind = Literal[
     "uses",  # a module constant read by name (``TIMEOUT``, ``LOG.info(...)``): it changes what reads it
     "copy",  # ``self.store = store``: the attribute takes the variable's declared type (folded at extraction)
     "held",  # ``si = self.app.session_interface``: the variable holds what the attribute chain holds
-    "written",  # a call written in a string of code the function generates (``write("context.call(")``)
 ]
 REF_KINDS: tuple[RefKind, ...] = get_args(RefKind)
 TYPED_REF_KINDS: frozenset[RefKind] = frozenset(
@@ -98,10 +97,9 @@ Resolution = Literal[
     "subclass",  # a base class's ``__init_subclass__`` hook registers the subclass
     "dispatch",  # ``getattr(self, "visit_" + ...)``: every method whose name has the prefix (or is a class's)
     "value",  # a function handed as a value to code that may call it (``sorted(key=f)``)
-    "generated",  # a call written in a string of source code the function generates and runs
 ]
 DYNAMIC_RESOLUTIONS: frozenset[Resolution] = frozenset(
-    {"registry", "decorator", "subclass", "dispatch", "value", "generated"}
+    {"registry", "decorator", "subclass", "dispatch", "value"}
 )
 RESOLUTIONS: tuple[Resolution, ...] = get_args(Resolution)
 # a dependency path's weakest link ("changed": none; "coverage": a test the coverage data saw run it;

@@ -90,7 +90,6 @@ KEYABLE = frozenset({REFERENCE_LABELS["registry"], REFERENCE_LABELS["value"]})  
 LOOKS_UP = "looks up"  # a registry reader (render looks up FILTERS)
 USES = "uses"  # a module constant's reader (fetch uses TIMEOUT)
 DISPATCHES = "dispatches by name to"  # getattr(self, "visit_" + ...) calls
-WRITES = "writes a call to"  # a compiler's write("context.call("): the code it generates calls it
 SUBCLASSES = "runs the subclass hook"  # a class defined in a function runs its base's __init_subclass__
 RUNS = "runs"  # a test runs its class's setUp, its module's setup_module, an autouse fixture in scope
 RUNNER_CONFIDENCE = 0.9  # the runner calls them for every test of their scope (a fixture's confidence)
@@ -200,8 +199,6 @@ def _label(relation: str, edge: Edge, node: Symbol | None) -> str:
         return LOOKS_UP if _is_registry(node) else REFERENCE_LABELS.get(edge.resolution, relation)
     if edge.resolution == "subclass":
         return SUBCLASSES
-    if edge.resolution == "generated":
-        return WRITES
     return DISPATCHES if edge.resolution == "dispatch" else relation
 
 

@@ -11,8 +11,6 @@ Rust ``impl`` blocks). Each reference belongs to the innermost definition around
 from __future__ import annotations
 
 import bisect
-import builtins
-import keyword
 import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping
@@ -45,11 +43,6 @@ DOCSTRING_MAX_CHARS = 2000
 _SYMBOL_KIND: dict[str, SymbolKind] = {kind: kind for kind in SYMBOL_KINDS}
 _DEFINITION_KIND: dict[str, DefinitionKind] = {**_SYMBOL_KIND, CONTAINER_ONLY: CONTAINER_ONLY}
 _REF_KIND: dict[str, RefKind] = {kind: kind for kind in REF_KINDS}
-# a call in a string of code: an optional dotted receiver (or a lone dot after an interpolation), a name, "("
-WRITTEN_CALL = re.compile(r"(?<![\w.])((?:[A-Za-z_]\w*)?(?:\.[A-Za-z_]\w*)*\.)?([A-Za-z_]\w*)\(")
-MIN_WRITTEN_NAME = 3
-STATEMENT_PLACES = frozenset({"expression_statement", "block", "module"})  # where a string stands alone
-PYTHON_WORDS = frozenset({*dir(builtins), *keyword.kwlist})
 # what types an attribute a class's code gives: an instance of a class, or a class itself
 FIELD_KINDS: frozenset[RefKind] = frozenset({"type", "result", "alias"})
 ANY_ATTRIBUTE = "*"  # the name of a ``getattr(obj, name)`` read whose name is not a literal
@@ -111,9 +104,6 @@ def extract(
                 refs.extend((start, kind, prefix, receiver, line) for prefix in _looked_up_prefixes(name))
             elif kind == "read" and GETATTR_CAPTURE in captures:
                 refs.append((start, kind, _attribute_name(_text(name)), receiver, line))
-            elif kind == "written":
-                if not in_test_file and not _is_docstring(name):  # a test's strings are its inputs
-                    refs.extend((start, kind, call, by, line) for by, call in written_calls(_text(name)))
             elif kind == "parametrize":
                 refs.extend(
                     (start, "type", param, cls, line)
@@ -175,27 +165,6 @@ def extract(
         exports=spec.hooks.exports(root),
         parse_errors=_count_errors(root),
     )
-
-
-def written_calls(code: str) -> list[tuple[str, str]]:
-    """The calls a string of generated code writes, as (receiver, name): ``context.call(`` ->
-    ("context", "call"); ``.derived(`` after an interpolation -> ("*", "derived"), a method of some
-    object; ``LoopContext(`` -> ("", "LoopContext"). Builtins, keywords and short names are left out."""
-    found = []
-    for match in WRITTEN_CALL.finditer(code):
-        name = match.group(2)
-        if len(name) < MIN_WRITTEN_NAME or name in PYTHON_WORDS:
-            continue
-        dotted = match.group(1)
-        receiver = "" if not dotted else (dotted.rstrip(".").rsplit(".", 1)[-1] or "*")
-        found.append((receiver, name))
-    return found
-
-
-def _is_docstring(content: Node) -> bool:
-    """Whether a string's content is a statement of its own: a docstring, which describes code."""
-    string = content.parent
-    return string is not None and string.parent is not None and string.parent.type in STATEMENT_PLACES
 
 
 def _as_attribute(text: str, prefix: str) -> str:

@@ -102,13 +102,10 @@ CONFIDENCE: dict[Resolution, float] = {
     "subclass": 0.6,  # a base's ``__init_subclass__`` registers the subclass
     "dispatch": 0.7,  # ``getattr(self, "visit_" + ...)`` may land in any method with the prefix
     "value": 0.8,  # a function handed to code that calls it (``sorted(key=f)``)
-    # a name in a string of generated code: a guess (possible) that the code runs and means this one
-    "generated": 0.45,
 }
 DYNAMIC_REF_KINDS: frozenset[RefKind] = frozenset(
-    {"value", "handed", "registered", "lookup", "store", "dispatch", "written"}
+    {"value", "handed", "registered", "lookup", "store", "dispatch"}
 )
-WRITTEN_DEFINITIONS = 2  # a name written in generated code that more definitions have says too little
 # what a name handed over may be: a function (to be called), a class or an object built from one (to
 # be built or to have its methods called), or, stored in a registry, either
 VALUE_KINDS: Mapping[RefKind, frozenset[SymbolKind]] = {
@@ -1052,9 +1049,6 @@ class Resolver:
             elif kind == "dispatch":
                 for dst in self._dispatched(file_id, scope, name, receiver):
                     add(src, dst, "calls", "dispatch", line)
-            elif kind == "written":
-                for dst in self._written(file_id, name, receiver):
-                    add(src, dst, "calls", "generated", line)
             elif receiver:  # ``self.handlers[...]``: a registry held by the class
                 for cls in w.enclosing_classes(file_id, scope):
                     if kind == "store":
@@ -1075,22 +1069,6 @@ class Resolver:
         for edge in self._decorator_edges(calls) + self._subclass_hook_edges(file_id):
             add(edge.src, edge.dst, edge.type, edge.resolution, edge.line)
         return list(best.values())
-
-    def _written(self, file_id: int, name: str, receiver: str) -> list[int]:
-        """What a call written in generated code names: a class (and its constructor) or function of
-        that name, or a method of that name, of the class the receiver is named after where one is
-        (``context.call(`` -> ``Context.call``); nothing where the name has too many definitions."""
-        w = self.world
-        language = w.files[file_id].language
-        if not receiver:
-            found = w.named(language, name, False)
-        else:
-            found = w.named(language, name, True)
-            owned = [m for m in found if w.symbol(m).name.rsplit(".", 2)[-2].lower() == receiver.lower()]
-            found = owned or found
-        if not found or self._definitions(found) > WRITTEN_DEFINITIONS:
-            return []
-        return [*found, *w.constructors(i for i in found if w.symbol(i).kind in CLASS_KINDS)]
 
     def _constant_uses(
         self, file_id: int, refs: Sequence[RefRow], linked: set[tuple[int, int]]

@@ -407,7 +407,12 @@ LOADER = (
     "def make_env(app):\n"
     "    return app.environment(loader=AppLoader())\n"
 )
-LOADER_TESTS = "from pkg.loader import make_env\n\ndef test_make_env():\n    assert make_env(None) is None\n"
+LOADER_TESTS = (
+    "from pkg.loader import make_env\n"
+    "\n"
+    "def test_make_env():\n"
+    "    assert make_env(None) is None\n"
+)
 
 
 def test_code_called_only_through_a_hook_from_outside_gets_its_module_s_tests_as_possible(
@@ -439,69 +444,6 @@ def test_code_called_only_by_a_function_nothing_calls_is_still_untested(
     commit(root, {"pkg/script.py": script.replace("1", "2")}, "change helper")
     pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
     assert "no test reaches: helper" in pr["impact"]["reasons"]
-
-
-GENERATED = {
-    "pkg/__init__.py": "",
-    "pkg/runtime.py": (
-        "class Context:\n    def call(self, function, *args):\n        return function(*args)\n"
-    ),
-    "pkg/compiler.py": (
-        "from pkg.runtime import Context\n"
-        "\n"
-        "def compile_call(name):\n"
-        '    """Compile a template that calls ``name``; nothing here calls Context.call()."""\n'
-        '    lines = ["def render(context, env):"]\n'
-        '    lines.append("    return context.call(env[" + repr(name) + "])")\n'
-        "    namespace = {}\n"
-        '    exec("\\n".join(lines), namespace)\n'
-        '    return namespace["render"]\n'
-        "\n"
-        "def render(name, env):\n"
-        "    return compile_call(name)(Context(), env)\n"
-    ),
-    "tests/test_compiler.py": (
-        "from pkg.compiler import render\n"
-        "\n"
-        "def test_render():\n"
-        '    assert render("f", {"f": lambda: 1}) == 1\n'
-    ),
-}
-
-
-def test_a_call_written_into_generated_code_reaches_the_tests_that_run_the_generator(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """A template compiler writes ``context.call(`` into the code it generates and runs: the tests
-    that compile reach ``Context.call``, as a possible link (the string is read, not run)."""
-    root = make_repo(tmp_path / "r", GENERATED)
-    runtime = GENERATED["pkg/runtime.py"].replace(
-        "function(*args)", "function(*args) if args else function()"
-    )
-    commit(root, {"pkg/runtime.py": runtime}, "call without arguments")
-    pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
-    call = {c["name"]: c for c in pr["impact"]["changed"]}["Context.call"]
-    assert call["reached_by"] == []
-    assert call["possibly_reached_by"] == ["tests/test_compiler.py::test_render"]
-    why = {t["name"]: t for t in pr["impact"]["possible_tests"]}["test_render"]["reasons"][0]
-    assert "writes a call to Context.call" in why
-
-
-def test_a_call_a_docstring_or_a_test_string_names_links_nothing(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """A docstring that says ``Context.call()`` describes code, and a test's strings are its input."""
-    files = {
-        **GENERATED,
-        "pkg/compiler.py": GENERATED["pkg/compiler.py"].replace("context.call(", "context.run("),
-    }
-    files["tests/test_compiler.py"] += '\ndef test_source():\n    assert "context.call(x)"\n'
-    root = make_repo(tmp_path / "r", files)
-    runtime = files["pkg/runtime.py"].replace("function(*args)", "function(*args) if args else function()")
-    commit(root, {"pkg/runtime.py": runtime}, "call without arguments")
-    pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
-    reasons = [r for t in pr["impact"]["possible_tests"] for r in t["reasons"]]
-    assert reasons and not any("writes a call" in r for r in reasons)
 
 
 KEYED = {

@@ -208,7 +208,3 @@
 (module (assignment left: (identifier) right: (call function: [(identifier) (attribute)] @_typevar
   arguments: (argument_list (keyword_argument name: (identifier) @_bound value: [(identifier) (string)])))
   (#match? @_typevar "^([A-Za-z_]+[.])?TypeVar$") (#eq? @_bound "bound")) @import)
-
-; calls written in strings of code a function generates and runs (a template compiler's
-; ``self.write("context.call(")``, a class builder's ``f"_setattr('{name}', value)"``); not in tests
-(string (string_content) @name) @reference.written
