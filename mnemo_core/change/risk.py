@@ -97,9 +97,8 @@ def verdict(facts: RiskInput) -> tuple[RiskLevel, list[str]]:
         findings.append(
             (
                 "low",
-                "called by nothing in the repository (or only through code nothing in it calls), so its tests "
-                "are not determinable statically: "
-                + _names(facts.uncalled),
+                "called by nothing in the repository (or only through code nothing in it calls), "
+                "so its tests are not determinable statically: " + _names(facts.uncalled),
             )
         )
     hot = [(key, n) for key, n in facts.churn.items() if n >= HOTSPOT_COMMITS]

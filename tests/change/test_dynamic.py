@@ -407,12 +407,7 @@ LOADER = (
     "def make_env(app):\n"
     "    return app.environment(loader=AppLoader())\n"
 )
-LOADER_TESTS = (
-    "from pkg.loader import make_env\n"
-    "\n"
-    "def test_make_env():\n"
-    "    assert make_env(None) is None\n"
-)
+LOADER_TESTS = "from pkg.loader import make_env\n\ndef test_make_env():\n    assert make_env(None) is None\n"
 
 
 def test_code_called_only_through_a_hook_from_outside_gets_its_module_s_tests_as_possible(
