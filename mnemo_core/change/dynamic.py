@@ -108,11 +108,7 @@ def uncalled(store: Store, methods: Iterable[Symbol]) -> dict[int, DynamicReach]
     """The methods among ``methods`` that nothing in the repository calls or refers to and that
     override no base method (whose callers would dispatch to them)."""
     ids = [s.id for s in methods if s.kind == "method" and not s.is_test]
-    if not ids:
-        return {}
-    linked = {e.dst for e in store.edges_touching(ids, "in") if e.type in CALLED_BY}
-    linked |= {e.src for e in store.edges_touching(ids, "out") if e.type == "overrides"}
-    return {sid: DynamicReach((), UNCALLED, 0.0) for sid in ids if sid not in linked}
+    return {sid: DynamicReach((), UNCALLED, 0.0) for sid in _unlinked(store, ids, 0.0)}
 
 
 def called_through_uncalled(store: Store, symbols: Mapping[int, Sequence[int]]) -> dict[int, DynamicReach]:
@@ -128,20 +124,22 @@ def called_through_uncalled(store: Store, symbols: Mapping[int, Sequence[int]]) 
         members = store.symbols_by_ids(reached)
         if any(m.is_test for m in members.values()):
             continue
-        entries = _entries(store, [m for m in members.values() if m.kind == "method"])
+        entries = _unlinked(store, [m.id for m in members.values() if m.kind == "method"], GUESS_CONFIDENCE)
         if entries:
             found[sid] = DynamicReach(tuple(members[e].name for e in entries), UNCALLED, 0.0)
     return found
 
 
-def _entries(store: Store, methods: Sequence[Symbol]) -> list[int]:
-    """The methods that nothing calls or refers to but by a name guess, and that override no base
-    method: where code called from outside the repository enters it."""
-    ids = [m.id for m in methods]
-    calls = store.edges_touching(ids, "in")
-    linked = {e.dst for e in calls if e.type in CALLED_BY and e.confidence > GUESS_CONFIDENCE}
-    linked |= {e.src for e in store.edges_touching(ids, "out") if e.type == "overrides"}
-    return sorted(i for i in ids if i not in linked)
+def _unlinked(store: Store, methods: Sequence[int], above: float) -> list[int]:
+    """The methods that nothing calls or refers to by a link of confidence over ``above`` and that
+    override no base method (whose callers would dispatch to them): where code called from outside
+    the repository, or by a name built at run time, enters it."""
+    if not methods:
+        return []
+    calls = store.edges_touching(methods, "in")
+    linked = {e.dst for e in calls if e.type in CALLED_BY and e.confidence > above}
+    linked |= {e.src for e in store.edges_touching(methods, "out") if e.type == "overrides"}
+    return sorted(i for i in methods if i not in linked)
 
 
 def fallback_tests(store: Store, symbol: Symbol, how: DynamicReach) -> tuple[dict[int, Reach], str]:
