@@ -313,6 +313,36 @@ def test_a_name_a_module_lacks_resolves_to_its_module_getattr(tmp_path: Path) ->
     assert ("app.py:uses_served_member", "pkg/core.py:Command.unique_run", "name") in calls
 
 
+def test_methods_of_the_object_handed_over_in_a_list_of_pairs_are_values(tmp_path: Path) -> None:
+    """``register([(is_set, self._structure_set)])``: the converter hands its own methods to a
+    dispatcher beside the predicates that choose them; ``self.items`` in a list is data, not a method."""
+    converter = (
+        "def is_set(t):\n    return t is set\n"
+        "\n"
+        "class Converter:\n"
+        "    def __init__(self, dispatch):\n"
+        "        self.items = []\n"
+        "        dispatch.register([(is_set, self._structure_set), (is_set, self._structure_frozenset)])\n"
+        "        dispatch.extend((self._structure_list,))\n"
+        "        dispatch.keep([self.items])\n"
+        "\n"
+        "    def _structure_set(self, obj):\n        return set(obj)\n"
+        "\n"
+        "    def _structure_frozenset(self, obj):\n        return frozenset(obj)\n"
+        "\n"
+        "    def _structure_list(self, obj):\n        return list(obj)\n"
+    )
+    write_files(tmp_path, {"pkg/__init__.py": "", "pkg/converter.py": converter})
+    index_repo(tmp_path)
+    values = {(s, t) for s, t, how in indexed_edges(tmp_path, "references") if how == "value"}
+    assert {t for s, t in values if s == "pkg/converter.py:Converter.__init__"} == {
+        "pkg/converter.py:is_set",
+        "pkg/converter.py:Converter._structure_set",
+        "pkg/converter.py:Converter._structure_frozenset",
+        "pkg/converter.py:Converter._structure_list",
+    }
+
+
 def test_functions_handed_over_in_a_list_or_tuple_are_values(tmp_path: Path) -> None:
     """``parametrize("fn", [up, low])`` and ``run_all((up, low))`` hand the functions to code that
     calls them; a list of local variables hands over data."""

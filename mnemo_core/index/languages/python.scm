@@ -142,6 +142,11 @@
 (keyword_argument value: (identifier) @name) @reference.value
 (argument_list (attribute object: (identifier) @receiver attribute: (identifier) @name)
   (#any-of? @receiver "self" "cls")) @reference.value
+; ... a method of the object's own, in a list or tuple handed over (``register([(is_set, self._structure_set)])``)
+(argument_list [(list [(attribute object: (identifier) @receiver attribute: (identifier) @name)
+    (tuple (attribute object: (identifier) @receiver attribute: (identifier) @name))])
+  (tuple (attribute object: (identifier) @receiver attribute: (identifier) @name))]
+  (#any-of? @receiver "self" "cls")) @reference.value
 ; a class, or an object built from one, handed to code that may build it or call its methods:
 ; ``add_converter(IntConverter)``, ``md.register(Processor(md), "p", 10)``, ``run_all([Upper(), Strip()])``
 (call function: (_) @_f arguments: (argument_list [(identifier) @name
