@@ -10,7 +10,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 
-from mnemo_core.change.dynamic import reached_dynamically
+from mnemo_core.change.dynamic import DynamicReach, called_through_uncalled, reached_dynamically, uncalled
 from mnemo_core.change.impact import POSSIBLE_BELOW, tests_reaching, walk_back
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.store import Store
@@ -123,6 +123,8 @@ def symbol_card(repo: Repository, symbol: Symbol) -> SymbolCard:
     changes, note = last_changes(repo, [symbol])
     ranked_callers = sorted(caller_symbols.values(), key=lambda s: (s.is_test, s.path, s.start_line))
     dynamic = reached_dynamically(store, [symbol.id]).get(symbol.id)
+    if dynamic is None and not reaching.sure and not reaching.possible:
+        dynamic = _reached_from_outside(store, symbol)
     return SymbolCard(
         symbol=symbol,
         callers=len(callers_of),
@@ -136,6 +138,15 @@ def symbol_card(repo: Repository, symbol: Symbol) -> SymbolCard:
         possible_tests=len(reaching.possible),
         dynamic=dynamic.reason if dynamic else None,
     )
+
+
+def _reached_from_outside(store: Store, symbol: Symbol) -> DynamicReach | None:
+    """For a symbol no test reaches: whether nothing in the repository calls it, or only code that
+    nothing calls (a framework's hook), as ``mnemo pr`` says of it when it changes."""
+    if symbol.is_test:
+        return None
+    found = uncalled(store, [symbol]) or called_through_uncalled(store, {symbol.id: [symbol.id]})
+    return found.get(symbol.id)
 
 
 def file_lenses(repo: Repository, path: str) -> list[Lens]:

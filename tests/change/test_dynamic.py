@@ -19,6 +19,8 @@ from helpers import commit, git, make_repo
 from ci.precommit import main as precommit_main
 from mnemo_core.cli import main
 from mnemo_core.engine import Engine
+from mnemo_core.insight import symbol_card
+from mnemo_core.repository import Repository
 
 FILTERS = (
     "def do_upper(s):\n"
@@ -427,6 +429,28 @@ def test_code_called_only_through_a_hook_from_outside_gets_its_module_s_tests_as
     assert "called only through AppLoader.get_source, which nothing in the repository calls" in " ".join(
         found["reasons"]
     )
+
+
+def test_the_hover_says_what_pr_says_of_code_reached_only_from_outside(tmp_path: Path) -> None:
+    """The card of ``_find`` and of the hook itself says why no test reaches them, as ``pr`` does."""
+    files = {"pkg/__init__.py": "", "pkg/loader.py": LOADER, "tests/test_loader.py": LOADER_TESTS}
+    repo = Repository.open(make_repo(tmp_path / "r", files))
+    repo.update_index()
+    cards = {
+        name: symbol_card(
+            repo, next(s for s in repo.store.symbols_in_file("pkg/loader.py") if s.name == name)
+        )
+        for name in ("AppLoader._find", "AppLoader.get_source", "make_env")
+    }
+    assert cards["AppLoader._find"].tests == 0
+    assert cards["AppLoader._find"].dynamic == (
+        "called only through AppLoader.get_source, which nothing in the repository calls "
+        "(it is called by name at run time, or from outside)"
+    )
+    assert cards["AppLoader.get_source"].dynamic == (
+        "nothing in the repository calls it (it is called by name at run time, or from outside)"
+    )
+    assert cards["make_env"].tests == 1 and cards["make_env"].dynamic is None
 
 
 def test_code_called_only_by_a_function_nothing_calls_is_still_untested(
