@@ -15,6 +15,7 @@ from mnemo_core.change.risk import Dangling
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.store import Store
 from mnemo_core.index.world import World
+from mnemo_core.model import CLASS_KINDS
 
 RESOLVED = frozenset({"calls", "references"})  # a call, or a function handed over as a value (``fetch: f``)
 
@@ -28,10 +29,12 @@ def dangling_references(store: Store, gone: list[ChangedSymbol]) -> list[Danglin
     found: list[Dangling] = []
     for file_id, refs in sorted(store.refs_of(store.files_referencing(set(names), exclude=set())).items()):
         path = world.files[file_id].path
-        for _, name, _receiver, scope, line in refs:
+        for _, name, receiver, scope, line in refs:
             symbol = names.get(name)
             if symbol is None or not _sees(world, file_id, path, symbol):
                 continue
+            if receiver in world.hooks(file_id).self_names and not _in_class(world, file_id, scope):
+                continue  # ``lambda self: self.url`` outside any class: not an instance of the old one
             if not _resolves(store, world, file_id, scope, line, name):
                 found.append(Dangling(symbol, path, int(line), scope or "<module>"))
     return found
@@ -83,6 +86,18 @@ def _sees(world: World, file_id: int, path: str, symbol: ChangedSymbol) -> bool:
         imp.module and (module.endswith(imp.module) or imp.module.endswith(module.rsplit(".", 1)[-1]))
         for imp in world.imports(file_id)
     )
+
+
+def _in_class(world: World, file_id: int, scope: str) -> bool:
+    """Whether code in ``scope`` is written inside a class (a method, or something a method holds),
+    where ``self`` can be an instance of one."""
+    ids = world.top(file_id).get(scope) if scope else None
+    symbol = world.symbol(ids[0]) if ids else None
+    while symbol is not None:
+        if symbol.kind in CLASS_KINDS or symbol.kind == "method":
+            return True
+        symbol = world.symbol(symbol.parent_id) if symbol.parent_id is not None else None
+    return False
 
 
 def _resolves(store: Store, world: World, file_id: int, scope: str, line: int, name: str) -> bool:

@@ -768,3 +768,54 @@ def test_a_deleted_import_line_alone_marks_the_module_when_others_import_its_nam
     assert [c.symbol.name for c in impact.changed] == ["pkg"]
     assert impact.risk == "high"
     assert [(r.name, r.path, r.line) for r in impact.left_references] == [("helper", "pkg/app.py", 1)]
+
+
+FIXTURES = (
+    "import pytest\n"
+    "from server import Server as External\n"
+    "\n"
+    "External.__str__ = lambda self: self.url\n"
+    "\n"
+    "@pytest.fixture\n"
+    "def remote():\n"
+    "    class Server(str):\n"
+    "        @property\n"
+    "        def url(self):\n"
+    "            return self\n"
+    "\n"
+    "    return Server('http://example.org')\n"
+)
+CLIENT = (
+    "class Client:\n"
+    "    @property\n"
+    "    def url(self):\n"
+    "        return 'http://example.org'\n"
+    "\n"
+    "    def get(self):\n"
+    "        return self.url\n"
+)
+
+
+def test_self_outside_any_class_does_not_keep_a_deleted_member_referenced(tmp_path: Path) -> None:
+    """``lambda self: self.url`` at module level patches another class: deleting a fixture's local
+    ``Server.url`` leaves nothing dangling, while a method's ``self.url`` still uses a deleted property."""
+    root = make_repo(tmp_path / "r", {"tests/conftest.py": FIXTURES, "client.py": CLIENT})
+    fixtures = FIXTURES.replace(
+        FIXTURES[FIXTURES.index("    class Server") : FIXTURES.index("    return")], ""
+    )
+    commit(root, {"tests/conftest.py": fixtures.replace("Server('http", "('http")}, "plain string")
+    impact = Engine.open(root).pr(base="HEAD~1").impact
+    assert impact is not None
+    assert not any("still referenced" in r for r in impact.reasons)
+    commit(
+        root,
+        {
+            "client.py": CLIENT.replace(
+                "    @property\n    def url(self):\n        return 'http://example.org'\n\n", ""
+            )
+        },
+        "drop url",
+    )
+    impact = Engine.open(root).pr(base="HEAD~1").impact
+    assert impact is not None
+    assert "Client.url was deleted but is still referenced (1): client.py:3" in impact.reasons
