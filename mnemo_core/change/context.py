@@ -45,6 +45,7 @@ from mnemo_core.vcs.history import relative_date
 BLAME_CALLER_FILES = 8  # line-level history for the files of the strongest callers only
 PATH_SHOWN = 4  # hops of a dependency path spelled out in a reason
 CHANGED_SCORE = 1.0
+COMMENTS_ONLY = "only its comments, docstrings or layout changed: nothing that calls or tests it can tell"
 UNSEEN_REASON = "changed only what its importers cannot see (imports, private names, new exports)"
 
 
@@ -75,18 +76,23 @@ def analyse(
     evidence = coverage_evidence(store, root, indexed.values(), coverage, touched) if coverage else None
     measured = evidence.tests if evidence else {}
     definitions = _definitions(store, indexed, touched, measured)
-    walked = sorted({d for ids in definitions.values() for d in ids})
+    quiet = frozenset(indexed[c.key].id for c in changed if c.comments_only and c.key in indexed)
+    walked = sorted({d for sid, ids in definitions.items() if sid not in quiet for d in ids})
     unseen = frozenset(indexed[c.key].id for c in changed if c.unseen and c.key in indexed)
     blast = folded(blast_radius(store, walked, depth, measured, unseen), definitions)
     reached_by_tests = {sid for sid, tests in blast.tests_of.items() if tests.sure}
-    existing = [indexed[c.key] for c in changed if c.key in indexed and c.status not in ("added", "deleted")]
+    existing = [
+        indexed[c.key]
+        for c in changed
+        if c.key in indexed and c.status not in ("added", "deleted") and not c.comments_only
+    ]
     unreached = {  # no test reaches them, not even through a guess
         s.id: definitions.get(s.id, [s.id]) for s in existing if not s.is_test and not _any_test(blast, s.id)
     }
     dynamic = {
         **called_through_uncalled(store, unreached),
         **_uncalled(store, existing, definitions),
-        **reached_dynamically(store, [s.id for s in indexed.values()]),
+        **reached_dynamically(store, [s.id for s in indexed.values() if s.id not in quiet]),
     }
     offered = {  # coverage data that measured a symbol is the answer: no fallback for it
         s.id: fallback_tests(store, s, dynamic[s.id])
@@ -98,6 +104,7 @@ def analyse(
         c
         for c in changed
         if c.status != "deleted"
+        and not c.comments_only
         and c.kind != "module"
         and c.kind not in TYPE_ONLY_KINDS
         and not c.is_test
@@ -348,7 +355,9 @@ def _changed_symbol(
     sure = _test_ids(reaching.sure if reaching else {}, blast.symbols)
     possible = _test_ids(reaching.possible if reaching else {}, blast.symbols)
     how = dynamic.reach.get(sym.id)
-    if c.status != "deleted" and c.kind != "module" and not c.is_test:
+    if c.comments_only:
+        reasons.append(COMMENTS_ONLY)
+    elif c.status != "deleted" and c.kind != "module" and not c.is_test:
         dependants = blast.dependants_of.get(sym.id, 0)
         tests = len(sure)
         reasons.append(

@@ -20,16 +20,17 @@ from pathlib import Path
 
 from tree_sitter import Node
 
+from mnemo_core.change.comments import COMMENT_PREFIXES, comments_only
 from mnemo_core.index.discovery import read_discovery
 from mnemo_core.index.extract import extract
 from mnemo_core.index.languages import LanguageSpec, language_for_path
-from mnemo_core.model import FileExtract, RawSymbol, SymbolKind
+from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, FileExtract, RawSymbol, SymbolKind
 from mnemo_core.vcs.diff import ChangeStatus, FileChange, files_at
 from mnemo_core.vcs.refs import Snapshot
 
+DOCUMENTED_KINDS = frozenset({*CALLABLE_KINDS, *CLASS_KINDS, "constant"})  # whose comments may change alone
 RENAME_SIMILARITY = 0.75  # body similarity above which a deleted + added pair is one renamed symbol
 IMPORT_PREFIXES = ("import ", "from ", "use ", "require(", "#include", "using ", "package ")
-COMMENT_PREFIXES = ("#", "//", "/*", "*", "--")  # a line comment, or a block comment's lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +53,7 @@ class ChangedSymbol:
     old_lines: tuple[int, int] | None = None  # the base-side span, for blame of what was there
     imports_changed: bool = False  # a module-level change that edits import lines
     unseen: bool = False  # a module-level change importers cannot see: imports, comments, private names
+    comments_only: bool = False  # a definition whose comments and docstrings alone changed
     dropped: tuple[str, ...] = ()  # names the module imported (so its importers could) and no longer does
     rank: int = 0  # which definition of its name in its file it is (0: the first), in source order
     namesakes: int = 1  # how many definitions of its name the file has (on the same side)
@@ -105,7 +107,7 @@ def changed_symbols(
         new_extract = extract(change.path, new_bytes, spec, discovery) if new_bytes is not None else None
         old_symbols = old_extract.symbols if old_extract else ()
         new_symbols = new_extract.symbols if new_extract else ()
-        touched = _file_symbols(change, old_symbols, new_symbols, (old_bytes, new_bytes))
+        touched = _file_symbols(change, old_symbols, new_symbols, (old_bytes, new_bytes), spec.name)
         if old_extract and new_extract and spec.hooks.imports_are_names:
             touched = _with_dropped(change.path, touched, old_extract, new_extract)
         found.extend(touched)
@@ -120,6 +122,7 @@ def _file_symbols(
     old: tuple[RawSymbol, ...],
     new: tuple[RawSymbol, ...],
     texts: tuple[bytes | None, bytes | None],
+    language: str,
 ) -> list[ChangedSymbol]:
     old_path = change.old_path or change.path
     new_bytes = texts[1]
@@ -143,7 +146,11 @@ def _file_symbols(
             result.append(_changed(change.path, sym, "added", None, old_path, False, rank, namesakes))
         elif (sym.name, sym.start_line) in touched:
             paired = before[rank] if len(before) == namesakes else before[0]
-            result.append(_changed(change.path, sym, "modified", paired, old_path, False, rank, namesakes))
+            modified = _changed(change.path, sym, "modified", paired, old_path, False, rank, namesakes)
+            if texts[0] is not None and new_bytes is not None and sym.kind in DOCUMENTED_KINDS:
+                quiet = comments_only(language, paired, sym, (texts[0], new_bytes))
+                modified = replace(modified, comments_only=quiet)
+            result.append(modified)
     result += [
         _changed(old_path, s, "deleted", None, old_path, False, *_rank(s, old_by_name))
         for s in old

@@ -75,7 +75,9 @@ def verdict(facts: RiskInput) -> tuple[RiskLevel, list[str]]:
     if values:
         findings.append(("medium", "public constant's value changed: " + _names(values)))
     public = [
-        s for s in product if s.exported and s.kind != "module" and not s.is_test and not s.signature_changed
+        s
+        for s in product
+        if s.exported and s.kind != "module" and not (s.is_test or s.signature_changed or s.comments_only)
     ]
     if public:
         findings.append(("low", "public API touched: " + _names(public)))
@@ -106,6 +108,8 @@ def verdict(facts: RiskInput) -> tuple[RiskLevel, list[str]]:
         cells = ", ".join(f"{key.split(':', 1)[1]} ({n} commits)" for key, n in hot[:MAX_LISTED])
         findings.append(("medium", f"hotspot: changed often in the last 90 days: {cells}"))
     if not findings:
+        if all(s.comments_only for s in facts.changed):
+            return "low", ["only comments, docstrings or layout changed: no behaviour to test"]
         if facts.tests or all(s.is_test for s in facts.changed):
             return "low", ["small, tested change with a contained blast radius"]
         if all(s.is_test or non_product_dirs(s.path) for s in facts.changed):

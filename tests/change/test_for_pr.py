@@ -819,3 +819,42 @@ def test_self_outside_any_class_does_not_keep_a_deleted_member_referenced(tmp_pa
     impact = Engine.open(root).pr(base="HEAD~1").impact
     assert impact is not None
     assert "Client.url was deleted but is still referenced (1): client.py:3" in impact.reasons
+
+
+def test_a_change_to_comments_and_docstrings_only_changes_no_behaviour(tmp_path: Path) -> None:
+    """A repository renamed in its URLs: the comments and docstrings of ``price`` and ``Cart.checkout``
+    change, and nothing that calls or tests them can tell (no callers, no tests, no "public API")."""
+    impact = impact_of_edit(
+        tmp_path,
+        BASE,
+        "shop/pricing.py",
+        ("def price(item):\n", 'def price(item):\n    """See https://example.org/new."""\n    # doubled\n'),
+        ("def total(items):\n", "# the sum of the prices\ndef total(items):\n"),
+    )
+    assert impact.risk == "low"
+    assert impact.reasons == ("only comments, docstrings or layout changed: no behaviour to test",)
+    assert not impact.callers and not impact.tests and not impact.possible_tests
+    for changed in impact.changed:
+        assert "only its comments, docstrings or layout changed" in changed.reasons[-1]
+
+
+def test_comments_beside_a_code_change_are_a_code_change(tmp_path: Path) -> None:
+    impact = impact_of_edit(
+        tmp_path, BASE, "shop/pricing.py", ("    return item * 2\n", "    # tripled\n    return item * 3\n")
+    )
+    assert {s.symbol.name for s in impact.callers} == {"total", "Cart.checkout", "buy"}
+    assert not any("comments" in r for r in impact.changed[0].reasons)
+
+
+def test_a_trailing_comment_outside_python_is_read_as_code(tmp_path: Path) -> None:
+    """Line by line, a JavaScript comment line is left out, a comment after code is not."""
+    files = {
+        "src/price.js": "export function price(item) {\n  // doubled\n  return item * 2;\n}\n",
+        "src/total.js": (
+            'import { price } from "./price";\n\nexport function total(xs) {\n  return xs.map(price);\n}\n'
+        ),
+    }
+    comment = impact_of_edit(tmp_path / "a", files, "src/price.js", ("// doubled", "// twice"))
+    assert comment.risk == "low" and not comment.callers
+    trailing = impact_of_edit(tmp_path / "b", files, "src/price.js", ("* 2;", "* 2; // twice"))
+    assert {s.symbol.name for s in trailing.callers} == {"total"}
