@@ -15,7 +15,6 @@ from mnemo_core.change.risk import Dangling
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.store import Store
 from mnemo_core.index.world import World
-from mnemo_core.model import CLASS_KINDS
 
 RESOLVED = frozenset({"calls", "references"})  # a call, or a function handed over as a value (``fetch: f``)
 
@@ -33,8 +32,8 @@ def dangling_references(store: Store, gone: list[ChangedSymbol]) -> list[Danglin
             symbol = names.get(name)
             if symbol is None or not _sees(world, file_id, path, symbol):
                 continue
-            if receiver in world.hooks(file_id).self_names and not _in_class(world, file_id, scope):
-                continue  # ``lambda self: self.url`` outside any class: not an instance of the old one
+            if not _could_mean(symbol, receiver, scope, world.hooks(file_id).self_names):
+                continue
             if not _resolves(store, world, file_id, scope, line, name):
                 found.append(Dangling(symbol, path, int(line), scope or "<module>"))
     return found
@@ -88,16 +87,23 @@ def _sees(world: World, file_id: int, path: str, symbol: ChangedSymbol) -> bool:
     )
 
 
-def _in_class(world: World, file_id: int, scope: str) -> bool:
-    """Whether code in ``scope`` is written inside a class (a method, or something a method holds),
-    where ``self`` can be an instance of one."""
-    ids = world.top(file_id).get(scope) if scope else None
-    symbol = world.symbol(ids[0]) if ids else None
-    while symbol is not None:
-        if symbol.kind in CLASS_KINDS or symbol.kind == "method":
-            return True
-        symbol = world.symbol(symbol.parent_id) if symbol.parent_id is not None else None
-    return False
+def _could_mean(symbol: ChangedSymbol, receiver: str, scope: str, self_names: frozenset[str]) -> bool:
+    """Whether a use of the old short name in ``scope`` (on ``receiver``) could be the old symbol. A
+    top-level name: unless read from ``self`` (an attribute). A member: a nested function only inside
+    its definer; a method through ``self`` inside its class or through a receiver named after the
+    class (``Cart.price``, ``cart.price``); a dunder method never by name (it runs through its class:
+    ``super().__init__()`` in any class is no use of a moved one), nor ``lambda self: self.url``
+    outside the class, nor ``sys.stdout.flush()`` for a deleted ``Wrapper.flush``."""
+    old = symbol.old_name or symbol.name
+    if "." not in old:
+        return receiver not in self_names
+    owner, short = old.rsplit(".", 1)
+    if short.startswith("__") and short.endswith("__"):
+        return False
+    inside = scope == owner or scope.startswith(owner + ".")
+    if not receiver or receiver in self_names:
+        return inside
+    return receiver.rsplit(".", 1)[-1].lower() == owner.rsplit(".", 1)[-1].lower()
 
 
 def _resolves(store: Store, world: World, file_id: int, scope: str, line: int, name: str) -> bool:

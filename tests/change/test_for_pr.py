@@ -858,3 +858,56 @@ def test_a_trailing_comment_outside_python_is_read_as_code(tmp_path: Path) -> No
     assert comment.risk == "low" and not comment.callers
     trailing = impact_of_edit(tmp_path / "b", files, "src/price.js", ("* 2;", "* 2; // twice"))
     assert {s.symbol.name for s in trailing.callers} == {"total"}
+
+
+WRAPPERS = {
+    "pkg/__init__.py": "",
+    "pkg/wrap.py": (
+        "class Wrapper:\n"
+        "    def __init__(self, stream):\n"
+        "        self.stream = stream\n"
+        "\n"
+        "    def flush(self):\n"
+        "        return self.stream.flush()\n"
+    ),
+    "pkg/use.py": (
+        "import sys\n"
+        "from pkg.wrap import Wrapper\n"
+        "\n"
+        "class Quiet(Exception):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "\n"
+        "def done(wrapper):\n"
+        "    sys.stdout.flush()\n"
+        "    return wrapper\n"
+    ),
+    "tests/test_use.py": (
+        "def test_a():\n    def cli():\n        return 1\n    assert cli()\n"
+        "\n"
+        "def test_b():\n    def cli():\n        return 2\n    assert cli()\n"
+    ),
+}
+
+
+def test_members_still_referenced_are_those_their_name_can_reach(tmp_path: Path) -> None:
+    """Deleting ``Wrapper.flush`` and ``Wrapper.__init__`` and a test's local ``cli``: a file that
+    imports the module but calls ``sys.stdout.flush()`` and ``super().__init__()``, and another
+    test's own local ``cli``, use none of them; ``wrapper.flush()`` does."""
+    root = make_repo(tmp_path / "r", WRAPPERS)
+    commit(
+        root,
+        {
+            "pkg/wrap.py": "class Wrapper:\n    pass\n",
+            "tests/test_use.py": WRAPPERS["tests/test_use.py"].split("\ndef test_b")[0],
+        },
+        "drop members",
+    )
+    impact = Engine.open(root).pr(base="HEAD~1").impact
+    assert impact is not None
+    assert not any("still referenced" in r for r in impact.reasons)
+    use = WRAPPERS["pkg/use.py"].replace("    return wrapper\n", "    return wrapper.flush()\n")
+    commit(root, {"pkg/use.py": use}, "flush the wrapper")
+    impact = Engine.open(root).pr(base="HEAD~2").impact
+    assert impact is not None
+    assert "Wrapper.flush was deleted but is still referenced (1): pkg/use.py:10" in impact.reasons
