@@ -174,3 +174,30 @@ def test_getattr_on_self_is_no_module_attribute_read() -> None:
     found = extract("pkg/a.py", source, language_for_path("pkg/a.py"))
     reads = [(r.receiver, r.name) for r in found.refs if r.kind == "read"]
     assert reads == [("mod", "*")]  # a module's __getattr__ may serve it; self has no module attribute
+
+
+def test_python_exports_are_public_names_of_public_classes() -> None:
+    """A method is no more public than its class: ``_Writer.write`` is private, ``Writer.write`` and
+    ``Writer.__init__`` are not; a function nested in another is never exported."""
+    source = textwrap.dedent(
+        """\
+        class Writer:
+            def __init__(self): pass
+            def write(self): pass
+            def _flush(self): pass
+
+        class _Writer:
+            def write(self): pass
+            class Inner:
+                def read(self): pass
+
+        def outer():
+            def inner(): pass
+        """
+    ).encode()
+    spec = language_for_path("pkg/w.py")
+    assert spec is not None
+    exported = {
+        s.name for s in extract("pkg/w.py", source, spec).symbols if s.exported and s.kind != "module"
+    }
+    assert exported == {"Writer", "Writer.__init__", "Writer.write", "outer"}

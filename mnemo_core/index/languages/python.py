@@ -336,10 +336,17 @@ class PythonHooks(Hooks):
         return in_test_file, False
 
     def is_exported(self, definition: Definition) -> bool:
-        name = definition.name
+        """A public name, of public classes only: not nested in a function, not a method of
+        ``_PagerWriter`` (its ``write`` is no more public than the class)."""
         if definition.parent is not None and definition.parent.kind in CALLABLE_KINDS:
             return False
-        return not name.startswith("_") or (name.startswith("__") and name.endswith("__"))
+        outer: Definition | None = definition
+        while outer is not None:
+            name = outer.name
+            if name.startswith("_") and not (name.startswith("__") and name.endswith("__")):
+                return False
+            outer = outer.parent
+        return True
 
     def private_statement(self, node: Node) -> bool:
         """Comments, ``if TYPE_CHECKING:`` blocks and assignments to a private name (``_cache = {}``;
