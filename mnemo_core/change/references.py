@@ -89,9 +89,9 @@ def _sees(world: World, file_id: int, path: str, symbol: ChangedSymbol) -> bool:
 
 def _could_mean(symbol: ChangedSymbol, receiver: str, scope: str, self_names: frozenset[str]) -> bool:
     """Whether a use of the old short name in ``scope`` (on ``receiver``) could be the old symbol. A
-    top-level name: unless read from ``self`` (an attribute). A member: a nested function only inside
-    its definer; a method through ``self`` inside its class or through a receiver named after the
-    class (``Cart.price``, ``cart.price``); a dunder method never by name (it runs through its class:
+    top-level name: unless read from ``self`` (an attribute). A member: inside its class (or, for a
+    nested function, its definer), or elsewhere through a receiver named after the class
+    (``Cart.price``, ``cart.price``); a dunder method never by name (it runs through its class:
     ``super().__init__()`` in any class is no use of a moved one), nor ``lambda self: self.url``
     outside the class, nor ``sys.stdout.flush()`` for a deleted ``Wrapper.flush``."""
     old = symbol.old_name or symbol.name
@@ -100,9 +100,10 @@ def _could_mean(symbol: ChangedSymbol, receiver: str, scope: str, self_names: fr
     owner, short = old.rsplit(".", 1)
     if short.startswith("__") and short.endswith("__"):
         return False
-    inside = scope == owner or scope.startswith(owner + ".")
+    if scope == owner or scope.startswith(owner + "."):
+        return True  # in its class or definer: ``self.flush()``, Go's ``c.Flush()`` in a method
     if not receiver or receiver in self_names:
-        return inside
+        return False
     return receiver.rsplit(".", 1)[-1].lower() == owner.rsplit(".", 1)[-1].lower()
 
 

@@ -911,3 +911,25 @@ def test_members_still_referenced_are_those_their_name_can_reach(tmp_path: Path)
     impact = Engine.open(root).pr(base="HEAD~2").impact
     assert impact is not None
     assert "Wrapper.flush was deleted but is still referenced (1): pkg/use.py:10" in impact.reasons
+
+
+def test_a_go_method_deleted_while_another_method_of_its_type_calls_it(tmp_path: Path) -> None:
+    """Go names its receivers freely (``c *Command``): a call inside the type's own methods counts."""
+    source = (
+        "package cmd\n"
+        "\n"
+        "type Command struct{}\n"
+        "\n"
+        'func (c *Command) Name() string { return "x" }\n'
+        "\n"
+        "func (c *Command) Use() string { return c.Name() }\n"
+    )
+    root = make_repo(tmp_path / "r", {"go.mod": "module example.com/cmd\n", "cmd/command.go": source})
+    commit(
+        root,
+        {"cmd/command.go": source.replace('func (c *Command) Name() string { return "x" }\n\n', "")},
+        "drop",
+    )
+    impact = Engine.open(root).pr(base="HEAD~1").impact
+    assert impact is not None
+    assert "Command.Name was deleted but is still referenced (1): cmd/command.go:5" in impact.reasons
