@@ -15,6 +15,7 @@ from mnemo_core.change.risk import Dangling
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.store import Store
 from mnemo_core.index.world import World
+from mnemo_core.model import CLASS_KINDS
 
 RESOLVED = frozenset({"calls", "references"})  # a call, or a function handed over as a value (``fetch: f``)
 
@@ -32,11 +33,14 @@ def dangling_references(store: Store, gone: list[ChangedSymbol]) -> list[Danglin
             symbol = names.get(name)
             if symbol is None or not _sees(world, file_id, path, symbol):
                 continue
-            if not _could_mean(symbol, receiver, scope, world.hooks(file_id).self_names):
+            if not _could_mean(symbol, receiver, scope, world.hooks(file_id).self_names) and not (
+                receiver in world.hooks(file_id).self_names and _in_subclass(world, file_id, scope, symbol)
+            ):
                 continue
             if not _resolves(store, world, file_id, scope, line, name):
                 found.append(Dangling(symbol, path, int(line), scope or "<module>"))
-    return found
+    once = {(d.symbol.key, d.path, d.line): d for d in found}  # a call is a read of the name too
+    return list(once.values())
 
 
 def dropped_imports(store: Store, modules: list[ChangedSymbol]) -> list[Dangling]:
@@ -105,6 +109,30 @@ def _could_mean(symbol: ChangedSymbol, receiver: str, scope: str, self_names: fr
     if not receiver or receiver in self_names:
         return False
     return receiver.rsplit(".", 1)[-1].lower() == owner.rsplit(".", 1)[-1].lower()
+
+
+def _in_subclass(world: World, file_id: int, scope: str, symbol: ChangedSymbol) -> bool:
+    """Whether ``scope`` is a method of a class that inherits, in the repository, from the class a
+    deleted member belonged to (its ``self.m()`` meant the base's ``m``)."""
+    owner = (symbol.old_name or symbol.name).rsplit(".", 1)[0].rsplit(".", 1)[-1]
+    parts = scope.split(".")
+    classes = [
+        i
+        for n in range(1, len(parts))
+        for i in world.top(file_id).get(".".join(parts[:n]), [])
+        if world.symbol(i).kind in CLASS_KINDS
+    ]
+    seen: set[int] = set()
+    while classes:
+        cls = classes.pop()
+        if cls in seen:
+            continue
+        seen.add(cls)
+        bases = world.bases(cls)
+        if any(world.symbol(b).name.rsplit(".", 1)[-1] == owner for b in bases):
+            return True
+        classes.extend(bases)
+    return False
 
 
 def _resolves(store: Store, world: World, file_id: int, scope: str, line: int, name: str) -> bool:

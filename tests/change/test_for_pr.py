@@ -933,3 +933,13 @@ def test_a_go_method_deleted_while_another_method_of_its_type_calls_it(tmp_path:
     impact = Engine.open(root).pr(base="HEAD~1").impact
     assert impact is not None
     assert "Command.Name was deleted but is still referenced (1): cmd/command.go:5" in impact.reasons
+
+
+def test_a_subclass_calling_a_deleted_base_method_through_self_still_references_it(tmp_path: Path) -> None:
+    base = "class Base:\n    def hook(self):\n        return 1\n"
+    sub = "from pkg.base import Base\n\nclass Sub(Base):\n    def run(self):\n        return self.hook()\n"
+    root = make_repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/base.py": base, "pkg/sub.py": sub})
+    commit(root, {"pkg/base.py": "class Base:\n    pass\n"}, "drop hook")
+    impact = Engine.open(root).pr(base="HEAD~1").impact
+    assert impact is not None
+    assert "Base.hook was deleted but is still referenced (1): pkg/sub.py:5" in impact.reasons
