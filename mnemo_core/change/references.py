@@ -7,6 +7,7 @@ different thing, and not a dangling reference).
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import PurePosixPath
 
@@ -16,6 +17,7 @@ from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.store import Store
 from mnemo_core.index.world import World
 from mnemo_core.model import CLASS_KINDS
+from mnemo_core.retrieve.snippets import SourceCache
 
 RESOLVED = frozenset({"calls", "references"})  # a call, or a function handed over as a value (``fetch: f``)
 
@@ -24,8 +26,9 @@ def dangling_references(store: Store, gone: list[ChangedSymbol]) -> list[Danglin
     """Places that still use a deleted or renamed symbol's old name."""
     if not gone:
         return []
-    names = {_short(s): s for s in gone}
     world = World(store, replaced_files=set())
+    sources = SourceCache(store.root)
+    names = {_short(s): s for s in gone if not _redeclared(world, sources, s)}
     found: list[Dangling] = []
     for file_id, refs in sorted(store.refs_of(store.files_referencing(set(names), exclude=set())).items()):
         path = world.files[file_id].path
@@ -109,6 +112,25 @@ def _could_mean(symbol: ChangedSymbol, receiver: str, scope: str, self_names: fr
     if not receiver or receiver in self_names:
         return False
     return receiver.rsplit(".", 1)[-1].lower() == owner.rsplit(".", 1)[-1].lower()
+
+
+def _redeclared(world: World, sources: SourceCache, symbol: ChangedSymbol) -> bool:
+    """Whether the class a deleted method belonged to still declares its name in its body, as an
+    attribute (``should_ignore_error: None = None``, a hook turned into a deprecated setting)."""
+    if symbol.status != "deleted" or "." not in symbol.name:
+        return False
+    owner, short = symbol.name.rsplit(".", 1)
+    home = world.by_path.get(symbol.path)
+    if home is None:
+        return False
+    declared = re.compile(rf"\s+{re.escape(short)}\s*[:=]")
+    for cls in world.top(home.id).get(owner, []):
+        found = world.symbol(cls)
+        if found.kind in CLASS_KINDS:
+            body = sources.lines(symbol.path)[found.start_line : found.end_line]
+            if any(declared.match(line) for line in body):
+                return True
+    return False
 
 
 def _in_subclass(world: World, file_id: int, scope: str, symbol: ChangedSymbol) -> bool:

@@ -943,3 +943,18 @@ def test_a_subclass_calling_a_deleted_base_method_through_self_still_references_
     impact = Engine.open(root).pr(base="HEAD~1").impact
     assert impact is not None
     assert "Base.hook was deleted but is still referenced (1): pkg/sub.py:5" in impact.reasons
+
+
+def test_a_method_turned_into_an_attribute_of_its_class_is_not_gone(tmp_path: Path) -> None:
+    """``should_ignore_error`` stops being a method and becomes a setting the class still declares:
+    the subclass's ``self.should_ignore_error`` reads the attribute, nothing dangles."""
+    base = "class App:\n    def should_ignore(self, error):\n        return False\n"
+    sub = (
+        "from pkg.base import App\n\nclass Flask(App):\n    def run(self, e):\n"
+        "        return self.should_ignore is not None and self.should_ignore(e)\n"
+    )
+    root = make_repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/base.py": base, "pkg/sub.py": sub})
+    commit(root, {"pkg/base.py": "class App:\n    should_ignore: None = None\n"}, "deprecate the hook")
+    impact = Engine.open(root).pr(base="HEAD~1").impact
+    assert impact is not None
+    assert not any("still referenced" in r for r in impact.reasons)
