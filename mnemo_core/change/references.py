@@ -1,8 +1,10 @@
 """References the change left pointing at symbols it deleted or renamed.
 
 A reference counts when it uses the old name, sits in the defining file or in a file that imports
-from it, and resolves to nothing now (a same-named symbol elsewhere that it does resolve to is a
-different thing, and not a dangling reference).
+from it, could mean the old symbol (a member's name only in its class, its subclasses or on a
+receiver named after its class: ``flush`` is a common word), and resolves to nothing now (a
+same-named symbol elsewhere that it does resolve to is a different thing, and not a dangling
+reference). A method its class still declares as an attribute is not gone.
 """
 
 from __future__ import annotations
@@ -36,9 +38,7 @@ def dangling_references(store: Store, gone: list[ChangedSymbol]) -> list[Danglin
             symbol = names.get(name)
             if symbol is None or not _sees(world, file_id, path, symbol):
                 continue
-            if not _could_mean(symbol, receiver, scope, world.hooks(file_id).self_names) and not (
-                receiver in world.hooks(file_id).self_names and _in_subclass(world, file_id, scope, symbol)
-            ):
+            if not _could_mean(world, file_id, symbol, receiver, scope):
                 continue
             if not _resolves(store, world, file_id, scope, line, name):
                 found.append(Dangling(symbol, path, int(line), scope or "<module>"))
@@ -94,13 +94,14 @@ def _sees(world: World, file_id: int, path: str, symbol: ChangedSymbol) -> bool:
     )
 
 
-def _could_mean(symbol: ChangedSymbol, receiver: str, scope: str, self_names: frozenset[str]) -> bool:
+def _could_mean(world: World, file_id: int, symbol: ChangedSymbol, receiver: str, scope: str) -> bool:
     """Whether a use of the old short name in ``scope`` (on ``receiver``) could be the old symbol. A
     top-level name: unless read from ``self`` (an attribute). A member: inside its class (or, for a
-    nested function, its definer), or elsewhere through a receiver named after the class
-    (``Cart.price``, ``cart.price``); a dunder method never by name (it runs through its class:
-    ``super().__init__()`` in any class is no use of a moved one), nor ``lambda self: self.url``
-    outside the class, nor ``sys.stdout.flush()`` for a deleted ``Wrapper.flush``."""
+    nested function, its definer), through ``self`` in a subclass, or elsewhere through a receiver
+    named after the class (``Cart.price``, ``cart.price``); a dunder method never by name (it runs
+    through its class: ``super().__init__()`` in any class is no use of a moved one), nor ``lambda
+    self: self.url`` outside the class, nor ``sys.stdout.flush()`` for a deleted ``Wrapper.flush``."""
+    self_names = world.hooks(file_id).self_names
     old = symbol.old_name or symbol.name
     if "." not in old:
         return receiver not in self_names
@@ -109,9 +110,9 @@ def _could_mean(symbol: ChangedSymbol, receiver: str, scope: str, self_names: fr
         return False
     if scope == owner or scope.startswith(owner + "."):
         return True  # in its class or definer: ``self.flush()``, Go's ``c.Flush()`` in a method
-    if not receiver or receiver in self_names:
-        return False
-    return receiver.rsplit(".", 1)[-1].lower() == owner.rsplit(".", 1)[-1].lower()
+    if receiver in self_names:
+        return _in_subclass(world, file_id, scope, owner.rsplit(".", 1)[-1])
+    return bool(receiver) and receiver.rsplit(".", 1)[-1].lower() == owner.rsplit(".", 1)[-1].lower()
 
 
 def _redeclared(world: World, sources: SourceCache, symbol: ChangedSymbol) -> bool:
@@ -133,10 +134,9 @@ def _redeclared(world: World, sources: SourceCache, symbol: ChangedSymbol) -> bo
     return False
 
 
-def _in_subclass(world: World, file_id: int, scope: str, symbol: ChangedSymbol) -> bool:
-    """Whether ``scope`` is a method of a class that inherits, in the repository, from the class a
-    deleted member belonged to (its ``self.m()`` meant the base's ``m``)."""
-    owner = (symbol.old_name or symbol.name).rsplit(".", 1)[0].rsplit(".", 1)[-1]
+def _in_subclass(world: World, file_id: int, scope: str, owner: str) -> bool:
+    """Whether ``scope`` is in a class that inherits, in the repository, from a class named ``owner``
+    (a ``self.m()`` there meant the base's ``m``)."""
     parts = scope.split(".")
     classes = [
         i
