@@ -2,7 +2,8 @@
 
 A pull request that renames a repository rewrites URLs in comments and docstrings across the code;
 each function it touches is "modified", but nothing that calls or tests it can tell. Python is
-compared by its syntax tree without docstrings (comments never reach it); other languages line by
+compared by its syntax tree without docstrings (comments never reach it) and with its annotations
+in one spelling (``Optional[int]`` as ``int | None``, ``annotations``); other languages line by
 line without blank and comment lines, which keeps a trailing comment's edit a code change (a
 conservative answer, never a wrong "no behaviour changed").
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import ast
 
+from mnemo_core.change.annotations import respelled
 from mnemo_core.model import RawSymbol
 
 COMMENT_PREFIXES = ("#", "//", "/*", "*", "--")  # a line comment, or a block comment's lines
@@ -34,7 +36,8 @@ def _lines(text: bytes, symbol: RawSymbol) -> list[str]:
 
 
 def _python_code(lines: list[str]) -> str | None:
-    """The definition's syntax tree, docstrings left out (None where the span does not parse)."""
+    """The definition's syntax tree, docstrings left out and annotations in one spelling (None
+    where the span does not parse)."""
     source = "\n".join(lines)
     if lines and lines[0][:1].isspace():
         source = "if 1:\n" + source  # a method: an indented block parses inside a statement
@@ -45,7 +48,7 @@ def _python_code(lines: list[str]) -> str | None:
     for node in ast.walk(tree):
         if isinstance(node, DOCUMENTED) and node.body and _is_docstring(node.body[0]):
             node.body = node.body[1:] or [ast.Pass()]
-    return ast.dump(tree)
+    return ast.dump(respelled(tree))
 
 
 def _is_docstring(statement: ast.stmt) -> bool:

@@ -45,7 +45,10 @@ from mnemo_core.vcs.history import relative_date
 BLAME_CALLER_FILES = 8  # line-level history for the files of the strongest callers only
 PATH_SHOWN = 4  # hops of a dependency path spelled out in a reason
 CHANGED_SCORE = 1.0
-COMMENTS_ONLY = "only its comments, docstrings or layout changed: nothing that calls or tests it can tell"
+COMMENTS_ONLY = (
+    "only its comments, docstrings, layout or the spelling of its annotations changed: nothing that calls "
+    "or tests it can tell"
+)
 UNSEEN_REASON = "changed only what its importers cannot see (imports, private names, new exports)"
 
 

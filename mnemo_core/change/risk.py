@@ -17,6 +17,7 @@ BLAST_MEDIUM = 10  # this many impacted symbols: reviewers should look beyond th
 BLAST_HIGH = 50  # this many: the change ripples through much of the codebase
 HOTSPOT_COMMITS = 5  # commits in 90 days on the changed lines: the code is in flux
 MAX_LISTED = 5
+COMMENTS_ONLY = "only comments, docstrings, layout or the spelling of annotations changed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,8 +66,10 @@ def verdict(facts: RiskInput) -> tuple[RiskLevel, list[str]]:
     elif facts.impacted >= BLAST_MEDIUM:
         findings.append(("medium", f"wide blast radius: {facts.impacted} symbols depend on the change"))
     product = [s for s in facts.changed if not non_product_dirs(s.path)]  # a benchmark is no one's API
-    redefined = [  # a test's signature is no one's API
-        s for s in product if s.signature_changed and s.exported and s.kind != "module" and not s.is_test
+    redefined = [  # a test's signature is no one's API; ``Optional[int]`` as ``int | None`` is the same one
+        s
+        for s in product
+        if s.signature_changed and s.exported and s.kind != "module" and not (s.is_test or s.comments_only)
     ]
     signatures = [s for s in redefined if s.kind != "constant"]
     values = [s for s in redefined if s.kind == "constant"]  # a constant's signature is its assignment
@@ -109,7 +112,7 @@ def verdict(facts: RiskInput) -> tuple[RiskLevel, list[str]]:
         findings.append(("medium", f"hotspot: changed often in the last 90 days: {cells}"))
     if not findings:
         if all(s.comments_only for s in facts.changed):
-            return "low", ["only comments, docstrings or layout changed: no behaviour to test"]
+            return "low", [f"{COMMENTS_ONLY}: no behaviour to test"]
         if facts.tests or all(s.is_test for s in facts.changed):
             return "low", ["small, tested change with a contained blast radius"]
         if all(s.is_test or non_product_dirs(s.path) for s in facts.changed):

@@ -832,10 +832,15 @@ def test_a_change_to_comments_and_docstrings_only_changes_no_behaviour(tmp_path:
         ("def total(items):\n", "# the sum of the prices\ndef total(items):\n"),
     )
     assert impact.risk == "low"
-    assert impact.reasons == ("only comments, docstrings or layout changed: no behaviour to test",)
+    assert impact.reasons == (
+        "only comments, docstrings, layout or the spelling of annotations changed: no behaviour to test",
+    )
     assert not impact.callers and not impact.tests and not impact.possible_tests
     for changed in impact.changed:
-        assert "only its comments, docstrings or layout changed" in changed.reasons[-1]
+        assert (
+            "only its comments, docstrings, layout or the spelling of its annotations changed"
+            in changed.reasons[-1]
+        )
 
 
 def test_comments_beside_a_code_change_are_a_code_change(tmp_path: Path) -> None:
@@ -958,3 +963,36 @@ def test_a_method_turned_into_an_attribute_of_its_class_is_not_gone(tmp_path: Pa
     impact = Engine.open(root).pr(base="HEAD~1").impact
     assert impact is not None
     assert not any("still referenced" in r for r in impact.reasons)
+
+
+TYPED = {
+    "shop/__init__.py": "",
+    "shop/pricing.py": (
+        "from typing import List, Optional\n"
+        "\n"
+        "def price(items: List[int], rate: Optional[float] = None) -> Optional[int]:\n"
+        "    return sum(items) if rate is None else int(sum(items) * rate)\n"
+    ),
+    "shop/cart.py": "from shop.pricing import price\n\ndef total():\n    return price([1])\n",
+}
+
+
+def test_annotations_respelled_alike_are_no_signature_change(tmp_path: Path) -> None:
+    """A move to PEP 604 unions and builtin generics changes no signature; a new type does."""
+    respelled = impact_of_edit(
+        tmp_path / "a",
+        TYPED,
+        "shop/pricing.py",
+        ("from typing import List, Optional\n", ""),
+        (
+            "items: List[int], rate: Optional[float] = None) -> Optional[int]",
+            'items: list[int], rate: "float | None" = None) -> int | None',
+        ),
+    )
+    assert not any("signature" in r for r in respelled.reasons)
+    assert not respelled.callers
+    retyped = impact_of_edit(
+        tmp_path / "b", TYPED, "shop/pricing.py", ("-> Optional[int]", "-> Optional[str]")
+    )
+    assert "public signature changed: price" in retyped.reasons
+    assert {s.symbol.name for s in retyped.callers} == {"total"}
