@@ -430,7 +430,7 @@ def _describe(c: ChangedSymbol) -> str:
         return f"module-level code {c.status}" + (" (imports)" if c.imports_changed else "")
     if c.status == "renamed":
         return f"renamed from {c.old_name}" + (f" in {c.old_path}" if c.old_path != c.path else "")
-    return c.status
+    return f"{c.status} (no behaviour change)" if c.comments_only else c.status
 
 
 def _placeholder(c: ChangedSymbol, ordinal: int) -> Symbol:
