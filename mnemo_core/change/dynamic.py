@@ -137,7 +137,11 @@ def _unlinked(store: Store, methods: Sequence[int], above: float) -> list[int]:
     if not methods:
         return []
     calls = store.edges_touching(methods, "in")
-    linked = {e.dst for e in calls if e.type in CALLED_BY and e.confidence > above}
+    linked = {
+        e.dst
+        for e in calls
+        if e.type in CALLED_BY and e.confidence > above and e.resolution != "decorator"  # applied, not called
+    }
     linked |= {e.src for e in store.edges_touching(methods, "out") if e.type == "overrides"}
     return sorted(i for i in methods if i not in linked)
 

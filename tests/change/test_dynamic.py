@@ -431,6 +431,42 @@ def test_code_called_only_through_a_hook_from_outside_gets_its_module_s_tests_as
     )
 
 
+def test_a_hook_a_decorator_of_the_repository_is_applied_to_is_still_reached_from_outside(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``@internalcode`` on ``Macro.__call__`` marks it; it does not call it: ``_invoke``, called
+    only by ``__call__``, is still reached from outside (the template's generated code calls it)."""
+    runtime = (
+        "INTERNAL = set()\n"
+        "\n"
+        "def internalcode(f):\n"
+        "    INTERNAL.add(f)\n"
+        "    return f\n"
+        "\n"
+        "class Macro:\n"
+        "    @internalcode\n"
+        "    def __call__(self, *args):\n"
+        "        return self._invoke(args)\n"
+        "\n"
+        "    def _invoke(self, args):\n"
+        "        return len(args)\n"
+        "\n"
+        "def make():\n"
+        "    return Macro()\n"
+    )
+    tests = "from pkg.runtime import make\n\ndef test_make():\n    assert make()\n"
+    root = make_repo(
+        tmp_path / "r", {"pkg/__init__.py": "", "pkg/runtime.py": runtime, "tests/test_r.py": tests}
+    )
+    commit(root, {"pkg/runtime.py": runtime.replace("len(args)", "len(args) + 0")}, "touch _invoke")
+    pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
+    found = {c["name"]: c for c in pr["impact"]["changed"]}["Macro._invoke"]
+    assert "called only through Macro.__call__, which nothing in the repository calls" in " ".join(
+        found["reasons"]
+    )
+    assert found["possibly_reached_by"] == ["tests/test_r.py::test_make"]
+
+
 def test_the_hover_says_what_pr_says_of_code_reached_only_from_outside(tmp_path: Path) -> None:
     """The card of ``_find`` and of the hook itself says why no test reaches them, as ``pr`` does."""
     files = {"pkg/__init__.py": "", "pkg/loader.py": LOADER, "tests/test_loader.py": LOADER_TESTS}
