@@ -144,17 +144,8 @@ def _in_subclass(world: World, file_id: int, scope: str, owner: str) -> bool:
         for i in world.top(file_id).get(".".join(parts[:n]), [])
         if world.symbol(i).kind in CLASS_KINDS
     ]
-    seen: set[int] = set()
-    while classes:
-        cls = classes.pop()
-        if cls in seen:
-            continue
-        seen.add(cls)
-        bases = world.bases(cls)
-        if any(world.symbol(b).name.rsplit(".", 1)[-1] == owner for b in bases):
-            return True
-        classes.extend(bases)
-    return False
+    bases = world.lineage(b for c in classes for b in world.bases(c))
+    return any(world.symbol(b).name.rsplit(".", 1)[-1] == owner for b in bases)
 
 
 def _resolves(store: Store, world: World, file_id: int, scope: str, line: int, name: str) -> bool:

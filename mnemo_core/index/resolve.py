@@ -594,19 +594,10 @@ class Resolver:
         found = [m for name in PROTOCOLS[ref.kind] for m in self.world.find_member(classes, name)]
         return _Resolution(found, "typed") if found else _EXTERNAL
 
-    def _lineage(self, classes: Sequence[int]) -> list[int]:
-        """The classes and, breadth first, their bases in the repository."""
-        seen = dict.fromkeys(classes)
-        frontier = list(seen)
-        while frontier:
-            frontier = [b for c in frontier for b in self.world.bases(c) if b not in seen]
-            seen.update(dict.fromkeys(frontier))
-        return list(seen)
-
     def _extends_external(self, classes: Sequence[int]) -> bool:
         """Whether one of the classes, or a base of theirs in the repository, names a base class
         imported from outside it (``class FlaskClient(werkzeug.test.Client)``)."""
-        return any(self._external_base(c) for c in self._lineage(classes))
+        return any(self._external_base(c) for c in self.world.lineage(classes))
 
     def _external_base(self, class_id: int) -> bool:
         known = self._external.get(class_id)
@@ -631,7 +622,7 @@ class Resolver:
             return _EXTERNAL
         w = self.world
         found, dispatched = [], []
-        for cls in self._lineage(classes):
+        for cls in self.world.lineage(classes):
             hooks = w.hooks(w.symbol(cls).file_id)
             prefixes = hooks.dispatch_entries.get(name, ())
             for short, ids in w.members(cls).items():
@@ -773,7 +764,7 @@ class Resolver:
 
     def _typed_field(self, cls: int, attribute: str) -> tuple[int, list[Field]] | None:
         """The first class of a lineage whose code types the attribute, with its typings."""
-        for owner in self._lineage([cls]):
+        for owner in self.world.lineage([cls]):
             fields = [f for f in self.world.symbol(owner).fields if f.name == attribute]
             if fields:
                 return owner, fields
@@ -1133,7 +1124,7 @@ class Resolver:
                 if w.symbol(i).kind == "function"
             ]
         classes = w.enclosing_classes(file_id, scope)
-        family = dict.fromkeys(self._lineage(classes))
+        family = dict.fromkeys(self.world.lineage(classes))
         frontier = list(classes)
         while frontier:
             frontier = [s for c in frontier for s in self._subclass_map().get(c, ()) if s not in family]
@@ -1198,7 +1189,7 @@ class Resolver:
                     continue
                 hooks = [
                     m
-                    for base in self._lineage(w.bases(cls))
+                    for base in self.world.lineage(w.bases(cls))
                     for m in w.members(base).get(SUBCLASS_HOOK, ())
                     if w.symbol(m).kind == "method"
                 ]

@@ -341,6 +341,15 @@ class World:
             self._bases[class_id] = found
         return found + self._added_bases.get(class_id, [])
 
+    def lineage(self, classes: Iterable[int]) -> list[int]:
+        """The classes and, breadth first, their bases in the repository."""
+        seen = dict.fromkeys(classes)
+        frontier = list(seen)
+        while frontier:
+            frontier = [b for c in frontier for b in self.bases(c) if b not in seen]
+            seen.update(dict.fromkeys(frontier))
+        return list(seen)
+
     def add_bases(self, inherits: Iterable[tuple[int, int]]) -> None:
         """Add freshly resolved ``(class, base)`` pairs."""
         for cls, base in inherits:
