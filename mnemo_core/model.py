@@ -56,6 +56,7 @@ RefKind = Literal[
     "lookup",  # a registry read (``FILTERS[name]``, ``FILTERS.get(name)``, ``self._handlers[kind]``)
     "store",  # a registry written (``REGISTRY[name] = f``): its readers may reach what the writer stores
     "dispatch",  # ``getattr(self, "visit_" + kind)``: the name's literal prefix (or a class name's shape)
+    "named",  # a definition named by its dotted path in a string (``"pkg.plugins.table"``, ``"pkg.m:Cls"``)
     "uses",  # a module constant read by name (``TIMEOUT``, ``LOG.info(...)``): it changes what reads it
     "copy",  # ``self.store = store``: the attribute takes the variable's declared type (folded at extraction)
     "held",  # ``si = self.app.session_interface``: the variable holds what the attribute chain holds

@@ -66,6 +66,11 @@ _PREFIX = re.compile(r"[rRuUfF]{0,2}(\"|')([A-Za-z_][A-Za-z0-9_]*)")
 _LITERAL_NAME = re.compile(r"[rRuU]?(\"|')([A-Za-z_][A-Za-z0-9_]*)\1")
 # a name that is a class's name alone (``type(node).__name__``, ``node_class.__name__.upper()``)
 _TYPE_NAME = re.compile(r"[\w.()\s]*\.__name__(\.upper\(\))?")
+# a definition's dotted path, as code that imports it by name writes it (``pkg.mod.f``, ``pkg.mod:Cls``)
+DOTTED_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)?", re.ASCII)
+# a call that replaces what a dotted path names rather than running it (``monkeypatch.setattr("m.f", g)``,
+# ``mock.patch("m.f")``)
+_REPLACING = re.compile(r"(?:^|\.)(?:setattr|delattr|patch)$")
 
 
 def extract(
@@ -104,6 +109,10 @@ def extract(
                 refs.extend((start, kind, prefix, receiver, line) for prefix in _looked_up_prefixes(name))
             elif kind == "read" and GETATTR_CAPTURE in captures:
                 refs.append((start, kind, _attribute_name(_text(name)), receiver, line))
+            elif kind == "named":
+                dotted = _text(name)
+                if DOTTED_PATH.fullmatch(dotted) and not _replaced(captures[capture][0]):
+                    refs.append((start, kind, dotted.replace(":", "."), "", line))
             elif kind == "parametrize":
                 refs.extend(
                     (start, "type", param, cls, line)
@@ -322,6 +331,15 @@ def _named_values(
         return r.receiver.split(".")[0] in imported
 
     return [r for r in refs if r.kind not in _VALUE_KINDS or known(r)]
+
+
+def _replaced(string: Node) -> bool:
+    """Whether a string naming a dotted path is the target a call replaces (``monkeypatch.setattr``,
+    ``mock.patch``): the test then runs its stand-in, not the definition."""
+    arguments = string.parent
+    call = arguments.parent if arguments is not None and arguments.type == "argument_list" else None
+    function = call.child_by_field_name("function") if call is not None else None
+    return function is not None and _REPLACING.search(_text(function)) is not None
 
 
 def _looked_up_prefixes(name: Node) -> list[str]:

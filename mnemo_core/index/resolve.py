@@ -38,6 +38,10 @@ lower confidence (the link is written in the code; whether it is taken depends o
   from the reader to the registry constant; a registry written (``REGISTRY[name] = func`` in a
   decorator factory): from the registry to the writer; ``self.handlers[k]`` read and written in
   one class: from the reader to the writer.
+  A function or class named by its dotted path in a string (``"pkg.plugins.table.table"``,
+  ``"pkg.mod:Class"``, for code that imports it by name at run time) is referenced the same way:
+  ``registry`` from a module constant that holds the string, ``value`` from anywhere else; not the
+  target a test patches (``monkeypatch.setattr("pkg.mod.f", g)``), which is replaced, not run.
 - ``decorator``: a decorator defined in the repository to each function it decorates.
 - ``subclass``: a base's ``__init_subclass__`` to each subclass and its methods.
 - ``dispatch``: ``getattr(self, "visit_" + ...)`` (f-strings, ``%``, a variable the function builds
@@ -104,7 +108,7 @@ CONFIDENCE: dict[Resolution, float] = {
     "value": 0.8,  # a function handed to code that calls it (``sorted(key=f)``)
 }
 DYNAMIC_REF_KINDS: frozenset[RefKind] = frozenset(
-    {"value", "handed", "registered", "lookup", "store", "dispatch"}
+    {"value", "handed", "registered", "lookup", "store", "dispatch", "named"}
 )
 # what a name handed over may be: a function (to be called), a class or an object built from one (to
 # be built or to have its methods called), or, stored in a registry, either
@@ -1040,6 +1044,10 @@ class Resolver:
             elif kind == "dispatch":
                 for dst in self._dispatched(file_id, scope, name, receiver):
                     add(src, dst, "calls", "dispatch", line)
+            elif kind == "named":
+                how = "registry" if w.symbol(src).kind == "constant" else "value"
+                for dst in self._named_by_path(file_id, name):
+                    add(src, dst, "references", how, line)
             elif receiver:  # ``self.handlers[...]``: a registry held by the class
                 for cls in w.enclosing_classes(file_id, scope):
                     if kind == "store":
@@ -1109,6 +1117,19 @@ class Resolver:
         else:
             found = self._resolve_dotted(here.file_id, scope, f"{receiver}.{name}")
         return [i for i in found.ids if w.symbol(i).kind in kinds]
+
+    def _named_by_path(self, file_id: int, dotted: str) -> list[int]:
+        """The function or class a string names by its dotted path (``"pkg.plugins.table.table"``):
+        the longest leading path that is a module of the repository, then its members. A string that
+        names a module alone, or nothing here, links nothing."""
+        w = self.world
+        parts = dotted.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            modules = w.module_named(file_id, ".".join(parts[:i]))
+            if modules:
+                found = self._walk(self._bound(Binding(modules, parts[i])), parts[i + 1 :])
+                return [t for t in found.ids if w.symbol(t).kind in VALUE_KINDS["registered"]]
+        return []
 
     def _dispatched(self, file_id: int, scope: str, prefix: str, receiver: str) -> list[int]:
         """The methods ``getattr(self, prefix + ...)`` may find: those of the enclosing class, its

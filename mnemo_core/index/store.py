@@ -84,7 +84,8 @@ log = logging.getLogger(__name__)
 # ``packages/<name>/src/...``
 # 68: JSX and TSX: a function handed to a component as a prop (``onClick={handleClick}``) is referenced
 # 69: Kotlin: a function reference (``xs.map(::upper)``) calls the function
-SCHEMA_VERSION = 70
+# 71: Python: a definition named by its dotted path in a string (``"pkg.plugins.table.table"``) is referenced
+SCHEMA_VERSION = 71
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

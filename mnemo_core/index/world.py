@@ -289,6 +289,14 @@ class World:
         paths = self._hooks[f.language].submodule_paths(f.path, name, self._module_index(f.language))
         return [m for m in map(self.module_symbol, self._paths_to_ids(paths)) if m is not None]
 
+    def module_named(self, file_id: int, dotted: str) -> tuple[int, ...]:
+        """The files of the module an absolute import of ``dotted`` from ``file_id`` would load."""
+        f = self.files[file_id]
+        imported = RawImport(dotted, "", "", 0)
+        return self._paths_to_ids(
+            self._hooks[f.language].resolve_module(f.path, imported, self._module_index(f.language))
+        )
+
     def resolve_binding(self, binding: Binding, depth: int = REEXPORT_DEPTH) -> list[int]:
         """The symbols an import binding stands for."""
         if not binding.member:

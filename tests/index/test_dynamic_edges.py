@@ -734,3 +734,41 @@ def test_a_kotlin_function_reference_runs_the_function_where_it_is_handed(tmp_pa
     index_repo(tmp_path)
     calls = {(s, t) for s, t, _ in indexed_edges(tmp_path, "calls")}
     assert ("src/main/kotlin/Text.kt:shout", "src/main/kotlin/Text.kt:upper") in calls
+
+
+def test_a_definition_named_by_its_dotted_path_in_a_string_is_referenced(tmp_path: Path) -> None:
+    write_files(
+        tmp_path,
+        {
+            "src/pkg/__init__.py": "",
+            "src/pkg/plugins/__init__.py": (
+                "PLUGINS = {'table': 'pkg.plugins.table.table', 'ext': 'pkg.plugins.table:Extension'}\n"
+                "\n"
+                "def load(name):\n"
+                "    return PLUGINS[name]\n"
+            ),
+            "src/pkg/plugins/table.py": (
+                "def table(md):\n    return md\n\n"
+                "class Extension:\n    def run(self):\n        return 1\n\n"
+                "alias = Extension\n"
+            ),
+            "tests/test_plugins.py": (
+                "def test_alias(make):\n"
+                "    return make(extensions=['pkg.plugins.table.alias', 'pkg.plugins', 'os.path.join'])\n"
+                "\n"
+                "def test_patched(monkeypatch, mocker):\n"
+                "    monkeypatch.setattr('pkg.plugins.table.table', len)\n"
+                "    mocker.patch('pkg.plugins.table.Extension')\n"
+                "    return 'pkg.plugins.table.missing', 'see pkg.plugins.table.table'\n"
+            ),
+        },
+    )
+    index_repo(tmp_path)
+    references = indexed_edges(tmp_path, "references")
+    p, t = "src/pkg/plugins/", "tests/test_plugins.py:"
+    named = {(s, d, how) for s, d, how in references if d.startswith(f"{p}table.py")}
+    assert named == {
+        (f"{p}__init__.py:PLUGINS", f"{p}table.py:table", "registry"),  # a registry of paths
+        (f"{p}__init__.py:PLUGINS", f"{p}table.py:Extension", "registry"),  # an entry point's form
+        (f"{t}test_alias", f"{p}table.py:Extension", "value"),  # through the module's alias
+    }  # a patched target is replaced, not run; a missing name, prose and a module alone link nothing
