@@ -136,8 +136,11 @@ class RegistryKeys:
 
 
 def _entry(name: str) -> re.Pattern[str]:
-    """``"key": name`` (or ``"key": module.name``) in a dict literal's line."""
-    return re.compile(rf"""(["'])([^"'\\\n]{{1,{KEY_MAX_CHARS}}})\1\s*:\s*(?:[\w.]+\.)?{re.escape(name)}\b""")
+    """``"key": name`` (or ``"key": module.name``, or its dotted path in a string,
+    ``"key": "pkg.mod.name"``) in a dict literal's line."""
+    return re.compile(
+        rf"""(["'])([^"'\\\n]{{1,{KEY_MAX_CHARS}}})\1\s*:\s*["']?(?:[\w.]+[.:])?{re.escape(name)}\b"""
+    )
 
 
 def handed_keys(lines: list[str], line: int, name: str) -> tuple[set[str], set[tuple[str, str]]]:

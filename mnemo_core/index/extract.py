@@ -519,12 +519,14 @@ def _add_definition(
     definitions: list[Definition], captures: dict[str, list[Node]], kind: DefinitionKind, spec: LanguageSpec
 ) -> None:
     name = _text(captures["name"][0]).replace(".", NAME_DOT)
-    if kind == "constant" and not (spec.hooks.constants_any_case or _CONSTANT.match(name)):
+    node = captures["definition." + kind][0]
+    if kind == "constant" and not (
+        spec.hooks.constants_any_case or _CONSTANT.match(name) or spec.hooks.holds_registry(node)
+    ):
         return
     verb = _text(captures["verb"][0]) if "verb" in captures else name
     if verb != name:  # a spec's block is named by its word and argument: ``it 'parses'``, ``let :user``
         name = f"{verb} {name}"
-    node = captures["definition." + kind][0]
     definition = Definition(node=node, outer=spec.hooks.outer(node), kind=kind, name=name)
     scope = captures.get("scope")
     if scope:

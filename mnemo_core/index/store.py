@@ -85,7 +85,8 @@ log = logging.getLogger(__name__)
 # 68: JSX and TSX: a function handed to a component as a prop (``onClick={handleClick}``) is referenced
 # 69: Kotlin: a function reference (``xs.map(::upper)``) calls the function
 # 71: Python: a definition named by its dotted path in a string (``"pkg.plugins.table.table"``) is referenced
-SCHEMA_VERSION = 71
+# 72: Python: a module-level dict of any case is a registry constant (``_plugins = {"table": ...}``)
+SCHEMA_VERSION = 72
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

@@ -557,6 +557,64 @@ def test_when_no_test_names_a_registry_key_every_test_that_reaches_it_is_kept(
     }
 
 
+PLUGGED = {
+    "pkg/__init__.py": "",
+    "pkg/plugins/__init__.py": (
+        "from importlib import import_module\n"
+        "\n"
+        "_plugins = {\n"
+        '    "table": "pkg.plugins.table.table",\n'
+        '    "math": "pkg.plugins.math.math",\n'
+        "}\n"
+        "\n"
+        "def import_plugin(name):\n"
+        '    module_path, func_name = _plugins[name].rsplit(".", 1)\n'
+        "    return getattr(import_module(module_path), func_name)\n"
+    ),
+    "pkg/plugins/table.py": (
+        "def parse_table(text):\n    return text\n\ndef table(md):\n    md.append(parse_table)\n"
+    ),
+    "pkg/plugins/math.py": "def math(md):\n    md.append(len)\n",
+    "pkg/markdown.py": (
+        "from .plugins import import_plugin\n"
+        "\n"
+        "def create_markdown(plugins=()):\n"
+        "    md = []\n"
+        "    for name in plugins:\n"
+        "        import_plugin(name)(md)\n"
+        "    return md\n"
+    ),
+    "tests/test_plugins.py": (
+        "from pkg.markdown import create_markdown\n"
+        "\n"
+        "def test_table():\n"
+        '    assert create_markdown(plugins=["table"])\n'
+        "\n"
+        "def test_math():\n"
+        '    assert create_markdown(plugins=["math"])\n'
+        "\n"
+        "def test_plain():\n"
+        "    assert create_markdown() == []\n"
+        "\n"
+        "def test_none():\n"
+        "    assert create_markdown(plugins=()) == []\n"
+    ),
+}
+
+
+def test_a_plugin_named_by_its_dotted_path_in_a_private_table_is_reached_by_the_tests_that_name_its_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``_plugins`` (a module-level dict, whatever its case) maps names to dotted paths that
+    ``import_plugin`` imports at run time: each plugin is reached through it, keyed by its name (one
+    test in four names it: not a staple)."""
+    root = make_repo(tmp_path / "r", PLUGGED)
+    table = PLUGGED["pkg/plugins/table.py"]
+    commit(root, {"pkg/plugins/table.py": table.replace("return text", "return text.strip()")}, "edit")
+    tests = cli_json(capsys, "tests", "--base", "HEAD~1", "--repo", str(root))["tests"]
+    assert [t["id"] for t in tests] == ["tests/test_plugins.py::test_table"]
+
+
 def test_a_dynamic_fallback_offers_the_module_s_tests_that_name_the_symbol_when_some_do(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

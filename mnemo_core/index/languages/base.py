@@ -238,6 +238,11 @@ class Hooks:
         """Whether the definition is part of its module's public surface."""
         return not definition.name.startswith("_")
 
+    def holds_registry(self, definition: Node) -> bool:
+        """Whether a module-level variable not named like a constant holds a registry literal, which
+        code looks things up in (Python's ``_plugins = {"table": "pkg.plugins.table.table"}``)."""
+        return False
+
     def module_name(self, path: str) -> str:
         """The name of the module symbol of a file."""
         return PurePosixPath(path).stem

@@ -219,6 +219,12 @@ class PythonHooks(Hooks):
             return ""
         return _first_string(definition.node.child_by_field_name("body"))
 
+    def holds_registry(self, definition: Node) -> bool:
+        """A dict literal assigned at module level: ``_plugins = {"table": ...}``."""
+        assignment = definition if definition.type == "assignment" else definition.named_child(0)
+        right = assignment.child_by_field_name("right") if assignment is not None else None
+        return right is not None and right.type == "dictionary"
+
     def module_docstring(self, root: Node) -> str:
         """The module's docstring."""
         return _first_string(root)
