@@ -177,6 +177,18 @@ REPOS = {
             "tests",
             ("pytest==9.0.2",),
         ),
+        # tuning (added 2026-11-27 for plugins loaded by name): a Markdown parser whose plugins sit
+        # in a private table of dotted paths (``_plugins = {"table": "mistune.plugins.table.table"}``)
+        # imported at run time, and most of whose tests are methods ``load_fixtures`` attaches from
+        # text files (no static tool sees them)
+        ImpactRepo(
+            "mistune",
+            "lepture/mistune",
+            "b5dd9949baf3729a709ef8ae591eab86e72a9e46",
+            "src/mistune",
+            "tests",
+            ("pytest==9.0.2",),
+        ),
         ImpactRepo(
             "pytest",
             "pytest-dev/pytest",
