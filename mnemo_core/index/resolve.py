@@ -402,7 +402,12 @@ class Resolver:
                 if members:
                     return _Resolution(members, "self")
                 built = self._held_classes(classes, ref.name)
-                return _Resolution(built, "typed") if built else self._callbacks(classes, ref.name)
+                if built:  # a class held in an attribute is called: it is built
+                    return _Resolution(built, "typed")
+                held = w.find_member(self._attribute_classes(classes, ref.name), "__call__")
+                if held:  # an object held in an attribute is called (``to_html = create_markdown()``)
+                    return _Resolution(held, "typed")
+                return self._callbacks(classes, ref.name)
         classes = self._typed_receiver(here, ref.scope, receiver)
         returned = self._call_result(here, ref.scope, receiver) if not classes else None
         if returned is _EXTERNAL:

@@ -86,7 +86,8 @@ log = logging.getLogger(__name__)
 # 69: Kotlin: a function reference (``xs.map(::upper)``) calls the function
 # 71: Python: a definition named by its dotted path in a string (``"pkg.plugins.table.table"``) is referenced
 # 72: Python: a module-level dict of any case is a registry constant (``_plugins = {"table": ...}``)
-SCHEMA_VERSION = 72
+# 73: Python: an object a class attribute holds, called through self (``self.to_html(x)``), runs ``__call__``
+SCHEMA_VERSION = 73
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

@@ -272,6 +272,35 @@ def test_implicit_calls_class_attributes_call_dunder_properties_and_with(tmp_pat
     assert ("pkg/core.py:Command.guarded", "pkg/core.py:Guard.__exit__") in calls
 
 
+def test_an_object_a_class_attribute_holds_runs_its_call_dunder_when_called_through_self(
+    tmp_path: Path,
+) -> None:
+    """``to_html = create_markdown()`` in a test class, then ``self.to_html(text)``: mistune's round-trip
+    tests reach ``Markdown.__call__`` so; a class attribute holding a class builds it instead."""
+    write_files(
+        tmp_path,
+        {
+            "pkg/md.py": (
+                "class Markdown:\n    def __call__(self, text):\n        return text\n\n"
+                "def create_markdown() -> Markdown:\n    return Markdown()\n"
+            ),
+            "pkg/test_md.py": (
+                "from pkg.md import Markdown, create_markdown\n\n"
+                "class TestRoundTrip:\n    to_html = create_markdown()\n    direct = Markdown()\n"
+                "    kind = Markdown\n\n"
+                "    def test_factory(self):\n        assert self.to_html('a')\n\n"
+                "    def test_direct(self):\n        assert self.direct('a')\n\n"
+                "    def test_built(self):\n        assert self.kind()\n"
+            ),
+        },
+    )
+    calls = indexed_calls(tmp_path)
+    called = "pkg/md.py:Markdown.__call__"
+    assert ("pkg/test_md.py:TestRoundTrip.test_factory", called) in calls
+    assert ("pkg/test_md.py:TestRoundTrip.test_direct", called) in calls
+    assert ("pkg/test_md.py:TestRoundTrip.test_built", called) not in calls
+
+
 def test_iteration_runs_iter_of_the_value_typed_through_a_helper_that_returns_a_call_result(
     tmp_path: Path,
 ) -> None:
