@@ -141,7 +141,6 @@ def extract(
     scoped = _described(_scoped_refs(refs, definitions), definitions)
     scoped = _collector_users(_copied_types(_checked_unions(scoped, checked), parameters), held)
     constructed = _constructed_returns(scoped)
-    objects = _module_objects(scoped)
     supers = _supers(scoped, spec.hooks)
     fields = _fields(scoped, {d.qualified for d in definitions if d.kind in CLASS_KINDS}, self_names)
     kept = [d for d in definitions if d.kind != CONTAINER_ONLY]
@@ -157,7 +156,7 @@ def extract(
             source,
             spec,
             (in_test_file, collected, discovery),
-            constructed.get(d.qualified, "") or (objects.get(d.name, "") if d.kind == "constant" else ""),
+            constructed.get(d.qualified, ""),
             supers.get(d.qualified, ()),
         )._replace(body=body, fields=fields.get(d.qualified, ()))
         for d, body in zip(kept, bodies[:-1], strict=True)  # the last body is the module's
@@ -284,17 +283,6 @@ def _constructed_returns(refs: list[RawRef]) -> dict[str, str]:
             returned = typed.get(variable) or results.get(variable, ref.receiver)
             if returned[:1].isupper() or "." in returned or returned.endswith(RESULT_MARK):
                 found[ref.scope] = returned
-    return found
-
-
-def _module_objects(refs: list[RawRef]) -> dict[str, str]:
-    """Per module-level variable, the object it holds: its declared or constructed class
-    (``html: Markdown = ...``, ``APP = Flask()``) or the call whose result it is (``HTML =
-    create_markdown()`` -> ``create_markdown()``), as a constant's return type."""
-    found: dict[str, str] = {}
-    for ref in sorted(refs, key=lambda r: r.kind != "type"):  # a declared type first
-        if ref.kind in ("type", "result") and ref.scope in ("", ref.name) and ref.name not in found:
-            found[ref.name] = ref.receiver + (RESULT_MARK if ref.kind == "result" else "")
     return found
 
 
@@ -533,7 +521,7 @@ def _add_definition(
     name = _text(captures["name"][0]).replace(".", NAME_DOT)
     node = captures["definition." + kind][0]
     if kind == "constant" and not (
-        spec.hooks.constants_any_case or _CONSTANT.match(name) or spec.hooks.module_object(node)
+        spec.hooks.constants_any_case or _CONSTANT.match(name) or spec.hooks.holds_registry(node)
     ):
         return
     verb = _text(captures["verb"][0]) if "verb" in captures else name

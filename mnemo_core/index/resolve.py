@@ -495,8 +495,7 @@ class Resolver:
         """Calling a variable: one bound to a class builds it (``self.context_class(...)``); one
         holding an instance runs its ``__call__`` (``self.type(value)``)."""
         if variable not in here.declared:
-            held = self.world.find_member(self._constant_classes(here.file_id, scope, variable), "__call__")
-            return _Resolution(held, "typed") if held else _MISS
+            return _MISS
         declared = self._declared(here, scope, variable)
         if declared is None:
             return _MISS
@@ -706,27 +705,13 @@ class Resolver:
                 return self._typed_receiver(here, scope, text)
             return self._classes_in(here.file_id, scope, text)
         if "." in receiver:
-            return self._chained(here, scope, receiver) or self._constant_classes(
-                here.file_id, scope, receiver
-            )
+            return self._chained(here, scope, receiver)
         if self._parameter_of(here.file_id, scope, receiver) is None:
-            return self._constant_classes(here.file_id, scope, receiver)
+            return []
         fixture = self._find_fixture(here.file_id, receiver)
         if fixture is None or not self.world.symbol(fixture).returns:
             return []
         return self._classes_returned_by(here, fixture)
-
-    def _constant_classes(self, file_id: int, scope: str, name: str) -> list[int]:
-        """The classes of the object a module-level variable holds, where the name (bare, imported or
-        dotted) is one: its declared type, the class it builds, or what the call it holds returns
-        (``HTML = create_markdown()``, ``html: Markdown = ...``)."""
-        w = self.world
-        found = self._resolve_dotted(file_id, scope, name)
-        constants = [i for i in found.ids if w.symbol(i).kind == "constant" and w.symbol(i).returns]
-        classes = [
-            c for i in constants for c in self._classes_returned_by(self._scope_of(w.symbol(i).file_id), i)
-        ]
-        return list(dict.fromkeys(classes))
 
     def _parameter_of(self, file_id: int, scope: str, name: str) -> int | None:
         """The function whose parameter ``name`` is, from ``scope`` outwards: a closure's free

@@ -87,9 +87,7 @@ log = logging.getLogger(__name__)
 # 71: Python: a definition named by its dotted path in a string (``"pkg.plugins.table.table"``) is referenced
 # 72: Python: a module-level dict of any case is a registry constant (``_plugins = {"table": ...}``)
 # 73: Python: an object a class attribute holds, called through self (``self.to_html(x)``), runs ``__call__``
-# 74: Python: a module-level object's class (``HTML = create_markdown()``, ``html: Markdown = ...``) types it
-# where it is imported: its methods and ``__call__`` resolve, not by name
-SCHEMA_VERSION = 74
+SCHEMA_VERSION = 73
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

@@ -301,43 +301,6 @@ def test_an_object_a_class_attribute_holds_runs_its_call_dunder_when_called_thro
     assert ("pkg/test_md.py:TestRoundTrip.test_built", called) not in calls
 
 
-def test_a_module_level_object_is_typed_where_it_is_imported(tmp_path: Path) -> None:
-    """``HTML = create_markdown()`` and ``html: Markdown = ...`` hold a ``Markdown``: called or asked
-    for a method in another module, bare or dotted, they resolve to its ``__call__`` and its methods
-    (before, ``HTML.render()`` matched ``render`` by name alone); an unannotated lower-case
-    variable stays what it was."""
-    write_files(
-        tmp_path,
-        {
-            "pkg/__init__.py": "",
-            "pkg/md.py": (
-                "class Markdown:\n    def __call__(self, text):\n        return text\n\n"
-                "    def render(self, text):\n        return text\n\n"
-                "def create_markdown() -> Markdown:\n    return Markdown()\n\n"
-                "HTML = create_markdown()\nhtml: Markdown = create_markdown()\nplain = create_markdown()\n"
-            ),
-            "pkg/use.py": (
-                "import pkg.md\nfrom pkg.md import HTML, html, plain\n\n"
-                "def upper():\n    return HTML('a')\n\n"
-                "def dotted():\n    return pkg.md.html('a')\n\n"
-                "def method():\n    return HTML.render('a')\n\n"
-                "def lower():\n    return html('a')\n\n"
-                "def unannotated():\n    return plain('a')\n"
-            ),
-        },
-    )
-    index_repo(tmp_path)
-    calls = indexed_edges(tmp_path, "calls")
-    use, md = "pkg/use.py:", "pkg/md.py:Markdown."
-    assert {
-        (f"{use}upper", f"{md}__call__", "typed"),
-        (f"{use}dotted", f"{md}__call__", "typed"),
-        (f"{use}method", f"{md}render", "typed"),
-        (f"{use}lower", f"{md}__call__", "typed"),
-    } <= calls
-    assert not any(s == f"{use}unannotated" and d.startswith(md) for s, d, _ in calls)
-
-
 def test_iteration_runs_iter_of_the_value_typed_through_a_helper_that_returns_a_call_result(
     tmp_path: Path,
 ) -> None:

@@ -238,10 +238,9 @@ class Hooks:
         """Whether the definition is part of its module's public surface."""
         return not definition.name.startswith("_")
 
-    def module_object(self, definition: Node) -> bool:
-        """Whether a module-level variable not named like a constant is one all the same: a registry
-        literal that code looks things up in (Python's ``_plugins = {"table": "pkg.plugins.table.table"}``),
-        or an object of a declared class (``html: Markdown = create_markdown()``)."""
+    def holds_registry(self, definition: Node) -> bool:
+        """Whether a module-level variable not named like a constant holds a registry literal, which
+        code looks things up in (Python's ``_plugins = {"table": "pkg.plugins.table.table"}``)."""
         return False
 
     def module_name(self, path: str) -> str:

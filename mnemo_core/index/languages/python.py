@@ -34,9 +34,6 @@ _TEST_CODE = re.compile(rb"^\s*assert\b|^\s*(?:from|import)\s+(?:pytest|unittest
 _FIXTURE = re.compile(r"@?\s*(?:[\w.]*\.)?fixture\s*(?:\(|$)")
 _CLASS_OBJECT = re.compile(r"\b[Tt]ype\[")  # ``type[Option]``, ``t.Optional[t.Type[Option]]``
 _CONFTEST = "conftest.py"  # pytest's per-directory fixture module
-_CLASS_ANNOTATION = re.compile(
-    r"(?:[a-z_]\w*\.)*[A-Z]\w*$"
-)  # ``Markdown``, ``md.Markdown``; not ``Final[...]``
 _REGISTRY_VALUES = frozenset({"identifier", "attribute", "string"})  # what names code in a dict
 _AUTOUSE = "autouse=True"  # a fixture pytest runs for every test in its scope
 SELF_MODULE = ""  # with no leading dot and no name of its own: the importing module (a module-level alias)
@@ -223,15 +220,12 @@ class PythonHooks(Hooks):
             return ""
         return _first_string(definition.node.child_by_field_name("body"))
 
-    def module_object(self, definition: Node) -> bool:
+    def holds_registry(self, definition: Node) -> bool:
         """A dict literal assigned at module level whose values name code (a function, a class or a
-        dotted path: ``_plugins = {"table": "pkg.plugins.table.table"}``; not an empty cache or a
-        table of numbers), or an assignment annotated with a class (``html: Markdown = ...``)."""
+        dotted path: ``_plugins = {"table": "pkg.plugins.table.table"}``); not an empty cache or a
+        table of numbers."""
         assignment = definition if definition.type == "assignment" else definition.named_child(0)
         right = assignment.child_by_field_name("right") if assignment is not None else None
-        annotation = assignment.child_by_field_name("type") if assignment is not None else None
-        if right is not None and annotation is not None:
-            return _CLASS_ANNOTATION.match(node_text(annotation)) is not None
         if right is None or right.type != "dictionary":
             return False
         values = (pair.child_by_field_name("value") for pair in right.named_children if pair.type == "pair")
