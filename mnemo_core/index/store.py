@@ -87,7 +87,8 @@ log = logging.getLogger(__name__)
 # 71: Python: a definition named by its dotted path in a string (``"pkg.plugins.table.table"``) is referenced
 # 72: Python: a module-level dict of any case is a registry constant (``_plugins = {"table": ...}``)
 # 73: Python: an object a class attribute holds, called through self (``self.to_html(x)``), runs ``__call__``
-SCHEMA_VERSION = 73
+# 74: Python: a dict of plain strings (``type_aliases = {T: "T"}``) is no registry
+SCHEMA_VERSION = 74
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

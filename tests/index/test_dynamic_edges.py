@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import indexed_edges, write_files
+from helpers import indexed_edges, indexed_symbols, write_files
 
 from mnemo_core.index.indexer import index_repo
 
@@ -747,6 +747,7 @@ def test_a_definition_named_by_its_dotted_path_in_a_string_is_referenced(tmp_pat
                 "def load(name):\n"
                 "    return PLUGINS[name]\n"
             ),
+            "src/pkg/names.py": "aliases = {int: 'Int'}\n_cache = {}\nhandlers = {'int': int, 'x': print}\n",
             "src/pkg/plugins/table.py": (
                 "def table(md):\n    return md\n\n"
                 "class Extension:\n    def run(self):\n        return 1\n\n"
@@ -772,3 +773,6 @@ def test_a_definition_named_by_its_dotted_path_in_a_string_is_referenced(tmp_pat
         (f"{p}__init__.py:PLUGINS", f"{p}table.py:Extension", "registry"),  # an entry point's form
         (f"{t}test_alias", f"{p}table.py:Extension", "value"),  # through the module's alias
     }  # a patched target is replaced, not run; a missing name, prose and a module alone link nothing
+    constants = {k for k, (kind, _, _) in indexed_symbols(tmp_path).items() if kind == "constant"}
+    assert "src/pkg/names.py:handlers" in constants  # a dict of names is a registry, whatever its case
+    assert not {"src/pkg/names.py:aliases", "src/pkg/names.py:_cache"} & constants  # plain strings, empty

@@ -34,7 +34,7 @@ _TEST_CODE = re.compile(rb"^\s*assert\b|^\s*(?:from|import)\s+(?:pytest|unittest
 _FIXTURE = re.compile(r"@?\s*(?:[\w.]*\.)?fixture\s*(?:\(|$)")
 _CLASS_OBJECT = re.compile(r"\b[Tt]ype\[")  # ``type[Option]``, ``t.Optional[t.Type[Option]]``
 _CONFTEST = "conftest.py"  # pytest's per-directory fixture module
-_REGISTRY_VALUES = frozenset({"identifier", "attribute", "string"})  # what names code in a dict
+_DOTTED = re.compile(r"""[rbu]?(["'])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_][\w.]*)?\1""")
 _AUTOUSE = "autouse=True"  # a fixture pytest runs for every test in its scope
 SELF_MODULE = ""  # with no leading dot and no name of its own: the importing module (a module-level alias)
 # run by the test runner around each test (or class) of their class, and of their module
@@ -222,14 +222,14 @@ class PythonHooks(Hooks):
 
     def holds_registry(self, definition: Node) -> bool:
         """A dict literal assigned at module level whose values name code (a function, a class or a
-        dotted path: ``_plugins = {"table": "pkg.plugins.table.table"}``); not an empty cache or a
-        table of numbers."""
+        dotted path: ``_plugins = {"table": "pkg.plugins.table.table"}``); not an empty cache, a
+        table of numbers or of plain strings."""
         assignment = definition if definition.type == "assignment" else definition.named_child(0)
         right = assignment.child_by_field_name("right") if assignment is not None else None
         if right is None or right.type != "dictionary":
             return False
         values = (pair.child_by_field_name("value") for pair in right.named_children if pair.type == "pair")
-        return any(v is not None and v.type in _REGISTRY_VALUES for v in values)
+        return any(v is not None and _names_code(v) for v in values)
 
     def module_docstring(self, root: Node) -> str:
         """The module's docstring."""
@@ -482,6 +482,14 @@ class ModuleIndex:
         package (``src/``, a ``tests/`` folder pytest inserts). Inside a package, ``import json``
         means the standard library, not the package's own ``json`` module."""
         return not prefix or "/".join(prefix) not in self.packages
+
+
+def _names_code(value: Node) -> bool:
+    """A dict value that names a function or class: a name, an attribute, or its dotted path in a
+    string (``"pkg.plugins.table.table"``); not a plain string (``"_ServerDefaultType"``)."""
+    return value.type in ("identifier", "attribute") or (
+        value.type == "string" and _DOTTED.fullmatch(node_text(value)) is not None
+    )
 
 
 def _is_testcase(definition: Definition) -> bool:
