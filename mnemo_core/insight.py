@@ -15,7 +15,7 @@ from mnemo_core.change.impact import POSSIBLE_BELOW, tests_reaching, walk_back
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.store import Store
 from mnemo_core.memo import BoundedCache
-from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, Symbol
+from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, Symbol, runs_target
 from mnemo_core.repository import Repository
 from mnemo_core.vcs.blame import blame_files, churn_in_ranges, newest_commit_in_ranges
 from mnemo_core.vcs.git import GitError, repo_toplevel
@@ -178,7 +178,7 @@ def _direct_callers(store: Store, ids: list[int]) -> tuple[dict[int, set[int]], 
     sure: dict[int, set[int]] = defaultdict(set)
     guessed: dict[int, set[int]] = defaultdict(set)
     for e in store.edges_touching(ids, "in"):
-        if e.type == "calls" and e.src != e.dst:
+        if runs_target(e) and e.src != e.dst:
             (sure if e.confidence >= POSSIBLE_BELOW else guessed)[e.dst].add(e.src)
     return sure, {sid: src - sure[sid] for sid, src in guessed.items()}
 

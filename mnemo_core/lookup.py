@@ -7,10 +7,9 @@ from collections import deque
 from dataclasses import dataclass
 
 from mnemo_core.errors import MnemoError
-from mnemo_core.model import Edge, Symbol
+from mnemo_core.model import Edge, Symbol, runs_target
 from mnemo_core.repository import Repository
 
-CALL_EDGE_TYPES = frozenset({"calls"})
 SUGGESTIONS = 5
 
 
@@ -63,38 +62,38 @@ def _suggest(repo: Repository, handle: str) -> str:
     return f"; did you mean {', '.join(close)}?" if close else ""
 
 
-def walk(
-    repo: Repository,
-    start: list[Symbol],
-    direction: str,
-    depth: int,
-    edge_types: frozenset[str] = CALL_EDGE_TYPES,
-) -> list[Hop]:
-    """Breadth-first over ``edge_types``: ``direction='in'`` finds callers, ``'out'`` callees. A
-    constant is not called: its callers are the code that reads it (``references`` edges)."""
+def walk(repo: Repository, start: list[Symbol], direction: str, depth: int) -> list[Hop]:
+    """Breadth-first over calls and the links through which code runs without one (``runs_target``:
+    a function handed over, registered, decorated): ``direction='in'`` finds callers, ``'out'``
+    callees. A constant is not called: its callers are the code that reads it (``references``),
+    wherever the walk meets it (``FILTERS`` registers ``do_upper``, ``render`` reads ``FILTERS``)."""
     if depth < 1:
         raise MnemoError(f"--depth must be at least 1 (got {depth})")
-    constants = {s.id for s in start if s.kind == "constant"} if direction == "in" else set()
-    seen = {s.id for s in start}
+    symbols = {s.id: s for s in start}
+    seen = set(symbols)
     frontier = deque((s.id, 0) for s in start)
     hops: list[tuple[int, int, Edge]] = []
     while frontier:
         node, d = frontier.popleft()
         if d >= depth:
             continue
+        read = direction == "in" and symbols[node].kind == "constant"
+        reached: list[tuple[int, Edge]] = []
         for edge in sorted(
             repo.store.edges_touching([node], direction), key=lambda e: (-e.confidence, e.src, e.dst)
         ):
-            if edge.type not in edge_types and not (node in constants and edge.type == "references"):
+            if not runs_target(edge) and not (read and edge.type == "references"):
                 continue
             other = edge.src if direction == "in" else edge.dst
-            if other in seen:
-                continue
-            seen.add(other)
-            hops.append((other, d + 1, edge))
-            frontier.append((other, d + 1))
-    symbols = repo.store.symbols_by_ids(h[0] for h in hops)
-    return [Hop(symbols[i], d, e) for i, d, e in hops if i in symbols]
+            if other not in seen:
+                seen.add(other)
+                reached.append((other, edge))
+        symbols.update(repo.store.symbols_by_ids(i for i, _ in reached))
+        for other, edge in reached:
+            if other in symbols:
+                hops.append((other, d + 1, edge))
+                frontier.append((other, d + 1))
+    return [Hop(symbols[i], d, e) for i, d, e in hops]
 
 
 def stats(repo: Repository) -> dict[str, object]:

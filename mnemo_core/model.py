@@ -227,6 +227,17 @@ class Edge(NamedTuple):
     line: int = 0
 
 
+# a link through which the target runs with no call written: a function handed over as a value
+# (``sorted(key=f)``), stored in a registry, decorated by the repository's decorator, a subclass hook
+HANDING_RESOLUTIONS: frozenset[Resolution] = frozenset({"value", "registry", "decorator", "subclass"})
+
+
+def runs_target(edge: Edge) -> bool:
+    """Whether an edge is a call, or a link through which its target runs without one written: what
+    ``callers``, ``callees`` and the hover count."""
+    return edge.type == "calls" or (edge.type == "references" and edge.resolution in HANDING_RESOLUTIONS)
+
+
 @dataclass(frozen=True, slots=True)
 class IndexStats:
     """What one run of the indexer did."""

@@ -10,6 +10,8 @@ import pytest
 from helpers import commit, make_repo
 
 from mnemo_core.cli import main
+from mnemo_core.insight import symbol_card
+from mnemo_core.repository import Repository
 
 NET = (
     "import logging\n"
@@ -86,6 +88,34 @@ def test_the_callers_of_a_constant_are_its_readers(
         ("attempts", 1, "import"),
         ("test_attempts", 2, "import"),
     ]
+
+
+def test_the_callers_of_a_registered_function_run_through_its_registry_to_the_registry_s_readers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``do_upper`` is never called by name: ``FILTERS`` registers it and ``render`` reads ``FILTERS``;
+    ``callers`` says so (before, "no callers in the index"), and the hover counts the same caller."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/filters.py": (
+            "def do_upper(s):\n    return s.upper()\n\n"
+            'FILTERS = {"upper": do_upper}\n\n'
+            "def render(name, value):\n    return FILTERS[name](value)\n"
+        ),
+    }
+    root = make_repo(tmp_path / "repo", files)
+    assert main(["callers", "do_upper", "--repo", str(root), "--depth", "2", "--format", "json"]) == 0
+    hops = json.loads(capsys.readouterr().out)["hops"]
+    assert [(h["name"], h["depth"], h["resolution"]) for h in hops] == [
+        ("FILTERS", 1, "registry"),
+        ("render", 2, "registry"),
+    ]
+    repository = Repository.open(root)
+    try:
+        (symbol,) = repository.store.find_symbols("do_upper")
+        assert symbol_card(repository, symbol).callers == 1
+    finally:
+        repository.close()
 
 
 JAVA = "src/main/java/com/acme/"
