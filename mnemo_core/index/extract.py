@@ -20,7 +20,7 @@ from tree_sitter import Node, QueryCursor
 from mnemo_core.index.bodytext import body_texts
 from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
 from mnemo_core.index.languages import LanguageSpec
-from mnemo_core.index.languages.base import CONTAINER_ONLY, Definition, DefinitionKind, Hooks
+from mnemo_core.index.languages.base import CONTAINER_ONLY, DOTTED_PATH, Definition, DefinitionKind, Hooks
 from mnemo_core.index.textsplit import identifier_words
 from mnemo_core.model import (
     CALLABLE_KINDS,
@@ -66,8 +66,6 @@ _PREFIX = re.compile(r"[rRuUfF]{0,2}(\"|')([A-Za-z_][A-Za-z0-9_]*)")
 _LITERAL_NAME = re.compile(r"[rRuU]?(\"|')([A-Za-z_][A-Za-z0-9_]*)\1")
 # a name that is a class's name alone (``type(node).__name__``, ``node_class.__name__.upper()``)
 _TYPE_NAME = re.compile(r"[\w.()\s]*\.__name__(\.upper\(\))?")
-# a definition's dotted path, as code that imports it by name writes it (``pkg.mod.f``, ``pkg.mod:Cls``)
-DOTTED_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)?", re.ASCII)
 # a call that replaces what a dotted path names rather than running it (``monkeypatch.setattr("m.f", g)``,
 # ``mock.patch("m.f")``)
 _REPLACING = re.compile(r"(?:^|\.)(?:setattr|delattr|patch)$")

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
 _COMMENT_MARKERS = re.compile(r"^\s*(?:/\*\*?|\*/|\*|///?|//!|#+|--|;+)\s?")
+# a definition's dotted path, as code that imports it by name writes it (``pkg.mod.f``, ``pkg.mod:Cls``)
+DOTTED_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)?", re.ASCII)
 RETURN_TYPE_FIELDS = ("return_type", "result")
 RETURN_TYPE_MAX_CHARS = 200
 TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})

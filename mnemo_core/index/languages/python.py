@@ -15,6 +15,7 @@ from tree_sitter import Node
 
 from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
 from mnemo_core.index.languages.base import (
+    DOTTED_PATH,
     Definition,
     Hooks,
     TestHookScope,
@@ -34,7 +35,6 @@ _TEST_CODE = re.compile(rb"^\s*assert\b|^\s*(?:from|import)\s+(?:pytest|unittest
 _FIXTURE = re.compile(r"@?\s*(?:[\w.]*\.)?fixture\s*(?:\(|$)")
 _CLASS_OBJECT = re.compile(r"\b[Tt]ype\[")  # ``type[Option]``, ``t.Optional[t.Type[Option]]``
 _CONFTEST = "conftest.py"  # pytest's per-directory fixture module
-_DOTTED = re.compile(r"""[rbu]?(["'])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_][\w.]*)?\1""")
 _AUTOUSE = "autouse=True"  # a fixture pytest runs for every test in its scope
 SELF_MODULE = ""  # with no leading dot and no name of its own: the importing module (a module-level alias)
 # run by the test runner around each test (or class) of their class, and of their module
@@ -487,8 +487,14 @@ class ModuleIndex:
 def _names_code(value: Node) -> bool:
     """A dict value that names a function or class: a name, an attribute, or its dotted path in a
     string (``"pkg.plugins.table.table"``); not a plain string (``"_ServerDefaultType"``)."""
-    return value.type in ("identifier", "attribute") or (
-        value.type == "string" and _DOTTED.fullmatch(node_text(value)) is not None
+    if value.type in ("identifier", "attribute"):
+        return True
+    parts = [c for c in value.named_children if c.type != "string_start" and c.type != "string_end"]
+    return (
+        value.type == "string"
+        and len(parts) == 1
+        and parts[0].type == "string_content"
+        and DOTTED_PATH.fullmatch(node_text(parts[0])) is not None
     )
 
 
