@@ -137,13 +137,7 @@ def _redeclared(world: World, sources: SourceCache, symbol: ChangedSymbol) -> bo
 def _in_subclass(world: World, file_id: int, scope: str, owner: str) -> bool:
     """Whether ``scope`` is in a class that inherits, in the repository, from a class named ``owner``
     (a ``self.m()`` there meant the base's ``m``)."""
-    parts = scope.split(".")
-    classes = [
-        i
-        for n in range(1, len(parts))
-        for i in world.top(file_id).get(".".join(parts[:n]), [])
-        if world.symbol(i).kind in CLASS_KINDS
-    ]
+    classes = world.enclosing_classes(file_id, scope)
     bases = world.lineage(b for c in classes for b in world.bases(c))
     return any(world.symbol(b).name.rsplit(".", 1)[-1] == owner for b in bases)
 
