@@ -32,7 +32,7 @@ from typing import Any
 
 from bench.common import OUT_DIR, table, write_json
 from bench.impact import metrics
-from bench.impact.oracle import definition_key, normalise_nodeid, record_calls
+from bench.impact.oracle import record_calls, test_identity
 from bench.impact.repos import argument_parser, clone_of, lookup
 from mnemo_core.change.impact import TEST_DEPTH, walk_back
 from mnemo_core.index.languages.python import PythonHooks
@@ -114,7 +114,7 @@ def test_graphs(calls: Mapping[str, Any], root: Path) -> dict[str, dict[int, lis
     graphs: dict[str, dict[int, list[Link]]] = defaultdict(lambda: defaultdict(list))
     for nodeid, edges in calls["edges"].items():
         record = calls["tests"].get(nodeid, {})
-        key = definition_key(record, root) or normalise_nodeid(nodeid)
+        key = test_identity(nodeid, record, root)
         for caller, line, callee, external in edges:
             graphs[key][callee].append(Link(caller, line, callee, bool(external)))
     return graphs

@@ -49,7 +49,7 @@ PLUGIN_NAME = "mnemo_impact_plugin"
 TESTS_ENV = "MNEMO_IMPACT_TESTS"  # where the plugin writes its test records
 CALLS_ENV = "MNEMO_IMPACT_CALLS"  # where the plugin writes dynamic call edges (diagnosis only)
 PHASES = ("setup", "run", "teardown")
-ORACLE_VERSION = 3  # bump when the oracle's definition changes, to invalidate cached files
+ORACLE_VERSION = 4  # bump when the oracle's definition changes, to invalidate cached files
 RAN, SKIPPED, DESELECTED = "ran", "skipped", "deselected"
 
 
@@ -97,6 +97,21 @@ def definition_key(record: Mapping[str, Any], rootdir: Path) -> str | None:
     except ValueError:
         return None
     return test_key(relative.as_posix(), definition["qualname"])
+
+
+def test_identity(nodeid: str, record: Mapping[str, Any], rootdir: Path) -> str:
+    """The benchmark's key of a collected test: where its function is defined (parametrised variants
+    and the inherited copies of a test are one test), except for a function made at run time (defined
+    inside another function, ``<locals>`` in its name: one definition attached as many tests, as a
+    fixture file's cases or a metaclass's generated methods), which has no name in the source to
+    select it by: that test is the class pytest collected it in (``path::Class``, what a user runs),
+    or its own node id outside a class."""
+    definition = record.get("definition") or {}
+    if "<locals>" not in str(definition.get("qualname", "")):
+        return definition_key(record, rootdir) or normalise_nodeid(nodeid)
+    path, _, rest = normalise_nodeid(nodeid).partition("::")
+    names = rest.split("::")
+    return "::".join([path, *names[:-1]]) if len(names) > 1 else normalise_nodeid(nodeid)
 
 
 def test_status(outcomes: Mapping[str, str], deselected: bool) -> str:
@@ -323,7 +338,7 @@ def test_table(
     tests: dict[str, dict[str, Any]] = {}
     order = {DESELECTED: 0, SKIPPED: 1, RAN: 2}
     for nodeid, record in records.items():
-        key = definition_key(record, rootdir) or normalise_nodeid(nodeid)
+        key = test_identity(nodeid, record, rootdir)
         key_of[nodeid] = key
         status = test_status(record.get("outcomes", {}), bool(record.get("deselected")))
         entry = tests.setdefault(

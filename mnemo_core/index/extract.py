@@ -142,6 +142,7 @@ def extract(
     supers = _supers(scoped, spec.hooks)
     fields = _fields(scoped, {d.qualified for d in definitions if d.kind in CLASS_KINDS}, self_names)
     kept = [d for d in definitions if d.kind != CONTAINER_ONLY]
+    set_up = _set_up_classes(scoped, definitions) if in_test_file else frozenset()
     bodies = (
         [""] * (len(kept) + 1)
         if in_test_file  # tests are context, not search targets: a smaller index
@@ -154,6 +155,7 @@ def extract(
             source,
             spec,
             (in_test_file, collected, discovery),
+            d.qualified in set_up,
             constructed.get(d.qualified, ""),
             supers.get(d.qualified, ()),
         )._replace(body=body, fields=fields.get(d.qualified, ()))
@@ -559,11 +561,20 @@ def _nest(definitions: list[Definition], mixins: bool = False) -> list[Definitio
     return ordered
 
 
+def _set_up_classes(refs: list[RawRef], definitions: list[Definition]) -> frozenset[str]:
+    """The classes of a test module that its top-level code calls a method of
+    (``TestCli.load_fixtures("cli.txt")``): such a call attaches tests to the class at run time (one
+    per fixture case), which pytest collects there and a user selects by the class."""
+    classes = {d.qualified for d in definitions if d.kind == "class" and d.parent is None}
+    return frozenset(r.receiver for r in refs if r.kind == "call" and not r.scope and r.receiver in classes)
+
+
 def _symbol(
     d: Definition,
     source: bytes,
     spec: LanguageSpec,
     tests: tuple[bool, bool | None, PytestDiscovery],
+    set_up: bool,
     constructed: str,
     supers: tuple[str, ...],
 ) -> RawSymbol:
@@ -571,6 +582,8 @@ def _symbol(
     d.decorators = hooks.decorators(d)
     in_test_file, collected, discovery = tests
     d.is_test, d.is_test_case = hooks.classify_test(d, in_test_file, discovery, collected)
+    if set_up and d.is_test and d.kind == "class":
+        d.is_test_case = collected is not False  # its tests are attached at run time: the class runs them
     start, end = d.outer.start_point[0] + 1, d.outer.end_point[0] + 1
     return RawSymbol(
         name=d.qualified,

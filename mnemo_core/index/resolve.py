@@ -257,6 +257,8 @@ class Resolver:
                     sources[scope] = src
             if src is None:
                 continue
+            if not scope and receiver and calls:
+                src = self._set_up_class(file_id, receiver) or src
             if receiver:
                 scoped = (
                     every_receiver_scoped
@@ -329,6 +331,20 @@ class Resolver:
                     )
                 return ids[0]
         return self.world.module_symbol(file_id)
+
+    def _set_up_class(self, file_id: int, receiver: str) -> int | None:
+        """The test class a call in a test module's top-level code sets up (``TestCli.load_fixtures(
+        "cli.txt")``, which attaches its tests at run time): the call is the class's, so what it
+        attaches runs for that class's tests."""
+        w = self.world
+        return next(
+            (
+                i
+                for i in w.top(file_id).get(receiver, ())
+                if w.symbol(i).kind == "class" and w.symbol(i).is_test_case
+            ),
+            None,
+        )
 
     def _nested_names(self, file_id: int) -> set[str]:
         """Short names defined or imported inside functions: only for these does a call's scope matter."""

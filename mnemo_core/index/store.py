@@ -88,7 +88,9 @@ log = logging.getLogger(__name__)
 # 72: Python: a module-level dict of any case is a registry constant (``_plugins = {"table": ...}``)
 # 73: Python: an object a class attribute holds, called through self (``self.to_html(x)``), runs ``__call__``
 # 74: Python: a dict of plain strings (``type_aliases = {T: "T"}``) is no registry
-SCHEMA_VERSION = 74
+# 75: Python: a test class whose module's top-level code calls it (``TestCli.load_fixtures(...)``) is a
+#     test case, and that call is the class's
+SCHEMA_VERSION = 75
 INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0

@@ -370,3 +370,29 @@ def test_a_function_missing_from_one_run_changes_the_sample_by_itself() -> None:
     assert len(full) == len(again) == 150
     assert len({f["name"] for f in full} ^ {f["name"] for f in again}) <= 2
     assert sample_functions(functions, 150, 1) != full  # the seed still draws another sample
+
+
+def test_a_test_made_at_run_time_is_the_class_it_was_collected_in(tmp_path) -> None:
+    """One nested function attached as many tests (fixture cases) has no name in the source: the
+    oracle keys it by the class pytest collected it in, what a user selects; elsewhere by its id."""
+    attached = {
+        "file": str(tmp_path / "tests/__init__.py"),
+        "line": 12,
+        "qualname": "Base.load.<locals>.method",
+    }
+    made = {"file": str(tmp_path / "tests/test_m.py"), "line": 2, "qualname": "make.<locals>.test_c"}
+    records = {
+        "tests/test_cli.py::TestCli::test_case_001": {"definition": attached, "outcomes": {"call": "passed"}},
+        "tests/test_cli.py::TestCli::test_case_002": {"definition": attached, "outcomes": {"call": "passed"}},
+        "tests/test_md.py::TestMd::test_case_001": {"definition": attached, "outcomes": {"call": "passed"}},
+        "tests/test_m.py::test_c1[x]": {"definition": made, "outcomes": {"call": "passed"}},
+    }
+    key_of, tests = oracle.test_table(records, tmp_path)
+    assert key_of["tests/test_cli.py::TestCli::test_case_002"] == "tests/test_cli.py::TestCli"
+    assert key_of["tests/test_m.py::test_c1[x]"] == "tests/test_m.py::test_c1"
+    assert sorted(tests) == [
+        "tests/test_cli.py::TestCli",
+        "tests/test_m.py::test_c1",
+        "tests/test_md.py::TestMd",
+    ]
+    assert tests["tests/test_cli.py::TestCli"]["nodeids"] == 2

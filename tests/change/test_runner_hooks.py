@@ -232,3 +232,54 @@ def test_the_runner_s_set_up_reaches_its_class_s_tests(tmp_path: Path, runner: s
     assert impact is not None
     reached = [(t.symbol.name, t.reasons[0].split(" -> ")[0]) for t in impact.tests]
     assert reached == [(case, f"runs {setup}")]
+
+
+FORMATS = ("html", "rst", "text", "json")
+ATTACHED = {
+    "pkg/__init__.py": "",
+    "pkg/render.py": "".join(f"def to_{f}(text):\n    return '{f}:' + text\n\n" for f in FORMATS),
+    "tests/__init__.py": (
+        "import unittest\n"
+        "\n"
+        "class BaseCase(unittest.TestCase):\n"
+        "    @classmethod\n"
+        "    def load_cases(cls, name):\n"
+        "        def attach(n, text):\n"
+        "            def method(self):\n"
+        "                self.assert_case(text)\n"
+        "            setattr(cls, 'test_' + n, method)\n"
+        "        for n, text in enumerate(open(name).read().split()):\n"
+        "            attach(str(n), text)\n"
+        "\n"
+        "    def parse(self, text):\n"
+        "        raise NotImplementedError\n"
+        "\n"
+        "    def assert_case(self, text):\n"
+        "        assert self.parse(text)\n"
+    ),
+    **{
+        f"tests/test_{f}.py": (
+            f"from pkg.render import to_{f}\n"
+            "from tests import BaseCase\n"
+            "\n"
+            f"class Test{f.title()}(BaseCase):\n"
+            "    def parse(self, text):\n"
+            f"        return to_{f}(text)\n"
+            "\n"
+            f"Test{f.title()}.load_cases('{f}.txt')\n"
+        )
+        for f in FORMATS
+    },
+}
+
+
+def test_tests_attached_at_run_time_are_their_class_s(tmp_path: Path) -> None:
+    """``TestHtml.load_cases(...)`` at a test module's top level attaches one test per fixture case to
+    the class (``setattr(cls, 'test_' + n, method)``): a change reaches the class whose ``parse``
+    calls it, the selection a user runs (``tests/test_html.py::TestHtml``), not the other classes."""
+    root = make_repo(tmp_path / "repo", ATTACHED)
+    commit(root, {"pkg/render.py": ATTACHED["pkg/render.py"].replace("'html:'", "'<p>'")}, "edit")
+    impact = Engine.open(root).pr(base="HEAD~1").impact
+    assert impact is not None
+    assert [f"{t.symbol.path}:{t.symbol.name}" for t in impact.tests] == ["tests/test_html.py:TestHtml"]
+    assert impact.possible_tests == ()
