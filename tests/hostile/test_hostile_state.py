@@ -5,6 +5,7 @@ parse workers die with ``mnemo index`` when it is killed."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -87,11 +88,11 @@ def test_a_read_only_index_answers_and_is_kept(
         assert db.read_bytes() == before
 
 
-def big_walked_repository(root: Path, files: int = 800) -> Path:
+def big_walked_repository(root: Path, files: int = 800, first: int = 0) -> Path:
     """Enough code that ``mnemo index`` runs for seconds (a plain directory: no git to wait for)."""
-    root.mkdir()
+    root.mkdir(exist_ok=True)
     body = "".join(f"def f{j}(x):\n    return g{j}(x) + h(x)\n\n\n" for j in range(60))
-    for i in range(files):
+    for i in range(first, first + files):
         (root / f"m{i}.py").write_text(body, encoding="utf-8")
     return root
 
@@ -111,22 +112,30 @@ def children(pid: int) -> list[int]:
     return found
 
 
-def indexing(root: Path) -> tuple[subprocess.Popen[str], list[int]]:
-    """``mnemo index`` in its own process group, once its parse workers run."""
-    process = subprocess.Popen(
-        [str(BIN / "mnemo"), "index"],
-        cwd=root,
-        env=mnemo_env(),
-        text=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 30
-    while len(workers := children(process.pid)) < 2 and process.poll() is None:
-        assert time.monotonic() < deadline, "the parse workers never started"
-        time.sleep(0.05)
-    return process, workers
+def indexing(root: Path, attempts: int = 3) -> tuple[subprocess.Popen[str], list[int]]:
+    """``mnemo index`` from nothing, in its own process group, once its parse workers run. On a busy
+    machine the index may be done before this process sees its workers: then the repository grows
+    and the index starts again."""
+    for attempt in range(attempts):
+        shutil.rmtree(root / ".mnemo", ignore_errors=True)
+        process = subprocess.Popen(
+            [str(BIN / "mnemo"), "index"],
+            cwd=root,
+            env=mnemo_env(),
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 30
+        while len(workers := children(process.pid)) < 2 and process.poll() is None:
+            assert time.monotonic() < deadline, "the parse workers never started"
+            time.sleep(0.05)
+        if len(workers) >= 2:
+            return process, workers
+        process.communicate(timeout=30)
+        big_walked_repository(root, 800 * 2 ** (attempt + 1), first=len(list(root.glob("m*.py"))))
+    pytest.fail(f"mnemo index finished {attempts} times before its parse workers were seen")
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc")
