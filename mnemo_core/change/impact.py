@@ -295,10 +295,12 @@ def _tests_running(store: Store, symbol: Symbol, parent: Symbol | None) -> list[
     in_class = parent is not None and parent.kind in CLASS_KINDS
     scope = spec.hooks.runs_for_tests(symbol, in_class) if spec is not None else None
     if scope == "class" and parent is not None:
-        classes = hierarchy(store, parent.id, "in")
-        classes |= {base for cls in classes for base in hierarchy(store, cls, "out")}
+        subclasses = hierarchy(store, parent.id, "in")
+        classes = subclasses | {base for cls in subclasses for base in hierarchy(store, cls, "out")}
+        attached = {c for c, s in store.symbols_by_ids(subclasses).items() if s.is_test_case}
         return sorted(
-            m.id for members in store.children_of(classes).values() for m in members if m.is_test_case
+            attached  # a class whose tests are attached at run time: it runs them
+            | {m.id for members in store.children_of(classes).values() for m in members if m.is_test_case}
         )
     if scope == "group" and parent is not None:
         return [

@@ -237,9 +237,11 @@ def test_the_runner_s_set_up_reaches_its_class_s_tests(tmp_path: Path, runner: s
 FORMATS = ("html", "rst", "text", "json")
 ATTACHED = {
     "pkg/__init__.py": "",
-    "pkg/render.py": "".join(f"def to_{f}(text):\n    return '{f}:' + text\n\n" for f in FORMATS),
+    "pkg/render.py": "def configure():\n    return {}\n\n"
+    + "".join(f"def to_{f}(text):\n    return '{f}:' + text\n\n" for f in FORMATS),
     "tests/__init__.py": (
         "import unittest\n"
+        "from pkg.render import configure\n"
         "\n"
         "class BaseCase(unittest.TestCase):\n"
         "    @classmethod\n"
@@ -250,6 +252,9 @@ ATTACHED = {
         "            setattr(cls, 'test_' + n, method)\n"
         "        for n, text in enumerate(open(name).read().split()):\n"
         "            attach(str(n), text)\n"
+        "\n"
+        "    def setUp(self):\n"
+        "        self.options = configure()\n"
         "\n"
         "    def parse(self, text):\n"
         "        raise NotImplementedError\n"
@@ -283,3 +288,11 @@ def test_tests_attached_at_run_time_are_their_class_s(tmp_path: Path) -> None:
     assert impact is not None
     assert [f"{t.symbol.path}:{t.symbol.name}" for t in impact.tests] == ["tests/test_html.py:TestHtml"]
     assert impact.possible_tests == ()
+
+
+def test_a_set_up_runs_for_every_class_whose_tests_are_attached_at_run_time(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", ATTACHED)
+    commit(root, {"pkg/render.py": ATTACHED["pkg/render.py"].replace("return {}", "return {'x': 1}")}, "edit")
+    impact = Engine.open(root).pr(base="HEAD~1").impact
+    assert impact is not None
+    assert sorted(t.symbol.name for t in impact.tests) == [f"Test{f.title()}" for f in sorted(FORMATS)]
