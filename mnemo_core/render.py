@@ -116,7 +116,10 @@ def to_json(pack: ContextPack) -> str:
 
 
 def test_id(test: ScoredSymbol) -> str:
-    """A runnable test id: a pytest node id for Python (``path::Class::test``), ``path::name`` otherwise."""
+    """A runnable test id: a pytest node id for Python (``path::Class::test``), ``path::name`` otherwise;
+    a test file stands for the tests it makes at run time (coverage data names them): its path."""
+    if test.symbol.kind == "module":
+        return test.symbol.path
     return f"{test.symbol.path}::{test.symbol.name.replace('.', '::')}"
 
 

@@ -99,8 +99,18 @@ def candidates(oracle: Mapping[str, Any], clone: Path) -> list[Mapping[str, Any]
 
 # -- asking mnemo -----------------------------------------------------------------------------
 def as_key(s: ScoredSymbol) -> str:
-    """A mnemo test as the benchmark's test key ``path::Class::test``."""
+    """A mnemo test as the benchmark's test key ``path::Class::test``; a test file (what mnemo selects
+    for tests the coverage data names but no source line defines) as its path."""
+    if s.symbol.kind == "module":
+        return s.symbol.path
     return "::".join([s.symbol.path, *s.symbol.name.split(".")])
+
+
+def expand_files(keys: set[str], statuses: Mapping[str, str]) -> set[str]:
+    """Test keys with each selected file (a key without ``::``) replaced by the tests pytest runs in
+    it: every oracle test of that file."""
+    files = {k for k in keys if "::" not in k}
+    return (keys - files) | {t for t in statuses if t.split("::", 1)[0] in files}
 
 
 @dataclass(frozen=True)
@@ -182,7 +192,8 @@ def evaluate_function(
     sources: Mapping[str, str],
 ) -> dict[str, Any]:
     """One sampled function: every method's tests and scores against the oracle's."""
-    judged = {k for k in answer.tests if judgeable(k, statuses)}
+    selected = expand_files(set(answer.tests), statuses)
+    judged = {k for k in selected if judgeable(k, statuses)}
     predictions = {
         "mnemo": judged,
         "naming": naming_baseline(f["path"], ran),
@@ -196,7 +207,7 @@ def evaluate_function(
         "line": f["line"],
         "oracle": sorted(truth),
         "mnemo": {k: answer.tests[k] for k in sorted(answer.tests)},
-        "mnemo_unjudged": sorted(set(answer.tests) - judged),
+        "mnemo_unjudged": sorted(selected - judged),
         "mnemo_changed": answer.changed,
         "mnemo_measured": answer.measured,
         "mnemo_seconds": round(answer.seconds, 3),

@@ -76,6 +76,7 @@ COVERAGE_RESOLUTION: PathResolution = "coverage"  # a test's evidence when it ra
 PHASES = ("|run", "|setup", "|teardown")  # pytest-cov's test phases: fixtures count like the test
 DEFINITIONS = ("function_definition", "class_definition")
 _DOTTED = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+$")
+_WORD = re.compile(r"[A-Za-z_]\w*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +168,7 @@ class _Runs:
 
     def __init__(self, data: coverage.CoverageData, store: Store, root: Path, sha: str) -> None:
         self._data, self._store, self._root, self._sha = data, store, root, sha
-        self.tests = _TestLookup(store, read_discovery(root))
+        self.tests = _TestLookup(store, read_discovery(root), _Spelled(root, sha))
         self._by_file: dict[str, dict[int, list[str]]] = {}
         self._measured = data.measured_files()
 
@@ -570,11 +571,25 @@ def parse_context(context: str) -> TestRef | None:
     return None
 
 
+class _Spelled:
+    """Whether a name is written in a file as it was at the commit the data was taken at."""
+
+    def __init__(self, root: Path, sha: str) -> None:
+        self._root, self._sha = root, sha
+        self._words: dict[str, frozenset[str]] = {}
+
+    def __call__(self, path: str, name: str) -> bool:
+        if path not in self._words:
+            content = files_at(self._root, self._sha, [path]).get(path) or b""
+            self._words[path] = frozenset(_WORD.findall(content.decode("utf-8", "replace")))
+        return name in self._words[path]
+
+
 class _TestLookup:
     """Contexts -> test symbol ids of the index, cached per context and per file."""
 
-    def __init__(self, store: Store, discovery: PytestDiscovery) -> None:
-        self._store, self._discovery = store, discovery
+    def __init__(self, store: Store, discovery: PytestDiscovery, spelled: _Spelled) -> None:
+        self._store, self._discovery, self._spelled = store, discovery, spelled
         self._files: list[str] | None = None
         self._tests: list[str] | None = None
         self._symbols: dict[str, dict[str, Symbol]] = {}
@@ -594,9 +609,11 @@ class _TestLookup:
 
     def _find(self, ref: TestRef) -> int | None:
         if ref.path is not None:
-            found = (self._named(path, ref.name) for path in self._paths_ending(ref.path))
-            named = next((sid for sid in found if sid is not None), None)
-            return named if named is not None else self._elsewhere(ref)
+            paths = self._paths_ending(ref.path)
+            named = next((sid for sid in (self._named(p, ref.name) for p in paths) if sid is not None), None)
+            if named is None:
+                named = self._elsewhere(ref)
+            return named if named is not None else self._made_in(paths, ref.name.split(".", 1)[0])
         parts = ref.name.split(".")
         for split in range(len(parts) - 1, 0, -1):
             module, name = ".".join(parts[:split]), ".".join(parts[split:])
@@ -654,6 +671,18 @@ class _TestLookup:
         tests = [p for p in self._test_files() if p.startswith(package)] or self._test_files()
         found = {sid for sid in (self._named(p, ref.name, exact=True) for p in tests) if sid is not None}
         return found.pop() if len(found) == 1 else None
+
+    def _made_in(self, paths: list[str], name: str) -> int | None:
+        """A test its file made at run time under a name no line of it spelled when the data was
+        taken (a class built in a function and published with ``globals()[name] = cls``): the test
+        file itself, which pytest runs whole (``mnemo tests`` prints its path). A test whose name the
+        file spelled then has been removed or renamed since: none."""
+        for path in paths:
+            if path in self._test_files() and not self._spelled(path, name):
+                module = next((s for s in self._store.symbols_in_file(path) if s.kind == "module"), None)
+                if module is not None:
+                    return module.id
+        return None
 
     def _test_files(self) -> list[str]:
         if self._tests is None:

@@ -1,0 +1,66 @@
+"""Tests the coverage data names but no source line defines: a test module that builds its classes
+in a function and publishes them under names made at run time (``globals()["TestUpper_" + n]``).
+pytest runs them, the data says they ran the change, and ``mnemo tests`` selects their file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from coverage_helpers import run_coverage
+from helpers import commit, git, make_repo
+
+from mnemo_core.cli import main
+
+CALC = "def upper(text):\n    return text.upper()\n\ndef lower(text):\n    return text.lower()\n"
+MADE = (
+    "from calc.text import upper\n"
+    "\n"
+    "def load(name):\n"
+    "    class TestCase:\n"
+    "        def test_upper(self):\n"
+    "            assert upper(name) == name.upper()\n"
+    "    globals()['TestUpper_' + name] = TestCase\n"
+    "\n"
+    "load('a')\n"
+    "load('b')\n"
+)
+PLAIN = (
+    "from calc.text import lower, upper\n"
+    "\n"
+    "def test_lower():\n"
+    "    assert lower('A') == 'a'\n"
+    "\n"
+    "def test_gone():\n"
+    "    assert upper('a') == 'A'\n"
+)
+FILES = {
+    "calc/__init__.py": "",
+    "calc/text.py": CALC,
+    "tests/test_made.py": MADE,
+    "tests/test_plain.py": PLAIN,
+    ".gitignore": ".coverage\n.pytest_cache/\n",
+}
+
+
+def impacted(root: Path, first: str, capsys: pytest.CaptureFixture[str]) -> list[str]:
+    args = ["tests", "--repo", str(root), "--base", "HEAD~1", "--coverage", str(root / ".coverage")]
+    assert main([*args, "--coverage-commit", first]) == 0
+    return capsys.readouterr().out.split()
+
+
+def test_tests_made_at_run_time_are_selected_by_their_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_repo(tmp_path / "calc", FILES)
+    first = git(root, "rev-parse", "HEAD").strip()
+    run_coverage(root, "nodeid", tmp_path)
+    commit(
+        root,
+        {
+            "calc/text.py": CALC.replace("text.upper()", "str.upper(text)"),
+            "tests/test_plain.py": PLAIN.split("def test_gone")[0],  # a test removed since the data
+        },
+        "upper, one test fewer",
+    )
+    assert impacted(root, first, capsys) == ["tests/test_made.py"]
