@@ -293,6 +293,10 @@ def _tests_running(store: Store, symbol: Symbol, parent: Symbol | None) -> list[
     conftest's ``autouse`` fixture for the tests of its directory."""
     spec = language_for_path(symbol.path) if symbol.is_test else None
     in_class = parent is not None and parent.kind in CLASS_KINDS
+    if in_class and parent is not None and symbol.is_test and not symbol.is_test_case:
+        module = _building_module(store, parent)
+        if module is not None:
+            return [module]
     scope = spec.hooks.runs_for_tests(symbol, in_class) if spec is not None else None
     if scope == "class" and parent is not None:
         subclasses = hierarchy(store, parent.id, "in")
@@ -313,6 +317,20 @@ def _tests_running(store: Store, symbol: Symbol, parent: Symbol | None) -> list[
     if scope == "directory":
         return store.test_cases_under(symbol.path.rpartition("/")[0])
     return []
+
+
+def _building_module(store: Store, cls: Symbol) -> int | None:
+    """The test module whose top-level code builds ``cls`` by calling the function it is defined in
+    (``load_plugin("table")``): the module is the test case of the class's methods (``extract``)."""
+    outer: Symbol | None = cls
+    in_function = False
+    while outer is not None and outer.parent_id is not None:
+        outer = store.symbols_by_ids([outer.parent_id]).get(outer.parent_id)
+        in_function = in_function or (outer is not None and outer.kind in CALLABLE_KINDS)
+    if not in_function:
+        return None
+    module = next((s for s in store.symbols_in_file(cls.path) if s.kind == "module"), None)
+    return module.id if module is not None and module.is_test_case else None
 
 
 def _is_registry(symbol: Symbol | None) -> bool:

@@ -148,7 +148,11 @@ def extract(
         if in_test_file  # tests are context, not search targets: a smaller index
         else body_texts(source, [(d.outer.start_byte, d.outer.end_byte) for d in kept])
     )
-    symbols = [_module_symbol(path, source, root, spec, in_test_file)._replace(body=bodies[-1])]
+    builds = (
+        in_test_file and collected is not False and _builds_tests(scoped, definitions, spec.hooks, discovery)
+    )
+    module = _module_symbol(path, source, root, spec, in_test_file)
+    symbols = [module._replace(body=bodies[-1], is_test_case=builds)]
     symbols += [
         _symbol(
             d,
@@ -567,6 +571,22 @@ def _set_up_classes(refs: list[RawRef], definitions: list[Definition]) -> frozen
     per fixture case), which pytest collects there and a user selects by the class."""
     classes = {d.qualified for d in definitions if d.kind == "class" and d.parent is None}
     return frozenset(r.receiver for r in refs if r.kind == "call" and not r.scope and r.receiver in classes)
+
+
+def _builds_tests(
+    refs: list[RawRef], definitions: list[Definition], hooks: Hooks, discovery: PytestDiscovery
+) -> bool:
+    """Whether the module's top-level code calls a function of its own that builds test classes
+    (``load_plugin("table")``, which defines ``TestPlugin`` and publishes it under a name made at
+    run time): the module is then the test case, the file pytest runs to collect them."""
+    builders = set()
+    for d in definitions:
+        if hooks.built_test(d, discovery):
+            outer = d
+            while outer.parent is not None:
+                outer = outer.parent
+            builders.add(outer.qualified)
+    return any(r.kind == "call" and not r.scope and not r.receiver and r.name in builders for r in refs)
 
 
 def _symbol(

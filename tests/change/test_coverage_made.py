@@ -64,3 +64,15 @@ def test_tests_made_at_run_time_are_selected_by_their_file(
         "upper, one test fewer",
     )
     assert impacted(root, first, capsys) == ["tests/test_made.py"]
+
+
+def test_without_coverage_data_the_file_that_builds_them_is_their_test(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pytest never collects ``load.TestCase.test_upper`` under that name (``tests/test_made.py::
+    load::TestCase::test_upper`` is not found): the module whose top-level code builds the class is
+    the selection, as the coverage data's would be."""
+    root = make_repo(tmp_path / "calc", FILES)
+    commit(root, {"calc/text.py": CALC.replace("text.upper()", "str.upper(text)")}, "upper")
+    assert main(["tests", "--repo", str(root), "--base", "HEAD~1"]) == 0
+    assert sorted(capsys.readouterr().out.split()) == ["tests/test_made.py", "tests/test_plain.py::test_gone"]

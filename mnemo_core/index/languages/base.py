@@ -214,6 +214,11 @@ class Hooks:
         """Whether a file holds test code, its source read too (the path alone may mislead)."""
         return self.is_test_file(path, discovery)
 
+    def built_test(self, definition: Definition, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
+        """Whether a definition is a test that a function builds at run time, which the runner
+        collects only as the module's top-level code publishes it (none by default)."""
+        return False
+
     def classify_test(
         self,
         definition: Definition,

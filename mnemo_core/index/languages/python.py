@@ -335,6 +335,8 @@ class PythonHooks(Hooks):
         one, whatever its name."""
         name, parent = definition.name, definition.parent
         runs = in_test_file if collected is None else collected
+        if in_function(definition):
+            return in_test_file, False  # pytest collects what a module or a class at its top defines
         if definition.kind in CALLABLE_KINDS and not any(_FIXTURE.match(d) for d in definition.decorators):
             if parent is None and discovery.test_function(name):
                 return True, runs
@@ -346,6 +348,17 @@ class PythonHooks(Hooks):
         if definition.kind == "class" and (discovery.test_class(name, runs) or _is_testcase(definition)):
             return True, False
         return in_test_file, False
+
+    def built_test(self, definition: Definition, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
+        """A test class (or a test method of one) that a function builds: pytest collects it only
+        where the module's top-level code publishes it (``globals()["TestX_" + name] = cls``)."""
+        cls = definition if definition.kind == "class" else definition.parent
+        return (
+            cls is not None
+            and cls.kind == "class"
+            and in_function(cls)
+            and (discovery.test_class(cls.name, True) or _is_testcase(cls))
+        )
 
     def is_exported(self, definition: Definition) -> bool:
         """A public name, of public classes only: not nested in a function, not a method of
@@ -496,6 +509,16 @@ def _names_code(value: Node) -> bool:
         and parts[0].type == "string_content"
         and DOTTED_PATH.fullmatch(node_text(parts[0])) is not None
     )
+
+
+def in_function(definition: Definition) -> bool:
+    """Whether a definition is made inside a function (a class a function builds, and its methods)."""
+    outer = definition.parent
+    while outer is not None:
+        if outer.kind in CALLABLE_KINDS:
+            return True
+        outer = outer.parent
+    return False
 
 
 def _is_testcase(definition: Definition) -> bool:
