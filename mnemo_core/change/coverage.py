@@ -679,7 +679,7 @@ class _TestLookup:
         file spelled then has been removed or renamed since: none."""
         for path in paths:
             if path in self._test_files() and not self._spelled(path, name):
-                module = next((s for s in self._store.symbols_in_file(path) if s.kind == "module"), None)
+                module = self._store.module_of(path)
                 if module is not None:
                     return module.id
         return None

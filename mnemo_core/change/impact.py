@@ -322,15 +322,15 @@ def _tests_running(store: Store, symbol: Symbol, parent: Symbol | None) -> list[
 def _building_module(store: Store, cls: Symbol) -> int | None:
     """The test module whose top-level code builds ``cls`` by calling the function it is defined in
     (``load_plugin("table")``): the module is the test case of the class's methods (``extract``)."""
+    module = store.module_of(cls.path)
+    if module is None or not module.is_test_case:
+        return None  # the common case, settled by one lookup before any walk up the definitions
     outer: Symbol | None = cls
-    in_function = False
     while outer is not None and outer.parent_id is not None:
         outer = store.symbols_by_ids([outer.parent_id]).get(outer.parent_id)
-        in_function = in_function or (outer is not None and outer.kind in CALLABLE_KINDS)
-    if not in_function:
-        return None
-    module = next((s for s in store.symbols_in_file(cls.path) if s.kind == "module"), None)
-    return module.id if module is not None and module.is_test_case else None
+        if outer is not None and outer.kind in CALLABLE_KINDS:
+            return module.id
+    return None
 
 
 def _is_registry(symbol: Symbol | None) -> bool:

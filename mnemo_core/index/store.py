@@ -772,6 +772,15 @@ class Store:
         )
         return [_symbol(r) for r in rows]
 
+    def module_of(self, path: str) -> Symbol | None:
+        """The module symbol of one file (None for a file the index does not have)."""
+        row = self.conn.execute(
+            f"SELECT {_SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id"
+            " WHERE f.path=? AND s.kind='module'",
+            (path,),
+        ).fetchone()
+        return _symbol(row) if row is not None else None
+
     def test_cases_under(self, directory: str) -> list[int]:
         """The test cases of the files in ``directory`` ("" for the whole repository) and below it."""
         prefix = f"{directory}/" if directory else ""
