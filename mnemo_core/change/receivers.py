@@ -3,9 +3,11 @@
 A caller of a base method may land in any override, so the walk from a changed override back to
 the tests passes through every caller of the base method: in a framework, nearly every test. Like
 rapid type analysis, which follows a dispatch only into classes the program instantiates, a test
-keeps such a path only when its source (body, nested functions and decorators) names each class
-the path dispatched into: the class or a subclass, a factory named after one (``option()`` for
-``Option``), or a module constant bound to an instance of one (``UUID = UUIDParameterType()``).
+keeps such a path only when its source (body, nested functions and decorators, and the fixtures it
+requests) names each class the path dispatched into: the class or a subclass, a factory named after
+one (``option()`` for ``Option``), a module constant bound to an instance of one (``UUID =
+UUIDParameterType()``), or a class that holds one in an attribute (``NativeEnvironment``, whose
+``code_generator_class = NativeCodeGenerator``).
 Two kinds of class need no evidence: exceptions that write no message phrase, raised deep in the code
 under test and handled far from the test, which rarely names them (one that writes a phrase is named
 by a test that spells it: ``messages``); and staples, classes that many of their tests name (then
@@ -38,6 +40,7 @@ CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 EXCEPTION_BASE = re.compile(r"\b(BaseException|Exception|\w+Error|\w+Exception)\b")
 RECEIVER_END = frozenset(" \t=,:([{+-*/%<>!&|^~")  # what ends a receiver expression, read leftwards
 MIN_CLASS_WORD = 3  # shorter words of a class name (``IO``, ``A``) say nothing about a receiver
+FIXTURE_DEPTH = 3  # fixtures a test requests, and theirs: their code builds what the test uses
 STAPLE_SHARE = 0.3  # a class this share of its tests name is a staple: the others likely use it unnamed
 
 
@@ -66,13 +69,20 @@ def evidenced(store: Store, assumptions: Mapping[int, Sequence[frozenset[int]]])
         for test, raised in phrased(strings, message_phrases(store, errors)).items():
             named[test] |= raised
     free = _staples(assumptions, named)
+    return _keeping(assumptions, named, free) or dict.fromkeys(assumptions, 0)
+
+
+def _keeping(
+    assumptions: Mapping[int, Sequence[frozenset[int]]], named: Mapping[int, set[int]], free: frozenset[int]
+) -> dict[int, int]:
+    """For each test, the index of its first path whose assumptions it names or are ``free``."""
     kept: dict[int, int] = {}
     for test, paths in assumptions.items():
         known = named.get(test, set()) | free
         chosen = next((i for i, classes in enumerate(paths) if classes <= known), None)
         if chosen is not None:
             kept[test] = chosen
-    return kept or dict.fromkeys(assumptions, 0)
+    return kept
 
 
 def names_used(
@@ -85,13 +95,37 @@ def names_used(
     ``forms``, of every form of a word) in ``names``."""
     sources = SourceCache(store.root)
     named: dict[int, set[int]] = {}
-    for test, symbol in store.symbols_by_ids(tests).items():
-        body = sources.lines(symbol.path)[symbol.start_line - 1 : symbol.end_line]
-        words = set(WORD.findall("\n".join(body)))
+    tests = list(tests)
+    requested = _fixtures(store, tests)
+    symbols = store.symbols_by_ids({*tests, *set().union(*requested.values())})
+    for test in tests:
+        words: set[str] = set()
+        for symbol in (symbols[s] for s in (test, *requested[test]) if s in symbols):
+            body = sources.lines(symbol.path)[symbol.start_line - 1 : symbol.end_line]
+            words |= set(WORD.findall("\n".join(body)))
         if forms is not None:
             words = {form for word in words for form in forms(word)}
         named[test] = set().union(*(names[w] for w in words & names.keys()))
     return named
+
+
+def _fixtures(store: Store, tests: list[int]) -> dict[int, set[int]]:
+    """For each test, the fixtures it requests, and theirs in turn (up to ``FIXTURE_DEPTH``)."""
+    requested: dict[int, set[int]] = {t: set() for t in tests}
+    layer = {t: {t} for t in tests}
+    for _ in range(FIXTURE_DEPTH):
+        edges = store.edges_touching(set().union(*layer.values()), "out")
+        by_src: dict[int, set[int]] = {}
+        for e in edges:
+            if e.type == "calls" and e.resolution == "fixture":
+                by_src.setdefault(e.src, set()).add(e.dst)
+        layer = {
+            t: set().union(*(by_src.get(s, set()) for s in front)) - requested[t]
+            for t, front in layer.items()
+        }
+        for t, found in layer.items():
+            requested[t] |= found
+    return requested
 
 
 def _staples(
@@ -117,6 +151,8 @@ def _evidence_names(store: Store, assumed: frozenset[int]) -> dict[str, set[int]
     names: dict[str, set[int]] = RegistryKeys(store).named(functions) if functions else {}
     for cls in sorted(assumed - functions):
         family = hierarchy(store, cls, "in")
+        held = store.classes_holding(s.short_name for s in store.symbols_by_ids(family).values())
+        family |= {h for holder in set().union(*held.values()) for h in hierarchy(store, holder, "in")}
         classes = store.symbols_by_ids(family).values()
         built = [e.src for e in store.edges_touching(family, "in") if e.type == "calls"]
         constants = [s for s in store.symbols_by_ids(built).values() if s.kind == "constant"]

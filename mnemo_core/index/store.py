@@ -781,6 +781,21 @@ class Store:
         ).fetchone()
         return _symbol(row) if row is not None else None
 
+    def classes_holding(self, names: Iterable[str]) -> dict[str, set[int]]:
+        """For each class name, the classes whose body binds an attribute to a class of that name
+        (``code_generator_class = NativeCodeGenerator``, a dotted name by its last part)."""
+        wanted = set(names)
+        holding: dict[str, set[int]] = {}
+        rows = self.conn.execute(
+            "SELECT id, fields FROM symbols WHERE kind='class' AND fields LIKE '%\"alias\"%'"
+        )
+        for sid, held_fields in rows:
+            for name, kind, text, _ in json.loads(held_fields):
+                held = text.rsplit(".", 1)[-1]
+                if kind == "alias" and held in wanted and name:
+                    holding.setdefault(held, set()).add(sid)
+        return holding
+
     def test_cases_under(self, directory: str) -> list[int]:
         """The test cases of the files in ``directory`` ("" for the whole repository) and below it."""
         prefix = f"{directory}/" if directory else ""

@@ -231,3 +231,26 @@ def test_the_assumptions_kept_are_the_strongest_and_one_assuming_nothing() -> No
     assumed = sorted(next(iter(s[1])) for s in kept if s[0] == 7 and s[1])
     assert assumed == list(range(140 - MAX_ASSUMPTIONS, 140))  # the strongest ones
     assert states[7] == MAX_ASSUMPTIONS
+
+
+def test_a_fixture_the_test_requests_names_the_class_for_it(repo: Path) -> None:
+    # test_with_fixture names no kind; the fixture it requests (through another) builds a QuietLower
+    fixtures = (
+        "import pytest\n\nfrom shop.kinds import QuietLower, run\n\n@pytest.fixture\ndef quiet():\n"
+        "    return QuietLower()\n\n@pytest.fixture\ndef kind(quiet):\n    return quiet\n\n"
+        "def test_with_fixture(kind):\n    assert run(kind, 'A') == 'a'\n"
+    )
+    fixtures += "".join(f"\ndef test_plain_{n}():\n    assert run(Kind(), '{n}')\n" for n in ("x", "y", "z"))
+    fixtures = fixtures.replace("QuietLower, run", "Kind, QuietLower, run")
+    commit(repo, {"tests/test_fixtures.py": fixtures}, "a fixture")
+    tests = impacted_tests(repo, "shop/kinds.py", "value.lower()", "value.lower() + ''")
+    assert tests == ["test_lower_subclass", "test_with_fixture"]
+
+
+def test_a_class_holding_the_class_in_an_attribute_names_it(repo: Path) -> None:
+    # no test names Title (alone, every test would be kept); Titling holds it as its kind
+    holder = "from shop.kinds import Title\n\nclass Titling:\n    kind_class = Title\n"
+    test = "from shop.holder import Titling\nfrom shop.kinds import run\n\ndef test_titling():\n"
+    test += "    assert run(Titling.kind_class(), 'a b') == 'A B'\n"
+    commit(repo, {"shop/holder.py": holder, "tests/test_holder.py": test}, "a holder")
+    assert impacted_tests(repo, "shop/kinds.py", "value.title()", "value.title() + ''") == ["test_titling"]
