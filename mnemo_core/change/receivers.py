@@ -30,6 +30,7 @@ from mnemo_core.change.literals import literals_of
 from mnemo_core.change.messages import message_phrases, phrased
 from mnemo_core.change.registry_keys import RegistryKeys, spellings
 from mnemo_core.change.syntax_keys import id_keywords, keywords_of, spelled
+from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.store import Store
 from mnemo_core.index.textsplit import identifier_words
 from mnemo_core.model import CALLABLE_KINDS, Symbol
@@ -110,9 +111,11 @@ def names_used(
 
 
 def _fixtures(store: Store, tests: list[int]) -> dict[int, set[int]]:
-    """For each test, the fixtures it requests, and theirs in turn (up to ``FIXTURE_DEPTH``)."""
-    requested: dict[int, set[int]] = {t: set() for t in tests}
-    layer = {t: {t} for t in tests}
+    """For each test, the set-up methods its class (or a base) has the runner run before it, the
+    fixtures it (or they) request, and theirs in turn (up to ``FIXTURE_DEPTH``)."""
+    set_ups = _set_ups(store, tests)
+    requested: dict[int, set[int]] = {t: set(set_ups.get(t, ())) for t in tests}
+    layer = {t: {t, *requested[t]} for t in tests}
     for _ in range(FIXTURE_DEPTH):
         edges = store.edges_touching(set().union(*layer.values()), "out")
         by_src: dict[int, set[int]] = {}
@@ -126,6 +129,24 @@ def _fixtures(store: Store, tests: list[int]) -> dict[int, set[int]]:
         for t, found in layer.items():
             requested[t] |= found
     return requested
+
+
+def _set_ups(store: Store, tests: list[int]) -> dict[int, list[int]]:
+    """For each test method, the methods of its class and its bases that the test runner runs for
+    every test of the class (``setUp``, ``setup_method``, a class's ``autouse`` fixture)."""
+    symbols = store.symbols_by_ids(tests)
+    lineage = {p: hierarchy(store, p, "out") for s in symbols.values() if (p := s.parent_id) is not None}
+    members = store.children_of(set().union(*lineage.values())) if lineage else {}
+    hooks: dict[int, list[int]] = {}
+    for cls, classes in lineage.items():
+        found = [m for c in classes for m in members.get(c, [])]
+        hooks[cls] = [m.id for m in found if _runs_for_class(m)]
+    return {t: hooks[s.parent_id] for t, s in symbols.items() if s.parent_id in hooks}
+
+
+def _runs_for_class(member: Symbol) -> bool:
+    spec = language_for_path(member.path)
+    return spec is not None and spec.hooks.runs_for_tests(member, True) == "class"
 
 
 def _staples(

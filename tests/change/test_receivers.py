@@ -254,3 +254,16 @@ def test_a_class_holding_the_class_in_an_attribute_names_it(repo: Path) -> None:
     test += "    assert run(Titling.kind_class(), 'a b') == 'A B'\n"
     commit(repo, {"shop/holder.py": holder, "tests/test_holder.py": test}, "a holder")
     assert impacted_tests(repo, "shop/kinds.py", "value.title()", "value.title() + ''") == ["test_titling"]
+
+
+def test_a_set_up_method_of_the_test_class_names_the_class_for_its_tests(repo: Path) -> None:
+    # test_quiet names no kind; the setUp its base class has unittest run before it builds a QuietLower
+    cases = (
+        "import unittest\n\nfrom shop.kinds import Kind, QuietLower, run\n\nclass Base(unittest.TestCase):\n"
+        "    def setUp(self):\n        self.kind = QuietLower()\n\nclass TestQuiet(Base):\n"
+        "    def test_quiet(self):\n        assert run(self.kind, 'A') == 'a'\n"
+    )
+    cases += "".join(f"\ndef test_plain_{n}():\n    assert run(Kind(), '{n}')\n" for n in ("x", "y", "z"))
+    commit(repo, {"tests/test_cases.py": cases}, "a test class")
+    tests = impacted_tests(repo, "shop/kinds.py", "value.lower()", "value.lower() + ''")
+    assert tests == ["TestQuiet.test_quiet", "test_lower_subclass"]
