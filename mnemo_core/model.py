@@ -282,6 +282,7 @@ class ScoredSymbol:
     evidence: Evidence | None = None  # for an impacted caller or test: how it depends on the change
     reached_by: tuple[str, ...] = ()  # for a changed symbol: test ids of every test that reaches it
     possibly_reached_by: tuple[str, ...] = ()  # ... and of those that reach it only through a guess
+    runs: tuple[str, ...] = ()  # a test file: the ids of the tests it made at run time that reach the change
 
 
 @dataclass(frozen=True, slots=True)

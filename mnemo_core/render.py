@@ -116,16 +116,22 @@ def to_json(pack: ContextPack) -> str:
 
 
 def test_id(test: ScoredSymbol) -> str:
+    """A runnable test id (see ``symbol_test_id``)."""
+    return symbol_test_id(test.symbol)
+
+
+def symbol_test_id(symbol: Symbol) -> str:
     """A runnable test id: a pytest node id for Python (``path::Class::test``), ``path::name`` otherwise;
-    a test file stands for the tests it makes at run time (coverage data names them): its path."""
-    if test.symbol.kind == "module":
-        return test.symbol.path
-    return f"{test.symbol.path}::{test.symbol.name.replace('.', '::')}"
+    a test file stands for the tests it makes at run time: its path."""
+    if symbol.kind == "module":
+        return symbol.path
+    return f"{symbol.path}::{symbol.name.replace('.', '::')}"
 
 
 def test_ids(tests: Iterable[ScoredSymbol]) -> list[str]:
-    """The tests' runnable ids (see ``test_id``), each once."""
-    return list(dict.fromkeys(test_id(t) for t in tests))
+    """The tests' runnable ids (see ``test_id``), each once; a test file by the ids of the tests it
+    made at run time that coverage data saw reach the change (``path::TestPlugin_table``), if any."""
+    return list(dict.fromkeys(i for t in tests for i in (t.runs or (test_id(t),))))
 
 
 def tests_format(tests: Sequence[ScoredSymbol]) -> str:
@@ -156,6 +162,7 @@ def tests_json(tests: Iterable[ScoredSymbol]) -> list[dict[str, Any]]:
     reaches the change (its path and that path's least sure link)."""
     return [
         {"path": t.symbol.path, "name": t.symbol.name, "id": test_id(t), "reasons": list(t.reasons)}
+        | ({"runs": list(t.runs)} if t.runs else {})
         | _evidence(t)
         for t in tests
     ]

@@ -98,12 +98,13 @@ def candidates(oracle: Mapping[str, Any], clone: Path) -> list[Mapping[str, Any]
 
 
 # -- asking mnemo -----------------------------------------------------------------------------
-def as_key(s: ScoredSymbol) -> str:
-    """A mnemo test as the benchmark's test key ``path::Class::test``; a test file (what mnemo selects
-    for tests the coverage data names but no source line defines) as its path."""
+def as_keys(s: ScoredSymbol) -> tuple[str, ...]:
+    """A mnemo test as the benchmark's test keys: ``path::Class::test``; a test file by the ids of the
+    tests it made at run time that the coverage data names (``path::TestPlugin_table``), else by its
+    path (its tests made at run time, found without coverage data)."""
     if s.symbol.kind == "module":
-        return s.symbol.path
-    return "::".join([s.symbol.path, *s.symbol.name.split(".")])
+        return s.runs or (s.symbol.path,)
+    return ("::".join([s.symbol.path, *s.symbol.name.split(".")]),)
 
 
 def expand_files(keys: set[str], statuses: Mapping[str, str]) -> set[str]:
@@ -146,13 +147,14 @@ def ask_mnemo(
         path.write_bytes(original)
     impact = pack.impact
     tests = {
-        as_key(t): {
+        key: {
             "hops": t.distance,
             "score": t.score,
             "reason": t.reasons[0] if t.reasons else "",
             "source": t.evidence.source if t.evidence else "static",
         }
         for t in selected_tests(impact)  # what `mnemo tests` selects: sure, then possible
+        for key in as_keys(t)
     }
     changed = [f"{c.symbol.path}:{c.symbol.name}" for c in (impact.changed if impact else ())]
     measured = any("coverage data of" in r for c in (impact.changed if impact else ()) for r in c.reasons)

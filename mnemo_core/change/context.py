@@ -39,6 +39,7 @@ from mnemo_core.change.references import dangling_references, dropped_imports
 from mnemo_core.change.risk import Dangling, RiskInput, verdict
 from mnemo_core.index.store import Store
 from mnemo_core.model import TYPE_ONLY_KINDS, Evidence, Impact, LeftReference, ScoredSymbol, Symbol
+from mnemo_core.render import symbol_test_id
 from mnemo_core.vcs.blame import Blame, blame_files, churn_in_ranges, newest_commit_in_ranges
 from mnemo_core.vcs.history import relative_date
 
@@ -419,10 +420,8 @@ def _changed_symbol(
 
 
 def _test_ids(tests: dict[int, Reach], symbols: dict[int, Symbol]) -> tuple[str, ...]:
-    """Runnable ids (``path::Class::test``) of some tests, sorted."""
-    return tuple(
-        sorted(f"{symbols[t].path}::{symbols[t].name.replace('.', '::')}" for t in tests if t in symbols)
-    )
+    """Runnable ids (``path::Class::test``, a test file's path) of some tests, sorted."""
+    return tuple(sorted(symbol_test_id(symbols[t]) for t in tests if t in symbols))
 
 
 def _describe(c: ChangedSymbol) -> str:
@@ -476,6 +475,7 @@ def _reach_symbol(r: Reach, blast: BlastRadius, history: _History, role: str) ->
         evidence=Evidence(
             r.resolution, r.confidence, path, role == "possible", "coverage" if covered else "static"
         ),
+        runs=r.runs,
     )
 
 

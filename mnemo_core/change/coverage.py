@@ -76,7 +76,7 @@ COVERAGE_RESOLUTION: PathResolution = "coverage"  # a test's evidence when it ra
 PHASES = ("|run", "|setup", "|teardown")  # pytest-cov's test phases: fixtures count like the test
 DEFINITIONS = ("function_definition", "class_definition")
 _DOTTED = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+$")
-_WORD = re.compile(r"[A-Za-z_]\w*")
+_DEFINED = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +151,7 @@ def coverage_evidence(
     wanted = [s for s in symbols if s.kind != "module" and s.path.endswith((".py", ".pyi"))]
     ran = _Runs(data, store, root, sha)
     found = {
-        sid: ReachingTests({t: _reach(t, sid) for t in sorted(tests)}, {})
+        sid: ReachingTests({t: _reach(t, sid, ran.runs(sid, t)) for t in sorted(tests)}, {})
         for sid, tests in ran.of(wanted, touched).items()
     }
     found |= _through_callers(store, ran, [s for s in wanted if s.id not in found])
@@ -168,9 +168,10 @@ class _Runs:
 
     def __init__(self, data: coverage.CoverageData, store: Store, root: Path, sha: str) -> None:
         self._data, self._store, self._root, self._sha = data, store, root, sha
-        self.tests = _TestLookup(store, read_discovery(root), _Spelled(root, sha))
+        self.tests = _TestLookup(store, read_discovery(root), _Defined(root, sha))
         self._by_file: dict[str, dict[int, list[str]]] = {}
         self._measured = data.measured_files()
+        self.made: dict[int, dict[int, set[str]]] = {}  # symbol -> test file -> the ids it made that ran it
 
     def seen(self) -> set[int]:
         """Every test of the index the data saw run."""
@@ -209,7 +210,14 @@ class _Runs:
                 self._by_file[path] = self._data.contexts_by_lineno(located[path])
             contexts = {c for line in lines for c in self._by_file[path].get(line, ())}
             found[sid] = self.tests.ids(contexts) - {sid}
+            made = self.tests.made(contexts)
+            if made:
+                self.made[sid] = made
         return found
+
+    def runs(self, symbol: int, test: int) -> tuple[str, ...]:
+        """The ids of the tests file ``test`` made at run time that ran ``symbol`` (see ``of``)."""
+        return tuple(sorted(self.made.get(symbol, {}).get(test, ())))
 
 
 def _through_callers(store: Store, ran: _Runs, symbols: list[Symbol]) -> dict[int, ReachingTests]:
@@ -238,7 +246,7 @@ def _through_callers(store: Store, ran: _Runs, symbols: list[Symbol]) -> dict[in
             measured = ran.of(code)
             for sid, ran_it in measured.items():
                 for test in sorted(ran_it):
-                    tests.setdefault(test, _ran_caller(test, via[sid]))
+                    tests.setdefault(test, _ran_caller(test, via[sid], ran.runs(sid, test)))
             frontier = {c.id for c in code} - set(measured)
         if tests:
             found[symbol.id] = ReachingTests(tests, {})
@@ -571,8 +579,9 @@ def parse_context(context: str) -> TestRef | None:
     return None
 
 
-class _Spelled:
-    """Whether a name is written in a file as it was at the commit the data was taken at."""
+class _Defined:
+    """Whether a file as it was at the commit the data was taken at defines a name (``def name``,
+    ``class name``, at any depth)."""
 
     def __init__(self, root: Path, sha: str) -> None:
         self._root, self._sha = root, sha
@@ -581,19 +590,20 @@ class _Spelled:
     def __call__(self, path: str, name: str) -> bool:
         if path not in self._words:
             content = files_at(self._root, self._sha, [path]).get(path) or b""
-            self._words[path] = frozenset(_WORD.findall(content.decode("utf-8", "replace")))
+            self._words[path] = frozenset(_DEFINED.findall(content.decode("utf-8", "replace")))
         return name in self._words[path]
 
 
 class _TestLookup:
     """Contexts -> test symbol ids of the index, cached per context and per file."""
 
-    def __init__(self, store: Store, discovery: PytestDiscovery, spelled: _Spelled) -> None:
-        self._store, self._discovery, self._spelled = store, discovery, spelled
+    def __init__(self, store: Store, discovery: PytestDiscovery, defined: _Defined) -> None:
+        self._store, self._discovery, self._defined = store, discovery, defined
         self._files: list[str] | None = None
         self._tests: list[str] | None = None
         self._symbols: dict[str, dict[str, Symbol]] = {}
         self._known: dict[str, int | None] = {}
+        self._made: dict[str, str] = {}  # context -> the pytest id of a test its file made at run time
 
     def ids(self, contexts: Iterable[str]) -> set[int]:
         """The test symbols the contexts name (those the index does not have are left out)."""
@@ -601,19 +611,35 @@ class _TestLookup:
         for context in contexts:
             if context not in self._known:
                 ref = parse_context(context)
-                self._known[context] = self._find(ref) if ref else None
+                self._known[context] = self._find(context, ref) if ref else None
             sid = self._known[context]
             if sid is not None:
                 found.add(sid)
         return found
 
-    def _find(self, ref: TestRef) -> int | None:
+    def made(self, contexts: Iterable[str]) -> dict[int, set[str]]:
+        """Of the contexts ``ids`` was given, those naming tests a file made at run time: per test
+        file, the pytest ids of those tests (their class, ``path::TestPlugin_table``, or function)."""
+        found: dict[int, set[str]] = {}
+        for context in contexts:
+            sid, made = self._known.get(context), self._made.get(context)
+            if sid is not None and made is not None:
+                found.setdefault(sid, set()).add(made)
+        return found
+
+    def _find(self, context: str, ref: TestRef) -> int | None:
         if ref.path is not None:
             paths = self._paths_ending(ref.path)
             named = next((sid for sid in (self._named(p, ref.name) for p in paths) if sid is not None), None)
             if named is None:
                 named = self._elsewhere(ref)
-            return named if named is not None else self._made_in(paths, ref.name.split(".", 1)[0])
+            if named is not None:
+                return named
+            made = self._made_in(paths, ref.name.split(".", 1)[0])
+            if made is None:
+                return None
+            self._made[context] = f"{made.path}::{ref.name.split('.', 1)[0]}"
+            return made.id
         parts = ref.name.split(".")
         for split in range(len(parts) - 1, 0, -1):
             module, name = ".".join(parts[:split]), ".".join(parts[split:])
@@ -672,16 +698,16 @@ class _TestLookup:
         found = {sid for sid in (self._named(p, ref.name, exact=True) for p in tests) if sid is not None}
         return found.pop() if len(found) == 1 else None
 
-    def _made_in(self, paths: list[str], name: str) -> int | None:
-        """A test its file made at run time under a name no line of it spelled when the data was
-        taken (a class built in a function and published with ``globals()[name] = cls``): the test
-        file itself, which pytest runs whole (``mnemo tests`` prints its path). A test whose name the
-        file spelled then has been removed or renamed since: none."""
+    def _made_in(self, paths: list[str], name: str) -> Symbol | None:
+        """A test its file made at run time under a name no ``def`` or ``class`` of it had when the
+        data was taken (a class built in a function and published with ``globals()[name] = cls``): the test
+        file's module, which stands for such tests (``mnemo tests`` prints the ids the data names).
+        A test whose name the file defined then has been removed or renamed since: none."""
         for path in paths:
-            if path in self._test_files() and not self._spelled(path, name):
+            if path in self._test_files() and not self._defined(path, name):
                 module = self._store.module_of(path)
                 if module is not None:
-                    return module.id
+                    return module
         return None
 
     def _test_files(self) -> list[str]:
@@ -732,7 +758,7 @@ def _co_ran(test: int, symbol: int, share: float) -> Reach:
     )
 
 
-def _ran_caller(test: int, path: tuple[int, ...]) -> Reach:
+def _ran_caller(test: int, path: tuple[int, ...], runs: tuple[str, ...]) -> Reach:
     """A test that ran ``path[0]``, a measured caller of ``path[-1]``, a symbol new since the data."""
     return Reach(
         test,
@@ -742,10 +768,11 @@ def _ran_caller(test: int, path: tuple[int, ...]) -> Reach:
         ("ran", *[CALLS_NEW] * (len(path) - 1)),
         confidence=CALLER_CONFIDENCE,
         resolution=COVERAGE_RESOLUTION,
+        runs=runs,
     )
 
 
-def _reach(test: int, symbol: int) -> Reach:
+def _reach(test: int, symbol: int, runs: tuple[str, ...]) -> Reach:
     return Reach(
         test,
         1,
@@ -754,4 +781,5 @@ def _reach(test: int, symbol: int) -> Reach:
         ("ran",),
         confidence=1.0,
         resolution=COVERAGE_RESOLUTION,
+        runs=runs,
     )

@@ -132,6 +132,7 @@ class Reach:
     receiver: int | None = None  # the class the last run of "dispatches to" hops went down to
     confidence: float = 1.0  # of the least sure edge of ``path``
     resolution: PathResolution = "changed"  # how that edge was resolved ("changed": the change itself)
+    runs: tuple[str, ...] = ()  # a test file: the pytest ids of the tests it made at run time that ran it
 
 
 def _step(
@@ -703,8 +704,11 @@ def _union(groups: Iterable[dict[int, Reach]]) -> dict[int, Reach]:
     merged: dict[int, Reach] = {}
     for group in groups:
         for sid, r in group.items():
-            if sid not in merged or _strongest_first(r) < _strongest_first(merged[sid]):
+            known = merged.get(sid)
+            if known is None or _strongest_first(r) < _strongest_first(known):
                 merged[sid] = r
+            if known is not None and (known.runs or r.runs):
+                merged[sid] = replace(merged[sid], runs=tuple(sorted({*known.runs, *r.runs})))
     return merged
 
 

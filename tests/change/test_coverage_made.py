@@ -1,9 +1,11 @@
 """Tests the coverage data names but no source line defines: a test module that builds its classes
 in a function and publishes them under names made at run time (``globals()["TestUpper_" + n]``).
-pytest runs them, the data says they ran the change, and ``mnemo tests`` selects their file."""
+pytest runs them, the data says which ran the change, and ``mnemo tests`` selects those by the ids
+the data names (their file stands for them in counts)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,7 @@ from mnemo_core.cli import main
 
 CALC = "def upper(text):\n    return text.upper()\n\ndef lower(text):\n    return text.lower()\n"
 MADE = (
-    "from calc.text import upper\n"
+    "from calc.text import lower, upper\n"
     "\n"
     "def load(name):\n"
     "    class TestCase:\n"
@@ -24,6 +26,14 @@ MADE = (
     "\n"
     "load('a')\n"
     "load('b')\n"
+    "\n"
+    "def build_lower():\n"
+    "    class TestCase:\n"
+    "        def test_lower(self):\n"
+    "            assert lower('A') == 'a'\n"
+    "    globals()['TestLower'] = TestCase\n"
+    "\n"
+    "build_lower()\n"
 )
 PLAIN = (
     "from calc.text import lower, upper\n"
@@ -49,7 +59,7 @@ def impacted(root: Path, first: str, capsys: pytest.CaptureFixture[str]) -> list
     return capsys.readouterr().out.split()
 
 
-def test_tests_made_at_run_time_are_selected_by_their_file(
+def test_tests_made_at_run_time_are_selected_by_the_ids_the_data_names(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = make_repo(tmp_path / "calc", FILES)
@@ -63,7 +73,17 @@ def test_tests_made_at_run_time_are_selected_by_their_file(
         },
         "upper, one test fewer",
     )
-    assert impacted(root, first, capsys) == ["tests/test_made.py"]
+    assert impacted(root, first, capsys) == [
+        "tests/test_made.py::TestUpper_a",
+        "tests/test_made.py::TestUpper_b",
+    ]
+    args = ["tests", "--repo", str(root), "--base", "HEAD~1", "--coverage", str(root / ".coverage")]
+    assert main([*args, "--coverage-commit", first, "--format", "json"]) == 0
+    (test,) = json.loads(capsys.readouterr().out)["tests"]
+    assert (test["id"], test["runs"]) == (
+        "tests/test_made.py",
+        ["tests/test_made.py::TestUpper_a", "tests/test_made.py::TestUpper_b"],
+    )
 
 
 def test_without_coverage_data_the_file_that_builds_them_is_their_test(
@@ -76,3 +96,20 @@ def test_without_coverage_data_the_file_that_builds_them_is_their_test(
     commit(root, {"calc/text.py": CALC.replace("text.upper()", "str.upper(text)")}, "upper")
     assert main(["tests", "--repo", str(root), "--base", "HEAD~1"]) == 0
     assert sorted(capsys.readouterr().out.split()) == ["tests/test_made.py", "tests/test_plain.py::test_gone"]
+
+
+def test_the_made_tests_of_each_changed_symbol_are_selected_together(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_repo(tmp_path / "calc", FILES)
+    first = git(root, "rev-parse", "HEAD").strip()
+    run_coverage(root, "nodeid", tmp_path)
+    both = CALC.replace("text.upper()", "str.upper(text)").replace("text.lower()", "str.lower(text)")
+    commit(root, {"calc/text.py": both}, "upper and lower")
+    assert sorted(impacted(root, first, capsys)) == [
+        "tests/test_made.py::TestLower",
+        "tests/test_made.py::TestUpper_a",
+        "tests/test_made.py::TestUpper_b",
+        "tests/test_plain.py::test_gone",
+        "tests/test_plain.py::test_lower",
+    ]
