@@ -53,6 +53,14 @@ FILES = {
 }
 
 
+def covered(tmp_path: Path) -> tuple[Path, str]:
+    """The repository with coverage data taken at its first commit (returned too)."""
+    root = make_repo(tmp_path / "calc", FILES)
+    first = git(root, "rev-parse", "HEAD").strip()
+    run_coverage(root, "nodeid", tmp_path)
+    return root, first
+
+
 def impacted(root: Path, first: str, capsys: pytest.CaptureFixture[str]) -> list[str]:
     args = ["tests", "--repo", str(root), "--base", "HEAD~1", "--coverage", str(root / ".coverage")]
     assert main([*args, "--coverage-commit", first]) == 0
@@ -62,9 +70,7 @@ def impacted(root: Path, first: str, capsys: pytest.CaptureFixture[str]) -> list
 def test_tests_made_at_run_time_are_selected_by_the_ids_the_data_names(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    root = make_repo(tmp_path / "calc", FILES)
-    first = git(root, "rev-parse", "HEAD").strip()
-    run_coverage(root, "nodeid", tmp_path)
+    root, first = covered(tmp_path)
     commit(
         root,
         {
@@ -101,9 +107,7 @@ def test_without_coverage_data_the_file_that_builds_them_is_their_test(
 def test_the_made_tests_of_each_changed_symbol_are_selected_together(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    root = make_repo(tmp_path / "calc", FILES)
-    first = git(root, "rev-parse", "HEAD").strip()
-    run_coverage(root, "nodeid", tmp_path)
+    root, first = covered(tmp_path)
     both = CALC.replace("text.upper()", "str.upper(text)").replace("text.lower()", "str.lower(text)")
     commit(root, {"calc/text.py": both}, "upper and lower")
     assert sorted(impacted(root, first, capsys)) == [

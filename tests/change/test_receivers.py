@@ -233,18 +233,33 @@ def test_the_assumptions_kept_are_the_strongest_and_one_assuming_nothing() -> No
     assert states[7] == MAX_ASSUMPTIONS
 
 
-def test_a_fixture_the_test_requests_names_the_class_for_it(repo: Path) -> None:
-    # test_with_fixture names no kind; the fixture it requests (through another) builds a QuietLower
-    fixtures = (
-        "import pytest\n\nfrom shop.kinds import QuietLower, run\n\n@pytest.fixture\ndef quiet():\n"
-        "    return QuietLower()\n\n@pytest.fixture\ndef kind(quiet):\n    return quiet\n\n"
-        "def test_with_fixture(kind):\n    assert run(kind, 'A') == 'a'\n"
-    )
-    fixtures += "".join(f"\ndef test_plain_{n}():\n    assert run(Kind(), '{n}')\n" for n in ("x", "y", "z"))
-    fixtures = fixtures.replace("QuietLower, run", "Kind, QuietLower, run")
-    commit(repo, {"tests/test_fixtures.py": fixtures}, "a fixture")
+# three more tests of the base class, so that two tests naming a subclass do not make it a staple
+PLAIN_KIND_TESTS = "".join(
+    f"\ndef test_plain_{n}():\n    assert run(Kind(), '{n}')\n" for n in ("x", "y", "z")
+)
+
+
+# test_with_fixture names no kind; the fixture it requests (through another) builds a QuietLower
+FIXTURES = (
+    "import pytest\n\nfrom shop.kinds import Kind, QuietLower, run\n\n@pytest.fixture\ndef quiet():\n"
+    "    return QuietLower()\n\n@pytest.fixture\ndef kind(quiet):\n    return quiet\n\n"
+    "def test_with_fixture(kind):\n    assert run(kind, 'A') == 'a'\n"
+)
+# test_quiet names no kind; the setUp its base class has unittest run before it builds a QuietLower
+SET_UP = (
+    "import unittest\n\nfrom shop.kinds import Kind, QuietLower, run\n\nclass Base(unittest.TestCase):\n"
+    "    def setUp(self):\n        self.kind = QuietLower()\n\nclass TestQuiet(Base):\n"
+    "    def test_quiet(self):\n        assert run(self.kind, 'A') == 'a'\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("source", "named"), [(FIXTURES, "test_with_fixture"), (SET_UP, "TestQuiet.test_quiet")]
+)
+def test_what_runs_before_a_test_names_the_class_for_it(repo: Path, source: str, named: str) -> None:
+    commit(repo, {"tests/test_more_kinds.py": source + PLAIN_KIND_TESTS}, "tests of a subclass")
     tests = impacted_tests(repo, "shop/kinds.py", "value.lower()", "value.lower() + ''")
-    assert tests == ["test_lower_subclass", "test_with_fixture"]
+    assert tests == sorted(["test_lower_subclass", named])
 
 
 def test_a_class_holding_the_class_in_an_attribute_names_it(repo: Path) -> None:
@@ -254,16 +269,3 @@ def test_a_class_holding_the_class_in_an_attribute_names_it(repo: Path) -> None:
     test += "    assert run(Titling.kind_class(), 'a b') == 'A B'\n"
     commit(repo, {"shop/holder.py": holder, "tests/test_holder.py": test}, "a holder")
     assert impacted_tests(repo, "shop/kinds.py", "value.title()", "value.title() + ''") == ["test_titling"]
-
-
-def test_a_set_up_method_of_the_test_class_names_the_class_for_its_tests(repo: Path) -> None:
-    # test_quiet names no kind; the setUp its base class has unittest run before it builds a QuietLower
-    cases = (
-        "import unittest\n\nfrom shop.kinds import Kind, QuietLower, run\n\nclass Base(unittest.TestCase):\n"
-        "    def setUp(self):\n        self.kind = QuietLower()\n\nclass TestQuiet(Base):\n"
-        "    def test_quiet(self):\n        assert run(self.kind, 'A') == 'a'\n"
-    )
-    cases += "".join(f"\ndef test_plain_{n}():\n    assert run(Kind(), '{n}')\n" for n in ("x", "y", "z"))
-    commit(repo, {"tests/test_cases.py": cases}, "a test class")
-    tests = impacted_tests(repo, "shop/kinds.py", "value.lower()", "value.lower() + ''")
-    assert tests == ["TestQuiet.test_quiet", "test_lower_subclass"]
