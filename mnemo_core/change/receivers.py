@@ -11,9 +11,8 @@ UUIDParameterType()``), or a class that holds one in an attribute (``NativeEnvir
 Two kinds of class need no evidence: exceptions that write no message phrase, raised deep in the code
 under test and handled far from the test, which rarely names them (one that writes a phrase is named
 by a test that spells it: ``messages``); and staples, classes that many of their tests name (then
-the others likely use them too, built by default). When no test's own code shows the evidence, the
-tests whose files do (an import, a module constant) keep their paths; when none does either, it
-cannot tell the tests apart, and all are kept. A path through a keyed registry assumes the
+the others likely use them too, built by default). And when the evidence would leave no test at
+all, it cannot tell the tests apart, and all are kept. A path through a keyed registry assumes the
 function it looks up the same way: the test must name one of its keys or the function
 (``registry_keys``). A call matched to a method by its name alone (``match.start()`` taken for
 ``Live.start``) assumes the method's class like a dispatch, unless its receiver is named after the
@@ -71,12 +70,7 @@ def evidenced(store: Store, assumptions: Mapping[int, Sequence[frozenset[int]]])
         for test, raised in phrased(strings, message_phrases(store, errors)).items():
             named[test] |= raised
     free = _staples(assumptions, named)
-    kept = _keeping(assumptions, named, free)
-    if not kept:  # no test's own code shows them: then the tests whose files do (imports, constants)
-        in_files = _names_in_files(store, assuming, names)
-        shown = {t: named.get(t, set()) | in_files.get(t, set()) for t in assumptions}
-        kept = _keeping(assumptions, shown, free)
-    return kept or dict.fromkeys(assumptions, 0)
+    return _keeping(assumptions, named, free) or dict.fromkeys(assumptions, 0)
 
 
 def _keeping(
@@ -114,19 +108,6 @@ def names_used(
             words = {form for word in words for form in forms(word)}
         named[test] = set().union(*(names[w] for w in words & names.keys()))
     return named
-
-
-def _names_in_files(store: Store, tests: Iterable[int], names: Mapping[str, set[int]]) -> dict[int, set[int]]:
-    """For each test, the symbols of ``names`` whose names its file has anywhere."""
-    sources = SourceCache(store.root)
-    in_file: dict[str, set[int]] = {}
-    found: dict[int, set[int]] = {}
-    for test, symbol in store.symbols_by_ids(tests).items():
-        if symbol.path not in in_file:
-            words = set(WORD.findall("\n".join(sources.lines(symbol.path))))
-            in_file[symbol.path] = set().union(*(names[w] for w in words & names.keys()))
-        found[test] = in_file[symbol.path]
-    return found
 
 
 def _fixtures(store: Store, tests: list[int]) -> dict[int, set[int]]:

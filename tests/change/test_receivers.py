@@ -269,11 +269,3 @@ def test_a_class_holding_the_class_in_an_attribute_names_it(repo: Path) -> None:
     test += "    assert run(Titling.kind_class(), 'a b') == 'A B'\n"
     commit(repo, {"shop/holder.py": holder, "tests/test_holder.py": test}, "a holder")
     assert impacted_tests(repo, "shop/kinds.py", "value.title()", "value.title() + ''") == ["test_titling"]
-
-
-def test_when_no_test_names_the_class_the_tests_whose_file_does_are_kept(repo: Path) -> None:
-    # test_titled names only TITLE; its file binds TITLE to Title (alone, every test would be kept)
-    test = "from shop.kinds import Title, run\n\nTITLE = Title\n\ndef test_titled():\n"
-    test += "    assert run(TITLE(), 'a b') == 'A B'\n"
-    commit(repo, {"tests/test_titled.py": test}, "a test of Title through an alias")
-    assert impacted_tests(repo, "shop/kinds.py", "value.title()", "value.title() + ''") == ["test_titled"]
