@@ -71,6 +71,8 @@ def _evidence_json(s: ScoredSymbol) -> dict[str, Any]:
         )
     if s.changed:
         data.update(reached_by=list(s.reached_by), possibly_reached_by=list(s.possibly_reached_by))
+    if s.runs:
+        data["runs"] = list(s.runs)
     return data
 
 

@@ -86,6 +86,10 @@ def test_tests_made_at_run_time_are_selected_by_the_ids_the_data_names(
     args = ["tests", "--repo", str(root), "--base", "HEAD~1", "--coverage", str(root / ".coverage")]
     assert main([*args, "--coverage-commit", first, "--format", "json"]) == 0
     (test,) = json.loads(capsys.readouterr().out)["tests"]
+    args[0] = "pr"
+    assert main([*args, "--coverage-commit", first, "--format", "json"]) == 0
+    (in_pr,) = json.loads(capsys.readouterr().out)["impact"]["tests"]
+    assert in_pr["runs"] == test["runs"]
     assert (test["id"], test["runs"]) == (
         "tests/test_made.py",
         ["tests/test_made.py::TestUpper_a", "tests/test_made.py::TestUpper_b"],
