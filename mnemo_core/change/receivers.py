@@ -33,6 +33,7 @@ from mnemo_core.change.syntax_keys import id_keywords, keywords_of, spelled
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.store import Store
 from mnemo_core.index.textsplit import identifier_words
+from mnemo_core.memo import BoundedCache
 from mnemo_core.model import CALLABLE_KINDS, Symbol
 from mnemo_core.retrieve.snippets import SourceCache
 
@@ -41,6 +42,8 @@ CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 EXCEPTION_BASE = re.compile(r"\b(BaseException|Exception|\w+Error|\w+Exception)\b")
 RECEIVER_END = frozenset(" \t=,:([{+-*/%<>!&|^~")  # what ends a receiver expression, read leftwards
 MIN_CLASS_WORD = 3  # shorter words of a class name (``IO``, ``A``) say nothing about a receiver
+WORDS_CACHED = 20_000  # tests whose words are known (per index generation)
+_WORDS: BoundedCache[tuple[str, int, int], frozenset[str]] = BoundedCache(WORDS_CACHED)
 FIXTURE_DEPTH = 3  # fixtures a test requests, and theirs: their code builds what the test uses
 STAPLE_SHARE = 0.3  # a class this share of its tests name is a staple: the others likely use it unnamed
 
@@ -94,20 +97,37 @@ def names_used(
 ) -> dict[int, set[int]]:
     """For each test, the symbols its source shows a use of: those of every word of it (or, with
     ``forms``, of every form of a word) in ``names``."""
-    sources = SourceCache(store.root)
     named: dict[int, set[int]] = {}
-    tests = list(tests)
-    requested = _fixtures(store, tests)
-    symbols = store.symbols_by_ids({*tests, *set().union(*requested.values())})
+    for test, said in test_words(store, tests).items():
+        words = {form for word in said for form in forms(word)} if forms is not None else said
+        named[test] = set().union(*(names[w] for w in words & names.keys()))
+    return named
+
+
+def test_words(store: Store, tests: Iterable[int]) -> dict[int, frozenset[str]]:
+    """The words of each test's source, of the fixtures it requests and of its class's set-up
+    methods (see ``_fixtures``); read once per index generation (every walk to tests asks again)."""
+    generation = (str(store.path), store.generation())
+    found: dict[int, frozenset[str]] = {}
+    missing: list[int] = []
     for test in tests:
+        known = _WORDS.get((*generation, test))
+        if known is None:
+            missing.append(test)
+        else:
+            found[test] = known
+    if not missing:
+        return found
+    sources = SourceCache(store.root)
+    requested = _fixtures(store, missing)
+    symbols = store.symbols_by_ids({*missing, *set().union(*requested.values())})
+    for test in missing:
         words: set[str] = set()
         for symbol in (symbols[s] for s in (test, *requested[test]) if s in symbols):
             body = sources.lines(symbol.path)[symbol.start_line - 1 : symbol.end_line]
             words |= set(WORD.findall("\n".join(body)))
-        if forms is not None:
-            words = {form for word in words for form in forms(word)}
-        named[test] = set().union(*(names[w] for w in words & names.keys()))
-    return named
+        found[test] = _WORDS.put((*generation, test), frozenset(words))
+    return found
 
 
 def _fixtures(store: Store, tests: list[int]) -> dict[int, set[int]]:

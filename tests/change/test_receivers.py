@@ -269,3 +269,17 @@ def test_a_class_holding_the_class_in_an_attribute_names_it(repo: Path) -> None:
     test += "    assert run(Titling.kind_class(), 'a b') == 'A B'\n"
     commit(repo, {"shop/holder.py": holder, "tests/test_holder.py": test}, "a holder")
     assert impacted_tests(repo, "shop/kinds.py", "value.title()", "value.title() + ''") == ["test_titling"]
+
+
+def test_a_test_edited_to_name_the_class_is_read_again(repo: Path) -> None:
+    # the words of each test are remembered per index generation: an edit that names the class counts
+    commit(
+        repo, {"tests/test_more_kinds.py": "from shop.kinds import Kind, run\n" + PLAIN_KIND_TESTS}, "more"
+    )
+    first = impacted_tests(repo, "shop/kinds.py", "value.lower()", "value.lower() + ''")
+    tests = FILES["tests/test_kinds.py"].replace("run(Kind(), '1')", "run(QuietLower(), '1')")
+    commit(repo, {"tests/test_kinds.py": tests}, "test_plain_digits takes a QuietLower")
+    again = impacted_test_names(
+        repo, "shop/kinds.py", FILES["shop/kinds.py"].replace("value.lower()", "value.lower() + ' '")
+    )
+    assert (first, again) == (["test_lower_subclass"], ["test_lower_subclass", "test_plain_digits"])
