@@ -3,11 +3,11 @@
 A caller of a base method may land in any override, so the walk from a changed override back to
 the tests passes through every caller of the base method: in a framework, nearly every test. Like
 rapid type analysis, which follows a dispatch only into classes the program instantiates, a test
-keeps such a path only when its source (body, nested functions and decorators, and the fixtures it
-requests) names each class the path dispatched into: the class or a subclass, a factory named after
-one (``option()`` for ``Option``), a module constant bound to an instance of one (``UUID =
-UUIDParameterType()``), or a class that holds one in an attribute (``NativeEnvironment``, whose
-``code_generator_class = NativeCodeGenerator``).
+keeps such a path only when its source (body, nested functions and decorators, the fixtures it
+requests and the set-up methods run before it) names each class the path dispatched into: the class
+or a subclass, a factory named after one (``option()`` for ``Option``), a module constant bound to an
+instance of one (``UUID = UUIDParameterType()``), or a class that holds one in an attribute
+(``NativeEnvironment``, whose ``code_generator_class = NativeCodeGenerator``).
 Two kinds of class need no evidence: exceptions that write no message phrase, raised deep in the code
 under test and handled far from the test, which rarely names them (one that writes a phrase is named
 by a test that spells it: ``messages``); and staples, classes that many of their tests name (then
@@ -106,7 +106,7 @@ def names_used(
 
 def test_words(store: Store, tests: Iterable[int]) -> dict[int, frozenset[str]]:
     """The words of each test's source, of the fixtures it requests and of its class's set-up
-    methods (see ``_fixtures``); read once per index generation (every walk to tests asks again)."""
+    methods (see ``_run_before``); read once per index generation (every walk to tests asks again)."""
     generation = (str(store.path), store.generation())
     found: dict[int, frozenset[str]] = {}
     missing: list[int] = []
@@ -119,7 +119,7 @@ def test_words(store: Store, tests: Iterable[int]) -> dict[int, frozenset[str]]:
     if not missing:
         return found
     sources = SourceCache(store.root)
-    requested = _fixtures(store, missing)
+    requested = _run_before(store, missing)
     symbols = store.symbols_by_ids({*missing, *set().union(*requested.values())})
     for test in missing:
         words: set[str] = set()
@@ -130,7 +130,7 @@ def test_words(store: Store, tests: Iterable[int]) -> dict[int, frozenset[str]]:
     return found
 
 
-def _fixtures(store: Store, tests: list[int]) -> dict[int, set[int]]:
+def _run_before(store: Store, tests: list[int]) -> dict[int, set[int]]:
     """For each test, the set-up methods its class (or a base) has the runner run before it, the
     fixtures it (or they) request, and theirs in turn (up to ``FIXTURE_DEPTH``)."""
     set_ups = _set_ups(store, tests)
@@ -190,10 +190,12 @@ def _evidence_names(store: Store, assumed: frozenset[int]) -> dict[str, set[int]
     symbols = store.symbols_by_ids(assumed)
     functions = {sid for sid, s in symbols.items() if s.kind in CALLABLE_KINDS}
     names: dict[str, set[int]] = RegistryKeys(store).named(functions) if functions else {}
-    for cls in sorted(assumed - functions):
-        family = hierarchy(store, cls, "in")
-        held = store.classes_holding(s.short_name for s in store.symbols_by_ids(family).values())
-        family |= {h for holder in set().union(*held.values()) for h in hierarchy(store, holder, "in")}
+    families = {cls: hierarchy(store, cls, "in") for cls in sorted(assumed - functions)}
+    members = store.symbols_by_ids(set().union(*families.values()))
+    holders = store.classes_holding(s.short_name for s in members.values())  # and their subclasses
+    for cls, family in families.items():
+        held = [holders.get(members[c].short_name, set()) for c in family if c in members]
+        family |= {h for holder in set().union(*held) for h in hierarchy(store, holder, "in")}
         classes = store.symbols_by_ids(family).values()
         built = [e.src for e in store.edges_touching(family, "in") if e.type == "calls"]
         constants = [s for s in store.symbols_by_ids(built).values() if s.kind == "constant"]
