@@ -143,9 +143,12 @@ def _run_before(store: Store, tests: list[int]) -> dict[int, set[int]]:
             if e.type == "calls" and e.resolution == "fixture":
                 by_src.setdefault(e.src, set()).add(e.dst)
         layer = {
-            t: set().union(*(by_src.get(s, set()) for s in front)) - requested[t]
+            t: found
             for t, front in layer.items()
+            if (found := set().union(*(by_src.get(s, set()) for s in front)) - requested[t])
         }
+        if not layer:
+            break
         for t, found in layer.items():
             requested[t] |= found
     return requested
