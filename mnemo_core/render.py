@@ -59,7 +59,8 @@ def symbol_json(s: ScoredSymbol) -> dict[str, Any]:
 
 
 def _evidence_json(s: ScoredSymbol) -> dict[str, Any]:
-    """Added fields: how an impacted symbol was reached; which tests reach a changed one."""
+    """Added fields: how an impacted symbol was reached; which tests reach a changed one; which tests
+    a test file made at run time reach the change (``runs``)."""
     data: dict[str, Any] = {}
     if s.evidence is not None:
         data.update(
@@ -164,8 +165,7 @@ def tests_json(tests: Iterable[ScoredSymbol]) -> list[dict[str, Any]]:
     reaches the change (its path and that path's least sure link)."""
     return [
         {"path": t.symbol.path, "name": t.symbol.name, "id": test_id(t), "reasons": list(t.reasons)}
-        | ({"runs": list(t.runs)} if t.runs else {})
-        | _evidence(t)
+        | _evidence_json(t)
         for t in tests
     ]
 
@@ -173,19 +173,6 @@ def tests_json(tests: Iterable[ScoredSymbol]) -> list[dict[str, Any]]:
 def tests_answer_json(tests: Iterable[ScoredSymbol]) -> dict[str, Any]:
     """``mnemo tests --format json`` and the MCP tool ``impacted_tests``: schema 1 and the tests."""
     return {"schema": SCHEMA, "tests": tests_json(tests)}
-
-
-def _evidence(test: ScoredSymbol) -> dict[str, Any]:
-    e = test.evidence
-    if e is None:
-        return {}
-    return {
-        "resolution": e.resolution,
-        "confidence": e.confidence,
-        "evidence": e.path,
-        "possible": e.possible,
-        "source": e.source,
-    }
 
 
 def pytest_command(tests: Sequence[ScoredSymbol]) -> str | None:

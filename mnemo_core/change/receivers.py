@@ -73,20 +73,13 @@ def evidenced(store: Store, assumptions: Mapping[int, Sequence[frozenset[int]]])
         for test, raised in phrased(strings, message_phrases(store, errors)).items():
             named[test] |= raised
     free = _staples(assumptions, named)
-    return _keeping(assumptions, named, free) or dict.fromkeys(assumptions, 0)
-
-
-def _keeping(
-    assumptions: Mapping[int, Sequence[frozenset[int]]], named: Mapping[int, set[int]], free: frozenset[int]
-) -> dict[int, int]:
-    """For each test, the index of its first path whose assumptions it names or are ``free``."""
     kept: dict[int, int] = {}
     for test, paths in assumptions.items():
         known = named.get(test, set()) | free
         chosen = next((i for i, classes in enumerate(paths) if classes <= known), None)
         if chosen is not None:
             kept[test] = chosen
-    return kept
+    return kept or dict.fromkeys(assumptions, 0)
 
 
 def names_used(
