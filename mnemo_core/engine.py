@@ -334,10 +334,26 @@ class Engine:
     ) -> tuple[ScoredSymbol, ...]:
         """The tests a change reaches (same selectors and coverage data as :meth:`pr`): the sure
         ones, then, unless ``sure_only``, those reached only through a name guess."""
+        return self.test_selection(base, head, staged, worktree, depth, sure_only, coverage, coverage_commit)[
+            0
+        ]
+
+    def test_selection(
+        self,
+        base: str | None = None,
+        head: str | None = None,
+        staged: bool = False,
+        worktree: bool = False,
+        depth: int | None = None,
+        sure_only: bool = False,
+        coverage: str | Path | None = None,
+        coverage_commit: str | None = None,
+    ) -> tuple[tuple[ScoredSymbol, ...], tuple[str, ...]]:
+        """:meth:`tests`, with the answer's notes (where the tests came from: the coverage map)."""
         pack = self.pr(
             base, head, staged, worktree, depth, coverage=coverage, coverage_commit=coverage_commit
         )
-        return pipelines.selected_tests(pack.impact, sure_only)
+        return pipelines.selected_tests(pack.impact, sure_only), pack.notes
 
     # -- memory ---------------------------------------------------------------------------------
     def feedback(self, text: str, used: Sequence[str] = (), useless: Sequence[str] = ()) -> Feedback:
@@ -451,8 +467,9 @@ class Engine:
         """The coverage data a change call uses: ``path`` (relative to the working directory), else
         the project's setting; loaded only then, as a task never needs it."""
         from mnemo_core.change.coverage import coverage_source
+        from mnemo_core.covmap.select import map_source
 
-        return coverage_source(self.root, self.config, path, commit)
+        return coverage_source(self.root, self.config, path, commit) or map_source(self.root)
 
     def _budget(self, budget: int | None) -> int:
         value = self.config.budget if budget is None else budget

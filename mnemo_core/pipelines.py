@@ -33,6 +33,10 @@ if TYPE_CHECKING:  # the change pipelines load their modules when they run: a ta
 
     from mnemo_core.change.coverage import CoverageSource
     from mnemo_core.change.diffmap import ChangedSymbol, FileSummary
+    from mnemo_core.vcs.diff import FileChange
+
+    # a change's files, symbols and (base, new side), for the coverage map's rules
+    Widening = tuple[list[FileChange], list[ChangedSymbol], tuple[str, str | Snapshot]]
 
 DEFAULT_BUDGET = 8000
 DEFAULT_DEPTH = 3  # callers of callers of callers: beyond that, impact is speculation
@@ -195,7 +199,10 @@ def for_pr(
     changed, files = changed_symbols(root, changes, base_sha or "HEAD", new)
     if not changes:
         notes.append(f"no changes in {described}{_uncommitted(root, target, head)}")
-    return _change_answer(call, "pr", described, changed, files, depth, budget, base_sha, notes, coverage)
+    widening = (changes, changed, (base_sha or "HEAD", new)) if coverage and coverage.is_map else None
+    return _change_answer(
+        call, "pr", described, changed, files, depth, budget, base_sha, notes, coverage, widening
+    )
 
 
 def _uncommitted(root: Path, target: str | Snapshot, head: str | None) -> str:
@@ -261,10 +268,16 @@ def _change_answer(
     base: str | None,
     notes: list[str] | None = None,
     coverage: CoverageSource | None = None,
+    widening: Widening | None = None,
 ) -> ContextPack:
     from mnemo_core.change.context import analyse
 
     analysis = analyse(call.repo.store, call.repo.root, changed, files, depth, base, coverage)
+    if widening is not None and coverage is not None:  # the map's rules (``covmap.select``)
+        from mnemo_core.covmap.select import widen
+
+        changes, _, sides = widening
+        analysis = widen(call.repo.store, call.repo.root, analysis, (changes, changed), coverage, sides)
     symbols = fit_budget(call.repo, analysis.ranked, budget)
     impact = analysis.impact
     notes_all = (*(notes or ()), *analysis.notes)  # the range's, then where the tests came from

@@ -36,10 +36,11 @@ import os
 import re
 import sqlite3
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from tree_sitter import Node
 
@@ -87,6 +88,7 @@ class CoverageSource:
     commit: str = DEFAULT_COMMIT
     named_by: str = "--coverage"  # the option or setting that named it, for messages
     required: bool = True  # a missing file is an error (named by an option), else only a note
+    is_map: bool = False  # mnemo's own coverage map (``covmap``) rather than a coverage.py file
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,26 +149,43 @@ def coverage_evidence(
     if not source.required and not source.path.exists():
         note = f"no coverage data at {source.path} ({source.named_by}): tests from the static graph"
         return CoverageEvidence(sha, {}, (note,))
-    data = open_coverage(source)
     wanted = [s for s in symbols if s.kind != "module" and s.path.endswith((".py", ".pyi"))]
-    ran = _Runs(data, store, root, sha)
-    found = {
-        sid: ReachingTests({t: _reach(t, sid, ran.runs(sid, t)) for t in sorted(tests)}, {})
-        for sid, tests in ran.of(wanted, touched).items()
-    }
-    found |= _through_callers(store, ran, [s for s in wanted if s.id not in found])
-    found = _with_unseen_tests(store, found, ran)
+    with opened_coverage(source) as data:
+        ran = _Runs(data, store, root, sha)
+        found = {
+            sid: ReachingTests({t: _reach(t, sid, ran.runs(sid, t)) for t in sorted(tests)}, {})
+            for sid, tests in ran.of(wanted, touched).items()
+        }
+        found |= _through_callers(store, ran, [s for s in wanted if s.id not in found])
+        found = _with_unseen_tests(store, found, ran)
+    taken = (
+        f"mnemo's coverage map ({source.path})" if source.is_map else f"coverage data ({source.path.name})"
+    )
     note = (
-        f"tests of {len(found)} of {len(wanted)} changed symbols from coverage data taken at {sha[:10]} "
-        f"({source.path.name}); the others from the static graph (new since, or not measured)"
+        f"tests of {len(found)} of {len(wanted)} changed symbols from {taken} taken at {sha[:10]}; "
+        "the others from the static graph (new since, or not measured)"
     )
     return CoverageEvidence(sha, found, (note,))
+
+
+class CoverageReader(Protocol):
+    """What the tests are read from: coverage.py's ``CoverageData``, or mnemo's coverage map."""
+
+    def measured_files(self) -> set[str]: ...
+    def measured_contexts(self) -> set[str]: ...
+    def contexts_by_lineno(self, filename: str) -> dict[int, list[str]]: ...
+
+
+def test_lookup(store: Store, root: Path, sha: str) -> Callable[[Iterable[str]], set[int]]:
+    """Contexts (pytest node ids, dotted names) -> the test symbols of the index they name, with the
+    test files of the data's commit ``sha`` (see ``_TestLookup``)."""
+    return _TestLookup(store, read_discovery(root), _Defined(root, sha)).ids
 
 
 class _Runs:
     """The tests the coverage data saw run symbols of the index (see the module)."""
 
-    def __init__(self, data: coverage.CoverageData, store: Store, root: Path, sha: str) -> None:
+    def __init__(self, data: CoverageReader, store: Store, root: Path, sha: str) -> None:
         self._data, self._store, self._root, self._sha = data, store, root, sha
         self.tests = _TestLookup(store, read_discovery(root), _Defined(root, sha))
         self._by_file: dict[str, dict[int, list[str]]] = {}
@@ -460,6 +479,18 @@ def _entries(store: Store, tests: Iterable[int]) -> dict[int, set[int]]:
                     break
             found[test] = entries
     return found
+
+
+@contextmanager
+def opened_coverage(source: CoverageSource) -> Iterator[CoverageReader]:
+    """The tests' lines ``source`` names: mnemo's coverage map, or a coverage.py file."""
+    if not source.is_map:
+        yield open_coverage(source)
+        return
+    from mnemo_core.covmap.store import reading
+
+    with reading(source.path) as coverage_map:
+        yield coverage_map
 
 
 def open_coverage(source: CoverageSource) -> coverage.CoverageData:

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from mnemo_core.commands import change, feedback, find, graph, history, index, stats, task
+from mnemo_core.commands import change, coverage, feedback, find, graph, history, index, stats, task
 
-COMMANDS = (index, stats, find, graph, history, task, feedback, change)
+COMMANDS = (index, stats, find, graph, history, task, feedback, change, coverage)

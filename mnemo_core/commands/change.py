@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from mnemo_core.commands.common import (
@@ -147,7 +148,7 @@ def run_files(args: argparse.Namespace) -> int:
 def run_tests(args: argparse.Namespace) -> int:
     engine = open_engine(args)
     base, head = _base_and_head(engine, args)
-    tests = engine.tests(
+    tests, notes = engine.test_selection(
         base,
         head,
         args.staged,
@@ -157,6 +158,9 @@ def run_tests(args: argparse.Namespace) -> int:
         coverage=args.coverage,
         coverage_commit=args.coverage_commit,
     )
+    for note in notes:  # the ids go to a command line: where they came from goes beside it
+        if "coverage map" in note:
+            print(f"mnemo: {note}", file=sys.stderr)
     form = args.format or tests_format(tests)
     if form == "json":
         print(json.dumps(tests_answer_json(tests), indent=2))

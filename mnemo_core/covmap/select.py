@@ -1,0 +1,288 @@
+"""Selection from the coverage map: the change pipeline's tests, made safe where the map can vouch.
+
+The change pipeline (``change.context``) already takes each changed symbol's tests from the map
+as from a coverage.py file (``change.coverage``: the tests that ran the symbol's own lines at the
+map's commit, found by its name there; callers' tests for symbols new since; the static graph
+for the rest). What a symbol-by-symbol answer cannot see, this module adds, each with its reason:
+
+- the tests the change adds or edits, and those added or edited since the map's commit (the map
+  has never seen them run as they are);
+- every test under a directory whose ``conftest.py`` changed, every test of a test file whose
+  module-level code (imports, fixtures' registration, constants) changed;
+- for module-level code of any other Python file (it runs at import: no test's lines), the tests
+  that ran any line of that file, and the same for a file deleted or a symbol deleted or renamed
+  (the tests that ran its lines at the map's commit now fail to find it);
+- a changed symbol no test reaches, by the map or the static graph: the tests that ran its file;
+- a changed file that is not Python (data, templates, configuration: tests may read it) selects
+  everything, unless it is documentation.
+
+The tests are then ordered for a fast failure: those that ran a line the change rewrites first,
+then those the map says ran a changed symbol, then the static graph's by distance, the guesses
+last; ties go to the test that failed most recently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
+from fnmatch import fnmatch
+from pathlib import Path, PurePosixPath
+
+from mnemo_core.change.context import ChangeAnalysis
+from mnemo_core.change.coverage import CoverageSource, own_line_sets, test_lookup
+from mnemo_core.change.diffmap import ChangedSymbol, changed_symbols
+from mnemo_core.covmap.record import line_map
+from mnemo_core.covmap.store import CoverageMap, map_path, reading
+from mnemo_core.index.store import Store
+from mnemo_core.model import Evidence, Impact, ScoredSymbol, Symbol
+from mnemo_core.render import test_id
+from mnemo_core.vcs.diff import ChangeStatus, FileChange, changed_files, files_at
+from mnemo_core.vcs.refs import Snapshot
+
+PYTHON_SUFFIXES = (".py", ".pyi")
+DOCUMENTATION = ("docs/*", "doc/*", "*.md", "*.rst", "LICENSE*", "AUTHORS*", ".github/*", ".gitignore")
+CONFTEST = "conftest.py"
+RULE_WEIGHT = 0.5  # a test a rule adds scores like a test two hops away: below those the map saw run the code
+EVERYTHING_WEIGHT = 0.1  # the rest of the suite, when the change cannot be decided
+_Lookup = Callable[[Iterable[str]], set[int]]  # node ids -> the test symbols of the index they name
+TIER_RAN_LINE, TIER_RAN_SYMBOL, TIER_SURE, TIER_POSSIBLE, TIER_REST = range(5)
+
+
+@dataclass
+class _Found:
+    """Tests a rule added (test symbol id -> reason), and why everything runs, if it must."""
+
+    tests: dict[int, str]
+    everything: str | None = None
+
+    def add(self, ids: Iterable[int], reason: str) -> None:
+        for sid in ids:
+            self.tests.setdefault(sid, reason)
+
+
+def widen(
+    store: Store,
+    root: Path,
+    analysis: ChangeAnalysis,
+    change: tuple[list[FileChange], list[ChangedSymbol]],
+    source: CoverageSource,
+    sides: tuple[str, str | Snapshot],
+) -> ChangeAnalysis:
+    """``analysis`` with the tests the map's rules add, ordered for a fast failure (see the module).
+    ``change``: the changed files and symbols; ``sides``: the change's base commit and new side."""
+    changes, changed = change
+    with reading(source.path) as coverage_map:
+        commit = coverage_map.commit or source.commit
+        ids = test_lookup(store, root, commit)
+        found = _Found({})
+        _by_file(store, changes, changed, coverage_map, ids, found, commit)
+        _by_symbol(root, changed, coverage_map, ids, found, commit)
+        _edited_tests(store, root, changed, commit, sides[1], found)
+        _unreached(analysis.impact, changed, coverage_map, ids, found, commit)
+        first = _ran_changed_lines(root, changes, coverage_map, ids, sides[0], commit)
+        failures = coverage_map.failures()
+    impact = _ordered(store, analysis.impact, found, first, failures)
+    notes = [*analysis.notes]
+    if found.tests:
+        notes.append(
+            f"{len(found.tests)} tests added by the coverage map's rules (new, edited, or file-level)"
+        )
+    if found.everything:
+        notes.append(f"every test selected: {found.everything}")
+    return replace(analysis, impact=impact, notes=tuple(notes))
+
+
+def _by_file(
+    store: Store,
+    changes: list[FileChange],
+    changed: list[ChangedSymbol],
+    coverage_map: CoverageMap,
+    ids: _Lookup,
+    found: _Found,
+    commit: str,
+) -> None:
+    """The rules that look at whole files: conftest, test files' and modules' top-level code,
+    deleted files, files that are not Python."""
+    module_changed = {c.path for c in changed if c.kind == "module" and not c.comments_only}
+    test_files = {c.path for c in changed if c.is_test}
+    for change in changes:
+        path = change.path
+        if not path.endswith(PYTHON_SUFFIXES):
+            if not any(fnmatch(path, pattern) for pattern in DOCUMENTATION) and found.everything is None:
+                found.everything = f"{path} changed, and it is not Python code: tests may read it"
+            continue
+        old = change.old_path or path
+        if PurePosixPath(path).name == CONFTEST:
+            directory = path.rpartition("/")[0]
+            found.add(store.test_cases_under(directory), f"{path} changed: the tests under it")
+        elif change.status == ChangeStatus.DELETED or (change.status == ChangeStatus.RENAMED and old != path):
+            found.add(
+                ids(coverage_map.tests_in_file(old)), f"{old} was deleted or moved: the tests that ran it"
+            )
+        elif path in module_changed and path in test_files:
+            tests = [s.id for s in store.symbols_in_file(path) if s.is_test_case]
+            found.add(tests, f"the module-level code of {path} changed: its tests")
+        elif path in module_changed:
+            found.add(
+                ids(coverage_map.tests_in_file(old)),
+                f"the module-level code of {path} changed (it runs at import): the tests that ran {path}",
+            )
+        if change.status == ChangeStatus.ADDED:
+            tests = [s.id for s in store.symbols_in_file(path) if s.is_test_case]
+            found.add(tests, f"{path} is new")
+
+
+def _by_symbol(
+    root: Path,
+    changed: list[ChangedSymbol],
+    coverage_map: CoverageMap,
+    ids: _Lookup,
+    found: _Found,
+    commit: str,
+) -> None:
+    """The tests that ran a deleted or renamed symbol at the map's commit (they now reach a name
+    that is gone), by its old name and path."""
+    gone = [c for c in changed if c.status in ("deleted", "renamed") and c.kind != "module"]
+    paths = {c.old_path or c.path for c in gone}
+    contents = files_at(root, commit, paths)
+    for c in gone:
+        path, name = c.old_path or c.path, c.old_name or c.name
+        content = contents.get(path)
+        if content is None:
+            continue
+        lines = {n for span in own_line_sets(path, content).get(name, []) for n in span}
+        if lines:
+            by_line = coverage_map.contexts_by_lineno(path)
+            ran = {t for n in lines for t in by_line.get(n, ())}
+            found.add(ids(ran), f"ran {name}, which the change {c.status}")
+
+
+def _edited_tests(
+    store: Store, root: Path, changed: list[ChangedSymbol], commit: str, head: str | Snapshot, found: _Found
+) -> None:
+    """The tests the change adds or edits, and those added or edited since the map's commit."""
+    keys = [(c.path, c.name, c.kind) for c in changed if c.is_test_case and c.status != "deleted"]
+    found.add((s.id for s in store.symbols_by_keys(keys).values()), "added or edited by the change")
+    since = [c for c in changed_files(root, commit, head) if c.path.endswith(PYTHON_SUFFIXES)]
+    tests_since = [c for c in since if any(s.is_test_case for s in store.symbols_in_file(c.path))]
+    if not tests_since:
+        return
+    edited, _ = changed_symbols(root, tests_since, commit, head)
+    keys = [(c.path, c.name, c.kind) for c in edited if c.is_test_case and c.status != "deleted"]
+    found.add(
+        (s.id for s in store.symbols_by_keys(keys).values()),
+        f"added or edited since the coverage map's commit {commit[:10]}",
+    )
+
+
+def _unreached(
+    impact: Impact,
+    changed: list[ChangedSymbol],
+    coverage_map: CoverageMap,
+    ids: _Lookup,
+    found: _Found,
+    commit: str,
+) -> None:
+    """A changed symbol neither the map nor the static graph reaches: the tests that ran its file
+    (the stated fallback; none when no test ran the file either)."""
+    by_key = {
+        (c.path, c.name) for c in changed if not c.is_test and not c.comments_only and c.kind != "module"
+    }
+    for s in impact.changed:
+        if (s.symbol.path, s.symbol.name) in by_key and not s.reached_by and not s.possibly_reached_by:
+            found.add(
+                ids(coverage_map.tests_in_file(s.symbol.path)),
+                f"nothing reaches {s.symbol.name} (new, or called in ways not followed): "
+                "the tests that ran its file",
+            )
+
+
+def _ran_changed_lines(
+    root: Path,
+    changes: list[FileChange],
+    coverage_map: CoverageMap,
+    ids: _Lookup,
+    base: str,
+    commit: str,
+) -> set[int]:
+    """The tests that ran a line the change rewrites (the base side's lines, at the map's commit)."""
+    modified = [c for c in changes if c.path.endswith(PYTHON_SUFFIXES) and c.status == ChangeStatus.MODIFIED]
+    paths = {c.path for c in modified}
+    before, then = files_at(root, base, paths), files_at(root, commit, paths)
+    found: set[str] = set()
+    for change in modified:
+        moves = line_map(before.get(change.path), then.get(change.path))
+        rewritten = {
+            n
+            for h in change.hunks
+            for n in (
+                range(h.old_start, h.old_start + h.old_count)
+                if h.old_count
+                else (h.old_start, h.old_start + 1)
+            )
+        }
+        by_line = coverage_map.contexts_by_lineno(change.path)
+        found |= {t for n in rewritten if n in moves for t in by_line.get(moves[n], ())}
+    return ids(found)
+
+
+def _ordered(
+    store: Store, impact: Impact, found: _Found, first: set[int], failures: Mapping[str, int]
+) -> Impact:
+    listed = {s.symbol.id for s in (*impact.tests, *impact.possible_tests)}
+    symbols = store.symbols_by_ids(set(found.tests) - listed)
+    added = [_added(symbols[sid], why) for sid, why in found.tests.items() if sid in symbols]
+    everything = set(store.test_cases_under("")) - listed - set(found.tests) if found.everything else set()
+    why = f"every test runs: {found.everything}"
+    rest = [
+        _added(s, why, EVERYTHING_WEIGHT, possible=True) for s in store.symbols_by_ids(everything).values()
+    ]
+    candidates = [*impact.tests, *added, *impact.possible_tests, *rest]
+
+    def tier(s: ScoredSymbol) -> int:
+        if s.symbol.id in first:
+            return TIER_RAN_LINE
+        if s.evidence is not None and s.evidence.source == "coverage" and s.distance <= 1:
+            return TIER_RAN_SYMBOL
+        if s.evidence is None or not s.evidence.possible:
+            return TIER_SURE
+        return TIER_REST if s.symbol.id in everything else TIER_POSSIBLE
+
+    keyed = sorted(
+        enumerate(candidates),
+        key=lambda p: (tier(p[1]), p[1].distance, -failures.get(test_id(p[1]), 0), p[0]),
+    )
+    ordered = [s for _, s in keyed]
+    sure = tuple(s for s in ordered if tier(s) <= TIER_SURE)
+    possible = tuple(s for s in ordered if tier(s) > TIER_SURE)
+    return replace(impact, tests=sure, possible_tests=possible)
+
+
+def _added(symbol: Symbol, why: str, weight: float = RULE_WEIGHT, possible: bool = False) -> ScoredSymbol:
+    return ScoredSymbol(
+        symbol,
+        weight,
+        {"impact": weight},
+        (why,),
+        distance=1,
+        evidence=Evidence("coverage", 1.0, why, possible, "coverage"),
+    )
+
+
+def selection_order(order: Mapping[str, int], nodeid: str) -> int | None:
+    """Where a collected test falls in a selection of test ids (``order``: id -> rank): its own id,
+    else that of its function (parameters stripped), its class, or its file."""
+    candidates = [nodeid, nodeid.split("[", 1)[0]]
+    parts = candidates[-1].split("::")
+    candidates += ["::".join(parts[:end]) for end in range(len(parts) - 1, 0, -1)]
+    return next((order[c] for c in candidates if c in order), None)
+
+
+def map_source(root: Path) -> CoverageSource | None:
+    """mnemo's coverage map of ``root`` as the source of a change's tests, when there is one."""
+    path = map_path(root)
+    if not path.is_file():
+        return None
+    with reading(path) as coverage_map:
+        commit = coverage_map.commit
+    return CoverageSource(path, commit or "HEAD", "mnemo's coverage map", required=True, is_map=True)
