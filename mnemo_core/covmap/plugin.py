@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Generator
 
     from mnemo_core.covmap.record import Collector
-    from mnemo_core.covmap.store import TestRun
+    from mnemo_core.covmap.store import RecordedTest
 
 WORKER_KEY = "mnemo_map"  # where an xdist worker hands its tests' lines to the controller
 FULL_EXITS = (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)  # a run that reached its end
@@ -97,7 +97,7 @@ class Recorder:
         self.skipped: set[str] = set()
         self.deselected = 0
         self.partial = False
-        self.gathered: list[TestRun] = []
+        self.gathered: list[RecordedTest] = []
         self.message = ""
 
     @pytest.hookimpl(wrapper=True)
@@ -131,7 +131,7 @@ class Recorder:
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object) -> None:
         """An xdist worker finished: take its tests' lines."""
-        from mnemo_core.covmap.store import TestRun
+        from mnemo_core.covmap.store import RecordedTest
 
         sent = json.loads(getattr(node, "workeroutput", {}).get(WORKER_KEY, "null") or "null")
         if sent is None:
@@ -139,7 +139,7 @@ class Recorder:
             return
         self.partial |= sent["partial"]
         self.gathered += [
-            TestRun(t["nodeid"], t["outcome"], {p: frozenset(ls) for p, ls in t["files"].items()})
+            RecordedTest(t["nodeid"], t["outcome"], {p: frozenset(ls) for p, ls in t["files"].items()})
             for t in sent["tests"]
         ]
 
@@ -169,20 +169,20 @@ class Recorder:
         partial |= self.config.args_source == pytest.Config.ArgsSource.ARGS
         self.message = self._save([*self.gathered, *runs], not partial)
 
-    def _stopped(self) -> list[TestRun]:
-        from mnemo_core.covmap.store import TestRun
+    def _stopped(self) -> list[RecordedTest]:
+        from mnemo_core.covmap.store import RecordedTest
 
         if self.collector is None:
             return []
         lines = self.collector.stop()
         self.collector = None
         ran = sorted(set(lines) | self.failed | self.skipped)
-        return [TestRun(n, self._outcome(n), lines.get(n, {})) for n in ran]
+        return [RecordedTest(n, self._outcome(n), lines.get(n, {})) for n in ran]
 
     def _outcome(self, nodeid: str) -> str:
         return "failed" if nodeid in self.failed else "skipped" if nodeid in self.skipped else "passed"
 
-    def _save(self, runs: list[TestRun], full: bool) -> str:
+    def _save(self, runs: list[RecordedTest], full: bool) -> str:
         from mnemo_core.covmap.record import at_commit
         from mnemo_core.covmap.store import map_path, open_map
         from mnemo_core.errors import MnemoError

@@ -22,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mnemo_core.covmap.store import TestRun
+from mnemo_core.covmap.store import RecordedTest
 from mnemo_core.index.store import INDEX_DIR
 from mnemo_core.vcs.diff import files_at
 from mnemo_core.vcs.refs import Snapshot
@@ -73,8 +73,8 @@ class Collector:
 
 
 def at_commit(
-    root: Path, commit: str, runs: Iterable[TestRun], source: str | Snapshot = Snapshot.WORKTREE
-) -> list[TestRun]:
+    root: Path, commit: str, runs: Iterable[RecordedTest], source: str | Snapshot = Snapshot.WORKTREE
+) -> list[RecordedTest]:
     """``runs`` (lines numbered as the files are at ``source``) numbered as at ``commit``."""
     runs = list(runs)
     paths = {p for r in runs for p in r.files}

@@ -34,7 +34,7 @@ from mnemo_core.change.diffmap import ChangedSymbol, changed_symbols
 from mnemo_core.covmap.record import line_map
 from mnemo_core.covmap.store import CoverageMap, map_path, reading
 from mnemo_core.index.store import Store
-from mnemo_core.model import Evidence, Impact, ScoredSymbol, Symbol
+from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, Evidence, Impact, ScoredSymbol, Symbol
 from mnemo_core.render import test_id
 from mnemo_core.vcs.diff import ChangeStatus, FileChange, changed_files, files_at
 from mnemo_core.vcs.refs import Snapshot
@@ -78,7 +78,7 @@ def widen(
         _by_file(store, changes, changed, coverage_map, ids, found, commit)
         _by_symbol(root, changed, coverage_map, ids, found, commit)
         _edited_tests(store, root, changed, commit, sides[1], found)
-        _unreached(analysis.impact, changed, coverage_map, ids, found, commit)
+        _unreached(root, analysis.impact, changed, coverage_map, ids, found, commit)
         first = _ran_changed_lines(root, changes, coverage_map, ids, sides[0], commit)
         failures = coverage_map.failures()
     impact = _ordered(store, analysis.impact, found, first, failures)
@@ -103,7 +103,7 @@ def _by_file(
 ) -> None:
     """The rules that look at whole files: conftest, test files' and modules' top-level code,
     deleted files, files that are not Python."""
-    module_changed = {c.path for c in changed if c.kind == "module" and not c.comments_only}
+    module_changed = {c.path for c in changed if _runs_at_import(c)}
     test_files = {c.path for c in changed if c.is_test}
     for change in changes:
         path = change.path
@@ -121,15 +121,25 @@ def _by_file(
             )
         elif path in module_changed and path in test_files:
             tests = [s.id for s in store.symbols_in_file(path) if s.is_test_case]
-            found.add(tests, f"the module-level code of {path} changed: its tests")
+            found.add(tests, f"code of {path} outside its functions changed: its tests")
         elif path in module_changed:
             found.add(
                 ids(coverage_map.tests_in_file(old)),
-                f"the module-level code of {path} changed (it runs at import): the tests that ran {path}",
+                f"code of {path} outside its functions changed (it runs at import, in no test): "
+                f"the tests that ran {path}",
             )
         if change.status == ChangeStatus.ADDED:
             tests = [s.id for s in store.symbols_in_file(path) if s.is_test_case]
             found.add(tests, f"{path} is new")
+
+
+def _runs_at_import(c: ChangedSymbol) -> bool:
+    """Whether a changed symbol is code that runs when its module is imported, which no test's
+    lines show: a module's own lines, a constant, a class's body (not a class the change adds:
+    nothing used it before)."""
+    if c.kind in CALLABLE_KINDS or c.comments_only or c.status == "deleted":
+        return False
+    return not (c.kind in CLASS_KINDS and c.status == "added")
 
 
 def _by_symbol(
@@ -176,6 +186,7 @@ def _edited_tests(
 
 
 def _unreached(
+    root: Path,
     impact: Impact,
     changed: list[ChangedSymbol],
     coverage_map: CoverageMap,
@@ -183,18 +194,29 @@ def _unreached(
     found: _Found,
     commit: str,
 ) -> None:
-    """A changed symbol neither the map nor the static graph reaches: the tests that ran its file
-    (the stated fallback; none when no test ran the file either)."""
-    by_key = {
-        (c.path, c.name) for c in changed if not c.is_test and not c.comments_only and c.kind != "module"
+    """A changed symbol the map never measured (new since its commit, or in a file it has no lines
+    of) that the static graph reaches no test of either: the tests that ran its file (the stated
+    fallback; none when no test ran the file). A symbol the map measured and no test ran needs none."""
+    keys = {
+        (c.path, c.name)
+        for c in changed
+        if not c.is_test and not c.comments_only and c.kind != "module" and c.status != "deleted"
     }
-    for s in impact.changed:
-        if (s.symbol.path, s.symbol.name) in by_key and not s.reached_by and not s.possibly_reached_by:
-            found.add(
-                ids(coverage_map.tests_in_file(s.symbol.path)),
-                f"nothing reaches {s.symbol.name} (new, or called in ways not followed): "
-                "the tests that ran its file",
-            )
+    lonely = [
+        s.symbol
+        for s in impact.changed
+        if (s.symbol.path, s.symbol.name) in keys and not s.reached_by and not s.possibly_reached_by
+    ]
+    measured = coverage_map.measured_files()
+    contents = files_at(root, commit, {s.path for s in lonely if s.path in measured})
+    for symbol in lonely:
+        content = contents.get(symbol.path)
+        if content is not None and symbol.name in own_line_sets(symbol.path, content):
+            continue
+        found.add(
+            ids(coverage_map.tests_in_file(symbol.path)),
+            f"nothing reaches {symbol.name}, new since the coverage map: the tests that ran its file",
+        )
 
 
 def _ran_changed_lines(

@@ -49,7 +49,7 @@ CREATE INDEX IF NOT EXISTS lines_file ON lines(file);
 
 
 @dataclass(frozen=True, slots=True)
-class TestRun:
+class RecordedTest:
     """What one test ran: its outcome (``passed``, ``failed``, ``skipped``), when it ran (unix
     seconds), when it last failed (0: never, as far as the map knows) and its lines per file."""
 
@@ -133,7 +133,7 @@ class CoverageMap:
         rows = self.conn.execute("SELECT nodeid, failed FROM tests WHERE failed > 0")
         return {str(nodeid): int(failed) for nodeid, failed in rows}
 
-    def runs(self) -> Iterator[TestRun]:
+    def runs(self) -> Iterator[RecordedTest]:
         """Every test of the map with its lines."""
         paths = {i: p for p, i in self._file_ids().items()}
         for test, nodeid, outcome, recorded, failed in self.conn.execute(
@@ -143,7 +143,7 @@ class CoverageMap:
                 paths[f]: decode_lines(d)
                 for f, d in self.conn.execute("SELECT file, data FROM lines WHERE test = ?", (test,))
             }
-            yield TestRun(nodeid, outcome, files, recorded, failed)
+            yield RecordedTest(nodeid, outcome, files, recorded, failed)
 
     def _file_ids(self) -> dict[str, int]:
         if self._files is None:
@@ -156,7 +156,9 @@ class CoverageMap:
         return self._contexts
 
     # -- writing ---------------------------------------------------------------------------------
-    def write(self, commit: str, runs: Iterable[TestRun], replace: bool, newer_only: bool = False) -> int:
+    def write(
+        self, commit: str, runs: Iterable[RecordedTest], replace: bool, newer_only: bool = False
+    ) -> int:
         """Store ``runs`` (numbered at ``commit``, the map's commit unless ``replace``): all the
         rows when ``replace``, else those of these tests only, and with ``newer_only`` only where
         the map's row of the test was recorded earlier. Returns how many tests were written."""
@@ -185,7 +187,7 @@ class CoverageMap:
         self._files = self._contexts = None
         return len(rows)
 
-    def _write_run(self, run: TestRun, files: dict[str, bytes], now: int) -> None:
+    def _write_run(self, run: RecordedTest, files: dict[str, bytes], now: int) -> None:
         before = self.conn.execute("SELECT id, failed FROM tests WHERE nodeid = ?", (run.nodeid,)).fetchone()
         failed = max(
             run.failed, before[1] if before else 0, (run.recorded or now) if run.outcome == "failed" else 0

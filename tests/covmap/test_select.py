@@ -1,0 +1,117 @@
+"""Selection from a coverage map recorded by a real pytest run: a change, then `mnemo tests`."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from covmap_helpers import CALC, change, project, run_pytest
+
+from mnemo_core.cli import main
+
+pytestmark = pytest.mark.slow
+
+CALC_TESTS = [
+    "tests/test_calc.py::test_add",
+    "tests/test_calc.py::test_clamp",
+    "tests/test_calc.py::test_double",
+    "tests/test_calc.py::test_big",
+    "tests/test_calc.py::TestMore::test_small",
+]
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project with a coverage map of a full run at its only commit."""
+    root = project(tmp_path_factory.mktemp("recorded") / "repo")
+    ran = run_pytest(root, "--mnemo-record")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "a full run, the map replaced" in ran.stdout
+    return root
+
+
+@pytest.fixture
+def repo(recorded: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(recorded, tmp_path / "repo", symlinks=True))
+
+
+def _selected(repo: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[list[str], str]:
+    assert main(["tests", *args, "--repo", str(repo), "--no-memory"]) == 0
+    out = capsys.readouterr()
+    return out.out.split(), out.err
+
+
+def test_the_tests_that_ran_a_changed_line_come_first(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    change(repo, {"src/pkg/calc.py": CALC.replace("return LIMIT\n", "return LIMIT - 1\n")})
+    tests, err = _selected(repo, capsys, "HEAD~1")
+    # test_clamp and test_big ran `return LIMIT`; TestMore ran clamp, not that line
+    assert sorted(tests[:2]) == ["tests/test_calc.py::test_big", "tests/test_calc.py::test_clamp"]
+    assert tests[2:] == ["tests/test_calc.py::TestMore::test_small"]
+    assert "coverage map" in err
+
+
+def test_a_function_called_through_another_selects_its_tests(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    change(repo, {"src/pkg/calc.py": CALC.replace("return a + b", "return b + a")})
+    tests, _ = _selected(repo, capsys, "HEAD~1")
+    assert sorted(tests) == ["tests/test_calc.py::test_add", "tests/test_calc.py::test_double"]
+
+
+def test_a_changed_data_file_selects_everything(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    change(repo, {"src/pkg/data.json": '{"k": 2}\n'})
+    tests, _ = _selected(repo, capsys, "HEAD~1")
+    assert sorted(tests) == sorted([*CALC_TESTS, "tests/test_loader.py::test_load"])
+    assert main(["pr", "HEAD~1", "--repo", str(repo), "--no-memory", "--format", "json"]) == 0
+    assert "every test selected: src/pkg/data.json changed" in capsys.readouterr().out
+
+
+def test_documentation_selects_nothing(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    change(repo, {"README.md": "# demo, described\n"})
+    assert _selected(repo, capsys, "HEAD~1")[0] == []
+
+
+def test_a_changed_conftest_selects_the_tests_under_it(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    conftest = "import pytest\n\n\n@pytest.fixture\ndef big():\n    return 1000\n"
+    change(repo, {"tests/conftest.py": conftest})
+    tests, _ = _selected(repo, capsys, "HEAD~1")
+    assert sorted(tests) == sorted([*CALC_TESTS, "tests/test_loader.py::test_load"])
+
+
+def test_module_level_code_selects_the_tests_that_ran_the_file(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    change(repo, {"src/pkg/calc.py": CALC.replace("LIMIT = 10", "LIMIT = 5")})
+    tests, _ = _selected(repo, capsys, "HEAD~1")
+    assert sorted(tests) == sorted(CALC_TESTS)  # not test_load: it never ran calc.py
+
+
+def test_a_deleted_function_selects_the_tests_that_ran_it(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    calc = CALC.replace("def double(x):\n    return add(x, x)\n\n\n", "")
+    change(repo, {"src/pkg/calc.py": calc})
+    assert _selected(repo, capsys, "HEAD~1")[0] == ["tests/test_calc.py::test_double"]
+
+
+def test_a_test_added_since_the_map_runs_with_what_it_might_reach(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hidden = 'from pkg import calc\n\n\ndef test_hidden():\n    assert getattr(calc, "un" + "used")(1) == 1\n'
+    change(repo, {"tests/test_hidden.py": hidden}, "a test the map has not seen")
+    change(
+        repo,
+        {"src/pkg/calc.py": CALC.replace("def unused(x):\n    return x", "def unused(x):\n    return x * 1")},
+    )
+    tests, _ = _selected(repo, capsys, "HEAD~1")
+    assert tests == ["tests/test_hidden.py::test_hidden"]  # no test of the map ran unused
+
+
+def test_without_a_map_the_static_graph_answers(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (repo / ".mnemo" / "coverage-map.db").unlink()
+    change(repo, {"src/pkg/calc.py": CALC.replace("return a + b", "return b + a")})
+    tests, err = _selected(repo, capsys, "HEAD~1")
+    assert "tests/test_calc.py::test_add" in tests and "coverage map" not in err
