@@ -44,6 +44,7 @@ ARGUMENTS = {  # what each command of the table is given besides --repo and --fo
     "pr": ["--base", "HEAD~1"],
     "files": ["shop/pricing.py"],
     "tests": ["--base", "HEAD~1"],
+    "coverage": ["show"],
 }
 
 

@@ -39,22 +39,24 @@ def run_show(args: argparse.Namespace) -> int:
     from mnemo_core.covmap.store import reading
 
     _, path = _target(args, args.map)
-    if not path.exists():
-        raise MnemoError(f"no coverage map at {path}; record one with `pytest --mnemo-record`")
-    with reading(path) as coverage_map:
-        facts = {
-            "map": str(path),
-            "commit": coverage_map.commit,
-            "tests": coverage_map.test_count(),
-            "files": len(coverage_map.measured_files()),
-            "failed": len(coverage_map.failures()),
-            "bytes": path.stat().st_size,
-        }
+    facts: dict[str, object] = {"schema": 1, "map": str(path), "commit": None, "tests": 0}
+    if path.exists():
+        with reading(path) as coverage_map:
+            facts |= {
+                "commit": coverage_map.commit,
+                "tests": coverage_map.test_count(),
+                "files": len(coverage_map.measured_files()),
+                "failed": len(coverage_map.failures()),
+                "bytes": path.stat().st_size,
+            }
     if args.format == "json":
         print_json(facts)
+    elif facts["commit"] is None:
+        print(f"no coverage map at {path}; record one with `pytest --mnemo-record`")
     else:
         for key, value in facts.items():
-            print(f"{key:<7} {value}")
+            if key != "schema":
+                print(f"{key:<7} {value}")
     return 0
 
 

@@ -94,9 +94,18 @@ def test_show_without_a_map_says_how_to_record_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = project(tmp_path / "repo")
-    assert main(["coverage", "show", "--repo", str(root)]) == 1
+    assert main(["coverage", "show", "--repo", str(root)]) == 0
+    assert "no coverage map" in capsys.readouterr().out
+
+
+def test_merging_a_file_that_is_no_map_is_one_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = project(tmp_path / "repo")
+    (tmp_path / "junk.db").write_text("junk")
+    assert main(["coverage", "merge", str(tmp_path / "junk.db"), "--repo", str(root)]) == 1
     err = capsys.readouterr().err
-    assert "no coverage map" in err and "pytest --mnemo-record" in err and "Traceback" not in err
+    assert "not a coverage map" in err and "Traceback" not in err
 
 
 def test_select_with_an_unknown_ref_is_one_usage_error(tmp_path: Path) -> None:
