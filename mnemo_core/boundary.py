@@ -4,7 +4,7 @@
 A ``MnemoError`` (bad input, environment or repository) exits 1, Ctrl-C 130, a closed output pipe
 141 (as a shell reports SIGPIPE: never 0, so a gate cannot pass because its output was cut), and
 anything unexpected 3, with its traceback in a crash log created under a fresh name: in the
-repository's ``.mnemo/`` when that is a real, writable directory, else in the temporary directory.
+repository's state directory when it exists and is writable, else in the temporary directory.
 Front ends may map their own error types (``mnemo-ci``'s GitHub failures) to codes of their own.
 """
 
@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from mnemo_core.errors import MnemoError
+from mnemo_core.statedir import state_dir
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -94,11 +95,11 @@ def write_crash_log(text: str, repo: str | Path | None = None) -> str:
 
 
 def _index_dir(repo: str | Path | None) -> str | None:
-    """The repository's ``.mnemo`` directory, if it is a real one (a symlink could point anywhere)."""
+    """mnemo's state directory for the repository, if it exists already (see ``statedir``)."""
     if repo is None:
         return None
-    directory = os.path.join(os.fspath(repo), ".mnemo")
     try:
-        return directory if stat.S_ISDIR(os.lstat(directory).st_mode) else None
-    except OSError:
+        directory = state_dir(Path(repo).resolve(), create=False)
+        return str(directory) if stat.S_ISDIR(os.lstat(directory).st_mode) else None
+    except (OSError, MnemoError):
         return None

@@ -27,9 +27,10 @@ class Repository:
     _store: Store | None = None
 
     @classmethod
-    def open(cls, path: str | Path) -> Repository:
-        """Open the repository containing ``path`` (its git top level, or the directory itself)."""
-        return cls(resolve_root(path))
+    def open(cls, path: str | Path, plain: bool = False) -> Repository:
+        """Open the repository containing ``path`` (its git top level; a plain directory only when
+        ``plain`` or indexed that way before: see ``resolve_root``)."""
+        return cls(resolve_root(path, plain))
 
     def update_index(
         self, full: bool = False, progress: Progress | None = None, only: list[str] | None = None
