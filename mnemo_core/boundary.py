@@ -11,8 +11,10 @@ Front ends may map their own error types (``mnemo-ci``'s GitHub failures) to cod
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
+import sqlite3
 import stat
 import sys
 import tempfile
@@ -30,6 +32,9 @@ EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 CRASH_PREFIX = "mnemo-crash-"
+_STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG})
+_STORAGE_HINT = "Free some space, or make mnemo's state directory writable"
+_STORAGE_WORDS = ("disk is full", "disk I/O error", "readonly database")  # SQLite's words for the same
 
 
 def guarded(
@@ -67,6 +72,9 @@ def failure(
     code = _mapped(exc, errors or {})
     if code is not None:
         return code, f"{prog}: error: {exc}"
+    storage = storage_failure(exc)
+    if storage is not None:
+        return EXIT_ERROR, f"{prog}: error: {storage}"
     log = write_crash_log("".join(traceback.format_exception(exc)), repo)
     return EXIT_INTERNAL, f"{prog}: internal error; details written to {log}. Please report it."
 
@@ -76,6 +84,19 @@ def _mapped(exc: Exception, errors: Mapping[type[Exception], int]) -> int | None
         if isinstance(exc, kind):
             return code
     return EXIT_ERROR if isinstance(exc, MnemoError) else None
+
+
+def storage_failure(exc: BaseException) -> str | None:
+    """What to tell when mnemo's state could not be written (a full disk, a read-only or quota-bound
+    file system); None for any other failure."""
+    if isinstance(exc, OSError) and exc.errno in _STORAGE_ERRNOS:
+        where = f" {exc.filename}" if exc.filename else ""
+        return (
+            f"cannot write{where}: {exc.strerror}. Free some space or make mnemo's state directory writable"
+        )
+    if isinstance(exc, sqlite3.OperationalError) and any(w in str(exc) for w in _STORAGE_WORDS):
+        return f"cannot write the index ({exc}). Free some space or make mnemo's state directory writable"
+    return None
 
 
 def write_crash_log(text: str, repo: str | Path | None = None) -> str:

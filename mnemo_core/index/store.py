@@ -276,6 +276,9 @@ def _open_checked(path: Path) -> tuple[sqlite3.Connection, int | None, str | Non
         if "locked" in str(exc) or "busy" in str(exc):
             conn.close()
             raise MnemoError(f"the index {path} is locked by another process; try again shortly") from exc
+        if is_read_only(exc):
+            conn.close()
+            raise IndexReadOnly(f"the index {path} cannot be written ({exc})") from exc
         return conn, -2, f"unreadable ({exc})"
     except sqlite3.DatabaseError as exc:
         return conn, -2, f"damaged ({exc})"
@@ -336,7 +339,13 @@ class Store:
             return cls._open_read_only(path, root)
         if create:
             prepare_index_dir(root)
-        conn, version, reason = _open_checked(path)
+        try:
+            conn, version, reason = _open_checked(path)
+        except IndexReadOnly as exc:
+            if not path.exists():
+                raise
+            log.info("%s; answering from it read-only", exc)
+            return cls._open_read_only(path, root)
         if version == SCHEMA_VERSION:
             return cls(conn, path, root)
         if version is not None:
@@ -1128,7 +1137,7 @@ def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
     except sqlite3.OperationalError as exc:
         if is_read_only(exc):
             raise IndexReadOnly(
-                f"the index cannot be written ({exc}); check the permissions of .mnemo/"
+                f"the index cannot be written ({exc}); check the free space and permissions of its directory"
             ) from exc
         raise MnemoError(
             f"the index is locked by another process ({exc}); try again when it finishes"

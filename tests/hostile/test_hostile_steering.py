@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 import re
+import resource
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -204,3 +206,38 @@ def test_mnemo_tests_output_is_safe_for_a_shell(tmp_path: Path, capsys: pytest.C
         env={**os.environ, "PYTHONPATH": str(root)},
     )
     assert proc.returncode == 0 and "2 passed" in proc.stdout
+
+
+ROOM = 4096  # bytes a file may grow to in the child: less than any index
+
+
+def _no_room() -> None:
+    """In the child: no file may grow past ``ROOM`` bytes (EFBIG, refused as a full disk would)."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (ROOM, ROOM))
+
+
+def test_no_room_to_write_the_state_answers_read_only_and_keeps_the_index(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo", SMALL_APP_FILES)
+    assert main(["index", str(root)]) == 0
+    index = root / ".mnemo" / "index.db"
+    before = index.read_bytes()
+    (root / "app" / "late.py").write_text("def late_helper():\n    return 1\n", encoding="utf-8")
+    mnemo = str(Path(sys.executable).parent / "mnemo")
+    runs = {("find", "helper"): 0, ("index",): 1, ("find", "helper", "--at", "HEAD"): 1}
+    for argv, code in runs.items():
+        proc = subprocess.run(
+            [mnemo, *argv],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            preexec_fn=lambda: _no_room(4096),
+        )
+        assert proc.returncode == code, (argv, proc.stderr)
+        assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr
+        if code:
+            assert proc.stderr.splitlines()[-1].startswith("mnemo: error: "), proc.stderr
+        else:
+            assert "app/core.py" in proc.stdout and "answering from the index as it is" in proc.stderr
+    assert index.read_bytes() == before and not list(index.parent.glob("index.db.damaged-*"))
