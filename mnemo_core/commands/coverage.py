@@ -32,7 +32,7 @@ def _target(args: argparse.Namespace, option: str | None) -> tuple[Path, Path]:
     from mnemo_core.covmap.store import map_path
 
     root = require_toplevel(Path(args.repo))
-    return root, Path(option).absolute() if option else map_path(root)
+    return root, Path(option).absolute() if option else map_path(root, create=args.verb == "merge")
 
 
 def run_show(args: argparse.Namespace) -> int:

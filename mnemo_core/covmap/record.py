@@ -23,14 +23,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mnemo_core.covmap.store import RecordedTest
-from mnemo_core.index.store import INDEX_DIR
+from mnemo_core.statedir import STATE_NAME
 from mnemo_core.vcs.diff import files_at
 from mnemo_core.vcs.refs import Snapshot
 
 if TYPE_CHECKING:
     import coverage
 
-SKIPPED_PARTS = ("site-packages", "dist-packages", INDEX_DIR, ".tox", ".nox")  # not the repository's code
+SKIPPED_PARTS = ("site-packages", "dist-packages", STATE_NAME, ".tox", ".nox")  # not the repository's code
 
 
 class Collector:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mnemo_core.errors import MnemoError
-from mnemo_core.index.store import INDEX_DIR, prepare_index_dir
+from mnemo_core.statedir import own_file, state_dir
 
 MAP_NAME = "coverage-map.db"
 FORMAT = "1"  # the map's own format version: a map of another is replaced on the next full run
@@ -60,9 +60,10 @@ class RecordedTest:
     failed: int = 0
 
 
-def map_path(root: Path) -> Path:
-    """Where the coverage map of the repository at ``root`` lives (it may not exist)."""
-    return root / INDEX_DIR / MAP_NAME
+def map_path(root: Path, create: bool = False) -> Path:
+    """Where the coverage map of the repository at ``root`` lives (it may not exist) in mnemo's
+    state directory (created with ``create``); a link or anything but a regular file there is refused."""
+    return own_file(state_dir(root, create) / MAP_NAME)
 
 
 def encode_lines(lines: Iterable[int]) -> bytes:
@@ -217,10 +218,8 @@ class CoverageMap:
 
 @contextmanager
 def open_map(path: Path) -> Iterator[CoverageMap]:
-    """The map at ``path`` for writing, created when missing (its directory too, when it is the
-    state directory); a file that is not a map of this format is started afresh."""
-    if path.parent.name == INDEX_DIR:
-        prepare_index_dir(path.parent.parent)
+    """The map at ``path`` for writing, created when missing; a file that is not a map of this
+    format is started afresh."""
     try:
         with closing(sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)) as conn:
             conn.executescript(_SCHEMA)
