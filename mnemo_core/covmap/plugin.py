@@ -17,6 +17,7 @@ same tests in the same order.
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from mnemo_core.covmap.store import RecordedTest
 
 WORKER_KEY = "mnemo_map"  # where an xdist worker hands its tests' lines to the controller
+RELATIVE_CACHED = 4096  # test files whose path relative to the repository is kept (one per item otherwise)
 FULL_EXITS = (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)  # a run that reached its end
 
 
@@ -76,11 +78,16 @@ def _repository_id(root: Path, item: pytest.Item) -> str:
     nodeid = item.nodeid
     if "::" not in nodeid:
         return nodeid
+    path = _relative(root, item.path)
+    return nodeid if path is None else f"{path}::{nodeid.split('::', 1)[1]}"
+
+
+@functools.lru_cache(maxsize=RELATIVE_CACHED)
+def _relative(root: Path, path: Path) -> str | None:
     try:
-        path = item.path.resolve().relative_to(root.resolve()).as_posix()
+        return path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
-        return nodeid
-    return f"{path}::{nodeid.split('::', 1)[1]}"
+        return None
 
 
 class Recorder:

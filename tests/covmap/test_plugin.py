@@ -113,3 +113,14 @@ def test_select_with_an_unknown_ref_is_one_usage_error(tmp_path: Path) -> None:
     ran = run_pytest(root, "--mnemo-select", "no-such-branch")
     assert ran.returncode == pytest.ExitCode.USAGE_ERROR
     assert "mnemo: --mnemo-select no-such-branch:" in ran.stderr and "Traceback" not in ran.stderr
+
+
+@pytest.mark.slow
+def test_xdist_workers_hand_their_lines_to_one_map(tmp_path: Path) -> None:
+    pytest.importorskip("xdist")
+    root = project(tmp_path / "repo")
+    ran = run_pytest(root, "-p", "xdist.plugin", "-n", "2", "--mnemo-record")
+    assert "recorded 6 tests" in ran.stdout and "a full run" in ran.stdout, ran.stdout + ran.stderr
+    with reading(root / MAP) as coverage_map:
+        clamp = {r.nodeid: r.files for r in coverage_map.runs()}["tests/test_calc.py::test_clamp"]
+    assert clamp["src/pkg/calc.py"] >= {CALC.splitlines().index("        return LIMIT") + 1}
