@@ -158,12 +158,10 @@ def coverage_evidence(
         }
         found |= _through_callers(store, ran, [s for s in wanted if s.id not in found])
         found = _with_unseen_tests(store, found, ran)
-    taken = (
-        f"mnemo's coverage map ({source.path})" if source.is_map else f"coverage data ({source.path.name})"
-    )
+    what = "mnemo's coverage map" if source.is_map else "coverage data"
     note = (
-        f"tests of {len(found)} of {len(wanted)} changed symbols from {taken} taken at {sha[:10]}; "
-        "the others from the static graph (new since, or not measured)"
+        f"tests of {len(found)} of {len(wanted)} changed symbols from {what} taken at {sha[:10]} "
+        f"({source.path.name}); the others from the static graph (new since, or not measured)"
     )
     return CoverageEvidence(sha, found, (note,))
 

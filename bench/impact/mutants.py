@@ -1,0 +1,238 @@
+"""Mutation benchmark: does the selection catch a real break, how much of the suite runs, how soon it fails.
+
+For each repository (at its pinned commit, ``repos.py``): its suite is recorded once into mnemo's
+coverage map (``pytest --mnemo-record``) and into pytest-testmon's database (``pytest --testmon``).
+Then functions of the measured code that some test ran are sampled (seeded), and each gets one
+mutant, committed on top of the pinned commit: a comparison flipped (``==`` <-> ``!=``, ``<`` <->
+``>=``, ...), a ``return X`` made ``return None``, or a statement that is a call dropped (``pass``).
+The **ground truth** is the set of tests that fail when the tests that covered the function (per the
+map) run on the mutant; a mutant no test fails is "survived" and scored for nothing.
+
+Per mutant, three selections: ``mnemo tests HEAD~1`` (the map at the base; its order), testmon's
+(``pytest --testmon --collect-only`` on the mutant, from a copy of its database; collection order),
+and everything (the suite's order). Reported: caught (a failing test is selected), the share of the
+suite selected, and the rank of the first failing test as a share of the selection (in the first
+10 %: the fast-failure floor). Whole processes; the repositories' own venvs; nothing here runs in CI.
+
+    python -m bench.impact.mutants --repos flask,attrs --mutants 20
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.impact.repos import argument_parser, clone_of, git, lookup, package_sources, venv_python
+from mnemo_core.change.coverage import own_line_sets
+from mnemo_core.covmap.store import map_path, reading
+
+MNEMO = Path(__file__).resolve().parents[2]
+TESTMON_REQUIREMENT = "pytest-testmon==2.2.0"
+SEED = 39  # the issue's number: one fixed sample per repository
+FLIPS = (("==", "!="), ("!=", "=="), ("<=", ">"), (">=", "<"), (" < ", " >= "), (" > ", " <= "))
+FAILED = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.M)
+TIMEOUT_S = 600  # one pytest run of a suite on a loaded machine
+
+
+@dataclass(frozen=True)
+class Mutant:
+    path: str
+    function: str
+    kind: str
+    line: int
+    text: str  # the new line
+
+
+@dataclass(frozen=True)
+class Scored:
+    caught: bool
+    share: float
+    first: float | None  # rank of the first failing test / selection size (0 = first)
+
+
+def _env(repo_root: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env["PYTHONPATH"] = str(MNEMO)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def _pytest(python: Path, root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(python), "-m", "pytest", "-q", "-rfE", "-p", "no:randomly", *args],
+        cwd=root,
+        env=_env(root),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        check=False,
+    )
+
+
+def _mnemo(root: Path, *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "mnemo_core.cli", *args, "--repo", str(root)],
+        env=_env(root),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.stdout
+
+
+def _mutate(source: list[str], lines: frozenset[int], rng: random.Random) -> tuple[str, int, str] | None:
+    """One mutant of a function's own lines: (kind, line, new text), or None when none applies."""
+    options: list[tuple[str, int, str]] = []
+    for n in sorted(lines):
+        text = source[n - 1]
+        stripped = text.strip()
+        indent = text[: len(text) - len(text.lstrip())]
+        if stripped.startswith("return ") and stripped != "return None":
+            options.append(("return", n, f"{indent}return None"))
+        elif re.match(r"^[\w.\[\]'\"]+\(.*\)$", stripped) and not stripped.startswith(("super(", "print(")):
+            options.append(("call", n, f"{indent}pass"))
+        for old, new in FLIPS:
+            if old in text and not stripped.startswith(("#", "def ", "class ")):
+                options.append(("compare", n, text.replace(old, new, 1)))
+                break
+    rng.shuffle(options)
+    for kind, n, new in options:
+        trial = [*source[: n - 1], new, *source[n:]]
+        try:
+            ast.parse("\n".join(trial))
+        except SyntaxError:
+            continue
+        return kind, n, new
+    return None
+
+
+def _sample(
+    root: Path, package: list[Path], covered: dict[str, dict[int, set[str]]], count: int
+) -> list[tuple[Mutant, set[str]]]:
+    """``count`` mutants of functions some test ran, each with the tests that ran it."""
+    rng = random.Random(SEED)
+    candidates: list[tuple[str, str, frozenset[int]]] = []
+    for file in package:
+        path = file.relative_to(root).as_posix()
+        if path not in covered:
+            continue
+        for name, spans in own_line_sets(path, file.read_bytes()).items():
+            if len(spans) == 1 and any(covered[path].get(n) for n in spans[0]):
+                candidates.append((path, name, spans[0]))
+    rng.shuffle(candidates)
+    chosen: list[tuple[Mutant, set[str]]] = []
+    for path, name, lines in candidates:
+        source = (root / path).read_text(encoding="utf-8").splitlines()
+        mutated = _mutate(source, lines, rng)
+        if mutated is None:
+            continue
+        tests = {t for n in lines for t in covered[path].get(n, ())}
+        chosen.append((Mutant(path, name, *mutated), tests))
+        if len(chosen) == count:
+            break
+    return chosen
+
+
+def _score(selection: list[str], failing: set[str], suite: int) -> Scored:
+    def hit(test: str) -> bool:
+        return any(f == test or f.startswith(test + "::") or f.startswith(test + "[") for f in failing)
+
+    ranks = [i for i, t in enumerate(selection) if hit(t)]
+    first = ranks[0] / len(selection) if ranks else None
+    return Scored(bool(ranks), len(selection) / suite if suite else 0.0, first)
+
+
+def _testmon_selection(python: Path, root: Path, saved: Path) -> list[str]:
+    shutil.copy(saved, root / ".testmondata")
+    done = _pytest(python, root, "--testmon", "--collect-only", "-q")
+    return [line for line in done.stdout.splitlines() if "::" in line and not line.startswith(" ")]
+
+
+def run_repo(name: str, workdir: Path, count: int) -> dict[str, Any]:
+    repo = lookup(name)
+    root = clone_of(repo, workdir)
+    python = venv_python(repo, workdir)
+    subprocess.run([str(python), "-m", "pip", "install", "-q", TESTMON_REQUIREMENT], check=True)
+    args = repo.pytest_args
+    for stale in (map_path(root), root / ".testmondata"):
+        stale.unlink(missing_ok=True)
+    _pytest(python, root, *args, "-p", "mnemo_core.covmap.plugin", "--mnemo-record")
+    _pytest(python, root, *args, "--testmon")
+    saved = workdir / f"{name}.testmondata"
+    shutil.copy(root / ".testmondata", saved)
+    _mnemo(root, "index")
+    collected = _pytest(python, root, *args, "--collect-only", "-q").stdout.splitlines()
+    everything = [line for line in collected if "::" in line]
+    with reading(map_path(root)) as coverage_map:
+        covered = {p: coverage_map.contexts_by_lineno(p) for p in coverage_map.measured_files()}
+    covered_sets = {p: {n: set(ts) for n, ts in lines.items()} for p, lines in covered.items()}
+    results: list[dict[str, object]] = []
+    for mutant, tests in _sample(root, package_sources(repo, root), covered_sets, count):
+        source = (root / mutant.path).read_text(encoding="utf-8").splitlines(keepends=True)
+        source[mutant.line - 1] = mutant.text + "\n"
+        (root / mutant.path).write_text("".join(source), encoding="utf-8")
+        git(root, "commit", "-q", "-am", f"mutant {mutant.kind} in {mutant.function}")
+        ran = _pytest(python, root, *args, *sorted(tests))
+        failing = set(FAILED.findall(ran.stdout))
+        row: dict[str, object] = {"mutant": mutant.__dict__, "covering": len(tests), "failing": len(failing)}
+        if failing:
+            mnemo = _mnemo(root, "tests", "HEAD~1", "--no-memory").split()
+            testmon = _testmon_selection(python, root, saved)
+            for label, selection in (("mnemo", mnemo), ("testmon", testmon), ("all", everything)):
+                row[label] = _score(selection, failing, len(everything)).__dict__
+        results.append(row)
+        git(root, "reset", "-q", "--hard", repo.commit)
+        print(json.dumps({"repo": name, **row}), flush=True)
+    return {"repo": name, "suite": len(everything), "mutants": results}
+
+
+def summary(report: dict[str, Any]) -> list[str]:
+    """The Markdown rows of one repository: caught, median share, median first-failure rank, in 10 %."""
+    rows = [r for r in report["mutants"] if r.get("mnemo")]
+    head = f"{report['repo']}: {len(report['mutants'])} mutants, {len(rows)} broke a test"
+    lines = [f"{head}, suite {report['suite']}"]
+    for label in ("mnemo", "testmon", "all"):
+        scored = [r[label] for r in rows]
+        caught = [s for s in scored if s["caught"]]
+        firsts = [s["first"] for s in caught]
+        lines.append(
+            f"| {report['repo']} | {label} | {len(caught)}/{len(scored)} | "
+            f"{statistics.median(s['share'] for s in scored) * 100:.1f} % | "
+            f"{statistics.median(firsts) * 100:.1f} % | {sum(f < 0.1 for f in firsts)}/{len(firsts)} |"
+        )
+    return lines
+
+
+def main() -> None:
+    parser = argument_parser(__doc__ or "", "clones, venvs and databases", ("flask", "attrs"))
+    parser.add_argument("--mutants", type=int, default=20, help="mutants per repository (default 20)")
+    args = parser.parse_args()
+    os.environ.update(
+        {
+            f"GIT_{who}_{what}": value
+            for who in ("AUTHOR", "COMMITTER")
+            for what, value in (("NAME", "mutant"), ("EMAIL", "mutant@example.com"))
+        }
+    )
+    workdir = args.workdir if args.workdir.name != "mnemo-impact" else Path("/tmp/mnemo-mutants")
+    out = []
+    for name in args.repos.split(","):
+        report = run_repo(name, workdir, args.mutants)
+        out.append(report)
+        print("\n".join(summary(report)), flush=True)
+    (MNEMO / "bench" / "out").mkdir(exist_ok=True)
+    (MNEMO / "bench" / "out" / "mutants.json").write_text(json.dumps(out, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
