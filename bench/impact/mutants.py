@@ -37,11 +37,14 @@ from mnemo_core.change.coverage import own_line_sets
 from mnemo_core.covmap.store import map_path, reading
 
 MNEMO = Path(__file__).resolve().parents[2]
-TESTMON_REQUIREMENT = "pytest-testmon==2.2.0"
+REQUIREMENTS = ("pytest-testmon==2.2.0", "pytest-timeout==2.4.0")  # testmon, and a mutant that hangs a test
+TEST_TIMEOUT = "5"  # seconds a test may take on a mutant (an endless loop fails it instead)
+FAST_FAILURE = 0.1  # the floor's "first failing test in the first 10 % of the selection"
+HUNG_S = 120  # a mutant whose covering tests take longer in all is "hung" and left out
 SEED = 39  # the issue's number: one fixed sample per repository
 FLIPS = (("==", "!="), ("!=", "=="), ("<=", ">"), (">=", "<"), (" < ", " >= "), (" > ", " <= "))
 FAILED = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.M)
-TIMEOUT_S = 600  # one pytest run of a suite on a loaded machine
+TIMEOUT_S = 1800  # one pytest run of a suite on a loaded machine
 
 
 @dataclass(frozen=True)
@@ -67,14 +70,14 @@ def _env(repo_root: Path) -> dict[str, str]:
     return env
 
 
-def _pytest(python: Path, root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _pytest(python: Path, root: Path, *args: str, limit: int = TIMEOUT_S) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(python), "-m", "pytest", "-q", "-rfE", "-p", "no:randomly", *args],
         cwd=root,
         env=_env(root),
         capture_output=True,
         text=True,
-        timeout=TIMEOUT_S,
+        timeout=limit,
         check=False,
     )
 
@@ -154,7 +157,7 @@ def _score(selection: list[str], failing: set[str], suite: int) -> Scored:
 
 def _testmon_selection(python: Path, root: Path, saved: Path) -> list[str]:
     shutil.copy(saved, root / ".testmondata")
-    done = _pytest(python, root, "--testmon", "--collect-only", "-q")
+    done = _pytest(python, root, "--testmon", "--collect-only")
     return [line for line in done.stdout.splitlines() if "::" in line and not line.startswith(" ")]
 
 
@@ -162,7 +165,7 @@ def run_repo(name: str, workdir: Path, count: int) -> dict[str, Any]:
     repo = lookup(name)
     root = clone_of(repo, workdir)
     python = venv_python(repo, workdir)
-    subprocess.run([str(python), "-m", "pip", "install", "-q", TESTMON_REQUIREMENT], check=True)
+    subprocess.run([str(python), "-m", "pip", "install", "-q", *REQUIREMENTS], check=True)
     args = repo.pytest_args
     for stale in (map_path(root), root / ".testmondata"):
         stale.unlink(missing_ok=True)
@@ -171,7 +174,7 @@ def run_repo(name: str, workdir: Path, count: int) -> dict[str, Any]:
     saved = workdir / f"{name}.testmondata"
     shutil.copy(root / ".testmondata", saved)
     _mnemo(root, "index")
-    collected = _pytest(python, root, *args, "--collect-only", "-q").stdout.splitlines()
+    collected = _pytest(python, root, *args, "--collect-only").stdout.splitlines()
     everything = [line for line in collected if "::" in line]
     with reading(map_path(root)) as coverage_map:
         covered = {p: coverage_map.contexts_by_lineno(p) for p in coverage_map.measured_files()}
@@ -182,9 +185,14 @@ def run_repo(name: str, workdir: Path, count: int) -> dict[str, Any]:
         source[mutant.line - 1] = mutant.text + "\n"
         (root / mutant.path).write_text("".join(source), encoding="utf-8")
         git(root, "commit", "-q", "-am", f"mutant {mutant.kind} in {mutant.function}")
-        ran = _pytest(python, root, *args, *sorted(tests))
-        failing = set(FAILED.findall(ran.stdout))
-        row: dict[str, object] = {"mutant": mutant.__dict__, "covering": len(tests), "failing": len(failing)}
+        hung = False
+        try:
+            ran = _pytest(python, root, *args, "--timeout", TEST_TIMEOUT, *sorted(tests), limit=HUNG_S)
+            failing = set(FAILED.findall(ran.stdout))
+        except subprocess.TimeoutExpired:
+            failing, hung = set(), True
+        row: dict[str, Any] = {"mutant": mutant.__dict__, "covering": len(tests), "failing": len(failing)}
+        row["hung"] = hung
         if failing:
             mnemo = _mnemo(root, "tests", "HEAD~1", "--no-memory").split()
             testmon = _testmon_selection(python, root, saved)
@@ -199,16 +207,20 @@ def run_repo(name: str, workdir: Path, count: int) -> dict[str, Any]:
 def summary(report: dict[str, Any]) -> list[str]:
     """The Markdown rows of one repository: caught, median share, median first-failure rank, in 10 %."""
     rows = [r for r in report["mutants"] if r.get("mnemo")]
-    head = f"{report['repo']}: {len(report['mutants'])} mutants, {len(rows)} broke a test"
+    hung = sum(1 for r in report["mutants"] if r["hung"])
+    head = f"{report['repo']}: {len(report['mutants'])} mutants ({hung} hung), {len(rows)} broke a test"
     lines = [f"{head}, suite {report['suite']}"]
     for label in ("mnemo", "testmon", "all"):
         scored = [r[label] for r in rows]
+        if not scored:
+            continue
         caught = [s for s in scored if s["caught"]]
         firsts = [s["first"] for s in caught]
         lines.append(
             f"| {report['repo']} | {label} | {len(caught)}/{len(scored)} | "
             f"{statistics.median(s['share'] for s in scored) * 100:.1f} % | "
-            f"{statistics.median(firsts) * 100:.1f} % | {sum(f < 0.1 for f in firsts)}/{len(firsts)} |"
+            f"{statistics.median(firsts) * 100 if firsts else float('nan'):.1f} % | "
+            f"{sum(f < FAST_FAILURE for f in firsts)}/{len(firsts)} |"
         )
     return lines
 
