@@ -157,7 +157,8 @@ def coverage_evidence(
             for sid, tests in ran.of(wanted, touched).items()
         }
         found |= _through_callers(store, ran, [s for s in wanted if s.id not in found])
-        found = _with_unseen_tests(store, found, ran)
+        if not _complete(data):  # a complete map's unseen tests are new since: ``covmap.select`` adds them
+            found = _with_unseen_tests(store, found, ran)
     what = "mnemo's coverage map" if source.is_map else "coverage data"
     note = (
         f"tests of {len(found)} of {len(wanted)} changed symbols from {what} taken at {sha[:10]} "
@@ -172,6 +173,11 @@ class CoverageReader(Protocol):
     def measured_files(self) -> set[str]: ...
     def measured_contexts(self) -> set[str]: ...
     def contexts_by_lineno(self, filename: str) -> dict[int, list[str]]: ...
+
+
+def _complete(data: CoverageReader) -> bool:
+    """Whether the data is a map of mnemo's recorded by a full run (see ``covmap.store``)."""
+    return bool(getattr(data, "complete", False))
 
 
 def test_lookup(store: Store, root: Path, sha: str) -> Callable[[Iterable[str]], set[int]]:

@@ -91,6 +91,12 @@ class CoverageMap:
         """The commit the map's lines are numbered at (None for an empty map)."""
         return self._meta("commit")
 
+    @property
+    def complete(self) -> bool:
+        """Whether a full run of the suite made the map (later runs of some tests only updated it):
+        a test it does not name was added since, or is not collected."""
+        return self._meta("complete") == "1"
+
     def _meta(self, key: str) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
@@ -183,6 +189,8 @@ class CoverageMap:
             self.conn.execute(
                 "INSERT OR REPLACE INTO meta VALUES ('commit', ?), ('format', ?)", (commit, FORMAT)
             )
+            if replace:
+                self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('complete', '1')")
             for run, files in rows:
                 self._write_run(run, files, now)
         self._files = self._contexts = None
