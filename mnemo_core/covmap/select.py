@@ -84,11 +84,9 @@ def widen(
     impact = _ordered(store, analysis.impact, found, first, failures)
     notes = [*analysis.notes]
     if found.tests:
-        notes.append(
-            f"{len(found.tests)} tests added by the coverage map's rules (new, edited, or file-level)"
-        )
+        notes.append(f"the coverage map's rules selected {len(found.tests)} tests (new, edited, or by file)")
     if found.everything:
-        notes.append(f"every test selected: {found.everything}")
+        notes.append(f"every test selected by the coverage map's rules: {found.everything}")
     return replace(analysis, impact=impact, notes=tuple(notes))
 
 
