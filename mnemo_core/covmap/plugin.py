@@ -199,8 +199,8 @@ class Recorder:
         if commit is None:
             return "mnemo: no coverage map recorded: the repository has no commit yet"
         option = self.config.getoption("mnemo_map")
-        path = Path(option).absolute() if option else map_path(self.root, create=True)
         try:
+            path = Path(option).absolute() if option else map_path(self.root, create=True)
             with open_map(path) as coverage_map:
                 at = commit if full or coverage_map.commit is None else coverage_map.commit
                 written = coverage_map.write(at, at_commit(self.root, at, runs), replace=full)

@@ -75,7 +75,7 @@ def widen(
         commit = coverage_map.commit or source.commit
         ids = test_lookup(store, root, commit)
         found = _Found({})
-        _by_file(store, changes, changed, coverage_map, ids, found, commit)
+        _by_file(store, changes, changed, coverage_map, ids, found)
         _by_symbol(root, changed, coverage_map, ids, found, commit)
         _edited_tests(store, root, changed, commit, sides[1], found)
         _unreached(root, analysis.impact, changed, coverage_map, ids, found, commit)
@@ -97,7 +97,6 @@ def _by_file(
     coverage_map: CoverageMap,
     ids: _Lookup,
     found: _Found,
-    commit: str,
 ) -> None:
     """The rules that look at whole files: conftest, test files' and modules' top-level code,
     deleted files, files that are not Python."""

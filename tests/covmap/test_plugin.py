@@ -124,3 +124,15 @@ def test_xdist_workers_hand_their_lines_to_one_map(tmp_path: Path) -> None:
     with reading(root / MAP) as coverage_map:
         clamp = {r.nodeid: r.files for r in coverage_map.runs()}["tests/test_calc.py::test_clamp"]
     assert clamp["src/pkg/calc.py"] >= {CALC.splitlines().index("        return LIMIT") + 1}
+
+
+def test_a_link_planted_at_the_map_is_never_written_through(tmp_path: Path) -> None:
+    root = project(tmp_path / "repo")
+    target = tmp_path / "elsewhere.db"
+    target.write_bytes(b"precious")
+    (root / ".mnemo").mkdir(exist_ok=True)
+    (root / MAP).symlink_to(target)
+    ran = run_pytest(root, "--mnemo-record", "tests/test_loader.py")
+    assert ran.returncode == 0 and "the coverage map was not written" in ran.stdout, ran.stdout + ran.stderr
+    assert "Traceback" not in ran.stdout + ran.stderr
+    assert target.read_bytes() == b"precious"
