@@ -34,6 +34,7 @@ from typing import Any
 
 from bench.impact.repos import argument_parser, clone_of, git, lookup, package_sources, venv_python
 from mnemo_core.change.coverage import own_line_sets
+from mnemo_core.covmap.select import selection_order
 from mnemo_core.covmap.store import map_path, reading
 
 MNEMO = Path(__file__).resolve().parents[2]
@@ -146,13 +147,19 @@ def _sample(
     return chosen
 
 
-def _score(selection: list[str], failing: set[str], suite: int) -> Scored:
-    def hit(test: str) -> bool:
-        return any(f == test or f.startswith(test + "::") or f.startswith(test + "[") for f in failing)
+def _expanded(selection: list[str], suite: list[str]) -> list[str]:
+    """The suite's items a selection of ids runs, in the selection's order (``path::test`` runs each
+    of its parameters, a class each of its tests), as ``pytest ids...`` runs them."""
+    order = {test: rank for rank, test in enumerate(selection)}
+    ranked = [(selection_order(order, item), i, item) for i, item in enumerate(suite)]
+    return [item for rank, _, item in sorted(r for r in ranked if r[0] is not None)]
 
-    ranks = [i for i, t in enumerate(selection) if hit(t)]
-    first = ranks[0] / len(selection) if ranks else None
-    return Scored(bool(ranks), len(selection) / suite if suite else 0.0, first)
+
+def _score(selection: list[str], failing: set[str], suite: list[str]) -> Scored:
+    items = _expanded(selection, suite)
+    ranks = [i for i, t in enumerate(items) if t in failing]
+    first = ranks[0] / len(items) if ranks else None
+    return Scored(bool(ranks), len(items) / len(suite) if suite else 0.0, first)
 
 
 def _testmon_selection(python: Path, root: Path, saved: Path) -> list[str]:
@@ -197,7 +204,8 @@ def run_repo(name: str, workdir: Path, count: int) -> dict[str, Any]:
             mnemo = _mnemo(root, "tests", "HEAD~1", "--no-memory").split()
             testmon = _testmon_selection(python, root, saved)
             for label, selection in (("mnemo", mnemo), ("testmon", testmon), ("all", everything)):
-                row[label] = _score(selection, failing, len(everything)).__dict__
+                row[label] = _score(selection, failing, everything).__dict__
+                row[f"{label}_selected"] = len(selection)
         results.append(row)
         git(root, "reset", "-q", "--hard", repo.commit)
         print(json.dumps({"repo": name, **row}), flush=True)
