@@ -24,10 +24,11 @@ import json
 import os
 import random
 import re
-import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -162,8 +163,16 @@ def _score(selection: list[str], failing: set[str], suite: list[str]) -> Scored:
     return Scored(bool(ranks), len(items) / len(suite) if suite else 0.0, first)
 
 
+def _copy_database(source: Path, target: Path) -> None:
+    """A whole copy of an SQLite database (testmon keeps it in WAL mode: the file alone may be empty)."""
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{target}{suffix}").unlink(missing_ok=True)
+    with closing(sqlite3.connect(source)) as old, closing(sqlite3.connect(target)) as new:
+        old.backup(new)
+
+
 def _testmon_selection(python: Path, root: Path, saved: Path) -> list[str]:
-    shutil.copy(saved, root / ".testmondata")
+    _copy_database(saved, root / ".testmondata")
     done = _pytest(python, root, "--testmon", "--collect-only")
     return [line for line in done.stdout.splitlines() if "::" in line and not line.startswith(" ")]
 
@@ -179,7 +188,7 @@ def run_repo(name: str, workdir: Path, count: int) -> dict[str, Any]:
     _pytest(python, root, *args, "-p", "mnemo_core.covmap.plugin", "--mnemo-record")
     _pytest(python, root, *args, "--testmon")
     saved = workdir / f"{name}.testmondata"
-    shutil.copy(root / ".testmondata", saved)
+    _copy_database(root / ".testmondata", saved)
     _mnemo(root, "index")
     collected = _pytest(python, root, *args, "--collect-only").stdout.splitlines()
     everything = [line for line in collected if "::" in line]
