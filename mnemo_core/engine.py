@@ -195,6 +195,28 @@ class Engine:
         self._fresh()
         return lookup.stats(self.repository)
 
+    # -- the coverage map (``pytest --mnemo-record``) ----------------------------------------------
+    def coverage_map(self, path: str | Path | None = None) -> dict[str, object]:
+        """What the coverage map holds (``path``, else the repository's): its commit, tests, files."""
+        from mnemo_core.covmap.store import map_facts, map_path
+
+        return map_facts(Path(path).absolute() if path else map_path(self.root))
+
+    def merge_coverage_maps(
+        self, maps: Sequence[str | Path], into: str | Path | None = None
+    ) -> tuple[Path, str, int]:
+        """Merge maps recorded elsewhere (CI shards, jobs of a matrix) into ``into`` (else the
+        repository's map): where it is, the commit its lines are numbered at, the tests written."""
+        from mnemo_core.covmap.record import merge_maps
+        from mnemo_core.covmap.store import map_path
+
+        missing = [str(m) for m in maps if not Path(m).is_file()]
+        if missing:
+            raise MnemoError(f"no such coverage map: {', '.join(missing)}")
+        target = Path(into).absolute() if into else map_path(self.root, create=True)
+        commit, written = merge_maps(self.root, [Path(m) for m in maps], target)
+        return target, commit, written
+
     # -- the index's questions ------------------------------------------------------------------
     def find(self, pattern: str, limit: int = 50) -> list[Symbol]:
         """Symbols whose name, qualified name or ``path:name`` matches ``pattern`` (globs allowed)."""

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from mnemo_core.commands.common import add_format_argument, add_repo_argument, print_json
-from mnemo_core.errors import MnemoError
-from mnemo_core.vcs.git import require_toplevel
+from mnemo_core.engine import Engine
 
 
 def register(sub: Any) -> None:
@@ -28,31 +26,12 @@ def register(sub: Any) -> None:
     merge.set_defaults(run=run_merge)
 
 
-def _target(args: argparse.Namespace, option: str | None) -> tuple[Path, Path]:
-    from mnemo_core.covmap.store import map_path
-
-    root = require_toplevel(Path(args.repo))
-    return root, Path(option).absolute() if option else map_path(root, create=args.verb == "merge")
-
-
 def run_show(args: argparse.Namespace) -> int:
-    from mnemo_core.covmap.store import reading
-
-    _, path = _target(args, args.map)
-    facts: dict[str, object] = {"schema": 1, "map": str(path), "commit": None, "tests": 0}
-    if path.exists():
-        with reading(path) as coverage_map:
-            facts |= {
-                "commit": coverage_map.commit,
-                "tests": coverage_map.test_count(),
-                "files": len(coverage_map.measured_files()),
-                "failed": len(coverage_map.failures()),
-                "bytes": path.stat().st_size,
-            }
+    facts = {"schema": 1, **_engine(args).coverage_map(args.map)}
     if args.format == "json":
         print_json(facts)
     elif facts["commit"] is None:
-        print(f"no coverage map at {path}; record one with `pytest --mnemo-record`")
+        print(f"no coverage map at {facts['map']}; record one with `pytest --mnemo-record`")
     else:
         for key, value in facts.items():
             if key != "schema":
@@ -61,12 +40,11 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_merge(args: argparse.Namespace) -> int:
-    from mnemo_core.covmap.record import merge_maps
-
-    root, into = _target(args, args.into)
-    missing = [m for m in args.maps if not Path(m).is_file()]
-    if missing:
-        raise MnemoError(f"no such coverage map: {', '.join(missing)}")
-    commit, written = merge_maps(root, [Path(m) for m in args.maps], into)
+    into, commit, written = _engine(args).merge_coverage_maps(args.maps, args.into)
     print(f"merged {written} tests into {into} (lines numbered at {commit[:10]})")
     return 0
+
+
+def _engine(args: argparse.Namespace) -> Engine:
+    """The repository's engine, without memory or an index update: the map is all these verbs read."""
+    return Engine.open(args.repo, update_index=False, memory=False)

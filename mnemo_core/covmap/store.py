@@ -258,3 +258,19 @@ def reading(path: Path) -> Iterator[CoverageMap]:
             yield opened
     except sqlite3.Error as exc:
         raise MnemoError(f"{path} is not a coverage map ({exc})") from exc
+
+
+def map_facts(path: Path) -> dict[str, object]:
+    """What the map at ``path`` holds: its commit, tests, files, failed tests and size (a missing map:
+    no commit, no tests)."""
+    facts: dict[str, object] = {"map": str(path), "commit": None, "tests": 0}
+    if path.exists():
+        with reading(path) as coverage_map:
+            facts |= {
+                "commit": coverage_map.commit,
+                "tests": coverage_map.test_count(),
+                "files": len(coverage_map.measured_files()),
+                "failed": len(coverage_map.failures()),
+                "bytes": path.stat().st_size,
+            }
+    return facts
