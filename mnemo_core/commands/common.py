@@ -90,3 +90,13 @@ def print_json(value: object) -> None:
 def symbol_line(symbol: Symbol) -> str:
     """``path:line  kind  name  signature`` for text output."""
     return f"{symbol.path}:{symbol.start_line}  {symbol.kind:<9} {symbol.name}  {symbol.signature}".rstrip()
+
+
+SHOWN_PARTIAL = 3  # files indexed in part named in one line; the rest are counted
+
+
+def in_part(partial: dict[str, str]) -> str:
+    """The files indexed in part, and why: ``deep.py (nested deeper than 256 levels)``."""
+    shown = [f"{path} ({why})" for path, why in sorted(partial.items())[:SHOWN_PARTIAL]]
+    more = len(partial) - SHOWN_PARTIAL
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")

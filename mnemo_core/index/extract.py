@@ -6,6 +6,9 @@ definitions (``@definition.<kind>`` with ``@name``), the references (``@referenc
 (``@import``). Definitions are nested by byte range to give qualified names (``Class.method``);
 an optional ``@scope`` capture names the owner of a definition written outside it (Go methods,
 Rust ``impl`` blocks). Each reference belongs to the innermost definition around it.
+
+The query runs within bounds (``mnemo_core.index.budget``): a tree too deep or too large to query
+whole is indexed as far as the bounds go, and says so (``FileExtract.partial``).
 """
 
 from __future__ import annotations
@@ -15,8 +18,9 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 
-from tree_sitter import Node, QueryCursor
+from tree_sitter import Node
 
+from mnemo_core.index import budget
 from mnemo_core.index.bodytext import body_texts
 from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
 from mnemo_core.index.languages import LanguageSpec
@@ -76,8 +80,9 @@ def extract(
 ) -> FileExtract:
     """Extract the symbols, references and imports of one file; ``discovery``: the repository's
     pytest settings, which say what its tests are."""
-    tree = spec.parser.parse(source)
-    root = tree.root_node
+    whole = source
+    bounded = budget.parse_bounded(spec.parser, source)
+    root, source = bounded.root, bounded.source
     definitions: list[Definition] = []
     refs: list[tuple[int, RefKind, str, str, int]] = []
     imports: list[tuple[int, list[RawImport]]] = []
@@ -85,10 +90,10 @@ def extract(
     checked: set[tuple[int, str, str]] = set()  # (line, variable, class) of each isinstance check
     roles = _roles(spec)
     separator = spec.hooks.path_separator
-    in_test_file = spec.hooks.holds_tests(path, source, discovery)
+    in_test_file = spec.hooks.holds_tests(path, whole, discovery)
     collected = discovery.runs_tests_in(path)
     query = spec.query if in_test_file else spec.query_outside_tests
-    for pattern, captures in QueryCursor(query).matches(root):
+    for pattern, captures in budget.cursor(query).matches(root):
         role, capture = roles[pattern]
         names = captures.get("name")
         if role == "ref" and names:
@@ -151,7 +156,7 @@ def extract(
     builds = (
         in_test_file and collected is not False and _builds_tests(scoped, definitions, spec.hooks, discovery)
     )
-    module = _module_symbol(path, source, root, spec, in_test_file)
+    module = _module_symbol(path, whole, root, spec, in_test_file)
     symbols = [module._replace(body=bodies[-1], is_test_case=builds)]
     symbols += [
         _symbol(
@@ -177,6 +182,7 @@ def extract(
         imports=_scoped_imports(imports, definitions),
         exports=spec.hooks.exports(root),
         parse_errors=_count_errors(root),
+        partial=bounded.partial,
     )
 
 
