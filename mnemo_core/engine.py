@@ -13,6 +13,7 @@ mnemo's defaults.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -73,6 +74,8 @@ __all__ = [
     "languages",
     "recovering",
 ]
+
+log = logging.getLogger(__name__)
 
 
 def languages() -> dict[str, tuple[str, ...]]:
@@ -337,6 +340,11 @@ class Engine:
         pack = self.pr(
             base, head, staged, worktree, depth, coverage=coverage, coverage_commit=coverage_commit
         )
+        from mnemo_core.vcs.diff import SKIPPED_NOTE
+
+        for note in pack.notes:  # a list of tests has no room for notes: the files not read are said apart
+            if note.startswith(SKIPPED_NOTE):
+                log.warning("%s", note)
         return pipelines.selected_tests(pack.impact, sure_only)
 
     # -- memory ---------------------------------------------------------------------------------

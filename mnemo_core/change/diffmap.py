@@ -21,6 +21,7 @@ from pathlib import Path
 from tree_sitter import Node
 
 from mnemo_core.change.comments import COMMENT_PREFIXES, comments_only
+from mnemo_core.fsread import MAX_SOURCE_BYTES
 from mnemo_core.index.discovery import read_discovery
 from mnemo_core.index.extract import extract
 from mnemo_core.index.languages import LanguageSpec, language_for_path
@@ -30,6 +31,7 @@ from mnemo_core.vcs.refs import Snapshot
 
 DOCUMENTED_KINDS = frozenset({*CALLABLE_KINDS, *CLASS_KINDS, "constant"})  # whose comments may change alone
 RENAME_SIMILARITY = 0.75  # body similarity above which a deleted + added pair is one renamed symbol
+TOO_LARGE = f"not read: over the {MAX_SOURCE_BYTES // 1_000_000} MB mnemo reads of a file"
 IMPORT_PREFIXES = ("import ", "from ", "use ", "require(", "#include", "using ", "package ")
 
 
@@ -85,15 +87,24 @@ def changed_symbols(
     root: Path, changes: list[FileChange], base: str, head: str | Snapshot
 ) -> tuple[list[ChangedSymbol], list[FileSummary]]:
     """The symbols ``changes`` touch, and a summary line per changed file."""
-    olds = files_at(root, base, [c.old_path or c.path for c in changes if c.status != ChangeStatus.ADDED])
-    news = files_at(root, head, [c.path for c in changes if c.status != ChangeStatus.DELETED])
+    read = [c for c in changes if not c.too_large]
+    olds = files_at(root, base, [c.old_path or c.path for c in read if c.status != ChangeStatus.ADDED])
+    news = files_at(root, head, [c.path for c in read if c.status != ChangeStatus.DELETED])
     discovery = read_discovery(root)
     found: list[ChangedSymbol] = []
     summaries: list[FileSummary] = []
     for change in changes:
         spec = language_for_path(change.path)
-        if change.binary or change.submodule or spec is None:
-            note = "binary" if change.binary else "submodule" if change.submodule else "language not indexed"
+        if change.too_large or change.binary or change.submodule or spec is None:
+            note = (
+                TOO_LARGE
+                if change.too_large
+                else "binary"
+                if change.binary
+                else "submodule"
+                if change.submodule
+                else "language not indexed"
+            )
             summaries.append(
                 FileSummary(
                     change.path, change.status.value, change.old_path, spec.name if spec else None, 0, note
