@@ -95,16 +95,8 @@ def changed_symbols(
     summaries: list[FileSummary] = []
     for change in changes:
         spec = language_for_path(change.path)
-        if change.too_large or change.binary or change.submodule or spec is None:
-            note = (
-                TOO_LARGE
-                if change.too_large
-                else "binary"
-                if change.binary
-                else "submodule"
-                if change.submodule
-                else "language not indexed"
-            )
+        note = _unread(change, spec)
+        if note or spec is None:
             summaries.append(
                 FileSummary(
                     change.path, change.status.value, change.old_path, spec.name if spec else None, 0, note
@@ -126,6 +118,17 @@ def changed_symbols(
             FileSummary(change.path, change.status.value, change.old_path, spec.name, len(touched))
         )
     return _pair_renames(found), summaries
+
+
+def _unread(change: FileChange, spec: LanguageSpec | None) -> str:
+    """Why a changed file's symbols are not read ("" when they are)."""
+    if change.too_large:
+        return TOO_LARGE
+    if change.binary:
+        return "binary"
+    if change.submodule:
+        return "submodule"
+    return "language not indexed" if spec is None else ""
 
 
 def _file_symbols(

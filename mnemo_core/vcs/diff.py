@@ -40,7 +40,6 @@ log = logging.getLogger(__name__)
 
 BINARY_SNIFF_BYTES = 8000  # git's own window for "contains NUL, so binary"
 SUBMODULE_MODE = "160000"
-NO_BLOB = "0" * 40  # the object id of a side that does not exist, or of a file on disk git did not hash
 SYMLINK_MODE = "120000"
 _DIFF_ARGS = (
     "diff",
