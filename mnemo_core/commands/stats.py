@@ -7,7 +7,6 @@ import time
 from typing import Any
 
 from mnemo_core.commands.common import add_format_argument, add_repo_argument, open_engine, print_json
-from mnemo_core.render import index_stats_json
 
 
 def register(sub: Any) -> None:
@@ -18,6 +17,8 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from mnemo_core.render import index_stats_json
+
     data = open_engine(args).stats()
     if args.format == "json":
         print_json(index_stats_json(data))
