@@ -33,7 +33,8 @@ from mnemo_core.change.impact import (
     POSSIBLE_BELOW,
     TEST_DEPTH,
     Reach,
-    tests_reaching,
+    WalkBudget,
+    sure_tests_reaching,
     walk_back,
 )
 from mnemo_core.change.receivers import names_used
@@ -43,6 +44,9 @@ from mnemo_core.model import DYNAMIC_RESOLUTIONS, PathResolution, Symbol
 
 FALLBACK_CONFIDENCE = 0.3  # a module neighbour's test: below POSSIBLE_BELOW, never counted
 FALLBACK_SYMBOLS = 60  # the module's symbols whose tests make up the fallback, in line order
+# states the walks from those symbols may reach together: a central module's take tens of seconds
+# (pyparsing's core.py: 230,000 states, 30-60 s), flask's modules under 10,000; past it, every test
+FALLBACK_STATES = 40_000
 THROUGH_SHOWN = 3
 UNCALLED_WHY = "it is called by name at run time, or from outside"
 UNCALLED_REASON = f"nothing in the repository calls it ({UNCALLED_WHY})"
@@ -50,6 +54,7 @@ CALLED_BY = frozenset({"calls", "references"})
 IMPORTS_MODULE = "its file imports the module of"
 NAMED_AFTER = "is named after"
 NAMED_FOR_MODULE = "its file is named after the module of"
+WALK_CUT = "is a test of the repository, offered whole since the walk was cut, for"
 TEST_WORDS = frozenset({"test", "tests", "spec"})  # the words a test file's name adds to its subject's
 NAMING = "that name it"  # how a fallback was narrowed: to the tests whose source names the symbol
 NAMED_FOR_CLASS = "named after its class"  # then to those named after the method's class
@@ -157,10 +162,14 @@ def fallback_tests(store: Store, symbol: Symbol, how: DynamicReach) -> tuple[dic
         if s.id != symbol.id and s.kind != "module" and not s.is_test and s.parent_id != symbol.id
     ][:FALLBACK_SYMBOLS]
     found: dict[int, Reach] = {}
-    for tests in tests_reaching(store, neighbours).values():
-        for sid, r in tests.sure.items():
+    budget = WalkBudget(FALLBACK_STATES)
+    for tests in sure_tests_reaching(store, neighbours, budget).values():
+        for sid, r in tests.items():
             if sid not in found or (r.depth, -r.weight) < (found[sid].depth, -found[sid].weight):
                 found[sid] = r
+    if budget.cut:  # what the walks left out is unknown: every test, a superset of their tests
+        every = _every_test(store, symbol)
+        return _offered(every, set(every), how), ""
     found.pop(symbol.id, None)
     if not found:
         found = _importing_tests(store, symbol)
@@ -172,12 +181,23 @@ def fallback_tests(store: Store, symbol: Symbol, how: DynamicReach) -> tuple[dic
     for narrowing, narrow in ((NAMING, _naming), (NAMED_FOR_CLASS, _named_after_class)):
         if kept := narrow(store, symbol, chosen):
             chosen, narrowed = kept, narrowing
-    offered = {
+    return _offered(found, chosen, how), narrowed
+
+
+def _offered(found: dict[int, Reach], chosen: set[int], how: DynamicReach) -> dict[int, Reach]:
+    """The ``chosen`` tests of ``found``, marked as a fallback of ``how``'s resolution."""
+    return {
         sid: replace(r, confidence=FALLBACK_CONFIDENCE, resolution=how.resolution)
         for sid, r in sorted(found.items())
         if sid in chosen
     }
-    return offered, narrowed
+
+
+def _every_test(store: Store, symbol: Symbol) -> dict[int, Reach]:
+    """Every test case of the repository, offered for ``symbol`` when the walks that would have
+    chosen among them were cut (``FALLBACK_STATES``)."""
+    tests = store.test_cases_under("")
+    return {t: Reach(t, 1, FALLBACK_CONFIDENCE, (t, symbol.id), (WALK_CUT,)) for t in tests if t != symbol.id}
 
 
 def _importing_tests(store: Store, symbol: Symbol) -> dict[int, Reach]:
@@ -223,9 +243,10 @@ def _module_test_files(store: Store, symbol: Symbol) -> dict[int, Reach]:
 def fallback_source(tests: Iterable[Reach]) -> str:
     """Where fallback tests come from: ``IMPORTS_MODULE`` (the test files importing the module),
     ``NAMED_AFTER`` (tests named after the symbol), ``NAMED_FOR_MODULE`` (the test files named after
-    its module), or "" (the tests of its module's other symbols)."""
+    its module), ``WALK_CUT`` (every test: the walks from its module's other symbols were cut), or ""
+    (the tests of its module's other symbols)."""
     labels = {r.labels for r in tests}
-    sources = (IMPORTS_MODULE, NAMED_AFTER, NAMED_FOR_MODULE)
+    sources = (IMPORTS_MODULE, NAMED_AFTER, NAMED_FOR_MODULE, WALK_CUT)
     return next((label for label in sources if (label,) in labels), "")
 
 
