@@ -18,7 +18,10 @@ name the symbol (its name; for a dunder method, its class) are the ones offered 
 a central module's tests are most of the suite, and a test that names what it uses is the better
 evidence (a template's ``loop(...)``, an i18n test's ``pgettext``); and of a method's, those named
 after its class when there are any (``test_app_ctx_globals_methods`` for ``_AppCtxGlobals.__repr__``,
-which Python calls for ``repr(g)``).
+which Python calls for ``repr(g)``). The walks from the module's other symbols share a budget of
+states (``FALLBACK_STATES``): a central module's symbols each reach most of the repository, and past
+the budget every test of the repository is offered instead, which the answer says (more tests,
+never fewer).
 """
 
 from __future__ import annotations
@@ -151,18 +154,22 @@ def _unlinked(store: Store, methods: Sequence[int], above: float) -> list[int]:
     return sorted(i for i in methods if i not in linked)
 
 
-def fallback_tests(store: Store, symbol: Symbol, how: DynamicReach) -> tuple[dict[int, Reach], str]:
+def fallback_tests(
+    store: Store, symbol: Symbol, how: DynamicReach, states: int = FALLBACK_STATES
+) -> tuple[dict[int, Reach], str]:
     """The tests of the other symbols of ``symbol``'s module, each with its strongest path to one
     of them, marked as a possible link of ``how``'s resolution (``FALLBACK_CONFIDENCE``); narrowed,
     where some do, to those that name ``symbol`` (``NAMING``), then to those of them named after
-    its class (``NAMED_FOR_CLASS``), and which narrowing was made ("" for none)."""
+    its class (``NAMED_FOR_CLASS``), and which narrowing was made ("" for none). The walks from the
+    module's symbols reach at most ``states`` states together; past that, every test is offered
+    (``WALK_CUT``), unnarrowed: a superset of what they would have found."""
     neighbours = [
         s.id
         for s in store.symbols_in_file(symbol.path)
         if s.id != symbol.id and s.kind != "module" and not s.is_test and s.parent_id != symbol.id
     ][:FALLBACK_SYMBOLS]
     found: dict[int, Reach] = {}
-    budget = WalkBudget(FALLBACK_STATES)
+    budget = WalkBudget(states)
     for tests in sure_tests_reaching(store, neighbours, budget).values():
         for sid, r in tests.items():
             if sid not in found or (r.depth, -r.weight) < (found[sid].depth, -found[sid].weight):

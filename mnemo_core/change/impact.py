@@ -622,20 +622,23 @@ def sure_tests_reaching(
     """The ``sure`` half of ``tests_reaching``, without walking the name guesses for the other half
     (where only sure tests count, as in ``dynamic.fallback_tests``). With a ``budget`` shared by the
     walks, it stops at the symbol whose walk spends it (``budget.cut``): that symbol's tests are
-    partial, and the symbols after it are left out."""
+    partial, and the symbols after it are left out. A walk remembered from before spends what it
+    spent then, so whether a budget runs out does not depend on what was asked before."""
     generation = store.generation()
     found: dict[int, dict[int, Reach]] = {}
     with store.remembering():
         for sid in ids:
             key = (str(store.path), generation, sid)
-            known = _TESTS.get(key)
+            known = _TESTS.get(key) if budget is None else None
             found[sid] = known.sure if known is not None else _sure_tests_of(store, sid, key, budget)
             if budget is not None and budget.cut:
                 break
     return found
 
 
-_SURE: BoundedCache[tuple[str, int, int], dict[int, Reach]] = BoundedCache(TESTS_CACHED)
+# each symbol's sure tests, and the states its walk reached (what it spends of a budget)
+_SURE: BoundedCache[tuple[str, int, int], tuple[dict[int, Reach], int]] = BoundedCache(TESTS_CACHED)
+UNBOUNDED = 2**62  # a budget no walk spends: it only counts the states
 
 
 def _sure_tests_of(
@@ -643,12 +646,18 @@ def _sure_tests_of(
 ) -> dict[int, Reach]:
     known = _SURE.get(key)
     if known is not None:
-        return known
+        if budget is not None:
+            budget.spend(known[1])
+        return known[0]
     inside = _inside_test(store, sid)
     if inside is not None:  # code written inside a test runs in that test alone
-        return _SURE.put(key, {inside.symbol_id: inside})
-    tests = _test_cases(store, walk_back(store, [sid], TEST_DEPTH, True, POSSIBLE_BELOW, budget), sid)
-    return tests if budget is not None and budget.cut else _SURE.put(key, tests)  # a cut walk is partial
+        return _SURE.put(key, ({inside.symbol_id: inside}, 0))[0]
+    counting = budget if budget is not None else WalkBudget(UNBOUNDED)
+    before = counting.states
+    tests = _test_cases(store, walk_back(store, [sid], TEST_DEPTH, True, POSSIBLE_BELOW, counting), sid)
+    if counting.cut:
+        return tests  # partial: not remembered
+    return _SURE.put(key, (tests, before - counting.states))[0]
 
 
 def _tests_of(store: Store, sid: int) -> ReachingTests:
