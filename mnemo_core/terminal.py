@@ -11,6 +11,7 @@ output stays valid and exact. mnemo's own terminal drawing (the progress bar) wr
 
 from __future__ import annotations
 
+import contextlib
 import io
 import re
 import sys
@@ -62,8 +63,10 @@ def escaped_output(stdout: bool = True) -> Iterator[None]:
     try:
         yield
     finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):
+            if isinstance(stream, EscapingStream):
+                with contextlib.suppress(ValueError, OSError):  # a closed pipe has nothing left to flush
+                    stream.flush()
         sys.stdout, sys.stderr = saved
 
 

@@ -148,4 +148,4 @@ def test_a_directory_without_git_is_one_line(tmp_path: Path, capsys: pytest.Capt
     (tmp_path / "app.py").write_text("def run():\n    return 1\n", encoding="utf-8")
     assert main(["find", "run", "--at", "HEAD", "--repo", str(tmp_path)]) == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "--at needs a git repository" in err
+    assert err.count("\n") == 1 and "is not inside a git work tree" in err
