@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from mnemo_core.change.impact import (
@@ -65,6 +66,7 @@ MIN_CLASS_NAME = 5  # shorter class names (``App``, ``Item``, ``Rule``) are word
 MIN_NAMED_AFTER = 6  # shorter names (``get``, ``run``, ``load``) name too many tests to say which
 _WORD_BOUNDARY = r"(?:^|_){}(?:_|$)"  # ``test_pytorch_load``, ``test_pytorch_load_weights``
 UNCALLED: PathResolution = "uncalled"
+STEMS_CACHED = 100_000  # file names whose stemmed words are kept
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,16 +237,18 @@ def _named_after(store: Store, symbol: Symbol) -> dict[int, Reach]:
 def _module_test_files(store: Store, symbol: Symbol) -> dict[int, Reach]:
     """The test cases of the test files named after ``symbol``'s module (``test_autogen_check_constraints.py``
     for ``compare/check_constraints.py``, whose functions a plugin registry runs): the last fallback."""
-    words = {stem(w) for w in identifier_words(PurePosixPath(symbol.path).stem)} - TEST_WORDS
+    words = _stem_words(symbol.path) - TEST_WORDS
     if len("".join(words)) < MIN_NAMED_AFTER:
         return {}
-    named = [
-        path
-        for _, path in store.file_paths()
-        if path != symbol.path and words <= {stem(w) for w in identifier_words(PurePosixPath(path).stem)}
-    ]
+    named = [path for _, path in store.file_paths() if path != symbol.path and words <= _stem_words(path)]
     tests = [t.id for path in named for t in store.symbols_in_file(path) if t.is_test_case]
     return {t: Reach(t, 1, FALLBACK_CONFIDENCE, (t, symbol.id), (NAMED_FOR_MODULE,)) for t in tests}
+
+
+@lru_cache(maxsize=STEMS_CACHED)
+def _stem_words(path: str) -> frozenset[str]:
+    """The stemmed words of a file's name (every file's, for each fallback on a large repository)."""
+    return frozenset(stem(w) for w in identifier_words(PurePosixPath(path).stem))
 
 
 def fallback_source(tests: Iterable[Reach]) -> str:
