@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from mnemo_core import lookup, pipelines
 from mnemo_core.at_commit import CommitTree, open_commit_tree
-from mnemo_core.change.impact import POSSIBLE_BELOW
 from mnemo_core.config import Config, load_config
+from mnemo_core.defaults import DEFAULT_BUDGET, DEFAULT_DEPTH, DEFAULT_FILES_DEPTH
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.indexer import Progress
 from mnemo_core.index.languages import registry
@@ -41,7 +41,7 @@ from mnemo_core.insight import (
 from mnemo_core.lookup import Hop
 from mnemo_core.memory import Memory
 from mnemo_core.model import ContextPack, Explanation, IndexStats, ScoredSymbol, Symbol
-from mnemo_core.pipelines import DEFAULT_BUDGET, DEFAULT_DEPTH, DEFAULT_FILES_DEPTH, Call
+from mnemo_core.pipelines import Call
 from mnemo_core.repository import Repository, recovering
 from mnemo_core.retrieve.recall import Recall
 from mnemo_core.retrieve.score import is_declaration
@@ -229,6 +229,8 @@ class Engine:
         """The symbols one call away: its callers (``"in"``) or callees (``"out"``), each with the
         edge (its call line). Links the resolver only guessed by name are left out, as in the
         hover's caller count."""
+        from mnemo_core.change.impact import POSSIBLE_BELOW
+
         self._fresh()
         hops = lookup.walk(self.repository, [symbol], direction, depth=1)
         return [hop for hop in hops if hop.via.confidence >= POSSIBLE_BELOW]

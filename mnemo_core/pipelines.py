@@ -34,9 +34,6 @@ if TYPE_CHECKING:  # the change pipelines load their modules when they run: a ta
     from mnemo_core.change.coverage import CoverageSource
     from mnemo_core.change.diffmap import ChangedSymbol, FileSummary
 
-DEFAULT_BUDGET = 8000
-DEFAULT_DEPTH = 3  # callers of callers of callers: beyond that, impact is speculation
-DEFAULT_FILES_DEPTH = 2
 PACK_POOL = 200  # packing considers this many of the best candidates
 SNAPSHOT_WORDS = {Snapshot.STAGED: "staged", Snapshot.WORKTREE: "working tree"}  # how a range names its head
 

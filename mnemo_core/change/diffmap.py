@@ -23,7 +23,7 @@ from tree_sitter import Node
 from mnemo_core.change.comments import COMMENT_PREFIXES, comments_only
 from mnemo_core.fsread import MAX_SOURCE_BYTES
 from mnemo_core.index.discovery import read_discovery
-from mnemo_core.index.extract import extract
+from mnemo_core.index.extract import extract_once
 from mnemo_core.index.languages import LanguageSpec, language_for_path
 from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, FileExtract, RawSymbol, SymbolKind
 from mnemo_core.vcs.diff import ChangeStatus, FileChange, files_at
@@ -106,8 +106,8 @@ def changed_symbols(
         old_path = change.old_path or change.path
         old_bytes = olds.get(old_path) if change.status != ChangeStatus.ADDED else None
         new_bytes = news.get(change.path) if change.status != ChangeStatus.DELETED else None
-        old_extract = extract(old_path, old_bytes, spec, discovery) if old_bytes is not None else None
-        new_extract = extract(change.path, new_bytes, spec, discovery) if new_bytes is not None else None
+        old_extract = extract_once(old_path, old_bytes, spec, discovery) if old_bytes is not None else None
+        new_extract = extract_once(change.path, new_bytes, spec, discovery) if new_bytes is not None else None
         old_symbols = old_extract.symbols if old_extract else ()
         new_symbols = new_extract.symbols if new_extract else ()
         touched = _file_symbols(change, old_symbols, new_symbols, (old_bytes, new_bytes), spec.name)

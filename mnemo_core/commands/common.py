@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING
 
-from mnemo_core.engine import DEFAULT_BUDGET, Engine
-from mnemo_core.model import Symbol
+from mnemo_core.defaults import DEFAULT_BUDGET
+
+if TYPE_CHECKING:  # building the parser imports no engine code (``mnemo --version``)
+    from mnemo_core.engine import Engine
+    from mnemo_core.model import ContextPack, Symbol
 
 BUDGET_HELP = f"token budget (default: budget in [tool.mnemo] or mnemo.toml, else {DEFAULT_BUDGET})"
 
@@ -72,6 +76,8 @@ def add_at_argument(parser: argparse.ArgumentParser) -> None:
 def open_engine(args: argparse.Namespace) -> Engine:
     """The engine of the repository ``--repo`` names (without memory when ``--no-memory``; at
     another commit with ``--at``)."""
+    from mnemo_core.engine import Engine
+
     memory = False if getattr(args, "no_memory", False) else None
     return Engine.open(args.repo, memory=memory, at=getattr(args, "at", None))
 
@@ -80,6 +86,13 @@ def print_at(engine: Engine) -> None:
     """Say, above a text answer given at another commit, which commit it is about."""
     if engine.at is not None:
         print(f"({engine.at.note()})")
+
+
+def render_pack(form: str, pack: ContextPack) -> str:
+    """An answer in ``form`` (text, markdown or json); the renderers load when an answer is made."""
+    from mnemo_core.render import to_json, to_markdown, to_text
+
+    return {"text": to_text, "markdown": to_markdown, "json": to_json}[form](pack)
 
 
 def print_json(value: object) -> None:

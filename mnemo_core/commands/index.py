@@ -8,8 +8,6 @@ import time
 from typing import Any
 
 from mnemo_core.commands.common import add_format_argument, in_part, print_json
-from mnemo_core.engine import Engine
-from mnemo_core.render import index_run_json
 from mnemo_core.terminal import unfiltered
 
 PROGRESS_AFTER_S = 1.0  # only runs that take a while get a progress bar
@@ -53,6 +51,9 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from mnemo_core.engine import Engine
+    from mnemo_core.render import index_run_json
+
     engine = Engine.open(args.path or args.repo, plain=args.plain)
     bar = _ProgressBar()
     try:

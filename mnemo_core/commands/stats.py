@@ -13,7 +13,6 @@ from mnemo_core.commands.common import (
     open_engine,
     print_json,
 )
-from mnemo_core.render import index_stats_json
 
 
 def register(sub: Any) -> None:
@@ -24,6 +23,8 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from mnemo_core.render import index_stats_json
+
     data = open_engine(args).stats()
     if args.format == "json":
         print_json(index_stats_json(data))

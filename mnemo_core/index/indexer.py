@@ -296,9 +296,9 @@ def _parse_one(root: Path, path: str, old_hash: str | None, discovery: PytestDis
     if spec is None:
         return _Parsed(path, None, None, "unsupported")
     # imported here: the parser's stack loads when a file changed, not on a warm query
-    from mnemo_core.index.extract import extract
+    from mnemo_core.index.extract import extract_once
 
-    extracted = extract(path, content.data, spec, discovery)
+    extracted = extract_once(path, content.data, spec, discovery)
     inherits = tuple(r for r in extracted.refs if r.kind == "inherit")
     return _Parsed(path, facts, replace(extracted, refs=()), None, encode_refs(extracted.refs), inherits)
 
