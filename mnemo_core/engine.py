@@ -13,6 +13,7 @@ mnemo's defaults.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -22,8 +23,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from mnemo_core import lookup, pipelines
 from mnemo_core.at_commit import CommitTree, open_commit_tree
-from mnemo_core.change.impact import POSSIBLE_BELOW
 from mnemo_core.config import Config, load_config
+from mnemo_core.defaults import DEFAULT_BUDGET, DEFAULT_DEPTH, DEFAULT_FILES_DEPTH
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.indexer import Progress
 from mnemo_core.index.languages import registry
@@ -40,7 +41,7 @@ from mnemo_core.insight import (
 from mnemo_core.lookup import Hop
 from mnemo_core.memory import Memory
 from mnemo_core.model import ContextPack, Explanation, IndexStats, ScoredSymbol, Symbol
-from mnemo_core.pipelines import DEFAULT_BUDGET, DEFAULT_DEPTH, DEFAULT_FILES_DEPTH, Call
+from mnemo_core.pipelines import Call
 from mnemo_core.repository import Repository, recovering
 from mnemo_core.retrieve.recall import Recall
 from mnemo_core.retrieve.score import is_declaration
@@ -73,6 +74,8 @@ __all__ = [
     "languages",
     "recovering",
 ]
+
+log = logging.getLogger(__name__)
 
 
 def languages() -> dict[str, tuple[str, ...]]:
@@ -248,6 +251,8 @@ class Engine:
         """The symbols one call away: its callers (``"in"``) or callees (``"out"``), each with the
         edge (its call line). Links the resolver only guessed by name are left out, as in the
         hover's caller count."""
+        from mnemo_core.change.impact import POSSIBLE_BELOW
+
         self._fresh()
         hops = lookup.walk(self.repository, [symbol], direction, depth=1)
         return [hop for hop in hops if hop.via.confidence >= POSSIBLE_BELOW]
@@ -380,6 +385,11 @@ class Engine:
         pack = self.pr(
             base, head, staged, worktree, depth, coverage=coverage, coverage_commit=coverage_commit
         )
+        from mnemo_core.vcs.diff import SKIPPED_NOTE
+
+        for note in pack.notes:  # a list of tests has no room for notes: the files not read are said apart
+            if note.startswith(SKIPPED_NOTE):
+                log.warning("%s", note)
         return pipelines.selected_tests(pack.impact, sure_only), pack.notes
 
     # -- memory ---------------------------------------------------------------------------------

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mnemo_core.commands.common import add_format_argument, add_repo_argument, print_json
-from mnemo_core.engine import Engine
+
+if TYPE_CHECKING:  # building the parser imports no engine code (``mnemo --version``)
+    from mnemo_core.engine import Engine
 
 
 def register(sub: Any) -> None:
@@ -47,4 +49,6 @@ def run_merge(args: argparse.Namespace) -> int:
 
 def _engine(args: argparse.Namespace) -> Engine:
     """The repository's engine, without memory or an index update: the map is all these verbs read."""
+    from mnemo_core.engine import Engine
+
     return Engine.open(args.repo, update_index=False, memory=False)
