@@ -32,7 +32,6 @@ def test_without_its_options_the_plugin_does_nothing(tmp_path: Path) -> None:
     assert "--mnemo-record" in run_pytest(root, "--help").stdout
 
 
-@pytest.mark.slow
 def test_a_partial_run_updates_its_tests_and_a_full_run_replaces_the_map(tmp_path: Path) -> None:
     root = project(tmp_path / "repo")
     first = run_pytest(root, "--mnemo-record")
@@ -56,7 +55,6 @@ def test_a_partial_run_updates_its_tests_and_a_full_run_replaces_the_map(tmp_pat
     assert set(_rows(root)) == {"tests/test_calc.py::test_add", "tests/test_loader.py::test_load"}
 
 
-@pytest.mark.slow
 def test_select_runs_what_mnemo_tests_prints_in_its_order(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -77,7 +75,6 @@ def _order(output: str) -> list[str]:
     return [w[0] for w in words if len(w) > 1 and "::" in w[0] and w[1] in ("PASSED", "FAILED")]
 
 
-@pytest.mark.slow
 def test_maps_of_shards_merge_into_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = project(tmp_path / "repo")
     for shard, tests in (("a.db", "tests/test_calc.py"), ("b.db", "tests/test_loader.py")):
@@ -115,7 +112,6 @@ def test_select_with_an_unknown_ref_is_one_usage_error(tmp_path: Path) -> None:
     assert "mnemo: --mnemo-select no-such-branch:" in ran.stderr and "Traceback" not in ran.stderr
 
 
-@pytest.mark.slow
 def test_xdist_workers_hand_their_lines_to_one_map(tmp_path: Path) -> None:
     pytest.importorskip("xdist")
     root = project(tmp_path / "repo")

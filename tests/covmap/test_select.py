@@ -10,8 +10,6 @@ from covmap_helpers import CALC, change, project, run_pytest
 
 from mnemo_core.cli import main
 
-pytestmark = pytest.mark.slow
-
 CALC_TESTS = [
     "tests/test_calc.py::test_add",
     "tests/test_calc.py::test_clamp",
