@@ -94,7 +94,12 @@ def collect(repos: Sequence[BenchRepo], workdir: Path) -> None:
                 row: dict[str, Any] = {"id": task.id, "truth": list(task.ground_truth), "candidates": []}
                 try:
                     ranking = rank_task(
-                        repo.store, repo.root, task.text, recency_lookup(repo), full_walk=True
+                        repo.store,
+                        repo.root,
+                        task.text,
+                        recency_lookup(repo),
+                        full_walk=True,
+                        vectors="encode",
                     )
                 except MnemoError:
                     rows.append(row)
