@@ -352,6 +352,7 @@ def _explanation(ranking: TaskRanking, target: Symbol, text: str) -> Explanation
         for name, weight in WEIGHTS.items()
     )
     notes += _memory_notes(ranking, sid)
+    notes.append(_meaning_note(ranking, sid))
     recency = ranking.recency.get(sid)
     return Explanation(
         symbol=target,
@@ -388,6 +389,18 @@ def _memory_notes(ranking: TaskRanking, sid: int) -> list[str]:
         factor, why = ranking.recall.demoted[sid]
         notes.append(f"memory: {why} (x {factor:.2f})")
     return notes
+
+
+def _meaning_note(ranking: TaskRanking, sid: int) -> str:
+    """The semantic channel's state, and what it said of this symbol."""
+    meaning = ranking.meaning
+    place = meaning.rank_of(sid)
+    if place is None:
+        return meaning.note if meaning.state != "ready" else f"{meaning.note}; not this one"
+    return (
+        f"{meaning.note}; similar in meaning to the task: cosine {meaning.similarity[sid]:.3f},"
+        f" {place} of {len(meaning.similarity)}"
+    )
 
 
 def recency_lookup(repo: Repository) -> RecencyLookup:

@@ -47,6 +47,7 @@ from mnemo_core.retrieve.keywords import extract_keywords
 from mnemo_core.retrieve.score import WEIGHTS
 from mnemo_core.retrieve.seeds import fts_channel
 from mnemo_core.retrieve.task import rank_task
+from mnemo_core.semantic.vectors import VECTORS_DB
 
 RANKED_KINDS = CALLABLE_KINDS | CLASS_KINDS  # answers are functions, methods and classes
 RRF_K = 60  # the usual reciprocal-rank fusion constant (Cormack et al.)
@@ -221,13 +222,26 @@ def _unindexed(repo: Repository, task: Task) -> list[str]:
     return missing
 
 
+def fresh_state(root: Path) -> None:
+    """Delete mnemo's state in a clone but its vectors: an index built from nothing gives the same
+    ranks on every run, and a vector depends only on its text (keeping them saves encoding again)."""
+    state = root / INDEX_DIR
+    for entry in state.iterdir() if state.is_dir() else ():
+        if entry.name.startswith(VECTORS_DB):
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+
+
 def evaluate(
     root: Path, tasks: list[Task], rankers: Sequence[str], progress: Callable[[int, TaskResult], None]
 ) -> list[TaskResult]:
     """Every task on its parent tree, oldest first; returns results in that order. The rankers are
     warmed up (one untimed query each) before the first timed query."""
     ordered = sorted(tasks, key=lambda t: -t.position)
-    shutil.rmtree(root / INDEX_DIR, ignore_errors=True)
+    fresh_state(root)
     repo = Repository.open(root)
     results: list[TaskResult] = []
     try:

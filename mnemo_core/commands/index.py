@@ -1,4 +1,5 @@
-"""``mnemo index [PATH | --repo PATH] [--full]``: build or update the index."""
+"""``mnemo index [PATH | --repo PATH] [--full] [--no-vectors]``: build or update the index, then,
+when the ``semantic`` extra is installed, the vectors of the symbols whose text is new."""
 
 from __future__ import annotations
 
@@ -41,6 +42,11 @@ def register(sub: Any) -> None:
     where.add_argument("path", nargs="?", help="repository directory (default: the current directory)")
     where.add_argument("--repo", default=".", help="the same, as an option like every other command's")
     parser.add_argument("--full", action="store_true", help="re-parse every file")
+    parser.add_argument(
+        "--no-vectors",
+        action="store_true",
+        help="skip the semantic vectors (made after the index when mnemo[semantic] is installed)",
+    )
     add_format_argument(parser)
     parser.set_defaults(run=run)
 
@@ -52,13 +58,20 @@ def run(args: argparse.Namespace) -> int:
         stats = engine.index(full=args.full, progress=bar)
     finally:
         bar.close()
+    vectors = None
+    if not args.no_vectors:
+        bar = _ProgressBar()
+        try:
+            vectors = engine.vectors(progress=bar)
+        finally:
+            bar.close()
     if stats.walked:
         print(
             f"mnemo: {engine.root} is not a git repository; indexed it by walking the directory",
             file=sys.stderr,
         )
     if args.format == "json":
-        print_json(index_run_json(engine.root, stats))
+        print_json(index_run_json(engine.root, stats, vectors))
         return 0
     skipped = ", ".join(f"{n} {why}" for why, n in sorted(stats.skipped.items()))
     print(
@@ -66,4 +79,9 @@ def run(args: argparse.Namespace) -> int:
         f"{', skipped ' + skipped if skipped else ''}), {stats.symbols} symbols, {stats.edges} edges"
         f" in {stats.elapsed_ms / 1000:.2f}s"
     )
+    if vectors is not None:
+        print(
+            f"vectors: {vectors.encoded} encoded, {vectors.reused} reused for {vectors.symbols} product"
+            f" symbols in {vectors.elapsed_ms / 1000:.2f}s"
+        )
     return 0

@@ -61,7 +61,7 @@ WEIGHTS = {
     "memory": 0.20,  # useful for a similar past task: said by a person or a landed commit, so strong
     "semantic": 0.0,  # similar in meaning to the task (0 when the optional channel is absent)
 }
-SEMANTIC_POOL = 50  # the best candidates re-ranked by meaning (session 34: top 50 kept the top 100's gain)
+SEMANTIC_POOL = 30  # the best candidates compared by meaning (session 34: the top 30 kept most of the gain)
 FILE_SEEDS = 5  # a file's relevance counts its best few matches, so big files do not win by size
 TEST_DEMOTION = 0.2  # test code, unless the task is about tests, is context rather than target
 NON_PRODUCT_DEMOTION = 0.2  # examples, docs, scripts and benchmarks, likewise, unless the task names them

@@ -82,6 +82,7 @@ class Encoder:
         options.intra_op_num_threads = THREADS
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")  # shared cores: no spinning
         session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
         tokenizer = Tokenizer.from_file(str(weights_dir() / "tokenizer.json"))
         tokenizer.enable_truncation(max_length=MAX_TOKENS)

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mnemo_core.index.store import Store, index_path
+from mnemo_core.at_commit import AT_DIR, TREE_DIR
+from mnemo_core.index.store import INDEX_DIR, Store, index_path
 from mnemo_core.model import CLASS_KINDS, Symbol
 from mnemo_core.retrieve.snippets import SourceCache, full_text
 
@@ -55,7 +56,11 @@ class VectorStats:
 
 
 def vectors_path(root: Path) -> Path:
-    """The vector file, beside the index in mnemo's state directory."""
+    """The vector file, beside the index in mnemo's state directory; an ``--at`` tree
+    (``<repo>/.mnemo/at/tree``) shares its repository's, so a past commit reuses its vectors."""
+    state = root.parent.parent
+    if root.name == TREE_DIR and root.parent.name == AT_DIR and state.name == INDEX_DIR:
+        root = state.parent
     return index_path(root).parent / VECTORS_DB
 
 
