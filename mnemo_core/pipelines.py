@@ -22,7 +22,7 @@ from mnemo_core.retrieve.pack import Piece, pack
 from mnemo_core.retrieve.reasons import task_reasons
 from mnemo_core.retrieve.recall import Recall
 from mnemo_core.retrieve.recency import RecencyLookup, git_recency
-from mnemo_core.retrieve.score import WEIGHTS
+from mnemo_core.retrieve.score import SEMANTIC_POOL, WEIGHTS
 from mnemo_core.retrieve.snippets import SourceCache, header, token_costs
 from mnemo_core.retrieve.task import TaskRanking, rank_task
 from mnemo_core.vcs.git import Sha, require_toplevel
@@ -396,7 +396,9 @@ def _meaning_note(ranking: TaskRanking, sid: int) -> str:
     meaning = ranking.meaning
     place = meaning.rank_of(sid)
     if place is None:
-        return meaning.note if meaning.state != "ready" else f"{meaning.note}; not this one"
+        if meaning.state != "ready":
+            return meaning.note
+        return f"{meaning.note}; not this one (only the best {SEMANTIC_POOL} product candidates are)"
     return (
         f"{meaning.note}; similar in meaning to the task: cosine {meaning.similarity[sid]:.3f},"
         f" {place} of {len(meaning.similarity)}"
