@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from mnemo_core.errors import MnemoError
 from mnemo_core.index.store import Store
 from mnemo_core.model import Symbol
 
@@ -75,7 +76,7 @@ def meaning(
 
     try:
         vectors = VectorStore.open(root, MODEL_ID, create=use == "encode")
-    except (sqlite3.Error, OSError):
+    except (sqlite3.Error, OSError, MnemoError):
         return Meaning("empty")
     if vectors is None:
         return Meaning("empty")

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mnemo_core.at_commit import AT_DIR, TREE_DIR
-from mnemo_core.index.store import INDEX_DIR, Store, index_path
+from mnemo_core.errors import MnemoError
+from mnemo_core.index.store import INDEX_DIR, Store, index_path, prepare_index_dir
 from mnemo_core.model import CLASS_KINDS, Symbol
 from mnemo_core.retrieve.snippets import SourceCache, full_text
 
@@ -87,10 +88,12 @@ class VectorStore:
         """The repository's vector file for ``model``; None when there is none and ``create`` is
         off. A file made by another model is emptied (its vectors mean nothing to this one)."""
         path = vectors_path(root)
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            raise MnemoError(f"{path}: not a regular file; mnemo keeps no vectors through it")
         if not create and not path.is_file():
             return None
         if create:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            prepare_index_dir(path.parent.parent)
         conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         try:
             conn.execute("PRAGMA journal_mode=WAL")

@@ -161,3 +161,17 @@ def opened(root: Path) -> Iterator[Repository]:
         yield repository
     finally:
         repository.close()
+
+
+@needs_extra
+def test_a_symlink_in_place_of_the_vector_file_is_not_followed(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outside = tmp_path / "outside.db"
+    outside.write_bytes(b"")
+    (repo / ".mnemo").mkdir()
+    vectors_path(repo).symlink_to(outside)
+    assert main(["index", str(repo)]) == 1
+    err = capsys.readouterr().err
+    assert "not a regular file" in err and len(err.strip().splitlines()) == 1
+    assert outside.read_bytes() == b""
