@@ -62,9 +62,9 @@ def test_the_encoder_gives_the_published_similarities_of_all_minilm() -> None:
     sentences = ["The weather is lovely today.", "It's so sunny outside!", "He drove to the stadium."]
     rows = encoder().encode(sentences)
     similar, unrelated = float(rows[0] @ rows[1]), float(rows[0] @ rows[2])
-    # sentence-transformers' own example prints 0.6660 and 0.1046 (float32); int8 stays within 0.05
-    assert abs(similar - 0.666) < 0.05
-    assert abs(unrelated - 0.105) < 0.05
+    # sentence-transformers' own example prints 0.6660 and 0.1046 (float32); int8 per channel stays within 0.03
+    assert abs(similar - 0.666) < 0.03
+    assert abs(unrelated - 0.105) < 0.03
     assert abs(float(rows[1] @ rows[1]) - 1.0) < 1e-3
 
 
