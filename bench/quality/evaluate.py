@@ -5,7 +5,8 @@ The rankers (``RANKER_FUNCTIONS``, a plain registry: add one by name) take the o
 
 - ``full``: mnemo's task pipeline;
 - ``bm25``: the honest baseline (:mod:`bench.quality.baseline`), independent of mnemo;
-- ``fts``: mnemo's own FTS5 seed channel alone (an ablation row, never a baseline).
+- ``fts``: mnemo's own FTS5 seed channel alone (an ablation row, never a baseline);
+- ``lexical``: mnemo's task pipeline without the semantic channel (what a default install ranks).
 
 ``FUSED_RANKERS`` combine the lists other rankers already returned, without querying again:
 ``rrf`` is the reciprocal-rank fusion (k = 60) of ``full`` and ``bm25``, a reference point.
@@ -110,6 +111,12 @@ def full_ranking(repo: Repository, text: str) -> list[str]:
     return _keys(ranking.symbols[s.symbol_id] for s in ranking.scored)
 
 
+def lexical_ranking(repo: Repository, text: str) -> list[str]:
+    """mnemo's task pipeline without the semantic channel: the ranking of a default install."""
+    ranking = rank_task(repo.store, repo.root, text, recency_lookup(repo), vectors="off")
+    return _keys(ranking.symbols[s.symbol_id] for s in ranking.scored)
+
+
 def encode_vectors(repo: Repository, text: str) -> None:
     """With the semantic channel on, encode the vectors the task's candidates lack, as ``mnemo
     index`` would have for the whole tree (the same texts, so the same values), before the timed
@@ -152,7 +159,12 @@ def rrf(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> list[str]:
     return sorted(scores, key=lambda key: -scores[key])
 
 
-RANKER_FUNCTIONS: dict[str, Ranker] = {"full": full_ranking, "bm25": bm25_ranking, "fts": fts_ranking}
+RANKER_FUNCTIONS: dict[str, Ranker] = {
+    "full": full_ranking,
+    "bm25": bm25_ranking,
+    "fts": fts_ranking,
+    "lexical": lexical_ranking,
+}
 FUSED_RANKERS: dict[str, tuple[str, ...]] = {"rrf": ("full", "bm25")}  # fused from these rankers' lists
 ALL_RANKERS = (*RANKER_FUNCTIONS, *FUSED_RANKERS)
 DEFAULT_RANKERS = ("full", "bm25", "fts", "rrf")

@@ -107,7 +107,7 @@ def rank_task(
     factors = (candidates, top_seeds, result, fan_in, recency, reference, symbols, keywords, touched, useless)
     scored = score_candidates(*factors)
     pool = [symbols[s.symbol_id] for s in scored[:SEMANTIC_POOL] if not symbols[s.symbol_id].is_test]
-    wanted = full_walk or WEIGHTS["semantic"] > 0  # at weight 0 the encoder is not even loaded
+    wanted = vectors != "off" and (full_walk or WEIGHTS["semantic"] > 0)  # at 0 no encoder is loaded
     similar = meaning(store, root, text, pool, vectors) if wanted else ABSENT
     if similar.similarity:
         scored = score_candidates(*factors, similar.similarity)

@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from mnemo_core.semantic.encoder import Encoder
 
 State = Literal["absent", "empty", "ready"]
-VectorUse = Literal["stored", "encode"]  # "encode": encode the candidates that lack a vector (benchmarks)
+# "encode": encode the candidates that lack a vector (benchmarks); "off": leave the channel out
+VectorUse = Literal["stored", "encode", "off"]
 
 INSTALL_HINT = "pip install 'mnemo[semantic]'"
 
