@@ -56,7 +56,7 @@ FOLD_KEYS = ("start R@10", "start MRR", "fold R@10", "fold MRR")
 FOLD_HEADER = (
     f"{'fold (scored repo)':<20} {'start R@10':>10} {'start MRR':>9} {'fold R@10':>9} {'fold MRR':>8}"
 )
-PROBE_GRID = (0.0, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, -0.02, -0.05)
+PROBE_GRID = (0.0, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1.0, -0.02, -0.05)
 TABLE_PREFIX = "learn-"
 DEFAULT_WORKDIR = Path("/tmp/mnemo-tune")  # apart from the benchmark's clones: both check out commits
 
