@@ -47,6 +47,7 @@ from mnemo_core.render import (
     walk_json,
     walk_text,
 )
+from mnemo_core.terminal import escape_controls
 
 PROG = "mnemo"  # errors read as the CLI's: the tools are its verbs
 INSTRUCTIONS = (
@@ -328,4 +329,4 @@ def _walk(walk: Walk) -> Answer:
 
 
 def _text(text: str) -> TextContent:
-    return TextContent(type="text", text=text)
+    return TextContent(type="text", text=escape_controls(text))

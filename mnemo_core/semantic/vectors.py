@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mnemo_core.at_commit import AT_DIR, TREE_DIR
-from mnemo_core.errors import MnemoError
-from mnemo_core.index.store import INDEX_DIR, Store, index_path, prepare_index_dir
+from mnemo_core.index.store import Store
 from mnemo_core.model import CLASS_KINDS, Symbol
 from mnemo_core.retrieve.snippets import SourceCache, full_text
+from mnemo_core.statedir import STATE_NAME, own_file, private_dir, state_dir
 
 if TYPE_CHECKING:
     import numpy as np
@@ -56,13 +56,19 @@ class VectorStats:
     elapsed_ms: int
 
 
-def vectors_path(root: Path) -> Path:
-    """The vector file, beside the index in mnemo's state directory; an ``--at`` tree
-    (``<repo>/.mnemo/at/tree``) shares its repository's, so a past commit reuses its vectors."""
+def vectors_path(root: Path, create: bool = False) -> Path:
+    """The vector file, beside the index in mnemo's state directory (``mnemo_core.statedir``; never
+    a link). An ``--at`` tree (``<state>/at/tree``) shares its repository's, so a past commit reuses
+    its vectors."""
     state = root.parent.parent
-    if root.name == TREE_DIR and root.parent.name == AT_DIR and state.name == INDEX_DIR:
-        root = state.parent
-    return index_path(root).parent / VECTORS_DB
+    if root.name == TREE_DIR and root.parent.name == AT_DIR and _is_state_dir(state):
+        return own_file(state / VECTORS_DB)
+    return own_file(state_dir(root, create=create) / VECTORS_DB)
+
+
+def _is_state_dir(path: Path) -> bool:
+    """Whether ``path`` is a repository's state directory (``.mnemo`` or the private one)."""
+    return path.name == STATE_NAME or path.parent == private_dir(path).parent
 
 
 def symbol_text(symbol: Symbol, source: SourceCache, members: Iterable[Symbol] = ()) -> str:
@@ -87,13 +93,9 @@ class VectorStore:
     def open(cls, root: Path, model: str, create: bool = True) -> VectorStore | None:
         """The repository's vector file for ``model``; None when there is none and ``create`` is
         off. A file made by another model is emptied (its vectors mean nothing to this one)."""
-        path = vectors_path(root)
-        if path.is_symlink() or (path.exists() and not path.is_file()):
-            raise MnemoError(f"{path}: not a regular file; mnemo keeps no vectors through it")
+        path = vectors_path(root, create=create)
         if not create and not path.is_file():
             return None
-        if create:
-            prepare_index_dir(path.parent.parent)
         conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         try:
             conn.execute("PRAGMA journal_mode=WAL")
