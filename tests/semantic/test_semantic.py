@@ -62,7 +62,7 @@ def test_the_encoder_gives_the_published_similarities_of_all_minilm() -> None:
     sentences = ["The weather is lovely today.", "It's so sunny outside!", "He drove to the stadium."]
     rows = encoder().encode(sentences)
     similar, unrelated = float(rows[0] @ rows[1]), float(rows[0] @ rows[2])
-    # sentence-transformers' own example prints 0.6660 and 0.1046 (float32); int8 per channel stays within 0.03
+    # sentence-transformers' example prints 0.6660 and 0.1046 (float32); int8 per channel is within 0.03
     assert abs(similar - 0.666) < 0.03
     assert abs(unrelated - 0.105) < 0.03
     assert abs(float(rows[1] @ rows[1]) - 1.0) < 1e-3
@@ -99,6 +99,10 @@ def test_vectors_reorder_by_meaning_and_why_says_so(repo: Path, capsys: pytest.C
     out = capsys.readouterr().out
     assert "semantic" in out
     assert "similar in meaning to the task: cosine" in out
+    assert main(["task", TASK, "--repo", str(repo), "--no-memory", "--format", "json"]) == 0
+    answer = {s["name"]: s for s in json.loads(capsys.readouterr().out)["symbols"]}
+    assert answer["send_file"]["components"]["semantic"] > 0
+    assert any(r.startswith("similar in meaning to the task") for r in answer["send_file"]["reasons"])
 
 
 def test_before_vectors_exist_the_ranking_is_the_lexical_one(
