@@ -179,3 +179,16 @@ def test_a_symlink_in_place_of_the_vector_file_is_not_followed(
     err = capsys.readouterr().err
     assert "not a regular file" in err and len(err.strip().splitlines()) == 1
     assert outside.read_bytes() == b""
+
+
+def test_an_at_tree_shares_its_repository_vector_file(repo: Path, tmp_path: Path) -> None:
+    from mnemo_core.at_commit import open_commit_tree
+
+    tree = open_commit_tree(repo, "HEAD")
+    try:
+        assert tree.root != repo
+        assert vectors_path(tree.root) == vectors_path(repo)
+    finally:
+        tree.close()
+    elsewhere = make_repo(tmp_path / "at" / "tree", FILES)  # a repository that only looks like one
+    assert vectors_path(elsewhere) == elsewhere / ".mnemo" / "vectors.db"
