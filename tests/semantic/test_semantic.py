@@ -109,10 +109,11 @@ def test_before_vectors_exist_the_ranking_is_the_lexical_one(
     repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     index_repo(repo)
+    assert score.WEIGHTS["semantic"] > 0
     with opened(repo) as r:
-        plain = rank_task(r.store, repo, TASK, recency_lookup(r))
-        monkeypatch.setitem(score.WEIGHTS, "semantic", 0.5)
         asked = rank_task(r.store, repo, TASK, recency_lookup(r), full_walk=True)
+        monkeypatch.setitem(score.WEIGHTS, "semantic", 0.0)  # the ranking before the channel existed
+        plain = rank_task(r.store, repo, TASK, recency_lookup(r))
     assert asked.meaning.state == ("empty" if available() else "absent")
     assert [s.symbol_id for s in asked.scored] == [s.symbol_id for s in plain.scored]
     assert [s.score for s in asked.scored] == [s.score for s in plain.scored]
