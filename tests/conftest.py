@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,19 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "ada@example.com")
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Ada Tester")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "ada@example.com")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _encoder_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """One built encoder for the session (each test's own HOME would build it again, a few seconds
+    and several hundred MB each time), built before any test measures a process."""
+    from mnemo_core.semantic.encoder import CACHE_VARIABLE, available, built_model
+
+    os.environ[CACHE_VARIABLE] = str(tmp_path_factory.mktemp("encoders"))
+    if available():
+        built_model()
+    yield
+    os.environ.pop(CACHE_VARIABLE, None)
 
 
 @pytest.fixture(scope="session")

@@ -42,6 +42,7 @@ HIDDEN = 384
 LAYER_NORM_EPS = 1e-12
 MASKED = -10000.0  # added to the attention scores of padding, as BERT does
 OPSET = 17  # LayerNormalization is a standard operator from 17 on
+CACHE_VARIABLE = "MNEMO_ENCODER_CACHE"
 THREADS = 2  # this machine's cores; a query or an index build has the CPU to itself
 
 
@@ -59,7 +60,11 @@ def weights_dir() -> Path:
 
 
 def cache_dir() -> Path:
-    """The user's cache for built models (``$XDG_CACHE_HOME/mnemo``, else ``~/.cache/mnemo``)."""
+    """Where built models are kept: ``$MNEMO_ENCODER_CACHE`` when set (a test session shares one),
+    else the user's cache (``$XDG_CACHE_HOME/mnemo/encoders``, else ``~/.cache/mnemo/encoders``)."""
+    chosen = os.environ.get(CACHE_VARIABLE)
+    if chosen:
+        return Path(chosen)
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "mnemo" / "encoders"
 
