@@ -53,6 +53,7 @@ from mnemo_core.vcs.state import git_state
 
 if TYPE_CHECKING:
     from mnemo_core.change.coverage import CoverageSource
+    from mnemo_core.semantic.vectors import VectorStats
 
 __all__ = [
     "BLAST_DEPTH",
@@ -188,6 +189,17 @@ class Engine:
     ) -> IndexStats:
         """Build or update the index (incremental unless ``full``; ``only`` some paths)."""
         return self.repository.update_index(full=full, progress=progress, only=only)
+
+    def vectors(self, progress: Progress | None = None) -> VectorStats | None:
+        """Bring the semantic channel's vectors up to date with the index (after it, never inside
+        it); None when the ``semantic`` extra is not installed."""
+        from mnemo_core.semantic.encoder import available
+
+        if not available():
+            return None
+        from mnemo_core.semantic.vectors import build_vectors
+
+        return build_vectors(self.repository.store, self.repository.root, progress)
 
     def has_index(self) -> bool:
         """Whether the index holds any file yet (without updating it)."""

@@ -22,7 +22,7 @@ from mnemo_core.retrieve.pack import Piece, pack
 from mnemo_core.retrieve.reasons import task_reasons
 from mnemo_core.retrieve.recall import Recall
 from mnemo_core.retrieve.recency import RecencyLookup, git_recency
-from mnemo_core.retrieve.score import WEIGHTS
+from mnemo_core.retrieve.score import SEMANTIC_POOL, WEIGHTS
 from mnemo_core.retrieve.snippets import SourceCache, header, token_costs
 from mnemo_core.retrieve.task import TaskRanking, rank_task
 from mnemo_core.vcs.git import Sha, require_toplevel
@@ -365,6 +365,7 @@ def _explanation(ranking: TaskRanking, target: Symbol, text: str) -> Explanation
         for name, weight in WEIGHTS.items()
     )
     notes += _memory_notes(ranking, sid)
+    notes.append(_meaning_note(ranking, sid))
     recency = ranking.recency.get(sid)
     return Explanation(
         symbol=target,
@@ -401,6 +402,20 @@ def _memory_notes(ranking: TaskRanking, sid: int) -> list[str]:
         factor, why = ranking.recall.demoted[sid]
         notes.append(f"memory: {why} (x {factor:.2f})")
     return notes
+
+
+def _meaning_note(ranking: TaskRanking, sid: int) -> str:
+    """The semantic channel's state, and what it said of this symbol."""
+    meaning = ranking.meaning
+    place = meaning.rank_of(sid)
+    if place is None:
+        if meaning.state != "ready":
+            return meaning.note
+        return f"{meaning.note}; not this one (only the best {SEMANTIC_POOL} product candidates are)"
+    return (
+        f"{meaning.note}; similar in meaning to the task: cosine {meaning.similarity[sid]:.3f},"
+        f" {place} of {len(meaning.similarity)}"
+    )
 
 
 def recency_lookup(repo: Repository) -> RecencyLookup:

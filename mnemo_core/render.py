@@ -17,6 +17,7 @@ from mnemo_core.retrieve.snippets import header
 if TYPE_CHECKING:
     from mnemo_core.engine import Feedback
     from mnemo_core.lookup import Hop
+    from mnemo_core.semantic.vectors import VectorStats
     from mnemo_core.symbol_history import SymbolHistory
 
 SCHEMA = 1
@@ -403,9 +404,15 @@ def find_json(pattern: str, symbols: Sequence[Symbol]) -> dict[str, Any]:
     return {"schema": SCHEMA, "query": pattern, "symbols": [index_symbol_json(s) for s in symbols]}
 
 
-def index_run_json(root: Path, stats: IndexStats) -> dict[str, Any]:
-    """``mnemo index --format json``: what one run of the indexer did."""
-    return {"schema": SCHEMA, "repo": str(root), **asdict(stats)}
+def index_run_json(root: Path, stats: IndexStats, vectors: VectorStats | None = None) -> dict[str, Any]:
+    """``mnemo index --format json``: what one run of the indexer did (``vectors``: what the
+    semantic channel's step did, null without the extra or with ``--no-vectors``)."""
+    return {
+        "schema": SCHEMA,
+        "repo": str(root),
+        **asdict(stats),
+        "vectors": asdict(vectors) if vectors is not None else None,
+    }
 
 
 def index_stats_json(stats: Mapping[str, Any]) -> dict[str, Any]:

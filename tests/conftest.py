@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,6 +27,22 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "ada@example.com")
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Ada Tester")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "ada@example.com")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _encoder_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """One built encoder for the session (each test's own HOME would build it again, a few seconds
+    and several hundred MB each time), built before any test measures a process."""
+    from mnemo_core.semantic.encoder import CACHE_VARIABLE, available
+
+    os.environ[CACHE_VARIABLE] = str(tmp_path_factory.mktemp("encoders"))
+    if available():  # in a process of its own: the build leaves this one's signal handling as it was
+        build = "from mnemo_core.semantic.encoder import built_model; built_model()"
+        checkout = str(Path(__file__).resolve().parents[1])
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([checkout, os.environ.get("PYTHONPATH", "")])}
+        subprocess.run([sys.executable, "-c", build], check=True, capture_output=True, env=env)
+    yield
+    os.environ.pop(CACHE_VARIABLE, None)
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,8 @@ The rankers (``RANKER_FUNCTIONS``, a plain registry: add one by name) take the o
 
 - ``full``: mnemo's task pipeline;
 - ``bm25``: the honest baseline (:mod:`bench.quality.baseline`), independent of mnemo;
-- ``fts``: mnemo's own FTS5 seed channel alone (an ablation row, never a baseline).
+- ``fts``: mnemo's own FTS5 seed channel alone (an ablation row, never a baseline);
+- ``lexical``: mnemo's task pipeline without the semantic channel (what a default install ranks).
 
 ``FUSED_RANKERS`` combine the lists other rankers already returned, without querying again:
 ``rrf`` is the reciprocal-rank fusion (k = 60) of ``full`` and ``bm25``, a reference point.
@@ -28,6 +29,7 @@ to search for in the text (``MnemoError``) returns nothing: a miss for that rank
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -43,8 +45,10 @@ from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, Symbol
 from mnemo_core.pipelines import recency_lookup
 from mnemo_core.repository import Repository
 from mnemo_core.retrieve.keywords import extract_keywords
+from mnemo_core.retrieve.score import WEIGHTS
 from mnemo_core.retrieve.seeds import fts_channel
 from mnemo_core.retrieve.task import rank_task
+from mnemo_core.semantic.vectors import VECTORS_DB
 
 RANKED_KINDS = CALLABLE_KINDS | CLASS_KINDS  # answers are functions, methods and classes
 RRF_K = 60  # the usual reciprocal-rank fusion constant (Cormack et al.)
@@ -107,6 +111,21 @@ def full_ranking(repo: Repository, text: str) -> list[str]:
     return _keys(ranking.symbols[s.symbol_id] for s in ranking.scored)
 
 
+def lexical_ranking(repo: Repository, text: str) -> list[str]:
+    """mnemo's task pipeline without the semantic channel: the ranking of a default install."""
+    ranking = rank_task(repo.store, repo.root, text, recency_lookup(repo), vectors="off")
+    return _keys(ranking.symbols[s.symbol_id] for s in ranking.scored)
+
+
+def encode_vectors(repo: Repository, text: str) -> None:
+    """With the semantic channel on, encode the vectors the task's candidates lack, as ``mnemo
+    index`` would have for the whole tree (the same texts, so the same values), before the timed
+    query; counted in ``index_ms``."""
+    if WEIGHTS["semantic"] > 0:
+        with contextlib.suppress(MnemoError):
+            rank_task(repo.store, repo.root, text, recency_lookup(repo), vectors="encode")
+
+
 def bm25_ranking(repo: Repository, text: str) -> list[str]:
     """The honest baseline: BM25 over every definition's source, with no part of mnemo."""
     return baseline.rank(_corpus(repo.root), text)
@@ -140,7 +159,12 @@ def rrf(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> list[str]:
     return sorted(scores, key=lambda key: -scores[key])
 
 
-RANKER_FUNCTIONS: dict[str, Ranker] = {"full": full_ranking, "bm25": bm25_ranking, "fts": fts_ranking}
+RANKER_FUNCTIONS: dict[str, Ranker] = {
+    "full": full_ranking,
+    "bm25": bm25_ranking,
+    "fts": fts_ranking,
+    "lexical": lexical_ranking,
+}
 FUSED_RANKERS: dict[str, tuple[str, ...]] = {"rrf": ("full", "bm25")}  # fused from these rankers' lists
 ALL_RANKERS = (*RANKER_FUNCTIONS, *FUSED_RANKERS)
 DEFAULT_RANKERS = ("full", "bm25", "fts", "rrf")
@@ -172,6 +196,8 @@ def run_task(repo: Repository, task: Task, rankers: Sequence[str], warm_up: bool
     checkout(repo.root, task.parent)
     started = time.perf_counter()
     index_repo(repo.root)
+    if "full" in needed(rankers):
+        encode_vectors(repo, task.text)
     result = TaskResult(task, (time.perf_counter() - started) * MS_PER_S)
     result.unindexed = _unindexed(repo, task)
     result.not_in_baseline = _not_in_baseline(repo.root, task)
@@ -208,13 +234,26 @@ def _unindexed(repo: Repository, task: Task) -> list[str]:
     return missing
 
 
+def fresh_state(root: Path) -> None:
+    """Delete mnemo's state in a clone but its vectors: an index built from nothing gives the same
+    ranks on every run, and a vector depends only on its text (keeping them saves encoding again)."""
+    state = root / INDEX_DIR
+    for entry in state.iterdir() if state.is_dir() else ():
+        if entry.name.startswith(VECTORS_DB):
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+
+
 def evaluate(
     root: Path, tasks: list[Task], rankers: Sequence[str], progress: Callable[[int, TaskResult], None]
 ) -> list[TaskResult]:
     """Every task on its parent tree, oldest first; returns results in that order. The rankers are
     warmed up (one untimed query each) before the first timed query."""
     ordered = sorted(tasks, key=lambda t: -t.position)
-    shutil.rmtree(root / INDEX_DIR, ignore_errors=True)
+    fresh_state(root)
     repo = Repository.open(root)
     results: list[TaskResult] = []
     try:

@@ -56,7 +56,7 @@ FOLD_KEYS = ("start R@10", "start MRR", "fold R@10", "fold MRR")
 FOLD_HEADER = (
     f"{'fold (scored repo)':<20} {'start R@10':>10} {'start MRR':>9} {'fold R@10':>9} {'fold MRR':>8}"
 )
-PROBE_GRID = (0.0, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, -0.02, -0.05)
+PROBE_GRID = (0.0, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1.0, -0.02, -0.05)
 TABLE_PREFIX = "learn-"
 DEFAULT_WORKDIR = Path("/tmp/mnemo-tune")  # apart from the benchmark's clones: both check out commits
 
@@ -72,8 +72,9 @@ class TaskTable:
     truth_size: int  # ground truth functions, found among the candidates or not
 
 
-def collect(repos: Sequence[BenchRepo], workdir: Path) -> None:
-    """Run each repository's tasks once and store the candidate tables."""
+def collect(repos: Sequence[BenchRepo], workdir: Path, count: int | None = None) -> None:
+    """Run each repository's tasks once (the first ``count`` of its task file, default all the
+    benchmark runs) and store the candidate tables."""
     from bench.quality.evaluate import RANKED_KINDS, checkout
     from bench.quality.run import tasks_for
     from mnemo_core.errors import MnemoError
@@ -84,7 +85,7 @@ def collect(repos: Sequence[BenchRepo], workdir: Path) -> None:
 
     for spec in repos:
         clone = working_clone(spec, DEFAULT_MIRRORS, workdir)
-        tasks = tasks_for(spec, clone, _task_args())
+        tasks = tasks_for(spec, clone, _task_args(count))
         repo = Repository.open(clone)
         rows: list[dict[str, Any]] = []
         try:
@@ -94,7 +95,12 @@ def collect(repos: Sequence[BenchRepo], workdir: Path) -> None:
                 row: dict[str, Any] = {"id": task.id, "truth": list(task.ground_truth), "candidates": []}
                 try:
                     ranking = rank_task(
-                        repo.store, repo.root, task.text, recency_lookup(repo), full_walk=True
+                        repo.store,
+                        repo.root,
+                        task.text,
+                        recency_lookup(repo),
+                        full_walk=True,
+                        vectors="encode",
                     )
                 except MnemoError:
                     rows.append(row)
@@ -124,10 +130,10 @@ def _channel_ranks(ranking: Any, sid: int) -> dict[str, int]:
     return {h.channel: h.rank for h in seed.hits} if seed else {}
 
 
-def _task_args() -> argparse.Namespace:
+def _task_args(count: int | None = None) -> argparse.Namespace:
     from bench.quality.run import parse_args
 
-    return parse_args([])
+    return parse_args(["--tasks", str(count)] if count else [])
 
 
 def load_tables(name: str, components: Sequence[str]) -> list[TaskTable]:
@@ -301,10 +307,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--repos", default="tuning", help="tuning repositories, comma-separated, or 'tuning'")
     parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR, help="working clones for collect")
+    parser.add_argument("--tasks", type=int, help="collect: only the first N tasks of each task file")
     args = parser.parse_intermixed_args(argv)  # ``probe --refit NAME``: a flag between the positionals
     repos = _tuning(args.repos)
     if args.step == "collect":
-        collect(repos, args.workdir)
+        collect(repos, args.workdir, args.tasks)
         return 0
     names = list(WEIGHTS)
     groups = {r.name: load_tables(r.name, names) for r in repos}

@@ -1,4 +1,5 @@
-"""``mnemo index [PATH | --repo PATH] [--full]``: build or update the index."""
+"""``mnemo index [PATH | --repo PATH] [--full] [--no-vectors]``: build or update the index, then,
+when the ``semantic`` extra is installed, the vectors of the symbols whose text is new."""
 
 from __future__ import annotations
 
@@ -46,6 +47,11 @@ def register(sub: Any) -> None:
         action="store_true",
         help="index a directory that is not in a git work tree (walked; later commands then accept it)",
     )
+    parser.add_argument(
+        "--no-vectors",
+        action="store_true",
+        help="skip the semantic vectors (made after the index when mnemo[semantic] is installed)",
+    )
     add_format_argument(parser)
     parser.set_defaults(run=run)
 
@@ -60,13 +66,20 @@ def run(args: argparse.Namespace) -> int:
         stats = engine.index(full=args.full, progress=bar)
     finally:
         bar.close()
+    vectors = None
+    if not args.no_vectors:
+        bar = _ProgressBar()
+        try:
+            vectors = engine.vectors(progress=bar)
+        finally:
+            bar.close()
     if stats.walked:
         print(
             f"mnemo: {engine.root} is not a git repository; indexed it by walking the directory",
             file=sys.stderr,
         )
     if args.format == "json":
-        print_json(index_run_json(engine.root, stats))
+        print_json(index_run_json(engine.root, stats, vectors))
         return 0
     skipped = ", ".join(f"{n} {why}" for why, n in sorted(stats.skipped.items()))
     partial = f", {len(stats.partial)} in part: {in_part(stats.partial)}" if stats.partial else ""
@@ -75,4 +88,9 @@ def run(args: argparse.Namespace) -> int:
         f"{', skipped ' + skipped if skipped else ''}{partial}), {stats.symbols} symbols, {stats.edges} edges"
         f" in {stats.elapsed_ms / 1000:.2f}s"
     )
+    if vectors is not None:
+        print(
+            f"vectors: {vectors.encoded} encoded, {vectors.reused} reused for {vectors.symbols} product"
+            f" symbols in {vectors.elapsed_ms / 1000:.2f}s"
+        )
     return 0

@@ -777,6 +777,14 @@ class Store:
         )
         return [_symbol(r) for r in rows]
 
+    def product_symbols(self) -> list[Symbol]:
+        """Every definition that is not test code (modules left out), by path and line."""
+        rows = self.conn.execute(
+            f"SELECT {_SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id"
+            " WHERE s.is_test = 0 AND s.kind != 'module' ORDER BY f.path, s.start_line"
+        )
+        return [_symbol(r) for r in rows]
+
     def module_of(self, path: str) -> Symbol | None:
         """The module symbol of one file (None for a file the index does not have)."""
         row = self.conn.execute(

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 
 HIGH_AUTHORITY = 0.5  # above this, "relied on by the other matches" is worth saying
 MAX_CHANNEL_REASONS = 2
+CLOSEST_SAID = 5  # the candidates closest in meaning to the task say so
 
 
 def task_reasons(ranking: TaskRanking, sid: int) -> list[str]:
@@ -26,6 +27,12 @@ def task_reasons(ranking: TaskRanking, sid: int) -> list[str]:
             f"{hops} hop{'s' if hops != 1 else ''} from the task's matches in the call graph"
             if hops
             else "reached by the walk from the task's matches"
+        )
+    place = ranking.meaning.rank_of(sid)
+    if place is not None and place <= CLOSEST_SAID:
+        reasons.append(
+            f"similar in meaning to the task: cosine {ranking.meaning.similarity[sid]:.2f},"
+            f" {_ordinal(place)} closest of {len(ranking.meaning.similarity)} compared"
         )
     recalled = ranking.recall.recalled.get(sid)
     if recalled and recalled not in reasons:
@@ -49,3 +56,7 @@ def task_reasons(ranking: TaskRanking, sid: int) -> list[str]:
     elif (directory := non_product_dir(symbol.path, ranking.keywords)) is not None:
         reasons.append(f"in {directory}/, demoted (not product code, and the task does not name it)")
     return reasons
+
+
+def _ordinal(n: int) -> str:
+    return {1: "the", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")

@@ -21,9 +21,10 @@ from mnemo_core.retrieve.history import history_channel
 from mnemo_core.retrieve.keywords import Keywords, extract_keywords
 from mnemo_core.retrieve.recall import Recall, Touch
 from mnemo_core.retrieve.recency import RecencyLookup
-from mnemo_core.retrieve.score import WEIGHTS, Recency, Scored, score_candidates
+from mnemo_core.retrieve.score import SEMANTIC_POOL, WEIGHTS, Recency, Scored, score_candidates
 from mnemo_core.retrieve.seeds import Channel, Ranked, Seed, Strengths, seed
 from mnemo_core.retrieve.walk import WalkResult, hops_only, reach, walk
+from mnemo_core.semantic.channel import ABSENT, Meaning, VectorUse, meaning
 
 MAX_SEEDS = 60  # the walk restarts from at most this many fused seeds
 MAX_SEED_CANDIDATES = 400  # fused seeds scored as candidates (a body match ranked 200th may still win)
@@ -48,6 +49,7 @@ class TaskRanking:
     session: dict[int, Touch] = field(default_factory=dict)  # candidates touched in this session
     recall: Recall = field(default_factory=Recall)  # what was remembered (empty when memory is off)
     now: float = field(default_factory=time.time)  # what the reasons' dates are told against
+    meaning: Meaning = ABSENT  # the semantic channel's state and similarities
 
 
 def parse_task(text: str) -> Keywords:
@@ -72,10 +74,14 @@ def rank_task(
     recency_lookup: RecencyLookup,
     full_walk: bool = False,
     recall: Recall | None = None,
+    vectors: VectorUse = "stored",
 ) -> TaskRanking:
     """Rank every candidate symbol for a task (no budget applied). The random walk runs when a
     weight needs it or ``full_walk`` asks for it; the ranking is the same either way. ``recall``
-    (the session and the task memory) adds the memory channel and the session component."""
+    (the session and the task memory) adds the memory channel and the session component. The best
+    product candidates are then compared with the task by meaning when the semantic channel has
+    their vectors (``vectors="encode"`` encodes those missing: a benchmark's way to the same values
+    without indexing every commit)."""
     keywords = parse_task(text)
     recall = recall or Recall()
     memory = _memory_channel(recall) if recall.tasks else None
@@ -96,18 +102,15 @@ def rank_task(
     fan_in = store.fan_in(candidates)
     recency, reference, recency_notes = recency_lookup({sid: symbols[sid] for sid in candidates})
     session = recall.session({sid: symbols[sid] for sid in candidates}) if recall.events else {}
-    scored = score_candidates(
-        candidates,
-        top_seeds,
-        result,
-        fan_in,
-        recency,
-        reference,
-        symbols,
-        keywords,
-        {sid: touch.value for sid, touch in session.items()},
-        {sid: factor for sid, (factor, _) in recall.demoted.items()},
-    )
+    touched = {sid: touch.value for sid, touch in session.items()}
+    useless = {sid: factor for sid, (factor, _) in recall.demoted.items()}
+    factors = (candidates, top_seeds, result, fan_in, recency, reference, symbols, keywords, touched, useless)
+    scored = score_candidates(*factors)
+    pool = [symbols[s.symbol_id] for s in scored[:SEMANTIC_POOL] if not symbols[s.symbol_id].is_test]
+    wanted = vectors != "off" and (full_walk or WEIGHTS["semantic"] > 0)  # at 0 no encoder is loaded
+    similar = meaning(store, root, text, pool, vectors) if wanted else ABSENT
+    if similar.similarity:
+        scored = score_candidates(*factors, similar.similarity)
     notes = list(recency_notes)
     if keywords.truncated:
         notes.append("the task was truncated to its first 4000 characters")
@@ -123,6 +126,7 @@ def rank_task(
         tuple(notes),
         session,
         recall,
+        meaning=similar,
     )
 
 

@@ -1,0 +1,195 @@
+"""Vectors per symbol text: an index layer beside the structural index, in its own SQLite file.
+
+A symbol's text is its path and qualified name, then its source (a class: its header and its
+members' signatures), cut at ``MAX_TEXT_CHARS``. A vector is keyed by the hash of the model and that
+text, not by the symbol, so a checkout, a rebase or an ``--at`` tree reuses every vector whose text
+it still has and encodes only new text. Vectors are float16 (768 bytes for 384 dimensions).
+
+``build_vectors`` runs after the structural index is written (never inside it): it lists the
+product symbols (not tests: they are demoted for most tasks and are two thirds of a typical
+repository's definitions), skips the texts already stored, and encodes the rest in batches of
+similar length, committing each batch, so an interrupted run keeps what it did.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mnemo_core.at_commit import AT_DIR, TREE_DIR
+from mnemo_core.index.store import Store
+from mnemo_core.model import CLASS_KINDS, Symbol
+from mnemo_core.retrieve.snippets import SourceCache, full_text
+from mnemo_core.statedir import STATE_NAME, own_file, private_dir, state_dir
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from mnemo_core.semantic.encoder import Encoder
+
+VECTORS_DB = "vectors.db"
+MAX_TEXT_CHARS = 2000  # about 500 tokens of code: more than the encoder reads (256), less to tokenize
+BATCH = 8  # texts per encoder call: larger batches pad more and ran slower on two cores
+BUSY_TIMEOUT_S = 5.0
+
+Progress = Callable[[str, int, int], None]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS vectors(key BLOB PRIMARY KEY, vec BLOB NOT NULL) WITHOUT ROWID;
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class VectorStats:
+    """What one vector build did."""
+
+    symbols: int  # product symbols in the index
+    encoded: int  # texts encoded now
+    reused: int  # texts whose vector was already stored
+    elapsed_ms: int
+
+
+def vectors_path(root: Path, create: bool = False) -> Path:
+    """The vector file, beside the index in mnemo's state directory (``mnemo_core.statedir``; never
+    a link). An ``--at`` tree (``<state>/at/tree``) shares its repository's, so a past commit reuses
+    its vectors."""
+    state = root.parent.parent
+    if root.name == TREE_DIR and root.parent.name == AT_DIR and _is_state_dir(state):
+        return own_file(state / VECTORS_DB)
+    return own_file(state_dir(root, create=create) / VECTORS_DB)
+
+
+def _is_state_dir(path: Path) -> bool:
+    """Whether ``path`` is a repository's state directory (``.mnemo`` or the private one)."""
+    return path.name == STATE_NAME or path.parent == private_dir(path).parent
+
+
+def symbol_text(symbol: Symbol, source: SourceCache, members: Iterable[Symbol] = ()) -> str:
+    """What the encoder reads of a symbol: where it is, its name, and its code (a class's outline)."""
+    body = full_text(symbol, source, members if symbol.kind in CLASS_KINDS else ())
+    return f"{symbol.path} {symbol.name}\n{body}"[:MAX_TEXT_CHARS]
+
+
+def text_key(model: str, text: str) -> bytes:
+    """The key of a text's vector: its hash with the model's name."""
+    return hashlib.sha1(f"{model}\0{text}".encode("utf-8", "surrogatepass")).digest()
+
+
+class VectorStore:
+    """The vectors of one repository (any commit of it), for one model."""
+
+    def __init__(self, conn: sqlite3.Connection, model: str) -> None:
+        self.conn = conn
+        self.model = model
+
+    @classmethod
+    def open(cls, root: Path, model: str, create: bool = True) -> VectorStore | None:
+        """The repository's vector file for ``model``; None when there is none and ``create`` is
+        off. A file made by another model is emptied (its vectors mean nothing to this one)."""
+        path = vectors_path(root, create=create)
+        if not create and not path.is_file():
+            return None
+        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.executescript(_SCHEMA)
+            row = conn.execute("SELECT value FROM meta WHERE key='model'").fetchone()
+            if row is None or row[0] != model:
+                with conn:
+                    conn.execute("DELETE FROM vectors")
+                    conn.execute("INSERT OR REPLACE INTO meta VALUES('model', ?)", (model,))
+        except sqlite3.DatabaseError:
+            conn.close()
+            raise
+        return cls(conn, model)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def count(self) -> int:
+        """Vectors stored."""
+        return int(self.conn.execute("SELECT count(*) FROM vectors").fetchone()[0])
+
+    def known(self, keys: Iterable[bytes]) -> set[bytes]:
+        """Which of ``keys`` have a vector."""
+        found: set[bytes] = set()
+        wanted = list(dict.fromkeys(keys))
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self.conn.execute(f"SELECT key FROM vectors WHERE key IN ({marks})", chunk)
+            found.update(r[0] for r in rows)
+        return found
+
+    def get(self, keys: Iterable[bytes]) -> dict[bytes, npt.NDArray[np.float32]]:
+        """The stored vectors of ``keys`` (float32 again)."""
+        import numpy as np
+
+        out: dict[bytes, npt.NDArray[np.float32]] = {}
+        wanted = list(dict.fromkeys(keys))
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self.conn.execute(f"SELECT key, vec FROM vectors WHERE key IN ({marks})", chunk)
+            out.update((k, np.frombuffer(v, dtype=np.float16).astype(np.float32)) for k, v in rows)
+        return out
+
+    def put(self, items: Iterable[tuple[bytes, npt.NDArray[np.float32]]]) -> None:
+        """Store vectors (as float16), in one transaction."""
+        import numpy as np
+
+        with self.conn:
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO vectors VALUES(?, ?)",
+                ((k, np.asarray(v, dtype=np.float16).tobytes()) for k, v in items),
+            )
+
+
+def encode_missing(
+    vectors: VectorStore, encoder: Encoder, texts: dict[bytes, str], progress: Progress | None = None
+) -> int:
+    """Encode and store the texts (by key) that have no vector yet; how many were encoded."""
+    missing = sorted(set(texts) - vectors.known(texts), key=lambda k: (len(texts[k]), k))
+    for start in range(0, len(missing), BATCH):
+        keys = missing[start : start + BATCH]
+        rows = encoder.encode([texts[k] for k in keys])
+        vectors.put(zip(keys, rows, strict=True))
+        if progress is not None:
+            progress("vectors", start + len(keys), len(missing))
+    return len(missing)
+
+
+def symbol_texts(store: Store, root: Path, symbols: list[Symbol], model: str) -> dict[int, tuple[bytes, str]]:
+    """Each symbol's (key, text)."""
+    source = SourceCache(root)
+    members = store.children_of(s.id for s in symbols if s.kind in CLASS_KINDS)
+    out = {}
+    for symbol in symbols:
+        text = symbol_text(symbol, source, members.get(symbol.id, ()))
+        out[symbol.id] = (text_key(model, text), text)
+    return out
+
+
+def build_vectors(store: Store, root: Path, progress: Progress | None = None) -> VectorStats:
+    """Bring the repository's vectors up to date with its index: encode every product symbol whose
+    text has no vector yet."""
+    from mnemo_core.semantic.encoder import MODEL_ID, Encoder
+
+    started = time.perf_counter()
+    symbols = store.product_symbols()
+    texts = dict(symbol_texts(store, root, symbols, MODEL_ID).values())
+    vectors = VectorStore.open(root, MODEL_ID)
+    assert vectors is not None
+    try:
+        known = len(vectors.known(texts))
+        encoded = encode_missing(vectors, Encoder.load(), texts, progress) if known < len(texts) else 0
+    finally:
+        vectors.close()
+    return VectorStats(len(symbols), encoded, known, round((time.perf_counter() - started) * 1000))
