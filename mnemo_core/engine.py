@@ -66,6 +66,7 @@ __all__ = [
     "Hop",
     "LastChange",
     "Lens",
+    "Progress",
     "SymbolCard",
     "SymbolHistory",
     "Walk",
@@ -113,18 +114,26 @@ class Engine:
         update_index: bool = True,
         memory: bool | None = None,
         clock: Callable[[], float] = time.time,
+        progress: Progress | None = None,
     ) -> None:
         """An engine on the repository whose top level is ``root`` (see :meth:`open` for any path).
         ``memory`` (default: the ``memory`` setting, else on) remembers the session and the tasks
-        in ``.mnemo/memory.db``; ``clock`` tells its time."""
+        in ``.mnemo/memory.db``; ``clock`` tells its time; ``progress`` hears how bringing the
+        index up to date before a verb goes (a long first call)."""
         self.repository = Repository(root)
         self.update_index = update_index
+        self.progress = progress
         self.memory = Memory(root, memory, clock)
         self.at: CommitTree | None = None
 
     @classmethod
     def open(
-        cls, path: str | Path, update_index: bool = True, memory: bool | None = None, at: str | None = None
+        cls,
+        path: str | Path,
+        update_index: bool = True,
+        memory: bool | None = None,
+        at: str | None = None,
+        progress: Progress | None = None,
     ) -> Engine:
         """The engine of the repository containing ``path`` (its git top level, or the directory).
         ``at`` (a ref) answers against that commit's files, from git's objects, leaving the work
@@ -132,10 +141,10 @@ class Engine:
         name the repository and the commit."""
         root = Repository.open(path).root
         if at is None:
-            return cls(root, update_index, memory)
+            return cls(root, update_index, memory, progress=progress)
         tree = open_commit_tree(root, at)
         try:
-            engine = cls(tree.root, update_index, memory=False)
+            engine = cls(tree.root, update_index, memory=False, progress=progress)
         except BaseException:
             tree.close()
             raise
@@ -258,13 +267,18 @@ class Engine:
         return Walk(tuple(start), tuple(hops), direction)
 
     # -- context --------------------------------------------------------------------------------
-    def task(self, text: str, budget: int | None = None, limit: int | None = None) -> ContextPack:
-        """The symbols to read first for a task in words, ranked and packed into a token budget."""
+    def task(
+        self, text: str, budget: int | None = None, limit: int | None = None, offset: int = 0
+    ) -> ContextPack:
+        """The symbols to read first for a task in words, ranked and packed into a token budget;
+        ``offset`` skips that many of the best-ranked (the next page of a long answer)."""
         started = time.perf_counter()
         budget = self._budget(budget)
+        if offset < 0:
+            raise MnemoError(f"the offset must be 0 or more (got {offset})")
         call = self._call(started)
         recall = self._recall(call)
-        pack = pipelines.for_task(call, text, budget, limit, recall=recall)
+        pack = pipelines.for_task(call, text, budget, limit, recall=recall, offset=offset)
         self.memory.asked(text, call.commit)
         if self.at is not None:
             pack = replace(pack, repo=str(self.at.origin), notes=(self.at.note(), *pack.notes))
@@ -438,7 +452,7 @@ class Engine:
     def _fresh(self) -> None:
         """Bring the index up to date, once per call (unless this engine leaves that to others)."""
         if self.update_index:
-            self.repository.refresh()
+            self.repository.refresh(self.progress)
 
     def _call(self, started: float | None = None) -> Call:
         """Start a call that answers with a pack: the index up to date, HEAD resolved once."""

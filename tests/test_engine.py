@@ -28,6 +28,7 @@ ALLOWED = {  # the facade, the vocabulary, errors, the renderers, and leaf helpe
     "mnemo_core.config",
     "mnemo_core.boundary",
     "mnemo_core.safepath",
+    "mnemo_core.tokens",
 }
 
 
