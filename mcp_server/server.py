@@ -12,6 +12,7 @@ connection belongs to the thread that opened it).
 from __future__ import annotations
 
 import inspect
+import logging
 import re
 import threading
 from collections.abc import Callable
@@ -59,6 +60,8 @@ from mnemo_core.render import (
     walk_json,
     walk_text,
 )
+
+log = logging.getLogger(__name__)
 
 PROG = "mnemo"  # errors read as the CLI's: the tools are its verbs
 INSTRUCTIONS = (
@@ -293,6 +296,13 @@ class MnemoTools:
 
         return self._answer("feedback", run, ctx)
 
+    def changed_on_disk(self, paths: list[str]) -> None:
+        """Source files changed in the work tree (the tree watcher's callback, on its thread):
+        bring the index up to date now, so the next call does not wait for it."""
+        with self._lock, Engine(self.root, memory=False) as engine:
+            stats = engine.index()
+        log.info("%d file(s) changed: %d re-parsed, %d removed", len(paths), stats.parsed, stats.removed)
+
     def _answer(
         self,
         tool: str,
@@ -352,11 +362,11 @@ def bad_arguments(tool: str, error: ValidationError) -> str:
     return f"{PROG}: error: bad arguments for {tool}: {problems}"
 
 
-def create_server(root: Path, memory: bool | None = None) -> MCPServer[Any]:
+def create_server(root: Path, memory: bool | None = None, tools: MnemoTools | None = None) -> MCPServer[Any]:
     """A server whose tools answer about the repository at ``root`` (``memory`` False: without the
-    session and task memory; None: as the project's settings say)."""
+    session and task memory; None: as the project's settings say), or those ``tools``."""
     server = MnemoMCPServer("mnemo", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
-    tools = MnemoTools(root, memory)
+    tools = tools or MnemoTools(root, memory)
     for name in TOOLS:
         annotations = REMEMBERS if name == "feedback" else READ_ONLY
         server.add_tool(getattr(tools, name), name=name, annotations=annotations)

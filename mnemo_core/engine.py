@@ -45,6 +45,7 @@ from mnemo_core.repository import Repository, recovering
 from mnemo_core.retrieve.recall import Recall
 from mnemo_core.retrieve.score import is_declaration
 from mnemo_core.symbol_history import SymbolHistory, known_history, symbol_history
+from mnemo_core.treewatch import watch_async, watch_thread
 from mnemo_core.vcs.git import head_commit
 from mnemo_core.vcs.linelog import DEFAULT_LIMIT as DEFAULT_HISTORY
 from mnemo_core.vcs.refs import resolve_range, resolve_ref
@@ -73,6 +74,8 @@ __all__ = [
     "git_state",
     "languages",
     "recovering",
+    "watch_async",
+    "watch_thread",
 ]
 
 
