@@ -190,6 +190,7 @@ class Indexer:
         first = not state.ready
         state.ready = True
         state.percent = 100
+        folder.built.set()
         if stats.walked and not state.walked:
             state.walked = True
             server.tell_once(
@@ -351,7 +352,9 @@ async def _watch_tree(server: MnemoServer, folder: Folder, indexer: Indexer) -> 
 async def _open_folder(server: MnemoServer, folder: Folder, indexer: Indexer) -> None:
     server.log(f"mnemo-lsp {server.version} on {folder.root}")
     folder.index.ready = await server.quietly("opening the index", _has_files, folder, default=False)
-    if not folder.index.ready:
+    if folder.index.ready:
+        folder.built.set()
+    else:
         folder.checked.set()  # a first build: requests are told its progress, not kept waiting
     indexer.request(Job(progress=True, title="mnemo: indexing the workspace"))
 
