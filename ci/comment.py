@@ -29,6 +29,7 @@ from mnemo_core.engine import Engine, recovering
 from mnemo_core.errors import MnemoError
 from mnemo_core.model import Impact
 from mnemo_core.render_review import REVIEW_BUDGET, Links, comment_markdown, sticky_marker
+from mnemo_core.terminal import escaped_output
 
 PROG = "mnemo-ci"
 
@@ -74,11 +75,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
-    """Run ``mnemo-ci``; returns the exit code (see ``ci.guard``)."""
-    args = build_parser().parse_args(argv)
-    return guarded(
-        PROG, lambda: recovering(args.repo, lambda: run(args, os.environ if env is None else env)), args.repo
-    )
+    """Run ``mnemo-ci``; returns the exit code (see ``ci.guard``). Nothing it prints to the job's
+    log carries a control character (``mnemo_core.terminal``)."""
+    with escaped_output():
+        args = build_parser().parse_args(argv)
+        return guarded(
+            PROG,
+            lambda: recovering(args.repo, lambda: run(args, os.environ if env is None else env)),
+            args.repo,
+        )
 
 
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:

@@ -20,6 +20,7 @@ from mnemo_core.commands.common import add_coverage_arguments
 from mnemo_core.engine import Engine, recovering
 from mnemo_core.model import ContextPack, Impact
 from mnemo_core.render_review import REVIEW_BUDGET, review_text
+from mnemo_core.terminal import escaped_output
 
 PROG = "mnemo-precommit"
 HOOK_ID = "mnemo-blast-radius"  # the id in .pre-commit-hooks.yaml, for pre-commit's SKIP variable
@@ -44,9 +45,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the hook; returns the exit code (see ``ci.guard``)."""
-    args = build_parser().parse_args(argv)
-    return guarded(PROG, lambda: recovering(args.repo, lambda: run(args)), args.repo)
+    """Run the hook; returns the exit code (see ``ci.guard``). Nothing it prints carries a control
+    character (``mnemo_core.terminal``)."""
+    with escaped_output():
+        args = build_parser().parse_args(argv)
+        return guarded(PROG, lambda: recovering(args.repo, lambda: run(args)), args.repo)
 
 
 def run(args: argparse.Namespace) -> int:

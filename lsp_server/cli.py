@@ -14,6 +14,7 @@ from lsp_server.server import ClientStdout, MnemoServer, forward_engine_logs
 from mnemo_core import __version__
 from mnemo_core.boundary import EXIT_USAGE, guarded
 from mnemo_core.engine import languages
+from mnemo_core.terminal import escaped_output
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 2087  # the port pygls examples and editor configs conventionally use
@@ -73,6 +74,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the server until the client disconnects; returns the exit code (1 for an ``exit``
     notification without a ``shutdown`` request before it, as the LSP says)."""
+    with escaped_output(stdout=False):  # stdout carries the protocol; the log is stderr
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     if args.languages:
         return guarded("mnemo-lsp", _print_languages)

@@ -26,6 +26,7 @@ from lsp_server.server import ActiveTask, BadArguments, MnemoServer
 from mnemo_core.engine import BLAST_DEPTH, DEFAULT_FILES_DEPTH, Engine
 from mnemo_core.model import ContextPack
 from mnemo_core.render import explanation_json, explanation_text, pack_json, to_markdown
+from mnemo_core.statedir import own_subdir, state_dir, write_own_text
 
 TASK = "mnemo.contextForTask"
 PR = "mnemo.contextForPR"
@@ -49,7 +50,7 @@ FIELDS = {
     EXPLAIN: {"uri", "position", "task"},
     REINDEX: {"folder"},
 }
-REPORTS_DIR = Path(".mnemo") / "reports"  # .mnemo/ ignores everything inside it
+REPORTS_DIR = "reports"  # in mnemo's state directory, which git ignores
 SLUG_CHARS = 48
 
 
@@ -219,10 +220,9 @@ def _answer(engine: Engine, pack: ContextPack, name: str, partial: str | None = 
 
 def _write_report(root: Path, name: str, markdown: str) -> str:
     """Write a report under ``.mnemo/reports/``; its URI."""
-    path = root / REPORTS_DIR / f"{name}.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(markdown, encoding="utf-8")
-    return convert.uri(root, (REPORTS_DIR / path.name).as_posix())
+    path = own_subdir(state_dir(root), REPORTS_DIR) / f"{name}.md"
+    write_own_text(path, markdown)
+    return convert.file_uri(path)
 
 
 def _slug(text: str) -> str:

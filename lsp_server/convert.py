@@ -16,6 +16,7 @@ from pygls.uris import from_fs_path
 
 from mnemo_core.engine import LastChange, Lens, SymbolCard, SymbolHistory
 from mnemo_core.model import ScoredSymbol, Symbol
+from mnemo_core.terminal import escape_controls
 
 BLAST_RADIUS_COMMAND = "mnemo.blastRadius"
 COMPONENTS_SHOWN = 5  # the largest score components in a hover; the explain command has them all
@@ -28,7 +29,12 @@ OPENING, CLOSING = re.compile(r"[(\[{]"), re.compile(r"[)\]}]")
 
 def uri(root: Path, path: str) -> str:
     """The ``file://`` URI of a repository-relative path."""
-    return from_fs_path(str(root / path)) or ""
+    return file_uri(root / path)
+
+
+def file_uri(path: Path) -> str:
+    """The ``file://`` URI of an absolute path."""
+    return from_fs_path(str(path)) or ""
 
 
 def symbol_range(symbol: Symbol) -> types.Range:
@@ -73,8 +79,9 @@ def code_lens(root: Path, lens: Lens, lines: Sequence[str]) -> types.CodeLens:
 
 
 def hover(markdown: str) -> types.Hover:
-    """A Markdown hover."""
-    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown))
+    """A Markdown hover, without control characters (an editor may draw it in a terminal)."""
+    value = escape_controls(markdown)
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value))
 
 
 def card_markdown(

@@ -13,6 +13,7 @@ from mcp_server.server import MnemoTools, create_server
 from mnemo_core import __version__
 from mnemo_core.boundary import guarded
 from mnemo_core.engine import Engine, watch_thread
+from mnemo_core.terminal import escaped_output
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,6 +35,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Serve until the client closes stdin; returns the exit code (1 when ``--repo`` is not a
     directory, said in one line on stderr)."""
+    with escaped_output(stdout=False):  # stdout carries the protocol; the log is stderr
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     # Before the SDK configures logging (its basicConfig is then a no-op): stderr only, since stdout
     # carries the protocol.

@@ -60,6 +60,7 @@ from mnemo_core.render import (
     walk_json,
     walk_text,
 )
+from mnemo_core.terminal import escape_controls
 
 log = logging.getLogger(__name__)
 
@@ -449,4 +450,4 @@ def _walk(walk: Walk) -> Answer:
 
 
 def _text(text: str) -> TextContent:
-    return TextContent(type="text", text=text)
+    return TextContent(type="text", text=escape_controls(text))

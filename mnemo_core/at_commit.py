@@ -25,12 +25,13 @@ from pathlib import Path
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.lock import index_lock
 from mnemo_core.index.store import index_path, prepare_index_dir
+from mnemo_core.statedir import own_subdir
 from mnemo_core.vcs.git import GitError, Sha, git_dirs, head_commit, require_toplevel, run_git
 from mnemo_core.vcs.refs import resolve_ref
 
 AT_DIR = "at"
 TREE_DIR = "tree"
-SPARSE = "/*\n!/.mnemo/\n"  # everything but a .mnemo/ the commit holds
+SPARSE = "/*\n!/.mnemo\n"  # everything but a .mnemo (directory or file) the commit holds
 TREE_CONFIG = (
     ("core.symlinks", "false"),
     ("core.autocrlf", "false"),
@@ -68,12 +69,11 @@ def open_commit_tree(origin: Path, ref: str) -> CommitTree:
     except GitError as exc:
         raise MnemoError(f"--at needs a git repository: {exc}") from None
     commit = resolve_ref(origin, ref)
-    at_dir = prepare_index_dir(origin) / AT_DIR
-    at_dir.mkdir(exist_ok=True)
+    at_dir = own_subdir(prepare_index_dir(origin), AT_DIR)
     held = ExitStack()
     held.enter_context(index_lock(at_dir))
     try:
-        tree = _tree(origin, at_dir / TREE_DIR)
+        tree = _tree(origin, at_dir, TREE_DIR)
         if head_commit(tree) != commit:
             run_git(tree, "checkout", "-q", "-f", "--detach", commit, hermetic=True)
         _seed_index(origin, tree)
@@ -83,15 +83,17 @@ def open_commit_tree(origin: Path, ref: str) -> CommitTree:
     return CommitTree(origin, tree, ref, commit, held)
 
 
-def _tree(origin: Path, tree: Path) -> Path:
-    """The checkout repository, created when missing or borrowing another object store."""
+def _tree(origin: Path, at_dir: Path, name: str) -> Path:
+    """The checkout repository, created when missing or borrowing another object store. Only a
+    real directory of mnemo's is ever removed: the state directory holds no links (``statedir``)."""
+    tree = own_subdir(at_dir, name)
     dirs = git_dirs(origin)
     common = dirs[1] if dirs else Path(run_git(origin, "rev-parse", "--git-common-dir").decode().strip())
     objects = (origin / common / "objects").resolve()
     alternates = tree / ".git" / "objects" / "info" / "alternates"
     if not _borrows(alternates, objects):
         shutil.rmtree(tree, ignore_errors=True)
-        tree.mkdir(parents=True)
+        tree = own_subdir(at_dir, name)
         run_git(tree, "init", "-q", "--template=", hermetic=True)
         for key, value in TREE_CONFIG:
             run_git(tree, "config", key, value, hermetic=True)

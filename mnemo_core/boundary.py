@@ -4,15 +4,17 @@
 A ``MnemoError`` (bad input, environment or repository) exits 1, Ctrl-C 130, a closed output pipe
 141 (as a shell reports SIGPIPE: never 0, so a gate cannot pass because its output was cut), and
 anything unexpected 3, with its traceback in a crash log created under a fresh name: in the
-repository's ``.mnemo/`` when that is a real, writable directory, else in the temporary directory.
+repository's state directory when it exists and is writable, else in the temporary directory.
 Front ends may map their own error types (``mnemo-ci``'s GitHub failures) to codes of their own.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
+import sqlite3
 import stat
 import sys
 import tempfile
@@ -21,6 +23,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from mnemo_core.errors import MnemoError
+from mnemo_core.statedir import state_dir
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -29,6 +32,9 @@ EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 CRASH_PREFIX = "mnemo-crash-"
+_STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG})
+_STORAGE_HINT = "Free some space, or make mnemo's state directory writable"
+_STORAGE_WORDS = ("disk is full", "disk I/O error", "readonly database")  # SQLite's words for the same
 
 
 def guarded(
@@ -66,6 +72,9 @@ def failure(
     code = _mapped(exc, errors or {})
     if code is not None:
         return code, f"{prog}: error: {exc}"
+    storage = storage_failure(exc)
+    if storage is not None:
+        return EXIT_ERROR, f"{prog}: error: {storage}"
     log = write_crash_log("".join(traceback.format_exception(exc)), repo)
     return EXIT_INTERNAL, f"{prog}: internal error; details written to {log}. Please report it."
 
@@ -75,6 +84,19 @@ def _mapped(exc: Exception, errors: Mapping[type[Exception], int]) -> int | None
         if isinstance(exc, kind):
             return code
     return EXIT_ERROR if isinstance(exc, MnemoError) else None
+
+
+def storage_failure(exc: BaseException) -> str | None:
+    """What to tell when mnemo's state could not be written (a full disk, a read-only or quota-bound
+    file system); None for any other failure."""
+    if isinstance(exc, OSError) and exc.errno in _STORAGE_ERRNOS:
+        where = f" {exc.filename}" if exc.filename else ""
+        return (
+            f"cannot write{where}: {exc.strerror}. Free some space or make mnemo's state directory writable"
+        )
+    if isinstance(exc, sqlite3.OperationalError) and any(w in str(exc) for w in _STORAGE_WORDS):
+        return f"cannot write the index ({exc}). Free some space or make mnemo's state directory writable"
+    return None
 
 
 def write_crash_log(text: str, repo: str | Path | None = None) -> str:
@@ -94,11 +116,11 @@ def write_crash_log(text: str, repo: str | Path | None = None) -> str:
 
 
 def _index_dir(repo: str | Path | None) -> str | None:
-    """The repository's ``.mnemo`` directory, if it is a real one (a symlink could point anywhere)."""
+    """mnemo's state directory for the repository, if it exists already (see ``statedir``)."""
     if repo is None:
         return None
-    directory = os.path.join(os.fspath(repo), ".mnemo")
     try:
-        return directory if stat.S_ISDIR(os.lstat(directory).st_mode) else None
-    except OSError:
+        directory = state_dir(Path(repo).resolve(), create=False)
+        return str(directory) if stat.S_ISDIR(os.lstat(directory).st_mode) else None
+    except (OSError, MnemoError):
         return None

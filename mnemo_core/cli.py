@@ -14,6 +14,7 @@ from mnemo_core import __version__
 from mnemo_core.boundary import guarded
 from mnemo_core.commands import COMMANDS
 from mnemo_core.engine import recovering
+from mnemo_core.terminal import escaped_output
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,7 +31,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit code."""
+    """Run the CLI; returns the exit code. Nothing it prints carries a control character."""
+    with escaped_output():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,

@@ -10,12 +10,14 @@ through :meth:`Config.override`.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from mnemo_core.errors import MnemoError
+from mnemo_core.fsread import Refused, read_inside
 from mnemo_core.model import RISK_LEVELS, RiskLevel
 from mnemo_core.pipelines import DEFAULT_BUDGET, DEFAULT_DEPTH
 
@@ -25,6 +27,11 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 log = logging.getLogger(__name__)
+
+MAX_CONFIG_BYTES = 1_000_000  # a settings file is a few lines; a pyproject with its tables a few KB
+SHOWN_CHARS = 80  # of a bad value or key in a message: enough to recognise it, never megabytes
+UNKNOWN_SHOWN = 5  # unknown keys named in the one warning about them
+_told: set[str] = set()
 
 CONFIG_FILE = "mnemo.toml"
 PYPROJECT_FILE = "pyproject.toml"
@@ -59,13 +66,17 @@ SETTINGS = tuple(f.name for f in fields(Config) if f.name != "source")
 
 
 def load_config(root: Path) -> Config:
-    """The settings of the project at ``root``: ``mnemo.toml``, else ``[tool.mnemo]``, else defaults."""
-    own = root / CONFIG_FILE
-    if own.is_file():
-        return _from_table(_read(own), str(own))
+    """The settings of the project at ``root``: ``mnemo.toml``, else ``[tool.mnemo]``, else defaults.
+    Either file is read only when it is a regular file inside the repository (a link to a file
+    elsewhere is refused, as every file mnemo reads from a repository), and at most
+    ``MAX_CONFIG_BYTES`` of it."""
+    own = _read_bytes(root, CONFIG_FILE)
+    if own is not None:
+        return _from_table(_parse(own, root / CONFIG_FILE), str(root / CONFIG_FILE))
     pyproject = root / PYPROJECT_FILE
-    if pyproject.is_file() and _mentions_mnemo(pyproject):
-        table = _read(pyproject).get("tool", {}).get("mnemo")
+    data = _read_bytes(root, PYPROJECT_FILE)
+    if data is not None and b"mnemo" in data:  # parsing a pyproject costs more than a warm query's start
+        table = _parse(data, pyproject).get("tool", {}).get("mnemo")
         if table is not None:
             if not isinstance(table, dict):
                 raise MnemoError(f"{pyproject}: [tool.mnemo] must be a table")
@@ -73,51 +84,73 @@ def load_config(root: Path) -> Config:
     return Config()
 
 
-def _mentions_mnemo(path: Path) -> bool:
-    """Whether the file can hold a ``[tool.mnemo]`` table at all: most pyproject files do not, and
-    parsing one costs more than the rest of a warm query's start."""
+def _read_bytes(root: Path, name: str) -> bytes | None:
+    """The bytes of ``root/name``; None when there is no such file."""
+    if not os.path.lexists(root / name):
+        return None
     try:
-        return b"mnemo" in path.read_bytes()
+        return read_inside(root, name, MAX_CONFIG_BYTES).data
+    except Refused as exc:
+        raise MnemoError(
+            f"{root / name}: refused ({exc.reason}); settings are read from the repository only"
+        ) from exc
+    except FileNotFoundError:
+        return None
     except OSError as exc:
-        raise MnemoError(f"cannot read {path}: {exc.strerror}") from exc
+        raise MnemoError(f"cannot read {root / name}: {exc.strerror}") from exc
 
 
-def _read(path: Path) -> dict[str, Any]:
+def _parse(data: bytes, path: Path) -> dict[str, Any]:
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except tomllib.TOMLDecodeError as exc:
-        raise MnemoError(f"{path} is not valid TOML: {exc}") from exc
-    except OSError as exc:
-        raise MnemoError(f"cannot read {path}: {exc.strerror}") from exc
+        return tomllib.loads(data.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise MnemoError(f"{path} is not valid TOML: {shown(str(exc))}") from exc
 
 
 def _from_table(table: dict[str, Any], where: str) -> Config:
     values: dict[str, Any] = {}
+    unknown: list[str] = []
     for raw_key, value in table.items():
         key = raw_key.replace("-", "_")
         if key not in SETTINGS:
-            log.warning("%s: unknown setting '%s' ignored (known: %s)", where, raw_key, ", ".join(SETTINGS))
+            unknown.append(raw_key)
             continue
         _check(key, value, where)
         values[key] = value
+    if unknown:
+        names = ", ".join(f"'{shown(k)}'" for k in unknown[:UNKNOWN_SHOWN])
+        more = f" and {len(unknown) - UNKNOWN_SHOWN} more" if len(unknown) > UNKNOWN_SHOWN else ""
+        warning = f"{where}: unknown settings ignored: {names}{more} (known: {', '.join(SETTINGS)})"
+        if warning not in _told:  # once per process, however often the settings are read
+            _told.add(warning)
+            log.warning("%s", warning)
     return replace(Config(), source=where, **values)
+
+
+def shown(value: Any) -> str:
+    """A value as an error message quotes it: its ``repr``, cut to ``SHOWN_CHARS``."""
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "\u2026"
 
 
 def _check(key: str, value: Any, where: str) -> None:
     """Raise a MnemoError when ``value`` is not valid for setting ``key``."""
     if key == "fail_on":
         if value not in FAIL_ON_LEVELS:
-            raise MnemoError(f"{where}: fail_on must be one of {', '.join(FAIL_ON_LEVELS)} (got {value!r})")
+            raise MnemoError(
+                f"{where}: fail_on must be one of {', '.join(FAIL_ON_LEVELS)} (got {shown(repr(value))})"
+            )
     elif key in ("require_tests", "memory"):
         if not isinstance(value, bool):
-            raise MnemoError(f"{where}: {key} must be true or false (got {value!r})")
+            raise MnemoError(f"{where}: {key} must be true or false (got {shown(repr(value))})")
     elif key in ("coverage", "coverage_commit"):
         if not isinstance(value, str) or not value.strip():
-            raise MnemoError(f"{where}: {key} must be a non-empty string (got {value!r})")
+            raise MnemoError(f"{where}: {key} must be a non-empty string (got {shown(repr(value))})")
     elif key in ("max_callers", "depth", "budget"):
         least = 0 if key == "max_callers" else 1
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
-            raise MnemoError(f"{where}: {key} must be a whole number of at least {least} (got {value!r})")
+            raise MnemoError(
+                f"{where}: {key} must be a whole number of at least {least} (got {shown(repr(value))})"
+            )
     else:
-        raise MnemoError(f"{where}: unknown setting '{key}'")
+        raise MnemoError(f"{where}: unknown setting '{shown(key)}'")

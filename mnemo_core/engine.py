@@ -136,13 +136,14 @@ class Engine:
         update_index: bool = True,
         memory: bool | None = None,
         at: str | None = None,
+        plain: bool = False,
         progress: Progress | None = None,
     ) -> Engine:
-        """The engine of the repository containing ``path`` (its git top level, or the directory).
-        ``at`` (a ref) answers against that commit's files, from git's objects, leaving the work
-        tree alone (see ``mnemo_core.at_commit``); such an engine has no memory, and its answers
-        name the repository and the commit."""
-        root = Repository.open(path).root
+        """The engine of the repository containing ``path`` (its git top level; a directory outside
+        git only with ``plain``, or once indexed so). ``at`` (a ref) answers against that commit's
+        files, from git's objects, leaving the work tree alone (see ``mnemo_core.at_commit``); such
+        an engine has no memory, and its answers name the repository and the commit."""
+        root = Repository.open(path, plain).root
         if at is None:
             return cls(root, update_index, memory, progress=progress)
         tree = open_commit_tree(root, at)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from mnemo_core.boundary import storage_failure
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.indexer import Progress, index_repo, resolve_root
 from mnemo_core.index.recovery import IndexReadOnly, is_damage, quarantine
@@ -27,9 +28,10 @@ class Repository:
     _store: Store | None = None
 
     @classmethod
-    def open(cls, path: str | Path) -> Repository:
-        """Open the repository containing ``path`` (its git top level, or the directory itself)."""
-        return cls(resolve_root(path))
+    def open(cls, path: str | Path, plain: bool = False) -> Repository:
+        """Open the repository containing ``path`` (its git top level; a plain directory only when
+        ``plain`` or indexed that way before: see ``resolve_root``)."""
+        return cls(resolve_root(path, plain))
 
     def update_index(
         self, full: bool = False, progress: Progress | None = None, only: list[str] | None = None
@@ -44,6 +46,11 @@ class Repository:
             self.update_index(progress=progress)
         except IndexReadOnly as exc:
             log.warning("%s; answering from it as it is, which may be stale", exc)
+        except (OSError, sqlite3.OperationalError) as exc:
+            storage = storage_failure(exc)
+            if storage is None or not self.store.totals()[0]:
+                raise
+            log.warning("%s; answering from the index as it is, which may be stale", storage)
 
     @property
     def store(self) -> Store:

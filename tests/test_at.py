@@ -12,6 +12,7 @@ from helpers import CART_FILES, commit, git, make_repo
 
 from mnemo_core.cli import main
 from mnemo_core.engine import Engine
+from mnemo_core.statedir import private_dir
 
 V1 = CART_FILES | {
     "shop/tax.py": "def vat(x):\n    return x * 0.2\n",
@@ -119,10 +120,11 @@ def test_nothing_the_analysed_history_holds_runs_or_replaces_mnemo_s_files(
     found = _json(["find", "run", "--at", "HEAD~1"], repo, capsys)
     assert [s["name"] for s in found["symbols"]] == ["run"]
     assert not list(tmp_path.glob("ran*"))
-    tree = repo / ".mnemo" / "at" / "tree"
+    assert (repo / ".mnemo" / "index.db").read_bytes() == b"not a database"  # theirs: left alone
+    tree = private_dir(repo) / "at" / "tree"  # the repository tracks .mnemo: mnemo keeps out of it
     assert not (tree / "secrets.py").is_symlink()
     assert (tree / "secrets.py").read_text(encoding="utf-8") == "/etc/passwd"
-    assert (tree / ".mnemo" / "index.db").read_bytes() != b"not a database"
+    assert not (tree / ".mnemo").exists()
 
     clone = tmp_path / "clone"  # the same history checked out by plain git does run both
     git(tmp_path, "clone", "-q", str(repo), str(clone), env={"HOME": os.environ["HOME"]})
@@ -146,4 +148,4 @@ def test_a_directory_without_git_is_one_line(tmp_path: Path, capsys: pytest.Capt
     (tmp_path / "app.py").write_text("def run():\n    return 1\n", encoding="utf-8")
     assert main(["find", "run", "--at", "HEAD", "--repo", str(tmp_path)]) == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "--at needs a git repository" in err
+    assert err.count("\n") == 1 and "is not inside a git work tree" in err

@@ -86,7 +86,7 @@ def test_unknown_keys_are_logged_and_ignored(tmp_path: Path, caplog: pytest.LogC
     with caplog.at_level(logging.WARNING, logger="mnemo_core.config"):
         config = load_config(tmp_path)
     assert config.fail_on == "low"
-    assert "unknown setting 'fail_onn' ignored" in caplog.text
+    assert "unknown settings ignored: 'fail_onn'" in caplog.text
 
 
 def test_override_skips_options_not_given_and_checks_the_rest() -> None:

@@ -43,7 +43,7 @@ def shop(root: Path) -> Path:
 def history_of(
     root: Path, handle: str, limit: int = 50
 ) -> tuple[list[tuple[str, str, str, int | None]], tuple[str, ...]]:
-    repo = Repository.open(root)
+    repo = Repository.open(root, plain=True)
     repo.refresh()
     [symbol] = resolve_symbol(repo, handle)
     found = symbol_history(repo, symbol, limit)

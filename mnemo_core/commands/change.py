@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
+import sys
+from pathlib import Path
 from typing import Any
 
 from mnemo_core.commands.common import (
@@ -29,6 +32,9 @@ from mnemo_core.render import (
 from mnemo_core.render_review import Links, comment_markdown
 
 RENDERERS = {"text": to_text, "markdown": to_markdown, "json": to_json}
+EXIT_NOTHING_SELECTED = 5  # `mnemo tests` selected nothing: pytest's own code for "no tests collected"
+_SHELL_UNSAFE = re.compile(r"[\s*?\[]")  # what `$(...)` splits on or expands as a pattern
+GO_RUN_FLAG = "-run"  # the one option `mnemo tests --format go` prints itself
 
 
 def _selectors(parser: argparse.ArgumentParser) -> None:
@@ -96,6 +102,11 @@ def register(sub: Any) -> None:
         " `mocha $(mnemo tests)`), a list (text is the same), or json",
     )
     tests.add_argument(
+        "--output",
+        metavar="FILE",
+        help="write the selection to FILE instead, one argument a line (`pytest @FILE` reads it, any name)",
+    )
+    tests.add_argument(
         "--sure-only",
         action="store_true",
         help="leave out the tests reached only through a name guess (listed by default, marked in JSON)",
@@ -160,18 +171,40 @@ def run_tests(args: argparse.Namespace) -> int:
     form = args.format or tests_format(tests)
     if form == "json":
         print(json.dumps(tests_answer_json(tests), indent=2))
-    elif form in ("list", "text"):
+        return 0
+    if form in ("list", "text"):
         for t in tests:
             print(f"{t.symbol.path}:{t.symbol.start_line}  {t.symbol.name}")
-    elif form == "go":
+        return 0
+    if form == "go":
         go = go_test_args(tests)
         if tests and go is None:
             raise MnemoError(
                 "--format go: these tests are not all top-level Go test functions; try --format files"
             )
-        print(go or "")
-    elif form == "files":
-        print(" ".join(dict.fromkeys(t.symbol.path for t in tests)))
+        words = go.split() if go else []
     else:
-        print(" ".join(test_ids(tests)))
+        words = list(dict.fromkeys(t.symbol.path for t in tests)) if form == "files" else test_ids(tests)
+    return _print_selection(words, args.output)
+
+
+def _print_selection(words: list[str], output: str | None) -> int:
+    """Print the arguments for ``runner $(mnemo tests)``, or instead write them one a line to ``output``
+    (``pytest @FILE``). Words a shell would split, expand or take for an option are refused on the
+    command line; nothing selected is said on stderr with its own exit code, since an empty
+    ``$(...)`` would run the whole suite."""
+    if output is not None:
+        Path(output).write_text("".join(f"{w}\n" for w in words), encoding="utf-8")
+    if not words:
+        print("mnemo: no test is impacted by this change; nothing to run", file=sys.stderr)
+        return EXIT_NOTHING_SELECTED
+    if output is None:
+        unsafe = [w for w in words if _SHELL_UNSAFE.search(w) or (w.startswith("-") and w != GO_RUN_FLAG)]
+        if unsafe:
+            raise MnemoError(
+                f"the selected test {unsafe[0]!r} would not survive `$(mnemo tests)` (a space, a shell "
+                "pattern or a leading '-'); write the selection to a file: "
+                "`mnemo tests ... --output FILE` then `pytest @FILE`"
+            )
+        print(" ".join(words))
     return 0

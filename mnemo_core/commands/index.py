@@ -10,6 +10,7 @@ from typing import Any
 from mnemo_core.commands.common import add_format_argument, print_json
 from mnemo_core.engine import Engine
 from mnemo_core.render import index_run_json
+from mnemo_core.terminal import unfiltered
 
 PROGRESS_AFTER_S = 1.0  # only runs that take a while get a progress bar
 
@@ -26,13 +27,14 @@ class _ProgressBar:
             return
         width = 30
         filled = int(width * done / max(total, 1))
-        sys.stderr.write(f"\r{phase} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
-        sys.stderr.flush()
+        screen = unfiltered(sys.stderr)
+        screen.write(f"\r{phase} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        screen.flush()
         self.shown = True
 
     def close(self) -> None:
         if self.shown:
-            sys.stderr.write("\r\033[K")
+            unfiltered(sys.stderr).write("\r\033[K")
 
 
 def register(sub: Any) -> None:
@@ -41,12 +43,17 @@ def register(sub: Any) -> None:
     where.add_argument("path", nargs="?", help="repository directory (default: the current directory)")
     where.add_argument("--repo", default=".", help="the same, as an option like every other command's")
     parser.add_argument("--full", action="store_true", help="re-parse every file")
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="index a directory that is not in a git work tree (walked; later commands then accept it)",
+    )
     add_format_argument(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    engine = Engine.open(args.path or args.repo)
+    engine = Engine.open(args.path or args.repo, plain=args.plain)
     bar = _ProgressBar()
     try:
         stats = engine.index(full=args.full, progress=bar)

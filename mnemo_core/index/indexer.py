@@ -82,15 +82,25 @@ def _dispatch_prefixes(names: set[str]) -> set[str]:
     return {name[: i + 1] for name in names for i, ch in enumerate(name) if ch == "_" and name[:i].strip("_")}
 
 
-def resolve_root(path: str | Path) -> Path:
-    """The repository root for a user-given path: its git top level, or the directory itself."""
+def resolve_root(path: str | Path, plain: bool = False) -> Path:
+    """The repository root for a user-given path: its git top level. A directory outside any git
+    work tree is a root only when asked for (``plain``: ``mnemo index --plain``) or indexed that way
+    before; otherwise one line refuses it, so a home directory is never walked by accident."""
     root = Path(path).expanduser()
     if not root.exists():
         raise MnemoError(f"{path}: no such directory")
     if not root.is_dir():
         raise MnemoError(f"{path}: not a directory (give the repository's directory)")
     root = root.resolve()
-    return repo_toplevel(root) or root
+    top = repo_toplevel(root)
+    if top is not None:
+        return top
+    if plain or index_path(root).is_file():
+        return root
+    raise MnemoError(
+        f"{path} is not inside a git work tree; run mnemo in a repository, or index this directory "
+        f"deliberately with `mnemo index --plain {path}`"
+    )
 
 
 def index_repo(

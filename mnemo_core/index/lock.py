@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from mnemo_core.errors import MnemoError
+from mnemo_core.statedir import own_file
 
 LOCK_WAIT_S = 30.0  # a cold index of a large repository takes this long; then give up and say who holds it
 POLL_S = 0.05
@@ -24,7 +25,7 @@ POLL_S = 0.05
 def index_lock(directory: Path, wait_s: float | None = None) -> Iterator[None]:
     """Hold the index lock of ``directory`` (the ``.mnemo`` folder) for the duration of the block."""
     wait_s = LOCK_WAIT_S if wait_s is None else wait_s
-    path = directory / "index.lock"
+    path = own_file(directory / "index.lock")
     try:
         handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 (closed by the with below)
     except OSError as exc:

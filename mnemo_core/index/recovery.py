@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 
 DAMAGED_SUFFIX = ".damaged-"
 _DAMAGE_CODES = ("SQLITE_CORRUPT", "SQLITE_NOTADB")
+_UNWRITABLE_WORDS = ("disk is full", "disk i/o error")
 _DAMAGE_WORDS = ("malformed", "not a database", "corrupt")  # before Python 3.11 errors carry no code
 SIDE_FILES = ("-wal", "-shm")
 
@@ -43,8 +44,13 @@ def is_damage(exc: BaseException) -> bool:
 
 
 def is_read_only(exc: BaseException) -> bool:
-    """Whether a SQLite error says the database cannot be written."""
-    return isinstance(exc, sqlite3.OperationalError) and "readonly" in str(exc).replace(" ", "").lower()
+    """Whether a SQLite error says the database cannot be written: read-only, or no room to write
+    (a full disk or file-size limit; SQLite reports the latter as an I/O error). Never damage: such
+    an index is answered from as it is, not moved aside."""
+    if not isinstance(exc, sqlite3.OperationalError):
+        return False
+    text = str(exc).lower()
+    return "readonly" in text.replace(" ", "") or any(word in text for word in _UNWRITABLE_WORDS)
 
 
 def writable(path: Path) -> bool:

@@ -31,6 +31,7 @@ from mnemo_core.index.recovery import (
 from mnemo_core.index.textsplit import identifier_words
 from mnemo_core.index.world import SymbolRow
 from mnemo_core.model import Edge, Field, FileExtract, RawImport, RawRef, RawSymbol, Symbol, SymbolKind
+from mnemo_core.statedir import own_file, state_dir
 from mnemo_core.vcs.changes import LoggedCommit
 
 log = logging.getLogger(__name__)
@@ -93,7 +94,6 @@ log = logging.getLogger(__name__)
 # 76: Python: a test class a function builds is no test case; the test module whose top-level code
 #     calls that function is (``tests/test_plugins.py``: pytest runs the file to collect them)
 SCHEMA_VERSION = 76
-INDEX_DIR = ".mnemo"
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0
 INSTR_SCAN_MAX_NAMES = 40  # more names than this: splitting every file's name list beats text scans
@@ -232,20 +232,13 @@ def encode_refs(refs: Iterable[RawRef]) -> EncodedRefs:
 
 
 def index_path(root: Path) -> Path:
-    """Where the index of the repository at ``root`` lives."""
-    return root / INDEX_DIR / DB_NAME
+    """Where the index of the repository at ``root`` lives (see ``mnemo_core.statedir``)."""
+    return state_dir(root, create=False) / DB_NAME
 
 
 def prepare_index_dir(root: Path) -> Path:
-    directory = root / INDEX_DIR
-    try:
-        directory.mkdir(exist_ok=True)
-        ignore = directory / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text("*\n", encoding="utf-8")
-    except OSError as exc:
-        raise MnemoError(f"cannot create {directory}: {exc.strerror}. Is the directory writable?") from exc
-    return directory
+    """The state directory of ``root``, created when missing."""
+    return state_dir(root)
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -283,6 +276,9 @@ def _open_checked(path: Path) -> tuple[sqlite3.Connection, int | None, str | Non
         if "locked" in str(exc) or "busy" in str(exc):
             conn.close()
             raise MnemoError(f"the index {path} is locked by another process; try again shortly") from exc
+        if is_read_only(exc):
+            conn.close()
+            raise IndexReadOnly(f"the index {path} cannot be written ({exc})") from exc
         return conn, -2, f"unreadable ({exc})"
     except sqlite3.DatabaseError as exc:
         return conn, -2, f"damaged ({exc})"
@@ -316,17 +312,18 @@ def _schema_version(conn: sqlite3.Connection) -> int | None:
 class Store:
     """An open index database."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: Path, root: Path) -> None:
         self.conn = conn
         self.path = path
+        self._root = root
         self.read_only = False  # opened read-only: it can answer, not be updated
         self._reads: _ReadMemo | None = None  # inside ``remembering``: symbols and edges read once
         self._next_id: int | None = None
 
     @property
     def root(self) -> Path:
-        """The repository this index belongs to (the index lives in ``<root>/.mnemo/``)."""
-        return self.path.parents[1]
+        """The repository this index belongs to (the index lives in its state directory)."""
+        return self._root
 
     @classmethod
     def open(cls, root: Path, create: bool = True) -> Store:
@@ -336,13 +333,21 @@ class Store:
         path = index_path(root)
         if not create and not path.exists():
             raise MnemoError(f"no index at {path}. Run `mnemo index {root}` first.")
+        for suffix in ("", *SIDE_FILES):  # SQLite follows links: open only regular files of ours
+            own_file(Path(f"{path}{suffix}"))
         if path.exists() and not writable(path):
-            return cls._open_read_only(path)
+            return cls._open_read_only(path, root)
         if create:
             prepare_index_dir(root)
-        conn, version, reason = _open_checked(path)
+        try:
+            conn, version, reason = _open_checked(path)
+        except IndexReadOnly as exc:
+            if not path.exists():
+                raise
+            log.info("%s; answering from it read-only", exc)
+            return cls._open_read_only(path, root)
         if version == SCHEMA_VERSION:
-            return cls(conn, path)
+            return cls(conn, path, root)
         if version is not None:
             conn.close()
             if version < 0:
@@ -361,10 +366,10 @@ class Store:
         with _transaction(conn):
             if _schema_version(conn) is None:  # another process may have created it meanwhile
                 _create_schema(conn)
-        return cls(conn, path)
+        return cls(conn, path, root)
 
     @classmethod
-    def _open_read_only(cls, path: Path) -> Store:
+    def _open_read_only(cls, path: Path, root: Path) -> Store:
         conn = _connect_read_only(path)
         try:
             version = _schema_version(conn)
@@ -380,7 +385,7 @@ class Store:
                 f"the index {path} was built by another version of mnemo and cannot be "
                 f"rebuilt: it is read-only. Make {path.parent} writable"
             )
-        store = cls(conn, path)
+        store = cls(conn, path, root)
         store.read_only = True
         return store
 
@@ -1132,7 +1137,7 @@ def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
     except sqlite3.OperationalError as exc:
         if is_read_only(exc):
             raise IndexReadOnly(
-                f"the index cannot be written ({exc}); check the permissions of .mnemo/"
+                f"the index cannot be written ({exc}); check the free space and permissions of its directory"
             ) from exc
         raise MnemoError(
             f"the index is locked by another process ({exc}); try again when it finishes"

@@ -18,11 +18,11 @@ from pathlib import Path
 
 from mnemo_core.config import load_config
 from mnemo_core.errors import MnemoError
-from mnemo_core.index.store import INDEX_DIR, Store, prepare_index_dir
+from mnemo_core.index.store import Store
 from mnemo_core.memory.store import FILE_NAME, Key, MemoryStore
 from mnemo_core.model import ScoredSymbol, Symbol
 from mnemo_core.retrieve.recall import SESSION_WINDOW_S, Event, Recall, terms_of
-from mnemo_core.vcs.git import GitError, run_git
+from mnemo_core.statedir import own_file, state_dir
 
 log = logging.getLogger(__name__)
 
@@ -61,27 +61,21 @@ class Memory:
 
     def exists(self) -> bool:
         """Whether a memory file is there (to read without creating one)."""
-        return (self.root / INDEX_DIR / FILE_NAME).is_file()
+        return (state_dir(self.root, create=False) / FILE_NAME).is_file()
 
     def store(self, create: bool = True) -> MemoryStore | None:
         """The memory file's connection (None when off, broken, or absent and ``create`` is False)."""
         if not self.enabled or self._broken or (not create and not self.exists()):
             return None
         if self._store is None:
-            if self.exists() and _committed(self.root, f"{INDEX_DIR}/{FILE_NAME}"):
-                self._broken = True
-                log.warning(
-                    "memory is off: the repository commits its own %s/%s, which mnemo neither trusts nor "
-                    "replaces",
-                    INDEX_DIR,
-                    FILE_NAME,
-                )
-                return None
             try:
-                self._store = MemoryStore.open(prepare_index_dir(self.root))
+                directory = state_dir(self.root)
+                for suffix in ("", "-wal", "-shm"):  # SQLite follows links: open only files of ours
+                    own_file(directory / f"{FILE_NAME}{suffix}")
+                self._store = MemoryStore.open(directory)
             except (sqlite3.Error, OSError, MnemoError) as exc:
                 self._broken = True
-                log.warning("memory is off for this call: %s cannot be used (%s)", self.root / INDEX_DIR, exc)
+                log.warning("memory is off for this call: it cannot be used (%s)", exc)
                 return None
         return self._store
 
@@ -155,14 +149,6 @@ class Memory:
         except sqlite3.Error as exc:
             log.warning("memory: could not read %s (%s)", store.path, exc)
             return Recall()
-
-
-def _committed(root: Path, path: str) -> bool:
-    """Whether git tracks ``path`` (a repository may commit files under ``.mnemo/``)."""
-    try:
-        return bool(run_git(root, "ls-files", "-z", "--", path, check=False))
-    except GitError:
-        return False
 
 
 def _keys(symbols: Iterable[Symbol]) -> list[Key]:

@@ -17,10 +17,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from textwrap import shorten
 
+from mnemo_core.errors import MnemoError
 from mnemo_core.index.languages import source_extensions
 from mnemo_core.index.store import Store
 from mnemo_core.retrieve.keywords import Keywords
 from mnemo_core.retrieve.seeds import Channel, Ranked, Strengths, fts_query
+from mnemo_core.statedir import own_file, write_own_text
 from mnemo_core.vcs.changes import attributes_text, changed_functions
 from mnemo_core.vcs.git import GitError
 
@@ -106,9 +108,9 @@ def _attributes(index_dir: Path) -> Path:
     path = index_dir / ATTRIBUTES_FILE
     text = attributes_text()
     try:
-        current = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        current = own_file(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError, MnemoError):
         current = None
-    if current != text:  # absent, or not ours (a repository can commit files under .mnemo/)
-        path.write_text(text, encoding="utf-8")
+    if current != text:  # absent, or not ours
+        write_own_text(path, text)
     return path

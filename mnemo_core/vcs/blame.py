@@ -35,7 +35,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
 
+from mnemo_core.errors import MnemoError
 from mnemo_core.fsread import Refused, read_inside
+from mnemo_core.statedir import own_subdir, state_dir
 from mnemo_core.vcs.cache import TwoLevelCache
 from mnemo_core.vcs.git import GitError, head_commit, run_git, unquote_path
 from mnemo_core.vcs.history import CHURN_WINDOW_DAYS, DAY_S, UNCOMMITTED_SHA, CommitInfo
@@ -48,7 +50,7 @@ MEMORY_ENTRIES = 512  # files; a blame is a few KB, and a pull request rarely to
 LAST_CHANGE_ENTRIES = 16_384  # (commit, path) -> sha strings: tiny, and one saves a git process each
 BLAME_WORKERS = min(8, os.cpu_count() or 1)  # blame is one single-threaded process per file
 _FULL_SHA = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
-CACHE_SUBDIR = Path(".mnemo") / "blame"
+CACHE_SUBDIR = "blame"  # in mnemo's state directory
 NOT_COMMITTED_AUTHOR = "Not Committed Yet"
 NOT_COMMITTED_EMAIL = "not.committed.yet"
 
@@ -108,8 +110,15 @@ def blame_files(
 
 
 def _cache_dir(root: Path, enabled: bool) -> Path | None:
-    """Where blames of this repository persist: only when it has a ``.mnemo/`` directory."""
-    return root / CACHE_SUBDIR if enabled and (root / CACHE_SUBDIR.parent).is_dir() else None
+    """Where blames of this repository persist: only when it has a state directory already."""
+    state = state_dir(root, create=False)
+    if not enabled or not state.is_dir():
+        return None
+    try:
+        return own_subdir(state, CACHE_SUBDIR)
+    except MnemoError as exc:
+        log.info("blames are not kept on disk: %s", exc)
+        return None
 
 
 def _commit_of(root: Path, rev: str | None) -> str | None:

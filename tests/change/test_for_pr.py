@@ -369,9 +369,11 @@ def test_not_a_repository_pr_fails_but_files_works(tmp_path: Path) -> None:
     for name, text in BASE.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
+    with pytest.raises(MnemoError, match="not inside a git work tree"):
+        Engine.open(tmp_path)
     with pytest.raises(MnemoError, match="not inside a git repository"):
-        Engine.open(tmp_path).pr()
-    pack = Engine.open(tmp_path).files([str(tmp_path / "shop/pricing.py")])
+        Engine.open(tmp_path, plain=True).pr()
+    pack = Engine.open(tmp_path).files([str(tmp_path / "shop/pricing.py")])  # indexed plainly above
     assert pack.impact is not None
     assert {s.symbol.name for s in pack.impact.changed} == {"total", "price", "discount"}
     assert {s.symbol.name for s in pack.impact.callers} == {"Cart.checkout", "buy"}

@@ -131,10 +131,8 @@ def test_the_first_commit_of_a_repository(tmp_path: Path, capsys: pytest.Capture
 def test_bad_input_is_one_line_and_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = hook(tmp_path, capsys)
     assert code == EXIT_ERROR
-    assert out == (
-        f"mnemo-precommit: error: {tmp_path} is not inside a git repository. Run mnemo in a "
-        "clone, or `git init` one first.\n"
-    )
+    assert out.startswith(f"mnemo-precommit: error: {tmp_path} is not inside a git work tree; ")
+    assert out.count("\n") == 1
     root = staged(tmp_path / "r", MODIFIED)
     (root / "mnemo.toml").write_text('fail_on = "sometimes"\n', encoding="utf-8")
     code, out = hook(root, capsys)

@@ -65,7 +65,7 @@ def test_a_fifo_in_a_walked_directory_does_not_hang(
     root.mkdir()
     (root / "app.py").write_text("def ok():\n    return 1\n", encoding="utf-8")
     os.mkfifo(root / "pipe.py")
-    done = run_in(root, str(BIN / "mnemo"), "index", timeout=30)  # without the fix: blocks forever
+    done = run_in(root, str(BIN / "mnemo"), "index", "--plain", timeout=30)  # without the fix: hangs
     assert done.returncode == 0, done.stderr
     assert "1 parsed" in done.stdout and "skipped 1 not a regular file" in done.stdout
     assert main(["find", "ok", "--repo", str(root)]) == 0 and "app.py:1" in capsys.readouterr().out

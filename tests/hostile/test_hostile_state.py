@@ -119,7 +119,7 @@ def indexing(root: Path, attempts: int = 3) -> tuple[subprocess.Popen[str], list
     for attempt in range(attempts):
         shutil.rmtree(root / ".mnemo", ignore_errors=True)
         process = subprocess.Popen(
-            [str(BIN / "mnemo"), "index"],
+            [str(BIN / "mnemo"), "index", "--plain"],
             cwd=root,
             env=mnemo_env(),
             text=True,

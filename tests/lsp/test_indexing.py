@@ -24,6 +24,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
+from mnemo_core.cli import main as cli_main
 from mnemo_core.index.indexer import index_repo
 from mnemo_core.index.lock import index_lock
 from mnemo_core.index.store import prepare_index_dir
@@ -127,6 +128,7 @@ async def test_the_cli_indexing_at_the_same_time(lsp: Session, tmp_path: Path) -
 async def test_a_workspace_that_is_not_a_git_repository(tmp_path: Path) -> None:
     root = tmp_path / "plain"
     write_files(root, FILES)
+    assert cli_main(["index", "--plain", str(root)]) == 0  # served only once indexed deliberately
     client = await start_client(tmp_path)
     try:
         session = await start(client, root)

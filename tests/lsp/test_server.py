@@ -9,6 +9,7 @@ import logging
 from pathlib import Path
 
 import pytest
+from helpers import make_repo
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 
 from lsp_server.cli import _skip_answered_errors, build_parser
@@ -19,6 +20,7 @@ from mnemo_core.errors import MnemoError
 
 @pytest.fixture
 def server(tmp_path: Path) -> MnemoServer:
+    make_repo(tmp_path)  # a folder outside git is served only once indexed deliberately (--plain)
     made = MnemoServer()
     made.add_folder(tmp_path.as_uri())
     return made
@@ -46,6 +48,14 @@ def test_readiness_says_why_it_cannot_answer(server: MnemoServer, tmp_path: Path
         server.require_index()
 
 
+def test_a_folder_outside_git_is_refused_until_indexed_deliberately(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    with pytest.raises(MnemoError, match="is not inside a git work tree"):
+        MnemoServer().add_folder(plain.as_uri())
+    assert not (plain / ".mnemo").exists()
+
+
 def test_paths_inside_and_outside_the_workspace(server: MnemoServer, tmp_path: Path) -> None:
     assert server.relpath((tmp_path / "pkg" / "a.py").as_uri()) == "pkg/a.py"
     with pytest.raises(BadArguments, match="is outside the workspace"):
@@ -55,8 +65,7 @@ def test_paths_inside_and_outside_the_workspace(server: MnemoServer, tmp_path: P
 
 
 def test_a_document_goes_to_the_deepest_folder_holding_it(server: MnemoServer, tmp_path: Path) -> None:
-    inner = tmp_path / "vendor" / "lib"
-    inner.mkdir(parents=True)
+    inner = make_repo(tmp_path / "vendor" / "lib")
     assert server.add_folder(inner.as_uri()) is not None
     assert server.add_folder(tmp_path.as_uri()) is None  # served already
     folder, path = server.locate((inner / "a.py").as_uri())

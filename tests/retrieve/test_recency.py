@@ -42,5 +42,5 @@ def test_a_shallow_clone_gets_no_recency_and_says_why(tmp_path: Path) -> None:
 
 def test_a_directory_without_git_says_history_is_absent(tmp_path: Path) -> None:
     (tmp_path / "client.py").write_text(CLIENT, encoding="utf-8")
-    pack = Engine.open(tmp_path).task("upload data")
+    pack = Engine.open(tmp_path, plain=True).task("upload data")
     assert any("no git history" in note and "history channel is empty" in note for note in pack.notes)
