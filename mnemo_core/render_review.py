@@ -286,8 +286,10 @@ def review_text(pack: ContextPack, title: str) -> list[str]:
         files = len(impact.changed_files)
         what = f"no code symbols changed ({_count(files, 'file')})" if files else "no changes"
         return [f"mnemo: {title}: {what}", *notes]
+    stale = sum(int(s.components.get("dangling", 0)) for s in impact.changed)
     counts = (
         _count(len(impact.changed), "changed symbol"),
+        *([_count(stale, "stale reference")] if stale else []),  # what "still referenced Nx" counts
         _count(len(impact.callers), "impacted caller"),
         _count(len(impact.tests), "impacted test"),
     )

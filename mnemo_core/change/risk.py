@@ -106,6 +106,9 @@ def verdict(facts: RiskInput) -> tuple[RiskLevel, list[str]]:
                 "so its tests are not determinable statically: " + _names(facts.uncalled),
             )
         )
+    deleted_tests = [s for s in facts.changed if s.is_test and s.status == "deleted"]
+    if deleted_tests:  # fewer tests guard the code: never "a small, tested change"
+        findings.append(("low", "tests deleted: " + _names(deleted_tests)))
     hot = [(key, n) for key, n in facts.churn.items() if n >= HOTSPOT_COMMITS]
     if hot:
         cells = ", ".join(f"{key.split(':', 1)[1]} ({n} commits)" for key, n in hot[:MAX_LISTED])
