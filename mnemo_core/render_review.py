@@ -2,9 +2,11 @@
 
 The comment is what ``mnemo-ci`` posts and ``mnemo pr --format markdown`` prints, byte for byte: a
 hidden marker (so one comment per pull request is found and updated), a one-line verdict, the
-changed symbols with their callers and tests, the reasons for the risk, collapsible lists of the
-impacted symbols and tests linked to the head commit, and a test command. Everything that comes from
-the repository (names, paths, commit subjects, authors) goes through ``md_text``/``md_code``.
+changed symbols with their callers and tests (a closure folded into the function it is nested in,
+module-level changes in one row, each test file's changed tests in one row), the reasons for the
+risk, collapsible lists of the impacted symbols and tests linked to the head commit, and a test
+command. Everything that comes from the repository (names, paths, commit subjects, authors) goes
+through ``md_text``/``md_code``.
 GitHub rejects comments over 65,536 characters: while the body is longer (counted in UTF-8 bytes,
 the strictest reading of that limit), the longest list is halved, and a note says what was cut and
 how to see everything.
@@ -13,7 +15,8 @@ how to see everything.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -51,6 +54,7 @@ TEXT_COLUMN = 44  # widest name or location column in the pre-commit table
 TEXT_TEST_ID = 90  # a test id is cut to this length in the pre-commit output
 POSSIBLE_NAMED = 5  # possible callers and tests (not counted) named in a review
 NO_COUNT = "-"
+PATHS_NAMED = 3  # files named in the one row of module-level changes
 CHANGED_HEADER = "| changed symbol | where | change | callers | tests |"
 
 
@@ -137,7 +141,7 @@ def _comment_sections(
             *_notes(pack),
         ]
     }
-    rows = [_changed_row(s, links) for s in impact.changed[: caps["changed"]]]
+    rows = _changed_rows(impact.changed[: caps["changed"]], links)
     sections["changed"] = ["", CHANGED_HEADER, "|---|---|---|--:|--:|", *rows]
     sections["reasons"] = [
         "",
@@ -206,11 +210,63 @@ def _notes(pack: ContextPack) -> list[str]:
     return ["", *(f"> {md_text(n, REASON_CHARS)}" for n in pack.notes)] if pack.notes else []
 
 
-def _changed_row(s: ScoredSymbol, links: Links | None) -> str:
+def _changed_rows(changed: Sequence[ScoredSymbol], links: Links | None) -> list[str]:
+    """The changed-symbols table: a row per changed product symbol, its changed nested closures
+    folded into it; the module-level changes (imports, top-level code) in one row; each test file's
+    changed tests in one row."""
+    by_name = {(s.symbol.path, s.symbol.name): s for s in changed}
+    nested: Counter[int] = Counter()
+    modules: list[ScoredSymbol] = []
+    tests: dict[str, list[ScoredSymbol]] = {}
+    rows: list[ScoredSymbol] = []
+    for s in changed:
+        if s.symbol.is_test:
+            tests.setdefault(s.symbol.path, []).append(s)
+        elif s.symbol.kind == "module":
+            modules.append(s)
+        elif (outer := _enclosing(s, by_name)) is not None:
+            nested[id(outer)] += 1
+        else:
+            rows.append(s)
+    out = [_changed_row(s, links, nested[id(s)]) for s in rows]
+    if modules:
+        out.append(
+            f"| module level | {_paths(s.symbol.path for s in modules)} | imports or top-level code changed "
+            f"| {NO_COUNT} | {NO_COUNT} |"
+        )
+    for path, changed_tests in tests.items():
+        how = Counter((s.reasons[0] if s.reasons else "changed").split(",")[0] for s in changed_tests)
+        summary = ", ".join(f"{n} {md_text(what, NAME_CHARS)}" for what, n in how.items())
+        out.append(
+            f"| {_count(len(changed_tests), 'test')} | {md_code(path, NAME_CHARS, table=True)} | {summary} "
+            f"| {NO_COUNT} | {NO_COUNT} |"
+        )
+    return out
+
+
+def _enclosing(s: ScoredSymbol, by_name: dict[tuple[str, str], ScoredSymbol]) -> ScoredSymbol | None:
+    """The outermost changed function or method a changed symbol is nested in (a closure), if any."""
+    parts = s.symbol.name.split(".")
+    for cut in range(1, len(parts)):
+        outer = by_name.get((s.symbol.path, ".".join(parts[:cut])))
+        if outer is not None and outer.symbol.kind in ("function", "method"):
+            return outer
+    return None
+
+
+def _paths(paths: Iterable[str]) -> str:
+    unique = list(dict.fromkeys(paths))
+    shown = ", ".join(md_code(p, NAME_CHARS, table=True) for p in unique[:PATHS_NAMED])
+    return shown + (f" and {len(unique) - PATHS_NAMED} more" if len(unique) > PATHS_NAMED else "")
+
+
+def _changed_row(s: ScoredSymbol, links: Links | None, nested: int = 0) -> str:
     counts = s.components
     change = md_text(s.reasons[0] if s.reasons else "changed", REASON_CHARS)
     if counts.get("dangling"):
         change += f", **still referenced {int(counts['dangling'])}\u00d7**"
+    if nested:
+        change += f" (and {_count(nested, 'nested function')} in it)"
     return (
         f"| {_name(s.symbol, links)} | {_where(s.symbol)} | {change} | {_counted(counts, 'callers')} "
         f"| {_counted(counts, 'tests')} |"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -254,3 +255,41 @@ def test_pytest_command_quotes_ids_and_falls_back_to_files_then_the_suite() -> N
     assert pytest_command([test(f"tests/test_{i}.py", "test_x") for i in range(50)]) == "pytest"
     js = Symbol(1, "a.test.js", "works", "function", "javascript", "", "", 1, 2, 1, True, True, True)
     assert pytest_command([scored(js, ())]) is None
+
+
+def test_closures_module_changes_and_tests_fold_into_one_row_each() -> None:
+    def changed(sym: Symbol, reason: str) -> ScoredSymbol:
+        return scored(sym, (reason,), {"change": 1.0, "callers": 1.0, "tests": 1.0}, 0, True)
+
+    outer = symbol("app/views.py", "render", 1, 20, sid=1)
+    inner = symbol("app/views.py", "render.inner", 3, 5, sid=2)
+    deeper = symbol("app/views.py", "render.inner.leaf", 4, 5, sid=3)
+    module_a = replace(symbol("app/views.py", "app.views", 1, 1, sid=4), kind="module")
+    module_b = replace(symbol("app/util.py", "app.util", 1, 1, sid=5), kind="module")
+    test_files = [
+        (symbol("tests/test_views.py", f"test_{i}", 10 * i, 10 * i + 3, sid=10 + i, is_test=True), how)
+        for i, how in enumerate(("modified", "added", "added"))
+    ]
+    other_test = symbol("tests/test_util.py", "test_util", 1, 3, sid=20, is_test=True)
+    impact = Impact(
+        changed=(
+            changed(outer, "modified"),
+            changed(inner, "modified"),
+            changed(deeper, "added"),
+            changed(module_a, "modified"),
+            changed(module_b, "modified"),
+            *(changed(sym, how) for sym, how in test_files),
+            changed(other_test, "deleted"),
+        ),
+        risk="low",
+        reasons=("small, tested change with a contained blast radius",),
+    )
+    body = comment_markdown(pack_of(impact))
+    rows = [line for line in body.splitlines() if line.startswith("| ") and not line.startswith("| changed")]
+    assert rows == [
+        "| `render` | `app/views.py:1` | modified (and 2 nested functions in it) | 1 | 1 |",
+        "| module level | `app/views.py`, `app/util.py` | imports or top-level code changed | - | - |",
+        "| 3 tests | `tests/test_views.py` | 1 modified, 2 added | - | - |",
+        "| 1 test | `tests/test_util.py` | 1 deleted | - | - |",
+    ]
+    assert "9 changed symbols" in body.splitlines()[1]  # the verdict still counts every one
