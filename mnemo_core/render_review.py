@@ -4,9 +4,9 @@ The comment is what ``mnemo-ci`` posts and ``mnemo pr --format markdown`` prints
 hidden marker (so one comment per pull request is found and updated), a one-line verdict, the
 changed symbols with their callers and tests (a closure folded into the function it is nested in,
 module-level changes in one row, each test file's changed tests in one row), the reasons for the
-risk, collapsible lists of the impacted symbols and tests linked to the head commit, and a test
-command. Everything that comes from the repository (names, paths, commit subjects, authors) goes
-through ``md_text``/``md_code``.
+risk, collapsible lists of the impacted symbols and tests linked to the head commit (the tests
+counted by file above theirs), and a test command. Everything that comes from the repository
+(names, paths, commit subjects, authors) goes through ``md_text``/``md_code``.
 GitHub rejects comments over 65,536 characters: while the body is longer (counted in UTF-8 bytes,
 the strictest reading of that limit), the longest list is halved, and a note says what was cut and
 how to see everything.
@@ -55,6 +55,7 @@ TEXT_TEST_ID = 90  # a test id is cut to this length in the pre-commit output
 POSSIBLE_NAMED = 5  # possible callers and tests (not counted) named in a review
 NO_COUNT = "-"
 PATHS_NAMED = 3  # files named in the one row of module-level changes
+TEST_FILES_NAMED = 10  # test files named, with their counts, above the collapsed list of impacted tests
 CHANGED_HEADER = "| changed symbol | where | change | callers | tests |"
 
 
@@ -154,7 +155,7 @@ def _comment_sections(
         "Impacted symbols", full["callers"], "| symbol | where | how it depends on the change |", callers
     )
     tests = [_reach_row(s, links, with_where=False) for s in impact.tests[: caps["tests"]]]
-    sections["tests"] = _details(
+    sections["tests"] = _tests_by_file(impact.tests) + _details(
         "Impacted tests", full["tests"], "| test | how it reaches the change |", tests
     )
     sections["possible"] = _possible_lines(impact)
@@ -304,6 +305,16 @@ def _details(title: str, total: int, header: str, rows: list[str]) -> list[str]:
         "",
         "</details>",
     ]
+
+
+def _tests_by_file(tests: Sequence[ScoredSymbol]) -> list[str]:
+    """One line: how many impacted tests each file holds, the fullest first (the list is collapsed)."""
+    if not tests:
+        return []
+    files = Counter(s.symbol.path for s in tests).most_common()
+    named = ", ".join(f"{md_code(path, NAME_CHARS)} ({n})" for path, n in files[:TEST_FILES_NAMED])
+    more = f" and {len(files) - TEST_FILES_NAMED} more files" if len(files) > TEST_FILES_NAMED else ""
+    return ["", f"**{_count(len(tests), 'impacted test')} in {_count(len(files), 'file')}**: {named}{more}"]
 
 
 def _file_list(impact: Impact, caps: dict[str, int], full: dict[str, int]) -> list[str]:

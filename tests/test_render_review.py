@@ -293,3 +293,19 @@ def test_closures_module_changes_and_tests_fold_into_one_row_each() -> None:
         "| 1 test | `tests/test_util.py` | 1 deleted | - | - |",
     ]
     assert "9 changed symbols" in body.splitlines()[1]  # the verdict still counts every one
+
+
+def test_impacted_tests_are_counted_by_file_above_their_collapsed_list() -> None:
+    tests = tuple(
+        scored(
+            symbol(path, f"test_{i}", i, i + 1, sid=30 + i, is_test=True), ("calls price (changed, 1 hop)",)
+        )
+        for i, path in enumerate(["tests/test_b.py", "tests/test_a.py", "tests/test_a.py"])
+    )
+    changed = scored(
+        symbol("shop/pricing.py", "price", sid=2), ("modified",), {"callers": 0, "tests": 3}, 0, True
+    )
+    body = comment_markdown(pack_of(Impact(changed=(changed,), tests=tests, reasons=("r",))))
+    line = next(x for x in body.splitlines() if x.startswith("**3 impacted tests"))
+    assert line == "**3 impacted tests in 2 files**: `tests/test_a.py` (2), `tests/test_b.py` (1)"
+    assert body.index(line) < body.index("<details><summary>Impacted tests (3)</summary>")
