@@ -8,15 +8,15 @@ risk, collapsible lists of the impacted symbols and tests linked to the head com
 counted by file above theirs), and a test command. Everything that comes from the repository
 (names, paths, commit subjects, authors) goes through ``md_text``/``md_code``.
 GitHub rejects comments over 65,536 characters: while the body is longer (counted in UTF-8 bytes,
-the strictest reading of that limit), the longest list is halved, and a note says what was cut and
-how to see everything.
+the strictest reading of that limit), the longest list is halved; each list cut is then grown back
+to the most that fits, and a note says what was cut and how to see everything.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -102,19 +102,47 @@ def comment_markdown(
         "files": len(impact.changed_files),
     }
     caps = dict(full)
-    while True:
+
+    def render(caps: dict[str, int]) -> tuple[dict[str, list[str]], str]:
         sections = (
             _comment_sections(pack, impact, links, caps, full, limit)
             if impact.changed
             else _no_code_sections(pack, impact, caps, full, limit)
         )
-        body = _join({"marker": [marker], **sections})
+        return sections, _join({"marker": [marker], **sections})
+
+    def fits(caps: dict[str, int]) -> bool:
+        return len(render(caps)[1].encode("utf-8")) <= limit
+
+    while True:
+        sections, body = render(caps)
         size = len(body.encode("utf-8"))
         shrinkable = [key for key in LISTS if caps[key] > 0 and sections.get(key)]
-        if size <= limit or not shrinkable:
-            return body if size <= limit else body.encode("utf-8")[:limit].decode("utf-8", "ignore")
+        if size <= limit:
+            return render(_grown(caps, full, fits))[1]
+        if not shrinkable:
+            return body.encode("utf-8")[:limit].decode("utf-8", "ignore")
         longest = max(shrinkable, key=lambda key: len(_join({key: sections[key]}).encode("utf-8")))
         caps[longest] //= 2
+
+
+Caps = dict[str, int]  # how many items of each list the comment shows
+
+
+def _grown(caps: Caps, full: Caps, fits: Callable[[Caps], bool]) -> Caps:
+    """Each list halving cut, grown back (a binary search, in the comment's order) to the most that
+    still fits: a comment is shortened by what the limit needs, not by halves."""
+    grown = dict(caps)
+    for key in LISTS:
+        low, high = grown[key], min(full[key], max(1, grown[key] * 2))
+        while low < high:
+            middle = (low + high + 1) // 2
+            if fits({**grown, key: middle}):
+                low = middle
+            else:
+                high = middle - 1
+        grown[key] = low
+    return grown
 
 
 def _join(sections: dict[str, list[str]]) -> str:

@@ -309,3 +309,20 @@ def test_impacted_tests_are_counted_by_file_above_their_collapsed_list() -> None
     line = next(x for x in body.splitlines() if x.startswith("**3 impacted tests"))
     assert line == "**3 impacted tests in 2 files**: `tests/test_a.py` (2), `tests/test_b.py` (1)"
     assert body.index(line) < body.index("<details><summary>Impacted tests (3)</summary>")
+
+
+def test_a_shortened_comment_keeps_as_much_as_fits() -> None:
+    tests = tuple(
+        scored(symbol("tests/test_a.py", f"test_{i}", i, i + 1, sid=40 + i, is_test=True), ("calls price",))
+        for i in range(100)
+    )
+    changed = scored(
+        symbol("shop/pricing.py", "price", sid=2), ("modified",), {"callers": 0, "tests": 100}, 0, True
+    )
+    pack = pack_of(Impact(changed=(changed,), tests=tests, reasons=("r",)))
+    whole = comment_markdown(pack)
+    limit = len(whole.encode("utf-8")) - 200  # two or three rows too long
+    body = comment_markdown(pack, limit=limit)
+    assert limit - 400 < len(body.encode("utf-8")) <= limit  # not cut by half
+    shown = re.search(r"showing (\d+) of 100 impacted tests", body)
+    assert shown is not None and 90 <= int(shown[1]) < 100
