@@ -54,6 +54,7 @@ TEXT_COLUMN = 44  # widest name or location column in the pre-commit table
 TEXT_TEST_ID = 90  # a test id is cut to this length in the pre-commit output
 POSSIBLE_NAMED = 5  # possible callers and tests (not counted) named in a review
 NO_COUNT = "-"
+CHANGE_STATUSES = ("modified", "added", "deleted", "renamed")
 PATHS_NAMED = 3  # files named in the one row of module-level changes
 TEST_FILES_NAMED = 10  # test files named, with their counts, above the collapsed list of impacted tests
 CHANGED_HEADER = "| changed symbol | where | change | callers | tests |"
@@ -263,14 +264,25 @@ def _changed_rows(changed: Sequence[ScoredSymbol], links: Links | None) -> list[
             f"| module level | {_paths(s.symbol.path for s in modules)} | imports or top-level code changed "
             f"| {NO_COUNT} | {NO_COUNT} |"
         )
-    for path, changed_tests in tests.items():
-        how = Counter((s.reasons[0] if s.reasons else "changed").split(",")[0] for s in changed_tests)
-        summary = ", ".join(f"{n} {md_text(what, NAME_CHARS)}" for what, n in how.items())
+    for path, in_file in tests.items():
+        counted = [
+            s for s in in_file if s.symbol.kind in ("function", "method") and _enclosing(s, by_name) is None
+        ]  # tests, not their closures or their module's top-level code
+        how = Counter(_status(s) for s in counted)
+        summary = ", ".join(f"{n} {what}" for what, n in how.items())
+        if any(s.symbol.kind == "module" for s in in_file):
+            summary = ", ".join(filter(None, (summary, "module-level code changed")))
         out.append(
-            f"| {_count(len(changed_tests), 'test')} | {md_code(path, NAME_CHARS, table=True)} | {summary} "
+            f"| {_count(len(counted), 'test')} | {md_code(path, NAME_CHARS, table=True)} | {summary} "
             f"| {NO_COUNT} | {NO_COUNT} |"
         )
     return out
+
+
+def _status(s: ScoredSymbol) -> str:
+    """How a changed symbol changed, in one word (its first reason begins with it)."""
+    first = s.reasons[0].split()[0] if s.reasons and s.reasons[0] else ""
+    return first if first in CHANGE_STATUSES else "changed"
 
 
 def _enclosing(s: ScoredSymbol, by_name: dict[tuple[str, str], ScoredSymbol]) -> ScoredSymbol | None:

@@ -271,6 +271,7 @@ def test_closures_module_changes_and_tests_fold_into_one_row_each() -> None:
         for i, how in enumerate(("modified", "added", "added"))
     ]
     other_test = symbol("tests/test_util.py", "test_util", 1, 3, sid=20, is_test=True)
+    test_closure = symbol("tests/test_views.py", "test_1.fake", 11, 12, sid=21, is_test=True)  # not a test
     impact = Impact(
         changed=(
             changed(outer, "modified"),
@@ -279,7 +280,8 @@ def test_closures_module_changes_and_tests_fold_into_one_row_each() -> None:
             changed(module_a, "modified"),
             changed(module_b, "modified"),
             *(changed(sym, how) for sym, how in test_files),
-            changed(other_test, "deleted"),
+            changed(test_closure, "added"),
+            changed(other_test, "renamed from test_old"),
         ),
         risk="low",
         reasons=("small, tested change with a contained blast radius",),
@@ -290,9 +292,9 @@ def test_closures_module_changes_and_tests_fold_into_one_row_each() -> None:
         "| `render` | `app/views.py:1` | modified (and 2 nested functions in it) | 1 | 1 |",
         "| module level | `app/views.py`, `app/util.py` | imports or top-level code changed | - | - |",
         "| 3 tests | `tests/test_views.py` | 1 modified, 2 added | - | - |",
-        "| 1 test | `tests/test_util.py` | 1 deleted | - | - |",
+        "| 1 test | `tests/test_util.py` | 1 renamed | - | - |",
     ]
-    assert "9 changed symbols" in body.splitlines()[1]  # the verdict still counts every one
+    assert "10 changed symbols" in body.splitlines()[1]  # the verdict still counts every one
 
 
 def test_impacted_tests_are_counted_by_file_above_their_collapsed_list() -> None:

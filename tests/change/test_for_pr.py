@@ -1006,7 +1006,7 @@ def test_a_range_that_only_deletes_tests_says_so(tmp_path: Path) -> None:
         "tool/used.py": "def pad(s):\n    return s.ljust(3)\n",
         "tests/test_used.py": (
             "from tool import used\n\n\ndef test_pad():\n    assert used.pad('a')\n\n\n"
-            "def test_pad_more():\n    assert used.pad('ab')\n"
+            "def test_pad_more():\n    def check(s):\n        return used.pad(s)\n\n    assert check('ab')\n"
         ),
     }
     root = make_repo(tmp_path / "repo", files)
