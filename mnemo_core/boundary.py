@@ -23,7 +23,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from mnemo_core.errors import MnemoError
-from mnemo_core.statedir import state_dir
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -117,6 +116,8 @@ def write_crash_log(text: str, repo: str | Path | None = None) -> str:
 
 def _index_dir(repo: str | Path | None) -> str | None:
     """mnemo's state directory for the repository, if it exists already (see ``statedir``)."""
+    from mnemo_core.statedir import state_dir  # only a crash needs it: start-up stays light
+
     if repo is None:
         return None
     try:

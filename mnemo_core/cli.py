@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from mnemo_core import __version__
 from mnemo_core.boundary import guarded
 from mnemo_core.commands import COMMANDS
-from mnemo_core.engine import recovering
 from mnemo_core.terminal import escaped_output
 
 
@@ -44,6 +43,8 @@ def _main(argv: Sequence[str] | None) -> int:
         stream=sys.stderr,
         force=True,
     )
+    from mnemo_core.engine import recovering  # after parsing: --version and --help load no engine
+
     repo = getattr(args, "path", None) or getattr(args, "repo", None)  # where a crash log may go
     return guarded("mnemo", lambda: recovering(repo, lambda: int(args.run(args))), repo)
 

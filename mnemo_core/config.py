@@ -16,10 +16,10 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from mnemo_core.defaults import DEFAULT_BUDGET, DEFAULT_DEPTH
 from mnemo_core.errors import MnemoError
 from mnemo_core.fsread import Refused, read_inside
 from mnemo_core.model import RISK_LEVELS, RiskLevel
-from mnemo_core.pipelines import DEFAULT_BUDGET, DEFAULT_DEPTH
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -13,6 +13,8 @@ mnemo's defaults.
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -22,8 +24,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from mnemo_core import lookup, pipelines
 from mnemo_core.at_commit import CommitTree, open_commit_tree
-from mnemo_core.change.impact import POSSIBLE_BELOW
 from mnemo_core.config import Config, load_config
+from mnemo_core.defaults import DEFAULT_BUDGET, DEFAULT_DEPTH, DEFAULT_FILES_DEPTH
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.indexer import Progress
 from mnemo_core.index.languages import registry
@@ -40,12 +42,11 @@ from mnemo_core.insight import (
 from mnemo_core.lookup import Hop
 from mnemo_core.memory import Memory
 from mnemo_core.model import ContextPack, Explanation, IndexStats, ScoredSymbol, Symbol
-from mnemo_core.pipelines import DEFAULT_BUDGET, DEFAULT_DEPTH, DEFAULT_FILES_DEPTH, Call
+from mnemo_core.pipelines import Call
 from mnemo_core.repository import Repository, recovering
 from mnemo_core.retrieve.recall import Recall
 from mnemo_core.retrieve.score import is_declaration
 from mnemo_core.symbol_history import SymbolHistory, known_history, symbol_history
-from mnemo_core.treewatch import watch_async, watch_thread
 from mnemo_core.vcs.git import head_commit
 from mnemo_core.vcs.linelog import DEFAULT_LIMIT as DEFAULT_HISTORY
 from mnemo_core.vcs.refs import resolve_range, resolve_ref
@@ -77,6 +78,23 @@ __all__ = [
     "watch_async",
     "watch_thread",
 ]
+
+log = logging.getLogger(__name__)
+
+
+async def watch_async(root: Path, changed: Callable[[list[str]], None]) -> None:
+    """Call ``changed`` with each debounced burst of source files changed under ``root`` (see
+    ``mnemo_core.treewatch``, loaded only by a front end that watches)."""
+    from mnemo_core import treewatch
+
+    await treewatch.watch_async(root, changed)
+
+
+def watch_thread(root: Path, changed: Callable[[list[str]], None], stop: threading.Event) -> threading.Thread:
+    """The same on a daemon thread of its own, until ``stop`` is set."""
+    from mnemo_core import treewatch
+
+    return treewatch.watch_thread(root, changed, stop)
 
 
 def languages() -> dict[str, tuple[str, ...]]:
@@ -234,6 +252,8 @@ class Engine:
         """The symbols one call away: its callers (``"in"``) or callees (``"out"``), each with the
         edge (its call line). Links the resolver only guessed by name are left out, as in the
         hover's caller count."""
+        from mnemo_core.change.impact import POSSIBLE_BELOW
+
         self._fresh()
         hops = lookup.walk(self.repository, [symbol], direction, depth=1)
         return [hop for hop in hops if hop.via.confidence >= POSSIBLE_BELOW]
@@ -355,6 +375,11 @@ class Engine:
         pack = self.pr(
             base, head, staged, worktree, depth, coverage=coverage, coverage_commit=coverage_commit
         )
+        from mnemo_core.vcs.diff import SKIPPED_NOTE
+
+        for note in pack.notes:  # a list of tests has no room for notes: the files not read are said apart
+            if note.startswith(SKIPPED_NOTE):
+                log.warning("%s", note)
         return pipelines.selected_tests(pack.impact, sure_only)
 
     # -- memory ---------------------------------------------------------------------------------

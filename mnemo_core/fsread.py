@@ -16,6 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MAX_READ_BYTES = 16_000_000  # nothing mnemo reads from a working tree is larger: bounds its memory
+# the largest source file mnemo reads (larger ones are almost always generated or data): the index
+# skips them, and so does the analysis of a change, before reading them
+MAX_SOURCE_BYTES = 1_000_000
 _FLAGS = (
     os.O_RDONLY
     | os.O_NONBLOCK

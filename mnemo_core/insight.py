@@ -9,17 +9,18 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from mnemo_core.change.dynamic import DynamicReach, called_through_uncalled, reached_dynamically, uncalled
-from mnemo_core.change.impact import POSSIBLE_BELOW, tests_reaching, walk_back
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.store import Store
 from mnemo_core.memo import BoundedCache
 from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, Symbol, runs_target
 from mnemo_core.repository import Repository
-from mnemo_core.vcs.blame import blame_files, churn_in_ranges, newest_commit_in_ranges
 from mnemo_core.vcs.git import GitError, repo_toplevel
 from mnemo_core.vcs.history import relative_date
+
+if TYPE_CHECKING:  # the graph walks load when a card or a lens is asked for, not with the engine
+    from mnemo_core.change.dynamic import DynamicReach
 
 TOP_CALLERS = 5
 TOP_TESTS = 5
@@ -111,6 +112,9 @@ def _header_lines(symbol: Symbol) -> int:
 
 def symbol_card(repo: Repository, symbol: Symbol) -> SymbolCard:
     """Callers, blast radius, tests and last change of one symbol."""
+    from mnemo_core.change.dynamic import reached_dynamically
+    from mnemo_core.change.impact import POSSIBLE_BELOW, tests_reaching, walk_back
+
     store = repo.store
     callers, guessed = _direct_callers(store, [symbol.id])
     callers_of = sorted(callers.get(symbol.id, set()))
@@ -143,6 +147,8 @@ def symbol_card(repo: Repository, symbol: Symbol) -> SymbolCard:
 def _reached_from_outside(store: Store, symbol: Symbol) -> DynamicReach | None:
     """For a symbol no test reaches: whether nothing in the repository calls it, or only code that
     nothing calls (a framework's hook), as ``mnemo pr`` says of it when it changes."""
+    from mnemo_core.change.dynamic import called_through_uncalled, uncalled
+
     if symbol.is_test:
         return None
     found = uncalled(store, [symbol]) or called_through_uncalled(store, {symbol.id: [symbol.id]})
@@ -164,6 +170,8 @@ def _graph_facts(store: Store, ids: list[int]) -> GraphFacts:
     """Caller counts and counts of reaching tests (``tests_reaching``, sure ones) of some symbols,
     remembered until the index changes (every write bumps its generation): an editor asks for the
     same file's lenses again and again."""
+    from mnemo_core.change.impact import tests_reaching
+
     key = (str(store.path), store.generation(), tuple(ids))
     facts = _GRAPH_FACTS.get(key)
     if facts is None:
@@ -175,6 +183,8 @@ def _graph_facts(store: Store, ids: list[int]) -> GraphFacts:
 
 def _direct_callers(store: Store, ids: list[int]) -> tuple[dict[int, set[int]], dict[int, set[int]]]:
     """The direct callers of some symbols: sure ones, and those linked only by a weaker name guess."""
+    from mnemo_core.change.impact import POSSIBLE_BELOW
+
     sure: dict[int, set[int]] = defaultdict(set)
     guessed: dict[int, set[int]] = defaultdict(set)
     for e in store.edges_touching(ids, "in"):
@@ -185,6 +195,8 @@ def _direct_callers(store: Store, ids: list[int]) -> tuple[dict[int, set[int]], 
 
 def last_changes(repo: Repository, symbols: list[Symbol]) -> tuple[dict[int, LastChange], str | None]:
     """The newest commit over each symbol's lines (working tree, uncommitted edits included)."""
+    from mnemo_core.vcs.blame import blame_files, churn_in_ranges, newest_commit_in_ranges
+
     if repo_toplevel(repo.root) is None:
         return {}, "history needs git: this directory is not a git repository"
     try:

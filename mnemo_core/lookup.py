@@ -7,6 +7,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from mnemo_core.errors import MnemoError
+from mnemo_core.index.indexer import partial_files
 from mnemo_core.model import Edge, Symbol, runs_target
 from mnemo_core.repository import Repository
 
@@ -109,6 +110,7 @@ def stats(repo: Repository) -> dict[str, object]:
         "symbols": counts["symbols"],
         "edges": counts["edges"],
         "resolution": counts["resolution"],
+        "partial": partial_files(store),
         "index_bytes": repo.index_bytes(),
         "commit": store.meta("commit") or None,
         "indexed_at": int(store.meta("indexed_at") or 0) or None,

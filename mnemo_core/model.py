@@ -183,6 +183,7 @@ class FileExtract:
     imports: tuple[RawImport, ...]
     exports: tuple[str, ...] | None = None  # Python ``__all__`` when the module declares one
     parse_errors: int = 0
+    partial: str = ""  # why only part of the file was indexed ("" when all of it was)
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,6 +251,7 @@ class IndexStats:
     edges: int
     elapsed_ms: int
     walked: bool  # True when the directory is not a git repository and was walked instead
+    partial: dict[str, str] = field(default_factory=dict)  # files indexed in part, and why
 
 
 EvidenceSource = Literal["static", "coverage"]  # where an impacted test came from

@@ -34,9 +34,6 @@ if TYPE_CHECKING:  # the change pipelines load their modules when they run: a ta
     from mnemo_core.change.coverage import CoverageSource
     from mnemo_core.change.diffmap import ChangedSymbol, FileSummary
 
-DEFAULT_BUDGET = 8000
-DEFAULT_DEPTH = 3  # callers of callers of callers: beyond that, impact is speculation
-DEFAULT_FILES_DEPTH = 2
 PACK_POOL = 200  # packing considers this many of the best candidates
 SNAPSHOT_WORDS = {Snapshot.STAGED: "staged", Snapshot.WORKTREE: "working tree"}  # how a range names its head
 
@@ -183,7 +180,7 @@ def for_pr(
     branch, to HEAD), the staged change, or the working tree against HEAD. With ``coverage``, the
     tests of the changed symbols it measured are those that ran them."""
     from mnemo_core.change.diffmap import changed_symbols
-    from mnemo_core.vcs.diff import changed_files
+    from mnemo_core.vcs.diff import changed_files, skipped_note
 
     root = require_toplevel(call.repo.root)
     target: str | Snapshot = (
@@ -197,6 +194,9 @@ def for_pr(
     if head_sha is not None and head_sha != call.commit:
         notes.append(f"callers and tests come from the index of the working tree, not of {_shown(target)}")
     changed, files = changed_symbols(root, changes, base_sha or "HEAD", new)
+    skipped = skipped_note(changes)
+    if skipped:
+        notes.append(skipped)
     if not changes:
         notes.append(f"no changes in {described}{_uncommitted(root, target, head)}")
     return _change_answer(call, "pr", described, changed, files, depth, budget, base_sha, notes, coverage)

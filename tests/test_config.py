@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from mnemo_core.config import Config, load_config
+from mnemo_core.defaults import DEFAULT_BUDGET, DEFAULT_DEPTH
 from mnemo_core.errors import MnemoError
-from mnemo_core.pipelines import DEFAULT_BUDGET, DEFAULT_DEPTH
 
 
 def test_defaults_without_any_file(tmp_path: Path) -> None:

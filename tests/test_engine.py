@@ -26,6 +26,7 @@ ALLOWED = {  # the facade, the vocabulary, errors, the renderers, and leaf helpe
     "mnemo_core.render",
     "mnemo_core.render_review",
     "mnemo_core.config",
+    "mnemo_core.defaults",
     "mnemo_core.boundary",
     "mnemo_core.safepath",
     "mnemo_core.tokens",

@@ -198,6 +198,27 @@ REPOS = {
             (),
             quality=False,
         ),
+        # timing only (issue 42): a parser combinator library whose core.py (6,000 lines, one class
+        # hierarchy) made single-function edits take tens of seconds
+        ImpactRepo(
+            "pyparsing",
+            "pyparsing/pyparsing",
+            "efd56db4e59f36b1673ce0eb0823e3afaa9d1201",
+            "pyparsing",
+            "tests",
+            (),
+            quality=False,
+        ),
+        # timing only (issue 42): a saleor-size repository (4,300 files) for `pr --base HEAD~5`
+        ImpactRepo(
+            "saleor",
+            "saleor/saleor",
+            "723cd4eba87dfc72822ade45dc08a3caa548428d",
+            "saleor",
+            "saleor/tests",
+            (),
+            quality=False,
+        ),
     )
 }
 DEFAULT_QUALITY_REPOS = tuple(r.name for r in REPOS.values() if r.quality)

@@ -11,20 +11,32 @@ changed files) and a **repeat** (nothing to re-index). The floors (flask <= 1 s,
 are checked on the median of the first calls, the stricter of the two. The engine's own
 ``stats.elapsed_ms`` is reported beside the wall times. The clone is reset and re-indexed after
 each trial.
+
+Two more modes measure issue 42's floors, each paired with ``mnemo --version`` (the reference) in
+the same run: ``--mode worktree`` edits one function (a seeded sample of the package's functions)
+without committing and times ``mnemo pr --worktree`` (median, p90 by nearest rank, max); ``--mode
+range`` times ``mnemo pr --base HEAD~5`` and ``mnemo tests --base HEAD~5`` on the clone as it is
+(``--runs`` times, medians). The index is warm in both (brought up to date, untimed, before each
+trial). ``--code DIR`` runs ``python -m mnemo_core.cli`` from DIR instead of the installed
+``mnemo``, so that two versions of mnemo are compared by the same script.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import shutil
 import statistics
 import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.common import machine_info, machine_line, run_measured, table, verdict, write_json
+from bench.common import Run, machine_info, machine_line, run_measured, table, verdict, write_json
 from bench.impact.edits import insert_statement
 from bench.impact.oracle import source_functions
 from bench.impact.repos import ImpactRepo, argument_parser, clone_of, git, lookup, package_sources
@@ -35,15 +47,35 @@ DEFAULT_SEED = 0
 MAX_FILES = 5
 FLOORS_S = {"flask": 1.0, "pytest": 3.0}  # the issue's budgets for repositories of these sizes
 SCRATCH_BRANCH = "mnemo-impact-speed"
+RANGE_BACK = 5  # commits `--mode range` reaches back (the issue's `--base HEAD~5`)
+DEFAULT_RUNS = 5
+# issue 42's floors: `pr --base HEAD~5` at most this many times `mnemo --version`; one edit's p90
+RANGE_RATIO_FLOOR = 6.0
+EDIT_P90_FLOOR_S = 3.0
 GIT_IDENTITY = ("-c", "user.name=mnemo bench", "-c", "user.email=bench@mnemo.invalid")
 
 
-def mnemo_command() -> list[str]:
-    """The installed ``mnemo`` console script."""
+@dataclass(frozen=True)
+class Mnemo:
+    """How to run mnemo: the installed console script, or ``python -m mnemo_core.cli`` from a
+    source tree (``--code``)."""
+
+    command: tuple[str, ...]
+    env: Mapping[str, str] | None = None
+
+    def run(self, *args: str) -> Run:
+        """Run mnemo with ``args``, measured."""
+        return run_measured([*self.command, *args], env=self.env)
+
+
+def mnemo_command(code: Path | None = None) -> Mnemo:
+    """The installed ``mnemo`` console script, or mnemo run from the source tree ``code``."""
+    if code is not None:
+        return Mnemo((sys.executable, "-m", "mnemo_core.cli"), {**os.environ, "PYTHONPATH": str(code)})
     found = shutil.which("mnemo")
     if found is None:
         raise SystemExit("mnemo is not on PATH: pip install -e . first")
-    return [found]
+    return Mnemo((found,))
 
 
 def editable_functions(clone: Path, repo: ImpactRepo) -> dict[str, list[int]]:
@@ -72,27 +104,114 @@ def commit_change(clone: Path, functions: dict[str, list[int]], files: int, rng:
     return edited
 
 
-def timed_pr(clone: Path) -> tuple[float, int, int]:
-    """Wall seconds of ``mnemo pr --base HEAD~1``, the engine's elapsed_ms, and the tests it named."""
-    run = run_measured([*mnemo_command(), "pr", "--base", "HEAD~1", "--format", "json", "--repo", str(clone)])
+def timed_pr(mnemo: Mnemo, clone: Path, *selector: str) -> tuple[float, int, int]:
+    """Wall seconds of ``mnemo pr`` (default ``--base HEAD~1``), the engine's elapsed_ms, and the
+    tests it named (possible ones included)."""
+    run = mnemo.run("pr", *(selector or ("--base", "HEAD~1")), "--format", "json", "--repo", str(clone))
     if run.returncode != 0:
         raise SystemExit(f"mnemo pr failed: {run.stderr.strip()}")
     pack = json.loads(run.stdout)
-    return run.wall_s, int(pack["stats"]["elapsed_ms"]), len(pack["impact"]["tests"])
+    impact = pack["impact"]
+    return run.wall_s, int(pack["stats"]["elapsed_ms"]), len(impact["tests"]) + len(impact["possible_tests"])
 
 
-def index(clone: Path, full: bool = False) -> float:
+def timed(mnemo: Mnemo, *args: str) -> float:
+    """Wall seconds of one mnemo command that must succeed (exit 5, nothing selected, counts)."""
+    run = mnemo.run(*args)
+    if run.returncode not in (0, 5):
+        raise SystemExit(f"mnemo {args[0]} failed: {run.stderr.strip()}")
+    return run.wall_s
+
+
+def index(mnemo: Mnemo, clone: Path, full: bool = False) -> float:
     """Bring the clone's index up to date (``full``: rebuild it); the seconds it took."""
-    run = run_measured([*mnemo_command(), "index", *(["--full"] if full else []), str(clone)])
+    run = mnemo.run("index", *(["--full"] if full else []), str(clone))
     if run.returncode != 0:
         raise SystemExit(f"mnemo index failed: {run.stderr.strip()}")
     return run.wall_s
 
 
-def measure(repo: ImpactRepo, workdir: Path, trials: int, seed: int) -> dict[str, Any]:
+def p90(values: Sequence[float]) -> float:
+    """The 90th percentile by nearest rank."""
+    ordered = sorted(values)
+    return ordered[max(math.ceil(0.9 * len(ordered)) - 1, 0)]
+
+
+def measure_edits(repo: ImpactRepo, workdir: Path, trials: int, seed: int, mnemo: Mnemo) -> dict[str, Any]:
+    """``mnemo pr --worktree`` on one edited function at a time, each beside ``mnemo --version``."""
+    clone = clone_of(repo, workdir)
+    index(mnemo, clone)  # untimed: the index is warm
+    functions = editable_functions(clone, repo)
+    candidates = sorted((path, line) for path, lines in functions.items() for line in lines)
+    rows: list[dict[str, Any]] = []
+    for path, line in random.Random(seed).sample(candidates, min(trials, len(candidates))):
+        target = clone / path
+        text = target.read_text(encoding="utf-8")
+        edit = insert_statement(text, line)
+        assert edit is not None
+        target.write_text(edit.after, encoding="utf-8")
+        try:
+            version = timed(mnemo, "--version")
+            wall, engine_ms, tests = timed_pr(mnemo, clone, "--worktree")
+        finally:
+            target.write_text(text, encoding="utf-8")
+        rows.append(
+            {
+                "edited": f"{path}:{line}",
+                "version_s": round(version, 3),
+                "pr_s": round(wall, 3),
+                "engine_ms": engine_ms,
+                "tests": tests,
+            }
+        )
+        index(mnemo, clone)
+    walls = [r["pr_s"] for r in rows]
+    version_median = statistics.median(r["version_s"] for r in rows)
+    return {
+        "repo": repo.name,
+        "mode": "worktree",
+        "trials": rows,
+        "version_median_s": version_median,
+        "median_s": statistics.median(walls),
+        "p90_s": p90(walls),
+        "max_s": max(walls),
+        "p90_ratio": round(p90(walls) / version_median, 1),
+        "pass": p90(walls) <= EDIT_P90_FLOOR_S,
+    }
+
+
+def measure_range(repo: ImpactRepo, workdir: Path, runs: int, mnemo: Mnemo) -> dict[str, Any]:
+    """``mnemo pr`` and ``mnemo tests`` over the last ``RANGE_BACK`` commits, each run beside
+    ``mnemo --version``."""
+    clone = clone_of(repo, workdir)
+    index(mnemo, clone)  # untimed: the index is warm
+    base = ("--base", f"HEAD~{RANGE_BACK}")
+    rows = []
+    for _ in range(runs):
+        version = timed(mnemo, "--version")
+        pr = timed(mnemo, "pr", *base, "--format", "json", "--repo", str(clone))
+        tests = timed(mnemo, "tests", *base, "--format", "json", "--repo", str(clone))
+        rows.append({"version_s": round(version, 3), "pr_s": round(pr, 3), "tests_s": round(tests, 3)})
+    version_median = statistics.median(r["version_s"] for r in rows)
+    pr_median = statistics.median(r["pr_s"] for r in rows)
+    tests_median = statistics.median(r["tests_s"] for r in rows)
+    return {
+        "repo": repo.name,
+        "mode": "range",
+        "runs": rows,
+        "version_median_s": version_median,
+        "pr_median_s": pr_median,
+        "tests_median_s": tests_median,
+        "pr_ratio": round(pr_median / version_median, 1),
+        "tests_ratio": round(tests_median / version_median, 1),
+        "pass": pr_median / version_median <= RANGE_RATIO_FLOOR,
+    }
+
+
+def measure(repo: ImpactRepo, workdir: Path, trials: int, seed: int, mnemo: Mnemo) -> dict[str, Any]:
     """All trials on one repository."""
     clone = clone_of(repo, workdir)
-    warmup = index(clone, full=True)  # built by the engine installed now (untimed: the index is warm)
+    warmup = index(mnemo, clone, full=True)  # built by the engine measured (untimed: the index is warm)
     files = int(git(clone, "ls-files").count("\n"))
     functions = editable_functions(clone, repo)
     rng = random.Random(seed)
@@ -102,8 +221,8 @@ def measure(repo: ImpactRepo, workdir: Path, trials: int, seed: int) -> dict[str
         for i in range(trials):
             count = 1 + i % MAX_FILES
             edited = commit_change(clone, functions, count, rng)
-            first, first_ms, tests = timed_pr(clone)
-            repeat, repeat_ms, _ = timed_pr(clone)
+            first, first_ms, tests = timed_pr(mnemo, clone)
+            repeat, repeat_ms, _ = timed_pr(mnemo, clone)
             rows.append(
                 {
                     "files": count,
@@ -116,13 +235,13 @@ def measure(repo: ImpactRepo, workdir: Path, trials: int, seed: int) -> dict[str
                 }
             )
             git(clone, "reset", "-q", "--hard", repo.commit)
-            index(clone)
+            index(mnemo, clone)
     finally:
         git(clone, "checkout", "-q", "-f", "--detach", repo.commit)
         subprocess.run(
             ["git", "-C", str(clone), "branch", "-q", "-D", SCRATCH_BRANCH], capture_output=True, check=False
         )
-        index(clone)
+        index(mnemo, clone)
     first = statistics.median(r["first_s"] for r in rows)
     budget = FLOORS_S.get(repo.name)
     return {
@@ -150,11 +269,25 @@ def main(argv: list[str] | None = None) -> int:
         help=f"changes per repository (default {DEFAULT_TRIALS})",
     )
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"seed (default {DEFAULT_SEED})")
+    parser.add_argument(
+        "--mode",
+        choices=("commits", "worktree", "range"),
+        default="commits",
+        help="commits: 1-5 file commits (default); worktree: one edited function, `pr --worktree`; "
+        f"range: `pr` and `tests --base HEAD~{RANGE_BACK}` as the clone is",
+    )
+    parser.add_argument("--runs", type=int, default=DEFAULT_RUNS, help=f"--mode range runs ({DEFAULT_RUNS})")
+    parser.add_argument("--code", type=Path, help="run mnemo from this source tree")
     args = parser.parse_args(argv)
     info = machine_info()
     print(machine_line(info))
+    mnemo = mnemo_command(args.code)
+    if args.mode != "commits":
+        return _floors(args, mnemo, info)
     load_before = os.getloadavg()[0]
-    results = [measure(lookup(name), args.workdir, args.trials, args.seed) for name in args.repos.split(",")]
+    results = [
+        measure(lookup(name), args.workdir, args.trials, args.seed, mnemo) for name in args.repos.split(",")
+    ]
     load = {"before": load_before, "after": os.getloadavg()[0]}  # other work on the machine skews times
     print(
         f"1-minute load average: {load['before']:.2f} before, {load['after']:.2f} after "
@@ -196,6 +329,65 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"details: {path}")
     return 0 if all(r["pass"] is not False for r in results) else 1
+
+
+def _floors(args: Any, mnemo: Mnemo, info: Mapping[str, Any]) -> int:
+    """``--mode worktree`` or ``--mode range``: measure, print the table, write the details."""
+    load_before = os.getloadavg()[0]
+    repos = [lookup(name) for name in args.repos.split(",")]
+    if args.mode == "worktree":
+        results = [measure_edits(r, args.workdir, args.trials, args.seed, mnemo) for r in repos]
+        headers = ("repo", "edits", "--version s", "median s", "p90 s", "max s", "p90 / --version", "verdict")
+        rows = [
+            [
+                r["repo"],
+                len(r["trials"]),
+                r["version_median_s"],
+                r["median_s"],
+                r["p90_s"],
+                r["max_s"],
+                r["p90_ratio"],
+                verdict(r["pass"]),
+            ]
+            for r in results
+        ]
+    else:
+        results = [measure_range(r, args.workdir, args.runs, mnemo) for r in repos]
+        headers = (
+            "repo",
+            "runs",
+            "--version s",
+            "pr s",
+            "tests s",
+            "pr / --version",
+            "tests / --version",
+            "verdict",
+        )
+        rows = [
+            [
+                r["repo"],
+                len(r["runs"]),
+                r["version_median_s"],
+                r["pr_median_s"],
+                r["tests_median_s"],
+                r["pr_ratio"],
+                r["tests_ratio"],
+                verdict(r["pass"]),
+            ]
+            for r in results
+        ]
+    load = {"before": load_before, "after": os.getloadavg()[0]}
+    print(
+        f"1-minute load average: {load['before']:.2f} before, {load['after']:.2f} after "
+        f"({info['nproc']} cores)"
+    )
+    print(table(headers, rows))
+    path = write_json(
+        f"impact-speed-{args.mode}",
+        {"machine": info, "code": str(args.code or "installed"), "load_average": load, "repos": results},
+    )
+    print(f"details: {path}")
+    return 0 if all(r["pass"] for r in results) else 1
 
 
 if __name__ == "__main__":

@@ -24,9 +24,11 @@ from mnemo_core.change.coverage import (
 )
 from mnemo_core.change.diffmap import ChangedSymbol, FileSummary
 from mnemo_core.change.dynamic import (
+    FALLBACK_STATES,
     IMPORTS_MODULE,
     NAMED_AFTER,
     NAMED_FOR_MODULE,
+    WALK_CUT,
     DynamicReach,
     called_through_uncalled,
     fallback_source,
@@ -215,6 +217,8 @@ def _fallback_symbols(
             IMPORTS_MODULE: f"in a test file that imports the module of {changed.name}",
             NAMED_AFTER: f"named after {changed.name}",
             NAMED_FOR_MODULE: f"in a test file named after the module of {changed.name}",
+            WALK_CUT: f"every test: the walks from the other symbols of the module of {changed.name} were "
+            f"cut after {FALLBACK_STATES:,} states",
         }.get(fallback_source([r]), f"tests {neighbour}, in the module of {changed.name}")
         why = f"{where}, which is {dynamic.reach[changed.id].reason}; tests not determinable statically"
         found.append(
@@ -397,6 +401,8 @@ def _changed_symbol(
                 IMPORTS_MODULE: f"the tests{named} in the test files that import its module",
                 NAMED_AFTER: "the tests named after it",
                 NAMED_FOR_MODULE: "the tests in the test files named after its module",
+                WALK_CUT: "every test of the repository (the walks from its module's other symbols were cut "
+                f"after {FALLBACK_STATES:,} states: more are offered, none left out)",
             }.get(fallback_source(fallback.values()), f"the tests of its module's other symbols{named}")
             reasons.append(
                 f"{how.reason}; tests not determinable statically: {whose} are possible ({len(fallback)})"

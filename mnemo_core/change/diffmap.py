@@ -21,8 +21,9 @@ from pathlib import Path
 from tree_sitter import Node
 
 from mnemo_core.change.comments import COMMENT_PREFIXES, comments_only
+from mnemo_core.fsread import MAX_SOURCE_BYTES
 from mnemo_core.index.discovery import read_discovery
-from mnemo_core.index.extract import extract
+from mnemo_core.index.extract import extract_once
 from mnemo_core.index.languages import LanguageSpec, language_for_path
 from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, FileExtract, RawSymbol, SymbolKind
 from mnemo_core.vcs.diff import ChangeStatus, FileChange, files_at
@@ -30,6 +31,7 @@ from mnemo_core.vcs.refs import Snapshot
 
 DOCUMENTED_KINDS = frozenset({*CALLABLE_KINDS, *CLASS_KINDS, "constant"})  # whose comments may change alone
 RENAME_SIMILARITY = 0.75  # body similarity above which a deleted + added pair is one renamed symbol
+TOO_LARGE = f"not read: over the {MAX_SOURCE_BYTES // 1_000_000} MB mnemo reads of a file"
 IMPORT_PREFIXES = ("import ", "from ", "use ", "require(", "#include", "using ", "package ")
 
 
@@ -85,15 +87,16 @@ def changed_symbols(
     root: Path, changes: list[FileChange], base: str, head: str | Snapshot
 ) -> tuple[list[ChangedSymbol], list[FileSummary]]:
     """The symbols ``changes`` touch, and a summary line per changed file."""
-    olds = files_at(root, base, [c.old_path or c.path for c in changes if c.status != ChangeStatus.ADDED])
-    news = files_at(root, head, [c.path for c in changes if c.status != ChangeStatus.DELETED])
+    read = [c for c in changes if not c.too_large]
+    olds = files_at(root, base, [c.old_path or c.path for c in read if c.status != ChangeStatus.ADDED])
+    news = files_at(root, head, [c.path for c in read if c.status != ChangeStatus.DELETED])
     discovery = read_discovery(root)
     found: list[ChangedSymbol] = []
     summaries: list[FileSummary] = []
     for change in changes:
         spec = language_for_path(change.path)
-        if change.binary or change.submodule or spec is None:
-            note = "binary" if change.binary else "submodule" if change.submodule else "language not indexed"
+        note = _unread(change, spec)
+        if note or spec is None:
             summaries.append(
                 FileSummary(
                     change.path, change.status.value, change.old_path, spec.name if spec else None, 0, note
@@ -103,8 +106,8 @@ def changed_symbols(
         old_path = change.old_path or change.path
         old_bytes = olds.get(old_path) if change.status != ChangeStatus.ADDED else None
         new_bytes = news.get(change.path) if change.status != ChangeStatus.DELETED else None
-        old_extract = extract(old_path, old_bytes, spec, discovery) if old_bytes is not None else None
-        new_extract = extract(change.path, new_bytes, spec, discovery) if new_bytes is not None else None
+        old_extract = extract_once(old_path, old_bytes, spec, discovery) if old_bytes is not None else None
+        new_extract = extract_once(change.path, new_bytes, spec, discovery) if new_bytes is not None else None
         old_symbols = old_extract.symbols if old_extract else ()
         new_symbols = new_extract.symbols if new_extract else ()
         touched = _file_symbols(change, old_symbols, new_symbols, (old_bytes, new_bytes), spec.name)
@@ -115,6 +118,17 @@ def changed_symbols(
             FileSummary(change.path, change.status.value, change.old_path, spec.name, len(touched))
         )
     return _pair_renames(found), summaries
+
+
+def _unread(change: FileChange, spec: LanguageSpec | None) -> str:
+    """Why a changed file's symbols are not read ("" when they are)."""
+    if change.too_large:
+        return TOO_LARGE
+    if change.binary:
+        return "binary"
+    if change.submodule:
+        return "submodule"
+    return "language not indexed" if spec is None else ""
 
 
 def _file_symbols(

@@ -18,7 +18,10 @@ name the symbol (its name; for a dunder method, its class) are the ones offered 
 a central module's tests are most of the suite, and a test that names what it uses is the better
 evidence (a template's ``loop(...)``, an i18n test's ``pgettext``); and of a method's, those named
 after its class when there are any (``test_app_ctx_globals_methods`` for ``_AppCtxGlobals.__repr__``,
-which Python calls for ``repr(g)``).
+which Python calls for ``repr(g)``). The walks from the module's other symbols share a budget of
+states (``FALLBACK_STATES``): a central module's symbols each reach most of the repository, and past
+the budget every test of the repository is offered instead, which the answer says (more tests,
+never fewer).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from mnemo_core.change.impact import (
@@ -33,7 +37,8 @@ from mnemo_core.change.impact import (
     POSSIBLE_BELOW,
     TEST_DEPTH,
     Reach,
-    tests_reaching,
+    WalkBudget,
+    sure_tests_reaching,
     walk_back,
 )
 from mnemo_core.change.receivers import names_used
@@ -43,6 +48,9 @@ from mnemo_core.model import DYNAMIC_RESOLUTIONS, PathResolution, Symbol
 
 FALLBACK_CONFIDENCE = 0.3  # a module neighbour's test: below POSSIBLE_BELOW, never counted
 FALLBACK_SYMBOLS = 60  # the module's symbols whose tests make up the fallback, in line order
+# states the walks from those symbols may reach together: a central module's take tens of seconds
+# (pyparsing's core.py: 230,000 states, 30-60 s), flask's modules under 10,000; past it, every test
+FALLBACK_STATES = 40_000
 THROUGH_SHOWN = 3
 UNCALLED_WHY = "it is called by name at run time, or from outside"
 UNCALLED_REASON = f"nothing in the repository calls it ({UNCALLED_WHY})"
@@ -50,6 +58,7 @@ CALLED_BY = frozenset({"calls", "references"})
 IMPORTS_MODULE = "its file imports the module of"
 NAMED_AFTER = "is named after"
 NAMED_FOR_MODULE = "its file is named after the module of"
+WALK_CUT = "is a test of the repository, offered whole since the walk was cut, for"
 TEST_WORDS = frozenset({"test", "tests", "spec"})  # the words a test file's name adds to its subject's
 NAMING = "that name it"  # how a fallback was narrowed: to the tests whose source names the symbol
 NAMED_FOR_CLASS = "named after its class"  # then to those named after the method's class
@@ -57,6 +66,7 @@ MIN_CLASS_NAME = 5  # shorter class names (``App``, ``Item``, ``Rule``) are word
 MIN_NAMED_AFTER = 6  # shorter names (``get``, ``run``, ``load``) name too many tests to say which
 _WORD_BOUNDARY = r"(?:^|_){}(?:_|$)"  # ``test_pytorch_load``, ``test_pytorch_load_weights``
 UNCALLED: PathResolution = "uncalled"
+STEMS_CACHED = 100_000  # file names whose stemmed words are kept
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,21 +156,29 @@ def _unlinked(store: Store, methods: Sequence[int], above: float) -> list[int]:
     return sorted(i for i in methods if i not in linked)
 
 
-def fallback_tests(store: Store, symbol: Symbol, how: DynamicReach) -> tuple[dict[int, Reach], str]:
+def fallback_tests(
+    store: Store, symbol: Symbol, how: DynamicReach, states: int = FALLBACK_STATES
+) -> tuple[dict[int, Reach], str]:
     """The tests of the other symbols of ``symbol``'s module, each with its strongest path to one
     of them, marked as a possible link of ``how``'s resolution (``FALLBACK_CONFIDENCE``); narrowed,
     where some do, to those that name ``symbol`` (``NAMING``), then to those of them named after
-    its class (``NAMED_FOR_CLASS``), and which narrowing was made ("" for none)."""
+    its class (``NAMED_FOR_CLASS``), and which narrowing was made ("" for none). The walks from the
+    module's symbols reach at most ``states`` states together; past that, every test is offered
+    (``WALK_CUT``), unnarrowed: a superset of what they would have found."""
     neighbours = [
         s.id
         for s in store.symbols_in_file(symbol.path)
         if s.id != symbol.id and s.kind != "module" and not s.is_test and s.parent_id != symbol.id
     ][:FALLBACK_SYMBOLS]
     found: dict[int, Reach] = {}
-    for tests in tests_reaching(store, neighbours).values():
-        for sid, r in tests.sure.items():
+    budget = WalkBudget(states)
+    for tests in sure_tests_reaching(store, neighbours, budget).values():
+        for sid, r in tests.items():
             if sid not in found or (r.depth, -r.weight) < (found[sid].depth, -found[sid].weight):
                 found[sid] = r
+    if budget.cut:  # what the walks left out is unknown: every test, a superset of their tests
+        every = _every_test(store, symbol)
+        return _offered(every, set(every), how), ""
     found.pop(symbol.id, None)
     if not found:
         found = _importing_tests(store, symbol)
@@ -172,12 +190,23 @@ def fallback_tests(store: Store, symbol: Symbol, how: DynamicReach) -> tuple[dic
     for narrowing, narrow in ((NAMING, _naming), (NAMED_FOR_CLASS, _named_after_class)):
         if kept := narrow(store, symbol, chosen):
             chosen, narrowed = kept, narrowing
-    offered = {
+    return _offered(found, chosen, how), narrowed
+
+
+def _offered(found: dict[int, Reach], chosen: set[int], how: DynamicReach) -> dict[int, Reach]:
+    """The ``chosen`` tests of ``found``, marked as a fallback of ``how``'s resolution."""
+    return {
         sid: replace(r, confidence=FALLBACK_CONFIDENCE, resolution=how.resolution)
         for sid, r in sorted(found.items())
         if sid in chosen
     }
-    return offered, narrowed
+
+
+def _every_test(store: Store, symbol: Symbol) -> dict[int, Reach]:
+    """Every test case of the repository, offered for ``symbol`` when the walks that would have
+    chosen among them were cut (``FALLBACK_STATES``)."""
+    tests = store.test_cases_under("")
+    return {t: Reach(t, 1, FALLBACK_CONFIDENCE, (t, symbol.id), (WALK_CUT,)) for t in tests if t != symbol.id}
 
 
 def _importing_tests(store: Store, symbol: Symbol) -> dict[int, Reach]:
@@ -208,24 +237,27 @@ def _named_after(store: Store, symbol: Symbol) -> dict[int, Reach]:
 def _module_test_files(store: Store, symbol: Symbol) -> dict[int, Reach]:
     """The test cases of the test files named after ``symbol``'s module (``test_autogen_check_constraints.py``
     for ``compare/check_constraints.py``, whose functions a plugin registry runs): the last fallback."""
-    words = {stem(w) for w in identifier_words(PurePosixPath(symbol.path).stem)} - TEST_WORDS
+    words = _stem_words(symbol.path) - TEST_WORDS
     if len("".join(words)) < MIN_NAMED_AFTER:
         return {}
-    named = [
-        path
-        for _, path in store.file_paths()
-        if path != symbol.path and words <= {stem(w) for w in identifier_words(PurePosixPath(path).stem)}
-    ]
+    named = [path for _, path in store.file_paths() if path != symbol.path and words <= _stem_words(path)]
     tests = [t.id for path in named for t in store.symbols_in_file(path) if t.is_test_case]
     return {t: Reach(t, 1, FALLBACK_CONFIDENCE, (t, symbol.id), (NAMED_FOR_MODULE,)) for t in tests}
+
+
+@lru_cache(maxsize=STEMS_CACHED)
+def _stem_words(path: str) -> frozenset[str]:
+    """The stemmed words of a file's name (every file's, for each fallback on a large repository)."""
+    return frozenset(stem(w) for w in identifier_words(PurePosixPath(path).stem))
 
 
 def fallback_source(tests: Iterable[Reach]) -> str:
     """Where fallback tests come from: ``IMPORTS_MODULE`` (the test files importing the module),
     ``NAMED_AFTER`` (tests named after the symbol), ``NAMED_FOR_MODULE`` (the test files named after
-    its module), or "" (the tests of its module's other symbols)."""
+    its module), ``WALK_CUT`` (every test: the walks from its module's other symbols were cut), or ""
+    (the tests of its module's other symbols)."""
     labels = {r.labels for r in tests}
-    sources = (IMPORTS_MODULE, NAMED_AFTER, NAMED_FOR_MODULE)
+    sources = (IMPORTS_MODULE, NAMED_AFTER, NAMED_FOR_MODULE, WALK_CUT)
     return next((label for label in sources if (label,) in labels), "")
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import zlib
+from functools import lru_cache
 
 from mnemo_core.change.syntax_keys import syntax_guard
 from mnemo_core.index.store import Store
@@ -112,14 +113,27 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
+PATTERNS_CACHED = 4096  # names whose patterns stay compiled: re's own cache (512) churns on big changes
+
+
+@lru_cache(maxsize=PATTERNS_CACHED)
+def _assignment(name: str) -> re.Pattern[str]:
+    return re.compile(rf"\s*{re.escape(name)}\s*(?::[^=]*)?[-+|&]?=(?!=)")
+
+
+@lru_cache(maxsize=PATTERNS_CACHED)
+def _false_default(flag: str) -> re.Pattern[str]:
+    annotation = r"(?::[^=,()]*(?:\[[^\]]*\])?[^=,()]*)?"
+    return re.compile(rf"\b{re.escape(flag)}\s*{annotation}=\s*False\b")
+
+
 def _assigns(lines: list[str], name: str) -> bool:
     """Whether ``lines`` assign ``name`` (``name = ...``, ``name += ...``)."""
-    assignment = re.compile(rf"\s*{re.escape(name)}\s*(?::[^=]*)?[-+|&]?=(?!=)")
+    assignment = _assignment(name)
     return any(assignment.match(line) for line in lines)
 
 
 def _off_by_default(signature: str, flag: str) -> bool:
     """Whether ``signature`` has a parameter ``flag`` whose default is ``False`` (a ``None`` default
     is mostly an object the code itself hands over)."""
-    annotation = r"(?::[^=,()]*(?:\[[^\]]*\])?[^=,()]*)?"
-    return re.search(rf"\b{re.escape(flag)}\s*{annotation}=\s*False\b", signature) is not None
+    return _false_default(flag).search(signature) is not None

@@ -85,7 +85,8 @@ HANDED_LABELS: dict[Resolution, str] = {
     "value": "hands over the class of",
     "registry": "registers the class of",
 }
-ASSUMING_LABELS = frozenset({"dispatches to", *HANDED_LABELS.values()})
+DISPATCHES_TO = "dispatches to"  # the label of ("overrides", "out"): callers of a base may reach the override
+ASSUMING_LABELS = frozenset({DISPATCHES_TO, *HANDED_LABELS.values()})
 KEYABLE = frozenset({REFERENCE_LABELS["registry"], REFERENCE_LABELS["value"]})  # may be stored under a key
 LOOKS_UP = "looks up"  # a registry reader (render looks up FILTERS)
 USES = "uses"  # a module constant's reader (fetch uses TIMEOUT)
@@ -101,6 +102,9 @@ DEFINERS = frozenset({*CALLABLE_KINDS, "constant"})
 APPLIES_DECORATOR = "applies the decorator"
 # a decorator is applied by each function it decorates: only the registry it writes leads on
 AFTER_DECORATOR = frozenset({*REFERENCE_LABELS.values(), LOOKS_UP})
+_DECORATOR = REFERENCE_LABELS["decorator"]
+_SUBCLASS = REFERENCE_LABELS["subclass"]
+_NOTHING: frozenset[int] = frozenset()  # the assumptions of a path that assumed no class
 
 
 State = tuple[int, frozenset[int]]  # a symbol, and the receiver classes its path assumed
@@ -349,17 +353,33 @@ def _classes_of(store: Store, methods: set[int]) -> dict[int, int]:
     }
 
 
+@dataclass(slots=True)
+class WalkBudget:
+    """How many more states the walks that share it may reach; ``cut`` once one of them ran out
+    (its answer is then partial, and whoever set the budget says so and answers more broadly)."""
+
+    states: int
+    cut: bool = False
+
+    def spend(self, states: int) -> bool:
+        """Take ``states`` from the budget; whether it ran out (then ``cut`` is set)."""
+        self.states -= states
+        self.cut = self.cut or self.states < 0
+        return self.cut
+
+
 def walk_back(
     store: Store,
     changed: Iterable[int],
     depth: int,
     stop_at_tests: bool = False,
     min_confidence: float = 0.0,
+    budget: WalkBudget | None = None,
 ) -> dict[int, Reach]:
     """Everything within ``depth`` reverse hops of ``changed``, each with its strongest path. On the
     way to tests, paths that assume different receiver classes are walked apart, and each test keeps
     its strongest path among those it gives evidence for. Edges below ``min_confidence`` are not
-    followed."""
+    followed. With a ``budget``, the walk stops after the hop that spends it (``budget.cut``)."""
     reached: dict[State, Reach] = {(c, frozenset()): Reach(c, 0, 1.0, (c,), ()) for c in changed}
     states: Counter[int] = Counter()  # per symbol, the states that assume classes so far
     frontier = sorted(reached, key=_state_order)
@@ -370,13 +390,14 @@ def walk_back(
     keys = RegistryKeys(store) if stop_at_tests else None  # and entries of keyed registries
     receivers = ReceiverNames(store) if stop_at_tests else None
     flags = OptInFlags(store) if stop_at_tests else None
+    known_steps = _Steps(store, min_confidence)
     for hop in range(1, depth + 1):
         if not frontier:
             break
         origins: dict[int, list[Reach]] = {}
         for state in frontier:
             origins.setdefault(state[0], []).append(reached[state])
-        steps = sorted(_step(store, origins, min_confidence, receivers, flags), key=_step_order)
+        steps = known_steps(origins, receivers, flags)
         if keys is not None:
             into = {s.into: _assumes(s) for s in steps if s.into is not None}
             new = {i for i, dispatch in into.items() if dispatch} - dispatched
@@ -402,8 +423,40 @@ def walk_back(
             symbols = store.symbols_by_ids({sid for sid, _ in candidates})
             test_cases |= {sid for sid, s in symbols.items() if s.is_test_case}
         reached.update(candidates)
+        if budget is not None and budget.spend(len(candidates)):
+            break
         frontier = sorted((state for state in candidates if state[0] not in test_cases), key=_state_order)
     return _strongest(store, reached, test_cases)
+
+
+STEPS_CACHED = 100_000  # symbols whose reverse dependencies are known (per index generation)
+_STEPS: BoundedCache[tuple[str, int, float, bool, int], tuple[Step, ...]] = BoundedCache(STEPS_CACHED)
+
+
+class _Steps:
+    """``_step`` of a frontier in ``_step_order``, from each symbol's own steps (kept sorted), read
+    once per index generation: a symbol's steps do not depend on the rest of the frontier, and the
+    walks of one answer (a change's symbols, a fallback's module neighbours) cross the same callers
+    and helpers again. The order puts the frontier's symbol first, so the lists join in order."""
+
+    def __init__(self, store: Store, min_confidence: float) -> None:
+        self._store = store
+        self._key = (str(store.path), store.generation(), min_confidence)
+
+    def __call__(
+        self, frontier: Iterable[int], receivers: ReceiverNames | None, flags: OptInFlags | None
+    ) -> list[Step]:
+        to_tests = receivers is not None or flags is not None
+        nodes = sorted(frontier)
+        known = {node: _STEPS.get((*self._key, to_tests, node)) for node in nodes}
+        missing = [node for node, steps in known.items() if steps is None]
+        if missing:
+            fresh: dict[int, list[Step]] = {node: [] for node in missing}
+            for step in _step(self._store, missing, self._key[2], receivers, flags):
+                fresh[step.node].append(step)
+            for node, steps in fresh.items():
+                known[node] = _STEPS.put((*self._key, to_tests, node), tuple(sorted(steps, key=_step_order)))
+        return [step for node in nodes for step in known[node] or ()]
 
 
 def _extend(
@@ -414,33 +467,42 @@ def _extend(
     assumable: set[int],
     related: _Kinship,
 ) -> dict[State, Reach]:
-    """The states one hop further, each with its strongest path."""
+    """The states one hop further, each with its strongest path. (The walks' inner loop: what a
+    step decides alone is settled once per step, what an origin's path begins with once per hop.)"""
     candidates: dict[State, Reach] = {}
+    firsts = {node: [(o, o.labels[0] if o.labels else "") for o in group] for node, group in origins.items()}
     for node, dependant, label, confidence, into, on_self, resolution in steps:
-        for origin in origins[node]:
-            if label == "overrides" and origin.labels[:1] == ("dispatches to",):
+        overrides = label == "overrides"
+        past_decorator = label not in AFTER_DECORATOR
+        subclasses = label == SUBCLASSES
+        guessed = confidence <= GUESS_CONFIDENCE
+        assumed = frozenset({into}) if into is not None and into in assumable else None
+        known_plain = (dependant, _NOTHING) in reached
+        for origin, first in firsts[node]:
+            if overrides and first == DISPATCHES_TO:
                 continue  # up to a base method, then down to a sibling override: another class
-            if origin.labels[:1] == (REFERENCE_LABELS["decorator"],) and label not in AFTER_DECORATOR:
+            if past_decorator and first == _DECORATOR:
                 continue  # from a decorator to the other functions it decorates: unrelated
-            if origin.labels[:1] == (REFERENCE_LABELS["subclass"],) and label == SUBCLASSES:
+            if subclasses and first == _SUBCLASS:
                 continue  # from a hook to the other subclasses it runs for: they register themselves
             if on_self is not None and origin.receiver is not None and not related(on_self, origin.receiver):
                 continue  # a call on self (or super()) in one class cannot land in an unrelated class
-            guesses = origin.guesses + (confidence <= GUESS_CONFIDENCE)
+            guesses = origin.guesses + guessed
             if guesses > MAX_GUESSES:
                 continue
-            assumes = origin.assumes | {into} if into in assumable else origin.assumes
-            if assumes and (dependant, frozenset()) in reached:
+            assumes = origin.assumes if assumed is None else origin.assumes | assumed
+            if assumes and known_plain:
                 continue  # already reached without assuming anything, and sooner
             weight = origin.weight * confidence * HOP_DECAY
-            known = reached.get((dependant, assumes)) or candidates.get((dependant, assumes))
+            state = (dependant, assumes)
+            known = reached.get(state) or candidates.get(state)
             if known is not None and (known.weight >= weight or known.depth < hop):
                 continue
             receiver = None
-            if label == "dispatches to":
-                receiver = origin.receiver if origin.labels[:1] == ("dispatches to",) else into
+            if label == DISPATCHES_TO:
+                receiver = origin.receiver if first == DISPATCHES_TO else into
             weakest = origin.depth == 0 or confidence < origin.confidence
-            candidates[(dependant, assumes)] = Reach(
+            candidates[state] = Reach(
                 dependant,
                 hop,
                 weight,
@@ -554,11 +616,54 @@ def tests_reaching(store: Store, ids: Iterable[int]) -> dict[int, ReachingTests]
     return found
 
 
-def _tests_of(store: Store, sid: int) -> ReachingTests:
+def sure_tests_reaching(
+    store: Store, ids: Iterable[int], budget: WalkBudget | None = None
+) -> dict[int, dict[int, Reach]]:
+    """The ``sure`` half of ``tests_reaching``, without walking the name guesses for the other half
+    (where only sure tests count, as in ``dynamic.fallback_tests``). With a ``budget`` shared by the
+    walks, it stops at the symbol whose walk spends it (``budget.cut``): that symbol's tests are
+    partial, and the symbols after it are left out. A walk remembered from before spends what it
+    spent then, so whether a budget runs out does not depend on what was asked before."""
+    generation = store.generation()
+    found: dict[int, dict[int, Reach]] = {}
+    with store.remembering():
+        for sid in ids:
+            key = (str(store.path), generation, sid)
+            known = _TESTS.get(key) if budget is None else None
+            found[sid] = known.sure if known is not None else _sure_tests_of(store, sid, key, budget)
+            if budget is not None and budget.cut:
+                break
+    return found
+
+
+# each symbol's sure tests, and the states its walk reached (what it spends of a budget)
+_SURE: BoundedCache[tuple[str, int, int], tuple[dict[int, Reach], int]] = BoundedCache(TESTS_CACHED)
+UNBOUNDED = 2**62  # a budget no walk spends: it only counts the states
+
+
+def _sure_tests_of(
+    store: Store, sid: int, key: tuple[str, int, int], budget: WalkBudget | None = None
+) -> dict[int, Reach]:
+    known = _SURE.get(key)
+    if known is not None:
+        if budget is not None:
+            budget.spend(known[1])
+        return known[0]
     inside = _inside_test(store, sid)
     if inside is not None:  # code written inside a test runs in that test alone
-        return ReachingTests({inside.symbol_id: inside}, {})
-    sure = _test_cases(store, walk_back(store, [sid], TEST_DEPTH, True, POSSIBLE_BELOW), sid)
+        return _SURE.put(key, ({inside.symbol_id: inside}, 0))[0]
+    counting = budget if budget is not None else WalkBudget(UNBOUNDED)
+    before = counting.states
+    tests = _test_cases(store, walk_back(store, [sid], TEST_DEPTH, True, POSSIBLE_BELOW, counting), sid)
+    if counting.cut:
+        return tests  # partial: not remembered
+    return _SURE.put(key, (tests, before - counting.states))[0]
+
+
+def _tests_of(store: Store, sid: int) -> ReachingTests:
+    sure = _sure_tests_of(store, sid, (str(store.path), store.generation(), sid))
+    if _inside_test(store, sid) is not None:
+        return ReachingTests(sure, {})
     every = _test_cases(store, walk_back(store, [sid], TEST_DEPTH, True), sid)
     return ReachingTests(sure, {t: r for t, r in every.items() if t not in sure})
 

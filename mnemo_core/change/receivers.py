@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache
 
-from mnemo_core.change.flags import flag_word
+from mnemo_core.change.flags import PATTERNS_CACHED, flag_word
 from mnemo_core.change.hierarchy import hierarchy
 from mnemo_core.change.literals import literals_of
 from mnemo_core.change.messages import message_phrases, phrased
@@ -264,9 +265,19 @@ class ReceiverNames:
         return self._class_words[cls]
 
 
+@lru_cache(maxsize=PATTERNS_CACHED)
+def _method_call(method: str) -> re.Pattern[str]:
+    return re.compile(rf"\.{re.escape(method)}\b")
+
+
+@lru_cache(maxsize=PATTERNS_CACHED)
+def _assignment(name: str) -> re.Pattern[str]:
+    return re.compile(rf"^\s*{re.escape(name)}\s*(?::[^=]*)?=(?!=)([^(]*)")
+
+
 def _receiver(line: str, method: str) -> str:
     """The expression a line calls ``method`` on: ``x = self.app.si.open(a)`` -> ``self.app.si``."""
-    call = re.search(rf"\.{re.escape(method)}\b", line)
+    call = _method_call(method).search(line)
     if call is None:
         return ""
     depth, start, end = 0, call.start(), call.start()
@@ -286,5 +297,5 @@ def _assigned(lines: Sequence[str], name: str) -> list[str]:
     """What ``name`` is assigned in ``lines``, up to a call's arguments: ``si =
     self.app.session_interface`` -> ``self.app.session_interface``, ``comp = comp_cls(cli, ...)`` ->
     ``comp_cls``."""
-    assignment = re.compile(rf"^\s*{re.escape(name)}\s*(?::[^=]*)?=(?!=)([^(]*)")
+    assignment = _assignment(name)
     return [m.group(1) for line in lines if (m := assignment.match(line))]

@@ -7,7 +7,7 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mnemo_core.commands.common import (
     BUDGET_HELP,
@@ -17,21 +17,14 @@ from mnemo_core.commands.common import (
     add_repo_argument,
     open_engine,
     positive_int,
+    render_pack,
 )
-from mnemo_core.engine import DEFAULT_DEPTH, DEFAULT_FILES_DEPTH, Engine
+from mnemo_core.defaults import DEFAULT_DEPTH, DEFAULT_FILES_DEPTH
 from mnemo_core.errors import MnemoError
-from mnemo_core.render import (
-    go_test_args,
-    test_ids,
-    tests_answer_json,
-    tests_format,
-    to_json,
-    to_markdown,
-    to_text,
-)
-from mnemo_core.render_review import Links, comment_markdown
 
-RENDERERS = {"text": to_text, "markdown": to_markdown, "json": to_json}
+if TYPE_CHECKING:
+    from mnemo_core.engine import Engine
+
 EXIT_NOTHING_SELECTED = 5  # `mnemo tests` selected nothing: pytest's own code for "no tests collected"
 _SHELL_UNSAFE = re.compile(r"[\s*?\[]")  # what `$(...)` splits on or expands as a pattern
 GO_RUN_FLAG = "-run"  # the one option `mnemo tests --format go` prints itself
@@ -124,6 +117,8 @@ def _base_and_head(engine: Engine, args: argparse.Namespace) -> tuple[str | None
 
 
 def run_pr(args: argparse.Namespace) -> int:
+    from mnemo_core.render_review import Links, comment_markdown
+
     engine = open_engine(args)
     base, head = _base_and_head(engine, args)
     pack = engine.pr(
@@ -139,7 +134,7 @@ def run_pr(args: argparse.Namespace) -> int:
     if args.format == "markdown":  # the pull-request comment mnemo-ci posts, for any CI
         print(comment_markdown(pack, Links(args.links) if args.links else None), end="")
     else:
-        print(RENDERERS[args.format](pack))
+        print(render_pack(args.format, pack))
     return 0
 
 
@@ -151,11 +146,13 @@ def run_files(args: argparse.Namespace) -> int:
         coverage=args.coverage,
         coverage_commit=args.coverage_commit,
     )
-    print(RENDERERS[args.format](pack))
+    print(render_pack(args.format, pack))
     return 0
 
 
 def run_tests(args: argparse.Namespace) -> int:
+    from mnemo_core.render import go_test_args, test_ids, tests_answer_json, tests_format
+
     engine = open_engine(args)
     base, head = _base_and_head(engine, args)
     tests = engine.tests(

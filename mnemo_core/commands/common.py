@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING
 
-from mnemo_core.engine import DEFAULT_BUDGET, Engine
-from mnemo_core.model import Symbol
+from mnemo_core.defaults import DEFAULT_BUDGET
+
+if TYPE_CHECKING:  # building the parser imports no engine code (``mnemo --version``)
+    from mnemo_core.engine import Engine
+    from mnemo_core.model import ContextPack, Symbol
 
 BUDGET_HELP = f"token budget (default: budget in [tool.mnemo] or mnemo.toml, else {DEFAULT_BUDGET})"
 
@@ -72,6 +76,8 @@ def add_at_argument(parser: argparse.ArgumentParser) -> None:
 def open_engine(args: argparse.Namespace) -> Engine:
     """The engine of the repository ``--repo`` names (without memory when ``--no-memory``; at
     another commit with ``--at``)."""
+    from mnemo_core.engine import Engine
+
     memory = False if getattr(args, "no_memory", False) else None
     return Engine.open(args.repo, memory=memory, at=getattr(args, "at", None))
 
@@ -82,6 +88,13 @@ def print_at(engine: Engine) -> None:
         print(f"({engine.at.note()})")
 
 
+def render_pack(form: str, pack: ContextPack) -> str:
+    """An answer in ``form`` (text, markdown or json); the renderers load when an answer is made."""
+    from mnemo_core.render import to_json, to_markdown, to_text
+
+    return {"text": to_text, "markdown": to_markdown, "json": to_json}[form](pack)
+
+
 def print_json(value: object) -> None:
     """Print JSON with stable key order."""
     print(json.dumps(value, indent=2, sort_keys=False))
@@ -90,3 +103,13 @@ def print_json(value: object) -> None:
 def symbol_line(symbol: Symbol) -> str:
     """``path:line  kind  name  signature`` for text output."""
     return f"{symbol.path}:{symbol.start_line}  {symbol.kind:<9} {symbol.name}  {symbol.signature}".rstrip()
+
+
+SHOWN_PARTIAL = 3  # files indexed in part named in one line; the rest are counted
+
+
+def in_part(partial: dict[str, str]) -> str:
+    """The files indexed in part, and why: ``deep.py (nested deeper than 256 levels)``."""
+    shown = [f"{path} ({why})" for path, why in sorted(partial.items())[:SHOWN_PARTIAL]]
+    more = len(partial) - SHOWN_PARTIAL
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")

@@ -12,7 +12,6 @@ from mnemo_core.commands.common import (
     open_engine,
     print_json,
 )
-from mnemo_core.render import feedback_json, feedback_text
 
 
 def register(sub: Any) -> None:
@@ -38,6 +37,8 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from mnemo_core.render import feedback_json, feedback_text
+
     feedback = open_engine(args).feedback(args.task, args.used, args.useless)
     if args.format == "json":
         print_json(feedback_json(feedback))

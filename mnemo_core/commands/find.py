@@ -15,7 +15,6 @@ from mnemo_core.commands.common import (
     print_json,
     symbol_line,
 )
-from mnemo_core.render import find_json
 
 
 def register(sub: Any) -> None:
@@ -29,6 +28,8 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from mnemo_core.render import find_json
+
     engine = open_engine(args)
     found = engine.find(args.name, args.limit)
     if args.format == "json":

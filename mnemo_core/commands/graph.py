@@ -14,7 +14,6 @@ from mnemo_core.commands.common import (
     print_at,
     print_json,
 )
-from mnemo_core.render import walk_json, walk_text
 
 
 def register(sub: Any) -> None:
@@ -32,6 +31,8 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from mnemo_core.render import walk_json, walk_text
+
     engine = open_engine(args)
     walk = (engine.callers if args.direction == "in" else engine.callees)(args.symbol, args.depth)
     if args.format == "json":

@@ -14,8 +14,7 @@ from mnemo_core.commands.common import (
     print_at,
     print_json,
 )
-from mnemo_core.engine import DEFAULT_HISTORY
-from mnemo_core.render import history_json, history_text
+from mnemo_core.defaults import DEFAULT_HISTORY
 
 
 def register(sub: Any) -> None:
@@ -34,6 +33,8 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from mnemo_core.render import history_json, history_text
+
     engine = open_engine(args)
     histories = engine.history(args.symbol, args.limit)
     if args.format == "json":

@@ -7,9 +7,7 @@ import sys
 import time
 from typing import Any
 
-from mnemo_core.commands.common import add_format_argument, print_json
-from mnemo_core.engine import Engine
-from mnemo_core.render import index_run_json
+from mnemo_core.commands.common import add_format_argument, in_part, print_json
 from mnemo_core.terminal import unfiltered
 
 PROGRESS_AFTER_S = 1.0  # only runs that take a while get a progress bar
@@ -53,6 +51,9 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from mnemo_core.engine import Engine
+    from mnemo_core.render import index_run_json
+
     engine = Engine.open(args.path or args.repo, plain=args.plain)
     bar = _ProgressBar()
     try:
@@ -68,9 +69,10 @@ def run(args: argparse.Namespace) -> int:
         print_json(index_run_json(engine.root, stats))
         return 0
     skipped = ", ".join(f"{n} {why}" for why, n in sorted(stats.skipped.items()))
+    partial = f", {len(stats.partial)} in part: {in_part(stats.partial)}" if stats.partial else ""
     print(
         f"indexed {engine.root}: {stats.files} files ({stats.parsed} parsed, {stats.removed} removed"
-        f"{', skipped ' + skipped if skipped else ''}), {stats.symbols} symbols, {stats.edges} edges"
+        f"{', skipped ' + skipped if skipped else ''}{partial}), {stats.symbols} symbols, {stats.edges} edges"
         f" in {stats.elapsed_ms / 1000:.2f}s"
     )
     return 0

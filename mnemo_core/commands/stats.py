@@ -6,8 +6,13 @@ import argparse
 import time
 from typing import Any
 
-from mnemo_core.commands.common import add_format_argument, add_repo_argument, open_engine, print_json
-from mnemo_core.render import index_stats_json
+from mnemo_core.commands.common import (
+    add_format_argument,
+    add_repo_argument,
+    in_part,
+    open_engine,
+    print_json,
+)
 
 
 def register(sub: Any) -> None:
@@ -18,6 +23,8 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from mnemo_core.render import index_stats_json
+
     data = open_engine(args).stats()
     if args.format == "json":
         print_json(index_stats_json(data))
@@ -28,6 +35,10 @@ def run(args: argparse.Namespace) -> int:
         assert isinstance(table, dict)
         cells = ", ".join(f"{k} {v}" for k, v in sorted(table.items(), key=lambda kv: (-kv[1], kv[0])))
         print(f"{title:<11} {sum(table.values())}: {cells}")
+    partial = data["partial"]
+    assert isinstance(partial, dict)
+    if partial:
+        print(f"in part     {len(partial)}: {in_part(partial)}")
     print(f"index size  {int(str(data['index_bytes'])) / 1e6:.1f} MB")
     indexed_at = data["indexed_at"]
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(int(str(indexed_at)))) if indexed_at else "never"

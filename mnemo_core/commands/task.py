@@ -15,10 +15,8 @@ from mnemo_core.commands.common import (
     open_engine,
     positive_int,
     print_at,
+    render_pack,
 )
-from mnemo_core.render import explanation_json, explanation_text, to_json, to_markdown, to_text
-
-RENDERERS = {"text": to_text, "markdown": to_markdown, "json": to_json}
 
 
 def register(sub: Any) -> None:
@@ -44,11 +42,13 @@ def register(sub: Any) -> None:
 
 def run_task(args: argparse.Namespace) -> int:
     pack = open_engine(args).task(args.text, budget=args.budget, limit=args.limit)
-    print(RENDERERS[args.format](pack))
+    print(render_pack(args.format, pack))
     return 0
 
 
 def run_why(args: argparse.Namespace) -> int:
+    from mnemo_core.render import explanation_json, explanation_text
+
     engine = open_engine(args)
     explanation = engine.explain(args.task, args.symbol)
     if args.format == "json":

@@ -14,11 +14,11 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from mnemo_core.fsread import Refused, read_inside
+from mnemo_core.fsread import MAX_SOURCE_BYTES, Refused, read_inside
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.vcs.git import GitError, repo_toplevel, tracked_and_untracked
 
-MAX_FILE_BYTES = 1_000_000  # larger files are almost always generated or data
+MAX_FILE_BYTES = MAX_SOURCE_BYTES  # larger files are almost always generated or data
 SNIFF_BYTES = 8192  # how much of a file is inspected for NUL bytes and generated markers
 MINIFIED_LINE_CHARS = 1000  # a first line longer than this is minified code
 ALWAYS_SKIPPED_DIRS = frozenset({".git", ".mnemo", "node_modules", "__pycache__", "site-packages"})

@@ -62,6 +62,7 @@ MAX_WORKERS = 8
 PARALLEL_RESOLVE_MIN_FILES = 300  # below this, forking costs more than it saves
 RESOLVE_RUNS_PER_WORKER = 8  # small runs: edges are stored while later ones resolve, no worker idles long
 DISCOVERY_META = "pytest_discovery"  # the pytest settings the stored test classification follows
+PARTIAL_META = "partial_files"  # the indexed files only part of which was indexed, and why (JSON)
 PRELOAD_SHARE = 0.2  # re-resolving more than this share of files: load the whole index up front
 Progress = Callable[[str, int, int], None]
 
@@ -161,6 +162,8 @@ def _update(
     stale = _stale(root, paths, known, full)
     history = _reading_commits(root, store)
     skipped: Counter[str] = Counter()
+    partial: dict[str, str] = {}
+    redone: set[str] = set()  # files read again: what the index held about them is replaced
     seen = parsed = 0
     with store.transaction(durable=bool(known)):  # a first build has nothing to lose
         affected = store.files_with_edges_into([row.id for row in removed])
@@ -175,6 +178,10 @@ def _update(
                 parsed += p.extract is not None
                 if p.skipped:
                     skipped[p.skipped] += 1
+                if p.skipped or p.extract is not None:
+                    redone.add(p.path)
+                if p.extract is not None and p.extract.partial:
+                    partial[p.path] = p.extract.partial
                 if p.skipped and p.path in known:
                     removed.append(known[p.path])
                     affected |= store.files_with_edges_into([known[p.path].id])
@@ -186,6 +193,7 @@ def _update(
                     affected |= dependents | {file_id}
                     changed_names |= names
         remember(store, history.result())
+        _remember_partial(store, partial, redone | {row.path for row in removed})
         if changed_names and len(affected) < len(known) + seen:
             affected |= store.files_referencing(changed_names | _dispatch_prefixes(changed_names), affected)
         affected -= {row.id for row in removed}
@@ -206,11 +214,27 @@ def _update(
         parsed=parsed,
         removed=len(removed),
         skipped=dict(skipped),
+        partial=partial,
         symbols=symbols,
         edges=edges,
         elapsed_ms=round((time.perf_counter() - started) * 1000),
         walked=walked,
     )
+
+
+def _remember_partial(store: Store, found: dict[str, str], redone: set[str]) -> None:
+    """Keep the list of files indexed in part: those found now, and those of earlier runs that
+    were neither read again nor removed."""
+    earlier = json.loads(store.meta(PARTIAL_META) or "{}")
+    kept = {path: why for path, why in earlier.items() if path not in redone}
+    if kept or found or earlier:
+        store.set_meta(PARTIAL_META, json.dumps(dict(sorted({**kept, **found}.items()))))
+
+
+def partial_files(store: Store) -> dict[str, str]:
+    """The files of the index only part of which was indexed, and why."""
+    found: dict[str, str] = json.loads(store.meta(PARTIAL_META) or "{}")
+    return found
 
 
 class _Reading(threading.Thread):
@@ -272,9 +296,9 @@ def _parse_one(root: Path, path: str, old_hash: str | None, discovery: PytestDis
     if spec is None:
         return _Parsed(path, None, None, "unsupported")
     # imported here: the parser's stack loads when a file changed, not on a warm query
-    from mnemo_core.index.extract import extract
+    from mnemo_core.index.extract import extract_once
 
-    extracted = extract(path, content.data, spec, discovery)
+    extracted = extract_once(path, content.data, spec, discovery)
     inherits = tuple(r for r in extracted.refs if r.kind == "inherit")
     return _Parsed(path, facts, replace(extracted, refs=()), None, encode_refs(extracted.refs), inherits)
 

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from mnemo_core.fsread import MAX_SOURCE_BYTES
 from mnemo_core.vcs.git import decode_path, run_git
 
 # Built-in git diff drivers with a function-name pattern, by file extension.
@@ -114,6 +115,8 @@ def changed_functions(
         root,
         "-c",
         f"core.attributesFile={attributes}",
+        "-c",  # a larger file's patch is "Binary files differ", not its text
+        f"core.bigFileThreshold={MAX_SOURCE_BYTES}",
         "show",
         "-U0",
         "--no-color",

@@ -12,6 +12,12 @@ user's config can change (prefixes, relative paths, external drivers, textconv, 
 submodule format) is pinned on the command line. Untracked files join the working-tree diff as
 additions, read from disk, with git's binary test (a NUL in the first 8000 bytes). The parsers
 are pure functions over the bytes git prints, so they are tested on captured output.
+
+Nothing larger than the index's limit (``MAX_SOURCE_BYTES``) is read, by mnemo or by git for it:
+a first ``git diff --raw`` lists the changed blobs, whose sizes are read (``git cat-file
+--batch-check``, ``lstat`` on disk) before any content is; the patch is then asked for all but the
+files over the limit (git would load a large added file whole just to call it binary), which are
+listed with their size and no hunks; ``files_at`` never returns such a file's bytes.
 """
 
 from __future__ import annotations
@@ -21,12 +27,12 @@ import os
 import re
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 from typing import NamedTuple
 
-from mnemo_core.fsread import read_inside
+from mnemo_core.fsread import MAX_SOURCE_BYTES, read_inside
 from mnemo_core.vcs.git import GitError, decode_path, head_commit, run_git, unquote_path, untracked_files
 from mnemo_core.vcs.refs import Snapshot, default_base_name, merge_base, resolve_ref
 
@@ -51,6 +57,21 @@ _DIFF_ARGS = (
     "--no-relative",
     "--src-prefix=a/",
     "--dst-prefix=b/",
+    "--submodule=short",
+)
+SHOWN_SKIPPED = 5  # files skipped for their size named in the note; the rest are counted
+SKIPPED_NOTE = "skipped "  # how the note naming them starts
+# the changed files and their blobs, without patches or renames: what to size before reading any
+_LIST_ARGS = (
+    "diff",
+    "-z",
+    "--raw",
+    "--no-renames",
+    "--no-abbrev",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-color",
+    "--no-relative",
     "--submodule=short",
 )
 _HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -141,6 +162,14 @@ class FileChange:
     similarity: int | None = None  # percent, for renames and copies
     binary: bool = False
     hunks: tuple[Hunk, ...] = field(default=())
+    old_blob: str = ""  # the object ids of both sides ("" for none, or a file on disk)
+    new_blob: str = ""
+    size: int = 0  # bytes of the larger side, once read (``changed_files`` reads it)
+
+    @property
+    def too_large(self) -> bool:
+        """Larger than the index reads: its contents are never read (nor its hunks known)."""
+        return self.size > MAX_SOURCE_BYTES
 
     @property
     def submodule(self) -> bool:
@@ -180,6 +209,8 @@ class RawEntry(NamedTuple):
     new_mode: str
     old_path: str
     new_path: str
+    old_blob: str = ""
+    new_blob: str = ""
 
 
 class PatchInfo(NamedTuple):
@@ -202,11 +233,60 @@ def changed_files(
     default base) and ``head`` (HEAD for a snapshot): the changes a pull request would show.
     """
     old, new = _endpoints(root, base, head, merge_base_of)
-    args = [*_DIFF_ARGS, *(["--cached"] if head is Snapshot.STAGED else []), old, *([new] if new else [])]
-    changes = parse_diff(run_git(root, *args))
+    sides = [*(["--cached"] if head is Snapshot.STAGED else []), old, *([new] if new else [])]
+    listed = _sized(root, parse_diff(run_git(root, *_LIST_ARGS, *sides)), head is Snapshot.WORKTREE)
+    large = [c for c in listed if c.too_large]
+    sizes = {c.path: c.size for c in listed}
+    left_out = [f":(exclude,literal){c.path}" for c in large]
+    changes = [
+        replace(c, size=max(sizes.get(c.path, 0), sizes.get(c.old_path or c.path, 0)))
+        for c in parse_diff(run_git(root, *_DIFF_ARGS, *sides, *(["--", *left_out] if left_out else [])))
+    ]
+    changes += large
     if head is Snapshot.WORKTREE:
         changes += [c for c in (_untracked_change(root, p) for p in untracked_files(root)) if c is not None]
     return sorted(changes, key=lambda c: c.path)
+
+
+def skipped_note(changes: list[FileChange]) -> str | None:
+    """The note naming the changed files not read for their size (None when there are none):
+    ``skipped gen.py (200.0 MB): files over 1 MB are not read``."""
+    large = [c for c in changes if c.too_large]
+    if not large:
+        return None
+    named = ", ".join(f"{c.path} ({c.size / 1e6:.1f} MB)" for c in large[:SHOWN_SKIPPED])
+    more = f" and {len(large) - SHOWN_SKIPPED} more" if len(large) > SHOWN_SKIPPED else ""
+    return f"{SKIPPED_NOTE}{named}{more}: files over {MAX_SOURCE_BYTES // 1_000_000} MB are not read"
+
+
+def _sized(root: Path, changes: list[FileChange], on_disk: bool) -> list[FileChange]:
+    """The changes with their sizes: of blobs from git, of the new side from disk when ``on_disk``
+    and git did not hash it."""
+    sizes = blob_sizes(root, [b for c in changes for b in (c.old_blob, c.new_blob) if b])
+    sized = []
+    for change in changes:
+        new = sizes.get(change.new_blob, 0)
+        if on_disk and not change.new_blob and change.status is not ChangeStatus.DELETED:
+            new = _size_on_disk(root, change.path)
+        sized.append(replace(change, size=max(sizes.get(change.old_blob, 0), new)))
+    return sized
+
+
+def _size_on_disk(root: Path, path: str) -> int:
+    try:
+        return os.lstat(root / path).st_size
+    except OSError:
+        return 0
+
+
+def blob_sizes(root: Path, blobs: Iterable[str]) -> dict[str, int]:
+    """The size of each blob (by object id), from one ``git cat-file --batch-check``; other objects
+    and missing ones are left out."""
+    wanted = list(dict.fromkeys(blobs))
+    if not wanted:
+        return {}
+    out = run_git(root, "cat-file", "--batch-check", input_bytes="".join(f"{b}\n" for b in wanted).encode())
+    return {blob: size for blob, size in parse_batch_check(out) if blob}
 
 
 def _endpoints(root: Path, base: str | None, head: str | Snapshot, use_merge_base: bool) -> tuple[str, str]:
@@ -249,6 +329,8 @@ def parse_diff(data: bytes) -> list[FileChange]:
                 similarity=entry.score,
                 binary=patch.binary and not submodule,
                 hunks=() if submodule else patch.hunks,
+                old_blob=entry.old_blob,
+                new_blob=entry.new_blob,
             )
         )
     return changes
@@ -265,7 +347,7 @@ def parse_raw(data: bytes) -> tuple[list[RawEntry], int]:
     pos = 0
     while data.startswith(b":", pos):
         meta_end = data.index(b"\0", pos)
-        old_mode, new_mode, _old_sha, _new_sha, code = data[pos + 1 : meta_end].decode().split(" ")
+        old_mode, new_mode, old_sha, new_sha, code = data[pos + 1 : meta_end].decode().split(" ")
         pos = meta_end + 1
         paths = 2 if code[0] in "RC" else 1
         names = []
@@ -281,6 +363,8 @@ def parse_raw(data: bytes) -> tuple[list[RawEntry], int]:
                 new_mode,
                 names[0],
                 names[-1],
+                "" if old_sha.strip("0") == "" else old_sha,
+                "" if new_sha.strip("0") == "" else new_sha,
             )
         )
     if data.startswith(b"\0", pos):
@@ -349,18 +433,24 @@ def _untracked_change(root: Path, path: str) -> FileChange | None:
     (git lists an untracked nested repository as ``dir/``)."""
     full = root / path
     try:
-        mode = os.lstat(full).st_mode
+        st = os.lstat(full)
+        git_mode = (
+            SYMLINK_MODE if stat.S_ISLNK(st.st_mode) else "100755" if st.st_mode & stat.S_IXUSR else "100644"
+        )
+        if stat.S_ISREG(st.st_mode) and st.st_size > MAX_SOURCE_BYTES:  # listed, never read
+            return FileChange(path, ChangeStatus.ADDED, new_mode=git_mode, size=st.st_size)
         content = _read_worktree(root, path)
     except OSError as exc:
         log.debug("untracked %s unreadable: %s", path, exc)
         return None
     if content is None:
         return None
-    git_mode = SYMLINK_MODE if stat.S_ISLNK(mode) else "100755" if mode & stat.S_IXUSR else "100644"
     binary = b"\0" in content[:BINARY_SNIFF_BYTES]
     lines = content.count(b"\n") + (0 if content.endswith(b"\n") or not content else 1)
     hunks = () if binary or not lines else (Hunk(0, 0, 1, lines),)
-    return FileChange(path, ChangeStatus.ADDED, new_mode=git_mode, binary=binary, hunks=hunks)
+    return FileChange(
+        path, ChangeStatus.ADDED, new_mode=git_mode, binary=binary, hunks=hunks, size=len(content)
+    )
 
 
 def file_at(root: Path, rev: str | Snapshot, path: str) -> bytes | None:
@@ -368,42 +458,64 @@ def file_at(root: Path, rev: str | Snapshot, path: str) -> bytes | None:
     return files_at(root, rev, [path])[path]
 
 
-def files_at(root: Path, rev: str | Snapshot, paths: Iterable[str]) -> dict[str, bytes | None]:
-    """Several files at one revision, read with a single ``git cat-file --batch``; none asked, no
-    revision resolved (a first commit has no old side to read from)."""
+def files_at(
+    root: Path, rev: str | Snapshot, paths: Iterable[str], limit: int = MAX_SOURCE_BYTES
+) -> dict[str, bytes | None]:
+    """Several files at one revision; None where there is no file, or one larger than ``limit``
+    bytes (never read). Blobs are sized with one ``git cat-file --batch-check``, then those within
+    the limit read with one ``--batch``; none asked, no revision resolved (a first commit has no
+    old side to read from)."""
     wanted = list(dict.fromkeys(paths))
     if not wanted:
         return {}
     if rev is Snapshot.WORKTREE:
-        return {path: _read_worktree(root, path) for path in wanted}
+        return {path: _read_worktree(root, path, limit) for path in wanted}
     prefix = ":0:" if isinstance(rev, Snapshot) else f"{resolve_ref(root, rev)}:"  # a Sha: no rev-parse
     batch = [p for p in wanted if "\n" not in p]
-    result = dict(
-        zip(
-            batch,
-            parse_batch(
-                run_git(
-                    root,
-                    "cat-file",
-                    "--batch",
-                    "--buffer",
-                    input_bytes=b"".join(os.fsencode(prefix + p) + b"\n" for p in batch),
-                )
-            ),
-            strict=True,
+    found = parse_batch_check(
+        run_git(
+            root,
+            "cat-file",
+            "--batch-check",
+            "--buffer",
+            input_bytes=b"".join(os.fsencode(prefix + p) + b"\n" for p in batch),
         )
     )
+    blobs = {path: blob for path, (blob, size) in zip(batch, found, strict=True) if blob and size <= limit}
+    read = _read_blobs(root, list(dict.fromkeys(blobs.values())))
+    result: dict[str, bytes | None] = {path: read.get(blob) for path, blob in blobs.items()}
     for path in wanted:
         if path not in result:
-            result[path] = _cat_blob(root, prefix + path)
+            result[path] = _cat_blob(root, prefix + path, limit) if path not in batch else None
     return result
 
 
-def _cat_blob(root: Path, spec: str) -> bytes | None:
+def _read_blobs(root: Path, blobs: list[str]) -> dict[str, bytes | None]:
+    if not blobs:
+        return {}
+    out = run_git(
+        root, "cat-file", "--batch", "--buffer", input_bytes="".join(f"{b}\n" for b in blobs).encode()
+    )
+    return dict(zip(blobs, parse_batch(out), strict=True))
+
+
+def parse_batch_check(data: bytes) -> list[tuple[str, int]]:
+    """(object id, size) per line of ``git cat-file --batch-check`` output, in request order;
+    ("", 0) for a missing path or an object that is not a blob."""
+    out = []
+    for line in data.decode("utf-8", "replace").split("\n")[:-1]:
+        parts = line.split(" ")
+        blob = len(parts) == 3 and parts[1] == "blob" and parts[2].isdigit()
+        out.append((parts[0], int(parts[2])) if blob else ("", 0))
+    return out
+
+
+def _cat_blob(root: Path, spec: str, limit: int) -> bytes | None:
     """One blob by ``rev:path``, for names ``--batch`` cannot carry (a newline in the path)."""
     try:
-        return run_git(root, "cat-file", "blob", spec)
-    except GitError:
+        size = run_git(root, "cat-file", "-s", spec).strip()
+        return run_git(root, "cat-file", "blob", spec) if int(size) <= limit else None
+    except (GitError, ValueError):
         return None
 
 
@@ -425,13 +537,13 @@ def parse_batch(data: bytes) -> list[bytes | None]:
     return out
 
 
-def _read_worktree(root: Path, path: str) -> bytes | None:
+def _read_worktree(root: Path, path: str, limit: int = MAX_SOURCE_BYTES) -> bytes | None:
     """A file on disk as git would store it (a symlink as its target); None when it is no regular
-    file inside the repository (see ``mnemo_core.fsread``)."""
+    file inside the repository (see ``mnemo_core.fsread``) or is larger than ``limit``."""
     full = root / path
     try:
         if full.is_symlink():
             return os.fsencode(os.readlink(full))
-        return read_inside(root, path).data
+        return read_inside(root, path, limit).data
     except OSError:
         return None

@@ -12,9 +12,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from mnemo_core.defaults import DEFAULT_HISTORY
 from mnemo_core.vcs.git import decode_path, run_git
 
-DEFAULT_LIMIT = 50
+DEFAULT_LIMIT = DEFAULT_HISTORY
 _FIELDS = "%x00%H%x1f%an%x1f%ae%x1f%at%x1f%s"
 _PR = re.compile(r"\(#(\d+)\)\s*$|^Merge pull request #(\d+)\b")
 _NEW_PATH = re.compile(rb"^\+\+\+ b/(.*)$", re.MULTILINE)

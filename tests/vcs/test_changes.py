@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from mnemo_core.fsread import MAX_SOURCE_BYTES
 from mnemo_core.vcs.changes import attributes_text, changed_functions, commit_log
 from mnemo_core.vcs.git import NotARepositoryError
 from tests.helpers import commit, git, make_repo
@@ -91,3 +92,13 @@ def test_changed_functions_come_from_hunk_headers_and_changed_definitions(tmp_pa
     attributes.write_text(attributes_text(), encoding="utf-8")
     targets = changed_functions(repo, [sha], attributes, PY)
     assert set(targets[sha]) == {("client.py", "upload"), ("client.py", "fresh")}
+
+
+def test_a_file_over_the_size_limit_gives_no_patch_to_read(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path, {"small.py": "def keep():\n    return 1\n"})
+    generated = "".join(f"def gen_{i}(x):\n    return x\n\n\n" for i in range(MAX_SOURCE_BYTES // 28))
+    assert len(generated) > MAX_SOURCE_BYTES
+    sha = commit(repo, {"small.py": "def keep():\n    return 2\n", "gen.py": generated}, "generated")
+    attributes = tmp_path / "attributes"
+    attributes.write_text(attributes_text(), encoding="utf-8")
+    assert changed_functions(repo, [sha], attributes, PY) == {sha: (("small.py", "keep"),)}

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from helpers import commit, git, make_repo
 
+from mnemo_core.fsread import MAX_SOURCE_BYTES
 from mnemo_core.vcs.diff import (
     ChangeStatus,
     FileChange,
@@ -17,8 +18,10 @@ from mnemo_core.vcs.diff import (
     file_at,
     files_at,
     parse_batch,
+    parse_batch_check,
     parse_diff,
     parse_patch,
+    skipped_note,
 )
 from mnemo_core.vcs.refs import Snapshot, UnknownRefError
 
@@ -103,10 +106,18 @@ def test_parse_captured_diff() -> None:
         "100644",
         "120000",
         hunks=(Hunk(1, 3, 0, 0), Hunk(0, 0, 1, 1)),
+        old_blob="de980441c3ab03a8c07dda1ad27b8a11f39deb1e",
+        new_blob="b0d77970570b716849890fcf8cd1fbec17b1aa7f",
     )
     assert changes["link"] == FileChange(
-        "link", ChangeStatus.ADDED, None, "", "120000", hunks=(Hunk(0, 0, 1, 1),)
-    )
+        "link",
+        ChangeStatus.ADDED,
+        None,
+        "",
+        "120000",
+        hunks=(Hunk(0, 0, 1, 1),),
+        new_blob="7f66e4fb948e0071a63a15b9a2373e19aa4a40ea",
+    )  # no old side: no old blob
     renamed = changes["ren2.txt"]
     assert (renamed.status, renamed.old_path, renamed.similarity) == (ChangeStatus.RENAMED, "ren.txt", 85)
     assert renamed.hunks == (Hunk(10, 1, 10, 1),)
@@ -385,6 +396,51 @@ def test_file_at_a_path_with_a_newline(tmp_path: Path) -> None:
         "empty.txt": b"",
     }
     assert file_at(repo, "HEAD", "no\nsuch") is None
+
+
+def test_files_over_the_size_limit_are_listed_by_size_and_never_read(tmp_path: Path) -> None:
+    big = "x = 1\n" * (MAX_SOURCE_BYTES // 6 + 10)
+    repo = make_repo(tmp_path, {"small.py": "a = 1\n", "gone.py": big})
+    base = git(repo, "rev-parse", "HEAD").strip()
+    commit(repo, {"small.py": "a = 2\n", "big.py": big, "gone.py": None}, "a large file in, one out")
+    changes = {c.path: c for c in changed_files(repo, base, "HEAD")}
+    assert [(p, c.status, c.too_large, c.size) for p, c in changes.items()] == [
+        ("big.py", ChangeStatus.ADDED, True, len(big)),
+        ("gone.py", ChangeStatus.DELETED, True, len(big)),
+        ("small.py", ChangeStatus.MODIFIED, False, 6),
+    ]
+    assert changes["big.py"].hunks == () and changes["small.py"].hunks == (Hunk(1, 1, 1, 1),)
+    assert files_at(repo, "HEAD", ["big.py", "small.py"]) == {"big.py": None, "small.py": b"a = 2\n"}
+    assert files_at(repo, base, ["gone.py"]) == {"gone.py": None}
+    assert files_at(repo, base, ["gone.py"], limit=len(big)) == {"gone.py": big.encode()}
+    (repo / "untracked.py").write_text(big, encoding="utf-8")
+    (repo / "small.py").write_text(big, encoding="utf-8")
+    git(repo, "add", "small.py")
+    staged = {c.path: c for c in changed_files(repo, None, Snapshot.STAGED)}
+    assert staged["small.py"].too_large and staged["small.py"].hunks == ()
+    worktree = {c.path: c for c in changed_files(repo, None, Snapshot.WORKTREE)}
+    assert worktree["untracked.py"].too_large and worktree["untracked.py"].hunks == ()
+    assert worktree["small.py"].too_large
+    assert file_at(repo, Snapshot.WORKTREE, "untracked.py") is None
+    assert skipped_note(list(worktree.values())) == (
+        f"skipped small.py ({len(big) / 1e6:.1f} MB), untracked.py ({len(big) / 1e6:.1f} MB): "
+        "files over 1 MB are not read"
+    )
+
+
+def test_parse_batch_check_output() -> None:
+    data = (
+        b"e69de29bb2d1d6434b8b29ae775ad8c2e48c5391 blob 0\n"
+        b"HEAD:my file missing\n"
+        b"4b825dc642cb6eb9a060e54bf8d69288fbee4904 tree 0\n"
+        b"8a08eba85c872cd83776ed37dd9c6de453c789c2 blob 1234\n"
+    )
+    assert parse_batch_check(data) == [
+        ("e69de29bb2d1d6434b8b29ae775ad8c2e48c5391", 0),
+        ("", 0),
+        ("", 0),
+        ("8a08eba85c872cd83776ed37dd9c6de453c789c2", 1234),
+    ]
 
 
 def test_no_files_asked_needs_no_revision(tmp_path: Path) -> None:
