@@ -4,7 +4,8 @@ pre-commit runs it at the repository root with unstaged edits stashed away, so t
 is exactly what will be committed; ``git commit -a`` and ``git commit PATHS`` stage into a temporary
 index named by ``GIT_INDEX_FILE``, which the vcs layer honours. In the pre-push stage pre-commit sets
 ``PRE_COMMIT_FROM_REF`` and ``PRE_COMMIT_TO_REF`` and the pushed commits are analysed instead. The
-output of a passing change is one summary line (``--full`` shows the table there too); a failing one
+output of a passing change is one summary line, and the command that runs the tests it reaches
+(``--full`` shows the table there too); a failing one
 gets the compact table, the test command and how to skip; the exit code says whether the policy holds.
 """
 
@@ -19,6 +20,7 @@ from ci.policy import add_policy_arguments, configured, describe, evaluate
 from mnemo_core.commands.common import add_coverage_arguments
 from mnemo_core.engine import Engine, recovering
 from mnemo_core.model import ContextPack, Impact
+from mnemo_core.render import pytest_command
 from mnemo_core.render_review import REVIEW_BUDGET, review_text
 from mnemo_core.terminal import escaped_output
 
@@ -64,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
     outcome = evaluate(pack.impact or Impact(), config)
     if outcome.passed and not args.full:
         print(f"{report[0]} · {describe(outcome, config)}")
+        if command := pytest_command((pack.impact or Impact()).tests):
+            print(f"mnemo: run the impacted tests: {command}")
         return EXIT_PASSED
     print("\n".join(report))
     print(f"mnemo: {describe(outcome, config)}")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -125,10 +126,10 @@ def context_for_task(ls: MnemoServer, args: Sequence[Any]) -> Answer:
     """The ranked, budgeted context of a task in words; it becomes the session's active task."""
     given = arguments(TASK, args)
     task = required_text(given, "task")
-    engine = _ready_engine(ls, text_field(given, "folder"))
+    engine, partial = _partial_engine(ls, text_field(given, "folder"))
     pack = engine.task(task, budget=budget_field(given, ls.settings.budget))
     ls.task = ActiveTask.from_pack(pack)
-    return _answer(engine, pack, f"task-{_slug(task)}")
+    return _answer(engine, pack, f"task-{_slug(task)}", partial)
 
 
 def context_for_pr(ls: MnemoServer, args: Sequence[Any]) -> Answer:
@@ -136,10 +137,10 @@ def context_for_pr(ls: MnemoServer, args: Sequence[Any]) -> Answer:
     given = arguments(PR, args)
     base, head = text_field(given, "base"), text_field(given, "head")
     staged = bool_field(given, "staged")
-    engine = _ready_engine(ls, text_field(given, "folder"))
+    engine, partial = _partial_engine(ls, text_field(given, "folder"))
     budget = budget_field(given, ls.settings.budget)
     pack = engine.pr(base=base, head=head, staged=staged, depth=ls.settings.depth, budget=budget)
-    return _answer(engine, pack, "pr-staged" if staged else f"pr-{_slug(pack.query)}")
+    return _answer(engine, pack, "pr-staged" if staged else f"pr-{_slug(pack.query)}", partial)
 
 
 def context_for_files(ls: MnemoServer, args: Sequence[Any]) -> Answer:
@@ -151,10 +152,10 @@ def context_for_files(ls: MnemoServer, args: Sequence[Any]) -> Answer:
     paths = [ls.relpath(u) for u in uris]
     if len({ls.folder(u).root for u in uris}) > 1:
         raise BadArguments('"uris" must all be in one workspace folder')
-    engine = _ready_engine(ls, uris[0])
+    engine, partial = _partial_engine(ls, uris[0])
     depth, budget = _depth(ls, DEFAULT_FILES_DEPTH), budget_field(given, ls.settings.budget)
     pack = engine.files(paths, depth=depth, budget=budget)
-    return _answer(engine, pack, f"files-{_slug(' '.join(paths))}")
+    return _answer(engine, pack, f"files-{_slug(' '.join(paths))}", partial)
 
 
 def blast_radius(ls: MnemoServer, args: Sequence[Any]) -> Answer:
@@ -192,6 +193,13 @@ def _ready_engine(ls: MnemoServer, uri: str | None) -> Engine:
     return ls.require_index(uri).engine()
 
 
+def _partial_engine(ls: MnemoServer, uri: str | None) -> tuple[Engine, str | None]:
+    """This worker thread's engine on the folder of ``uri``, once its index can answer or its first
+    build has been waited for long enough; the note a partial answer carries (None: it is whole)."""
+    folder = ls.require_index(uri, partial=True)
+    return folder.engine(), ls.partial_note(folder)
+
+
 def _depth(ls: MnemoServer, default: int) -> int:
     """The configured depth, else the answer's own default."""
     return default if ls.settings.depth is None else ls.settings.depth
@@ -202,9 +210,12 @@ def _word(ls: MnemoServer, uri: str, position: types.Position) -> str | None:
     return ls.workspace.get_text_document(uri).word_at_position(position) or None
 
 
-def _answer(engine: Engine, pack: ContextPack, name: str) -> Answer:
+def _answer(engine: Engine, pack: ContextPack, name: str, partial: str | None = None) -> Answer:
+    """A pack's JSON and its report; an answer given during the first build says it is partial."""
+    if partial is not None:
+        pack = replace(pack, notes=(partial, *pack.notes))
     report = _write_report(engine.root, name, to_markdown(pack))
-    return {**pack_json(pack), "report": report}, report
+    return {**pack_json(pack), "report": report} | ({"partial": True} if partial else {}), report
 
 
 def _write_report(root: Path, name: str, markdown: str) -> str:

@@ -7,6 +7,7 @@ paths, LSP's are ``file://`` URIs.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -21,6 +22,9 @@ BLAST_RADIUS_COMMAND = "mnemo.blastRadius"
 COMPONENTS_SHOWN = 5  # the largest score components in a hover; the explain command has them all
 HISTORY_SHOWN = 3  # the newest commits of a symbol's history in a hover
 MARKDOWN_SPECIALS = "\\`*_[]<>|#"
+ANNOTATION = re.compile(r"\s*(@|#\[|\[)")  # a decorator, attribute or annotation line above a definition
+DECORATOR_LINES = 30  # looked through past a symbol's first line for the line naming it
+OPENING, CLOSING = re.compile(r"[(\[{]"), re.compile(r"[)\]}]")
 
 
 def uri(root: Path, path: str) -> str:
@@ -46,10 +50,29 @@ def location(root: Path, symbol: Symbol) -> types.Location:
     return types.Location(uri=uri(root, symbol.path), range=symbol_range(symbol))
 
 
-def code_lens(root: Path, lens: Lens) -> types.CodeLens:
-    """A lens on a symbol's first line whose command shows its blast radius."""
+def definition_line(symbol: Symbol, lines: Sequence[str]) -> int:
+    """The 1-based line that names a symbol: its first line, or, when that is a decorator,
+    attribute or annotation, the first line after them (and their bracketed arguments) that names
+    the symbol (where hover has something to say); its first line when none does within
+    ``DECORATOR_LINES``."""
+    first = symbol.start_line
+    if first > len(lines) or not ANNOTATION.match(lines[first - 1]):
+        return first
+    name = re.compile(rf"(?<!\w){re.escape(symbol.short_name)}(?!\w)")
+    depth = 0  # brackets a decorator opened and has not closed: its arguments go on
+    for number in range(first, min(symbol.end_line, len(lines), first + DECORATOR_LINES) + 1):
+        text = lines[number - 1]
+        if depth == 0 and not ANNOTATION.match(text) and name.search(text):
+            return number
+        depth = max(0, depth + len(OPENING.findall(text)) - len(CLOSING.findall(text)))
+    return first
+
+
+def code_lens(root: Path, lens: Lens, lines: Sequence[str]) -> types.CodeLens:
+    """A lens on the line naming a symbol (past its decorators; ``lines`` are its file's) whose
+    command shows its blast radius."""
     symbol = lens.symbol
-    start = types.Position(line=symbol.start_line - 1, character=0)
+    start = types.Position(line=definition_line(symbol, lines) - 1, character=0)
     argument = {"uri": uri(root, symbol.path), "position": {"line": start.line, "character": start.character}}
     command = types.Command(title=lens.title, command=BLAST_RADIUS_COMMAND, arguments=[argument])
     return types.CodeLens(range=types.Range(start=start, end=start), command=command)

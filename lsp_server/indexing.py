@@ -8,7 +8,9 @@ update over the repository's listing, which respects its ignore rules (a package
 ``.venv`` must not end up in the index) and costs a ``stat`` per file. Builds the user waits for
 report ``$/progress`` (begin, report with percentages, end); after every job the client is asked to
 refresh its lenses. Changes git makes outside the editor (a pull, a checkout, a commit) are noticed
-by polling git's own files (``gitwatch``), for clients that send no file events at all.
+by polling git's own files (``gitwatch``), for clients that send no file events at all; and when the
+client offers no file watching (Neovim on Linux), the server watches the work tree itself
+(``mnemo_core.treewatch``: source files, debounced) and runs the same incremental update.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from lsprotocol import types
 from lsp_server import gitwatch
 from lsp_server.commands import REINDEX, arguments, text_field
 from lsp_server.server import NO_WORKSPACE, Folder, MnemoServer, quiet_when_client_left
-from mnemo_core.engine import Engine, languages
+from mnemo_core.engine import Engine, languages, watch_async
 from mnemo_core.errors import MnemoError
 from mnemo_core.model import IndexStats
 from mnemo_core.render import index_run_json
@@ -188,6 +190,7 @@ class Indexer:
         first = not state.ready
         state.ready = True
         state.percent = 100
+        folder.built.set()
         if stats.walked and not state.walked:
             state.walked = True
             server.tell_once(
@@ -323,13 +326,35 @@ def start_folder(server: MnemoServer, folder: Folder) -> Indexer:
     indexer.tasks.append(
         asyncio.ensure_future(gitwatch.watch(folder.root, lambda: indexer.request(Job(refresh=True))))
     )
+    if not watched_by_client(server):
+        indexer.tasks.append(asyncio.ensure_future(_watch_tree(server, folder, indexer)))
     return indexer
+
+
+def watched_by_client(server: MnemoServer) -> bool:
+    """Whether the client reports files changed outside the editor (it takes a watcher's
+    registration); if not, the server watches the work tree itself."""
+    return server.supports("workspace", "did_change_watched_files", "dynamic_registration")
+
+
+async def _watch_tree(server: MnemoServer, folder: Folder, indexer: Indexer) -> None:
+    """Re-index after source files change on disk (an incremental update over the listing, which
+    keeps the index's ignore rules); a watcher that cannot start is logged, never fatal."""
+    server.log(f"the client watches no files: mnemo-lsp watches {folder.root} itself")
+    try:
+        await watch_async(folder.root, lambda paths: indexer.request(Job()))
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        server.log(f"cannot watch {folder.root} for changes: {exc}", types.MessageType.Warning)
 
 
 async def _open_folder(server: MnemoServer, folder: Folder, indexer: Indexer) -> None:
     server.log(f"mnemo-lsp {server.version} on {folder.root}")
     folder.index.ready = await server.quietly("opening the index", _has_files, folder, default=False)
-    if not folder.index.ready:
+    if folder.index.ready:
+        folder.built.set()
+    else:
         folder.checked.set()  # a first build: requests are told its progress, not kept waiting
     indexer.request(Job(progress=True, title="mnemo: indexing the workspace"))
 
@@ -340,7 +365,7 @@ def _has_files(folder: Folder) -> bool:
 
 async def _watch_files(server: MnemoServer) -> None:
     """Ask the client to report source files created, changed and deleted outside the editor."""
-    if not server.supports("workspace", "did_change_watched_files", "dynamic_registration"):
+    if not watched_by_client(server):
         return
     globs = sorted({f"**/*{ext}" for extensions in languages().values() for ext in extensions})
     options = types.DidChangeWatchedFilesRegistrationOptions(

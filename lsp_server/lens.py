@@ -21,7 +21,8 @@ def code_lens(ls: MnemoServer, params: types.CodeLensParams) -> list[types.CodeL
         return []
     folder.lenses_shown(path)
     engine = folder.engine()
-    return [convert.code_lens(engine.root, lens) for lens in engine.lenses(path)]
+    lines = ls.workspace.get_text_document(uri).lines
+    return [convert.code_lens(engine.root, lens, lines) for lens in engine.lenses(path)]
 
 
 def setup(server: MnemoServer) -> None:

@@ -47,6 +47,7 @@ LOG_LEVELS = {
 }
 NO_WORKSPACE = "mnemo needs a workspace folder; open a folder, not a single file"
 FIRST_CHECK_WAIT_S = 10.0  # a request waits this long for the first freshness check of a complete index
+FIRST_BUILD_WAIT_S = 5.0  # a request waits this long for a first build (flask's takes 2-9 s) before answering
 T = TypeVar("T")
 
 
@@ -99,6 +100,7 @@ class Folder:
     root: Path
     index: IndexState = field(default_factory=IndexState)
     checked: threading.Event = field(default_factory=threading.Event)  # the first freshness check is over
+    built: threading.Event = field(default_factory=threading.Event)  # the index can answer (set with ready)
     readers: _Readers = field(default_factory=_Readers)
     memory: bool | None = None  # the client's ``memory`` setting (None: the project's)
     _shown: list[str] = field(default_factory=list)  # files whose lenses the editor asked for, newest last
@@ -241,15 +243,20 @@ class MnemoServer(LanguageServer):
         except MnemoError:
             return None
 
-    def require_index(self, uri: str | None = None) -> Folder:
-        """The folder of ``uri`` once its index can answer, else :class:`IndexBeingBuilt`. On a worker
-        thread: a complete index whose first freshness check runs is waited for, up to
-        ``FIRST_CHECK_WAIT_S``, so that the first answers are neither refused nor stale."""
+    def require_index(self, uri: str | None = None, partial: bool = False) -> Folder:
+        """The folder of ``uri`` once its index can answer, else :class:`IndexBeingBuilt` (or, with
+        ``partial``, the folder anyway: its answer covers what the index holds). On a worker thread:
+        a complete index whose first freshness check runs is waited for, up to
+        ``FIRST_CHECK_WAIT_S``, and a first build up to ``FIRST_BUILD_WAIT_S``, so that the first
+        answers are neither refused nor stale when the index comes soon."""
         folder = self.folder(uri)
         if not folder.checked.is_set():
             self.log(f"waiting up to {FIRST_CHECK_WAIT_S:g} s for the first index check of {folder.root}")
             folder.checked.wait(FIRST_CHECK_WAIT_S)
         state = folder.index
+        if not state.ready and not (state.failure and not state.building):
+            self.log(f"waiting up to {FIRST_BUILD_WAIT_S:g} s for the first index build of {folder.root}")
+            folder.built.wait(FIRST_BUILD_WAIT_S)
         if state.ready:
             return folder
         if state.failure and not state.building:
@@ -257,8 +264,19 @@ class MnemoServer(LanguageServer):
                 f"the index of {folder.root} could not be built: {state.failure}; "
                 "save a file or run mnemo.reindex to try again"
             )
+        if partial:
+            return folder
         raise IndexBeingBuilt(
             f"the index of {folder.root} is being built ({state.percent}%); try again when it finishes"
+        )
+
+    def partial_note(self, folder: Folder) -> str | None:
+        """What an answer given before the first build ended says about itself (None after it)."""
+        if folder.index.ready:
+            return None
+        return (
+            f"partial: the index is still being built ({folder.index.percent}%); "
+            "this answer covers only what it held, ask again when it finishes"
         )
 
     # -- running engine work ------------------------------------------------------------------

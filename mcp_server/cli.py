@@ -6,12 +6,13 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import threading
 from collections.abc import Sequence
 
-from mcp_server.server import create_server
+from mcp_server.server import MnemoTools, create_server
 from mnemo_core import __version__
 from mnemo_core.boundary import guarded
-from mnemo_core.engine import Engine
+from mnemo_core.engine import Engine, watch_thread
 from mnemo_core.terminal import escaped_output
 
 
@@ -52,8 +53,16 @@ def _main(argv: Sequence[str] | None) -> int:
 
 
 def _serve(path: str, memory: bool | None) -> int:
+    """Serve on stdio, watching the work tree meanwhile: files an agent writes are indexed as they
+    change, not when the next call comes."""
     root = Engine.open(path).root
-    create_server(root, memory).run("stdio")
+    tools = MnemoTools(root, memory)
+    stop = threading.Event()
+    watch_thread(root, tools.changed_on_disk, stop)
+    try:
+        create_server(root, memory, tools).run("stdio")
+    finally:
+        stop.set()
     return 0
 
 

@@ -11,16 +11,30 @@ connection belongs to the thread that opened it).
 
 from __future__ import annotations
 
+import inspect
+import logging
+import re
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
+import anyio.from_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
+from mcp_server.budget import Fit, code_budget, fit_pack
+from mcp_server.schemas import (
+    ExplainAnswer,
+    FeedbackAnswer,
+    HistoryAnswer,
+    ImpactedTestsAnswer,
+    PackAnswer,
+    WalkAnswer,
+)
 from mnemo_core import __version__
 from mnemo_core.boundary import failure
 from mnemo_core.engine import (
@@ -29,6 +43,7 @@ from mnemo_core.engine import (
     DEFAULT_FILES_DEPTH,
     DEFAULT_HISTORY,
     Engine,
+    Progress,
     Walk,
     recovering,
 )
@@ -40,14 +55,14 @@ from mnemo_core.render import (
     feedback_text,
     history_json,
     history_text,
-    pack_json,
     pytest_command,
     tests_answer_json,
-    to_text,
     walk_json,
     walk_text,
 )
 from mnemo_core.terminal import escape_controls
+
+log = logging.getLogger(__name__)
 
 PROG = "mnemo"  # errors read as the CLI's: the tools are its verbs
 INSTRUCTIONS = (
@@ -64,12 +79,6 @@ REMEMBERS = ToolAnnotations(  # feedback writes mnemo's memory, and nothing else
 
 Answer = tuple[dict[str, Any], str]  # the JSON answer and its text rendering
 
-Budget = Annotated[
-    int | None,
-    Field(
-        ge=1, description=f"token budget for the code shown (default: the project's, else {DEFAULT_BUDGET})"
-    ),
-]
 Depth = Annotated[
     int | None,
     Field(ge=1, description=f"caller hops to follow (default: the project's, else {DEFAULT_DEPTH})"),
@@ -94,6 +103,27 @@ At = Annotated[
     ),
 ]
 Hops = Annotated[int, Field(ge=1, description="how many hops to walk (default 1: direct ones only)")]
+MIN_BUDGET = 200  # an answer's frame (query, risk, counts, what was left out) needs about this much
+Budget = Annotated[
+    int | None,
+    Field(
+        ge=MIN_BUDGET,
+        description="the most tokens the answer may take, text and structured content each (default: "
+        f"the project's budget, else {DEFAULT_BUDGET}); what does not fit is counted under 'omitted'",
+    ),
+]
+Offset = Annotated[
+    int,
+    Field(
+        ge=0,
+        description="skip this many of the best-ranked symbols: the next page of an answer cut "
+        "by its budget (its 'more' says which offset)",
+    ),
+]
+Packed = Annotated[CallToolResult, PackAnswer]
+Walked = Annotated[CallToolResult, WalkAnswer]
+PROGRESS_STEPS = 20  # progress notifications for a whole first index: often enough to show it moves
+FLAG = re.compile(r"--([a-z][a-z-]*)")  # a CLI flag in an engine message
 
 
 class MnemoTools:
@@ -110,17 +140,21 @@ class MnemoTools:
         task: Annotated[str, Field(description="the task in words, e.g. 'retry when the upload fails'")],
         budget: Budget = None,
         limit: Annotated[int | None, Field(ge=1, description="at most this many symbols")] = None,
+        offset: Offset = 0,
         at: At = None,
-    ) -> CallToolResult:
+        ctx: Context[Any, Any] | None = None,
+    ) -> Packed:
         """The code to read for a task described in words: the repository's functions, methods and
-        classes ranked by relevance (names, docstrings, code, past commits, call graph), packed into
-        a token budget with their source, each with its score and the reasons for it. Use it first
+        classes ranked by relevance (names, docstrings, code, past commits, call graph), with their
+        source and the reasons for each rank, the whole answer within a token budget. Use it first
         when starting work on a feature, bug or question about this repository."""
 
         def run(engine: Engine) -> Answer:
-            return _pack(engine.task(task, budget=budget, limit=limit))
+            total = budget or engine.config.budget
+            pack = engine.task(task, budget=code_budget("task", total), limit=limit, offset=offset)
+            return fit_pack(replace(pack, budget_tokens=total), total, lambda fit: _next_page(fit, pack))
 
-        return self._answer(run, at)
+        return self._answer("task_context", run, ctx, at)
 
     def change_context(
         self,
@@ -130,17 +164,20 @@ class MnemoTools:
         worktree: Worktree = False,
         depth: Depth = None,
         budget: Budget = None,
-    ) -> CallToolResult:
+        ctx: Context[Any, Any] | None = None,
+    ) -> Packed:
         """The blast radius of a change (like reviewing a pull request): the changed symbols, their
         transitive callers, the tests that reach them and a risk verdict with reasons, with their
-        source in a token budget. By default the commits of this branch (base..HEAD); staged=true
-        for the staged change, worktree=true for uncommitted edits. Use it after editing, or to
-        review a branch."""
+        source, the whole answer within a token budget. By default the commits of this branch
+        (base..HEAD); staged=true for the staged change, worktree=true for uncommitted edits. Use
+        it after editing, or to review a branch."""
 
         def run(engine: Engine) -> Answer:
-            return _pack(engine.pr(base, head, staged, worktree, depth, budget))
+            total = budget or engine.config.budget
+            pack = engine.pr(base, head, staged, worktree, depth, code_budget("pr", total))
+            return fit_pack(replace(pack, budget_tokens=total), total, _narrower)
 
-        return self._answer(run)
+        return self._answer("change_context", run, ctx)
 
     def files_context(
         self,
@@ -151,22 +188,26 @@ class MnemoTools:
             int, Field(ge=1, description=f"caller hops (default {DEFAULT_FILES_DEPTH})")
         ] = DEFAULT_FILES_DEPTH,
         budget: Budget = None,
-    ) -> CallToolResult:
+        ctx: Context[Any, Any] | None = None,
+    ) -> Packed:
         """The context of some files: every symbol they define, the code elsewhere that calls them
-        and the tests that reach them, ranked, with source in a token budget. Use it before
-        changing or reviewing specific files."""
+        and the tests that reach them, ranked, with source, the whole answer within a token
+        budget. Use it before changing or reviewing specific files."""
 
         def run(engine: Engine) -> Answer:
-            return _pack(engine.files(paths, depth=depth, budget=budget))
+            total = budget or engine.config.budget
+            pack = engine.files(paths, depth=depth, budget=code_budget("files", total))
+            return fit_pack(replace(pack, budget_tokens=total), total, _narrower)
 
-        return self._answer(run)
+        return self._answer("files_context", run, ctx)
 
     def explain(
         self,
         task: Annotated[str, Field(description="the task the score is for, as given to task_context")],
         symbol: SymbolName,
         at: At = None,
-    ) -> CallToolResult:
+        ctx: Context[Any, Any] | None = None,
+    ) -> Annotated[CallToolResult, ExplainAnswer]:
         """Why one symbol ranks where it does for a task: its rank, each seed channel that matched
         it, its place in the call-graph walk and every score component with its weight. Use it when
         task_context ranks a symbol surprisingly high or low, or leaves one out."""
@@ -175,25 +216,32 @@ class MnemoTools:
             explanation = engine.explain(task, symbol)
             return explanation_json(explanation), explanation_text(explanation)
 
-        return self._answer(run, at)
+        return self._answer("explain", run, ctx, at)
 
-    def callers(self, symbol: SymbolName, depth: Hops = 1, at: At = None) -> CallToolResult:
+    def callers(
+        self, symbol: SymbolName, depth: Hops = 1, at: At = None, ctx: Context[Any, Any] | None = None
+    ) -> Walked:
         """Who calls a function, method or class, transitively up to depth hops, with the file and
         line of each caller and how the call was resolved. Use it before changing a signature or
         behaviour, to find every place that must change with it."""
-        return self._answer(lambda engine: _walk(_asked(engine, engine.callers(symbol, depth))), at)
+        run = lambda engine: _walk(_asked(engine, engine.callers(symbol, depth)))  # noqa: E731
+        return self._answer("callers", run, ctx, at)
 
-    def callees(self, symbol: SymbolName, depth: Hops = 1, at: At = None) -> CallToolResult:
+    def callees(
+        self, symbol: SymbolName, depth: Hops = 1, at: At = None, ctx: Context[Any, Any] | None = None
+    ) -> Walked:
         """What a function or method calls, transitively up to depth hops, with file and line. Use
         it to understand what a function depends on before reading or changing it."""
-        return self._answer(lambda engine: _walk(_asked(engine, engine.callees(symbol, depth))), at)
+        run = lambda engine: _walk(_asked(engine, engine.callees(symbol, depth)))  # noqa: E731
+        return self._answer("callees", run, ctx, at)
 
     def symbol_history(
         self,
         symbol: SymbolName,
         limit: Annotated[int, Field(ge=1, description="at most this many commits")] = DEFAULT_HISTORY,
         at: At = None,
-    ) -> CallToolResult:
+        ctx: Context[Any, Any] | None = None,
+    ) -> Annotated[CallToolResult, HistoryAnswer]:
         """The commits that changed a function's, method's or class's lines, newest first, with
         author, date, subject and pull request number, followed across renames of its file. Use it
         to learn why code is the way it is, or who to ask, before changing it."""
@@ -204,7 +252,7 @@ class MnemoTools:
                 engine.noticed_symbol("hovered", history.symbol)
             return history_json(histories), "\n\n".join(history_text(h) for h in histories)
 
-        return self._answer(run, at)
+        return self._answer("symbol_history", run, ctx, at)
 
     def impacted_tests(
         self,
@@ -213,7 +261,8 @@ class MnemoTools:
         staged: Staged = False,
         worktree: Worktree = False,
         depth: Depth = None,
-    ) -> CallToolResult:
+        ctx: Context[Any, Any] | None = None,
+    ) -> Annotated[CallToolResult, ImpactedTestsAnswer]:
         """The tests a change reaches (same selectors as change_context: this branch's commits by
         default, staged=true or worktree=true for uncommitted work), each with a runnable id
         (pytest node id for Python), why it is impacted and how sure ("possible": true for a test
@@ -227,7 +276,7 @@ class MnemoTools:
             text = "\n".join([*(lines or ["no impacted tests"]), *([f"run: {command}"] if command else [])])
             return tests_answer_json(tests), text
 
-        return self._answer(run)
+        return self._answer("impacted_tests", run, ctx)
 
     def feedback(
         self,
@@ -236,7 +285,8 @@ class MnemoTools:
             list[str], Field(description="symbols that helped: 'name', 'Class.method' or 'path:name'")
         ] = [],  # noqa: B006 -- the SDK copies defaults into the schema; never mutated
         useless: Annotated[list[str], Field(description="symbols that were shown but did not help")] = [],  # noqa: B006
-    ) -> CallToolResult:
+        ctx: Context[Any, Any] | None = None,
+    ) -> Annotated[CallToolResult, FeedbackAnswer]:
         """Tell mnemo which symbols were useful and which were useless for a task, once the work is
         done or abandoned. A later similar task_context then ranks the useful ones higher and the
         useless ones lower. Writes only mnemo's own memory (.mnemo/memory.db)."""
@@ -245,16 +295,35 @@ class MnemoTools:
             feedback = engine.feedback(task, used, useless)
             return feedback_json(feedback), feedback_text(feedback)
 
-        return self._answer(run)
+        return self._answer("feedback", run, ctx)
 
-    def _answer(self, work: Callable[[Engine], Answer], at: str | None = None) -> CallToolResult:
+    def changed_on_disk(self, paths: list[str]) -> None:
+        """Source files changed in the work tree (the tree watcher's callback, on its thread):
+        bring the index up to date now, so the next call does not wait for it."""
+        with self._lock, Engine(self.root, memory=False) as engine:
+            stats = engine.index()
+        log.info("%d file(s) changed: %d re-parsed, %d removed", len(paths), stats.parsed, stats.removed)
+
+    def _answer(
+        self,
+        tool: str,
+        work: Callable[[Engine], Answer],
+        ctx: Context[Any, Any] | None = None,
+        at: str | None = None,
+    ) -> CallToolResult:
         """Run ``work`` on a freshly opened engine (on the files of commit ``at`` when given), one
-        call at a time, and answer with its result or the one line its failure is reported with."""
+        call at a time, and answer with its result or the one line its failure is reported with
+        (in the words of the tool's arguments, not the CLI's flags). While the index is brought up
+        to date first, the client hears how it goes (when it asked to, with a progress token)."""
+        progress = _progress(ctx, at)
         with self._lock:
             try:
-                payload, text = recovering(self.root, lambda: _on_repo(self.root, work, self.memory, at))
+                payload, text = recovering(
+                    self.root, lambda: _on_repo(self.root, work, self.memory, at, progress)
+                )
             except Exception as exc:
-                return CallToolResult(content=[_text(failure(PROG, exc, self.root)[1])], is_error=True)
+                line = _in_arguments(failure(PROG, exc, self.root)[1], getattr(self, tool))
+                return CallToolResult(content=[_text(line)], is_error=True)
         return CallToolResult(content=[_text(text)], structured_content=payload)
 
 
@@ -294,19 +363,32 @@ def bad_arguments(tool: str, error: ValidationError) -> str:
     return f"{PROG}: error: bad arguments for {tool}: {problems}"
 
 
-def create_server(root: Path, memory: bool | None = None) -> MCPServer[Any]:
+def create_server(root: Path, memory: bool | None = None, tools: MnemoTools | None = None) -> MCPServer[Any]:
     """A server whose tools answer about the repository at ``root`` (``memory`` False: without the
-    session and task memory; None: as the project's settings say)."""
+    session and task memory; None: as the project's settings say), or those ``tools``."""
     server = MnemoMCPServer("mnemo", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
-    tools = MnemoTools(root, memory)
+    tools = tools or MnemoTools(root, memory)
     for name in TOOLS:
         annotations = REMEMBERS if name == "feedback" else READ_ONLY
         server.add_tool(getattr(tools, name), name=name, annotations=annotations)
     return server
 
 
-def _on_repo(root: Path, work: Callable[[Engine], Answer], memory: bool | None, at: str | None) -> Answer:
-    with Engine(root, memory=memory) if at is None else Engine.open(root, memory=memory, at=at) as engine:
+def _on_repo(
+    root: Path,
+    work: Callable[[Engine], Answer],
+    memory: bool | None,
+    at: str | None,
+    progress: Progress | None,
+) -> Answer:
+    if at is not None and progress is not None:
+        progress("checkout", 0, 0)
+    opened = (
+        Engine(root, memory=memory, progress=progress)
+        if at is None
+        else Engine.open(root, memory=memory, at=at, progress=progress)
+    )
+    with opened as engine:
         payload, text = work(engine)
         if engine.at is None:
             return payload, text
@@ -320,8 +402,47 @@ def _asked(engine: Engine, walk: Walk) -> Walk:
     return walk
 
 
-def _pack(pack: ContextPack) -> Answer:
-    return pack_json(pack), to_text(pack)
+def _next_page(fit: Fit, pack: ContextPack) -> str | None:
+    """How to see the symbols ranked after those a task's answer shows (None: there are none)."""
+    shown = fit.pack.symbols
+    last = shown[-1].rank if shown else (pack.symbols[0].rank - 1 if pack.symbols else 0)
+    if last >= pack.stats.get("candidates", 0):
+        return None
+    return f"offset={last} shows the symbols ranked after these; a larger budget shows more at once"
+
+
+def _narrower(fit: Fit) -> str | None:
+    """How to see what a change's answer left out: narrower calls, or a larger budget."""
+    if not fit.omitted:
+        return None
+    return (
+        "impacted_tests lists every impacted test; callers(symbol) every caller of one symbol; "
+        "files_context(paths) one file's context; a larger budget shows more at once"
+    )
+
+
+def _progress(ctx: Context[Any, Any] | None, at: str | None) -> Progress | None:
+    """A progress callback for the engine, run on a worker thread, that notifies the client (the
+    SDK sends nothing when the client gave no progress token: nobody listens)."""
+    if ctx is None:
+        return None
+    sent = [-1]
+
+    def report(stage: str, done: int, total: int) -> None:
+        step = done * PROGRESS_STEPS // total if total else 0
+        if step == sent[0]:
+            return
+        sent[0] = step
+        message = f"preparing the files of {at}" if stage == "checkout" else f"indexing: {done}/{total} files"
+        anyio.from_thread.run(ctx.report_progress, done, total or None, message)
+
+    return report
+
+
+def _in_arguments(line: str, tool: Callable[..., Any]) -> str:
+    """An engine message in a tool's words: ``--head`` becomes ``head`` when the tool takes it."""
+    arguments = inspect.signature(tool).parameters
+    return FLAG.sub(lambda m: m[1].replace("-", "_") if m[1].replace("-", "_") in arguments else m[0], line)
 
 
 def _walk(walk: Walk) -> Answer:

@@ -14,6 +14,7 @@ mnemo's defaults.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -68,15 +69,33 @@ __all__ = [
     "Hop",
     "LastChange",
     "Lens",
+    "Progress",
     "SymbolCard",
     "SymbolHistory",
     "Walk",
     "git_state",
     "languages",
     "recovering",
+    "watch_async",
+    "watch_thread",
 ]
 
 log = logging.getLogger(__name__)
+
+
+async def watch_async(root: Path, changed: Callable[[list[str]], None]) -> None:
+    """Call ``changed`` with each debounced burst of source files changed under ``root`` (see
+    ``mnemo_core.treewatch``, loaded only by a front end that watches)."""
+    from mnemo_core import treewatch
+
+    await treewatch.watch_async(root, changed)
+
+
+def watch_thread(root: Path, changed: Callable[[list[str]], None], stop: threading.Event) -> threading.Thread:
+    """The same on a daemon thread of its own, until ``stop`` is set."""
+    from mnemo_core import treewatch
+
+    return treewatch.watch_thread(root, changed, stop)
 
 
 def languages() -> dict[str, tuple[str, ...]]:
@@ -117,12 +136,15 @@ class Engine:
         update_index: bool = True,
         memory: bool | None = None,
         clock: Callable[[], float] = time.time,
+        progress: Progress | None = None,
     ) -> None:
         """An engine on the repository whose top level is ``root`` (see :meth:`open` for any path).
         ``memory`` (default: the ``memory`` setting, else on) remembers the session and the tasks
-        in ``.mnemo/memory.db``; ``clock`` tells its time."""
+        in ``.mnemo/memory.db``; ``clock`` tells its time; ``progress`` hears how bringing the
+        index up to date before a verb goes (a long first call)."""
         self.repository = Repository(root)
         self.update_index = update_index
+        self.progress = progress
         self.memory = Memory(root, memory, clock)
         self.at: CommitTree | None = None
 
@@ -134,6 +156,7 @@ class Engine:
         memory: bool | None = None,
         at: str | None = None,
         plain: bool = False,
+        progress: Progress | None = None,
     ) -> Engine:
         """The engine of the repository containing ``path`` (its git top level; a directory outside
         git only with ``plain``, or once indexed so). ``at`` (a ref) answers against that commit's
@@ -141,10 +164,10 @@ class Engine:
         an engine has no memory, and its answers name the repository and the commit."""
         root = Repository.open(path, plain).root
         if at is None:
-            return cls(root, update_index, memory)
+            return cls(root, update_index, memory, progress=progress)
         tree = open_commit_tree(root, at)
         try:
-            engine = cls(tree.root, update_index, memory=False)
+            engine = cls(tree.root, update_index, memory=False, progress=progress)
         except BaseException:
             tree.close()
             raise
@@ -302,13 +325,18 @@ class Engine:
         return Walk(tuple(start), tuple(hops), direction)
 
     # -- context --------------------------------------------------------------------------------
-    def task(self, text: str, budget: int | None = None, limit: int | None = None) -> ContextPack:
-        """The symbols to read first for a task in words, ranked and packed into a token budget."""
+    def task(
+        self, text: str, budget: int | None = None, limit: int | None = None, offset: int = 0
+    ) -> ContextPack:
+        """The symbols to read first for a task in words, ranked and packed into a token budget;
+        ``offset`` skips that many of the best-ranked (the next page of a long answer)."""
         started = time.perf_counter()
         budget = self._budget(budget)
+        if offset < 0:
+            raise MnemoError(f"the offset must be 0 or more (got {offset})")
         call = self._call(started)
         recall = self._recall(call)
-        pack = pipelines.for_task(call, text, budget, limit, recall=recall)
+        pack = pipelines.for_task(call, text, budget, limit, recall=recall, offset=offset)
         self.memory.asked(text, call.commit)
         if self.at is not None:
             pack = replace(pack, repo=str(self.at.origin), notes=(self.at.note(), *pack.notes))
@@ -503,7 +531,7 @@ class Engine:
     def _fresh(self) -> None:
         """Bring the index up to date, once per call (unless this engine leaves that to others)."""
         if self.update_index:
-            self.repository.refresh()
+            self.repository.refresh(self.progress)
 
     def _call(self, started: float | None = None) -> Call:
         """Start a call that answers with a pack: the index up to date, HEAD resolved once."""

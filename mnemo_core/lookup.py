@@ -12,6 +12,9 @@ from mnemo_core.model import Edge, Symbol, runs_target
 from mnemo_core.repository import Repository
 
 SUGGESTIONS = 5
+# Close enough to be a typo: one or two characters off scores above this (helpr/helper 0.91);
+# an unrelated name sharing a word scores below (nonexistent_function/new_function 0.69).
+SUGGEST_CUTOFF = 0.8
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +62,7 @@ def _in_dotted_module(repo: Repository, handle: str) -> list[Symbol]:
 def _suggest(repo: Repository, handle: str) -> str:
     short = handle.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
     names = [r[0] for r in repo.store.conn.execute("SELECT DISTINCT short_name FROM symbols")]
-    close = difflib.get_close_matches(short, names, n=SUGGESTIONS, cutoff=0.6)
+    close = difflib.get_close_matches(short, names, n=SUGGESTIONS, cutoff=SUGGEST_CUTOFF)
     return f"; did you mean {', '.join(close)}?" if close else ""
 
 

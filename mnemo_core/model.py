@@ -285,6 +285,7 @@ class ScoredSymbol:
     reached_by: tuple[str, ...] = ()  # for a changed symbol: test ids of every test that reaches it
     possibly_reached_by: tuple[str, ...] = ()  # ... and of those that reach it only through a guess
     runs: tuple[str, ...] = ()  # a test file: the ids of the tests it made at run time that reach the change
+    rank: int = 0  # a task's symbol: its 1-based place in the whole ranking (packing skips some); else 0
 
 
 @dataclass(frozen=True, slots=True)

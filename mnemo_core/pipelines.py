@@ -103,12 +103,13 @@ def answer(
 
 
 def for_task(
-    call: Call, text: str, budget: int, limit: int | None, recall: Recall | None = None
+    call: Call, text: str, budget: int, limit: int | None, recall: Recall | None = None, offset: int = 0
 ) -> ContextPack:
-    """The symbols to read first for a task in words, ranked and packed into ``budget`` tokens;
-    ``recall`` is what the engine remembers of the session and of past tasks."""
+    """The symbols to read first for a task in words, ranked and packed into ``budget`` tokens
+    (after the ``offset`` best-ranked ones: a page further down); ``recall`` is what the engine
+    remembers of the session and of past tasks."""
     ranking = rank_task(call.repo.store, call.repo.root, text, recency_lookup(call.repo), recall=recall)
-    symbols = _packed(call.repo, ranking, budget, limit)
+    symbols = _packed(call.repo, ranking, budget, limit, offset)
     counts = {
         "seeds": len(ranking.seeds),
         "candidates": len(ranking.scored),
@@ -118,8 +119,10 @@ def for_task(
     return answer(call, "task", text, budget, symbols, counts, notes=tuple(ranking.notes))
 
 
-def _packed(repo: Repository, ranking: TaskRanking, budget: int, limit: int | None) -> list[ScoredSymbol]:
-    pool = ranking.scored[: limit or PACK_POOL]
+def _packed(
+    repo: Repository, ranking: TaskRanking, budget: int, limit: int | None, offset: int
+) -> list[ScoredSymbol]:
+    pool = ranking.scored[offset : offset + (limit or PACK_POOL)]
     ranked = [
         ScoredSymbol(
             symbol=ranking.symbols[s.symbol_id],
@@ -127,8 +130,9 @@ def _packed(repo: Repository, ranking: TaskRanking, budget: int, limit: int | No
             components=s.components,
             reasons=tuple(task_reasons(ranking, s.symbol_id)),
             distance=ranking.walk.hops.get(s.symbol_id, 0),
+            rank=rank,
         )
-        for s in pool
+        for rank, s in enumerate(pool, start=offset + 1)
     ]
     return fit_budget(repo, ranked, budget, _neighbours(ranking))
 

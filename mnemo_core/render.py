@@ -11,7 +11,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mnemo_core.model import ContextPack, Explanation, Impact, IndexStats, ScoredSymbol, Symbol
+from mnemo_core.model import (
+    ContextPack,
+    Explanation,
+    Impact,
+    IndexStats,
+    LeftReference,
+    ScoredSymbol,
+    Symbol,
+)
 from mnemo_core.retrieve.snippets import header
 
 if TYPE_CHECKING:
@@ -28,6 +36,7 @@ UNSEEN = "through a change importers cannot see"  # an importer of a module whos
 POSSIBLE_TESTS = "through a name guess or a stated fallback"
 MAX_TEST_TARGETS = 40  # more tests than this: the suggested command names their files, then none at all
 MAX_COMMAND_CHARS = 2000  # a suggested command longer than this falls back the same way
+JSON_LISTS_ALL = "--format json lists all"  # where the CLI's text sends a reader for a cut list
 MULTIPLIER_NAMES = {
     "test": "test code, and the task is not about tests",
     "kind": "kind prior",
@@ -89,10 +98,13 @@ def impact_json(impact: Impact) -> dict[str, Any]:
         "changed_files": list(impact.changed_files),
         "possible_callers": [symbol_json(s) for s in impact.possible_callers],
         "possible_tests": [symbol_json(s) for s in impact.possible_tests],
-        "left_references": [
-            {"name": r.name, "path": r.path, "line": r.line, "scope": r.scope} for r in impact.left_references
-        ],
+        "left_references": [left_reference_json(r) for r in impact.left_references],
     }
+
+
+def left_reference_json(r: LeftReference) -> dict[str, Any]:
+    """A line a change left using the old name of a symbol it deleted or renamed."""
+    return {"name": r.name, "path": r.path, "line": r.line, "scope": r.scope}
 
 
 def pack_json(pack: ContextPack) -> dict[str, Any]:
@@ -189,51 +201,69 @@ def pytest_command(tests: Sequence[ScoredSymbol]) -> str | None:
     return "pytest"
 
 
-def impact_text(impact: Impact) -> list[str]:
-    """The impact section for a terminal."""
+def impact_text(impact: Impact, more: str = JSON_LISTS_ALL) -> list[str]:
+    """The impact section for a terminal; a cut list says ``more`` (where the rest is)."""
     lines = [f"risk: {impact.risk}"] + [f"  - {r}" for r in impact.reasons]
     for title, items in (("changed", impact.changed), ("callers", impact.callers), ("tests", impact.tests)):
         lines.append(f"{title} ({len(items)}):")
-        lines += [
-            f"  {s.symbol.path}:{s.symbol.start_line}  {s.symbol.name}  {'; '.join(s.reasons)}"
-            for s in items[:IMPACT_LINES]
-        ]
+        lines += [impact_line(s) for s in items[:IMPACT_LINES]]
         if len(items) > IMPACT_LINES:
-            lines.append(f"  ... and {len(items) - IMPACT_LINES} more (--format json lists all)")
+            lines.append(f"  ... and {len(items) - IMPACT_LINES} more ({more})")
     for title, how, items in (
         ("callers", possible_callers_how(impact.possible_callers), impact.possible_callers),
         ("tests", POSSIBLE_TESTS, impact.possible_tests),
     ):
         if items:
             lines.append(f"possible {title}, {how}, not counted ({len(items)}):")
-            lines += [
-                f"  {s.symbol.path}:{s.symbol.start_line}  {s.symbol.name}" for s in items[:POSSIBLE_LINES]
-            ]
+            lines += [possible_line(s) for s in items[:POSSIBLE_LINES]]
             if len(items) > POSSIBLE_LINES:
-                lines.append(f"  ... and {len(items) - POSSIBLE_LINES} more (--format json lists all)")
+                lines.append(f"  ... and {len(items) - POSSIBLE_LINES} more ({more})")
     command = pytest_command(impact.tests)
     if command:
         lines.append(f"run: {command}")
     return lines
 
 
-def to_text(pack: ContextPack) -> str:
-    """A terminal-friendly answer: ranked anchors, scores and reasons, then the shown code."""
+def impact_line(s: ScoredSymbol) -> str:
+    """One changed symbol, caller or test in the impact section for a terminal."""
+    return f"  {s.symbol.path}:{s.symbol.start_line}  {s.symbol.name}  {'; '.join(s.reasons)}"
+
+
+def possible_line(s: ScoredSymbol) -> str:
+    """One possible caller or test in the impact section for a terminal."""
+    return f"  {s.symbol.path}:{s.symbol.start_line}  {s.symbol.name}"
+
+
+def to_text(pack: ContextPack, more: str = JSON_LISTS_ALL) -> str:
+    """A terminal-friendly answer: ranked anchors, scores and reasons, then the shown code; a cut
+    list of the impact says ``more`` (where the rest is)."""
     lines = [
         f"{pack.mode}: {pack.query}",
         f"{len(pack.symbols)} symbols, {pack.used_tokens}/{pack.budget_tokens} tokens",
     ]
     lines += [f"note: {n}" for n in pack.notes]
     if pack.impact is not None:
-        lines += impact_text(pack.impact)
+        lines += impact_text(pack.impact, more)
     for rank, s in enumerate(pack.symbols, start=1):
-        sym = s.symbol
-        lines.append("")
-        lines.append(f"{rank:>3}. {sym.path}:{sym.start_line}  {sym.name}  ({sym.kind}, score {s.score:.3f})")
-        lines.append(f"     {'; '.join(s.reasons)}")
-        body = s.body if s.body is not None else header(s.symbol)
-        lines += [f"     | {line}" for line in body.splitlines()]
+        lines += symbol_lines(rank, s)
     return "\n".join(lines)
+
+
+def symbol_lines(rank: int, s: ScoredSymbol) -> list[str]:
+    """One ranked symbol for a terminal: a blank line, its anchor, its reasons and its shown code."""
+    sym = s.symbol
+    body = s.body if s.body is not None else header(s.symbol)
+    return [
+        "",
+        f"{rank:>3}. {sym.path}:{sym.start_line}  {sym.name}  ({sym.kind}, score {s.score:.3f})",
+        f"     {'; '.join(s.reasons)}",
+        *(f"     | {line}" for line in body.splitlines()),
+    ]
+
+
+def shown_header(symbol: Symbol) -> str:
+    """What shows a symbol whose source does not fit: its signature and docstring."""
+    return header(symbol)
 
 
 def to_markdown(pack: ContextPack) -> str:

@@ -2,18 +2,21 @@
 
 The comment is what ``mnemo-ci`` posts and ``mnemo pr --format markdown`` prints, byte for byte: a
 hidden marker (so one comment per pull request is found and updated), a one-line verdict, the
-changed symbols with their callers and tests, the reasons for the risk, collapsible lists of the
-impacted symbols and tests linked to the head commit, and a test command. Everything that comes from
-the repository (names, paths, commit subjects, authors) goes through ``md_text``/``md_code``.
+changed symbols with their callers and tests (a closure folded into the function it is nested in,
+module-level changes in one row, each test file's changed tests in one row), the reasons for the
+risk, collapsible lists of the impacted symbols and tests linked to the head commit (the tests
+counted by file above theirs), and a test command. Everything that comes from the repository
+(names, paths, commit subjects, authors) goes through ``md_text``/``md_code``.
 GitHub rejects comments over 65,536 characters: while the body is longer (counted in UTF-8 bytes,
-the strictest reading of that limit), the longest list is halved, and a note says what was cut and
-how to see everything.
+the strictest reading of that limit), the longest list is halved; each list cut is then grown back
+to the most that fits, and a note says what was cut and how to see everything.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -51,6 +54,9 @@ TEXT_COLUMN = 44  # widest name or location column in the pre-commit table
 TEXT_TEST_ID = 90  # a test id is cut to this length in the pre-commit output
 POSSIBLE_NAMED = 5  # possible callers and tests (not counted) named in a review
 NO_COUNT = "-"
+CHANGE_STATUSES = ("modified", "added", "deleted", "renamed")
+PATHS_NAMED = 3  # files named in the one row of module-level changes
+TEST_FILES_NAMED = 10  # test files named, with their counts, above the collapsed list of impacted tests
 CHANGED_HEADER = "| changed symbol | where | change | callers | tests |"
 
 
@@ -97,19 +103,47 @@ def comment_markdown(
         "files": len(impact.changed_files),
     }
     caps = dict(full)
-    while True:
+
+    def render(caps: dict[str, int]) -> tuple[dict[str, list[str]], str]:
         sections = (
             _comment_sections(pack, impact, links, caps, full, limit)
             if impact.changed
             else _no_code_sections(pack, impact, caps, full, limit)
         )
-        body = _join({"marker": [marker], **sections})
+        return sections, _join({"marker": [marker], **sections})
+
+    def fits(caps: dict[str, int]) -> bool:
+        return len(render(caps)[1].encode("utf-8")) <= limit
+
+    while True:
+        sections, body = render(caps)
         size = len(body.encode("utf-8"))
         shrinkable = [key for key in LISTS if caps[key] > 0 and sections.get(key)]
-        if size <= limit or not shrinkable:
-            return body if size <= limit else body.encode("utf-8")[:limit].decode("utf-8", "ignore")
+        if size <= limit:
+            return render(_grown(caps, full, fits))[1]
+        if not shrinkable:
+            return body.encode("utf-8")[:limit].decode("utf-8", "ignore")
         longest = max(shrinkable, key=lambda key: len(_join({key: sections[key]}).encode("utf-8")))
         caps[longest] //= 2
+
+
+Caps = dict[str, int]  # how many items of each list the comment shows
+
+
+def _grown(caps: Caps, full: Caps, fits: Callable[[Caps], bool]) -> Caps:
+    """Each list halving cut, grown back (a binary search, in the comment's order) to the most that
+    still fits: a comment is shortened by what the limit needs, not by halves."""
+    grown = dict(caps)
+    for key in LISTS:
+        low, high = grown[key], min(full[key], max(1, grown[key] * 2))
+        while low < high:
+            middle = (low + high + 1) // 2
+            if fits({**grown, key: middle}):
+                low = middle
+            else:
+                high = middle - 1
+        grown[key] = low
+    return grown
 
 
 def _join(sections: dict[str, list[str]]) -> str:
@@ -137,7 +171,7 @@ def _comment_sections(
             *_notes(pack),
         ]
     }
-    rows = [_changed_row(s, links) for s in impact.changed[: caps["changed"]]]
+    rows = _changed_rows(impact.changed[: caps["changed"]], links)
     sections["changed"] = ["", CHANGED_HEADER, "|---|---|---|--:|--:|", *rows]
     sections["reasons"] = [
         "",
@@ -150,7 +184,7 @@ def _comment_sections(
         "Impacted symbols", full["callers"], "| symbol | where | how it depends on the change |", callers
     )
     tests = [_reach_row(s, links, with_where=False) for s in impact.tests[: caps["tests"]]]
-    sections["tests"] = _details(
+    sections["tests"] = _tests_by_file(impact.tests) + _details(
         "Impacted tests", full["tests"], "| test | how it reaches the change |", tests
     )
     sections["possible"] = _possible_lines(impact)
@@ -206,11 +240,74 @@ def _notes(pack: ContextPack) -> list[str]:
     return ["", *(f"> {md_text(n, REASON_CHARS)}" for n in pack.notes)] if pack.notes else []
 
 
-def _changed_row(s: ScoredSymbol, links: Links | None) -> str:
+def _changed_rows(changed: Sequence[ScoredSymbol], links: Links | None) -> list[str]:
+    """The changed-symbols table: a row per changed product symbol, its changed nested closures
+    folded into it; the module-level changes (imports, top-level code) in one row; each test file's
+    changed tests in one row."""
+    by_name = {(s.symbol.path, s.symbol.name): s for s in changed}
+    nested: Counter[int] = Counter()
+    modules: list[ScoredSymbol] = []
+    tests: dict[str, list[ScoredSymbol]] = {}
+    rows: list[ScoredSymbol] = []
+    for s in changed:
+        if s.symbol.is_test:
+            tests.setdefault(s.symbol.path, []).append(s)
+        elif s.symbol.kind == "module":
+            modules.append(s)
+        elif (outer := _enclosing(s, by_name)) is not None:
+            nested[id(outer)] += 1
+        else:
+            rows.append(s)
+    out = [_changed_row(s, links, nested[id(s)]) for s in rows]
+    if modules:
+        out.append(
+            f"| module level | {_paths(s.symbol.path for s in modules)} | imports or top-level code changed "
+            f"| {NO_COUNT} | {NO_COUNT} |"
+        )
+    for path, in_file in tests.items():
+        counted = [
+            s for s in in_file if s.symbol.kind in ("function", "method") and _enclosing(s, by_name) is None
+        ]  # tests, not their closures or their module's top-level code
+        how = Counter(_status(s) for s in counted)
+        summary = ", ".join(f"{n} {what}" for what, n in how.items())
+        if any(s.symbol.kind == "module" for s in in_file):
+            summary = ", ".join(filter(None, (summary, "module-level code changed")))
+        out.append(
+            f"| {_count(len(counted), 'test')} | {md_code(path, NAME_CHARS, table=True)} | {summary} "
+            f"| {NO_COUNT} | {NO_COUNT} |"
+        )
+    return out
+
+
+def _status(s: ScoredSymbol) -> str:
+    """How a changed symbol changed, in one word (its first reason begins with it)."""
+    first = s.reasons[0].split()[0] if s.reasons and s.reasons[0] else ""
+    return first if first in CHANGE_STATUSES else "changed"
+
+
+def _enclosing(s: ScoredSymbol, by_name: dict[tuple[str, str], ScoredSymbol]) -> ScoredSymbol | None:
+    """The outermost changed function or method a changed symbol is nested in (a closure), if any."""
+    parts = s.symbol.name.split(".")
+    for cut in range(1, len(parts)):
+        outer = by_name.get((s.symbol.path, ".".join(parts[:cut])))
+        if outer is not None and outer.symbol.kind in ("function", "method"):
+            return outer
+    return None
+
+
+def _paths(paths: Iterable[str]) -> str:
+    unique = list(dict.fromkeys(paths))
+    shown = ", ".join(md_code(p, NAME_CHARS, table=True) for p in unique[:PATHS_NAMED])
+    return shown + (f" and {len(unique) - PATHS_NAMED} more" if len(unique) > PATHS_NAMED else "")
+
+
+def _changed_row(s: ScoredSymbol, links: Links | None, nested: int = 0) -> str:
     counts = s.components
     change = md_text(s.reasons[0] if s.reasons else "changed", REASON_CHARS)
     if counts.get("dangling"):
         change += f", **still referenced {int(counts['dangling'])}\u00d7**"
+    if nested:
+        change += f" (and {_count(nested, 'nested function')} in it)"
     return (
         f"| {_name(s.symbol, links)} | {_where(s.symbol)} | {change} | {_counted(counts, 'callers')} "
         f"| {_counted(counts, 'tests')} |"
@@ -250,6 +347,16 @@ def _details(title: str, total: int, header: str, rows: list[str]) -> list[str]:
     ]
 
 
+def _tests_by_file(tests: Sequence[ScoredSymbol]) -> list[str]:
+    """One line: how many impacted tests each file holds, the fullest first (the list is collapsed)."""
+    if not tests:
+        return []
+    files = Counter(s.symbol.path for s in tests).most_common()
+    named = ", ".join(f"{md_code(path, NAME_CHARS)} ({n})" for path, n in files[:TEST_FILES_NAMED])
+    more = f" and {len(files) - TEST_FILES_NAMED} more files" if len(files) > TEST_FILES_NAMED else ""
+    return ["", f"**{_count(len(tests), 'impacted test')} in {_count(len(files), 'file')}**: {named}{more}"]
+
+
 def _file_list(impact: Impact, caps: dict[str, int], full: dict[str, int]) -> list[str]:
     if not full["files"]:
         return []
@@ -286,8 +393,10 @@ def review_text(pack: ContextPack, title: str) -> list[str]:
         files = len(impact.changed_files)
         what = f"no code symbols changed ({_count(files, 'file')})" if files else "no changes"
         return [f"mnemo: {title}: {what}", *notes]
+    stale = sum(int(s.components.get("dangling", 0)) for s in impact.changed)
     counts = (
         _count(len(impact.changed), "changed symbol"),
+        *([_count(stale, "stale reference")] if stale else []),  # what "still referenced Nx" counts
         _count(len(impact.callers), "impacted caller"),
         _count(len(impact.tests), "impacted test"),
     )

@@ -39,10 +39,11 @@ class Repository:
         """Bring the index up to date (incremental unless ``full``)."""
         return index_repo(self.root, full=full, progress=progress, only=only)
 
-    def refresh(self) -> None:
-        """Bring the index up to date before a query; one that cannot be written answers as it is."""
+    def refresh(self, progress: Progress | None = None) -> None:
+        """Bring the index up to date before a query (telling ``progress`` how the parse goes); one
+        that cannot be written answers as it is."""
         try:
-            self.update_index()
+            self.update_index(progress=progress)
         except IndexReadOnly as exc:
             log.warning("%s; answering from it as it is, which may be stale", exc)
         except (OSError, sqlite3.OperationalError) as exc:

@@ -29,6 +29,7 @@ ALLOWED = {  # the facade, the vocabulary, errors, the renderers, and leaf helpe
     "mnemo_core.defaults",
     "mnemo_core.boundary",
     "mnemo_core.safepath",
+    "mnemo_core.tokens",
     "mnemo_core.statedir",
     "mnemo_core.terminal",
 }

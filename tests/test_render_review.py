@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -254,3 +255,76 @@ def test_pytest_command_quotes_ids_and_falls_back_to_files_then_the_suite() -> N
     assert pytest_command([test(f"tests/test_{i}.py", "test_x") for i in range(50)]) == "pytest"
     js = Symbol(1, "a.test.js", "works", "function", "javascript", "", "", 1, 2, 1, True, True, True)
     assert pytest_command([scored(js, ())]) is None
+
+
+def test_closures_module_changes_and_tests_fold_into_one_row_each() -> None:
+    def changed(sym: Symbol, reason: str) -> ScoredSymbol:
+        return scored(sym, (reason,), {"change": 1.0, "callers": 1.0, "tests": 1.0}, 0, True)
+
+    outer = symbol("app/views.py", "render", 1, 20, sid=1)
+    inner = symbol("app/views.py", "render.inner", 3, 5, sid=2)
+    deeper = symbol("app/views.py", "render.inner.leaf", 4, 5, sid=3)
+    module_a = replace(symbol("app/views.py", "app.views", 1, 1, sid=4), kind="module")
+    module_b = replace(symbol("app/util.py", "app.util", 1, 1, sid=5), kind="module")
+    test_files = [
+        (symbol("tests/test_views.py", f"test_{i}", 10 * i, 10 * i + 3, sid=10 + i, is_test=True), how)
+        for i, how in enumerate(("modified", "added", "added"))
+    ]
+    other_test = symbol("tests/test_util.py", "test_util", 1, 3, sid=20, is_test=True)
+    test_closure = symbol("tests/test_views.py", "test_1.fake", 11, 12, sid=21, is_test=True)  # not a test
+    impact = Impact(
+        changed=(
+            changed(outer, "modified"),
+            changed(inner, "modified"),
+            changed(deeper, "added"),
+            changed(module_a, "modified"),
+            changed(module_b, "modified"),
+            *(changed(sym, how) for sym, how in test_files),
+            changed(test_closure, "added"),
+            changed(other_test, "renamed from test_old"),
+        ),
+        risk="low",
+        reasons=("small, tested change with a contained blast radius",),
+    )
+    body = comment_markdown(pack_of(impact))
+    rows = [line for line in body.splitlines() if line.startswith("| ") and not line.startswith("| changed")]
+    assert rows == [
+        "| `render` | `app/views.py:1` | modified (and 2 nested functions in it) | 1 | 1 |",
+        "| module level | `app/views.py`, `app/util.py` | imports or top-level code changed | - | - |",
+        "| 3 tests | `tests/test_views.py` | 1 modified, 2 added | - | - |",
+        "| 1 test | `tests/test_util.py` | 1 renamed | - | - |",
+    ]
+    assert "10 changed symbols" in body.splitlines()[1]  # the verdict still counts every one
+
+
+def test_impacted_tests_are_counted_by_file_above_their_collapsed_list() -> None:
+    tests = tuple(
+        scored(
+            symbol(path, f"test_{i}", i, i + 1, sid=30 + i, is_test=True), ("calls price (changed, 1 hop)",)
+        )
+        for i, path in enumerate(["tests/test_b.py", "tests/test_a.py", "tests/test_a.py"])
+    )
+    changed = scored(
+        symbol("shop/pricing.py", "price", sid=2), ("modified",), {"callers": 0, "tests": 3}, 0, True
+    )
+    body = comment_markdown(pack_of(Impact(changed=(changed,), tests=tests, reasons=("r",))))
+    line = next(x for x in body.splitlines() if x.startswith("**3 impacted tests"))
+    assert line == "**3 impacted tests in 2 files**: `tests/test_a.py` (2), `tests/test_b.py` (1)"
+    assert body.index(line) < body.index("<details><summary>Impacted tests (3)</summary>")
+
+
+def test_a_shortened_comment_keeps_as_much_as_fits() -> None:
+    tests = tuple(
+        scored(symbol("tests/test_a.py", f"test_{i}", i, i + 1, sid=40 + i, is_test=True), ("calls price",))
+        for i in range(100)
+    )
+    changed = scored(
+        symbol("shop/pricing.py", "price", sid=2), ("modified",), {"callers": 0, "tests": 100}, 0, True
+    )
+    pack = pack_of(Impact(changed=(changed,), tests=tests, reasons=("r",)))
+    whole = comment_markdown(pack)
+    limit = len(whole.encode("utf-8")) - 200  # two or three rows too long
+    body = comment_markdown(pack, limit=limit)
+    assert limit - 400 < len(body.encode("utf-8")) <= limit  # not cut by half
+    shown = re.search(r"showing (\d+) of 100 impacted tests", body)
+    assert shown is not None and 90 <= int(shown[1]) < 100

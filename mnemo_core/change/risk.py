@@ -106,6 +106,11 @@ def verdict(facts: RiskInput) -> tuple[RiskLevel, list[str]]:
                 "so its tests are not determinable statically: " + _names(facts.uncalled),
             )
         )
+    deleted_tests = _outermost(
+        [s for s in facts.changed if s.is_test and s.status == "deleted" and s.kind != "module"]
+    )
+    if deleted_tests:  # fewer tests guard the code: never "a small, tested change"
+        findings.append(("low", "tests deleted: " + _names(deleted_tests)))
     hot = [(key, n) for key, n in facts.churn.items() if n >= HOTSPOT_COMMITS]
     if hot:
         cells = ", ".join(f"{key.split(':', 1)[1]} ({n} commits)" for key, n in hot[:MAX_LISTED])
@@ -120,6 +125,16 @@ def verdict(facts: RiskInput) -> tuple[RiskLevel, list[str]]:
         return "low", ["small change with a contained blast radius; no test reaches it statically"]
     findings.sort(key=lambda f: -RISK_LEVELS.index(f[0]))
     return findings[0][0], [text for _, text in findings]
+
+
+def _outermost(symbols: list[ChangedSymbol]) -> list[ChangedSymbol]:
+    """The symbols not nested in another of them (a test, not the closures deleted with it)."""
+    names = {(s.path, s.name) for s in symbols}
+    return [
+        s
+        for s in symbols
+        if not any((s.path, s.name.rsplit(".", n)[0]) in names for n in range(1, s.name.count(".") + 1))
+    ]
 
 
 def _names(symbols: list[ChangedSymbol]) -> str:

@@ -998,3 +998,23 @@ def test_annotations_respelled_alike_are_no_signature_change(tmp_path: Path) -> 
     )
     assert "public signature changed: price" in retyped.reasons
     assert {s.symbol.name for s in retyped.callers} == {"total"}
+
+
+def test_a_range_that_only_deletes_tests_says_so(tmp_path: Path) -> None:
+    files = {
+        "tool/__init__.py": "",
+        "tool/used.py": "def pad(s):\n    return s.ljust(3)\n",
+        "tests/test_used.py": (
+            "from tool import used\n\n\ndef test_pad():\n    assert used.pad('a')\n\n\n"
+            "def test_pad_more():\n    def check(s):\n        return used.pad(s)\n\n    assert check('ab')\n"
+        ),
+    }
+    root = make_repo(tmp_path / "repo", files)
+    commit(
+        root,
+        {"tests/test_used.py": files["tests/test_used.py"].split("\n\n\ndef test_pad_more")[0] + "\n"},
+        "drop",
+    )
+    impact = Engine.open(root).pr(base="HEAD~1").impact
+    assert impact is not None
+    assert (impact.risk, list(impact.reasons)) == ("low", ["tests deleted: test_pad_more"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 
 from lsp_server import convert
@@ -68,11 +69,27 @@ def test_ranges_count_lines_from_zero() -> None:
 
 
 def test_a_code_lens_runs_the_blast_radius_at_its_symbol() -> None:
-    lens = convert.code_lens(ROOT, Lens(symbol("f", 10, 12), callers=1, tests=0, last_change=None))
+    lines = ["x = 1"] * 9 + ["def f():", "    return 1", ""]
+    lens = convert.code_lens(ROOT, Lens(symbol("f", 10, 12), callers=1, tests=0, last_change=None), lines)
     assert lens.range.start == lens.range.end == types.Position(line=9, character=0)
     assert lens.command is not None and lens.command.title == "1 caller · 0 tests"
     assert lens.command.command == "mnemo.blastRadius"
     assert lens.command.arguments == [{"uri": A_URI, "position": {"line": 9, "character": 0}}]
+
+
+@pytest.mark.parametrize(
+    ("source", "line"),
+    [
+        ("def f():\n    return 1\n", 1),
+        ("@app.route('/f')\n@cache(\n    f=1,\n)\ndef f():\n    return 1\n", 5),  # past every decorator
+        ("#[derive(Debug)]\n#[cfg(test)]\nstruct f {}\n", 3),
+        ("@Override\npublic void f() {}\n", 2),
+        ("@decorator\n", 1),  # nothing names it: its first line
+    ],
+)
+def test_a_lens_stands_on_the_line_naming_its_symbol(source: str, line: int) -> None:
+    lines = source.splitlines()
+    assert convert.definition_line(symbol("f", 1, len(lines)), lines) == line
 
 
 def test_the_hover_card() -> None:

