@@ -22,11 +22,12 @@ import time
 import zlib
 from array import array
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import closing, contextmanager
+from contextlib import AbstractContextManager, closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mnemo_core.errors import MnemoError
+from mnemo_core.sqlitetx import immediate
 from mnemo_core.statedir import own_file, state_dir
 
 MAP_NAME = "coverage-map.db"
@@ -213,15 +214,8 @@ class CoverageMap:
             file_id = self.conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()[0]
             self.conn.execute("INSERT INTO lines VALUES (?, ?, ?)", (test, file_id, data))
 
-    @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
+    def _transaction(self) -> AbstractContextManager[None]:
+        return immediate(self.conn)
 
 
 @contextmanager

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
 from mnemo_core.retrieve.recall import SESSION_WINDOW_S, Event, RememberedTask
+from mnemo_core.sqlitetx import immediate
 
 FILE_NAME = "memory.db"
 SCHEMA_VERSION = 1
@@ -78,15 +79,8 @@ class MemoryStore:
         """Close the connection."""
         self.conn.close()
 
-    @contextmanager
-    def _write(self) -> Iterator[None]:
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
+    def _write(self) -> AbstractContextManager[None]:
+        return immediate(self.conn)
 
     # -- the session -----------------------------------------------------------------------------
     def add_events(self, events: Sequence[Event]) -> None:
