@@ -359,3 +359,11 @@ class Explanation:
     multipliers: dict[str, float]
     recency: str
     notes: tuple[str, ...] = ()
+
+
+def symbol_test_id(symbol: Symbol) -> str:
+    """A runnable test id: a pytest node id for Python (``path::Class::test``), ``path::name`` otherwise;
+    a test file stands for the tests it makes at run time: its path."""
+    if symbol.kind == "module":
+        return symbol.path
+    return f"{symbol.path}::{symbol.name.replace('.', '::')}"

@@ -19,6 +19,7 @@ from mnemo_core.model import (
     LeftReference,
     ScoredSymbol,
     Symbol,
+    symbol_test_id,
 )
 from mnemo_core.retrieve.snippets import header
 
@@ -134,14 +135,6 @@ def to_json(pack: ContextPack) -> str:
 def test_id(test: ScoredSymbol) -> str:
     """A runnable test id (see ``symbol_test_id``)."""
     return symbol_test_id(test.symbol)
-
-
-def symbol_test_id(symbol: Symbol) -> str:
-    """A runnable test id: a pytest node id for Python (``path::Class::test``), ``path::name`` otherwise;
-    a test file stands for the tests it makes at run time: its path."""
-    if symbol.kind == "module":
-        return symbol.path
-    return f"{symbol.path}::{symbol.name.replace('.', '::')}"
 
 
 def test_ids(tests: Iterable[ScoredSymbol]) -> list[str]:

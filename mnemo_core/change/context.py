@@ -40,8 +40,15 @@ from mnemo_core.change.impact import BlastRadius, Reach, blast_radius, folded
 from mnemo_core.change.references import dangling_references, dropped_imports
 from mnemo_core.change.risk import Dangling, RiskInput, verdict
 from mnemo_core.index.store import Store
-from mnemo_core.model import TYPE_ONLY_KINDS, Evidence, Impact, LeftReference, ScoredSymbol, Symbol
-from mnemo_core.render import symbol_test_id
+from mnemo_core.model import (
+    TYPE_ONLY_KINDS,
+    Evidence,
+    Impact,
+    LeftReference,
+    ScoredSymbol,
+    Symbol,
+    symbol_test_id,
+)
 from mnemo_core.vcs.blame import Blame, blame_files, churn_in_ranges, newest_commit_in_ranges
 from mnemo_core.vcs.history import relative_date
 
