@@ -14,7 +14,6 @@ import contextlib
 import errno
 import logging
 import os
-import sqlite3
 import stat
 import sys
 import tempfile
@@ -33,7 +32,6 @@ EXIT_BROKEN_PIPE = 141
 CRASH_PREFIX = "mnemo-crash-"
 _STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG})
 _STORAGE_HINT = "Free some space, or make mnemo's state directory writable"
-_STORAGE_WORDS = ("disk is full", "disk I/O error", "readonly database")  # SQLite's words for the same
 
 
 def guarded(
@@ -90,12 +88,10 @@ def storage_failure(exc: BaseException) -> str | None:
     file system); None for any other failure."""
     if isinstance(exc, OSError) and exc.errno in _STORAGE_ERRNOS:
         where = f" {exc.filename}" if exc.filename else ""
-        return (
-            f"cannot write{where}: {exc.strerror}. Free some space or make mnemo's state directory writable"
-        )
-    if isinstance(exc, sqlite3.OperationalError) and any(w in str(exc) for w in _STORAGE_WORDS):
-        return f"cannot write the index ({exc}). Free some space or make mnemo's state directory writable"
-    return None
+        return f"cannot write{where}: {exc.strerror}. {_STORAGE_HINT}"
+    from mnemo_core.index.recovery import is_read_only  # only a failure needs it: start-up stays light
+
+    return f"cannot write the index ({exc}). {_STORAGE_HINT}" if is_read_only(exc) else None
 
 
 def write_crash_log(text: str, repo: str | Path | None = None) -> str:

@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 STATE_NAME = ".mnemo"
 IGNORE_TEXT = "*\n"  # .mnemo/.gitignore: nothing of mnemo's state is ever committed
 PRIVATE_MODE = 0o700  # the private state directory holds an index of the user's code: theirs alone
+SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")  # what SQLite creates beside a database file
 NAME_CHARS = 40  # how much of the repository's name the private directory's name keeps, for people
 
 
@@ -141,6 +142,14 @@ def own_file(path: Path) -> Path:
     if info.st_uid != os.geteuid():
         raise StateError(f"{path} belongs to another user; mnemo will not use it. Remove it.")
     return path
+
+
+def own_database(path: Path) -> Path:
+    """``path`` itself, after :func:`own_file` has checked it and the files SQLite keeps beside it
+    (SQLite opens them too, following links)."""
+    for suffix in SQLITE_SIDE_FILES:
+        own_file(Path(f"{path}{suffix}"))
+    return own_file(path)
 
 
 def own_subdir(directory: Path, name: str) -> Path:

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from mnemo_core.errors import MnemoError
 from mnemo_core.sqlitetx import immediate
-from mnemo_core.statedir import own_file, state_dir
+from mnemo_core.statedir import own_database, state_dir
 
 MAP_NAME = "coverage-map.db"
 FORMAT = "1"  # the map's own format version: a map of another is replaced on the next full run
@@ -64,7 +64,7 @@ class RecordedTest:
 def map_path(root: Path, create: bool = False) -> Path:
     """Where the coverage map of the repository at ``root`` lives (it may not exist) in mnemo's
     state directory (created with ``create``); a link or anything but a regular file there is refused."""
-    return own_file(state_dir(root, create) / MAP_NAME)
+    return own_database(state_dir(root, create) / MAP_NAME)
 
 
 def encode_lines(lines: Iterable[int]) -> bytes:

@@ -31,7 +31,7 @@ from mnemo_core.index.recovery import (
 from mnemo_core.index.textsplit import identifier_words
 from mnemo_core.index.world import SymbolRow
 from mnemo_core.model import Edge, Field, FileExtract, RawImport, RawRef, RawSymbol, Symbol, SymbolKind
-from mnemo_core.statedir import own_file, state_dir
+from mnemo_core.statedir import own_database, state_dir
 from mnemo_core.vcs.changes import LoggedCommit
 
 log = logging.getLogger(__name__)
@@ -333,8 +333,7 @@ class Store:
         path = index_path(root)
         if not create and not path.exists():
             raise MnemoError(f"no index at {path}. Run `mnemo index {root}` first.")
-        for suffix in ("", *SIDE_FILES):  # SQLite follows links: open only regular files of ours
-            own_file(Path(f"{path}{suffix}"))
+        own_database(path)
         if path.exists() and not writable(path):
             return cls._open_read_only(path, root)
         if create:

@@ -22,7 +22,7 @@ from mnemo_core.index.store import Store
 from mnemo_core.memory.store import FILE_NAME, Key, MemoryStore
 from mnemo_core.model import ScoredSymbol, Symbol
 from mnemo_core.retrieve.recall import SESSION_WINDOW_S, Event, Recall, terms_of
-from mnemo_core.statedir import own_file, state_dir
+from mnemo_core.statedir import own_database, state_dir
 
 log = logging.getLogger(__name__)
 
@@ -70,8 +70,7 @@ class Memory:
         if self._store is None:
             try:
                 directory = state_dir(self.root)
-                for suffix in ("", "-wal", "-shm"):  # SQLite follows links: open only files of ours
-                    own_file(directory / f"{FILE_NAME}{suffix}")
+                own_database(directory / FILE_NAME)
                 self._store = MemoryStore.open(directory)
             except (sqlite3.Error, OSError, MnemoError) as exc:
                 self._broken = True

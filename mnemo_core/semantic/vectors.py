@@ -25,7 +25,7 @@ from mnemo_core.at_commit import AT_DIR, TREE_DIR
 from mnemo_core.index.store import Store
 from mnemo_core.model import CLASS_KINDS, Symbol
 from mnemo_core.retrieve.snippets import SourceCache, full_text
-from mnemo_core.statedir import STATE_NAME, own_file, private_dir, state_dir
+from mnemo_core.statedir import STATE_NAME, own_database, private_dir, state_dir
 
 if TYPE_CHECKING:
     import numpy as np
@@ -62,8 +62,8 @@ def vectors_path(root: Path, create: bool = False) -> Path:
     its vectors."""
     state = root.parent.parent
     if root.name == TREE_DIR and root.parent.name == AT_DIR and _is_state_dir(state):
-        return own_file(state / VECTORS_DB)
-    return own_file(state_dir(root, create=create) / VECTORS_DB)
+        return own_database(state / VECTORS_DB)
+    return own_database(state_dir(root, create=create) / VECTORS_DB)
 
 
 def _is_state_dir(path: Path) -> bool:
