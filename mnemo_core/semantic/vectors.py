@@ -181,7 +181,9 @@ def build_vectors(store: Store, root: Path, progress: Progress | None = None) ->
     """Bring the repository's vectors up to date with its index: encode every product symbol whose
     text has no vector yet."""
     from mnemo_core.semantic.encoder import MODEL_ID, Encoder
+    from mnemo_core.semantic.query import single_threaded_numpy
 
+    single_threaded_numpy()
     started = time.perf_counter()
     symbols = store.product_symbols()
     texts = dict(symbol_texts(store, root, symbols, MODEL_ID).values())
