@@ -8,12 +8,12 @@ update over the repository's listing, which respects its ignore rules (a package
 ``.venv`` must not end up in the index) and costs a ``stat`` per file. Builds the user waits for
 report ``$/progress`` (begin, report with percentages, end); after every job the client is asked to
 refresh its lenses. When the ``semantic`` extra is installed, the symbols whose text has no vector
-yet are encoded after the index is up to date (with their own progress when there are many); they
-give way to any index job that arrives and resume after it. Changes git makes outside the editor (a
-pull, a checkout, a commit) are noticed by polling git's own files (``gitwatch``), for clients that
-send no file events at all; and when the client offers no file watching (Neovim on Linux), the
-server watches the work tree itself (``mnemo_core.treewatch``: source files, debounced) and runs the
-same incremental update.
+yet are encoded after the index is up to date, on a thread of their own (with their own progress
+when there are many); they stop between batches when an index job arrives and resume after it.
+Changes git makes outside the editor (a pull, a checkout, a commit) are noticed by polling git's own
+files (``gitwatch``), for clients that send no file events at all; and when the client offers no
+file watching (Neovim on Linux), the server watches the work tree itself (``mnemo_core.treewatch``:
+source files, debounced) and runs the same incremental update.
 """
 
 from __future__ import annotations
@@ -81,6 +81,8 @@ class Indexer:
         self._tokens = 0
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mnemo-index")
         self.tasks: list[asyncio.Future[None]] = []
+        self._vector_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mnemo-vectors")
+        self._vector_work: asyncio.Future[None] | None = None
         self._vectors_due = True  # the index changed since the vectors were last brought up to date
         self._closed = False
 
@@ -92,6 +94,7 @@ class Indexer:
         self._closed = True  # a vector build stops at its next batch
         self._pending = None
         self._thread.shutdown(wait=False, cancel_futures=True)
+        self._vector_thread.shutdown(wait=False, cancel_futures=True)
 
     def request(self, job: Job) -> None:
         """Queue ``job`` (merged with any pending one) and start working if idle."""
@@ -103,28 +106,34 @@ class Indexer:
         while self._pending is not None:
             job, self._pending = self._pending, None
             await self._run(job)
-            if self._pending is None and self._vectors_due:
-                await self._vectors()
+        if self._vectors_due and (self._vector_work is None or self._vector_work.done()):
+            self._vector_work = asyncio.ensure_future(self._vectors())
+
+    async def _vectors(self) -> None:
+        """Bring the vectors up to date while the index is idle (a job's end starts this again)."""
+        while self._vectors_due and not self._interrupted() and not self.folder.index.building:
+            await self._vector_round()
 
     def _interrupted(self) -> bool:
         """Whether a vector build should stop: a job waits, or the server is closing."""
         return self._closed or self._pending is not None
 
-    async def _vectors(self) -> None:
-        """Encode the symbols that have no vector yet, stopping between batches for a new job."""
+    async def _vector_round(self) -> None:
+        """Encode the symbols that have no vector yet (on the vector thread, beside the index thread),
+        stopping between batches for a new job; the job's end starts this again."""
         self._vectors_due = False
         loop = asyncio.get_running_loop()
         token: str | None = None
         message = "failed; see the mnemo output"
         try:
-            plan = await loop.run_in_executor(self._thread, missing_vectors, self.folder.root)
+            plan = await loop.run_in_executor(self._vector_thread, missing_vectors, self.folder.root)
             if plan is None:
                 return
             if len(plan.missing) >= VECTOR_BAR_MIN:
                 token = await self._begin(Job(progress=True, title=VECTOR_TITLE))
             reporter = _VectorReporter(self.server, token)
-            stats = await loop.run_in_executor(self._thread, plan.run, reporter, self._interrupted)
-            self._vectors_due = stats.encoded < len(plan.missing)
+            stats = await loop.run_in_executor(self._vector_thread, plan.run, reporter, self._interrupted)
+            self._vectors_due |= stats.encoded < len(plan.missing)  # stopped early: more to do
             message = f"{stats.encoded} of {len(plan.missing)} symbols encoded"
             self.server.log(f"vectors: {message}, {stats.reused} reused ({self.folder.root})")
         except Exception as exc:  # the vectors are an extra: their failure must not stop the index

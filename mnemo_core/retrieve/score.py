@@ -165,10 +165,11 @@ def is_declaration(symbol: Symbol) -> bool:
 def non_product_dir(path: str, keywords: Keywords) -> str | None:
     """The examples/docs/scripts/benchmarks directory ``path`` lies in, unless the task names it or
     names the file itself as code is written (``generate_schema.py``, ``scripts.release``)."""
-    if names_file(path, keywords):
+    parts = non_product_dirs(path)
+    if not parts or names_file(path, keywords):
         return None
     named = {t.lower() for t in (*keywords.components, *keywords.compounds, *keywords.exact)}
-    for part in non_product_dirs(path):
+    for part in parts:
         lower = part.lower()
         if lower not in named and lower.rstrip("s") not in named:
             return part

@@ -56,7 +56,7 @@ class WordPiece:
         lines = path.read_text(encoding="utf-8").split("\n")
         if lines and lines[-1] == "":
             lines.pop()
-        return cls({token: i for i, token in enumerate(lines)}, max_tokens)
+        return cls(dict(zip(lines, range(len(lines)), strict=True)), max_tokens)
 
     def ids(self, text: str) -> list[int]:
         """The token ids of ``text``, ``[CLS]`` and ``[SEP]`` included, at most ``max_tokens``."""
