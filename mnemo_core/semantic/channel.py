@@ -85,10 +85,10 @@ def meaning(
 
     if not available():
         return ABSENT
-    from mnemo_core.semantic.query import single_threaded_numpy
+    from mnemo_core.blas import one_blas_thread
     from mnemo_core.semantic.vectors import VectorStore, encode_missing, symbol_texts
 
-    single_threaded_numpy()
+    one_blas_thread()
 
     try:
         vectors = VectorStore.open(root, MODEL_ID, create=use == "encode")

@@ -16,8 +16,8 @@ of each matrix product's input (uint8, one scale per tensor, round half to even)
 then exact integers in float32, as the runtime's are (the encoder's 7-bit weights keep its x86
 kernels from saturating). A test holds the vectors to the runtime's (cosine >= 0.99).
 
-numpy's BLAS is kept to one thread when this module loads numpy first: the matrices of one short
-text are small, and OpenBLAS's spinning threads cost more CPU than they save.
+numpy's BLAS is kept to one thread (``mnemo_core.blas``): the matrices of one short text are small,
+and OpenBLAS's spinning threads cost more CPU than they save.
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ import json
 import mmap
 import os
 import struct
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mnemo_core.blas import one_blas_thread
 from mnemo_core.errors import MnemoError
 from mnemo_core.semantic.encoder import HEADS, HIDDEN, LAYER_NORM_EPS, LAYERS, MAX_TOKENS, weights_dir
 from mnemo_core.semantic.wordpiece import WordPiece
@@ -49,15 +49,8 @@ EMBEDDINGS = ("word_emb", "pos_emb")  # gathered, then dequantized (DequantizeLi
 UINT8_LEVELS = 255.0  # DynamicQuantizeLinear's output range is 0..255
 HEADER_ALIGN = 8  # the data starts at a multiple of 8 bytes, so every float32 array is aligned
 _DTYPES = {"F32": "float32", "U8": "uint8"}
-BLAS_THREADS_VARIABLE = "OPENBLAS_NUM_THREADS"
 ERF_P = 0.3275911  # Abramowitz and Stegun 7.1.26: erf to 1.5e-7, numpy has none of its own
 ERF_A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
-
-
-def single_threaded_numpy() -> None:
-    """Before the first ``import numpy`` of the process: one BLAS thread (the caller may set more)."""
-    if "numpy" not in sys.modules:
-        os.environ.setdefault(BLAS_THREADS_VARIABLE, "1")
 
 
 def arrays_path(model: Path) -> Path:
@@ -70,7 +63,7 @@ def built_arrays(model: Path) -> Path:
     target = arrays_path(model)
     if target.is_file():
         return target
-    single_threaded_numpy()
+    one_blas_thread()
     import numpy as np
     import onnx
     from onnx import numpy_helper
@@ -117,7 +110,7 @@ def _write_arrays(arrays: dict[str, Array], target: Path) -> None:
 
 def map_arrays(path: Path) -> dict[str, Array]:
     """The arrays of an array file, read in place from a read-only memory map."""
-    single_threaded_numpy()
+    one_blas_thread()
     import numpy as np
 
     with path.open("rb") as handle:

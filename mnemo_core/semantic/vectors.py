@@ -215,10 +215,10 @@ class VectorPlan:
 
 def plan_vectors(store: Store, root: Path) -> VectorPlan:
     """List the product symbols whose text has no vector yet (the extra must be installed)."""
+    from mnemo_core.blas import one_blas_thread
     from mnemo_core.semantic.encoder import MODEL_ID
-    from mnemo_core.semantic.query import single_threaded_numpy
 
-    single_threaded_numpy()
+    one_blas_thread()
     started = time.perf_counter()
     symbols = store.product_symbols()
     texts = dict(symbol_texts(store, root, symbols, MODEL_ID).values())
