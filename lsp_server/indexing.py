@@ -31,11 +31,10 @@ from lsprotocol import types
 from lsp_server import gitwatch
 from lsp_server.commands import REINDEX, arguments, text_field
 from lsp_server.server import NO_WORKSPACE, Folder, MnemoServer, quiet_when_client_left
-from mnemo_core.engine import Engine, languages, watch_async
+from mnemo_core.engine import Engine, VectorPlan, languages, watch_async
 from mnemo_core.errors import MnemoError
 from mnemo_core.model import IndexStats
 from mnemo_core.render import index_run_json
-from mnemo_core.semantic.vectors import missing_vectors
 
 ATTEMPTS = 3  # each attempt already waits for another indexer's lock; then give up until the next event
 PROGRESS_STEP = 5  # percent between two progress reports: enough to move a bar, few enough messages
@@ -126,7 +125,7 @@ class Indexer:
         token: str | None = None
         message = "failed; see the mnemo output"
         try:
-            plan = await loop.run_in_executor(self._vector_thread, missing_vectors, self.folder.root)
+            plan = await loop.run_in_executor(self._vector_thread, _missing_vectors, self.folder.root)
             if plan is None:
                 return
             if len(plan.missing) >= VECTOR_BAR_MIN:
@@ -272,6 +271,11 @@ class _Reporter:
         self.last = percent
         report = types.WorkDoneProgressReport(message=f"{phase} {done}/{total} files", percentage=percent)
         self.server.post(self.server.work_done_progress.report, self.token, report)
+
+
+def _missing_vectors(root: Path) -> VectorPlan | None:
+    with Engine(root) as engine:
+        return engine.missing_vectors()
 
 
 class _VectorReporter:
