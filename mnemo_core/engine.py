@@ -53,7 +53,7 @@ from mnemo_core.vcs.refs import resolve_range, resolve_ref
 from mnemo_core.vcs.state import git_state
 
 if TYPE_CHECKING:
-    from mnemo_core.change.coverage import CoverageSource
+    from mnemo_core.change.measured import CoverageSource
     from mnemo_core.semantic.vectors import VectorStats
 
 __all__ = [
@@ -543,10 +543,15 @@ class Engine:
     def _coverage(self, path: str | Path | None, commit: str | None) -> CoverageSource | None:
         """The coverage data a change call uses: ``path`` (relative to the working directory), else
         the project's setting; loaded only then, as a task never needs it."""
-        from mnemo_core.change.coverage import coverage_source
-        from mnemo_core.covmap.select import map_source
+        from mnemo_core.change.measured import coverage_source
+        from mnemo_core.covmap.store import map_path
 
-        return coverage_source(self.root, self.config, path, commit) or map_source(self.root)
+        named = coverage_source(self.root, self.config, path, commit)
+        if named is not None or not map_path(self.root).is_file():
+            return named
+        from mnemo_core.covmap.select import map_source  # the map's reader: only when there is a map
+
+        return map_source(self.root)
 
     def _budget(self, budget: int | None) -> int:
         value = self.config.budget if budget is None else budget
