@@ -53,6 +53,7 @@ from mnemo_core.vcs.refs import resolve_range, resolve_ref
 from mnemo_core.vcs.state import git_state
 
 if TYPE_CHECKING:
+    from mnemo_core.card_worker import CardWorker
     from mnemo_core.change.measured import CoverageSource
     from mnemo_core.semantic.vectors import VectorStats
 
@@ -63,6 +64,7 @@ __all__ = [
     "DEFAULT_FILES_DEPTH",
     "DEFAULT_HISTORY",
     "LENS_KINDS",
+    "CardWorker",
     "Direction",
     "Engine",
     "Feedback",
@@ -73,6 +75,7 @@ __all__ = [
     "SymbolCard",
     "SymbolHistory",
     "Walk",
+    "card_worker",
     "git_state",
     "languages",
     "recovering",
@@ -96,6 +99,14 @@ def watch_thread(root: Path, changed: Callable[[list[str]], None], stop: threadi
     from mnemo_core import treewatch
 
     return treewatch.watch_thread(root, changed, stop)
+
+
+def card_worker(root: Path) -> CardWorker:
+    """A worker process that makes the whole hover cards of ``root`` off the caller's interpreter
+    (see ``mnemo_core.card_worker``, loaded only by a front end that asks)."""
+    from mnemo_core.card_worker import CardWorker
+
+    return CardWorker(root)
 
 
 def languages() -> dict[str, tuple[str, ...]]:
@@ -501,10 +512,16 @@ class Engine:
             raise MnemoError(f"no definition at {path}:{line}; put the cursor on a function, class or call")
         return symbol
 
-    def card(self, symbol: Symbol) -> SymbolCard:
-        """The hover card of a symbol: callers, blast radius, tests, last change."""
+    def card(self, symbol: Symbol, walks: bool = True) -> SymbolCard:
+        """The hover card of a symbol: callers, blast radius, tests, last change (without
+        ``walks``, a quick card from the index alone: callers only, ``walked`` False)."""
         self._fresh()
-        return symbol_card(self.repository, symbol)
+        return symbol_card(self.repository, symbol, walks)
+
+    def symbols_in_file(self, path: str) -> list[Symbol]:
+        """The symbols defined in one file of the index, in line order."""
+        self._fresh()
+        return self.repository.store.symbols_in_file(path)
 
     def lenses(self, path: str) -> list[Lens]:
         """The code lenses of a file: callers, tests and last change of each function and class."""

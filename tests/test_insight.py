@@ -50,6 +50,15 @@ def test_symbol_card(repo: Repository) -> None:
     assert (card.last_change.author, card.last_change.summary) == ("Bo Maker", "tweak helper")
 
 
+def test_a_quick_card_reads_the_index_alone(repo: Repository) -> None:
+    helper = symbol_at(repo, "app/core.py", 1, "helper")
+    assert helper is not None
+    quick, whole = symbol_card(repo, helper, walks=False), symbol_card(repo, helper)
+    assert (quick.callers, quick.top_callers) == (whole.callers, whole.top_callers)
+    assert not quick.walked and (quick.blast_radius, quick.tests, quick.last_change) == (0, 0, None)
+    assert whole.walked
+
+
 def test_lenses(repo: Repository) -> None:
     lenses = {lens.symbol.name: lens for lens in file_lenses(repo, "app/core.py")}
     assert set(lenses) == {"helper", "main", "Box", "Box.open"}
