@@ -236,8 +236,10 @@ class Engine:
         return build_vectors(self.repository.store, self.repository.root, progress)
 
     def has_index(self) -> bool:
-        """Whether the index holds any file yet (without updating it)."""
-        return self.repository.store.totals()[0] > 0
+        """Whether the index holds a finished build (without updating it): files, and the commit it
+        was built at (a first build commits its files as it goes, and the commit at its end)."""
+        store = self.repository.store
+        return store.totals()[0] > 0 and store.meta("commit") is not None
 
     def stats(self) -> dict[str, Any]:
         """What the index holds: files by language, symbols by kind, edges by type and resolution."""

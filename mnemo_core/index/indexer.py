@@ -64,6 +64,7 @@ RESOLVE_RUNS_PER_WORKER = 8  # small runs: edges are stored while later ones res
 DISCOVERY_META = "pytest_discovery"  # the pytest settings the stored test classification follows
 PARTIAL_META = "partial_files"  # the indexed files only part of which was indexed, and why (JSON)
 PRELOAD_SHARE = 0.2  # re-resolving more than this share of files: load the whole index up front
+FIRST_BUILD_BATCH_S = 2.0  # a first build commits what it stored this often: an editor answers from it
 Progress = Callable[[str, int, int], None]
 
 
@@ -145,6 +146,8 @@ def _update(
     started: float,
 ) -> IndexStats:
     known = store.files()
+    if known and store.meta("commit") is None:  # a first build stopped after storing some files
+        full = True
     discovery = read_discovery(root)
     if known and (store.meta(DISCOVERY_META) or DEFAULT_DISCOVERY.fingerprint) != discovery.fingerprint:
         log.info("the pytest settings changed: every file is classified again")
@@ -165,6 +168,7 @@ def _update(
     partial: dict[str, str] = {}
     redone: set[str] = set()  # files read again: what the index held about them is replaced
     seen = parsed = 0
+    batch = time.perf_counter() if not known else None  # a first build's last commit
     with store.transaction(durable=bool(known)):  # a first build has nothing to lose
         affected = store.files_with_edges_into([row.id for row in removed])
         store.remove_files([row.id for row in removed])
@@ -192,6 +196,10 @@ def _update(
                     inherits[file_id] = p.inherits
                     affected |= dependents | {file_id}
                     changed_names |= names
+                if batch is not None and time.perf_counter() - batch >= FIRST_BUILD_BATCH_S:
+                    store.set_meta("generation", str(store.generation() + 1))  # readers' caches move on
+                    store.checkpoint()  # the files so far, unresolved: a partial answer has content
+                    batch = time.perf_counter()
         remember(store, history.result())
         _remember_partial(store, partial, redone | {row.path for row in removed})
         if changed_names and len(affected) < len(known) + seen:
