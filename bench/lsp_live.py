@@ -64,8 +64,10 @@ class Client:
         self.root, self.checkout = root, checkout
         self.client = LanguageClient("lsp-live", "1")
         self.ended = asyncio.Event()
+        self.logs: list[str] = []
 
         def log_message(params: types.LogMessageParams) -> None:
+            self.logs.append(params.message)
             if params.message.startswith("index: "):  # the server's line when an index run ends
                 self.ended.set()
 

@@ -95,7 +95,8 @@ def symbol_at(repo: Repository, path: str, line: int, word: str | None = None) -
     resolves, else the innermost definition around the line."""
     store = repo.store
     around = [s for s in store.symbols_in_file(path) if s.start_line <= line <= s.end_line]
-    inner = min(around, key=lambda s: (s.end_line - s.start_line, -s.start_line), default=None)
+    # the innermost; a definition over a whole file spans as many lines as its module: it wins
+    inner = min(around, key=_innermost, default=None)
     if word and inner is not None:
         if inner.short_name == word and inner.start_line <= line <= inner.start_line + _header_lines(inner):
             return inner
@@ -108,6 +109,10 @@ def symbol_at(repo: Repository, path: str, line: int, word: str | None = None) -
         if named:
             return min(named, key=lambda s: s.id)
     return inner
+
+
+def _innermost(symbol: Symbol) -> tuple[int, bool, int]:
+    return symbol.end_line - symbol.start_line, symbol.kind == "module", -symbol.start_line
 
 
 def _header_lines(symbol: Symbol) -> int:

@@ -39,6 +39,14 @@ def test_symbol_at_definition_and_at_a_call(repo: Repository) -> None:
     assert inside is not None and inside.name == "Box.open"
 
 
+def test_a_function_that_is_the_whole_file_is_found_not_its_module(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "one", {"one.py": "def only(app):\n    return app\n"})
+    opened = Repository.open(root)
+    opened.update_index()
+    found = symbol_at(opened, "one.py", 1, "only")
+    assert found is not None and (found.name, found.kind) == ("only", "function")
+
+
 def test_symbol_card(repo: Repository) -> None:
     helper = symbol_at(repo, "app/core.py", 1, "helper")
     assert helper is not None
