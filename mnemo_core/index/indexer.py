@@ -197,9 +197,10 @@ def _update(
                     affected |= dependents | {file_id}
                     changed_names |= names
                 if batch is not None and time.perf_counter() - batch >= FIRST_BUILD_BATCH_S:
-                    store.set_meta("generation", str(store.generation() + 1))  # readers' caches move on
-                    store.checkpoint()  # the files so far, unresolved: a partial answer has content
+                    _checkpoint(store)
                     batch = time.perf_counter()
+        if batch is not None:  # every file stored, none resolved yet: resolving takes a while more
+            _checkpoint(store)
         remember(store, history.result())
         _remember_partial(store, partial, redone | {row.path for row in removed})
         if changed_names and len(affected) < len(known) + seen:
@@ -228,6 +229,13 @@ def _update(
         elapsed_ms=round((time.perf_counter() - started) * 1000),
         walked=walked,
     )
+
+
+def _checkpoint(store: Store) -> None:
+    """Let readers see what a first build stored so far (files and symbols, edges not resolved):
+    a partial answer has content; readers' caches move on with the generation."""
+    store.set_meta("generation", str(store.generation() + 1))
+    store.checkpoint()
 
 
 def _remember_partial(store: Store, found: dict[str, str], redone: set[str]) -> None:

@@ -38,6 +38,23 @@ def test_a_first_build_lets_readers_see_the_files_it_stored(
     assert SOURCES >= 3 and seen == list(range(1, SOURCES + 1))
 
 
+def test_a_first_build_lets_readers_see_every_file_before_it_resolves_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_repo(tmp_path / "r", FILES)
+    monkeypatch.setattr(indexer, "FIRST_BUILD_BATCH_S", 3600.0)  # no commit while parsing
+    resolve = indexer._resolve
+    seen: list[int] = []
+
+    def resolving(*args: object, **kwargs: object) -> None:
+        seen.append(_stored(root))
+        resolve(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(indexer, "_resolve", resolving)
+    index_repo(root)
+    assert seen == [SOURCES]
+
+
 def test_a_first_build_that_stops_midway_is_redone_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
