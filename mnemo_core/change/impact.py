@@ -19,8 +19,9 @@ gen_counter)``), assumes the entry the same way: the test must name the key or t
 (``visit_For``) assumes the handler, and the test's strings must spell the keyword (``syntax_keys``).
 
 Every path remembers its weakest link (the confidence and resolution of its least sure edge). A
-dependant reached only through a link below ``POSSIBLE_BELOW`` is a *possible* caller or test: it is
-listed, but counts in no verdict. ``tests_reaching`` is the one definition of the tests of a symbol.
+dependant reached only through a link that is not ``is_sure`` (below ``SURE_FROM``) is a *possible*
+caller or test: it is listed, but counts in no verdict. ``tests_reaching`` is the one definition of
+the tests of a symbol.
 """
 
 from __future__ import annotations
@@ -52,11 +53,13 @@ from mnemo_core.model import (
     Symbol,
 )
 
-GUESS_CONFIDENCE = 0.5  # edges at or below this were resolved by name alone
-# the resolver's name matches split between 2 or 3 definitions (0.25, 0.167) are as likely another
-# symbol's as this one's; a unique name match (0.5) and everything above it are kept as sure
-POSSIBLE_BELOW = 0.5
-MAX_GUESSES = 2  # a path through more name-only links is more likely wrong than right
+# a link the resolver matched by name alone has at most this confidence: a unique match 0.5, a name
+# defined 2 or 3 times 0.25 or 0.167 (resolve.CONFIDENCE["name"] shared among the definitions)
+NAME_MATCH_MAX = 0.5
+# a link at least this sure counts in verdicts: a unique name match (0.5) and everything above it; a
+# match split between 2 or 3 definitions is as likely another symbol's as this one's
+SURE_FROM = 0.5
+MAX_NAME_MATCHES = 2  # a path through more name-only links is more likely wrong than right
 HOP_DECAY = 0.6  # each hop away from the change makes a dependency less likely to break
 TEST_DEPTH = 12  # tests reach the code they exercise through helpers, fixtures and layers
 # receiver assumptions kept per symbol: each layer of overrides a path climbs multiplies them
@@ -67,6 +70,16 @@ AFTER_DECORATOR = frozenset({*REFERENCE_LABELS.values(), LOOKS_UP})
 _DECORATOR = REFERENCE_LABELS["decorator"]
 _SUBCLASS = REFERENCE_LABELS["subclass"]
 _NOTHING: frozenset[Assumption] = frozenset()  # the assumptions of a path that assumed nothing
+
+
+def is_name_match(confidence: float) -> bool:
+    """Whether a link was matched by name alone (a unique match is one, and sure as well)."""
+    return confidence <= NAME_MATCH_MAX
+
+
+def is_sure(confidence: float) -> bool:
+    """Whether a link counts in verdicts; what only links below it reach is *possible*."""
+    return confidence >= SURE_FROM
 
 
 State = tuple[int, frozenset[Assumption]]  # a symbol, and what its path assumed
@@ -81,7 +94,7 @@ class Reach:
     weight: float
     path: tuple[int, ...]
     labels: tuple[str, ...]  # how each hop of ``path`` depends on the next (a step's ``Label``, or "ran")
-    guesses: int = 0  # hops resolved by name alone on the way
+    name_matches: int = 0  # hops matched by name alone on the way
     assumes: frozenset[Assumption] = frozenset()  # what its steps assumed, which a test must name
     receiver: int | None = None  # the class the last run of "dispatches to" hops went down to
     confidence: float = 1.0  # of the least sure edge of ``path``
@@ -162,7 +175,7 @@ def _extend(
         overrides = label == "overrides"
         past_decorator = label not in AFTER_DECORATOR
         subclasses = label == SUBCLASSES
-        guessed = confidence <= GUESS_CONFIDENCE
+        name_match = is_name_match(confidence)
         assumed = frozenset({into}) if into is not None and into in assumable else None
         known_plain = (dependant, _NOTHING) in reached
         for origin, first in firsts[node]:
@@ -174,8 +187,8 @@ def _extend(
                 continue  # from a hook to the other subclasses it runs for: they register themselves
             if on_self is not None and origin.receiver is not None and not related(on_self, origin.receiver):
                 continue  # a call on self (or super()) in one class cannot land in an unrelated class
-            guesses = origin.guesses + guessed
-            if guesses > MAX_GUESSES:
+            name_matches = origin.name_matches + name_match
+            if name_matches > MAX_NAME_MATCHES:
                 continue
             assumes = origin.assumes if assumed is None else origin.assumes | assumed
             if assumes and known_plain:
@@ -195,7 +208,7 @@ def _extend(
                 weight,
                 (dependant, *origin.path),
                 (label, *origin.labels),
-                guesses,
+                name_matches,
                 assumes,
                 receiver,
                 confidence if weakest else origin.confidence,
@@ -258,7 +271,7 @@ def _state_order(state: State) -> tuple[int, list[Assumption]]:
 
 @dataclass(frozen=True, slots=True)
 class ReachingTests:
-    """The test cases that reach one symbol: ``sure`` through edges of ``POSSIBLE_BELOW`` or more
+    """The test cases that reach one symbol: ``sure`` through edges of ``SURE_FROM`` or more
     only, ``possible`` only through a weaker guess; each test with its strongest path."""
 
     sure: dict[int, Reach]
@@ -275,9 +288,9 @@ def tests_reaching(store: Store, ids: Iterable[int]) -> dict[int, ReachingTests]
     A test case reaches a symbol when a reverse path of at most ``TEST_DEPTH`` hops leads from the
     symbol to it over ``RELATIONS`` (calls, overrides both ways, inherits, imports of modules and
     constants) and ``defines`` (a nested function's definer), stopping at the first test case; at
-    most ``MAX_GUESSES`` hops of a path may be name matches (confidence ``GUESS_CONFIDENCE`` or
+    most ``MAX_NAME_MATCHES`` hops of a path may be name matches (confidence ``NAME_MATCH_MAX`` or
     less), and a path through a dispatch needs the test to name the class (``receivers``). A test is
-    ``sure`` when such a path uses only edges of confidence ``POSSIBLE_BELOW`` or more, else
+    ``sure`` when such a path uses only edges of confidence ``SURE_FROM`` or more, else
     ``possible``. Each symbol is walked alone, so its tests do not depend on what else changed.
     The symbol itself is never among its tests.
     """
@@ -329,7 +342,7 @@ def _sure_tests_of(
         return _SURE.put(key, ({inside.symbol_id: inside}, 0))[0]
     counting = budget if budget is not None else WalkBudget(UNBOUNDED)
     before = counting.states
-    tests = _test_cases(store, walk_back(store, [sid], TEST_DEPTH, True, POSSIBLE_BELOW, counting), sid)
+    tests = _test_cases(store, walk_back(store, [sid], TEST_DEPTH, True, SURE_FROM, counting), sid)
     if counting.cut:
         return tests  # partial: not remembered
     return _SURE.put(key, (tests, before - counting.states))[0]
@@ -369,7 +382,7 @@ def _test_cases(store: Store, reached: dict[int, Reach], origin: int) -> dict[in
 @dataclass(frozen=True, slots=True)
 class BlastRadius:
     """Impacted non-test symbols and impacted test cases, strongest first; ``possible_*`` are those
-    reached only through a guess below ``POSSIBLE_BELOW``. ``tests_of`` gives each changed symbol all
+    reached only through a name match below ``SURE_FROM``. ``tests_of`` gives each changed symbol all
     of its own tests (``tests_reaching``), ``dependants_of`` how many of the callers depend on it (a
     caller of a changed class depends on its changed ``__init__`` too, though its path names one)."""
 
@@ -408,7 +421,7 @@ def _blast_radius(
 ) -> BlastRadius:
     own = store.symbols_by_ids(changed)
     code = [c for c in changed if c not in own or not own[c].is_test]  # what calls test code is no radius
-    sure = walk_back(store, [c for c in code if c not in unseen], depth, min_confidence=POSSIBLE_BELOW)
+    sure = walk_back(store, [c for c in code if c not in unseen], depth, min_confidence=SURE_FROM)
     every = walk_back(store, code, depth)
     tests_of = tests_reaching(store, [c for c in changed if c not in given])
     tests_of.update({c: given[c] for c in changed if c in given})
@@ -455,8 +468,7 @@ def _dependants_of(store: Store, code: list[int], depth: int, callers: set[int])
     if len(code) == 1:
         return {code[0]: len(callers)}
     return {
-        c: len(callers.intersection(walk_back(store, [c], depth, min_confidence=POSSIBLE_BELOW)))
-        for c in code
+        c: len(callers.intersection(walk_back(store, [c], depth, min_confidence=SURE_FROM))) for c in code
     }
 
 
