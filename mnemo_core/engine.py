@@ -286,11 +286,11 @@ class Engine:
         """The symbols one call away: its callers (``"in"``) or callees (``"out"``), each with the
         edge (its call line). Links the resolver only guessed by name are left out, as in the
         hover's caller count."""
-        from mnemo_core.change.impact import POSSIBLE_BELOW
+        from mnemo_core.change.impact import is_sure
 
         self._fresh()
         hops = lookup.walk(self.repository, [symbol], direction, depth=1)
-        return [hop for hop in hops if hop.via.confidence >= POSSIBLE_BELOW]
+        return [hop for hop in hops if is_sure(hop.via.confidence)]
 
     def callers(self, handle: str, depth: int = 1) -> Walk:
         """Who calls the symbols ``handle`` names, up to ``depth`` hops."""
