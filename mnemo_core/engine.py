@@ -41,7 +41,7 @@ from mnemo_core.insight import (
 )
 from mnemo_core.lookup import Hop
 from mnemo_core.memory import Memory
-from mnemo_core.model import ContextPack, Explanation, IndexStats, ScoredSymbol, Symbol
+from mnemo_core.model import ContextPack, Explanation, Feedback, IndexStats, ScoredSymbol, Symbol
 from mnemo_core.pipelines import Call
 from mnemo_core.repository import Repository, recovering
 from mnemo_core.retrieve.recall import Recall
@@ -116,15 +116,6 @@ class Walk:
 
 
 Noticed = Literal["opened", "hovered", "edited"]  # what an editor or agent did with code
-
-
-@dataclass(frozen=True, slots=True)
-class Feedback:
-    """What ``feedback`` remembered for a task."""
-
-    task: str
-    used: tuple[Symbol, ...]
-    useless: tuple[Symbol, ...]
 
 
 class Engine:
