@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from mnemo_core.model import (
     ContextPack,
     Explanation,
+    Feedback,
     Impact,
     IndexStats,
     LeftReference,
@@ -24,7 +25,6 @@ from mnemo_core.model import (
 from mnemo_core.retrieve.snippets import header
 
 if TYPE_CHECKING:
-    from mnemo_core.engine import Feedback
     from mnemo_core.lookup import Hop
     from mnemo_core.semantic.vectors import VectorStats
     from mnemo_core.symbol_history import SymbolHistory

@@ -37,6 +37,8 @@ from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.lock import index_lock
 from mnemo_core.index.recovery import IndexDamaged, IndexReadOnly, is_damage, quarantine, writable
 from mnemo_core.index.store import (
+    ANALYSIS_META,
+    ANALYSIS_VERSION,
     EdgeRow,
     EncodedRefs,
     FileFacts,
@@ -152,6 +154,9 @@ def _update(
     if known and (store.meta(DISCOVERY_META) or DEFAULT_DISCOVERY.fingerprint) != discovery.fingerprint:
         log.info("the pytest settings changed: every file is classified again")
         full, only = True, None
+    reanalysed = bool(known) and not full and store.meta(ANALYSIS_META) != str(ANALYSIS_VERSION)
+    if reanalysed:
+        log.info("the index was resolved by another analysis version: every file is resolved again")
     walked = False
     if only is None:
         listing = list_files(root)
@@ -205,6 +210,8 @@ def _update(
         _remember_partial(store, partial, redone | {row.path for row in removed})
         if changed_names and len(affected) < len(known) + seen:
             affected |= store.files_referencing(changed_names | _dispatch_prefixes(changed_names), affected)
+        if reanalysed:  # from the stored references: no file is parsed for it
+            affected |= {row.id for row in store.files().values()}
         affected -= {row.id for row in removed}
         if affected:
             affected |= store.files_subclassing(affected)
@@ -216,6 +223,7 @@ def _update(
             store.set_meta("generation", str(store.generation() + 1))
         store.set_meta("commit", head_commit(root) or "")
         store.set_meta(DISCOVERY_META, discovery.fingerprint)
+        store.set_meta(ANALYSIS_META, str(ANALYSIS_VERSION))
         store.set_meta("indexed_at", str(int(time.time())))
         files, symbols, edges = store.totals()
     return IndexStats(
