@@ -200,7 +200,7 @@ class Indexer:
             )
         if first or job.refresh or stats.parsed or stats.removed:
             self._refresh_lenses()
-        if first or stats.parsed or stats.removed:
+        if first or job.refresh or stats.parsed or stats.removed:  # git moved: last changes may differ
             warm = server.warm_cards
             server.later(("cards", folder.root), "hover cards of the open files", warm, folder, True)
 
