@@ -1,0 +1,133 @@
+"""One answer per definition a reader would name: overloads and constructors folded, tables demoted.
+
+Applied to a task's scored candidates (best first) of the languages other than Python (whose
+getters, setters and ``@overload`` stubs the score already handles), in this order:
+
+1. **Constructors fold into their class**: a constructor (``Foo.Foo`` in Java, C#, C++;
+   ``constructor``, ``initialize``, ``__construct``) whose class is a candidate is dropped, and the
+   class takes the better of the two scores (reason: "its constructor matches").
+2. **Overloads fold**: of the candidates sharing a file and a qualified name (Java's five
+   ``Response.header``), the best stays and the others go, unless one of them holds in its signature
+   a term of the task the kept one lacks (the task named that overload).
+3. **Repeated names** (a table of definitions: ripgrep's ``defs.rs`` defines ``doc_long`` for a
+   hundred flags): past the first ``REPEAT_KEEP`` candidates of one file with one short name, each
+   further one is demoted by ``REPEAT_DEMOTION``, unless the task names the name.
+
+Files a generator marks (``Code generated ... DO NOT EDIT``, ``@generated``) never reach here: the
+index skips them (``index/files.py``).
+
+Every demotion is a named multiplier of the ``Scored`` record, so ``mnemo why`` shows it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from mnemo_core.index.languages import language_for_path
+from mnemo_core.model import Symbol
+from mnemo_core.retrieve.keywords import Keywords
+from mnemo_core.retrieve.score import Scored
+
+UNFOLDED_LANGUAGES = frozenset({"python"})  # its overloads and properties are the score's business
+REPEAT_KEEP = 2  # the best two of a file's same-named definitions keep their rank ...
+REPEAT_DEMOTION = 0.5  # ... the rest of the table steps back behind the other matches
+
+
+@dataclass(frozen=True)
+class Folded:
+    """The folded ranking, and for each candidate folded away the one that now answers for it."""
+
+    scored: list[Scored]
+    into: dict[int, int]
+
+
+def fold(scored: list[Scored], symbols: Mapping[int, Symbol], keywords: Keywords) -> Folded:
+    """The candidates with constructors and overloads folded and tables of same-named definitions
+    demoted, best first."""
+    named = _task_terms(keywords)
+    into: dict[int, int] = {}
+    out = _fold_constructors(scored, symbols, into)
+    out = _fold_overloads(out, symbols, named, into)
+    out = _demote_repeats(out, symbols, named)
+    return Folded(sorted(out, key=lambda s: (-s.score, s.symbol_id)), into)
+
+
+def is_constructor(symbol: Symbol, owner: Symbol) -> bool:
+    """Whether ``symbol`` is a constructor of the class ``owner`` in its language."""
+    spec = language_for_path(symbol.path)
+    return spec is not None and symbol.short_name in spec.hooks.constructors_of(owner.name)
+
+
+def _folds(symbol: Symbol) -> bool:
+    return symbol.language not in UNFOLDED_LANGUAGES
+
+
+def _task_terms(keywords: Keywords) -> frozenset[str]:
+    return frozenset(
+        t.lower() for t in (*keywords.exact, *keywords.compounds, *keywords.components, *keywords.words)
+    )
+
+
+def _fold_constructors(
+    scored: list[Scored], symbols: Mapping[int, Symbol], into: dict[int, int]
+) -> list[Scored]:
+    position = {s.symbol_id: i for i, s in enumerate(scored)}
+    best = {s.symbol_id: s for s in scored}
+    dropped = set()
+    for s in scored:
+        symbol = symbols[s.symbol_id]
+        owner_id = symbol.parent_id
+        if not _folds(symbol) or owner_id is None or owner_id not in position:
+            continue
+        if symbol.kind == "method" and is_constructor(symbol, symbols[owner_id]):
+            dropped.add(s.symbol_id)
+            into[s.symbol_id] = owner_id
+            if s.score > best[owner_id].score:
+                best[owner_id] = replace(best[owner_id], score=s.score)
+    return [best[s.symbol_id] for s in scored if s.symbol_id not in dropped]
+
+
+def _fold_overloads(
+    scored: list[Scored], symbols: Mapping[int, Symbol], named: frozenset[str], into: dict[int, int]
+) -> list[Scored]:
+    kept: dict[tuple[str, str, str], Symbol] = {}
+    out = []
+    for s in sorted(scored, key=lambda s: (-s.score, s.symbol_id)):
+        symbol = symbols[s.symbol_id]
+        key = (symbol.path, symbol.name, symbol.kind)
+        first = kept.get(key)
+        if first is None or not _folds(symbol) or _names_overload(symbol, first, named):
+            kept.setdefault(key, symbol)
+            out.append(s)
+        else:
+            into[s.symbol_id] = first.id
+    return out
+
+
+def _names_overload(symbol: Symbol, first: Symbol, named: frozenset[str]) -> bool:
+    """Whether the task names a term of this overload's signature that the kept one lacks."""
+    mine, theirs = _words(symbol.signature), _words(first.signature)
+    return bool((mine - theirs) & named)
+
+
+def _words(signature: str) -> set[str]:
+    return {w.lower() for w in "".join(c if c.isalnum() or c == "_" else " " for c in signature).split()}
+
+
+def _demote_repeats(
+    scored: list[Scored], symbols: Mapping[int, Symbol], named: frozenset[str]
+) -> list[Scored]:
+    seen: dict[tuple[str, str], int] = {}
+    out = []
+    for s in scored:
+        symbol = symbols[s.symbol_id]
+        group = (symbol.path, symbol.short_name)
+        seen[group] = seen.get(group, 0) + 1
+        repeated = seen[group] > REPEAT_KEEP and symbol.short_name.lower() not in named
+        out.append(_times(s, "repeated", REPEAT_DEMOTION) if repeated and _folds(symbol) else s)
+    return out
+
+
+def _times(scored: Scored, name: str, factor: float) -> Scored:
+    return replace(scored, score=scored.score * factor, multipliers={**scored.multipliers, name: factor})

@@ -1,0 +1,96 @@
+"""Folding in the task ranking, through the real index and ``mnemo task``: one answer per overload
+set, constructors in their class, tables of same-named definitions demoted (``mnemo why`` says so)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import make_repo
+
+from mnemo_core.cli import main
+from mnemo_core.retrieve.fold import REPEAT_DEMOTION, REPEAT_KEEP
+
+JAVA = """package web;
+
+class Response {
+    private int status;
+
+    Response() { this.status = 200; }
+
+    Response(int status) { this.status = status; }
+
+    Response header(String name) { return header(name, ""); }
+
+    Response header(String name, String value) { return this; }
+
+    Response header(String name, java.util.List<String> values) { return this; }
+}
+"""
+CSHARP = """namespace Web {
+    public class Response {
+        private int status;
+        public Response() { status = 200; }
+        public Response(int status) { this.status = status; }
+        public Response Header(string name) { return this; }
+    }
+}
+"""
+RUST_TABLE = "\n".join(
+    f"""struct Flag{i};
+impl Flag for Flag{i} {{
+    fn doc_long(&self) -> &str {{ "describe the search flag {i}" }}
+}}
+"""
+    for i in range(6)
+)
+
+
+def task_json(repo: Path, text: str, capsys: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:
+    assert main(["task", "--no-memory", "--repo", str(repo), "--format", "json", "--limit", "50", text]) == 0
+    symbols: list[dict[str, Any]] = json.loads(capsys.readouterr().out)["symbols"]
+    return symbols
+
+
+@pytest.mark.parametrize(
+    ("path", "source", "task", "overloaded"),
+    [
+        ("src/web/Response.java", JAVA, "set a response header with a status", "Response.header"),
+        ("src/Web/Response.cs", CSHARP, "set a response Header with a status", "Response.Header"),
+    ],
+)
+def test_overloads_and_constructors_fold_into_one_answer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], path: str, source: str, task: str, overloaded: str
+) -> None:
+    repo = make_repo(tmp_path / "repo", {path: source})
+    names = [s["name"] for s in task_json(repo, task, capsys)]
+    assert names.count(overloaded) == 1
+    assert "Response.Response" not in names  # the constructors answer as their class
+    assert "Response" in names
+
+
+def test_an_overload_the_task_names_stays(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = make_repo(tmp_path / "repo", {"src/web/Response.java": JAVA})
+    names = [s["name"] for s in task_json(repo, "header with a List of values or one value", capsys)]
+    assert names.count("Response.header") == 2  # the List one, and the one taking one value
+
+
+def test_a_table_of_same_named_definitions_steps_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = make_repo(tmp_path / "repo", {"src/flags.rs": RUST_TABLE, "src/search.rs": SEARCH})
+    symbols = task_json(repo, "describe the search flag", capsys)
+    tables = [s for s in symbols if s["name"].endswith(".doc_long")]
+    assert len(tables) == 6
+    kept, stepped_back = tables[:REPEAT_KEEP], tables[REPEAT_KEEP:]
+    assert all(s["score"] > t["score"] for s in kept for t in stepped_back)
+    why = ["why", "--repo", str(repo), "--format", "json", "--task", "describe the search flag"]
+    assert main([*why, stepped_back[-1]["name"]]) == 0
+    assert json.loads(capsys.readouterr().out)["multipliers"]["repeated"] == REPEAT_DEMOTION
+
+
+SEARCH = """/// Describe the search flag the user gave.
+pub fn search_flag(flag: &str) -> String { format!("search flag {}", flag) }
+"""
