@@ -7,6 +7,7 @@ from pathlib import PurePosixPath
 
 from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
 from mnemo_core.index.languages.base import Definition, Hooks, node_text
+from mnemo_core.model import Symbol
 
 GTEST_MACROS = frozenset({"TEST", "TEST_F", "TEST_P", "TYPED_TEST", "TYPED_TEST_P"})
 TEST_FILE_STEMS = ("_test", "_unittest", "Test", "Tests")
@@ -43,3 +44,8 @@ class CppHooks(Hooks):
 
 
 HOOKS = CppHooks()
+
+
+def display_name(symbol: Symbol) -> str:
+    """``Class::method``, ``ns::function``: C++'s scope operator."""
+    return symbol.name.replace(".", "::")

@@ -18,7 +18,7 @@ from tree_sitter import Node
 
 from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
 from mnemo_core.index.languages.base import CONTAINER_ONLY, Definition, Hooks, clean_comment, node_text
-from mnemo_core.model import RawImport
+from mnemo_core.model import RawImport, Symbol
 
 SEPARATOR = "::"
 CRATE_ROOTS = ("lib.rs", "main.rs")
@@ -361,3 +361,8 @@ def _start(index: CrateIndex, importer: str, root: str, head: str) -> tuple[str 
 
 
 HOOKS = RustHooks()
+
+
+def display_name(symbol: Symbol) -> str:
+    """``Type::method``, ``module::function``: Rust's path separator."""
+    return symbol.name.replace(".", SEPARATOR)
