@@ -63,7 +63,7 @@ FLOOR_METRICS = ("R@10", "MRR")
 SHOWN = ("R@5", "R@10", "P@10", "MRR", "R@all")
 MS_PER_S = 1000.0
 TOP = 10  # how much of each ranking a record keeps
-RANKERS = ("mnemo", "unfolded", "bm25")
+RANKERS = ("mnemo", "unfolded", "no-repeat", "bm25")  # the product, two ablations, the baseline
 
 
 @dataclass(frozen=True)
@@ -174,10 +174,11 @@ def in_process(repo: Repository, text: str) -> dict[str, tuple[list[Ranked], flo
     try:
         ranking = rank_task(repo.store, repo.root, text, recency_lookup(repo), vectors="off", folded=False)
     except MnemoError:
-        return {"unfolded": ([], 0.0), "mnemo": ([], 0.0)}
+        return {name: ([], 0.0) for name in RANKERS if name != "bm25"}
     middle = time.perf_counter()
     scored = fold(ranking.scored, ranking.symbols, ranking.keywords).scored
     ended = time.perf_counter()
+    without_repeats = fold(ranking.scored, ranking.symbols, ranking.keywords, repeats=False).scored
 
     def listed(order: Sequence[Scored]) -> list[Ranked]:
         chosen = [ranking.symbols[s.symbol_id] for s in order]
@@ -188,6 +189,7 @@ def in_process(repo: Repository, text: str) -> dict[str, tuple[list[Ranked], flo
     return {
         "unfolded": (listed(ranking.scored)[:LIMIT], (middle - started) * MS_PER_S),
         "mnemo": (listed(scored)[:LIMIT], (ended - started) * MS_PER_S),
+        "no-repeat": (listed(without_repeats)[:LIMIT], (ended - started) * MS_PER_S),
     }
 
 

@@ -93,21 +93,22 @@ def short_name(qualified: str) -> str:
 
 def as_keys(ranking: Iterable[Ranked], truth: Sequence[Truth]) -> list[str]:
     """Each ranked definition as the ground-truth key it answers, else as its own ``path:name@line``."""
-    by_file: dict[tuple[str, str], list[Truth]] = {}
-    for answer in truth:
-        by_file.setdefault((answer.path, answer.name), []).append(answer)
     keys = []
     for item in ranking:
-        found = next(
-            (
-                t.key
-                for t in by_file.get((item.path, item.name), [])
-                if any(item.start <= n <= item.end for n in t.lines)
-            ),
-            None,
-        )
+        found = next((t.key for t in truth if answers(item, t)), None)
         keys.append(found or f"{item.path}:{item.name}@{item.start}")
     return keys
+
+
+def answers(item: Ranked, truth: Truth) -> bool:
+    """Same file, and either the same name with a span holding the definition's line, or a span
+    starting on that very line (one definition, whatever the two parsers call it: ctags names
+    ``module.exports = function xhrAdapter`` ``exports``)."""
+    if item.path != truth.path:
+        return False
+    if item.name == truth.name:
+        return any(item.start <= line <= item.end for line in truth.lines)
+    return item.start in truth.lines
 
 
 # -- ground truth -----------------------------------------------------------------------------

@@ -3,13 +3,16 @@
 Applied to a task's scored candidates (best first) of the languages other than Python (whose
 getters, setters and ``@overload`` stubs the score already handles), in this order:
 
-1. **Constructors fold into their class**: a constructor (``Foo.Foo`` in Java, C#, C++;
+1. **Build output** (a bundle committed under ``dist/`` or ``build/``: axios's ``dist/axios.js``
+   repeats every function of ``lib/``) is demoted the way tests are, by ``GENERATED_DEMOTION``,
+   unless the task names the directory.
+2. **Constructors fold into their class**: a constructor (``Foo.Foo`` in Java, C#, C++;
    ``constructor``, ``initialize``, ``__construct``) whose class is a candidate is dropped, and the
    class takes the better of the two scores (reason: "its constructor matches").
-2. **Overloads fold**: of the candidates sharing a file and a qualified name (Java's five
+3. **Overloads fold**: of the candidates sharing a file and a qualified name (Java's five
    ``Response.header``), the best stays and the others go, unless one of them holds in its signature
    a term of the task the kept one lacks (the task named that overload).
-3. **Repeated names** (a table of definitions: ripgrep's ``defs.rs`` defines ``doc_long`` for a
+4. **Repeated names** (a table of definitions: ripgrep's ``defs.rs`` defines ``doc_long`` for a
    hundred flags): past the first ``REPEAT_KEEP`` candidates of one file with one short name, each
    further one is demoted by ``REPEAT_DEMOTION``, unless the task names the name.
 
@@ -30,6 +33,8 @@ from mnemo_core.retrieve.keywords import Keywords
 from mnemo_core.retrieve.score import Scored
 
 UNFOLDED_LANGUAGES = frozenset({"python"})  # its overloads and properties are the score's business
+BUILD_OUTPUT_DIRS = frozenset({"dist", "build", "bundle", "bundles"})  # a bundler's copy of the source
+GENERATED_DEMOTION = 0.2  # generated code, like tests: context, never where a task's change is made
 REPEAT_KEEP = 2  # the best two of a file's same-named definitions keep their rank ...
 REPEAT_DEMOTION = 0.5  # ... the rest of the table steps back behind the other matches
 
@@ -42,15 +47,31 @@ class Folded:
     into: dict[int, int]
 
 
-def fold(scored: list[Scored], symbols: Mapping[int, Symbol], keywords: Keywords) -> Folded:
-    """The candidates with constructors and overloads folded and tables of same-named definitions
-    demoted, best first."""
+def fold(
+    scored: list[Scored], symbols: Mapping[int, Symbol], keywords: Keywords, repeats: bool = True
+) -> Folded:
+    """The candidates with build output demoted, constructors and overloads folded and (``repeats``)
+    tables of same-named definitions demoted, best first."""
     named = _task_terms(keywords)
     into: dict[int, int] = {}
-    out = _fold_constructors(scored, symbols, into)
+    out = [_demote_build_output(s, symbols[s.symbol_id], named) for s in scored]
+    out = _fold_constructors(out, symbols, into)
     out = _fold_overloads(out, symbols, named, into)
-    out = _demote_repeats(out, symbols, named)
+    if repeats:
+        out = _demote_repeats(out, symbols, named)
     return Folded(sorted(out, key=lambda s: (-s.score, s.symbol_id)), into)
+
+
+def build_output_dir(path: str) -> str | None:
+    """The build-output directory (``dist/``, ``build/``) a path lies in, if any."""
+    return next((part for part in path.split("/")[:-1] if part.lower() in BUILD_OUTPUT_DIRS), None)
+
+
+def _demote_build_output(scored: Scored, symbol: Symbol, named: frozenset[str]) -> Scored:
+    directory = build_output_dir(symbol.path)
+    if directory is None or not _folds(symbol) or directory.lower() in named:
+        return scored
+    return _times(scored, "generated", GENERATED_DEMOTION)
 
 
 def is_constructor(symbol: Symbol, owner: Symbol) -> bool:

@@ -147,8 +147,10 @@ def test_a_ranked_symbol_answers_by_file_name_and_line() -> None:
         Ranked("B.java", "put", 1, 3),  # another file
         Ranked("A.java", "A", 1, 30),  # the class holding its constructor
         Ranked("A.java", "put", 40, 44),  # the same name elsewhere in the file
+        Ranked("A.java", "xhrAdapter", 21, 30),  # another name, starting on the definition's line
     ]
-    assert as_keys(ranking, truth) == ["A.java:A.put", "B.java:put@1", "A.java:A.A", "A.java:put@40"]
+    keys = ["A.java:A.put", "B.java:put@1", "A.java:A.A", "A.java:put@40", "A.java:A.A"]
+    assert as_keys(ranking, truth) == keys
     assert [short_name(n) for n in ("Jekyll::Filters#slugify", "pkg.Type.Method", "Type::new")] == [
         "slugify",
         "Method",

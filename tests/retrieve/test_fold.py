@@ -11,7 +11,7 @@ import pytest
 from helpers import make_repo
 
 from mnemo_core.cli import main
-from mnemo_core.retrieve.fold import REPEAT_DEMOTION, REPEAT_KEEP
+from mnemo_core.retrieve.fold import GENERATED_DEMOTION, REPEAT_DEMOTION, REPEAT_KEEP
 
 JAVA = """package web;
 
@@ -89,6 +89,39 @@ def test_a_table_of_same_named_definitions_steps_back(
     why = ["why", "--repo", str(repo), "--format", "json", "--task", "describe the search flag"]
     assert main([*why, stepped_back[-1]["name"]]) == 0
     assert json.loads(capsys.readouterr().out)["multipliers"]["repeated"] == REPEAT_DEMOTION
+
+
+UTILS = """/** Whether a value is form data. */
+function isFormData(thing) {
+  return thing instanceof FormData;
+}
+module.exports = { isFormData };
+"""
+BUNDLE = """(function () {
+  /** Whether a value is form data. */
+  function isFormData(thing) {
+    return thing instanceof FormData;
+  }
+  window.axios = { isFormData };
+})();
+"""
+
+
+def test_a_bundle_under_dist_is_demoted_unless_the_task_names_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = make_repo(tmp_path / "repo", {"lib/utils.js": UTILS, "dist/axios.js": BUNDLE})
+    first = task_json(repo, "form data check fails for a value", capsys)[0]
+    assert (first["path"], first["name"]) == ("lib/utils.js", "isFormData")
+
+    def why(task: str) -> dict[str, float]:
+        argv = ["why", "--repo", str(repo), "--format", "json", "--task", task, "dist/axios.js:isFormData"]
+        assert main(argv) == 0
+        multipliers: dict[str, float] = json.loads(capsys.readouterr().out)["multipliers"]
+        return multipliers
+
+    assert why("form data check")["generated"] == GENERATED_DEMOTION
+    assert "generated" not in why("form data check in the dist bundle")
 
 
 SEARCH = """/// Describe the search flag the user gave.
