@@ -45,7 +45,6 @@ MULTIPLIER_NAMES = {
     "declaration": "a declaration without the implementation (overload or stub)",
     "useless": "said useless for a similar past task",
     "generated": "build output (a bundle under dist/ or build/), and the task does not name it",
-    "repeated": "one more of its file's same-named definitions (a table), and the task does not name it",
 }
 
 

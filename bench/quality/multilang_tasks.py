@@ -43,6 +43,7 @@ from bench.quality.mining import (
 TASKS_DIR = Path(__file__).resolve().parent / "tasks" / "multilang"
 _COMMENT = re.compile(r"^\s*(?://|/\*|\*|\*/|#\[doc|$)")  # a comment, a doc attribute or a blank line
 _NAME_SPLIT = re.compile(r"::|[.#]")
+CONSTRUCTOR_NAMES = frozenset({"constructor", "initialize", "__construct"})  # Java's and C#'s: the class's
 
 
 @dataclass(frozen=True)
@@ -101,14 +102,20 @@ def as_keys(ranking: Iterable[Ranked], truth: Sequence[Truth]) -> list[str]:
 
 
 def answers(item: Ranked, truth: Truth) -> bool:
-    """Same file, and either the same name with a span holding the definition's line, or a span
-    starting on that very line (one definition, whatever the two parsers call it: ctags names
-    ``module.exports = function xhrAdapter`` ``exports``)."""
+    """Same file, and either the same name (or, for a constructor, its class's) with a span holding
+    the definition's line, or a span starting on that very line (one definition, whatever the two
+    parsers call it: ctags names ``module.exports = function xhrAdapter`` ``exports``)."""
     if item.path != truth.path:
         return False
-    if item.name == truth.name:
+    if item.name == truth.name or (truth.name in CONSTRUCTOR_NAMES and item.name == owner(truth)):
         return any(item.start <= line <= item.end for line in truth.lines)
     return item.start in truth.lines
+
+
+def owner(truth: Truth) -> str:
+    """The last segment of the scope a ground-truth definition sits in ("" at the top level)."""
+    qualified = truth.key.split(":", 1)[1]
+    return qualified.rpartition(".")[0].rpartition(".")[2]
 
 
 # -- ground truth -----------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""One answer per definition a reader would name: overloads and constructors folded, tables demoted.
+"""One answer per definition a reader would name: overloads and constructors folded, bundles demoted.
 
 Applied to a task's scored candidates (best first) of the languages other than Python (whose
 getters, setters and ``@overload`` stubs the score already handles), in this order:
@@ -8,18 +8,18 @@ getters, setters and ``@overload`` stubs the score already handles), in this ord
    unless the task names the directory.
 2. **Constructors fold into their class**: a constructor (``Foo.Foo`` in Java, C#, C++;
    ``constructor``, ``initialize``, ``__construct``) whose class is a candidate is dropped, and the
-   class takes the better of the two scores (reason: "its constructor matches").
+   class takes the better of the two scores.
 3. **Overloads fold**: of the candidates sharing a file and a qualified name (Java's five
    ``Response.header``), the best stays and the others go, unless one of them holds in its signature
    a term of the task the kept one lacks (the task named that overload).
-4. **Repeated names** (a table of definitions: ripgrep's ``defs.rs`` defines ``doc_long`` for a
-   hundred flags): past the first ``REPEAT_KEEP`` candidates of one file with one short name, each
-   further one is demoted by ``REPEAT_DEMOTION``, unless the task names the name.
 
 Files a generator marks (``Code generated ... DO NOT EDIT``, ``@generated``) never reach here: the
 index skips them (``index/files.py``).
 
-Every demotion is a named multiplier of the ``Scored`` record, so ``mnemo why`` shows it.
+The demotion is a named multiplier of the ``Scored`` record, so ``mnemo why`` shows it, and ``why``
+on a folded candidate names the one that answers for it. Demoting a file's same-named definitions
+past the second (ripgrep's ``defs.rs``, a ``doc_long`` per flag) was measured and left out: it lost
+R@10 on ripgrep, where those definitions are what commits change (bench/RESULTS.md, session 38).
 """
 
 from __future__ import annotations
@@ -35,8 +35,6 @@ from mnemo_core.retrieve.score import Scored
 UNFOLDED_LANGUAGES = frozenset({"python"})  # its overloads and properties are the score's business
 BUILD_OUTPUT_DIRS = frozenset({"dist", "build", "bundle", "bundles"})  # a bundler's copy of the source
 GENERATED_DEMOTION = 0.2  # generated code, like tests: context, never where a task's change is made
-REPEAT_KEEP = 2  # the best two of a file's same-named definitions keep their rank ...
-REPEAT_DEMOTION = 0.5  # ... the rest of the table steps back behind the other matches
 
 
 @dataclass(frozen=True)
@@ -47,18 +45,13 @@ class Folded:
     into: dict[int, int]
 
 
-def fold(
-    scored: list[Scored], symbols: Mapping[int, Symbol], keywords: Keywords, repeats: bool = True
-) -> Folded:
-    """The candidates with build output demoted, constructors and overloads folded and (``repeats``)
-    tables of same-named definitions demoted, best first."""
+def fold(scored: list[Scored], symbols: Mapping[int, Symbol], keywords: Keywords) -> Folded:
+    """The candidates with build output demoted and constructors and overloads folded, best first."""
     named = _task_terms(keywords)
     into: dict[int, int] = {}
     out = [_demote_build_output(s, symbols[s.symbol_id], named) for s in scored]
     out = _fold_constructors(out, symbols, into)
     out = _fold_overloads(out, symbols, named, into)
-    if repeats:
-        out = _demote_repeats(out, symbols, named)
     return Folded(sorted(out, key=lambda s: (-s.score, s.symbol_id)), into)
 
 
@@ -134,20 +127,6 @@ def _names_overload(symbol: Symbol, first: Symbol, named: frozenset[str]) -> boo
 
 def _words(signature: str) -> set[str]:
     return {w.lower() for w in "".join(c if c.isalnum() or c == "_" else " " for c in signature).split()}
-
-
-def _demote_repeats(
-    scored: list[Scored], symbols: Mapping[int, Symbol], named: frozenset[str]
-) -> list[Scored]:
-    seen: dict[tuple[str, str], int] = {}
-    out = []
-    for s in scored:
-        symbol = symbols[s.symbol_id]
-        group = (symbol.path, symbol.short_name)
-        seen[group] = seen.get(group, 0) + 1
-        repeated = seen[group] > REPEAT_KEEP and symbol.short_name.lower() not in named
-        out.append(_times(s, "repeated", REPEAT_DEMOTION) if repeated and _folds(symbol) else s)
-    return out
 
 
 def _times(scored: Scored, name: str, factor: float) -> Scored:

@@ -151,6 +151,8 @@ def test_a_ranked_symbol_answers_by_file_name_and_line() -> None:
     ]
     keys = ["A.java:A.put", "B.java:put@1", "A.java:A.A", "A.java:put@40", "A.java:A.A"]
     assert as_keys(ranking, truth) == keys
+    constructor = [Truth("src/Ky.ts:Ky.constructor", "src/Ky.ts", "constructor", (12,))]
+    assert as_keys([Ranked("src/Ky.ts", "Ky", 3, 90)], constructor) == ["src/Ky.ts:Ky.constructor"]
     assert [short_name(n) for n in ("Jekyll::Filters#slugify", "pkg.Type.Method", "Type::new")] == [
         "slugify",
         "Method",

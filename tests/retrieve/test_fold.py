@@ -1,5 +1,5 @@
 """Folding in the task ranking, through the real index and ``mnemo task``: one answer per overload
-set, constructors in their class, tables of same-named definitions demoted (``mnemo why`` says so)."""
+set, constructors in their class, a bundle under ``dist/`` demoted (``mnemo why`` says so)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from helpers import make_repo
 
 from mnemo_core.cli import main
-from mnemo_core.retrieve.fold import GENERATED_DEMOTION, REPEAT_DEMOTION, REPEAT_KEEP
+from mnemo_core.retrieve.fold import GENERATED_DEMOTION
 
 JAVA = """package web;
 
@@ -38,14 +38,6 @@ CSHARP = """namespace Web {
     }
 }
 """
-RUST_TABLE = "\n".join(
-    f"""struct Flag{i};
-impl Flag for Flag{i} {{
-    fn doc_long(&self) -> &str {{ "describe the search flag {i}" }}
-}}
-"""
-    for i in range(6)
-)
 
 
 def task_json(repo: Path, text: str, capsys: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:
@@ -75,20 +67,6 @@ def test_an_overload_the_task_names_stays(tmp_path: Path, capsys: pytest.Capture
     repo = make_repo(tmp_path / "repo", {"src/web/Response.java": JAVA})
     names = [s["name"] for s in task_json(repo, "header with a List of values or one value", capsys)]
     assert names.count("Response.header") == 2  # the List one, and the one taking one value
-
-
-def test_a_table_of_same_named_definitions_steps_back(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    repo = make_repo(tmp_path / "repo", {"src/flags.rs": RUST_TABLE, "src/search.rs": SEARCH})
-    symbols = task_json(repo, "describe the search flag", capsys)
-    tables = [s for s in symbols if s["name"].endswith(".doc_long")]
-    assert len(tables) == 6
-    kept, stepped_back = tables[:REPEAT_KEEP], tables[REPEAT_KEEP:]
-    assert all(s["score"] > t["score"] for s in kept for t in stepped_back)
-    why = ["why", "--repo", str(repo), "--format", "json", "--task", "describe the search flag"]
-    assert main([*why, stepped_back[-1]["name"]]) == 0
-    assert json.loads(capsys.readouterr().out)["multipliers"]["repeated"] == REPEAT_DEMOTION
 
 
 UTILS = """/** Whether a value is form data. */
@@ -122,8 +100,3 @@ def test_a_bundle_under_dist_is_demoted_unless_the_task_names_it(
 
     assert why("form data check")["generated"] == GENERATED_DEMOTION
     assert "generated" not in why("form data check in the dist bundle")
-
-
-SEARCH = """/// Describe the search flag the user gave.
-pub fn search_flag(flag: &str) -> String { format!("search flag {}", flag) }
-"""
