@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from mnemo_core.index.languages.base import Definition, Hooks, TestConventions, node_text
+from mnemo_core.model import Symbol
 
 GTEST_MACROS = frozenset({"TEST", "TEST_F", "TEST_P", "TYPED_TEST", "TYPED_TEST_P"})
 TEST_FILE_STEMS = ("_test", "_unittest", "Test", "Tests")
@@ -42,3 +43,8 @@ class CppHooks(Hooks):
 
 
 HOOKS = CppHooks()
+
+
+def display_name(symbol: Symbol) -> str:
+    """``Class::method``, ``ns::function``: C++'s scope operator."""
+    return symbol.name.replace(".", "::")

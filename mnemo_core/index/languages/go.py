@@ -23,7 +23,7 @@ from mnemo_core.index.languages.base import (
     node_text,
     reads_matching,
 )
-from mnemo_core.model import RawImport
+from mnemo_core.model import RawImport, Symbol
 
 TEST_SUFFIX = "_test.go"
 UNNAMED_RECEIVER = "_"
@@ -325,3 +325,10 @@ def _shared_prefix(directory: str, importer: str) -> int:
 
 
 HOOKS = GoHooks()
+
+
+def display_name(symbol: Symbol) -> str:
+    """``pkg.Type.Method``: the package is the file's directory (none for a file at the root)."""
+    directory = symbol.path.rpartition("/")[0]
+    package = directory.rpartition("/")[2]
+    return f"{package}.{symbol.name}" if package else symbol.name

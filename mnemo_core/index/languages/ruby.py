@@ -78,3 +78,17 @@ class RubyHooks(Hooks):
 
 
 HOOKS = RubyHooks()
+
+
+SINGLETON_PREFIX = "def self."  # ``def self.build``: called on the class, written ``Filters.build``
+
+
+def display_name(symbol: Symbol) -> str:
+    """``Module::Class#method`` (``Module::Class.method`` for a ``def self.``), ``Module::Class``."""
+    owner, _, last = symbol.name.rpartition(".")
+    if not owner:
+        return symbol.name
+    if symbol.kind not in CALLABLE_KINDS:
+        return f"{owner.replace('.', '::')}::{last}"
+    separator = "." if symbol.signature.lstrip().startswith(SINGLETON_PREFIX) else "#"
+    return f"{owner.replace('.', '::')}{separator}{last}"

@@ -24,7 +24,7 @@ from mnemo_core.index.languages.base import (
     clean_comment,
     node_text,
 )
-from mnemo_core.model import RawImport
+from mnemo_core.model import RawImport, Symbol
 
 SEPARATOR = "::"
 CRATE_ROOTS = ("lib.rs", "main.rs")
@@ -367,3 +367,8 @@ def _start(index: CrateIndex, importer: str, root: str, head: str) -> tuple[str 
 
 
 HOOKS = RustHooks()
+
+
+def display_name(symbol: Symbol) -> str:
+    """``Type::method``, ``module::function``: Rust's path separator."""
+    return symbol.name.replace(".", SEPARATOR)
