@@ -53,7 +53,8 @@ from mnemo_core.vcs.refs import resolve_range, resolve_ref
 from mnemo_core.vcs.state import git_state
 
 if TYPE_CHECKING:
-    from mnemo_core.change.coverage import CoverageSource
+    from mnemo_core.card_worker import CardWorker
+    from mnemo_core.change.measured import CoverageSource
     from mnemo_core.semantic.vectors import VectorStats
 
 __all__ = [
@@ -63,6 +64,7 @@ __all__ = [
     "DEFAULT_FILES_DEPTH",
     "DEFAULT_HISTORY",
     "LENS_KINDS",
+    "CardWorker",
     "Direction",
     "Engine",
     "Feedback",
@@ -73,6 +75,7 @@ __all__ = [
     "SymbolCard",
     "SymbolHistory",
     "Walk",
+    "card_worker",
     "git_state",
     "languages",
     "recovering",
@@ -96,6 +99,14 @@ def watch_thread(root: Path, changed: Callable[[list[str]], None], stop: threadi
     from mnemo_core import treewatch
 
     return treewatch.watch_thread(root, changed, stop)
+
+
+def card_worker(root: Path) -> CardWorker:
+    """A worker process that makes the whole hover cards of ``root`` off the caller's interpreter
+    (see ``mnemo_core.card_worker``, loaded only by a front end that asks)."""
+    from mnemo_core.card_worker import CardWorker
+
+    return CardWorker(root)
 
 
 def languages() -> dict[str, tuple[str, ...]]:
@@ -216,8 +227,10 @@ class Engine:
         return build_vectors(self.repository.store, self.repository.root, progress)
 
     def has_index(self) -> bool:
-        """Whether the index holds any file yet (without updating it)."""
-        return self.repository.store.totals()[0] > 0
+        """Whether the index holds a finished build (without updating it): files, and the commit it
+        was built at (a first build commits its files as it goes, and the commit at its end)."""
+        store = self.repository.store
+        return store.totals()[0] > 0 and store.meta("commit") is not None
 
     def stats(self) -> dict[str, Any]:
         """What the index holds: files by language, symbols by kind, edges by type and resolution."""
@@ -492,10 +505,16 @@ class Engine:
             raise MnemoError(f"no definition at {path}:{line}; put the cursor on a function, class or call")
         return symbol
 
-    def card(self, symbol: Symbol) -> SymbolCard:
-        """The hover card of a symbol: callers, blast radius, tests, last change."""
+    def card(self, symbol: Symbol, walks: bool = True) -> SymbolCard:
+        """The hover card of a symbol: callers, blast radius, tests, last change (without
+        ``walks``, a quick card from the index alone: callers only, ``walked`` False)."""
         self._fresh()
-        return symbol_card(self.repository, symbol)
+        return symbol_card(self.repository, symbol, walks)
+
+    def symbols_in_file(self, path: str) -> list[Symbol]:
+        """The symbols defined in one file of the index, in line order."""
+        self._fresh()
+        return self.repository.store.symbols_in_file(path)
 
     def lenses(self, path: str) -> list[Lens]:
         """The code lenses of a file: callers, tests and last change of each function and class."""
@@ -534,10 +553,15 @@ class Engine:
     def _coverage(self, path: str | Path | None, commit: str | None) -> CoverageSource | None:
         """The coverage data a change call uses: ``path`` (relative to the working directory), else
         the project's setting; loaded only then, as a task never needs it."""
-        from mnemo_core.change.coverage import coverage_source
-        from mnemo_core.covmap.select import map_source
+        from mnemo_core.change.measured import coverage_source
+        from mnemo_core.covmap.store import map_path
 
-        return coverage_source(self.root, self.config, path, commit) or map_source(self.root)
+        named = coverage_source(self.root, self.config, path, commit)
+        if named is not None or not map_path(self.root).is_file():
+            return named
+        from mnemo_core.covmap.select import map_source  # the map's reader: only when there is a map
+
+        return map_source(self.root)
 
     def _budget(self, budget: int | None) -> int:
         value = self.config.budget if budget is None else budget

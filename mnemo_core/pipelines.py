@@ -31,8 +31,8 @@ from mnemo_core.vcs.refs import Snapshot, default_base_name, merge_base, resolve
 if TYPE_CHECKING:  # the change pipelines load their modules when they run: a task never needs them
     from pathlib import Path
 
-    from mnemo_core.change.coverage import CoverageSource
     from mnemo_core.change.diffmap import ChangedSymbol, FileSummary
+    from mnemo_core.change.measured import CoverageSource
     from mnemo_core.vcs.diff import FileChange
 
     # a change's files, symbols and (base, new side), for the coverage map's rules

@@ -69,6 +69,7 @@ SKIPPED_META = (
 )
 PARTIAL_META = "partial_files"  # the indexed files only part of which was indexed, and why (JSON)
 PRELOAD_SHARE = 0.2  # re-resolving more than this share of files: load the whole index up front
+FIRST_BUILD_BATCH_S = 2.0  # a first build commits what it stored this often: an editor answers from it
 Progress = Callable[[str, int, int], None]
 
 
@@ -150,6 +151,8 @@ def _update(
     started: float,
 ) -> IndexStats:
     known = store.files()
+    if known and store.meta("commit") is None:  # a first build stopped after storing some files
+        full = True
     discovery = read_discovery(root)
     if known and (store.meta(DISCOVERY_META) or DEFAULT_DISCOVERY.fingerprint) != discovery.fingerprint:
         log.info("the pytest settings changed: every file is classified again")
@@ -176,6 +179,7 @@ def _update(
     partial: dict[str, str] = {}
     redone: set[str] = set()  # files read again: what the index held about them is replaced
     seen = parsed = 0
+    batch = time.perf_counter() if not known else None  # a first build's last commit
     with store.transaction(durable=bool(known)):  # a first build has nothing to lose
         affected = store.files_with_edges_into([row.id for row in removed])
         store.remove_files([row.id for row in removed])
@@ -206,6 +210,11 @@ def _update(
                     inherits[file_id] = p.inherits
                     affected |= dependents | {file_id}
                     changed_names |= names
+                if batch is not None and time.perf_counter() - batch >= FIRST_BUILD_BATCH_S:
+                    _checkpoint(store)
+                    batch = time.perf_counter()
+        if batch is not None:  # every file stored, none resolved yet: resolving takes a while more
+            _checkpoint(store)
         remember(store, history.result())
         _remember_partial(store, partial, redone | {row.path for row in removed})
         considered = set(paths) if only is not None else set(paths) | set(left_out)  # a whole walk: all
@@ -239,6 +248,13 @@ def _update(
         elapsed_ms=round((time.perf_counter() - started) * 1000),
         walked=walked,
     )
+
+
+def _checkpoint(store: Store) -> None:
+    """Let readers see what a first build stored so far (files and symbols, edges not resolved):
+    a partial answer has content; readers' caches move on with the generation."""
+    store.set_meta("generation", str(store.generation() + 1))
+    store.checkpoint()
 
 
 def _remember_partial(store: Store, found: dict[str, str], redone: set[str]) -> None:
