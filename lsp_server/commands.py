@@ -5,10 +5,12 @@ message that shows the expected shape. A command on a document answers from the 
 workspace folder holding it; one without (a task, a PR, a re-index) from the first folder, or from
 the folder named by an optional ``"folder"`` field (its URI, or any file's in it). A budget or depth
 the command does not give comes from the client's settings, else it is the engine's (the project's
-``mnemo.toml`` budget and change depth, else mnemo's defaults). Answers are the JSON contract of
-``mnemo_core.render`` plus a ``report`` URI: a Markdown rendering written under ``.mnemo/reports/``
-that the client is asked to open (``window/showDocument``) when it can. ``mnemo.reindex`` is
-registered by ``indexing``, which owns the indexers.
+``mnemo.toml`` budget and change depth, else mnemo's defaults). A budget is a contract: the answer's
+JSON holds at most that many tokens, fitted as the MCP tools' are (``mnemo_core.render_budget``),
+with ``omitted`` counting what did not fit and ``more`` saying how to ask for it. Answers are the
+JSON contract of ``mnemo_core.render`` plus a ``report`` URI: a Markdown rendering of the same
+answer written under ``.mnemo/reports/`` that the client is asked to open (``window/showDocument``)
+when it can. ``mnemo.reindex`` is registered by ``indexing``, which owns the indexers.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from lsp_server import convert
 from lsp_server.server import ActiveTask, BadArguments, MnemoServer
 from mnemo_core.engine import BLAST_DEPTH, DEFAULT_FILES_DEPTH, Engine
 from mnemo_core.model import ContextPack
-from mnemo_core.render import explanation_json, explanation_text, pack_json, to_markdown
+from mnemo_core.render import explanation_json, explanation_text, to_markdown
+from mnemo_core.render_budget import Fit, code_budget, fit_answer, json_tokens, left_out_line, next_offset
 from mnemo_core.statedir import own_subdir, state_dir, write_own_text
 
 TASK = "mnemo.contextForTask"
@@ -35,7 +38,7 @@ BLAST = convert.BLAST_RADIUS_COMMAND
 EXPLAIN = "mnemo.explain"
 REINDEX = "mnemo.reindex"
 SHAPES = {  # the one object each command takes, shown when it gets something else
-    TASK: '{"task": "fix the login redirect", "budget": 8000}',
+    TASK: '{"task": "fix the login redirect", "budget": 8000, "offset": 0}',
     PR: '{"base": "main", "head": "HEAD", "staged": false}',
     FILES: '{"uris": ["file:///..."]}',
     BLAST: '{"uri": "file:///...", "position": {"line": 0, "character": 0}}',
@@ -43,7 +46,7 @@ SHAPES = {  # the one object each command takes, shown when it gets something el
     REINDEX: "{}",
 }
 FIELDS = {
-    TASK: {"task", "budget", "folder"},
+    TASK: {"task", "budget", "offset", "folder"},
     PR: {"base", "head", "staged", "budget", "folder"},
     FILES: {"uris", "budget"},
     BLAST: {"uri", "position", "budget"},
@@ -99,6 +102,14 @@ def budget_field(given: dict[str, Any], default: int | None = None) -> int | Non
     return value
 
 
+def count_field(given: dict[str, Any], name: str) -> int:
+    """A field counting something: 0 or more (0 when absent)."""
+    value = given.get(name, 0)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise BadArguments(f'"{name}" must be 0 or a positive integer, got {value!r}')
+    return value
+
+
 def bool_field(given: dict[str, Any], name: str) -> bool:
     """A boolean field (false when absent)."""
     value = given.get(name, False)
@@ -123,13 +134,16 @@ Answer = tuple[dict[str, Any], str]  # the JSON answer and the URI of its Markdo
 
 
 def context_for_task(ls: MnemoServer, args: Sequence[Any]) -> Answer:
-    """The ranked, budgeted context of a task in words; it becomes the session's active task."""
+    """The ranked, budgeted context of a task in words (after the ``offset`` best-ranked symbols:
+    the next page); it becomes the session's active task."""
     given = arguments(TASK, args)
     task = required_text(given, "task")
+    offset = count_field(given, "offset")
     engine, partial = _partial_engine(ls, text_field(given, "folder"))
-    pack = engine.task(task, budget=budget_field(given, ls.settings.budget))
+    total = _total(engine, given, ls)
+    pack = engine.task(task, budget=code_budget("task", total), offset=offset)
     ls.task = ActiveTask.from_pack(pack)
-    return _answer(engine, pack, f"task-{_slug(task)}", partial)
+    return _answer(engine, pack, total, f"task-{_slug(task)}", lambda fit: _next_page(fit, pack), partial)
 
 
 def context_for_pr(ls: MnemoServer, args: Sequence[Any]) -> Answer:
@@ -138,9 +152,11 @@ def context_for_pr(ls: MnemoServer, args: Sequence[Any]) -> Answer:
     base, head = text_field(given, "base"), text_field(given, "head")
     staged = bool_field(given, "staged")
     engine, partial = _partial_engine(ls, text_field(given, "folder"))
-    budget = budget_field(given, ls.settings.budget)
+    total = _total(engine, given, ls)
+    budget = code_budget("pr", total)
     pack = engine.pr(base=base, head=head, staged=staged, depth=ls.settings.depth, budget=budget)
-    return _answer(engine, pack, "pr-staged" if staged else f"pr-{_slug(pack.query)}", partial)
+    name = "pr-staged" if staged else f"pr-{_slug(pack.query)}"
+    return _answer(engine, pack, total, name, _narrower, partial)
 
 
 def context_for_files(ls: MnemoServer, args: Sequence[Any]) -> Answer:
@@ -153,9 +169,9 @@ def context_for_files(ls: MnemoServer, args: Sequence[Any]) -> Answer:
     if len({ls.folder(u).root for u in uris}) > 1:
         raise BadArguments('"uris" must all be in one workspace folder')
     engine, partial = _partial_engine(ls, uris[0])
-    depth, budget = _depth(ls, DEFAULT_FILES_DEPTH), budget_field(given, ls.settings.budget)
-    pack = engine.files(paths, depth=depth, budget=budget)
-    return _answer(engine, pack, f"files-{_slug(' '.join(paths))}", partial)
+    depth, total = _depth(ls, DEFAULT_FILES_DEPTH), _total(engine, given, ls)
+    pack = engine.files(paths, depth=depth, budget=code_budget("files", total))
+    return _answer(engine, pack, total, f"files-{_slug(' '.join(paths))}", _narrower, partial)
 
 
 def blast_radius(ls: MnemoServer, args: Sequence[Any]) -> Answer:
@@ -165,9 +181,9 @@ def blast_radius(ls: MnemoServer, args: Sequence[Any]) -> Answer:
     path = ls.relpath(uri)
     engine = _ready_engine(ls, uri)
     line, word = convert.position_line(position), _word(ls, uri, position)
-    depth, budget = _depth(ls, BLAST_DEPTH), budget_field(given, ls.settings.budget)
-    pack = engine.blast_radius_at(path, line, word, depth=depth, budget=budget)
-    return _answer(engine, pack, f"blast-{_slug(pack.query)}")
+    depth, total = _depth(ls, BLAST_DEPTH), _total(engine, given, ls)
+    pack = engine.blast_radius_at(path, line, word, depth=depth, budget=code_budget("files", total))
+    return _answer(engine, pack, total, f"blast-{_slug(pack.query)}", _narrower)
 
 
 def explain_at(ls: MnemoServer, args: Sequence[Any]) -> Answer:
@@ -210,17 +226,58 @@ def _word(ls: MnemoServer, uri: str, position: types.Position) -> str | None:
     return ls.workspace.get_text_document(uri).word_at_position(position) or None
 
 
-def _answer(engine: Engine, pack: ContextPack, name: str, partial: str | None = None) -> Answer:
-    """A pack's JSON and its report; an answer given during the first build says it is partial."""
+def _total(engine: Engine, given: dict[str, Any], ls: MnemoServer) -> int:
+    """The whole answer's budget: the command's, else the client's setting, else the project's."""
+    return budget_field(given, ls.settings.budget) or engine.config.budget
+
+
+def _answer(
+    engine: Engine,
+    pack: ContextPack,
+    total: int,
+    name: str,
+    more: Callable[[Fit], str | None],
+    partial: str | None = None,
+) -> Answer:
+    """A pack's JSON within ``total`` tokens (``omitted`` counts what did not fit, ``more`` says
+    how to ask for it) and its report; an answer given during the first build says it is partial."""
     if partial is not None:
         pack = replace(pack, notes=(partial, *pack.notes))
-    report = _write_report(engine.root, name, to_markdown(pack))
-    return {**pack_json(pack), "report": report} | ({"partial": True} if partial else {}), report
+    path = _report_path(engine.root, name)
+    extras: dict[str, Any] = {"report": convert.file_uri(path)} | ({"partial": True} if partial else {})
+    room = max(1, total - json_tokens(extras))  # the answer's own fields count too
+    fitted = fit_answer(replace(pack, budget_tokens=total), room, more)
+    said = tuple(line for line in (left_out_line(fitted.fit, total), fitted.payload.get("more")) if line)
+    write_own_text(path, to_markdown(replace(fitted.fit.pack, notes=(*fitted.fit.pack.notes, *said))))
+    return {**fitted.payload, **extras}, extras["report"]
+
+
+def _next_page(fit: Fit, pack: ContextPack) -> str | None:
+    """How to see the symbols ranked after those a task's answer shows (None: there are none)."""
+    last = next_offset(fit, pack)
+    if last is None:
+        return None
+    return f'"offset": {last} shows the symbols ranked after these; a larger "budget" shows more at once'
+
+
+def _narrower(fit: Fit) -> str | None:
+    """How to see what a change's answer left out: narrower commands, or a larger budget."""
+    if not fit.omitted:
+        return None
+    return (
+        f"{BLAST} on one symbol lists its callers and tests, {FILES} one file's context; "
+        'a larger "budget" shows more at once'
+    )
+
+
+def _report_path(root: Path, name: str) -> Path:
+    """Where a report goes: under ``.mnemo/reports/``."""
+    return own_subdir(state_dir(root), REPORTS_DIR) / f"{name}.md"
 
 
 def _write_report(root: Path, name: str, markdown: str) -> str:
     """Write a report under ``.mnemo/reports/``; its URI."""
-    path = own_subdir(state_dir(root), REPORTS_DIR) / f"{name}.md"
+    path = _report_path(root, name)
     write_own_text(path, markdown)
     return convert.file_uri(path)
 

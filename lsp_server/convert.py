@@ -101,11 +101,7 @@ def card_markdown(
     if symbol.signature:
         parts.append(f"```{symbol.language}\n{symbol.signature}\n```")
     parts.append(_callers_line(root, card))
-    blast = _count(card.blast_radius, "symbol")
-    parts.append(
-        f"**Blast radius:** {blast} depend{'s' if card.blast_radius == 1 else ''} on it · "
-        f"{_tests_line(root, card)}"
-    )
+    parts.append(_impact_line(root, card))
     if card.last_change is not None:
         parts.append(f"**Last change:** {last_change_line(card.last_change)}")
     elif card.history_note and show_history_note:
@@ -117,6 +113,14 @@ def card_markdown(
     if task is not None:
         parts.append(task_line(*task))
     return "\n\n".join(parts)
+
+
+def _impact_line(root: Path, card: SymbolCard) -> str:
+    if not card.walked:
+        return "**Blast radius, tests and last change:** being counted; hover again to see them"
+    blast = _count(card.blast_radius, "symbol")
+    verb = "depends" if card.blast_radius == 1 else "depend"
+    return f"**Blast radius:** {blast} {verb} on it · {_tests_line(root, card)}"
 
 
 def _callers_line(root: Path, card: SymbolCard) -> str:

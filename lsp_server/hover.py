@@ -30,7 +30,7 @@ def hover(ls: MnemoServer, params: types.HoverParams) -> types.Hover | None:
     symbol = engine.symbol_at(path, convert.position_line(params.position), word)
     if symbol is None or symbol.kind == "module" or symbol.short_name != word:
         return None
-    card = engine.card(symbol)
+    card = ls.cards.card(folder.root, symbol) or engine.card(symbol, walks=False)
     engine.noticed_symbol("hovered", symbol)  # the session memory (a no-op when it is off)
     task = ls.task
     task_info = (task.text, task.ranks.get(symbol.id), len(task.ranks)) if task is not None else None

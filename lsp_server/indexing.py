@@ -168,7 +168,7 @@ class Indexer:
 
     def _update(self, job: Job, token: str | None) -> IndexStats:
         """The engine call, on the index thread."""
-        reporter = _Reporter(self.server, self.folder, token) if token else None
+        reporter = _Reporter(self.server, self.folder, token)  # it keeps the percentage answers tell
         paths = sorted(job.paths) if job.paths is not None else None
         with Engine(self.folder.root) as engine:
             stats = engine.index(full=job.full, progress=reporter, only=paths)
@@ -247,6 +247,9 @@ class Indexer:
             )
         if first or job.refresh or stats.parsed or stats.removed:
             self._refresh_lenses()
+        if first or job.refresh or stats.parsed or stats.removed:  # git moved: last changes may differ
+            warm = server.warm_cards
+            server.later(("cards", folder.root), "hover cards of the open files", warm, folder, True)
 
     def _refresh_lenses(self) -> None:
         server = self.server
@@ -255,9 +258,10 @@ class Indexer:
 
 
 class _Reporter:
-    """The engine's progress callback: posts a ``$/progress`` report every ``PROGRESS_STEP`` percent."""
+    """The engine's progress callback: keeps the folder's percentage, and with a ``token`` (a client
+    showing progress) posts a ``$/progress`` report every ``PROGRESS_STEP`` percent."""
 
-    def __init__(self, server: MnemoServer, folder: Folder, token: str) -> None:
+    def __init__(self, server: MnemoServer, folder: Folder, token: str | None) -> None:
         self.server = server
         self.state = folder.index
         self.token = token
@@ -266,7 +270,7 @@ class _Reporter:
     def __call__(self, phase: str, done: int, total: int) -> None:
         percent = min(99, done * 100 // max(total, 1))
         self.state.percent = percent
-        if percent - self.last < PROGRESS_STEP and done < total:
+        if self.token is None or (percent - self.last < PROGRESS_STEP and done < total):
             return
         self.last = percent
         report = types.WorkDoneProgressReport(message=f"{phase} {done}/{total} files", percentage=percent)

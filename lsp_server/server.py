@@ -29,6 +29,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInva
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
+from lsp_server.cards import WARMED_PER_FILE, CardMaker
 from lsp_server.protocol import MnemoProtocol
 from lsp_server.settings import Settings
 from mnemo_core import __version__
@@ -152,6 +153,7 @@ class MnemoServer(LanguageServer):
         self.settings = Settings()
         self._pool = ThreadPoolExecutor(max_workers=READ_WORKERS, thread_name_prefix="mnemo-read")
         self._later = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mnemo-later")
+        self.cards = CardMaker(lambda message: self.log(message, types.MessageType.Warning))
         self._queued: set[Hashable] = set()
         self._queued_lock = threading.Lock()
         self._told: set[str] = set()
@@ -337,6 +339,20 @@ class MnemoServer(LanguageServer):
             self.log(f"{what} failed:\n{traceback.format_exc()}", types.MessageType.Error)
         return default
 
+    def warm_cards(self, folder: Folder, changed: bool = False) -> None:
+        """Make the hover cards of the folder's files open in the editor ahead of the hovers (after
+        a file opens, and after a re-index: ``changed``, the cards made before are forgotten)."""
+        if not folder.index.ready:
+            return
+        engine = folder.engine()
+        symbols = []
+        for uri in list(self.workspace.text_documents):
+            located = self.inside(uri)
+            if located is not None and self.folder(uri) is folder:
+                found = engine.symbols_in_file(located)
+                symbols += [s for s in found if s.kind != "module"][:WARMED_PER_FILE]
+        self.cards.warm(folder.root, symbols, changed)
+
     # -- talking to the client ----------------------------------------------------------------
     def post(self, send: Callable[..., Any], *args: Any) -> None:
         """Call ``send`` on the event loop's thread (from any thread); dropped once the loop is gone."""
@@ -383,6 +399,7 @@ class MnemoServer(LanguageServer):
     # -- shutdown -----------------------------------------------------------------------------
     def close(self) -> None:
         """Stop the read threads and close every folder's engines."""
+        self.cards.close()
         self._later.shutdown(wait=True, cancel_futures=True)
         self._pool.shutdown(wait=True, cancel_futures=True)
         for folder in list(self.folders.values()):

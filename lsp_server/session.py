@@ -40,13 +40,14 @@ def notice(ls: MnemoServer, uri: str, kind: Noticed, lines: Sequence[int]) -> No
 
 def setup(server: MnemoServer) -> None:
     """Register ``textDocument/didOpen`` and ``textDocument/didChange`` (pygls keeps the documents;
-    these only remember what happened)."""
+    these remember what happened, and an opened file's hover cards are made ahead)."""
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(ls: MnemoServer, params: types.DidOpenTextDocumentParams) -> None:
-        await ls.quietly(
-            "remember the opened file", notice, ls, params.text_document.uri, "opened", (), default=None
-        )
+        uri = params.text_document.uri
+        await ls.quietly("remember the opened file", notice, ls, uri, "opened", (), default=None)
+        if ls.inside(uri) is not None:
+            await ls.quietly("hover cards of the opened file", ls.warm_cards, ls.folder(uri), default=None)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     async def did_change(ls: MnemoServer, params: types.DidChangeTextDocumentParams) -> None:

@@ -26,7 +26,6 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
-from mcp_server.budget import Fit, code_budget, fit_pack
 from mcp_server.schemas import (
     ExplainAnswer,
     FeedbackAnswer,
@@ -60,6 +59,7 @@ from mnemo_core.render import (
     walk_json,
     walk_text,
 )
+from mnemo_core.render_budget import Fit, code_budget, fit_pack, next_offset
 from mnemo_core.terminal import escape_controls
 
 log = logging.getLogger(__name__)
@@ -404,9 +404,8 @@ def _asked(engine: Engine, walk: Walk) -> Walk:
 
 def _next_page(fit: Fit, pack: ContextPack) -> str | None:
     """How to see the symbols ranked after those a task's answer shows (None: there are none)."""
-    shown = fit.pack.symbols
-    last = shown[-1].rank if shown else (pack.symbols[0].rank - 1 if pack.symbols else 0)
-    if last >= pack.stats.get("candidates", 0):
+    last = next_offset(fit, pack)
+    if last is None:
         return None
     return f"offset={last} shows the symbols ranked after these; a larger budget shows more at once"
 

@@ -41,7 +41,7 @@ from mnemo_core.insight import (
 )
 from mnemo_core.lookup import Hop
 from mnemo_core.memory import Memory
-from mnemo_core.model import ContextPack, Explanation, IndexStats, ScoredSymbol, Symbol
+from mnemo_core.model import ContextPack, Explanation, Feedback, IndexStats, ScoredSymbol, Symbol
 from mnemo_core.pipelines import Call
 from mnemo_core.repository import Repository, recovering
 from mnemo_core.retrieve.recall import Recall
@@ -54,7 +54,8 @@ from mnemo_core.vcs.refs import resolve_range, resolve_ref
 from mnemo_core.vcs.state import git_state
 
 if TYPE_CHECKING:
-    from mnemo_core.change.coverage import CoverageSource
+    from mnemo_core.card_worker import CardWorker
+    from mnemo_core.change.measured import CoverageSource
     from mnemo_core.semantic.vectors import VectorStats
 
 __all__ = [
@@ -64,6 +65,7 @@ __all__ = [
     "DEFAULT_FILES_DEPTH",
     "DEFAULT_HISTORY",
     "LENS_KINDS",
+    "CardWorker",
     "Direction",
     "Engine",
     "Feedback",
@@ -75,6 +77,7 @@ __all__ = [
     "SymbolHistory",
     "VectorPlan",
     "Walk",
+    "card_worker",
     "git_state",
     "languages",
     "recovering",
@@ -100,6 +103,14 @@ def watch_thread(root: Path, changed: Callable[[list[str]], None], stop: threadi
     return treewatch.watch_thread(root, changed, stop)
 
 
+def card_worker(root: Path) -> CardWorker:
+    """A worker process that makes the whole hover cards of ``root`` off the caller's interpreter
+    (see ``mnemo_core.card_worker``, loaded only by a front end that asks)."""
+    from mnemo_core.card_worker import CardWorker
+
+    return CardWorker(root)
+
+
 def languages() -> dict[str, tuple[str, ...]]:
     """The languages mnemo indexes, by name, with their file extensions."""
     return {name: spec.extensions for name, spec in sorted(registry().items())}
@@ -118,15 +129,6 @@ class Walk:
 
 
 Noticed = Literal["opened", "hovered", "edited"]  # what an editor or agent did with code
-
-
-@dataclass(frozen=True, slots=True)
-class Feedback:
-    """What ``feedback`` remembered for a task."""
-
-    task: str
-    used: tuple[Symbol, ...]
-    useless: tuple[Symbol, ...]
 
 
 class Engine:
@@ -234,8 +236,10 @@ class Engine:
         return missing_vectors(self.repository.root)
 
     def has_index(self) -> bool:
-        """Whether the index holds any file yet (without updating it)."""
-        return self.repository.store.totals()[0] > 0
+        """Whether the index holds a finished build (without updating it): files, and the commit it
+        was built at (a first build commits its files as it goes, and the commit at its end)."""
+        store = self.repository.store
+        return store.totals()[0] > 0 and store.meta("commit") is not None
 
     def stats(self) -> dict[str, Any]:
         """What the index holds: files by language, symbols by kind, edges by type and resolution."""
@@ -295,11 +299,11 @@ class Engine:
         """The symbols one call away: its callers (``"in"``) or callees (``"out"``), each with the
         edge (its call line). Links the resolver only guessed by name are left out, as in the
         hover's caller count."""
-        from mnemo_core.change.impact import POSSIBLE_BELOW
+        from mnemo_core.change.impact import is_sure
 
         self._fresh()
         hops = lookup.walk(self.repository, [symbol], direction, depth=1)
-        return [hop for hop in hops if hop.via.confidence >= POSSIBLE_BELOW]
+        return [hop for hop in hops if is_sure(hop.via.confidence)]
 
     def callers(self, handle: str, depth: int = 1) -> Walk:
         """Who calls the symbols ``handle`` names, up to ``depth`` hops."""
@@ -510,10 +514,16 @@ class Engine:
             raise MnemoError(f"no definition at {path}:{line}; put the cursor on a function, class or call")
         return symbol
 
-    def card(self, symbol: Symbol) -> SymbolCard:
-        """The hover card of a symbol: callers, blast radius, tests, last change."""
+    def card(self, symbol: Symbol, walks: bool = True) -> SymbolCard:
+        """The hover card of a symbol: callers, blast radius, tests, last change (without
+        ``walks``, a quick card from the index alone: callers only, ``walked`` False)."""
         self._fresh()
-        return symbol_card(self.repository, symbol)
+        return symbol_card(self.repository, symbol, walks)
+
+    def symbols_in_file(self, path: str) -> list[Symbol]:
+        """The symbols defined in one file of the index, in line order."""
+        self._fresh()
+        return self.repository.store.symbols_in_file(path)
 
     def lenses(self, path: str) -> list[Lens]:
         """The code lenses of a file: callers, tests and last change of each function and class."""
@@ -552,10 +562,15 @@ class Engine:
     def _coverage(self, path: str | Path | None, commit: str | None) -> CoverageSource | None:
         """The coverage data a change call uses: ``path`` (relative to the working directory), else
         the project's setting; loaded only then, as a task never needs it."""
-        from mnemo_core.change.coverage import coverage_source
-        from mnemo_core.covmap.select import map_source
+        from mnemo_core.change.measured import coverage_source
+        from mnemo_core.covmap.store import map_path
 
-        return coverage_source(self.root, self.config, path, commit) or map_source(self.root)
+        named = coverage_source(self.root, self.config, path, commit)
+        if named is not None or not map_path(self.root).is_file():
+            return named
+        from mnemo_core.covmap.select import map_source  # the map's reader: only when there is a map
+
+        return map_source(self.root)
 
     def _budget(self, budget: int | None) -> int:
         value = self.config.budget if budget is None else budget

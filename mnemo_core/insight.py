@@ -1,14 +1,17 @@
 """What an editor shows about one symbol or one file: hover cards and code lenses.
 
 Both are built from the index and git only, and are cheap: one blame per file (cached by the vcs
-layer), one reverse walk for all the symbols of a file at once.
+layer), one reverse walk for all the symbols of a file at once. A card's walks to tests cost up to a
+few hundred ms the first time a symbol is asked for after the index changes (then they are
+remembered), and a file's first blame up to seconds; a quick card leaves both out, for an editor
+that must answer at once.
 """
 
 from __future__ import annotations
 
 import time
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from mnemo_core.errors import MnemoError
@@ -59,6 +62,7 @@ class SymbolCard:
     possible_callers: int = 0  # direct callers linked only by a name guess (not in ``callers``)
     possible_tests: int = 0  # tests that reach it only through a name guess (not in ``tests``)
     dynamic: str | None = None  # how dynamic dispatch reaches it ("reached dynamically through FILTERS")
+    walked: bool = True  # False: a quick card (callers only): no last change, blast radius or tests yet
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +95,8 @@ def symbol_at(repo: Repository, path: str, line: int, word: str | None = None) -
     resolves, else the innermost definition around the line."""
     store = repo.store
     around = [s for s in store.symbols_in_file(path) if s.start_line <= line <= s.end_line]
-    inner = min(around, key=lambda s: (s.end_line - s.start_line, -s.start_line), default=None)
+    # the innermost; a definition over a whole file spans as many lines as its module: it wins
+    inner = min(around, key=_innermost, default=None)
     if word and inner is not None:
         if inner.short_name == word and inner.start_line <= line <= inner.start_line + _header_lines(inner):
             return inner
@@ -106,41 +111,63 @@ def symbol_at(repo: Repository, path: str, line: int, word: str | None = None) -
     return inner
 
 
+def _innermost(symbol: Symbol) -> tuple[int, bool, int]:
+    return symbol.end_line - symbol.start_line, symbol.kind == "module", -symbol.start_line
+
+
 def _header_lines(symbol: Symbol) -> int:
     return symbol.signature.count("\n") + 2
 
 
-def symbol_card(repo: Repository, symbol: Symbol) -> SymbolCard:
-    """Callers, blast radius, tests and last change of one symbol."""
-    from mnemo_core.change.dynamic import reached_dynamically
-    from mnemo_core.change.impact import POSSIBLE_BELOW, tests_reaching, walk_back
-
+def symbol_card(repo: Repository, symbol: Symbol, walks: bool = True) -> SymbolCard:
+    """Callers, blast radius, tests and last change of one symbol. Without ``walks``, a quick card
+    from the index alone: its direct callers (no git, no walk; ``walked`` False). The walks to
+    tests and a file's first blame take up to seconds the first time they are asked for."""
     store = repo.store
     callers, guessed = _direct_callers(store, [symbol.id])
     callers_of = sorted(callers.get(symbol.id, set()))
     caller_symbols = store.symbols_by_ids(callers_of)
-    near = walk_back(store, [symbol.id], BLAST_DEPTH, min_confidence=POSSIBLE_BELOW)
+    ranked_callers = sorted(caller_symbols.values(), key=lambda s: (s.is_test, s.path, s.start_line))
+    quick = SymbolCard(
+        symbol=symbol,
+        callers=len(callers_of),
+        top_callers=tuple(ranked_callers[:TOP_CALLERS]),
+        blast_radius=0,
+        tests=0,
+        top_tests=(),
+        last_change=None,
+        history_note=None,
+        possible_callers=len(guessed.get(symbol.id, set())),
+        walked=False,
+    )
+    return _walked_card(repo, quick) if walks else quick
+
+
+def _walked_card(repo: Repository, quick: SymbolCard) -> SymbolCard:
+    """A quick card with its last change, blast radius, tests and dynamic reach."""
+    from mnemo_core.change.dynamic import reached_dynamically
+    from mnemo_core.change.impact import SURE_FROM, tests_reaching, walk_back
+
+    store, symbol = repo.store, quick.symbol
+    near = walk_back(store, [symbol.id], BLAST_DEPTH, min_confidence=SURE_FROM)
     reaching = tests_reaching(store, [symbol.id])[symbol.id]
     reached = store.symbols_by_ids(set(near) | set(reaching.sure))
     blast = [sid for sid in near if sid != symbol.id and sid in reached and not reached[sid].is_test]
     tests = sorted(reaching.sure.values(), key=lambda r: (-r.weight, r.depth, r.symbol_id))
     changes, note = last_changes(repo, [symbol])
-    ranked_callers = sorted(caller_symbols.values(), key=lambda s: (s.is_test, s.path, s.start_line))
     dynamic = reached_dynamically(store, [symbol.id]).get(symbol.id)
     if dynamic is None and not reaching.sure and not reaching.possible:
         dynamic = _reached_from_outside(store, symbol)
-    return SymbolCard(
-        symbol=symbol,
-        callers=len(callers_of),
-        top_callers=tuple(ranked_callers[:TOP_CALLERS]),
+    return replace(
+        quick,
         blast_radius=len(blast),
         tests=len(tests),
         top_tests=tuple(reached[r.symbol_id] for r in tests[:TOP_TESTS]),
         last_change=changes.get(symbol.id),
         history_note=note,
-        possible_callers=len(guessed.get(symbol.id, set())),
         possible_tests=len(reaching.possible),
         dynamic=dynamic.reason if dynamic else None,
+        walked=True,
     )
 
 
@@ -183,13 +210,13 @@ def _graph_facts(store: Store, ids: list[int]) -> GraphFacts:
 
 def _direct_callers(store: Store, ids: list[int]) -> tuple[dict[int, set[int]], dict[int, set[int]]]:
     """The direct callers of some symbols: sure ones, and those linked only by a weaker name guess."""
-    from mnemo_core.change.impact import POSSIBLE_BELOW
+    from mnemo_core.change.impact import is_sure
 
     sure: dict[int, set[int]] = defaultdict(set)
     guessed: dict[int, set[int]] = defaultdict(set)
     for e in store.edges_touching(ids, "in"):
         if runs_target(e) and e.src != e.dst:
-            (sure if e.confidence >= POSSIBLE_BELOW else guessed)[e.dst].add(e.src)
+            (sure if is_sure(e.confidence) else guessed)[e.dst].add(e.src)
     return sure, {sid: src - sure[sid] for sid, src in guessed.items()}
 
 

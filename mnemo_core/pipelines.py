@@ -31,8 +31,8 @@ from mnemo_core.vcs.refs import Snapshot, default_base_name, merge_base, resolve
 if TYPE_CHECKING:  # the change pipelines load their modules when they run: a task never needs them
     from pathlib import Path
 
-    from mnemo_core.change.coverage import CoverageSource
     from mnemo_core.change.diffmap import ChangedSymbol, FileSummary
+    from mnemo_core.change.measured import CoverageSource
     from mnemo_core.vcs.diff import FileChange
 
     # a change's files, symbols and (base, new side), for the coverage map's rules
@@ -356,7 +356,10 @@ def _explanation(ranking: TaskRanking, target: Symbol, text: str) -> Explanation
     walk_rank = walk_order.index(sid) + 1 if sid in ranking.walk.scores else None
     seed = ranking.seeds.get(sid)
     notes = list(ranking.notes)
-    if scored is None:
+    if scored is None and sid in ranking.folded_into:
+        answer = ranking.symbols[ranking.folded_into[sid]]
+        notes.append(f"folded into {answer.name} (line {answer.start_line}): one answer per definition")
+    elif scored is None:
         hops = ranking.walk.hops.get(sid)
         reached = f"reached at {hops} hops" if hops is not None else "not reached"
         notes.append(

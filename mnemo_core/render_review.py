@@ -58,6 +58,7 @@ CHANGE_STATUSES = ("modified", "added", "deleted", "renamed")
 PATHS_NAMED = 3  # files named in the one row of module-level changes
 TEST_FILES_NAMED = 10  # test files named, with their counts, above the collapsed list of impacted tests
 CHANGED_HEADER = "| changed symbol | where | change | callers | tests |"
+CHANGED_SHOWN = 30  # rows of changed symbols open in a PR comment; the rest collapsed under the table
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +173,9 @@ def _comment_sections(
         ]
     }
     rows = _changed_rows(impact.changed[: caps["changed"]], links)
-    sections["changed"] = ["", CHANGED_HEADER, "|---|---|---|--:|--:|", *rows]
+    shown, more = rows[:CHANGED_SHOWN], rows[CHANGED_SHOWN:]
+    sections["changed"] = ["", CHANGED_HEADER, "|---|---|---|--:|--:|", *shown]
+    sections["changed"] += _details("More changed symbols", len(more), CHANGED_HEADER, more)
     sections["reasons"] = [
         "",
         f"**Why {impact.risk} risk**",

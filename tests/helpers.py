@@ -186,3 +186,30 @@ CART_FILES = {
     ),
     "shop/pricing.py": "def total(items):\n    return sum(items)\n\ndef tax(x):\n    return total([x])\n",
 }
+
+
+FUNCTIONS = 40  # enough symbols that no small budget holds them all
+
+
+def many_functions(tag: str) -> dict[str, str]:
+    """A package of functions that all match the task 'parse the upload record', and their test."""
+    modules = {}
+    for group in range(4):
+        body = "".join(
+            f'''
+def parse_upload_record_{group}_{i}(record, options=None):
+    """Parse the upload record {i} of group {group} ({tag}): checks the header, the size and the
+    checksum of each chunk, then returns the parsed upload record."""
+    header = record.get("header", {{}})
+    chunks = [chunk for chunk in record.get("chunks", []) if chunk.get("size", 0) > {i}]
+    return {{"header": header, "chunks": chunks, "options": options, "tag": "{tag}{i}"}}
+'''
+            for i in range(FUNCTIONS // 4)
+        )
+        modules[f"uploads/parse_{group}.py"] = body
+    calls = "".join(f"    parse_upload_record_0_{i}({{}})\n" for i in range(FUNCTIONS // 4))
+    modules["tests/test_parse.py"] = (
+        "from uploads.parse_0 import *\n\n\ndef test_parse_all():\n" + calls + "\n\ndef test_other():\n"
+        "    parse_upload_record_0_1({})\n"
+    )
+    return modules

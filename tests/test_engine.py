@@ -25,6 +25,7 @@ ALLOWED = {  # the facade, the vocabulary, errors, the renderers, and leaf helpe
     "mnemo_core.errors",
     "mnemo_core.render",
     "mnemo_core.render_review",
+    "mnemo_core.render_budget",
     "mnemo_core.config",
     "mnemo_core.defaults",
     "mnemo_core.boundary",

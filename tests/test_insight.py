@@ -39,6 +39,14 @@ def test_symbol_at_definition_and_at_a_call(repo: Repository) -> None:
     assert inside is not None and inside.name == "Box.open"
 
 
+def test_a_function_that_is_the_whole_file_is_found_not_its_module(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "one", {"one.py": "def only(app):\n    return app\n"})
+    opened = Repository.open(root)
+    opened.update_index()
+    found = symbol_at(opened, "one.py", 1, "only")
+    assert found is not None and (found.name, found.kind) == ("only", "function")
+
+
 def test_symbol_card(repo: Repository) -> None:
     helper = symbol_at(repo, "app/core.py", 1, "helper")
     assert helper is not None
@@ -48,6 +56,15 @@ def test_symbol_card(repo: Repository) -> None:
     assert card.tests == 2 and {s.name for s in card.top_tests} == {"test_main", "test_box"}
     assert card.last_change is not None
     assert (card.last_change.author, card.last_change.summary) == ("Bo Maker", "tweak helper")
+
+
+def test_a_quick_card_reads_the_index_alone(repo: Repository) -> None:
+    helper = symbol_at(repo, "app/core.py", 1, "helper")
+    assert helper is not None
+    quick, whole = symbol_card(repo, helper, walks=False), symbol_card(repo, helper)
+    assert (quick.callers, quick.top_callers) == (whole.callers, whole.top_callers)
+    assert not quick.walked and (quick.blast_radius, quick.tests, quick.last_change) == (0, 0, None)
+    assert whole.walked
 
 
 def test_lenses(repo: Repository) -> None:

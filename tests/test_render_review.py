@@ -11,7 +11,14 @@ import pytest
 
 from mnemo_core.model import ContextPack, Impact, ScoredSymbol, Symbol
 from mnemo_core.render import md_code, md_fence, md_text, plain_text, pytest_command
-from mnemo_core.render_review import COMMENT_LIMIT, MARKER, Links, comment_markdown, review_text
+from mnemo_core.render_review import (
+    CHANGED_SHOWN,
+    COMMENT_LIMIT,
+    MARKER,
+    Links,
+    comment_markdown,
+    review_text,
+)
 
 GOLDEN = Path(__file__).parent / "golden"
 HOSTILE_NAME = "evil|<img src=x onerror=alert(1)>`@octocat`[x](javascript:alert(1))"
@@ -328,3 +335,15 @@ def test_a_shortened_comment_keeps_as_much_as_fits() -> None:
     assert limit - 400 < len(body.encode("utf-8")) <= limit  # not cut by half
     shown = re.search(r"showing (\d+) of 100 impacted tests", body)
     assert shown is not None and 90 <= int(shown[1]) < 100
+
+
+def test_a_long_list_of_changed_symbols_opens_with_its_first_rows() -> None:
+    changed = tuple(
+        scored(symbol("pkg/core.py", f"f{i}", start=10 * i + 1, sid=i + 1), ("modified",), changed=True)
+        for i in range(CHANGED_SHOWN + 12)
+    )
+    body = comment_markdown(pack_of(Impact(changed, (), (), "medium", ("many changes",))), LINKS)
+    opened = body.split("<details>")[0]
+    assert "`f0`" in opened and f"`f{CHANGED_SHOWN - 1}`" in opened and f"`f{CHANGED_SHOWN}`" not in opened
+    assert "<summary>More changed symbols (12)</summary>" in body and f"`f{CHANGED_SHOWN + 11}`" in body
+    assert len(opened.splitlines()) <= CHANGED_SHOWN + 10

@@ -13,15 +13,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from mnemo_core.change.coverage import (
-    CALLS_NEW,
-    CO_RAN,
-    COVERAGE_RESOLUTION,
-    CoverageEvidence,
-    CoverageSource,
-    Touched,
-    coverage_evidence,
-)
 from mnemo_core.change.diffmap import ChangedSymbol, FileSummary
 from mnemo_core.change.dynamic import (
     FALLBACK_STATES,
@@ -37,6 +28,14 @@ from mnemo_core.change.dynamic import (
     uncalled,
 )
 from mnemo_core.change.impact import BlastRadius, Reach, blast_radius, folded
+from mnemo_core.change.measured import (
+    CALLS_NEW,
+    CO_RAN,
+    COVERAGE_RESOLUTION,
+    CoverageEvidence,
+    CoverageSource,
+    Touched,
+)
 from mnemo_core.change.references import dangling_references, dropped_imports
 from mnemo_core.change.risk import Dangling, RiskInput, verdict
 from mnemo_core.index.store import Store
@@ -86,7 +85,7 @@ def analyse(
     indexed = _indexed(store, changed)
     touched = _touched(changed, indexed)
     changed = _once(changed)
-    evidence = coverage_evidence(store, root, indexed.values(), coverage, touched) if coverage else None
+    evidence = _measured(store, root, indexed.values(), coverage, touched) if coverage else None
     measured = evidence.tests if evidence else {}
     definitions = _definitions(store, indexed, touched, measured)
     quiet = frozenset(indexed[c.key].id for c in changed if c.comments_only and c.key in indexed)
@@ -293,6 +292,15 @@ def _uncalled(
         for s in existing
         if (ids := definitions.get(s.id, [s.id])) and all(d in quiet for d in ids)
     }
+
+
+def _measured(
+    store: Store, root: Path, symbols: Iterable[Symbol], coverage: CoverageSource, touched: dict[int, Touched]
+) -> CoverageEvidence:
+    """The coverage reader's evidence (loaded only for a change that has coverage data to read)."""
+    from mnemo_core.change.coverage import coverage_evidence
+
+    return coverage_evidence(store, root, symbols, coverage, touched)
 
 
 def _touched(changed: list[ChangedSymbol], indexed: dict[str, Symbol]) -> dict[int, Touched]:

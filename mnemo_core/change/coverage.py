@@ -38,20 +38,26 @@ import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from tree_sitter import Node
 
-from mnemo_core.change.impact import GUESS_CONFIDENCE, HOP_DECAY, Reach, ReachingTests, tests_reaching
-from mnemo_core.config import Config
+from mnemo_core.change.impact import HOP_DECAY, Reach, ReachingTests, is_name_match, tests_reaching
+from mnemo_core.change.measured import CALLS_NEW as CALLS_NEW
+from mnemo_core.change.measured import CO_RAN as CO_RAN
+from mnemo_core.change.measured import COVERAGE_RESOLUTION as COVERAGE_RESOLUTION
+from mnemo_core.change.measured import DEFAULT_COMMIT as DEFAULT_COMMIT
+from mnemo_core.change.measured import CoverageEvidence as CoverageEvidence
+from mnemo_core.change.measured import CoverageSource as CoverageSource
+from mnemo_core.change.measured import Touched as Touched
+from mnemo_core.change.measured import coverage_source as coverage_source
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.discovery import PytestDiscovery, read_discovery
 from mnemo_core.index.extract import extract
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.store import Store
-from mnemo_core.model import CALLABLE_KINDS, PathResolution, RawSymbol, Symbol
+from mnemo_core.model import CALLABLE_KINDS, RawSymbol, Symbol
 from mnemo_core.vcs.diff import ChangeStatus, Hunk, changed_files, files_at
 from mnemo_core.vcs.refs import Snapshot, resolve_ref
 
@@ -59,52 +65,21 @@ if TYPE_CHECKING:
     import coverage
 
 MAX_COVERAGE_BYTES = 1 << 30  # a suite of tens of thousands of tests stays well under this
-DEFAULT_COMMIT = "HEAD"  # coverage is usually taken on the checked-out commit
 COVERAGE_WEIGHT = HOP_DECAY  # a test that ran the code weighs like a direct caller in the ranking
 MIN_UNCHANGED = 0.5  # share of a renamed or moved symbol's lines that must be unchanged to map it back
 CO_RUN = 0.5  # a new test reaches the symbol when most tests that ran its path ran the symbol
 CO_RUN_PEERS = 0.5  # a new test that calls no code under test the index can resolve runs the symbol
 # when more than this share of the tests of its class the data saw ran it
 MIN_PEERS = 3  # fewer such tests beside it are no evidence
-CO_RAN = "co-ran"  # the label of a new test's hop to a symbol the tests of its class ran (``CO_RUN_PEERS``)
-CALLS_NEW = "calls, new since"  # the label of a measured caller's hop to a symbol the data never saw
 CALLER_HOPS = 3  # how far up the static graph a symbol new since the data looks for measured callers
 CALLER_CONFIDENCE = 0.8  # a test that ran the caller runs the new code unless the call is conditional
 CALLER_EDGES = frozenset({"calls", "references"})
 TEXTS_CACHED = 256  # files whose definitions' lines and texts are kept
 ENTRY_DEPTH = 3  # calls from a test through its fixtures and helpers to the code under test
-COVERAGE_RESOLUTION: PathResolution = "coverage"  # a test's evidence when it ran the symbol's lines
 PHASES = ("|run", "|setup", "|teardown")  # pytest-cov's test phases: fixtures count like the test
 DEFINITIONS = ("function_definition", "class_definition")
 _DOTTED = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+$")
 _DEFINED = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
-
-
-@dataclass(frozen=True, slots=True)
-class CoverageSource:
-    """Where the coverage data is and the commit it was measured at (a ref, resolved later)."""
-
-    path: Path
-    commit: str = DEFAULT_COMMIT
-    named_by: str = "--coverage"  # the option or setting that named it, for messages
-    required: bool = True  # a missing file is an error (named by an option), else only a note
-    is_map: bool = False  # mnemo's own coverage map (``covmap``) rather than a coverage.py file
-
-
-@dataclass(frozen=True, slots=True)
-class CoverageEvidence:
-    """The tests of each changed symbol the coverage measured (empty: measured, no test ran it)."""
-
-    commit: str
-    tests: dict[int, ReachingTests]
-    notes: tuple[str, ...]
-
-
-class Touched(NamedTuple):
-    """Which definitions of a symbol's name a change touched (ranks in source order), of how many."""
-
-    ranks: frozenset[int]
-    namesakes: int
 
 
 class TestRef(NamedTuple):
@@ -112,25 +87,6 @@ class TestRef(NamedTuple):
 
     path: str | None
     name: str
-
-
-def coverage_source(
-    root: Path, config: Config, path: str | Path | None = None, commit: str | None = None
-) -> CoverageSource | None:
-    """The coverage data to use: ``path`` (an option, relative to the working directory), else the
-    ``coverage`` setting (relative to the repository, and inside it); None when neither names one.
-    The commit: ``commit``, else ``coverage_commit``, else ``HEAD``. A default ``.coverage`` is not
-    picked up: one left by a plain ``pytest --cov`` has no per-test contexts and no commit."""
-    at = commit or config.coverage_commit or DEFAULT_COMMIT
-    if path is not None:
-        return CoverageSource(Path(path).absolute(), at)
-    if config.coverage is None:
-        return None
-    where = f"coverage in {config.source}"
-    resolved = (root / config.coverage).resolve()
-    if not resolved.is_relative_to(root.resolve()):
-        raise MnemoError(f"{where}: {config.coverage!r} is outside the repository")
-    return CoverageSource(resolved, at, where, required=False)
 
 
 def coverage_evidence(
@@ -257,7 +213,7 @@ def _through_callers(store: Store, ran: _Runs, symbols: list[Symbol]) -> dict[in
             callers = {
                 e.src: e.dst
                 for e in store.edges_touching(frontier, "in")
-                if e.type in CALLER_EDGES and e.confidence > GUESS_CONFIDENCE and e.src not in seen
+                if e.type in CALLER_EDGES and not is_name_match(e.confidence) and e.src not in seen
             }
             named = store.symbols_by_ids(callers)
             code = [named[c] for c in sorted(callers) if c in named and not named[c].is_test]
@@ -474,7 +430,7 @@ def _entries(store: Store, tests: Iterable[int]) -> dict[int, set[int]]:
             frontier, visited, entries = {test}, {test}, set()
             for _ in range(ENTRY_DEPTH):
                 edges = store.edges_touching(frontier, "out")
-                targets = {e.dst for e in edges if e.type == "calls" and e.confidence > GUESS_CONFIDENCE}
+                targets = {e.dst for e in edges if e.type == "calls" and not is_name_match(e.confidence)}
                 symbols = store.symbols_by_ids(targets - visited)
                 visited |= set(symbols)
                 entries |= {i for i, s in symbols.items() if not s.is_test}

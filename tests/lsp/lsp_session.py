@@ -7,6 +7,7 @@ import asyncio
 import json
 import os
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,8 @@ from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 SERVER = [sys.executable, "-m", "lsp_server"]
 WAIT_S = 30.0  # generous on a loaded 2-core CI machine; a passing test never waits this long
+HOVER_AGAIN_S = 0.05  # a user hovering again while the card is being counted
+COUNTING = "being counted; hover again"  # a quick card, its walks still running
 
 APP, FILES = SMALL_APP, SMALL_APP_FILES
 
@@ -135,7 +138,16 @@ class Session:
         )
 
     async def hover(self, path: str, line: int, character: int) -> str | None:
-        """The Markdown of a hover (0-based position), or None."""
+        """The Markdown of a hover (0-based position), or None; hovered again while the card says
+        its walks are being counted (as a user would; the first card starts a worker process)."""
+        deadline = time.monotonic() + WAIT_S
+        while (card := await self.hover_once(path, line, character)) is not None and COUNTING in card:
+            assert time.monotonic() < deadline, f"the card of {path}:{line + 1} was still being counted"
+            await asyncio.sleep(HOVER_AGAIN_S)
+        return card
+
+    async def hover_once(self, path: str, line: int, character: int) -> str | None:
+        """The Markdown of one hover (0-based position), or None."""
         found = await self.client.text_document_hover_async(
             types.HoverParams(
                 text_document=types.TextDocumentIdentifier(uri=self.uri(path)),

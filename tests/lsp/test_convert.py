@@ -113,6 +113,13 @@ def test_the_card_without_history_or_tests() -> None:
     assert "Last change" not in convert.card_markdown(ROOT, no_git, None, show_history_note=False)
 
 
+def test_a_quick_card_says_what_it_is_still_counting() -> None:
+    quick = card(blast_radius=0, tests=0, top_tests=(), last_change=None, walked=False)
+    parts = convert.card_markdown(ROOT, quick, None, show_history_note=True).split("\n\n")
+    assert parts[2].startswith("**7 callers**")
+    assert parts[3:] == ["**Blast radius, tests and last change:** being counted; hover again to see them"]
+
+
 def test_a_card_reached_only_dynamically_says_so_instead_of_untested() -> None:
     dynamic = card(tests=0, top_tests=(), dynamic="reached dynamically through FILTERS")
     text = convert.card_markdown(ROOT, dynamic, None, show_history_note=True)

@@ -25,7 +25,7 @@ async def _hover_until(session: Session, path: str, line: int, character: int, s
 
 
 async def test_the_history_of_a_symbol_comes_with_the_next_hover(lsp: Session) -> None:
-    first = await lsp.hover("app/core.py", 3, 5)  # def helper
+    first = await lsp.hover("app/core.py", 3, 5)  # def helper: its first whole card
     assert first is not None
     assert "**History:** being read from git; hover again to see the commits" in first
     card = await _hover_until(lsp, "app/core.py", 3, 5, "**History:** 2 commits")

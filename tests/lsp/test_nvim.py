@@ -61,10 +61,21 @@ for _, item in ipairs(vim.fn.getqflist()) do
   table.insert(out.quickfix, { file = vim.fn.bufname(item.bufnr), line = item.lnum, text = item.text })
 end
 
-vim.api.nvim_win_set_cursor(0, { 4, 5 })
-vim.cmd('MnemoHover')
-check(vim.wait(%(wait)d, function() return mnemo.state.last.hover ~= nil end, 10), 'no answer to MnemoHover')
-out.hover = table.concat(mnemo.state.last.hover or {}, '\\n')
+local code_window = vim.api.nvim_get_current_win()
+for _ = 1, 200 do  -- hover again while the card is being counted, as a user would
+  for _, window in ipairs(vim.api.nvim_list_wins()) do  -- the last card's float, which a hover would enter
+    if vim.api.nvim_win_get_config(window).relative ~= '' then vim.api.nvim_win_close(window, true) end
+  end
+  vim.api.nvim_set_current_win(code_window)
+  vim.api.nvim_win_set_cursor(0, { 4, 5 })
+  mnemo.state.last.hover = nil
+  vim.cmd('MnemoHover')
+  local answered = vim.wait(%(wait)d, function() return mnemo.state.last.hover ~= nil end, 10)
+  check(answered, 'no answer to MnemoHover')
+  out.hover = table.concat(mnemo.state.last.hover or {}, '\\n')
+  if not out.hover:find('being counted', 1, true) then break end
+  vim.wait(50)
+end
 
 vim.api.nvim_win_set_cursor(0, { 10, 12 })
 vim.cmd('MnemoBlast')

@@ -147,7 +147,7 @@ def _imports_within(package: Path) -> dict[str, set[str]]:
 
 def test_the_server_modules_import_each_other_without_a_cycle() -> None:
     graph = _imports_within(Path(__file__).resolve().parents[2] / "lsp_server")
-    assert graph["server"] <= {"protocol", "settings"}  # features know the server, not the reverse
+    assert graph["server"] <= {"cards", "protocol", "settings"}  # features know the server, not the reverse
     done: set[str] = set()
 
     def visit(module: str, path: tuple[str, ...]) -> None:

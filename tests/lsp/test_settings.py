@@ -86,9 +86,8 @@ async def test_settings_at_start_and_when_they_change(repo: Path, tmp_path: Path
             "budget_tokens"
         ] == 900
         position = {"line": HELPER, "character": 5}
-        blast = await session.execute(
-            "mnemo.blastRadius", {"uri": session.uri("app/core.py"), "position": position}
-        )
+        roomy = {"uri": session.uri("app/core.py"), "position": position, "budget": 4000}  # all callers fit
+        blast = await session.execute("mnemo.blastRadius", roomy)
         assert {s["name"] for s in blast["impact"]["callers"]} == {"main"}  # one hop: not Box.open
 
         client.set_configuration({"mnemo": {"hover": True}})  # pulled: the change carries no settings

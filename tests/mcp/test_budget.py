@@ -1,4 +1,4 @@
-"""Budgets are contracts (``mcp_server/budget.py``): through the SDK's own client, a tool given a
+"""Budgets are contracts (``mnemo_core/render_budget.py``): through the SDK's own client, a tool given a
 budget answers within it in its text and in its structured content, says what it left out and how
 to ask for it; tools declare their output schemas, speak their arguments' names, and report
 progress on a long first call."""
@@ -9,37 +9,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from helpers import commit, make_repo
+from helpers import FUNCTIONS, commit, make_repo, many_functions
 from mcp.types import CallToolResult, TextContent
 from mcp_session import run, serve
 
-from mcp_server.budget import json_tokens, tokens
-
-FUNCTIONS = 40  # enough symbols that no small budget holds them all
-
-
-def _many_functions(tag: str) -> dict[str, str]:
-    """A package of functions that all match the task 'parse the upload record', and their test."""
-    modules = {}
-    for group in range(4):
-        body = "".join(
-            f'''
-def parse_upload_record_{group}_{i}(record, options=None):
-    """Parse the upload record {i} of group {group} ({tag}): checks the header, the size and the
-    checksum of each chunk, then returns the parsed upload record."""
-    header = record.get("header", {{}})
-    chunks = [chunk for chunk in record.get("chunks", []) if chunk.get("size", 0) > {i}]
-    return {{"header": header, "chunks": chunks, "options": options, "tag": "{tag}{i}"}}
-'''
-            for i in range(FUNCTIONS // 4)
-        )
-        modules[f"uploads/parse_{group}.py"] = body
-    calls = "".join(f"    parse_upload_record_0_{i}({{}})\n" for i in range(FUNCTIONS // 4))
-    modules["tests/test_parse.py"] = (
-        "from uploads.parse_0 import *\n\n\ndef test_parse_all():\n" + calls + "\n\ndef test_other():\n"
-        "    parse_upload_record_0_1({})\n"
-    )
-    return modules
+from mnemo_core.render_budget import json_tokens, tokens
 
 
 def _text(result: CallToolResult) -> str:
@@ -59,7 +33,7 @@ def _within(result: CallToolResult, budget: int) -> dict[str, Any]:
 
 
 def test_task_context_keeps_to_its_budget_and_pages_on(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo", _many_functions("v1"))
+    repo = make_repo(tmp_path / "repo", many_functions("v1"))
     pages: list[dict[str, Any]] = []
 
     async def scenario() -> None:
@@ -85,8 +59,8 @@ def test_task_context_keeps_to_its_budget_and_pages_on(tmp_path: Path) -> None:
 
 
 def test_change_context_keeps_to_its_budget_and_counts_what_it_left_out(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo", _many_functions("v1"))
-    commit(repo, _many_functions("v2"), "every parser changes")
+    repo = make_repo(tmp_path / "repo", many_functions("v1"))
+    commit(repo, many_functions("v2"), "every parser changes")
     answers: list[CallToolResult] = []
 
     async def scenario() -> None:
@@ -108,7 +82,7 @@ def test_change_context_keeps_to_its_budget_and_counts_what_it_left_out(tmp_path
 
 
 def test_every_tool_declares_the_shape_of_its_answer(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo", _many_functions("v1"))
+    repo = make_repo(tmp_path / "repo", many_functions("v1"))
 
     async def scenario() -> None:
         async with serve(tmp_path, "--repo", str(repo), errlog=tmp_path / "err") as session:
@@ -124,7 +98,7 @@ def test_every_tool_declares_the_shape_of_its_answer(tmp_path: Path) -> None:
 
 
 def test_errors_speak_the_tools_arguments_and_guess_only_typos(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo", _many_functions("v1"))
+    repo = make_repo(tmp_path / "repo", many_functions("v1"))
     lines: list[str] = []
 
     async def scenario() -> None:
@@ -148,7 +122,7 @@ def test_errors_speak_the_tools_arguments_and_guess_only_typos(tmp_path: Path) -
 
 
 def test_a_first_call_on_an_unindexed_repository_reports_progress(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo", _many_functions("v1"))
+    repo = make_repo(tmp_path / "repo", many_functions("v1"))
     heard: list[tuple[float, float | None, str | None]] = []
 
     async def note(progress: float, total: float | None, message: str | None) -> None:

@@ -156,6 +156,12 @@ class Connection:
             if not durable:
                 self.conn.execute("PRAGMA synchronous=NORMAL")
 
+    def checkpoint(self) -> None:
+        """Inside ``transaction``: commit what it wrote so far and go on in a new one (a first build
+        lets readers see the files it stored; one that stops after is redone as a whole)."""
+        self.conn.execute("COMMIT")
+        self.conn.execute("BEGIN IMMEDIATE")
+
     @contextmanager
     def indexes_deferred(self, table: str) -> Iterator[None]:
         """Fill ``table`` and index it afterwards when it starts empty (faster than row by row)."""

@@ -1,5 +1,6 @@
-"""Answers that keep to their budget: a tool given ``budget`` tokens answers in at most that many,
-in its text and in its structured content alike.
+"""Answers that keep to their budget: an MCP tool or an LSP command given ``budget`` tokens answers
+in at most that many, in its text and in its structured content alike (one implementation for both
+front ends; each says in its own words, through ``more``, how to ask for what was left out).
 
 The engine packs the code of the ranked symbols into a share of the budget (``CODE_SHARE``); what
 surrounds it (anchors, reasons, score components, the impact's lists) is fitted here. Each list
@@ -89,11 +90,47 @@ class Fit:
     omitted: dict[str, int]
 
 
+@dataclass(frozen=True, slots=True)
+class Fitted:
+    """A fitted answer: its JSON and text, the pack they show, and what was left out of it."""
+
+    payload: dict[str, Any]
+    text: str
+    fit: Fit
+
+    @property
+    def answer(self) -> Answer:
+        """The JSON answer and its text rendering."""
+        return self.payload, self.text
+
+
 def fit_pack(pack: ContextPack, budget: int, more: Callable[[Fit], str | None]) -> Answer:
+    """``pack`` as JSON and text, each within ``budget`` tokens (see :func:`fit_answer`)."""
+    return fit_answer(pack, budget, more).answer
+
+
+def next_offset(fit: Fit, pack: ContextPack) -> int | None:
+    """The ``offset`` of a task's next page: the rank of the last symbol a fit of ``pack`` shows
+    (None: no symbol is ranked after it)."""
+    shown = fit.pack.symbols
+    last = shown[-1].rank if shown else (pack.symbols[0].rank - 1 if pack.symbols else 0)
+    return None if last >= pack.stats.get("candidates", 0) else last
+
+
+def left_out_line(fit: Fit, budget: int) -> str | None:
+    """``left out to keep within N tokens: 3 ranked symbols, ...`` (None when nothing was)."""
+    if not fit.omitted:
+        return None
+    left = ", ".join(f"{count} {LIST_NAMES[name]}" for name, count in fit.omitted.items())
+    return f"left out to keep within {budget} tokens: {left}"
+
+
+def fit_answer(pack: ContextPack, budget: int, more: Callable[[Fit], str | None]) -> Fitted:
     """``pack`` as JSON and text, each within ``budget`` tokens; ``more`` says how to ask for what
-    a fit left out. Lists are cut greedily by their items' costs, then, should the whole still
-    pass the budget (the costs are estimates), one item at a time from the least needed list. A
-    ranked symbol whose source no longer fits is shown by its header, if that fits.
+    a fit left out (JSON ``more``, and a ``more:`` line of the text). Lists are cut greedily by
+    their items' costs, then, should the whole still pass the budget (the costs are estimates),
+    one item at a time from the least needed list. A ranked symbol whose source no longer fits is
+    shown by its header, if that fits.
     The lists are filled in rounds, an item of each in turn, so a long list of changed symbols
     leaves room for their callers and tests."""
     lists = _lists(pack)
@@ -119,7 +156,7 @@ def fit_pack(pack: ContextPack, budget: int, more: Callable[[Fit], str | None]) 
         fit = Fit(_cut(pack, kept), {n: len(lists[n]) - kept[n] for n in ORDER if len(lists[n]) > kept[n]})
         payload, text = _render(fit, more, budget)
         if (json_tokens(payload) <= budget and tokens(text) <= budget) or not any(kept.values()):
-            return payload, text
+            return Fitted(payload, text, fit)
         least = next(n for n in reversed(ORDER) if kept[n])
         kept[least] -= 1
 
@@ -208,10 +245,9 @@ def _render(fit: Fit, more: Callable[[Fit], str | None], budget: int) -> Answer:
             payload["impact"][name] = [impact_item_json(s) for s in getattr(fit.pack.impact, name)]
     text = to_text(fit.pack, SHOWN_HERE)
     hint = more(fit)
-    if fit.omitted:
+    if (left := left_out_line(fit, budget)) is not None:
         payload["omitted"] = dict(fit.omitted)
-        left = ", ".join(f"{count} {LIST_NAMES[name]}" for name, count in fit.omitted.items())
-        text += f"\n\nleft out to keep within {budget} tokens: {left}"
+        text += f"\n\n{left}"
     if hint:
         payload["more"] = hint
         text += f"\nmore: {hint}"
