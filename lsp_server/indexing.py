@@ -7,10 +7,13 @@ file events from the client's watcher (created, changed, deleted, renamed) run o
 update over the repository's listing, which respects its ignore rules (a package installed into
 ``.venv`` must not end up in the index) and costs a ``stat`` per file. Builds the user waits for
 report ``$/progress`` (begin, report with percentages, end); after every job the client is asked to
-refresh its lenses. Changes git makes outside the editor (a pull, a checkout, a commit) are noticed
-by polling git's own files (``gitwatch``), for clients that send no file events at all; and when the
-client offers no file watching (Neovim on Linux), the server watches the work tree itself
-(``mnemo_core.treewatch``: source files, debounced) and runs the same incremental update.
+refresh its lenses. When the ``semantic`` extra is installed, the symbols whose text has no vector
+yet are encoded after the index is up to date, on a thread of their own (with their own progress
+when there are many); they stop between batches when an index job arrives and resume after it.
+Changes git makes outside the editor (a pull, a checkout, a commit) are noticed by polling git's own
+files (``gitwatch``), for clients that send no file events at all; and when the client offers no
+file watching (Neovim on Linux), the server watches the work tree itself (``mnemo_core.treewatch``:
+source files, debounced) and runs the same incremental update.
 """
 
 from __future__ import annotations
@@ -28,13 +31,15 @@ from lsprotocol import types
 from lsp_server import gitwatch
 from lsp_server.commands import REINDEX, arguments, text_field
 from lsp_server.server import NO_WORKSPACE, Folder, MnemoServer, quiet_when_client_left
-from mnemo_core.engine import Engine, languages, watch_async
+from mnemo_core.engine import Engine, VectorPlan, languages, watch_async
 from mnemo_core.errors import MnemoError
 from mnemo_core.model import IndexStats
 from mnemo_core.render import index_run_json
 
 ATTEMPTS = 3  # each attempt already waits for another indexer's lock; then give up until the next event
 PROGRESS_STEP = 5  # percent between two progress reports: enough to move a bar, few enough messages
+VECTOR_BAR_MIN = 64  # symbols to encode: about 4 s of work; a shorter vector build shows no progress bar
+VECTOR_TITLE = "mnemo: vectors for the semantic channel"
 WATCH_ID = "mnemo-watch"
 IGNORED_DIRS = (".git/", ".mnemo/")
 
@@ -75,14 +80,20 @@ class Indexer:
         self._tokens = 0
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mnemo-index")
         self.tasks: list[asyncio.Future[None]] = []
+        self._vector_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mnemo-vectors")
+        self._vector_work: asyncio.Future[None] | None = None
+        self._vectors_due = True  # the index changed since the vectors were last brought up to date
+        self._closed = False
 
     def close(self) -> None:
         """Stop the background tasks and take no more work: the job running finishes, pending ones
         are dropped."""
         for task in self.tasks:
             task.cancel()
+        self._closed = True  # a vector build stops at its next batch
         self._pending = None
         self._thread.shutdown(wait=False, cancel_futures=True)
+        self._vector_thread.shutdown(wait=False, cancel_futures=True)
 
     def request(self, job: Job) -> None:
         """Queue ``job`` (merged with any pending one) and start working if idle."""
@@ -94,6 +105,41 @@ class Indexer:
         while self._pending is not None:
             job, self._pending = self._pending, None
             await self._run(job)
+        if self._vectors_due and (self._vector_work is None or self._vector_work.done()):
+            self._vector_work = asyncio.ensure_future(self._vectors())
+
+    async def _vectors(self) -> None:
+        """Bring the vectors up to date while the index is idle (a job's end starts this again)."""
+        while self._vectors_due and not self._interrupted() and not self.folder.index.building:
+            await self._vector_round()
+
+    def _interrupted(self) -> bool:
+        """Whether a vector build should stop: a job waits, or the server is closing."""
+        return self._closed or self._pending is not None
+
+    async def _vector_round(self) -> None:
+        """Encode the symbols that have no vector yet (on the vector thread, beside the index thread),
+        stopping between batches for a new job; the job's end starts this again."""
+        self._vectors_due = False
+        loop = asyncio.get_running_loop()
+        token: str | None = None
+        message = "failed; see the mnemo output"
+        try:
+            plan = await loop.run_in_executor(self._vector_thread, _missing_vectors, self.folder.root)
+            if plan is None:
+                return
+            if len(plan.missing) >= VECTOR_BAR_MIN:
+                token = await self._begin(Job(progress=True, title=VECTOR_TITLE))
+            reporter = _VectorReporter(self.server, token)
+            stats = await loop.run_in_executor(self._vector_thread, plan.run, reporter, self._interrupted)
+            self._vectors_due |= stats.encoded < len(plan.missing)  # stopped early: more to do
+            message = f"{stats.encoded} of {len(plan.missing)} symbols encoded"
+            self.server.log(f"vectors: {message}, {stats.reused} reused ({self.folder.root})")
+        except Exception as exc:  # the vectors are an extra: their failure must not stop the index
+            self.server.log(f"vectors failed: {exc}", types.MessageType.Warning)
+        finally:
+            if token is not None:
+                self.server.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
 
     async def _run(self, job: Job) -> None:
         server, state = self.server, self.folder.index
@@ -116,6 +162,7 @@ class Indexer:
                 server.log(f"indexing failed:\n{traceback.format_exc()}", types.MessageType.Error)
                 break
         state.building = False
+        self._vectors_due |= stats is not None and bool(stats.parsed or stats.removed)
         self._finish(job, stats, error)
         self._end(token, stats)  # last: a client that saw the end has seen the lens refresh too
 
@@ -227,6 +274,28 @@ class _Reporter:
             return
         self.last = percent
         report = types.WorkDoneProgressReport(message=f"{phase} {done}/{total} files", percentage=percent)
+        self.server.post(self.server.work_done_progress.report, self.token, report)
+
+
+def _missing_vectors(root: Path) -> VectorPlan | None:
+    with Engine(root) as engine:
+        return engine.missing_vectors()
+
+
+class _VectorReporter:
+    """The vector build's progress callback: a ``$/progress`` report every ``PROGRESS_STEP`` percent."""
+
+    def __init__(self, server: MnemoServer, token: str | None) -> None:
+        self.server = server
+        self.token = token
+        self.last = -PROGRESS_STEP
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        percent = min(99, done * 100 // max(total, 1))
+        if self.token is None or (percent - self.last < PROGRESS_STEP and done < total):
+            return
+        self.last = percent
+        report = types.WorkDoneProgressReport(message=f"{done}/{total} symbols", percentage=percent)
         self.server.post(self.server.work_done_progress.report, self.token, report)
 
 

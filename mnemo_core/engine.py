@@ -46,6 +46,7 @@ from mnemo_core.pipelines import Call
 from mnemo_core.repository import Repository, recovering
 from mnemo_core.retrieve.recall import Recall
 from mnemo_core.retrieve.score import is_declaration
+from mnemo_core.semantic.vectors import VectorPlan
 from mnemo_core.symbol_history import SymbolHistory, known_history, symbol_history
 from mnemo_core.vcs.git import head_commit
 from mnemo_core.vcs.linelog import DEFAULT_LIMIT as DEFAULT_HISTORY
@@ -74,6 +75,7 @@ __all__ = [
     "Progress",
     "SymbolCard",
     "SymbolHistory",
+    "VectorPlan",
     "Walk",
     "card_worker",
     "git_state",
@@ -225,6 +227,13 @@ class Engine:
         from mnemo_core.semantic.vectors import build_vectors
 
         return build_vectors(self.repository.store, self.repository.root, progress)
+
+    def missing_vectors(self) -> VectorPlan | None:
+        """The plan of the vectors the index's symbols lack, for a long-lived process
+        (``plan.run(progress, stop)`` encodes them); None without the extra or when none is missing."""
+        from mnemo_core.semantic.vectors import missing_vectors
+
+        return missing_vectors(self.repository.root)
 
     def has_index(self) -> bool:
         """Whether the index holds a finished build (without updating it): files, and the commit it

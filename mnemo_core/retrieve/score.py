@@ -165,10 +165,11 @@ def is_declaration(symbol: Symbol) -> bool:
 def non_product_dir(path: str, keywords: Keywords) -> str | None:
     """The examples/docs/scripts/benchmarks directory ``path`` lies in, unless the task names it or
     names the file itself as code is written (``generate_schema.py``, ``scripts.release``)."""
-    if names_file(path, keywords):
+    parts = non_product_dirs(path)
+    if not parts or names_file(path, keywords):
         return None
     named = {t.lower() for t in (*keywords.components, *keywords.compounds, *keywords.exact)}
-    for part in non_product_dirs(path):
+    for part in parts:
         lower = part.lower()
         if lower not in named and lower.rstrip("s") not in named:
             return part
@@ -205,6 +206,16 @@ def file_relevance(
     return {path: total / best for path, total in sums.items()}
 
 
+@dataclass(frozen=True, slots=True)
+class Parts:
+    """A candidate's unweighted components but the semantic one, and its multipliers: what the
+    semantic channel's cosines are added to without computing the rest again."""
+
+    symbol_id: int
+    components: dict[str, float]
+    multipliers: dict[str, float]
+
+
 def score_candidates(
     candidates: list[int],
     seeds: Mapping[int, Seed],
@@ -221,13 +232,29 @@ def score_candidates(
     """Score every candidate; best first, ties broken by symbol id. ``session`` holds the session
     component of the candidates touched lately, ``useless`` the factor of those said useless,
     ``semantic`` the cosine of the candidates compared by meaning."""
+    factors = (candidates, seeds, walk, fan_in, recency, reference_time, symbols, keywords)
+    return ranked(candidate_parts(*factors, session, useless), semantic)
+
+
+def candidate_parts(
+    candidates: list[int],
+    seeds: Mapping[int, Seed],
+    walk: WalkResult,
+    fan_in: Mapping[int, int],
+    recency: Mapping[int, Recency],
+    reference_time: int | None,
+    symbols: Mapping[int, Symbol],
+    keywords: Keywords,
+    session: Mapping[int, float] | None = None,
+    useless: Mapping[int, float] | None = None,
+) -> list[Parts]:
+    """Every candidate's parts (see :func:`score_candidates`), in the candidates' order."""
     session = session or {}
     useless = useless or {}
-    semantic = semantic or {}
     top_seed = max((s.score for s in seeds.values()), default=0.0) or 1.0
     top_walk = max((walk.scores.get(c, 0.0) for c in candidates), default=0.0) or 1.0
     files = file_relevance(candidates, seeds, symbols, top_seed)
-    scored = []
+    out = []
     for sid in candidates:
         seed = seeds.get(sid)
         lexical = seed.score / top_seed if seed else 0.0
@@ -245,15 +272,26 @@ def score_candidates(
             "history": _strength(seed, "history"),
             "session": session.get(sid, 0.0),
             "memory": _strength(seed, "memory"),
-            "semantic": max(0.0, semantic.get(sid, 0.0)),
         }
-        total = sum(WEIGHTS[name] * value for name, value in components.items())
         multipliers = multipliers_for(symbols[sid], keywords)
         if sid in useless:
             multipliers["useless"] = useless[sid]
-        for factor in multipliers.values():
+        out.append(Parts(sid, components, multipliers))
+    return out
+
+
+def ranked(parts: list[Parts], semantic: Mapping[int, float] | None = None) -> list[Scored]:
+    """The candidates scored, best first, ties broken by symbol id, with ``semantic`` the cosine of
+    those compared by meaning (the same sums, term for term, as one pass of all components)."""
+    semantic = semantic or {}
+    scored = []
+    for part in parts:
+        components = {**part.components, "semantic": max(0.0, semantic.get(part.symbol_id, 0.0))}
+        total = sum(WEIGHTS[name] * value for name, value in components.items())
+        for factor in part.multipliers.values():
             total *= factor
-        scored.append(Scored(sid, total, {k: round(v, 4) for k, v in components.items()}, multipliers))
+        rounded = {k: round(v, 4) for k, v in components.items()}
+        scored.append(Scored(part.symbol_id, total, rounded, dict(part.multipliers)))
     scored.sort(key=lambda s: (-s.score, s.symbol_id))
     return scored
 

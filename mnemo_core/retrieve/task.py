@@ -22,7 +22,7 @@ from mnemo_core.retrieve.history import history_channel
 from mnemo_core.retrieve.keywords import Keywords, extract_keywords
 from mnemo_core.retrieve.recall import Recall, Touch
 from mnemo_core.retrieve.recency import RecencyLookup
-from mnemo_core.retrieve.score import SEMANTIC_POOL, WEIGHTS, Recency, Scored, score_candidates
+from mnemo_core.retrieve.score import SEMANTIC_POOL, WEIGHTS, Recency, Scored, candidate_parts, ranked
 from mnemo_core.retrieve.seeds import Channel, Ranked, Seed, Strengths, seed
 from mnemo_core.retrieve.walk import WalkResult, hops_only, reach, walk
 from mnemo_core.semantic.channel import ABSENT, Meaning, VectorUse, meaning
@@ -109,12 +109,13 @@ def rank_task(
     touched = {sid: touch.value for sid, touch in session.items()}
     useless = {sid: factor for sid, (factor, _) in recall.demoted.items()}
     factors = (candidates, top_seeds, result, fan_in, recency, reference, symbols, keywords, touched, useless)
-    scored = score_candidates(*factors)
+    parts = candidate_parts(*factors)
+    scored = ranked(parts)
     pool = [symbols[s.symbol_id] for s in scored[:SEMANTIC_POOL] if not symbols[s.symbol_id].is_test]
     wanted = vectors != "off" and (full_walk or WEIGHTS["semantic"] > 0)  # at 0 no encoder is loaded
     similar = meaning(store, root, text, pool, vectors) if wanted else ABSENT
     if similar.similarity:
-        scored = score_candidates(*factors, similar.similarity)
+        scored = ranked(parts, similar.similarity)
     into: dict[int, int] = {}
     if folded:
         result_folded = fold(scored, symbols, keywords)

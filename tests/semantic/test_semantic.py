@@ -193,3 +193,21 @@ def test_an_at_tree_shares_its_repository_vector_file(repo: Path, tmp_path: Path
         tree.close()
     elsewhere = make_repo(tmp_path / "at" / "tree", FILES)  # a repository that only looks like one
     assert vectors_path(elsewhere) == elsewhere / ".mnemo" / "vectors.db"
+
+
+@needs_extra
+def test_a_vector_build_stops_between_batches_and_the_next_picks_up_the_rest(tmp_path: Path) -> None:
+    from mnemo_core.semantic.vectors import BATCH, missing_vectors
+
+    files = {f"pkg/m{i}.py": f"def task_{i}(value):\n    return value + {i}\n" for i in range(BATCH * 2 + 3)}
+    root = make_repo(tmp_path / "many", files)
+    index_repo(root)
+    plan = missing_vectors(root)
+    assert plan is not None and len(plan.missing) == len(files)
+    asked: list[int] = []
+    first = plan.run(lambda phase, done, total: asked.append(done), stop=lambda: len(asked) >= 1)
+    assert (first.encoded, asked) == (BATCH, [BATCH])  # one batch, then the stop was heard
+    rest = missing_vectors(root)
+    assert rest is not None and len(rest.missing) == len(files) - BATCH
+    assert rest.run().encoded == len(files) - BATCH
+    assert missing_vectors(root) is None  # nothing left: no plan
