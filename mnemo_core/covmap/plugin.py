@@ -12,7 +12,8 @@ hands them to the controller, which writes the map once.
 
 ``--mnemo-select RANGE`` keeps only the tests ``mnemo tests RANGE`` prints, in its order, and
 deselects the others, so ``pytest --mnemo-select main`` and ``pytest $(mnemo tests main)`` run the
-same tests in the same order.
+same tests in the same order: both ask the map alone first (``covmap.fast``), then the full change
+analysis.
 """
 
 from __future__ import annotations
@@ -220,6 +221,7 @@ class Selector:
     def __init__(self, spec: str) -> None:
         self.spec = spec
         self.message = ""
+        self.how = ""
 
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         from mnemo_core.covmap.select import selection_order
@@ -234,9 +236,21 @@ class Selector:
         items[:] = [item for _, _, item in kept]
         if dropped:
             config.hook.pytest_deselected(items=dropped)
-        self.message = f"mnemo: {len(items)} tests selected for {self.spec}, {len(dropped)} deselected"
+        self.message = (
+            f"mnemo: {len(items)} tests selected for {self.spec}, {len(dropped)} deselected ({self.how})"
+        )
 
     def _selected(self, root: Path) -> dict[str, int]:
+        """``mnemo tests RANGE``'s ids: from the map alone when it vouches (``covmap.fast``), else
+        from the full change analysis."""
+        from mnemo_core.covmap.fast import fast_change
+
+        answer = fast_change(root, self.spec)
+        ids = list(answer.ids) if answer.ids is not None else self._analysed(root)
+        self.how = answer.note if answer.ids is not None else f"the full analysis: {answer.note}"
+        return {test: rank for rank, test in enumerate(ids)}
+
+    def _analysed(self, root: Path) -> list[str]:
         from mnemo_core.engine import Engine
         from mnemo_core.errors import MnemoError
         from mnemo_core.render import test_ids
@@ -244,10 +258,9 @@ class Selector:
         try:
             engine = Engine.open(root, memory=False)
             base, head = engine.commits(self.spec)
-            ids = test_ids(engine.tests(base, head))
+            return test_ids(engine.tests(base, head))
         except MnemoError as exc:
             raise pytest.UsageError(f"mnemo: --mnemo-select {self.spec}: {exc}") from exc
-        return {test: rank for rank, test in enumerate(ids)}
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         terminalreporter.write_line(self.message)

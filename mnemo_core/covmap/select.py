@@ -17,8 +17,9 @@ for the rest). What a symbol-by-symbol answer cannot see, this module adds, each
   everything, unless it is documentation.
 
 The tests are then ordered for a fast failure: those that ran a line the change rewrites first,
-then those the map says ran a changed symbol, then the static graph's by distance, the guesses
-last; ties go to the test that failed most recently.
+then those the map says ran a changed symbol or a rule added, then the static graph's by distance,
+the guesses last; ties go to the test that failed most recently (any of its parameters), then, among
+the map's, to the id (the order ``covmap.fast`` gives the same tests).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from pathlib import Path, PurePosixPath
 from mnemo_core.change.context import ChangeAnalysis
 from mnemo_core.change.coverage import CoverageSource, own_line_sets, test_lookup
 from mnemo_core.change.diffmap import ChangedSymbol, changed_symbols
+from mnemo_core.covmap.fast import function_failures
 from mnemo_core.covmap.record import line_map
 from mnemo_core.covmap.store import CoverageMap, map_path, reading
 from mnemo_core.index.store import Store
@@ -267,10 +269,13 @@ def _ordered(
             return TIER_SURE
         return TIER_REST if s.symbol.id in everything else TIER_POSSIBLE
 
-    keyed = sorted(
-        enumerate(candidates),
-        key=lambda p: (tier(p[1]), p[1].distance, -failures.get(test_id(p[1]), 0), p[0]),
-    )
+    last_failed = function_failures(failures)
+
+    def key(p: tuple[int, ScoredSymbol]) -> tuple[int, int, int, str, int]:
+        rank, s = tier(p[1]), test_id(p[1])
+        return rank, p[1].distance, -last_failed.get(s, 0), s if rank <= TIER_RAN_SYMBOL else "", p[0]
+
+    keyed = sorted(enumerate(candidates), key=key)
     ordered = [s for _, s in keyed]
     sure = tuple(s for s in ordered if tier(s) <= TIER_SURE)
     possible = tuple(s for s in ordered if tier(s) > TIER_SURE)
@@ -290,10 +295,12 @@ def _added(symbol: Symbol, why: str, weight: float = RULE_WEIGHT, possible: bool
 
 def selection_order(order: Mapping[str, int], nodeid: str) -> int | None:
     """Where a collected test falls in a selection of test ids (``order``: id -> rank): its own id,
-    else that of its function (parameters stripped), its class, or its file."""
+    else that of its function (parameters stripped), its class, its file, or a directory above it."""
     candidates = [nodeid, nodeid.split("[", 1)[0]]
     parts = candidates[-1].split("::")
     candidates += ["::".join(parts[:end]) for end in range(len(parts) - 1, 0, -1)]
+    directories = parts[0].split("/")[:-1]
+    candidates += ["/".join(directories[:end]) for end in range(len(directories), 0, -1)]
     return next((order[c] for c in candidates if c in order), None)
 
 
