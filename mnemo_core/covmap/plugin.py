@@ -5,10 +5,10 @@ mnemo is installed in: without one of its options it adds them to ``pytest --hel
 nothing else (no import of coverage.py or of the engine, no hook beyond these two).
 
 ``--mnemo-record`` measures each test's lines (``covmap.record``) and stores them in the map
-(``covmap.store``): a full run (no arguments beyond the configured test paths, nothing deselected,
-not stopped early) replaces the map, numbered at HEAD; any other run replaces the rows of the tests
-it ran, numbered at the map's commit. Under pytest-xdist each worker measures its own tests and
-hands them to the controller, which writes the map once.
+(``covmap.store``): a full run (no arguments beyond the configured test paths, nothing deselected
+but by the project's own settings, not stopped early) replaces the map, numbered at HEAD; any other
+run replaces the rows of the tests it ran, numbered at the map's commit. Under pytest-xdist each
+worker measures its own tests and hands them to the controller, which writes the map once.
 
 ``--mnemo-select RANGE`` keeps only the tests ``mnemo tests RANGE`` prints, in its order, and
 deselects the others, so ``pytest --mnemo-select main`` and ``pytest $(mnemo tests main)`` run the
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +35,18 @@ if TYPE_CHECKING:
 WORKER_KEY = "mnemo_map"  # where an xdist worker hands its tests' lines to the controller
 RELATIVE_CACHED = 4096  # test files whose path relative to the repository is kept (one per item otherwise)
 FULL_EXITS = (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)  # a run that reached its end
+# options of an invocation that deselect tests (pytest's own and ``--mnemo-select``)
+NARROWING = (
+    "-k",
+    "-m",
+    "--deselect",
+    "--lf",
+    "--last-failed",
+    "--sw",
+    "--stepwise",
+    "--mnemo-select",
+    "--testmon",
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -89,6 +102,14 @@ def _relative(root: Path, path: Path) -> str | None:
         return path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return None
+
+
+def _narrowed(config: pytest.Config) -> bool:
+    """Whether this invocation (its command line or ``PYTEST_ADDOPTS``) asked for fewer tests than
+    the suite: a deselection the project's own settings make (``addopts = -m 'not slow'``) defines
+    its suite, and a run of that suite is full."""
+    words = [*config.invocation_params.args, *os.environ.get("PYTEST_ADDOPTS", "").split()]
+    return any(w == option or w.startswith(option) for w in words for option in NARROWING)
 
 
 class Recorder:
@@ -154,7 +175,7 @@ class Recorder:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         partial = (
             self.partial
-            or self.deselected > 0
+            or (self.deselected > 0 and _narrowed(self.config))
             or bool(session.shouldfail or session.shouldstop)
             or exitstatus not in FULL_EXITS
         )
