@@ -48,7 +48,7 @@ from bench.impact.repos import (
     package_sources,
     venv_python,
 )
-from mnemo_core.change.coverage import own_line_sets
+from mnemo_core.change.ownlines import own_line_sets
 from mnemo_core.covmap.select import selection_order
 from mnemo_core.covmap.store import map_path, reading
 

@@ -31,8 +31,9 @@ from fnmatch import fnmatch
 from pathlib import Path, PurePosixPath
 
 from mnemo_core.change.context import ChangeAnalysis
-from mnemo_core.change.coverage import CoverageSource, own_line_sets, test_lookup
+from mnemo_core.change.coverage import CoverageSource, test_lookup
 from mnemo_core.change.diffmap import ChangedSymbol, changed_symbols
+from mnemo_core.change.ownlines import own_line_sets
 from mnemo_core.covmap.fast import function_failures
 from mnemo_core.covmap.record import line_map
 from mnemo_core.covmap.store import CoverageMap, map_path, reading
