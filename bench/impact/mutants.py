@@ -220,8 +220,10 @@ def _stale_map(repo: ImpactRepo, root: Path, python: Path, workdir: Path) -> Pat
     return saved
 
 
-def _selections(root: Path, python: Path, maps: dict[str, Path | None], saved: Path) -> dict[str, list[str]]:
-    """The selection of each mnemo column (its map in place, or none) and testmon's."""
+def _selections(
+    root: Path, python: Path, maps: dict[str, Path | None], saved: Path | None
+) -> dict[str, list[str]]:
+    """The selection of each mnemo column (its map in place, or none) and testmon's (``saved``)."""
     found: dict[str, list[str]] = {}
     for label, coverage_map in maps.items():
         target = map_path(root, create=True)
@@ -229,11 +231,12 @@ def _selections(root: Path, python: Path, maps: dict[str, Path | None], saved: P
         if coverage_map is not None:
             shutil.copyfile(coverage_map, target)
         found[label] = _mnemo(root, "tests", "HEAD~1", "--no-memory").split()
-    found["testmon"] = _testmon_selection(python, root, saved)
+    if saved is not None:
+        found["testmon"] = _testmon_selection(python, root, saved)
     return found
 
 
-def run_repo(name: str, workdir: Path, count: int) -> dict[str, Any]:
+def run_repo(name: str, workdir: Path, count: int, columns: tuple[str, ...] = SELECTIONS) -> dict[str, Any]:
     repo = lookup(name)
     root = clone_of(repo, workdir)
     python = venv_python(repo, workdir)
@@ -244,10 +247,14 @@ def run_repo(name: str, workdir: Path, count: int) -> dict[str, Any]:
     _pytest(python, root, *args, *RECORD)
     base_map = workdir / f"{name}.base.db"
     shutil.copyfile(map_path(root), base_map)
-    _pytest(python, root, *args, "--testmon")
-    saved = workdir / f"{name}.testmondata"
-    _copy_database(root / ".testmondata", saved)
-    maps = {"mnemo": base_map, "stale": _stale_map(repo, root, python, workdir), "static": None}
+    saved = workdir / f"{name}.testmondata" if "testmon" in columns else None
+    if saved is not None:
+        _pytest(python, root, *args, "--testmon")
+        _copy_database(root / ".testmondata", saved)
+    maps = {"mnemo": base_map, "stale": None, "static": None}
+    if "stale" in columns:
+        maps["stale"] = _stale_map(repo, root, python, workdir)
+    maps = {label: m for label, m in maps.items() if label in columns}
     _mnemo(root, "index")
     collected = _pytest(python, root, *args, "--collect-only").stdout.splitlines()
     everything = [line for line in collected if "::" in line]
@@ -271,7 +278,7 @@ def run_repo(name: str, workdir: Path, count: int) -> dict[str, Any]:
         row["hung"] = hung
         if failing:
             chosen = {**_selections(root, python, maps, saved), "all": everything}
-            for label in SELECTIONS:
+            for label in columns:
                 row[label] = _score(chosen[label], failing, everything, exact).__dict__
                 row[f"{label}_selected"] = len(chosen[label])
         results.append(row)
@@ -287,12 +294,12 @@ def _ratio_median(values: list[float]) -> str:
 def summary(report: dict[str, Any]) -> list[str]:
     """The Markdown rows of one repository: caught, recall, share (median and mean), size beside the
     exact base coverage (median, and the total's ratio), first-failure rank (median) and in 10 %."""
-    rows = [r for r in report["mutants"] if r.get("mnemo")]
+    rows = [r for r in report["mutants"] if r.get("all")]
     hung = sum(1 for r in report["mutants"] if r["hung"])
     head = f"{report['repo']}: {len(report['mutants'])} mutants ({hung} hung), {len(rows)} broke a test"
     lines = [f"{head}, suite {report['suite']}"]
     for label in SELECTIONS:
-        scored = [r[label] for r in rows]
+        scored = [r[label] for r in rows if label in r]
         if not scored:
             continue
         caught = [s for s in scored if s["caught"]]
@@ -313,6 +320,7 @@ def summary(report: dict[str, Any]) -> list[str]:
 def main() -> None:
     parser = argument_parser(__doc__ or "", "clones, venvs and databases", ("flask", "attrs"))
     parser.add_argument("--mutants", type=int, default=20, help="mutants per repository (default 20)")
+    parser.add_argument("--columns", default=",".join(SELECTIONS), help="selections scored (default: all)")
     args = parser.parse_args()
     os.environ.update(
         {
@@ -324,7 +332,8 @@ def main() -> None:
     workdir = args.workdir if args.workdir.name != "mnemo-impact" else Path("/tmp/mnemo-mutants")
     out = []
     for name in args.repos.split(","):
-        report = run_repo(name, workdir, args.mutants)
+        columns = tuple(c for c in SELECTIONS if c in args.columns.split(",") or c == "all")
+        report = run_repo(name, workdir, args.mutants, columns)
         out.append(report)
         print("\n".join(summary(report)), flush=True)
     (MNEMO / "bench" / "out").mkdir(exist_ok=True)

@@ -6,8 +6,9 @@ map's commit, found by its name there; callers' tests for symbols new since; the
 for the rest). What a symbol-by-symbol answer cannot see, this module adds, each with its reason:
 
 - the tests the change adds or edits, and those added or edited since the map's commit (the map
-  has never seen them run as they are) in a test file new since, or one the map saw run a file the
-  change touches (the others are the static graph's to reach, as with no map);
+  has never seen them run as they are) in a test file new since, or one with a test the change
+  reaches by the map, its rules or the static graph (the others are the static graph's to reach, as
+  with no map);
 - every test under a directory whose ``conftest.py`` changed, every test of a test file whose
   module-level code (imports, fixtures' registration, constants) changed;
 - for module-level code of any other Python file (it runs at import: no test's lines), the tests
@@ -81,7 +82,9 @@ def widen(
         found = _Found({})
         _by_file(store, changes, changed, coverage_map, ids, found)
         _by_symbol(root, changed, coverage_map, ids, found, commit)
-        _edited_tests(store, root, (changed, coverage_map), commit, sides[1], found)
+        reached = {t.symbol.path for t in analysis.impact.tests}
+        reached |= {t.path for t in store.symbols_by_ids(set(found.tests)).values()}
+        _edited_tests(store, root, (changed, reached), commit, sides[1], found)
         _unreached(root, analysis.impact, changed, coverage_map, ids, found, commit)
         first = _ran_changed_lines(root, changes, coverage_map, ids, sides[0], commit)
         failures = coverage_map.failures()
@@ -171,22 +174,25 @@ def _by_symbol(
 def _edited_tests(
     store: Store,
     root: Path,
-    change: tuple[list[ChangedSymbol], CoverageMap],
+    change: tuple[list[ChangedSymbol], set[str]],
     commit: str,
     head: str | Snapshot,
     found: _Found,
 ) -> None:
     """The tests the change adds or edits, and those added or edited since the map's commit in a
-    test file that is new since, or of which the map saw some test run a file the change touches
-    (a test file that never ran that code is left to the static graph)."""
-    changed, coverage_map = change
+    test file that is new since, or one with a test the change reaches (``reached``: by the map, its
+    rules or the static graph); a test file none of whose tests ran the changed code is left to the
+    static graph, as with no map."""
+    changed, reached = change
     keys = [(c.path, c.name, c.kind) for c in changed if c.is_test_case and c.status != "deleted"]
     found.add((s.id for s in store.symbols_by_keys(keys).values()), "added or edited by the change")
     since = [c for c in changed_files(root, commit, head) if c.path.endswith(PYTHON_SUFFIXES)]
-    tests_since = [c for c in since if any(s.is_test_case for s in store.symbols_in_file(c.path))]
-    touched = {c.old_path or c.path for c in changed if not c.is_test}
-    related = {t.split("::", 1)[0] for p in touched for t in coverage_map.tests_in_file(p)}
-    tests_since = [c for c in tests_since if c.status == ChangeStatus.ADDED or c.path in related]
+    tests_since = [
+        c
+        for c in since
+        if (c.status == ChangeStatus.ADDED or c.path in reached)
+        and any(s.is_test_case for s in store.symbols_in_file(c.path))
+    ]
     if not tests_since:
         return
     edited, _ = changed_symbols(root, tests_since, commit, head)
