@@ -13,7 +13,8 @@ from mnemo_core.index.extract import extract
 from mnemo_core.index.languages import language_for_path, registry
 from mnemo_core.index.languages.base import Hooks
 
-NEUTRAL = [Path(__file__).parents[2] / "mnemo_core" / "index" / name for name in ("extract.py", "resolve.py")]
+INDEX = Path(__file__).parents[2] / "mnemo_core" / "index"
+NEUTRAL = [INDEX / "extract.py", *sorted((INDEX / "resolve").glob("*.py"))]
 PYTHON_ONLY = ('"python"', '"conftest.py"', '"__all__"', '"Optional"', '"property"', "ype\\[")
 
 

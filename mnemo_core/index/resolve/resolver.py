@@ -1,0 +1,57 @@
+"""The coordinator: bases first (calls need the class hierarchy), then each file's calls, dynamic
+edges and the edges derived from them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from mnemo_core.index.resolve.calls import (
+    Calls,
+)
+from mnemo_core.index.resolve.derived import import_edges, overrides, tests_edges
+from mnemo_core.index.resolve.dynamic import Dynamic
+from mnemo_core.index.resolve.records import (
+    RefRow,
+)
+from mnemo_core.model import (
+    Edge,
+)
+
+
+class Resolver(Calls, Dynamic):
+    """Resolves the references of some files against a :class:`World`."""
+
+    def resolve(self, refs_by_file: Mapping[int, Sequence[RefRow]]) -> list[tuple[Edge, int]]:
+        """All edges resolved from the given files' references, each with the file it came from.
+
+        A reference is ``(kind, name, receiver, scope, line)``, the shape of :class:`RawRef`.
+        """
+        return self.resolve_bases(refs_by_file) + self.resolve_calls(refs_by_file)
+
+    def resolve_bases(self, refs_by_file: Mapping[int, Sequence[RefRow]]) -> list[tuple[Edge, int]]:
+        """The ``inherits`` edges, added to the world's class hierarchy (first: calls need it)."""
+        out: list[tuple[Edge, int]] = []
+        for fid, refs in refs_by_file.items():
+            out.extend((e, fid) for e in self._file_edges(fid, refs, "inherit"))
+        self.world.add_bases((e.src, e.dst) for e, _ in out)
+        return out
+
+    def prepare(self) -> None:
+        """Read everything the resolver will ask the index for, so it can run without the index
+        (in forked workers, after :meth:`resolve_bases`)."""
+        self._property_names()
+        self._subclass_map()
+
+    def resolve_calls(self, refs_by_file: Mapping[int, Sequence[RefRow]]) -> list[tuple[Edge, int]]:
+        """Calls (with fixtures), and the tests, imports and overrides edges derived from them."""
+        out: list[tuple[Edge, int]] = []
+        for fid, refs in refs_by_file.items():
+            calls = self._file_edges(fid, refs, "call") + self._fixture_edges(fid)
+            out.extend((e, fid) for e in calls)
+            dynamic = self._dynamic_edges(fid, refs, calls)
+            out.extend((e, fid) for e in dynamic)
+            out.extend((e, fid) for e in self._constant_uses(fid, refs, {(e.src, e.dst) for e in dynamic}))
+            out.extend((e, fid) for e in tests_edges(self.world, calls))
+            out.extend((e, fid) for e in import_edges(self.world, fid))
+            out.extend((e, fid) for e in overrides(self.world, fid))
+        return out

@@ -1,0 +1,306 @@
+"""Type inference: the classes a receiver holds, from declared and constructed variable types,
+attribute types a class's code gives, properties, fixtures and what a called function returns.
+
+A returned call is resolved by the calls room (:meth:`Types._resolve_call`), so the two recurse."""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections import defaultdict
+from collections.abc import Sequence
+
+from mnemo_core.index.extract import RESULT_MARK
+from mnemo_core.index.languages.base import Hooks
+from mnemo_core.index.resolve.fixtures import Fixtures
+from mnemo_core.index.resolve.records import (
+    GETATTR,
+    FileScope,
+    Lookup,
+    RefRow,
+    is_dotted_name,
+)
+from mnemo_core.index.world import World
+from mnemo_core.model import (
+    CALLABLE_KINDS,
+    CLASS_KINDS,
+    TYPED_REF_KINDS,
+    Field,
+    RawRef,
+)
+
+_TYPE_TOKEN = re.compile(r"[A-Za-z_][\w.]*|[\[\],|]")
+
+
+def variable_types(refs: Sequence[RefRow], hooks: Hooks) -> dict[str, dict[str, tuple[str, str]]]:
+    """Declared, constructed or returned variable types by scope, as (kind, text); ``self.x`` ones
+    are filed under the class (the method's owner) so every method sees them. The first
+    declaration in a scope wins, but a variable built as one class here and another there is
+    either (``fltr = PhpFilter()`` in one branch, ``fltr = PythonFilter()`` in the other)."""
+    types: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)
+    for kind, name, receiver, scope, _ in refs:
+        if kind not in TYPED_REF_KINDS:
+            continue
+        if kind == "type" and hooks.holds_class(receiver):
+            kind = "alias"  # ``cls: type[Option]`` holds a class: calling it builds one
+        owner = scope.rsplit(".", 1)[0] if "." in name and "." in scope else scope
+        held = types[scope].get(receiver) if kind == "result" and owner != scope else None
+        if held is not None and held[0] == "alias":  # ``self.clex = lexer()``, ``lexer=CLexer``: every
+            kind, receiver = "type", held[1]  # method sees the class the local held, not the local
+        first = types[owner].setdefault(name, (kind, receiver))
+        built = first[1].split(" | ")  # ``x = A()`` here, ``x = B()`` there: either
+        plain = all(map(is_dotted_name, [*built, receiver]))
+        if kind == first[0] == "type" and receiver not in built and plain:
+            types[owner][name] = ("type", f"{first[1]} | {receiver}")
+        if kind == "alias" and "." not in name:  # a class attribute, read as self.name in methods
+            types[owner].setdefault(f"self.{name}", (kind, receiver))
+    return types
+
+
+def type_names(type_text: str, hooks: Hooks) -> list[str]:
+    """The types an annotation names, without its wrappers and ``None`` (``Optional[A] | B`` -> A, B)."""
+    return [
+        n
+        for group in union_groups(type_text, hooks.union_wrappers)
+        for n in group
+        if n.rsplit(".", 1)[-1] not in hooks.type_wrappers and n != "None"
+    ]
+
+
+def union_groups(type_text: str, unions: frozenset[str]) -> list[list[str]]:
+    """The names of a type annotation in order, those joined by ``|`` (or listed in one of the
+    language's ``unions``, ``Union[...]``) at one bracket depth as one group:
+    ``tuple[A | B, C]`` -> [[tuple], [A, B], [C]]."""
+    groups: list[list[str]] = []
+    open_group: dict[int, list[str]] = {}  # depth -> the group a following "|" extends
+    listing: list[bool] = []  # per open bracket: whether it lists a union's members
+    previous = ""
+    for token in _TYPE_TOKEN.findall(type_text):
+        depth = len(listing)
+        if token == "[":
+            listing.append(previous.rsplit(".", 1)[-1] in unions)
+        elif token == "]":
+            open_group.pop(depth, None)
+            if listing:
+                listing.pop()
+        elif token == ",":
+            if not (listing and listing[-1]):
+                open_group.pop(depth, None)
+        elif token != "|":
+            group = open_group.get(depth) if previous in ("|", ",") else None
+            if group is None:
+                group = open_group[depth] = []
+                groups.append(group)
+            group.append(token)
+        previous = token
+    return groups
+
+
+class Types(Fixtures, ABC):
+    """Type inference: the classes a receiver, attribute or returned call holds."""
+
+    def __init__(self, world: World) -> None:
+        super().__init__(world)
+        self._typing: set[tuple[int, str, str]] = set()
+        self._returning: set[int] = set()  # functions whose returned call is being resolved
+        self._properties: frozenset[str] | None = None
+
+    @abstractmethod
+    def _resolve_call(self, here: FileScope, ref: RawRef) -> Lookup:
+        """What a call resolves to (a returned call's classes are its targets' returned classes)."""
+
+    def _declared(self, here: FileScope, scope: str, variable: str) -> tuple[str, str] | None:
+        parts = scope.split(".") if scope else []
+        for i in range(len(parts), -1, -1):
+            declared = here.types.get(".".join(parts[:i]), {}).get(variable)
+            if declared:
+                return declared
+        return None
+
+    def _property_names(self) -> frozenset[str]:
+        """Short names of every property in the repository (a ``self.x`` read of anything else runs
+        nothing)."""
+        if self._properties is None:
+            self._properties = self.world.property_names()
+        return self._properties
+
+    def _typed_receiver(self, here: FileScope, scope: str, receiver: str) -> list[int]:
+        """The classes a variable's declared or constructed type names: ``x = Client()``,
+        ``x: Client``, ``def f(x: Client)``, ``self.x = Client()`` in any method of the class,
+        ``x = make_client()`` where ``make_client`` declares ``-> Client``, or a pytest fixture
+        parameter whose fixture returns a ``Client``."""
+        if (here.file_id, scope, receiver) in self._typing:
+            return []  # a type that depends on itself (x = x.next())
+        self._typing.add((here.file_id, scope, receiver))
+        try:
+            return self._concrete(self._typed(here, scope, receiver))
+        finally:
+            self._typing.discard((here.file_id, scope, receiver))
+
+    def _concrete(self, classes: list[int]) -> list[int]:
+        """The classes, none if every one is an interface: a Go value of interface type runs the
+        method of whichever type implements it, which the type does not say (a name match does)."""
+        if all(self.world.symbol(c).kind == "interface" for c in classes):
+            return []
+        return classes
+
+    def _typed(self, here: FileScope, scope: str, receiver: str) -> list[int]:
+        declared = self._declared(here, scope, receiver) or self._field_type(here, scope, receiver)
+        if declared is not None:  # of an alias too: a class object's methods are the class's
+            kind, text = declared
+            if kind == "result":
+                return self._returned_classes(here, scope, text)
+            if kind in ("element", "held"):  # typed as the collection or the attribute chain it comes from
+                return self._typed_receiver(here, scope, text)
+            return self._classes_in(here.file_id, scope, text)
+        if "." in receiver:
+            return self._chained(here, scope, receiver)
+        if self._parameter_of(here.file_id, scope, receiver) is None:
+            return []
+        fixture = self._find_fixture(here.file_id, receiver)
+        if fixture is None or not self.world.symbol(fixture).returns:
+            return []
+        return self._classes_returned_by(here, fixture)
+
+    def _parameter_of(self, file_id: int, scope: str, name: str) -> int | None:
+        """The function whose parameter ``name`` is, from ``scope`` outwards: a closure's free
+        variable is its enclosing function's (a fixture's ``examine`` using the fixture's ``v``)."""
+        parts = scope.split(".") if scope else []
+        for i in range(len(parts), 0, -1):
+            ids = self.world.top(file_id).get(".".join(parts[:i]))
+            if ids and name in self.world.symbol(ids[0]).params:
+                return ids[0]
+        return None
+
+    def _chained(self, here: FileScope, scope: str, receiver: str) -> list[int]:
+        """``a.b.c``: the classes of ``a.b`` (the enclosing class for ``self``), then what they make
+        of their attribute ``c`` (:meth:`_attribute_classes`)."""
+        owner, _, attribute = receiver.rpartition(".")
+        if not attribute.isidentifier() or not is_dotted_name(owner):
+            return []
+        if self._is_self(here.file_id, scope, owner):
+            classes = self.world.enclosing_classes(here.file_id, scope)
+        else:
+            classes = self._typed_receiver(here, scope, owner)
+        return self._attribute_classes(classes, attribute) if classes else []
+
+    def _attribute_classes(self, classes: Sequence[int], attribute: str) -> list[int]:
+        """The classes of an attribute of instances of ``classes``: the type their code (or a base's)
+        gives it, a property's declared return type, or, for an attribute none of them has, what
+        their ``__getattr__`` declares it returns (``HookRelay.__getattr__ -> HookCaller``)."""
+        w = self.world
+        found: list[int] = []
+        for cls in classes:
+            typed = self._typed_field(cls, attribute)
+            if typed is not None:
+                owner, fields = typed
+                found += next(filter(None, (self._field_classes(owner, f) for f in fields)), [])
+                continue
+            for member in w.find_member([cls], attribute) or w.find_member([cls], GETATTR):
+                symbol = w.symbol(member)
+                short = symbol.name.rsplit(".", 1)[-1]
+                declares = short == GETATTR or short in self._property_names()
+                if symbol.kind in CALLABLE_KINDS and declares:
+                    found += self._classes_returned_by(self._scope_of(symbol.file_id), member)
+        return list(dict.fromkeys(found))
+
+    def _held_classes(self, classes: Sequence[int], attribute: str) -> list[int]:
+        """The classes an attribute of ``classes`` (or of a base, in any file) holds as a class, not
+        an instance (``jinja_environment = Environment``, ``x: type[Environment]``): calling it
+        builds one."""
+        found: list[int] = []
+        for cls in classes:
+            typed = self._typed_field(cls, attribute)
+            if typed is None:
+                continue
+            owner, fields = typed
+            hooks = self.world.hooks(self.world.symbol(owner).file_id)
+            for held in fields:
+                if held.kind == "alias" or (held.kind == "type" and hooks.holds_class(held.text)):
+                    found += self._classes_in(self.world.symbol(owner).file_id, held.scope, held.text)
+        return list(dict.fromkeys(found))
+
+    def _typed_field(self, cls: int, attribute: str) -> tuple[int, list[Field]] | None:
+        """The first class of a lineage whose code types the attribute, with its typings."""
+        for owner in self.world.lineage([cls]):
+            fields = [f for f in self.world.symbol(owner).fields if f.name == attribute]
+            if fields:
+                return owner, fields
+        return None
+
+    def _scope_of(self, file_id: int) -> FileScope:
+        """Another file, its variables unknown."""
+        return FileScope.of(file_id, self.world.hooks(file_id))
+
+    def _field_classes(self, owner: int, field: Field) -> list[int]:
+        """The classes a class's typed attribute names, resolved where the class types it."""
+        file_id = self.world.symbol(owner).file_id
+        if field.kind == "result":
+            return self._returned_classes(self._scope_of(file_id), field.scope, field.text)
+        return self._classes_in(file_id, field.scope, field.text)
+
+    def _field_type(self, here: FileScope, scope: str, receiver: str) -> tuple[str, str] | None:
+        """The declared type of a field read on the method's receiver: Go's ``r.routes``, declared
+        ``routes []*Route`` in a struct of the same file (another file's declarations are not loaded)."""
+        head, _, field = receiver.partition(".")
+        if not field or "." in field or head in here.hooks.self_names:
+            return None
+        if not self._is_self(here.file_id, scope, head):
+            return None
+        for cls in self.world.enclosing_classes(here.file_id, scope):
+            owner = self.world.symbol(cls)
+            declared = here.types.get(owner.name, {}).get(field) if owner.file_id == here.file_id else None
+            if declared is not None:
+                return declared
+        return None
+
+    def _returned_classes(self, here: FileScope, scope: str, callee: str) -> list[int]:
+        """The classes a call returns: the class itself for a constructor, else the callee's
+        declared (or constructed) return type."""
+        receiver, _, name = callee.rpartition(".")
+        found = self._resolve_call(here, RawRef("call", name, receiver, scope, 0))
+        classes = [i for i in found.ids if self.world.symbol(i).kind in CLASS_KINDS]
+        return classes + self._declared_returns(here, found.ids)
+
+    def _declared_returns(self, here: FileScope, targets: Sequence[int]) -> list[int]:
+        """The classes the callables among ``targets`` declare (or construct) as their result."""
+        classes: list[int] = []
+        for target in targets:
+            symbol = self.world.symbol(target)
+            if symbol.returns and symbol.kind in CALLABLE_KINDS:
+                classes += self._classes_returned_by(here, target)
+        return classes
+
+    def _classes_returned_by(self, here: FileScope, function: int) -> list[int]:
+        """The classes a function's return type names, or those of the call whose result it returns
+        (resolved in the function's file, whose variables are unknown unless it is ``here``)."""
+        symbol = self.world.symbol(function)
+        if not symbol.returns.endswith(RESULT_MARK):
+            return self._classes_in(symbol.file_id, "", symbol.returns)
+        if function in self._returning:
+            return []  # a function returning its own result, directly or through others
+        self._returning.add(function)
+        try:
+            there = (
+                here
+                if symbol.file_id == here.file_id
+                else FileScope.of(symbol.file_id, self.world.hooks(symbol.file_id))
+            )
+            return self._returned_classes(there, symbol.name, symbol.returns[: -len(RESULT_MARK)])
+        finally:
+            self._returning.discard(function)
+
+    def _classes_in(self, file_id: int, scope: str, type_text: str) -> list[int]:
+        """The first name in a type annotation that resolves to a class (``Optional[Foo]`` -> Foo),
+        with its alternatives in a union (``Foo | Bar`` -> Foo, Bar)."""
+        wrappers = self.world.hooks(file_id).type_wrappers
+        for alternatives in union_groups(type_text, self.world.hooks(file_id).union_wrappers):
+            classes = []
+            for name in alternatives:
+                if name.rsplit(".", 1)[-1] in wrappers:
+                    continue
+                found = self._resolve_dotted(file_id, scope, name)
+                classes += [i for i in found.ids if self.world.symbol(i).kind in CLASS_KINDS]
+            if classes:
+                return classes
+        return []

@@ -1,0 +1,271 @@
+"""The indexer's writes: a file's extraction (symbol ids kept stable across re-indexing: a
+re-parsed file's symbols keep the id of the old symbol with the same qualified name, kind and
+ordinal, so edges from other files stay valid), removed files and resolved edges."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields
+
+from mnemo_core.index.store.connection import Connection
+from mnemo_core.index.store.schema import (
+    chunks,
+    id_filters,
+)
+from mnemo_core.index.textsplit import identifier_words
+from mnemo_core.model import FileExtract, RawRef, RawSymbol
+
+
+@dataclass(frozen=True, slots=True)
+class FileRow:
+    """What the index remembers about one file."""
+
+    id: int
+    path: str
+    language: str
+    hash: str
+    size: int
+    mtime_ns: int
+
+
+_FILE_COLUMNS = ", ".join(f.name for f in fields(FileRow))  # in the order FileRow takes them
+EdgeRow = tuple[int, int, str, str, float, int, int]  # an Edge's fields, then the file it was resolved from
+
+
+@dataclass(frozen=True, slots=True)
+class FileFacts:
+    """The content facts of a file being (re-)indexed."""
+
+    hash: str
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class EncodedRefs:
+    """A file's references as stored: JSON rows, and the space-framed list of the names they use."""
+
+    json: str
+    names: str
+
+
+def encode_refs(refs: Iterable[RawRef]) -> EncodedRefs:
+    """The stored form of references (cheap to send from a worker process, unlike the tuples), with
+    the names they use: each reference's own and the attributes its receiver reads (``hook`` of
+    ``manager.hook.ping()``, whose call depends on how ``hook`` is typed)."""
+    rows = list(refs)
+    names = {r[1] for r in rows} | {a for r in rows for a in r[2].split(".")[1:] if a.isidentifier()}
+    return EncodedRefs(json.dumps(rows), f" {' '.join(sorted(names))} ")
+
+
+_INSERT_FTS = (
+    "INSERT INTO symbols_fts(rowid, name, words, qualified, signature, docstring, path)"
+    " VALUES (?,?,?,?,?,?,?)"
+)
+_INSERT_SYMBOL = (
+    "INSERT INTO symbols(id, file_id, name, short_name, kind, signature, docstring, start_line, end_line,"
+    " size, is_test, is_test_case, exported, parent_id, params, decorators, returns, supers, fields)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+
+
+def _ordinal_keys(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str, int]]:
+    """(name, kind, n): the n-th definition of that name and kind in a file (overloads, setters)."""
+    seen: Counter[tuple[str, str]] = Counter()
+    keys = []
+    for pair in pairs:
+        keys.append((*pair, seen[pair]))
+        seen[pair] += 1
+    return keys
+
+
+def _symbol_row(sym: RawSymbol, file_id: int, parent_id: int | None) -> tuple[object, ...]:
+    return (
+        file_id,
+        sym.name,
+        sym.name.rsplit(".", 1)[-1],
+        sym.kind,
+        sym.signature,
+        sym.docstring,
+        sym.start_line,
+        sym.end_line,
+        sym.size,
+        int(sym.is_test),
+        int(sym.is_test_case),
+        int(sym.exported),
+        parent_id,
+        " ".join(sym.params),
+        "\n".join(sym.decorators),
+        sym.returns,
+        " ".join(sym.supers),
+        json.dumps(sym.fields) if sym.fields else "",
+    )
+
+
+class Writes(Connection):
+    """The indexer's writes: files, their symbols (ids kept stable) and edges."""
+
+    # -- files ------------------------------------------------------------------------------
+    def files(self) -> dict[str, FileRow]:
+        """Every indexed file by path."""
+        rows = self.conn.execute(f"SELECT {_FILE_COLUMNS} FROM files")
+        return {f.path: f for f in (FileRow(*r) for r in rows)}
+
+    def touch_file(self, file_id: int, facts: FileFacts) -> None:
+        """Record a new size and mtime for a file whose content did not change."""
+        self.conn.execute(
+            "UPDATE files SET size=?, mtime_ns=? WHERE id=?", (facts.size, facts.mtime_ns, file_id)
+        )
+
+    def remove_files(self, file_ids: Sequence[int]) -> None:
+        """Forget files, their symbols, references and every edge touching them."""
+        for chunk in chunks(file_ids):
+            marks = ",".join("?" * len(chunk))
+            ids = f"SELECT id FROM symbols WHERE file_id IN ({marks})"
+            self.conn.execute(f"DELETE FROM edges WHERE file_id IN ({marks})", chunk)
+            self.conn.execute(f"DELETE FROM edges WHERE dst IN ({ids})", chunk)
+            self.conn.execute(f"DELETE FROM symbols_fts WHERE rowid IN ({ids})", chunk)
+            self.conn.execute(f"DELETE FROM bodies_fts WHERE rowid IN ({ids})", chunk)
+            self.conn.execute(f"DELETE FROM symbols WHERE file_id IN ({marks})", chunk)
+            self.conn.execute(f"DELETE FROM files WHERE id IN ({marks})", chunk)
+
+    def write_file(
+        self, extract: FileExtract, facts: FileFacts, old: FileRow | None, refs: EncodedRefs | None = None
+    ) -> tuple[int, set[str], set[int]]:
+        """Store one file's extraction, reusing old symbol ids. Returns the file id, the short names
+        whose definitions appeared or disappeared, and the files that had edges to removed symbols.
+        ``refs``, when given, replaces ``extract.refs`` (encoded where the file was parsed)."""
+        imports = json.dumps(extract.imports)  # NamedTuples encode as JSON arrays
+        encoded = refs or encode_refs(extract.refs)
+        exports = json.dumps(list(extract.exports)) if extract.exports is not None else None
+        values = (
+            extract.language,
+            facts.hash,
+            facts.size,
+            facts.mtime_ns,
+            extract.parse_errors,
+            exports,
+            imports,
+            encoded.json,
+            encoded.names,
+        )
+        if old is None:
+            cur = self.conn.execute(
+                "INSERT INTO files(language, hash, size, mtime_ns, parse_errors, exports, imports, refs,"
+                " ref_names, path) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (*values, extract.path),
+            )
+            file_id = int(cur.lastrowid or 0)
+        else:
+            file_id = old.id
+            self.conn.execute(
+                "UPDATE files SET language=?, hash=?, size=?, mtime_ns=?, parse_errors=?, exports=?,"
+                " imports=?, refs=?, ref_names=? WHERE id=?",
+                (*values, file_id),
+            )
+        changed_names, dependents = self._write_symbols(file_id, extract, old is None)
+        return file_id, changed_names, dependents - {file_id}
+
+    def _write_symbols(self, file_id: int, extract: FileExtract, new: bool) -> tuple[set[str], set[int]]:
+        """The short names whose definitions appeared or disappeared, with the attributes whose
+        typing changed (and their classes: ``manager.hook.ping()`` reads ``hook`` of a ``Manager``),
+        and the files that had edges to removed symbols."""
+        before: set[str] = set()
+        dependents: set[int] = set()
+        fields_before = set() if new else self._typed_attributes(file_id)
+        if new:  # file ids are never reused: a new file has no old symbols to match or delete
+            ids = [self._allocate_id() for _ in extract.symbols]
+        else:
+            ids, before, dependents = self._reuse_ids(file_id, extract)
+        self._insert_symbols(file_id, extract, ids)
+        after = {s.name.rsplit(".", 1)[-1] for s in extract.symbols}
+        fields_after = {(s.name, *f) for s in extract.symbols for f in s.fields}
+        changed = fields_before ^ fields_after
+        retyped = {n for cls, attr, *_ in changed for n in (cls.rsplit(".", 1)[-1], attr)}
+        return (before ^ after) | retyped, dependents
+
+    def _typed_attributes(self, file_id: int) -> set[tuple[str, ...]]:
+        """(class, attribute, kind, text, scope) of each typed attribute of the file's classes."""
+        rows = self.conn.execute(
+            "SELECT name, fields FROM symbols WHERE file_id=? AND fields != ''", (file_id,)
+        )
+        return {(name, *f) for name, fields in rows for f in json.loads(fields)}
+
+    def _reuse_ids(self, file_id: int, extract: FileExtract) -> tuple[list[int], set[str], set[int]]:
+        """Ids for a re-parsed file's symbols (old ones where they match), after deleting the old rows;
+        also the old short names and the files that had edges into removed symbols."""
+        old = self.conn.execute(
+            "SELECT id, name, kind FROM symbols WHERE file_id=? ORDER BY id", (file_id,)
+        ).fetchall()
+        old_ids = dict(
+            zip(_ordinal_keys((name, kind) for _, name, kind in old), (row[0] for row in old), strict=True)
+        )
+        keys = _ordinal_keys((s.name, s.kind) for s in extract.symbols)
+        new_keys = set(keys)
+        ids = [old_ids.get(key) or self._allocate_id() for key in keys]
+        dependents = self._delete_symbols([sid for key, sid in old_ids.items() if key not in new_keys])
+        kept = [sid for key, sid in old_ids.items() if key in new_keys]
+        for where, args in id_filters("id", kept):
+            self.conn.execute(f"DELETE FROM symbols {where}", args)
+            self.conn.execute(f"DELETE FROM symbols_fts {where.replace('id', 'rowid', 1)}", args)
+            self.conn.execute(f"DELETE FROM bodies_fts {where.replace('id', 'rowid', 1)}", args)
+        return ids, {name.rsplit(".", 1)[-1] for (name, _kind, _n) in old_ids}, dependents
+
+    def _insert_symbols(self, file_id: int, extract: FileExtract, ids: list[int]) -> None:
+        by_name: dict[str, int] = {}
+        rows, fts, bodies = [], [], []
+        path_words = " ".join(identifier_words(extract.path))
+        module_id = ids[0] if extract.symbols and extract.symbols[0].kind == "module" else None
+        for sid, sym in zip(ids, extract.symbols, strict=True):
+            parent_id = None
+            if sym.kind != "module":
+                parent_id = by_name.get(sym.name.rsplit(".", 1)[0]) if "." in sym.name else None
+                parent_id = parent_id or module_id
+                by_name.setdefault(sym.name, sid)
+            rows.append((sid, *_symbol_row(sym, file_id, parent_id)))
+            fts.append(
+                (
+                    sid,
+                    sym.name.rsplit(".", 1)[-1],
+                    sym.words,
+                    sym.name,
+                    sym.signature,
+                    sym.docstring,
+                    path_words,
+                )
+            )
+            if sym.body:  # (a path or name word weighted up in a column of its own ranked no better)
+                bodies.append((sid, f"{path_words} {sym.words} {sym.body}"))
+        self.conn.executemany(_INSERT_SYMBOL, rows)
+        self.conn.executemany(_INSERT_FTS, fts)
+        self.conn.executemany("INSERT INTO bodies_fts(rowid, body) VALUES (?,?)", bodies)
+
+    def _allocate_id(self) -> int:
+        if self._next_id is None:
+            self._next_id = int(self.conn.execute("SELECT coalesce(max(id), 0) FROM symbols").fetchone()[0])
+        self._next_id += 1
+        return self._next_id
+
+    def _delete_symbols(self, ids: Sequence[int]) -> set[int]:
+        """Delete symbols and their edges; return the files that had edges into them."""
+        dependents: set[int] = set()
+        for chunk in chunks(ids):
+            marks = ",".join("?" * len(chunk))
+            rows = self.conn.execute(f"SELECT DISTINCT file_id FROM edges WHERE dst IN ({marks})", chunk)
+            dependents.update(r[0] for r in rows)
+            self.conn.execute(
+                f"DELETE FROM edges WHERE dst IN ({marks}) OR src IN ({marks})", (*chunk, *chunk)
+            )
+            self.conn.execute(f"DELETE FROM symbols_fts WHERE rowid IN ({marks})", chunk)
+            self.conn.execute(f"DELETE FROM bodies_fts WHERE rowid IN ({marks})", chunk)
+            self.conn.execute(f"DELETE FROM symbols WHERE id IN ({marks})", chunk)
+        return dependents
+
+    def replace_edges(self, file_ids: Iterable[int], edges: Iterable[EdgeRow]) -> None:
+        """Swap the resolved edges of some files for new ones (consumed as they come)."""
+        for where, args in id_filters("file_id", list(file_ids)):
+            self.conn.execute(f"DELETE FROM edges {where}", args)
+        with self.indexes_deferred("edges"):
+            self.conn.executemany("INSERT INTO edges VALUES (?,?,?,?,?,?,?)", edges)
