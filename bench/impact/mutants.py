@@ -196,8 +196,18 @@ def _copy_database(source: Path, target: Path) -> None:
 
 def _testmon_selection(python: Path, root: Path, saved: Path) -> list[str]:
     _copy_database(saved, root / ".testmondata")
-    done = _pytest(python, root, "--testmon", "--collect-only")
-    return [line for line in done.stdout.splitlines() if "::" in line and not line.startswith(" ")]
+    return _collected(python, root, "--testmon")
+
+
+def _collected(python: Path, root: Path, *args: str) -> list[str]:
+    """The node ids ``pytest --collect-only`` lists; once more quieter when the project's own
+    ``addopts`` asks for ``-v`` (mako's), which prints a tree instead."""
+    for quieter in ((), ("-q",)):
+        done = _pytest(python, root, *args, "--collect-only", *quieter)
+        ids = [line for line in done.stdout.splitlines() if "::" in line and not line.startswith(" ")]
+        if ids:
+            return ids
+    return []
 
 
 def _stale_map(repo: ImpactRepo, root: Path, python: Path, workdir: Path) -> Path:
@@ -256,8 +266,7 @@ def run_repo(name: str, workdir: Path, count: int, columns: tuple[str, ...] = SE
         maps["stale"] = _stale_map(repo, root, python, workdir)
     maps = {label: m for label, m in maps.items() if label in columns}
     _mnemo(root, "index")
-    collected = _pytest(python, root, *args, "--collect-only").stdout.splitlines()
-    everything = [line for line in collected if "::" in line]
+    everything = _collected(python, root, *args)
     with reading(base_map) as coverage_map:
         covered = {p: coverage_map.contexts_by_lineno(p) for p in coverage_map.measured_files()}
     covered_sets = {p: {n: set(ts) for n, ts in lines.items()} for p, lines in covered.items()}
