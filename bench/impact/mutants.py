@@ -194,9 +194,9 @@ def _copy_database(source: Path, target: Path) -> None:
         old.backup(new)
 
 
-def _testmon_selection(python: Path, root: Path, saved: Path) -> list[str]:
+def _testmon_selection(python: Path, root: Path, saved: Path, args: tuple[str, ...]) -> list[str]:
     _copy_database(saved, root / ".testmondata")
-    return _collected(python, root, "--testmon")
+    return _collected(python, root, *args, "--testmon")
 
 
 def _collected(python: Path, root: Path, *args: str) -> list[str]:
@@ -231,7 +231,7 @@ def _stale_map(repo: ImpactRepo, root: Path, python: Path, workdir: Path) -> Pat
 
 
 def _selections(
-    root: Path, python: Path, maps: dict[str, Path | None], saved: Path | None
+    root: Path, python: Path, maps: dict[str, Path | None], saved: Path | None, args: tuple[str, ...]
 ) -> dict[str, list[str]]:
     """The selection of each mnemo column (its map in place, or none) and testmon's (``saved``)."""
     found: dict[str, list[str]] = {}
@@ -242,7 +242,7 @@ def _selections(
             shutil.copyfile(coverage_map, target)
         found[label] = _mnemo(root, "tests", "HEAD~1", "--no-memory").split()
     if saved is not None:
-        found["testmon"] = _testmon_selection(python, root, saved)
+        found["testmon"] = _testmon_selection(python, root, saved, args)
     return found
 
 
@@ -286,7 +286,7 @@ def run_repo(name: str, workdir: Path, count: int, columns: tuple[str, ...] = SE
         row: dict[str, Any] = {"mutant": mutant.__dict__, "covering": exact, "failing": len(failing)}
         row["hung"] = hung
         if failing:
-            chosen = {**_selections(root, python, maps, saved), "all": everything}
+            chosen = {**_selections(root, python, maps, saved, args), "all": everything}
             for label in columns:
                 row[label] = _score(chosen[label], failing, everything, exact).__dict__
                 row[f"{label}_selected"] = len(chosen[label])
