@@ -45,7 +45,9 @@ def _mnemo(code: Path, repo: Path, *args: str) -> str:
     )
     if done.returncode != 0:
         return f"exit {done.returncode}: {done.stderr.strip()[-300:]}"
-    return json.dumps(_stable(json.loads(done.stdout)), indent=1, sort_keys=True) if done.stdout else ""
+    if "--format" not in args:
+        return done.stdout
+    return json.dumps(_stable(json.loads(done.stdout)), indent=1, sort_keys=True)
 
 
 def outputs(code: Path, source: Path, work: Path) -> dict[str, str]:

@@ -38,6 +38,7 @@ class RankedSymbol(TypedDict):
 
     path: str
     name: str
+    display_name: NotRequired[str]  # the name as the symbol's language writes it (Ruby's A::B#c)
     kind: str
     language: str
     start_line: int

@@ -41,7 +41,7 @@ from mnemo_core.insight import (
 )
 from mnemo_core.lookup import Hop
 from mnemo_core.memory import Memory
-from mnemo_core.model import ContextPack, Explanation, IndexStats, ScoredSymbol, Symbol
+from mnemo_core.model import ContextPack, Explanation, Feedback, IndexStats, ScoredSymbol, Symbol
 from mnemo_core.pipelines import Call
 from mnemo_core.repository import Repository, recovering
 from mnemo_core.retrieve.recall import Recall
@@ -116,15 +116,6 @@ class Walk:
 
 
 Noticed = Literal["opened", "hovered", "edited"]  # what an editor or agent did with code
-
-
-@dataclass(frozen=True, slots=True)
-class Feedback:
-    """What ``feedback`` remembered for a task."""
-
-    task: str
-    used: tuple[Symbol, ...]
-    useless: tuple[Symbol, ...]
 
 
 class Engine:
@@ -286,11 +277,11 @@ class Engine:
         """The symbols one call away: its callers (``"in"``) or callees (``"out"``), each with the
         edge (its call line). Links the resolver only guessed by name are left out, as in the
         hover's caller count."""
-        from mnemo_core.change.impact import POSSIBLE_BELOW
+        from mnemo_core.change.impact import is_sure
 
         self._fresh()
         hops = lookup.walk(self.repository, [symbol], direction, depth=1)
-        return [hop for hop in hops if hop.via.confidence >= POSSIBLE_BELOW]
+        return [hop for hop in hops if is_sure(hop.via.confidence)]
 
     def callers(self, handle: str, depth: int = 1) -> Walk:
         """Who calls the symbols ``handle`` names, up to ``depth`` hops."""

@@ -113,13 +113,13 @@ def _header_lines(symbol: Symbol) -> int:
 def symbol_card(repo: Repository, symbol: Symbol) -> SymbolCard:
     """Callers, blast radius, tests and last change of one symbol."""
     from mnemo_core.change.dynamic import reached_dynamically
-    from mnemo_core.change.impact import POSSIBLE_BELOW, tests_reaching, walk_back
+    from mnemo_core.change.impact import SURE_FROM, tests_reaching, walk_back
 
     store = repo.store
     callers, guessed = _direct_callers(store, [symbol.id])
     callers_of = sorted(callers.get(symbol.id, set()))
     caller_symbols = store.symbols_by_ids(callers_of)
-    near = walk_back(store, [symbol.id], BLAST_DEPTH, min_confidence=POSSIBLE_BELOW)
+    near = walk_back(store, [symbol.id], BLAST_DEPTH, min_confidence=SURE_FROM)
     reaching = tests_reaching(store, [symbol.id])[symbol.id]
     reached = store.symbols_by_ids(set(near) | set(reaching.sure))
     blast = [sid for sid in near if sid != symbol.id and sid in reached and not reached[sid].is_test]
@@ -183,13 +183,13 @@ def _graph_facts(store: Store, ids: list[int]) -> GraphFacts:
 
 def _direct_callers(store: Store, ids: list[int]) -> tuple[dict[int, set[int]], dict[int, set[int]]]:
     """The direct callers of some symbols: sure ones, and those linked only by a weaker name guess."""
-    from mnemo_core.change.impact import POSSIBLE_BELOW
+    from mnemo_core.change.impact import is_sure
 
     sure: dict[int, set[int]] = defaultdict(set)
     guessed: dict[int, set[int]] = defaultdict(set)
     for e in store.edges_touching(ids, "in"):
         if runs_target(e) and e.src != e.dst:
-            (sure if e.confidence >= POSSIBLE_BELOW else guessed)[e.dst].add(e.src)
+            (sure if is_sure(e.confidence) else guessed)[e.dst].add(e.src)
     return sure, {sid: src - sure[sid] for sid, src in guessed.items()}
 
 

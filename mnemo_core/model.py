@@ -367,3 +367,12 @@ def symbol_test_id(symbol: Symbol) -> str:
     if symbol.kind == "module":
         return symbol.path
     return f"{symbol.path}::{symbol.name.replace('.', '::')}"
+
+
+@dataclass(frozen=True, slots=True)
+class Feedback:
+    """What ``feedback`` remembered for a task."""
+
+    task: str
+    used: tuple[Symbol, ...]
+    useless: tuple[Symbol, ...]

@@ -356,7 +356,10 @@ def _explanation(ranking: TaskRanking, target: Symbol, text: str) -> Explanation
     walk_rank = walk_order.index(sid) + 1 if sid in ranking.walk.scores else None
     seed = ranking.seeds.get(sid)
     notes = list(ranking.notes)
-    if scored is None:
+    if scored is None and sid in ranking.folded_into:
+        answer = ranking.symbols[ranking.folded_into[sid]]
+        notes.append(f"folded into {answer.name} (line {answer.start_line}): one answer per definition")
+    elif scored is None:
         hops = ranking.walk.hops.get(sid)
         reached = f"reached at {hops} hops" if hops is not None else "not reached"
         notes.append(

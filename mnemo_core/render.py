@@ -11,9 +11,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mnemo_core.index.languages.naming import display_name
 from mnemo_core.model import (
     ContextPack,
     Explanation,
+    Feedback,
     Impact,
     IndexStats,
     LeftReference,
@@ -24,7 +26,6 @@ from mnemo_core.model import (
 from mnemo_core.retrieve.snippets import header
 
 if TYPE_CHECKING:
-    from mnemo_core.engine import Feedback
     from mnemo_core.lookup import Hop
     from mnemo_core.semantic.vectors import VectorStats
     from mnemo_core.symbol_history import SymbolHistory
@@ -43,6 +44,7 @@ MULTIPLIER_NAMES = {
     "kind": "kind prior",
     "declaration": "a declaration without the implementation (overload or stub)",
     "useless": "said useless for a similar past task",
+    "generated": "build output (a bundle under dist/ or build/), and the task does not name it",
 }
 
 
@@ -52,6 +54,7 @@ def symbol_json(s: ScoredSymbol) -> dict[str, Any]:
     return {
         "path": sym.path,
         "name": sym.name,
+        "display_name": display_name(sym),
         "kind": sym.kind,
         "language": sym.language,
         "start_line": sym.start_line,
@@ -219,12 +222,12 @@ def impact_text(impact: Impact, more: str = JSON_LISTS_ALL) -> list[str]:
 
 def impact_line(s: ScoredSymbol) -> str:
     """One changed symbol, caller or test in the impact section for a terminal."""
-    return f"  {s.symbol.path}:{s.symbol.start_line}  {s.symbol.name}  {'; '.join(s.reasons)}"
+    return f"  {s.symbol.path}:{s.symbol.start_line}  {display_name(s.symbol)}  {'; '.join(s.reasons)}"
 
 
 def possible_line(s: ScoredSymbol) -> str:
     """One possible caller or test in the impact section for a terminal."""
-    return f"  {s.symbol.path}:{s.symbol.start_line}  {s.symbol.name}"
+    return f"  {s.symbol.path}:{s.symbol.start_line}  {display_name(s.symbol)}"
 
 
 def to_text(pack: ContextPack, more: str = JSON_LISTS_ALL) -> str:
@@ -248,7 +251,7 @@ def symbol_lines(rank: int, s: ScoredSymbol) -> list[str]:
     body = s.body if s.body is not None else header(s.symbol)
     return [
         "",
-        f"{rank:>3}. {sym.path}:{sym.start_line}  {sym.name}  ({sym.kind}, score {s.score:.3f})",
+        f"{rank:>3}. {sym.path}:{sym.start_line}  {display_name(sym)}  ({sym.kind}, score {s.score:.3f})",
         f"     {'; '.join(s.reasons)}",
         *(f"     | {line}" for line in body.splitlines()),
     ]
@@ -275,7 +278,7 @@ def to_markdown(pack: ContextPack) -> str:
         sym = s.symbol
         where = md_code(f"{sym.path}:{sym.start_line}", table=True)
         out.append(
-            f"| {rank} | {md_code(sym.name, table=True)} | {where} | {s.score:.3f} "
+            f"| {rank} | {md_code(display_name(sym), table=True)} | {where} | {s.score:.3f} "
             f"| {md_text('; '.join(s.reasons))} |"
         )
     for rank, s in enumerate(pack.symbols, start=1):
@@ -283,7 +286,7 @@ def to_markdown(pack: ContextPack) -> str:
         where = md_code(f"{sym.path}:{sym.start_line}-{sym.end_line}")
         out += [
             "",
-            f"## {rank}. {md_code(sym.name)} — {where}",
+            f"## {rank}. {md_code(display_name(sym))} — {where}",
             "",
             *md_fence(s.body if s.body is not None else header(s.symbol), sym.language),
         ]

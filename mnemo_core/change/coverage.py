@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from mnemo_core.change.impact import GUESS_CONFIDENCE, HOP_DECAY, Reach, ReachingTests, tests_reaching
+from mnemo_core.change.impact import HOP_DECAY, Reach, ReachingTests, is_name_match, tests_reaching
 from mnemo_core.change.ownlines import own_line_sets, own_lines
 from mnemo_core.config import Config
 from mnemo_core.errors import MnemoError
@@ -253,7 +253,7 @@ def _through_callers(store: Store, ran: _Runs, symbols: list[Symbol]) -> dict[in
             callers = {
                 e.src: e.dst
                 for e in store.edges_touching(frontier, "in")
-                if e.type in CALLER_EDGES and e.confidence > GUESS_CONFIDENCE and e.src not in seen
+                if e.type in CALLER_EDGES and not is_name_match(e.confidence) and e.src not in seen
             }
             named = store.symbols_by_ids(callers)
             code = [named[c] for c in sorted(callers) if c in named and not named[c].is_test]
@@ -470,7 +470,7 @@ def _entries(store: Store, tests: Iterable[int]) -> dict[int, set[int]]:
             frontier, visited, entries = {test}, {test}, set()
             for _ in range(ENTRY_DEPTH):
                 edges = store.edges_touching(frontier, "out")
-                targets = {e.dst for e in edges if e.type == "calls" and e.confidence > GUESS_CONFIDENCE}
+                targets = {e.dst for e in edges if e.type == "calls" and not is_name_match(e.confidence)}
                 symbols = store.symbols_by_ids(targets - visited)
                 visited |= set(symbols)
                 entries |= {i for i, s in symbols.items() if not s.is_test}

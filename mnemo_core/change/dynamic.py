@@ -33,8 +33,8 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from mnemo_core.change.impact import (
-    GUESS_CONFIDENCE,
-    POSSIBLE_BELOW,
+    NAME_MATCH_MAX,
+    SURE_FROM,
     TEST_DEPTH,
     Reach,
     WalkBudget,
@@ -46,7 +46,7 @@ from mnemo_core.index.store import Store
 from mnemo_core.index.textsplit import identifier_words, stem
 from mnemo_core.model import DYNAMIC_RESOLUTIONS, PathResolution, Symbol
 
-FALLBACK_CONFIDENCE = 0.3  # a module neighbour's test: below POSSIBLE_BELOW, never counted
+FALLBACK_CONFIDENCE = 0.3  # a module neighbour's test: below SURE_FROM, never counted
 FALLBACK_SYMBOLS = 60  # the module's symbols whose tests make up the fallback, in line order
 # states the walks from those symbols may reach together: a central module's take tens of seconds
 # (pyparsing's core.py: 230,000 states, 30-60 s), flask's modules under 10,000; past it, every test
@@ -128,13 +128,13 @@ def called_through_uncalled(store: Store, symbols: Mapping[int, Sequence[int]]) 
     server a middleware's ``__call__``), whose tests are as unknown as the hook's."""
     found: dict[int, DynamicReach] = {}
     for sid, definitions in symbols.items():
-        reached = walk_back(store, definitions, TEST_DEPTH, min_confidence=POSSIBLE_BELOW)
+        reached = walk_back(store, definitions, TEST_DEPTH, min_confidence=SURE_FROM)
         if len(reached) == len(definitions) or any(r.depth == TEST_DEPTH for r in reached.values()):
             continue  # nothing calls it (``uncalled``), or the callers go on beyond the walk
         members = store.symbols_by_ids(reached)
         if any(m.is_test for m in members.values()):
             continue
-        entries = _unlinked(store, [m.id for m in members.values() if m.kind == "method"], GUESS_CONFIDENCE)
+        entries = _unlinked(store, [m.id for m in members.values() if m.kind == "method"], NAME_MATCH_MAX)
         if entries:
             found[sid] = DynamicReach(tuple(members[e].name for e in entries), UNCALLED, 0.0)
     return found

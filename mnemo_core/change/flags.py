@@ -15,9 +15,9 @@ over itself (``BadParameter(param=self)``), which no test names.
 from __future__ import annotations
 
 import re
-import zlib
 from functools import lru_cache
 
+from mnemo_core.change.assumptions import Assumption, Fresh, TestSources, words_naming
 from mnemo_core.change.syntax_keys import syntax_guard
 from mnemo_core.index.store import Store
 from mnemo_core.memo import BoundedCache
@@ -26,21 +26,30 @@ from mnemo_core.retrieve.snippets import SourceCache
 
 GUARD = re.compile(r"(?:el)?if\s+(self\.)?([A-Za-z_]\w*)(?:\s+is\s+not\s+None)?\s*(?:\band\b.*)?:\s*(?:#.*)?")
 MIN_FLAG_CHARS = 4  # ``x``, ``ok``, ``cb``: too short to find in a test's source by chance alone
-_WORDS: dict[int, str] = {}  # flag id -> its word (a flag id is negative: never a symbol's)
 GUARDED_CACHED = 20_000  # callers whose guarded lines are known
-_GUARDED: BoundedCache[tuple[str, int, int], dict[int, int]] = BoundedCache(GUARDED_CACHED)
+_GUARDED: BoundedCache[tuple[str, int, int], dict[int, Assumption]] = BoundedCache(GUARDED_CACHED)
 
 
-def flag_id(word: str) -> int:
-    """The assumption id standing for flag ``word`` in a walk's states."""
-    fid = -1 - zlib.crc32(word.encode())
-    _WORDS[fid] = word
-    return fid
+def flag_word(assumption: Assumption) -> str | None:
+    """The word of a flag's assumption, or None for any other assumption."""
+    return assumption.words[0] if assumption.kind == "flag" else None
 
 
-def flag_word(fid: int) -> str | None:
-    """The word of a flag id, or None for a symbol's id."""
-    return _WORDS.get(fid) if fid < 0 else None
+class FlagWords:
+    """Evidence rule: a path through a call that runs only when an opt-in flag is on assumes the
+    flag, and a test names it by the flag's word (``deprecated=True``)."""
+
+    def needs(self, store: Store, fresh: Fresh) -> set[Assumption]:
+        """Every fresh flag: a test that turns the option on spells it."""
+        return {a for a in fresh.classes | fresh.entries if a.kind == "flag"}
+
+    def names(self, tests: TestSources, assumed: frozenset[Assumption]) -> dict[int, set[Assumption]]:
+        """For each test, the flags whose words its sources use."""
+        words: dict[str, set[Assumption]] = {}
+        for a in assumed:
+            if (word := flag_word(a)) is not None:
+                words.setdefault(word, set()).add(a)
+        return words_naming(tests.words, words) if words else {}
 
 
 class OptInFlags:
@@ -52,10 +61,10 @@ class OptInFlags:
         self._store = store
         self._key = (str(store.path), store.generation())
         self._sources: SourceCache | None = None
-        self._seen: dict[int, dict[int, int]] = {}
+        self._seen: dict[int, dict[int, Assumption]] = {}
 
-    def guard(self, caller: Symbol, line: int) -> int | None:
-        """The assumption id of the ``if`` whose body holds ``caller``'s call at ``line``, if any."""
+    def guard(self, caller: Symbol, line: int) -> Assumption | None:
+        """The assumption of the ``if`` whose body holds ``caller``'s call at ``line``, if any."""
         guarded = self._seen.get(caller.id)
         if guarded is None:
             key = (*self._key, caller.id)
@@ -65,14 +74,14 @@ class OptInFlags:
             self._seen[caller.id] = guarded
         return guarded.get(line)
 
-    def _read(self, caller: Symbol) -> dict[int, int]:
+    def _read(self, caller: Symbol) -> dict[int, Assumption]:
         """Each statement line of ``caller`` directly in the body of an opt-in or syntax ``if`` (not
         in a block nested there: ``if optimize: try: read()`` reads whatever the ``try`` says), with
-        its assumption's id."""
+        its assumption."""
         if self._sources is None:
             self._sources = SourceCache(self._store.root)
         lines = self._sources.lines(caller.path)
-        guarded: dict[int, int] = {}
+        guarded: dict[int, Assumption] = {}
         end = min(caller.end_line, len(lines))
         for at in range(caller.start_line, end):  # 0-based index of the line after the ``def``
             stripped = lines[at].strip()
@@ -90,8 +99,8 @@ class OptInFlags:
                 body += 1
         return guarded
 
-    def _flag(self, caller: Symbol, lines: list[str], at: int, stripped: str) -> int | None:
-        """The id of the opt-in flag the ``if`` on line ``at`` tests, if it tests one."""
+    def _flag(self, caller: Symbol, lines: list[str], at: int, stripped: str) -> Assumption | None:
+        """The opt-in flag the ``if`` on line ``at`` tests, if it tests one."""
         found = GUARD.fullmatch(stripped)
         if found is None or len(found.group(2)) < MIN_FLAG_CHARS:
             return None
@@ -99,7 +108,7 @@ class OptInFlags:
         if not on_self and _assigns(lines[caller.start_line : at], flag):
             return None  # the function sets it itself: no test need pass it
         signature = self._init_of(caller) if on_self else caller.signature
-        return flag_id(flag) if _off_by_default(signature, flag) else None
+        return Assumption.flag(flag) if _off_by_default(signature, flag) else None
 
     def _init_of(self, method: Symbol) -> str:
         """The signature of the ``__init__`` of the class ``method`` is defined in ("" if none)."""

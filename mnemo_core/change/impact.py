@@ -19,107 +19,70 @@ gen_counter)``), assumes the entry the same way: the test must name the key or t
 (``visit_For``) assumes the handler, and the test's strings must spell the keyword (``syntax_keys``).
 
 Every path remembers its weakest link (the confidence and resolution of its least sure edge). A
-dependant reached only through a link below ``POSSIBLE_BELOW`` is a *possible* caller or test: it is
-listed, but counts in no verdict. ``tests_reaching`` is the one definition of the tests of a symbol.
+dependant reached only through a link that is not ``is_sure`` (below ``SURE_FROM``) is a *possible*
+caller or test: it is listed, but counts in no verdict. ``tests_reaching`` is the one definition of
+the tests of a symbol.
 """
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import NamedTuple
 
-from mnemo_core.change.flags import OptInFlags, flag_word
+from mnemo_core.change.assumptions import Assumption
+from mnemo_core.change.evidence import NeedsEvidence, evidenced
+from mnemo_core.change.flags import OptInFlags
 from mnemo_core.change.hierarchy import hierarchy
-from mnemo_core.change.messages import writers
-from mnemo_core.change.receivers import ReceiverNames, evidenced, exception_classes
-from mnemo_core.change.registry_keys import RegistryKeys
-from mnemo_core.change.syntax_keys import id_keywords, keywords_of
-from mnemo_core.index.languages import language_for_path
-from mnemo_core.index.languages.base import mark_name
+from mnemo_core.change.receivers import ReceiverNames
+from mnemo_core.change.steps import (
+    DISPATCHES_TO,
+    LOOKS_UP,
+    PASSES,
+    REFERENCE_LABELS,
+    SUBCLASSES,
+    Step,
+    Steps,
+    assumes_class,
+)
 from mnemo_core.index.store import Store
 from mnemo_core.index.textsplit import identifier_words
 from mnemo_core.memo import BoundedCache
 from mnemo_core.model import (
-    CALLABLE_KINDS,
-    CLASS_KINDS,
-    DYNAMIC_RESOLUTIONS,
-    Edge,
     PathResolution,
-    Resolution,
     Symbol,
-    SymbolKind,
 )
 
-GUESS_CONFIDENCE = 0.5  # edges at or below this were resolved by name alone
-# the resolver's name matches split between 2 or 3 definitions (0.25, 0.167) are as likely another
-# symbol's as this one's; a unique name match (0.5) and everything above it are kept as sure
-POSSIBLE_BELOW = 0.5
-MAX_GUESSES = 2  # a path through more name-only links is more likely wrong than right
-IMPORT_IMPACT_KINDS: frozenset[SymbolKind] = frozenset({"module", "constant"})
+# a link the resolver matched by name alone has at most this confidence: a unique match 0.5, a name
+# defined 2 or 3 times 0.25 or 0.167 (resolve.CONFIDENCE["name"] shared among the definitions)
+NAME_MATCH_MAX = 0.5
+# a link at least this sure counts in verdicts: a unique name match (0.5) and everything above it; a
+# match split between 2 or 3 definitions is as likely another symbol's as this one's
+SURE_FROM = 0.5
+MAX_NAME_MATCHES = 2  # a path through more name-only links is more likely wrong than right
 HOP_DECAY = 0.6  # each hop away from the change makes a dependency less likely to break
 TEST_DEPTH = 12  # tests reach the code they exercise through helpers, fixtures and layers
 # receiver assumptions kept per symbol: each layer of overrides a path climbs multiplies them
 # (six layers of eight overrides: 32,768 for one method), so only the strongest are walked on
 MAX_ASSUMPTIONS = 16
-# reverse relations: (edge type, direction to follow, label); "in" follows the edge back to its source
-RELATIONS = (
-    ("calls", "in", "calls"),
-    ("overrides", "in", "overrides"),
-    ("overrides", "out", "dispatches to"),  # callers of the base method may reach the override
-    ("inherits", "in", "inherits from"),
-    ("imports", "in", "imports"),
-    ("references", "in", "references"),  # labelled by how it was resolved: REFERENCE_LABELS
-)
-# how a "references" edge (dynamic dispatch that static code shows) reads, by its resolution
-REFERENCE_LABELS: dict[Resolution, str] = {
-    "registry": "registers",  # FILTERS registers do_upper; a registry's writer registers what it stores
-    "decorator": "registers (decorator)",
-    "subclass": "registers (subclass hook)",
-    "value": "passes",  # sort_things passes do_upper (to code that calls it)
-}
-# a class handed over is built and its interface called by the code it goes to (``_handed_over``); like a
-# dispatch into an override, the path assumes the class, which a test must name
-HANDED_LABELS: dict[Resolution, str] = {
-    "value": "hands over the class of",
-    "registry": "registers the class of",
-}
-DISPATCHES_TO = "dispatches to"  # the label of ("overrides", "out"): callers of a base may reach the override
-ASSUMING_LABELS = frozenset({DISPATCHES_TO, *HANDED_LABELS.values()})
-KEYABLE = frozenset({REFERENCE_LABELS["registry"], REFERENCE_LABELS["value"]})  # may be stored under a key
-LOOKS_UP = "looks up"  # a registry reader (render looks up FILTERS)
-USES = "uses"  # a module constant's reader (fetch uses TIMEOUT)
-DISPATCHES = "dispatches by name to"  # getattr(self, "visit_" + ...) calls
-SUBCLASSES = "runs the subclass hook"  # a class defined in a function runs its base's __init_subclass__
-RUNS = "runs"  # a test runs its class's setUp, its module's setup_module, an autouse fixture in scope
-RUNNER_CONFIDENCE = 0.9  # the runner calls them for every test of their scope (a fixture's confidence)
-# a nested function is reached through what defines it: a function (a closure it returns), or a
-# constant holding an object with methods (Java's ``ADDRESS = new Adapter() { read(...) }``)
-DEFINERS = frozenset({*CALLABLE_KINDS, "constant"})
-# a method's decorator runs in its class's body: when the class is defined in a function (a test's
-# local ``class MySchema(Schema)`` with a ``@validates_schema`` method), each time that function runs
-APPLIES_DECORATOR = "applies the decorator"
 # a decorator is applied by each function it decorates: only the registry it writes leads on
 AFTER_DECORATOR = frozenset({*REFERENCE_LABELS.values(), LOOKS_UP})
 _DECORATOR = REFERENCE_LABELS["decorator"]
 _SUBCLASS = REFERENCE_LABELS["subclass"]
-_NOTHING: frozenset[int] = frozenset()  # the assumptions of a path that assumed no class
+_NOTHING: frozenset[Assumption] = frozenset()  # the assumptions of a path that assumed nothing
 
 
-State = tuple[int, frozenset[int]]  # a symbol, and the receiver classes its path assumed
+def is_name_match(confidence: float) -> bool:
+    """Whether a link was matched by name alone (a unique match is one, and sure as well)."""
+    return confidence <= NAME_MATCH_MAX
 
 
-class Step(NamedTuple):
-    """One reverse dependency: ``dependant`` depends on ``node`` as ``label`` says."""
+def is_sure(confidence: float) -> bool:
+    """Whether a link counts in verdicts; what only links below it reach is *possible*."""
+    return confidence >= SURE_FROM
 
-    node: int  # the symbol of the frontier
-    dependant: int
-    label: str  # one of the RELATIONS' labels, or "defines"
-    confidence: float  # of the edge
-    into: int | None  # for "dispatches to": the class of the overriding method
-    on_self: int | None  # for a call on self: the class of the caller
-    resolution: Resolution  # how the edge was resolved
+
+State = tuple[int, frozenset[Assumption]]  # a symbol, and what its path assumed
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,227 +93,13 @@ class Reach:
     depth: int
     weight: float
     path: tuple[int, ...]
-    labels: tuple[str, ...]  # how each hop of ``path`` depends on the next
-    guesses: int = 0  # hops resolved by name alone on the way
-    assumes: frozenset[int] = frozenset()  # classes that "dispatches to" hops took the receiver to be
+    labels: tuple[str, ...]  # how each hop of ``path`` depends on the next (a step's ``Label``, or "ran")
+    name_matches: int = 0  # hops matched by name alone on the way
+    assumes: frozenset[Assumption] = frozenset()  # what its steps assumed, which a test must name
     receiver: int | None = None  # the class the last run of "dispatches to" hops went down to
     confidence: float = 1.0  # of the least sure edge of ``path``
     resolution: PathResolution = "changed"  # how that edge was resolved ("changed": the change itself)
     runs: tuple[str, ...] = ()  # a test file: the pytest ids of the tests it made at run time that ran it
-
-
-def _step(
-    store: Store,
-    frontier: Iterable[int],
-    min_confidence: float = 0.0,
-    receivers: ReceiverNames | None = None,
-    flags: OptInFlags | None = None,
-) -> list[Step]:
-    """Every reverse dependency of the frontier, leaving out edges below ``min_confidence``. Importing
-    a function or class says nothing its callers do not; importing a module or a constant does. A
-    function defined inside another (a closure, a test's local view function) is reached through
-    whoever defines it. With ``receivers`` (on the way to tests), a call matched to a method by name
-    alone assumes the method's class, unless its call site names it."""
-    ids = list(frontier)
-    symbols = store.symbols_by_ids(ids)
-    importable = {sid for sid, s in symbols.items() if s.kind in IMPORT_IMPACT_KINDS}
-    found: list[Step] = []
-    incoming = store.edges_touching(ids, "in")
-    outgoing = store.edges_touching(ids, "out")
-    calling_on_self = {e.src for e in incoming if e.type == "calls" and e.resolution == "self"}
-    self_callers = _classes_of(store, calling_on_self)
-    to_tests = receivers is not None or flags is not None
-    calling = {e.src for e in incoming if to_tests and e.type == "calls" and e.confidence >= min_confidence}
-    callers = store.symbols_by_ids(calling)  # whose call sites say what they call, and when
-    for edge_type, direction, relation in RELATIONS:
-        edges: list[Edge] = incoming if direction == "in" else outgoing
-        for e in edges:
-            if e.type != edge_type or e.confidence < min_confidence:
-                continue
-            node, dependant = (e.dst, e.src) if direction == "in" else (e.src, e.dst)
-            if edge_type == "imports" and node not in importable:
-                continue
-            label = _label(relation, e, symbols.get(node))
-            into = symbols[node].parent_id if label == "dispatches to" and node in symbols else None
-            if receivers is not None and e.resolution == "name" and label == "calls":
-                into = _guessed_class(receivers, callers.get(dependant), e.line, symbols.get(node))
-            if flags is not None and into is None and label in ("calls", DISPATCHES) and dependant in callers:
-                into = flags.guard(callers[dependant], e.line)  # a call only an option turned on makes
-            if label in KEYABLE or (receivers is not None and label == DISPATCHES):
-                into = node  # a registry's entry, a handed function, a handler: if keyed, a test names it
-            caller = self_callers.get(dependant) if label == "calls" and e.resolution == "self" else None
-            found.append(Step(node, dependant, label, e.confidence, into, caller, e.resolution))
-    parents = store.symbols_by_ids({s.parent_id for s in symbols.values() if s.parent_id is not None})
-    found += _handed_over(store, symbols, parents, outgoing, min_confidence)
-    found += _class_bodies(store, symbols, incoming, min_confidence)
-    for sid, symbol in symbols.items():
-        parent = parents.get(symbol.parent_id or 0)
-        nested = symbol.kind in CALLABLE_KINDS or symbol.kind in CLASS_KINDS
-        if nested and parent is not None and parent.kind in DEFINERS:
-            found.append(Step(sid, parent.id, "defines", 1.0, None, None, "structure"))
-        found += [
-            Step(sid, test, RUNS, RUNNER_CONFIDENCE, None, None, "fixture")
-            for test in _tests_running(store, symbol, parent)
-        ]
-    return found
-
-
-def _label(relation: str, edge: Edge, node: Symbol | None) -> str:
-    """How the dependant of ``edge`` depends on ``node``: the relation's label, or for dynamic
-    dispatch what kind (a registry's reader, a registered or passed function, a name-built call)."""
-    if edge.type == "references":
-        if edge.resolution not in DYNAMIC_RESOLUTIONS:
-            return USES
-        return LOOKS_UP if _is_registry(node) else REFERENCE_LABELS.get(edge.resolution, relation)
-    if edge.resolution == "subclass":
-        return SUBCLASSES
-    return DISPATCHES if edge.resolution == "dispatch" else relation
-
-
-def _assumes(step: Step) -> bool:
-    """Whether the class a step goes into must be named by a test (a dispatch into an override, a
-    class handed over, a method guessed by name), not a registry's entry (named by its key)."""
-    return step.label in ASSUMING_LABELS or step.resolution == "name"
-
-
-def _guessed_class(
-    receivers: ReceiverNames, caller: Symbol | None, line: int, callee: Symbol | None
-) -> int | None:
-    """The class a call (by ``caller``, at ``line``) matched to ``callee`` by name alone assumes: the
-    method's, unless the call site names it (then the guess is taken as sure)."""
-    if callee is None or callee.kind != "method" or callee.parent_id is None:
-        return None
-    named = caller is not None and receivers.named(caller, line, callee.short_name, callee.parent_id)
-    return None if named else callee.parent_id
-
-
-def _class_bodies(
-    store: Store, symbols: Mapping[int, Symbol], incoming: Sequence[Edge], min_confidence: float
-) -> list[Step]:
-    """The classes whose bodies apply a decorator of the frontier to a method, where the class is
-    defined in a function (its body runs each time the function does; a module's classes run theirs
-    at import, which no test's own run covers)."""
-    calls = [e for e in incoming if e.type == "calls" and e.dst in symbols and e.confidence >= min_confidence]
-    methods = store.symbols_by_ids({e.src for e in calls})
-    classes = store.symbols_by_ids({m.parent_id for m in methods.values() if m.decorators and m.parent_id})
-    definers = store.symbols_by_ids({c.parent_id for c in classes.values() if c.parent_id is not None})
-    steps = []
-    for e in calls:
-        method = methods.get(e.src)
-        cls = classes.get(method.parent_id or 0) if method is not None else None
-        if method is None or cls is None or cls.kind not in CLASS_KINDS:
-            continue
-        definer = definers.get(cls.parent_id or 0)
-        if definer is not None and definer.kind in CALLABLE_KINDS and _decorates(method, symbols[e.dst]):
-            steps.append(Step(e.dst, cls.id, APPLIES_DECORATOR, e.confidence, None, None, e.resolution))
-    return steps
-
-
-def _decorates(method: Symbol, decorator: Symbol) -> bool:
-    """Whether ``method`` is written with ``decorator`` (``@validates_schema``, ``@hooks.pre_load(...)``)."""
-    short = decorator.name.rsplit(".", 1)[-1]
-    return any(mark_name(d) == short for d in method.decorators)
-
-
-def _handed_over(
-    store: Store,
-    symbols: Mapping[int, Symbol],
-    parents: Mapping[int, Symbol],
-    outgoing: Sequence[Edge],
-    min_confidence: float,
-) -> list[Step]:
-    """A method the code that receives its class (or an object of it) runs: one that overrides a
-    base's (the receiver calls the base's interface). Such a method depends on whoever hands the
-    class over (``md.register(Processor(md))``) or registers it (``CONVERTERS = {"int":
-    IntConverter}``), as a function does on whoever passes it; a test that hands a class over
-    (``parametrize("cls", [A, B])``) uses it as it says, and its calls say how."""
-    overriding = {e.src for e in outgoing if e.type == "overrides"}
-    methods = {
-        sid: cls.id
-        for sid, symbol in symbols.items()
-        if sid in overriding
-        and (cls := parents.get(symbol.parent_id or 0)) is not None
-        and cls.kind in CLASS_KINDS
-    }
-    if not methods:
-        return []
-    handing: dict[int, list[Edge]] = defaultdict(list)
-    edges = [
-        e
-        for e in store.edges_touching(set(methods.values()), "in")
-        if e.type == "references" and e.resolution in HANDED_LABELS and e.confidence >= min_confidence
-    ]
-    sources = store.symbols_by_ids({e.src for e in edges})
-    for e in edges:
-        if e.src in sources and not sources[e.src].is_test:
-            handing[e.dst].append(e)
-    return [
-        Step(sid, e.src, HANDED_LABELS[e.resolution], e.confidence, cls, None, e.resolution)
-        for sid, cls in methods.items()
-        for e in handing.get(cls, ())
-    ]
-
-
-def _tests_running(store: Store, symbol: Symbol, parent: Symbol | None) -> list[int]:
-    """The tests a test runner runs ``symbol`` for without a call: a ``setUp`` for its class's and its
-    subclasses' tests (and those they inherit), a spec's ``let`` or ``before`` for the cases nested in
-    its group, a ``setup_module`` or a module's ``autouse`` fixture for the module's tests, a
-    conftest's ``autouse`` fixture for the tests of its directory."""
-    spec = language_for_path(symbol.path) if symbol.is_test else None
-    in_class = parent is not None and parent.kind in CLASS_KINDS
-    if in_class and parent is not None and symbol.is_test and not symbol.is_test_case:
-        module = _building_module(store, parent)
-        if module is not None:
-            return [module]
-    scope = spec.hooks.runs_for_tests(symbol, in_class) if spec is not None else None
-    if scope == "class" and parent is not None:
-        subclasses = hierarchy(store, parent.id, "in")
-        classes = subclasses | {base for cls in subclasses for base in hierarchy(store, cls, "out")}
-        attached = {c for c, s in store.symbols_by_ids(subclasses).items() if s.is_test_case}
-        return sorted(
-            attached  # a class whose tests are attached at run time: it runs them
-            | {m.id for members in store.children_of(classes).values() for m in members if m.is_test_case}
-        )
-    if scope == "group" and parent is not None:
-        return [
-            s.id
-            for s in store.symbols_in_file(symbol.path)
-            if s.is_test_case and parent.start_line <= s.start_line and s.end_line <= parent.end_line
-        ]
-    if scope == "module":
-        return [s.id for s in store.symbols_in_file(symbol.path) if s.is_test_case]
-    if scope == "directory":
-        return store.test_cases_under(symbol.path.rpartition("/")[0])
-    return []
-
-
-def _building_module(store: Store, cls: Symbol) -> int | None:
-    """The test module whose top-level code builds ``cls`` by calling the function it is defined in
-    (``load_plugin("table")``): the module is the test case of the class's methods (``extract``)."""
-    module = store.module_of(cls.path)
-    if module is None or not module.is_test_case:
-        return None  # the common case, settled by one lookup before any walk up the definitions
-    outer: Symbol | None = cls
-    while outer is not None and outer.parent_id is not None:
-        outer = store.symbols_by_ids([outer.parent_id]).get(outer.parent_id)
-        if outer is not None and outer.kind in CALLABLE_KINDS:
-            return module.id
-    return None
-
-
-def _is_registry(symbol: Symbol | None) -> bool:
-    return symbol is not None and symbol.kind == "constant"
-
-
-def _classes_of(store: Store, methods: set[int]) -> dict[int, int]:
-    """The class each of the methods is defined in (functions and nested functions have none)."""
-    symbols = store.symbols_by_ids(methods)
-    parents = store.symbols_by_ids({s.parent_id for s in symbols.values() if s.parent_id is not None})
-    return {
-        sid: s.parent_id
-        for sid, s in symbols.items()
-        if s.parent_id in parents and parents[s.parent_id].kind in CLASS_KINDS
-    }
 
 
 @dataclass(slots=True)
@@ -385,12 +134,10 @@ def walk_back(
     frontier = sorted(reached, key=_state_order)
     test_cases: set[int] = set()
     related = _Kinship(store)
-    dispatched: set[int] = set()
-    assumable: set[int] = set()  # classes dispatched into that a test must name (not silent exceptions)
-    keys = RegistryKeys(store) if stop_at_tests else None  # and entries of keyed registries
+    needs = NeedsEvidence(store) if stop_at_tests else None  # what a test must name
     receivers = ReceiverNames(store) if stop_at_tests else None
     flags = OptInFlags(store) if stop_at_tests else None
-    known_steps = _Steps(store, min_confidence)
+    known_steps = Steps(store, min_confidence)
     for hop in range(1, depth + 1):
         if not frontier:
             break
@@ -398,26 +145,9 @@ def walk_back(
         for state in frontier:
             origins.setdefault(state[0], []).append(reached[state])
         steps = known_steps(origins, receivers, flags)
-        if keys is not None:
-            into = {s.into: _assumes(s) for s in steps if s.into is not None}
-            new = {i for i, dispatch in into.items() if dispatch} - dispatched
-            entries = {i for i, dispatch in into.items() if not dispatch} - dispatched
-            dispatched |= new | entries
-            errors = exception_classes(store, new)
-            assumable |= new - (errors - writers(store, errors))
-            looked_up = {
-                i for s in steps if s.label != REFERENCE_LABELS["value"] and (i := s.into) in entries
-            }
-            handlers = store.symbols_by_ids(looked_up)  # not handed over: a keyword in its name is a key
-            assumable |= {
-                e
-                for e in entries
-                if flag_word(e)
-                or id_keywords(e)
-                or keys.of(e)
-                or keys.subjects(e)
-                or (e in handlers and keywords_of(handlers[e].short_name))
-            }
+        if needs is not None:
+            needs.add((s.into, assumes_class(s), s.label != PASSES) for s in steps if s.into is not None)
+        assumable = needs.needed if needs is not None else set()
         candidates = _bounded(_extend(reached, origins, steps, hop, assumable, related), states)
         if stop_at_tests and candidates:
             symbols = store.symbols_by_ids({sid for sid, _ in candidates})
@@ -429,42 +159,12 @@ def walk_back(
     return _strongest(store, reached, test_cases)
 
 
-STEPS_CACHED = 100_000  # symbols whose reverse dependencies are known (per index generation)
-_STEPS: BoundedCache[tuple[str, int, float, bool, int], tuple[Step, ...]] = BoundedCache(STEPS_CACHED)
-
-
-class _Steps:
-    """``_step`` of a frontier in ``_step_order``, from each symbol's own steps (kept sorted), read
-    once per index generation: a symbol's steps do not depend on the rest of the frontier, and the
-    walks of one answer (a change's symbols, a fallback's module neighbours) cross the same callers
-    and helpers again. The order puts the frontier's symbol first, so the lists join in order."""
-
-    def __init__(self, store: Store, min_confidence: float) -> None:
-        self._store = store
-        self._key = (str(store.path), store.generation(), min_confidence)
-
-    def __call__(
-        self, frontier: Iterable[int], receivers: ReceiverNames | None, flags: OptInFlags | None
-    ) -> list[Step]:
-        to_tests = receivers is not None or flags is not None
-        nodes = sorted(frontier)
-        known = {node: _STEPS.get((*self._key, to_tests, node)) for node in nodes}
-        missing = [node for node, steps in known.items() if steps is None]
-        if missing:
-            fresh: dict[int, list[Step]] = {node: [] for node in missing}
-            for step in _step(self._store, missing, self._key[2], receivers, flags):
-                fresh[step.node].append(step)
-            for node, steps in fresh.items():
-                known[node] = _STEPS.put((*self._key, to_tests, node), tuple(sorted(steps, key=_step_order)))
-        return [step for node in nodes for step in known[node] or ()]
-
-
 def _extend(
     reached: dict[State, Reach],
     origins: dict[int, list[Reach]],
     steps: list[Step],
     hop: int,
-    assumable: set[int],
+    assumable: set[Assumption],
     related: _Kinship,
 ) -> dict[State, Reach]:
     """The states one hop further, each with its strongest path. (The walks' inner loop: what a
@@ -475,7 +175,7 @@ def _extend(
         overrides = label == "overrides"
         past_decorator = label not in AFTER_DECORATOR
         subclasses = label == SUBCLASSES
-        guessed = confidence <= GUESS_CONFIDENCE
+        name_match = is_name_match(confidence)
         assumed = frozenset({into}) if into is not None and into in assumable else None
         known_plain = (dependant, _NOTHING) in reached
         for origin, first in firsts[node]:
@@ -487,8 +187,8 @@ def _extend(
                 continue  # from a hook to the other subclasses it runs for: they register themselves
             if on_self is not None and origin.receiver is not None and not related(on_self, origin.receiver):
                 continue  # a call on self (or super()) in one class cannot land in an unrelated class
-            guesses = origin.guesses + guessed
-            if guesses > MAX_GUESSES:
+            name_matches = origin.name_matches + name_match
+            if name_matches > MAX_NAME_MATCHES:
                 continue
             assumes = origin.assumes if assumed is None else origin.assumes | assumed
             if assumes and known_plain:
@@ -500,7 +200,7 @@ def _extend(
                 continue
             receiver = None
             if label == DISPATCHES_TO:
-                receiver = origin.receiver if first == DISPATCHES_TO else into
+                receiver = origin.receiver if first == DISPATCHES_TO else into.symbol if into else None
             weakest = origin.depth == 0 or confidence < origin.confidence
             candidates[state] = Reach(
                 dependant,
@@ -508,7 +208,7 @@ def _extend(
                 weight,
                 (dependant, *origin.path),
                 (label, *origin.labels),
-                guesses,
+                name_matches,
                 assumes,
                 receiver,
                 confidence if weakest else origin.confidence,
@@ -565,25 +265,13 @@ def _strongest(store: Store, reached: dict[State, Reach], test_cases: set[int]) 
     return found | {sid: tests[sid][i] for sid, i in chosen.items()}
 
 
-def _state_order(state: State) -> tuple[int, list[int]]:
+def _state_order(state: State) -> tuple[int, list[Assumption]]:
     return (state[0], sorted(state[1]))
-
-
-def _step_order(step: Step) -> tuple[int, int, str, float, int, int, str]:
-    return (
-        step.node,
-        step.dependant,
-        step.label,
-        step.confidence,
-        step.into or 0,
-        step.on_self or 0,
-        step.resolution,
-    )
 
 
 @dataclass(frozen=True, slots=True)
 class ReachingTests:
-    """The test cases that reach one symbol: ``sure`` through edges of ``POSSIBLE_BELOW`` or more
+    """The test cases that reach one symbol: ``sure`` through edges of ``SURE_FROM`` or more
     only, ``possible`` only through a weaker guess; each test with its strongest path."""
 
     sure: dict[int, Reach]
@@ -600,9 +288,9 @@ def tests_reaching(store: Store, ids: Iterable[int]) -> dict[int, ReachingTests]
     A test case reaches a symbol when a reverse path of at most ``TEST_DEPTH`` hops leads from the
     symbol to it over ``RELATIONS`` (calls, overrides both ways, inherits, imports of modules and
     constants) and ``defines`` (a nested function's definer), stopping at the first test case; at
-    most ``MAX_GUESSES`` hops of a path may be name matches (confidence ``GUESS_CONFIDENCE`` or
+    most ``MAX_NAME_MATCHES`` hops of a path may be name matches (confidence ``NAME_MATCH_MAX`` or
     less), and a path through a dispatch needs the test to name the class (``receivers``). A test is
-    ``sure`` when such a path uses only edges of confidence ``POSSIBLE_BELOW`` or more, else
+    ``sure`` when such a path uses only edges of confidence ``SURE_FROM`` or more, else
     ``possible``. Each symbol is walked alone, so its tests do not depend on what else changed.
     The symbol itself is never among its tests.
     """
@@ -654,7 +342,7 @@ def _sure_tests_of(
         return _SURE.put(key, ({inside.symbol_id: inside}, 0))[0]
     counting = budget if budget is not None else WalkBudget(UNBOUNDED)
     before = counting.states
-    tests = _test_cases(store, walk_back(store, [sid], TEST_DEPTH, True, POSSIBLE_BELOW, counting), sid)
+    tests = _test_cases(store, walk_back(store, [sid], TEST_DEPTH, True, SURE_FROM, counting), sid)
     if counting.cut:
         return tests  # partial: not remembered
     return _SURE.put(key, (tests, before - counting.states))[0]
@@ -694,7 +382,7 @@ def _test_cases(store: Store, reached: dict[int, Reach], origin: int) -> dict[in
 @dataclass(frozen=True, slots=True)
 class BlastRadius:
     """Impacted non-test symbols and impacted test cases, strongest first; ``possible_*`` are those
-    reached only through a guess below ``POSSIBLE_BELOW``. ``tests_of`` gives each changed symbol all
+    reached only through a name match below ``SURE_FROM``. ``tests_of`` gives each changed symbol all
     of its own tests (``tests_reaching``), ``dependants_of`` how many of the callers depend on it (a
     caller of a changed class depends on its changed ``__init__`` too, though its path names one)."""
 
@@ -733,7 +421,7 @@ def _blast_radius(
 ) -> BlastRadius:
     own = store.symbols_by_ids(changed)
     code = [c for c in changed if c not in own or not own[c].is_test]  # what calls test code is no radius
-    sure = walk_back(store, [c for c in code if c not in unseen], depth, min_confidence=POSSIBLE_BELOW)
+    sure = walk_back(store, [c for c in code if c not in unseen], depth, min_confidence=SURE_FROM)
     every = walk_back(store, code, depth)
     tests_of = tests_reaching(store, [c for c in changed if c not in given])
     tests_of.update({c: given[c] for c in changed if c in given})
@@ -780,8 +468,7 @@ def _dependants_of(store: Store, code: list[int], depth: int, callers: set[int])
     if len(code) == 1:
         return {code[0]: len(callers)}
     return {
-        c: len(callers.intersection(walk_back(store, [c], depth, min_confidence=POSSIBLE_BELOW)))
-        for c in code
+        c: len(callers.intersection(walk_back(store, [c], depth, min_confidence=SURE_FROM))) for c in code
     }
 
 

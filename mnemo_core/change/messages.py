@@ -14,11 +14,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from mnemo_core.change.assumptions import Assumption, Fresh, TestSources, symbols_of
 from mnemo_core.change.hierarchy import hierarchy
 from mnemo_core.change.literals import Literals, literals_of, spoken
 from mnemo_core.index.store import Store
 from mnemo_core.memo import BoundedCache
 
+EXCEPTION_BASE = re.compile(r"\b(BaseException|Exception|\w+Error|\w+Exception)\b")
 PLACEHOLDER = re.compile(r"[{%]")
 MIN_PHRASE_WORDS = 2
 MIN_PHRASE_CHARS = 8
@@ -74,3 +76,36 @@ def writers(store: Store, classes: Iterable[int]) -> set[int]:
         if writes:
             found.add(cls)
     return found
+
+
+class ErrorMessages:
+    """Evidence rule: a dispatch into an exception class needs evidence only when the class writes
+    a message phrase (in its own code or a subclass's), and a test names it by spelling the phrase
+    in its string literals; one that writes none is raised deep in the code under test and handled
+    far from the test, which rarely names it."""
+
+    def needs(self, store: Store, fresh: Fresh) -> set[Assumption]:
+        """The fresh receiver classes that are exceptions writing a phrase."""
+        errors = exception_classes(store, symbols_of(fresh.classes))
+        return {Assumption.of_symbol(cls) for cls in writers(store, errors)}
+
+    def names(self, tests: TestSources, assumed: frozenset[Assumption]) -> dict[int, set[Assumption]]:
+        """For each test, the assumed exception classes whose phrases its string literals contain."""
+        errors = exception_classes(tests.store, symbols_of(assumed))
+        if not errors:
+            return {}
+        found = phrased(tests.strings, message_phrases(tests.store, errors))
+        return {test: {Assumption.of_symbol(c) for c in classes} for test, classes in found.items()}
+
+
+def exception_classes(store: Store, classes: Iterable[int]) -> frozenset[int]:
+    """The exception classes among ``classes``: those with an ancestor (in the repository, or
+    itself) whose bases look like an exception's. A dispatch into one needs no evidence."""
+    return frozenset(
+        cls
+        for cls in classes
+        if any(
+            EXCEPTION_BASE.search(s.signature.partition("(")[2])
+            for s in store.symbols_by_ids(hierarchy(store, cls, "out")).values()
+        )
+    )

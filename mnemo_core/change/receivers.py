@@ -25,12 +25,10 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 
-from mnemo_core.change.flags import PATTERNS_CACHED, flag_word
+from mnemo_core.change.assumptions import Assumption, Fresh, TestSources, symbols_of, words_naming
+from mnemo_core.change.flags import PATTERNS_CACHED
 from mnemo_core.change.hierarchy import hierarchy
-from mnemo_core.change.literals import literals_of
-from mnemo_core.change.messages import message_phrases, phrased
-from mnemo_core.change.registry_keys import RegistryKeys, spellings
-from mnemo_core.change.syntax_keys import id_keywords, keywords_of, spelled
+from mnemo_core.change.messages import exception_classes
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.store import Store
 from mnemo_core.index.textsplit import identifier_words
@@ -40,47 +38,31 @@ from mnemo_core.retrieve.snippets import SourceCache
 
 WORD = re.compile(r"\w+")
 CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-EXCEPTION_BASE = re.compile(r"\b(BaseException|Exception|\w+Error|\w+Exception)\b")
 RECEIVER_END = frozenset(" \t=,:([{+-*/%<>!&|^~")  # what ends a receiver expression, read leftwards
 MIN_CLASS_WORD = 3  # shorter words of a class name (``IO``, ``A``) say nothing about a receiver
 WORDS_CACHED = 20_000  # tests whose words are known (per index generation)
 _WORDS: BoundedCache[tuple[str, int, int], frozenset[str]] = BoundedCache(WORDS_CACHED)
 FIXTURE_DEPTH = 3  # fixtures a test requests, and theirs: their code builds what the test uses
-STAPLE_SHARE = 0.3  # a class this share of its tests name is a staple: the others likely use it unnamed
 
 
-def evidenced(store: Store, assumptions: Mapping[int, Sequence[frozenset[int]]]) -> dict[int, int]:
-    """For each test, the index of its first path (in the order given, by the classes each assumes)
-    whose classes the test names; tests with none are left out, unless that leaves no test."""
-    assumed = frozenset().union(*(a for paths in assumptions.values() for a in paths))
-    if not assumed:
-        return dict.fromkeys(assumptions, 0)
-    flags = {fid: word for fid in assumed if (word := flag_word(fid))}
-    symbols = frozenset(a for a in assumed if a >= 0)  # not flags or syntax guards
-    names = _evidence_names(store, symbols)
-    for fid, word in flags.items():
-        names.setdefault(word, set()).add(fid)
-    assuming = [t for t, paths in assumptions.items() if any(paths)]
-    named = names_used(store, assuming, names)
-    subjects = RegistryKeys(store).subjects_named(symbols)
-    if subjects:
-        for test, found in names_used(store, assuming, subjects, spellings).items():
-            named[test] |= found
-    strings = literals_of(store, assuming)
-    for test, handlers in spelled(strings, _keyword_names(store, assumed)).items():
-        named[test] |= handlers
-    errors = exception_classes(store, symbols)
-    if errors:
-        for test, raised in phrased(strings, message_phrases(store, errors)).items():
-            named[test] |= raised
-    free = _staples(assumptions, named)
-    kept: dict[int, int] = {}
-    for test, paths in assumptions.items():
-        known = named.get(test, set()) | free
-        chosen = next((i for i, classes in enumerate(paths) if classes <= known), None)
-        if chosen is not None:
-            kept[test] = chosen
-    return kept or dict.fromkeys(assumptions, 0)
+class ClassNames:
+    """Evidence rule: a path through a dispatch into an override, a class handed over or a method
+    matched by name alone assumes the receiver's class, and a test names the class (or a subclass,
+    a factory named after one, a constant built from one, a class holding one); an exception class
+    is left to ``messages``."""
+
+    def needs(self, store: Store, fresh: Fresh) -> set[Assumption]:
+        """The fresh receiver classes that are no exceptions."""
+        classes = symbols_of(fresh.classes)
+        return {Assumption.of_symbol(c) for c in classes - exception_classes(store, classes)}
+
+    def names(self, tests: TestSources, assumed: frozenset[Assumption]) -> dict[int, set[Assumption]]:
+        """For each test, the assumed classes its words show a use of."""
+        store = tests.store
+        symbols = symbols_of(assumed)
+        functions = {sid for sid, s in store.symbols_by_ids(symbols).items() if s.kind in CALLABLE_KINDS}
+        classes = symbols - functions
+        return words_naming(tests.words, _class_names(store, classes)) if classes else {}
 
 
 def names_used(
@@ -166,71 +148,28 @@ def _runs_for_class(member: Symbol) -> bool:
     return spec is not None and spec.hooks.runs_for_tests(member, True) == "class"
 
 
-def _staples(
-    assumptions: Mapping[int, Sequence[frozenset[int]]], named: Mapping[int, set[int]]
-) -> frozenset[int]:
-    """Classes that at least ``STAPLE_SHARE`` of the tests whose paths assume them name: staples of
-    the suite, that the package also builds by default (``click.command()`` adds an ``Option``)."""
-    needing: dict[int, list[int]] = {}
-    for test, paths in assumptions.items():
-        for cls in frozenset().union(*paths):
-            needing.setdefault(cls, []).append(test)
-    return frozenset(
-        cls
-        for cls, tests in needing.items()
-        if sum(cls in named.get(t, ()) for t in tests) >= STAPLE_SHARE * len(tests)
-    )
-
-
-def _evidence_names(store: Store, assumed: frozenset[int]) -> dict[str, set[int]]:
-    """Names that show a use of each assumed class (or function looked up in a keyed registry)."""
-    symbols = store.symbols_by_ids(assumed)
-    functions = {sid for sid, s in symbols.items() if s.kind in CALLABLE_KINDS}
-    names: dict[str, set[int]] = RegistryKeys(store).named(functions) if functions else {}
-    families = {cls: hierarchy(store, cls, "in") for cls in sorted(assumed - functions)}
+def _class_names(store: Store, classes: frozenset[int]) -> dict[str, set[Assumption]]:
+    """Names that show a use of each assumed class: its family's, factories named after them, module
+    constants built from them, and classes that hold one in an attribute."""
+    names: dict[str, set[Assumption]] = {}
+    families = {cls: hierarchy(store, cls, "in") for cls in sorted(classes)}
     members = store.symbols_by_ids(set().union(*families.values()))
     holders = store.classes_holding(s.short_name for s in members.values())  # and their subclasses
     for cls, family in families.items():
         held = [holders.get(members[c].short_name, set()) for c in family if c in members]
         family |= {h for holder in set().union(*held) for h in hierarchy(store, holder, "in")}
-        classes = store.symbols_by_ids(family).values()
+        kin = store.symbols_by_ids(family).values()
         built = [e.src for e in store.edges_touching(family, "in") if e.type == "calls"]
         constants = [s for s in store.symbols_by_ids(built).values() if s.kind == "constant"]
-        spellings = [s.short_name for s in [*classes, *constants]] + [_factory(s.short_name) for s in classes]
+        spellings = [s.short_name for s in [*kin, *constants]] + [_factory(s.short_name) for s in kin]
         for name in spellings:
-            names.setdefault(name, set()).add(cls)
-    return names
-
-
-def _keyword_names(store: Store, assumed: frozenset[int]) -> dict[str, set[int]]:
-    """The keywords that show a use of each assumed handler of a name-built dispatch, or of each
-    syntax guard (``syntax_keys``)."""
-    names: dict[str, set[int]] = {}
-    for sid, symbol in store.symbols_by_ids(a for a in assumed if a >= 0).items():
-        for word in keywords_of(symbol.short_name) if symbol.kind in CALLABLE_KINDS else ():
-            names.setdefault(word, set()).add(sid)
-    for kid in assumed:
-        for word in id_keywords(kid):
-            names.setdefault(word, set()).add(kid)
+            names.setdefault(name, set()).add(Assumption.of_symbol(cls))
     return names
 
 
 def _factory(class_name: str) -> str:
     """The name of a function named after a class: ``HelpOption`` -> ``help_option``."""
     return CAMEL_HUMP.sub("_", class_name).lower().lstrip("_")
-
-
-def exception_classes(store: Store, classes: Iterable[int]) -> frozenset[int]:
-    """The exception classes among ``classes``: those with an ancestor (in the repository, or
-    itself) whose bases look like an exception's. A dispatch into one needs no evidence."""
-    return frozenset(
-        cls
-        for cls in classes
-        if any(
-            EXCEPTION_BASE.search(s.signature.partition("(")[2])
-            for s in store.symbols_by_ids(hierarchy(store, cls, "out")).values()
-        )
-    )
 
 
 class ReceiverNames:

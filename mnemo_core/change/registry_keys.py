@@ -23,6 +23,7 @@ import itertools
 import re
 from collections.abc import Iterable
 
+from mnemo_core.change.assumptions import Assumption, Fresh, TestSources, symbols_of, words_naming
 from mnemo_core.index.store import Store
 from mnemo_core.index.textsplit import identifier_words
 from mnemo_core.memo import BoundedCache
@@ -43,6 +44,37 @@ CLOSING = {")": "(", "]": "[", "}": "{"}
 KEYED_CACHED = 20_000  # functions whose keys are known (every walk to tests asks again)
 _KEYED: BoundedCache[tuple[str, int, int], tuple[frozenset[str], frozenset[str]]] = BoundedCache(KEYED_CACHED)
 CALL_LINES = 12  # lines searched back for the bracket a handed-over function is written in
+
+
+class RegistryEntries:
+    """Evidence rule: a path through a keyed registry, or through a function handed over under a
+    keyword or beside a predicate, assumes the entry, and a test names one of its keys, its
+    predicate's subject (in any spelling) or the function."""
+
+    def needs(self, store: Store, fresh: Fresh) -> set[Assumption]:
+        """The fresh entries stored under a key or beside a predicate."""
+        keys = RegistryKeys(store)
+        return {
+            a for a in fresh.entries if a.kind == "symbol" and (keys.of(a.symbol) or keys.subjects(a.symbol))
+        }
+
+    def names(self, tests: TestSources, assumed: frozenset[Assumption]) -> dict[int, set[Assumption]]:
+        """For each test, the assumed functions whose keys (or names) its words use, and the entries
+        whose predicate's subject it spells."""
+        store = tests.store
+        keys = RegistryKeys(store)
+        symbols = symbols_of(assumed)
+        functions = {sid for sid, s in store.symbols_by_ids(symbols).items() if s.kind in CALLABLE_KINDS}
+        named = words_naming(tests.words, _assuming(keys.named(functions))) if functions else {}
+        subjects = keys.subjects_named(symbols)
+        if subjects:
+            for test, found in words_naming(tests.words, _assuming(subjects), spellings).items():
+                named.setdefault(test, set()).update(found)
+        return named
+
+
+def _assuming(names: dict[str, set[int]]) -> dict[str, set[Assumption]]:
+    return {name: {Assumption.of_symbol(s) for s in ids} for name, ids in names.items()}
 
 
 class RegistryKeys:

@@ -15,11 +15,14 @@ from __future__ import annotations
 import ast
 import keyword
 import re
-import zlib
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
+from typing import TypeVar
 
+from mnemo_core.change.assumptions import Assumption, Fresh, TestSources
 from mnemo_core.change.literals import Literals
+from mnemo_core.index.store import Store
 from mnemo_core.index.textsplit import identifier_words
+from mnemo_core.model import CALLABLE_KINDS
 
 # the statement and declaration keywords of the languages code analysers most often visit: Python's
 # (hard and soft) and C's; not operators, which also join the words of a name (``struct_or_union``),
@@ -40,7 +43,6 @@ AST_NODES = {
     for name, value in vars(ast).items()
     if isinstance(value, type) and issubclass(value, ast.AST) and name[:1].isupper()
 }
-_KEYWORDS: dict[int, frozenset[str]] = {}  # syntax guard id -> its keywords (negative: never a symbol's)
 
 
 def keywords_of(short_name: str) -> frozenset[str]:
@@ -53,8 +55,8 @@ def keywords_of(short_name: str) -> frozenset[str]:
     return frozenset(w for w in words[len(words) > 1 :] if w in KEYWORDS)
 
 
-def syntax_guard(condition: str) -> int | None:
-    """The assumption id of an ``if isinstance(node, ast.While):`` (or ``elif``, or a tuple of
+def syntax_guard(condition: str) -> Assumption | None:
+    """The assumption of an ``if isinstance(node, ast.While):`` (or ``elif``, or a tuple of
     classes) whose every class spells a keyword: its block runs for the inputs that have such a
     node, like a handler named after the keyword; None for any other condition."""
     found = ISINSTANCE.fullmatch(condition)
@@ -64,28 +66,58 @@ def syntax_guard(condition: str) -> int | None:
     spoken = [_words(name.rsplit(".", 1)[-1]) for name in names]
     if not spoken or not all(spoken):
         return None
-    return keyword_id(frozenset().union(*spoken))
+    return Assumption.keywords(frozenset().union(*spoken))
 
 
-def keyword_id(keywords: frozenset[str]) -> int:
-    """The assumption id standing for "the input has one of ``keywords``" in a walk's states."""
-    kid = -1 - zlib.crc32(("keywords " + " ".join(sorted(keywords))).encode())
-    _KEYWORDS[kid] = keywords
-    return kid
-
-
-def id_keywords(kid: int) -> frozenset[str]:
-    """The keywords of a syntax guard's id (empty for any other id)."""
-    return _KEYWORDS.get(kid, frozenset()) if kid < 0 else frozenset()
+def id_keywords(assumption: Assumption) -> frozenset[str]:
+    """The keywords of a syntax guard's assumption (empty for any other assumption)."""
+    return frozenset(assumption.words) if assumption.kind == "keywords" else frozenset()
 
 
 def _words(class_name: str) -> frozenset[str]:
     return frozenset(w for w in identifier_words(class_name) if w in KEYWORDS)
 
 
-def spelled(literals: Mapping[int, Literals], names: Mapping[str, set[int]]) -> dict[int, set[int]]:
+Named = TypeVar("Named", bound=Hashable)
+
+
+def spelled(literals: Mapping[int, Literals], names: Mapping[str, set[Named]]) -> dict[int, set[Named]]:
     """For each test, the handlers whose keywords (``names``) its string literals spell."""
     return {
         test: set().union(*(names[w] for w in strings.words & names.keys()))
         for test, strings in literals.items()
     }
+
+
+class SyntaxKeywords:
+    """Evidence rule: a path into a handler named after a keyword (``visit_For``) of a name-built
+    dispatch, or through a syntax guard (``isinstance(node, ast.While)``), assumes input with that
+    syntax, and a test's string literals must spell one of its keywords."""
+
+    def needs(self, store: Store, fresh: Fresh) -> set[Assumption]:
+        """Fresh syntax guards, and the entries looked up (not handed over) whose names spell a keyword."""
+        handlers = store.symbols_by_ids(fresh.looked_up)
+        return {
+            a
+            for a in fresh.classes | fresh.entries
+            if id_keywords(a)
+            or (a in fresh.entries and a.symbol in handlers and keywords_of(handlers[a.symbol].short_name))
+        }
+
+    def names(self, tests: TestSources, assumed: frozenset[Assumption]) -> dict[int, set[Assumption]]:
+        """For each test, the handlers and guards whose keywords its string literals spell."""
+        return spelled(tests.strings, _keyword_names(tests.store, assumed))
+
+
+def _keyword_names(store: Store, assumed: frozenset[Assumption]) -> dict[str, set[Assumption]]:
+    """The keywords that show a use of each assumed handler of a name-built dispatch, or of each
+    syntax guard."""
+    names: dict[str, set[Assumption]] = {}
+    symbols = store.symbols_by_ids(a.symbol for a in assumed if a.kind == "symbol")
+    for sid, symbol in symbols.items():
+        for word in keywords_of(symbol.short_name) if symbol.kind in CALLABLE_KINDS else ():
+            names.setdefault(word, set()).add(Assumption.of_symbol(sid))
+    for a in assumed:
+        for word in id_keywords(a):
+            names.setdefault(word, set()).add(a)
+    return names

@@ -102,7 +102,10 @@ def register(sub: Any) -> None:
     tests.add_argument(
         "--sure-only",
         action="store_true",
-        help="leave out the tests reached only through a name guess (listed by default, marked in JSON)",
+        help=(
+            "leave out the tests reached only through an ambiguous name guess "
+            "(listed by default, marked possible in JSON)"
+        ),
     )
     # no --budget: the tests are never cut to fit one; the engine is opened only when needed
     tests.set_defaults(run=run_tests, budget=None, engine_free=True)

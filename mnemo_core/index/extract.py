@@ -23,9 +23,15 @@ from tree_sitter import Node
 
 from mnemo_core.index import budget
 from mnemo_core.index.bodytext import body_texts
-from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
 from mnemo_core.index.languages import LanguageSpec
-from mnemo_core.index.languages.base import CONTAINER_ONLY, DOTTED_PATH, Definition, DefinitionKind, Hooks
+from mnemo_core.index.languages.base import (
+    CONTAINER_ONLY,
+    DOTTED_PATH,
+    Definition,
+    DefinitionKind,
+    Hooks,
+    TestConventions,
+)
 from mnemo_core.index.textsplit import identifier_words
 from mnemo_core.memo import BoundedCache
 from mnemo_core.model import (
@@ -48,7 +54,7 @@ SIGNATURE_MAX_CHARS = 300
 # files whose extraction is kept, by content: the index refresh before a change's analysis extracts
 # the head side of the changed files, which the analysis extracts again (a 6,000-line file: 1 s)
 EXTRACTS_CACHED = 16
-_EXTRACTS: BoundedCache[tuple[str, bytes, str, PytestDiscovery], FileExtract] = BoundedCache(EXTRACTS_CACHED)
+_EXTRACTS: BoundedCache[tuple[str, bytes, str, TestConventions], FileExtract] = BoundedCache(EXTRACTS_CACHED)
 DOCSTRING_MAX_CHARS = 2000
 _SYMBOL_KIND: dict[str, SymbolKind] = {kind: kind for kind in SYMBOL_KINDS}
 _DEFINITION_KIND: dict[str, DefinitionKind] = {**_SYMBOL_KIND, CONTAINER_ONLY: CONTAINER_ONLY}
@@ -81,10 +87,8 @@ _TYPE_NAME = re.compile(r"[\w.()\s]*\.__name__(\.upper\(\))?")
 _REPLACING = re.compile(r"(?:^|\.)(?:setattr|delattr|patch)$")
 
 
-def extract(
-    path: str, source: bytes, spec: LanguageSpec, discovery: PytestDiscovery = DEFAULT_DISCOVERY
-) -> FileExtract:
-    """Extract the symbols, references and imports of one file; ``discovery``: the repository's
+def extract(path: str, source: bytes, spec: LanguageSpec, conventions: TestConventions = None) -> FileExtract:
+    """Extract the symbols, references and imports of one file; ``conventions``: the repository's
     pytest settings, which say what its tests are."""
     whole = source
     bounded = budget.parse_bounded(spec.parser, source)
@@ -96,8 +100,8 @@ def extract(
     checked: set[tuple[int, str, str]] = set()  # (line, variable, class) of each isinstance check
     roles = _roles(spec)
     separator = spec.hooks.path_separator
-    in_test_file = spec.hooks.holds_tests(path, whole, discovery)
-    collected = discovery.runs_tests_in(path)
+    in_test_file = spec.hooks.holds_tests(path, whole, conventions)
+    collected = spec.hooks.runs_tests_in(path, conventions)
     query = spec.query if in_test_file else spec.query_outside_tests
     for pattern, captures in budget.cursor(query).matches(root):
         role, capture = roles[pattern]
@@ -160,7 +164,9 @@ def extract(
         else body_texts(source, [(d.outer.start_byte, d.outer.end_byte) for d in kept])
     )
     builds = (
-        in_test_file and collected is not False and _builds_tests(scoped, definitions, spec.hooks, discovery)
+        in_test_file
+        and collected is not False
+        and _builds_tests(scoped, definitions, spec.hooks, conventions)
     )
     module = _module_symbol(path, whole, root, spec, in_test_file)
     symbols = [module._replace(body=bodies[-1], is_test_case=builds)]
@@ -169,7 +175,7 @@ def extract(
             d,
             source,
             spec,
-            (in_test_file, collected, discovery),
+            (in_test_file, collected, conventions),
             d.qualified in set_up,
             constructed.get(d.qualified, ""),
             supers.get(d.qualified, ()),
@@ -193,12 +199,12 @@ def extract(
 
 
 def extract_once(
-    path: str, source: bytes, spec: LanguageSpec, discovery: PytestDiscovery = DEFAULT_DISCOVERY
+    path: str, source: bytes, spec: LanguageSpec, conventions: TestConventions = None
 ) -> FileExtract:
     """``extract``, remembered for the last ``EXTRACTS_CACHED`` files by their content."""
-    key = (path, hashlib.blake2b(source, digest_size=16).digest(), spec.name, discovery)
+    key = (path, hashlib.blake2b(source, digest_size=16).digest(), spec.name, conventions)
     known = _EXTRACTS.get(key)
-    return known if known is not None else _EXTRACTS.put(key, extract(path, source, spec, discovery))
+    return known if known is not None else _EXTRACTS.put(key, extract(path, source, spec, conventions))
 
 
 def _as_attribute(text: str, prefix: str) -> str:
@@ -595,14 +601,14 @@ def _set_up_classes(refs: list[RawRef], definitions: list[Definition]) -> frozen
 
 
 def _builds_tests(
-    refs: list[RawRef], definitions: list[Definition], hooks: Hooks, discovery: PytestDiscovery
+    refs: list[RawRef], definitions: list[Definition], hooks: Hooks, conventions: TestConventions
 ) -> bool:
     """Whether the module's top-level code calls a function of its own that builds test classes
     (``load_plugin("table")``, which defines ``TestPlugin`` and publishes it under a name made at
     run time): the module is then the test case, the file pytest runs to collect them."""
     builders = set()
     for d in definitions:
-        if hooks.built_test(d, discovery):
+        if hooks.built_test(d, conventions):
             outer = d
             while outer.parent is not None:
                 outer = outer.parent
@@ -614,15 +620,15 @@ def _symbol(
     d: Definition,
     source: bytes,
     spec: LanguageSpec,
-    tests: tuple[bool, bool | None, PytestDiscovery],
+    tests: tuple[bool, bool | None, TestConventions],
     set_up: bool,
     constructed: str,
     supers: tuple[str, ...],
 ) -> RawSymbol:
     hooks = spec.hooks
     d.decorators = hooks.decorators(d)
-    in_test_file, collected, discovery = tests
-    d.is_test, d.is_test_case = hooks.classify_test(d, in_test_file, discovery, collected)
+    in_test_file, collected, conventions = tests
+    d.is_test, d.is_test_case = hooks.classify_test(d, in_test_file, conventions, collected)
     if set_up and d.is_test and d.kind == "class":
         d.is_test_case = collected is not False  # its tests are attached at run time: the class runs them
     start, end = d.outer.start_point[0] + 1, d.outer.end_point[0] + 1

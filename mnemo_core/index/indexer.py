@@ -37,6 +37,8 @@ from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.lock import index_lock
 from mnemo_core.index.recovery import IndexDamaged, IndexReadOnly, is_damage, quarantine, writable
 from mnemo_core.index.store import (
+    ANALYSIS_META,
+    ANALYSIS_VERSION,
     EdgeRow,
     EncodedRefs,
     FileFacts,
@@ -62,6 +64,9 @@ MAX_WORKERS = 8
 PARALLEL_RESOLVE_MIN_FILES = 300  # below this, forking costs more than it saves
 RESOLVE_RUNS_PER_WORKER = 8  # small runs: edges are stored while later ones resolve, no worker idles long
 DISCOVERY_META = "pytest_discovery"  # the pytest settings the stored test classification follows
+SKIPPED_META = (
+    "skipped_files"  # files left out (generated, minified, ...) as last seen: path -> [size, mtime, why]
+)
 PARTIAL_META = "partial_files"  # the indexed files only part of which was indexed, and why (JSON)
 PRELOAD_SHARE = 0.2  # re-resolving more than this share of files: load the whole index up front
 Progress = Callable[[str, int, int], None]
@@ -149,6 +154,9 @@ def _update(
     if known and (store.meta(DISCOVERY_META) or DEFAULT_DISCOVERY.fingerprint) != discovery.fingerprint:
         log.info("the pytest settings changed: every file is classified again")
         full, only = True, None
+    reanalysed = bool(known) and not full and store.meta(ANALYSIS_META) != str(ANALYSIS_VERSION)
+    if reanalysed:
+        log.info("the index was resolved by another analysis version: every file is resolved again")
     walked = False
     if only is None:
         listing = list_files(root)
@@ -159,9 +167,12 @@ def _update(
         paths = [p for p in only if language_for_path(p) is not None]
         removed = [known[p] for p in paths if p in known and not (root / p).is_file()]
         paths = [p for p in paths if (root / p).is_file()]
-    stale = _stale(root, paths, known, full)
+    left_out = {} if full else _left_out(store)
+    stale = _stale(root, paths, known, full, left_out)
+    still_out = {p: left_out[p] for p in set(paths).difference(stale, known) if p in left_out}
     history = _reading_commits(root, store)
-    skipped: Counter[str] = Counter()
+    skipped: Counter[str] = Counter(why for _, _, why in still_out.values())
+    newly_out: dict[str, list[Any]] = {}
     partial: dict[str, str] = {}
     redone: set[str] = set()  # files read again: what the index held about them is replaced
     seen = parsed = 0
@@ -178,6 +189,9 @@ def _update(
                 parsed += p.extract is not None
                 if p.skipped:
                     skipped[p.skipped] += 1
+                    seen_as = _seen_as(root, p.path, p.skipped)
+                    if seen_as is not None:
+                        newly_out[p.path] = seen_as
                 if p.skipped or p.extract is not None:
                     redone.add(p.path)
                 if p.extract is not None and p.extract.partial:
@@ -194,8 +208,12 @@ def _update(
                     changed_names |= names
         remember(store, history.result())
         _remember_partial(store, partial, redone | {row.path for row in removed})
+        considered = set(paths) if only is not None else set(paths) | set(left_out)  # a whole walk: all
+        _remember_left_out(store, left_out, considered, {**still_out, **newly_out})
         if changed_names and len(affected) < len(known) + seen:
             affected |= store.files_referencing(changed_names | _dispatch_prefixes(changed_names), affected)
+        if reanalysed:  # from the stored references: no file is parsed for it
+            affected |= {row.id for row in store.files().values()}
         affected -= {row.id for row in removed}
         if affected:
             affected |= store.files_subclassing(affected)
@@ -207,6 +225,7 @@ def _update(
             store.set_meta("generation", str(store.generation() + 1))
         store.set_meta("commit", head_commit(root) or "")
         store.set_meta(DISCOVERY_META, discovery.fingerprint)
+        store.set_meta(ANALYSIS_META, str(ANALYSIS_VERSION))
         store.set_meta("indexed_at", str(int(time.time())))
         files, symbols, edges = store.totals()
     return IndexStats(
@@ -265,14 +284,17 @@ def _reading_commits(root: Path, store: Store) -> _Reading:
     return reading
 
 
-def _stale(root: Path, paths: list[str], known: dict[str, FileRow], full: bool) -> list[str]:
-    """Files whose size or mtime differs from what the index remembers (all of them with ``full``)."""
+def _stale(
+    root: Path, paths: list[str], known: dict[str, FileRow], full: bool, left_out: dict[str, list[Any]]
+) -> list[str]:
+    """Files whose size or mtime differs from what the index remembers (all of them with ``full``);
+    a file left out last time (generated, minified) is stale only when it changed since."""
     if full:
         return paths
     stale = []
     for path in paths:
         row = known.get(path)
-        if row is None:
+        if row is None and path not in left_out:
             stale.append(path)
             continue
         try:
@@ -280,9 +302,36 @@ def _stale(root: Path, paths: list[str], known: dict[str, FileRow], full: bool) 
         except OSError:
             stale.append(path)
             continue
-        if st.st_size != row.size or st.st_mtime_ns != row.mtime_ns:
+        size, mtime_ns = (row.size, row.mtime_ns) if row is not None else left_out[path][:2]
+        if st.st_size != size or st.st_mtime_ns != mtime_ns:
             stale.append(path)
     return stale
+
+
+def _left_out(store: Store) -> dict[str, list[Any]]:
+    """The files the last runs left out, with the size and mtime they had then and why."""
+    found: dict[str, list[Any]] = json.loads(store.meta(SKIPPED_META) or "{}")
+    return found
+
+
+def _seen_as(root: Path, path: str, why: str) -> list[Any] | None:
+    """A left-out file's size and mtime now (None when it cannot be seen: nothing to remember)."""
+    try:
+        st = os.stat(f"{root}/{path}")
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns, why]
+
+
+def _remember_left_out(
+    store: Store, earlier: dict[str, list[Any]], considered: set[str], now: dict[str, list[Any]]
+) -> None:
+    """Keep the left-out files: those of this run, and earlier ones this run did not look at.
+    So a no-op update does not read every generated file again (terraform has 65)."""
+    kept = {p: v for p, v in earlier.items() if p not in considered}
+    merged = dict(sorted({**kept, **now}.items()))
+    if merged != earlier:
+        store.set_meta(SKIPPED_META, json.dumps(merged))
 
 
 def _parse_one(root: Path, path: str, old_hash: str | None, discovery: PytestDiscovery) -> _Parsed:

@@ -16,6 +16,7 @@ from pathlib import Path
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.store import Store
 from mnemo_core.model import Symbol
+from mnemo_core.retrieve.fold import fold
 from mnemo_core.retrieve.graphcache import graph_for
 from mnemo_core.retrieve.history import history_channel
 from mnemo_core.retrieve.keywords import Keywords, extract_keywords
@@ -50,6 +51,7 @@ class TaskRanking:
     recall: Recall = field(default_factory=Recall)  # what was remembered (empty when memory is off)
     now: float = field(default_factory=time.time)  # what the reasons' dates are told against
     meaning: Meaning = ABSENT  # the semantic channel's state and similarities
+    folded_into: dict[int, int] = field(default_factory=dict)  # an overload or constructor -> its answer
 
 
 def parse_task(text: str) -> Keywords:
@@ -75,13 +77,15 @@ def rank_task(
     full_walk: bool = False,
     recall: Recall | None = None,
     vectors: VectorUse = "stored",
+    folded: bool = True,
 ) -> TaskRanking:
     """Rank every candidate symbol for a task (no budget applied). The random walk runs when a
     weight needs it or ``full_walk`` asks for it; the ranking is the same either way. ``recall``
     (the session and the task memory) adds the memory channel and the session component. The best
     product candidates are then compared with the task by meaning when the semantic channel has
     their vectors (``vectors="encode"`` encodes those missing: a benchmark's way to the same values
-    without indexing every commit)."""
+    without indexing every commit). ``folded`` folds overloads and constructors and demotes generated
+    tables (:mod:`mnemo_core.retrieve.fold`); off only to measure what folding does."""
     keywords = parse_task(text)
     recall = recall or Recall()
     memory = _memory_channel(recall) if recall.tasks else None
@@ -111,6 +115,10 @@ def rank_task(
     similar = meaning(store, root, text, pool, vectors) if wanted else ABSENT
     if similar.similarity:
         scored = score_candidates(*factors, similar.similarity)
+    into: dict[int, int] = {}
+    if folded:
+        result_folded = fold(scored, symbols, keywords)
+        scored, into = result_folded.scored, result_folded.into
     notes = list(recency_notes)
     if keywords.truncated:
         notes.append("the task was truncated to its first 4000 characters")
@@ -127,6 +135,7 @@ def rank_task(
         session,
         recall,
         meaning=similar,
+        folded_into=into,
     )
 
 

@@ -116,7 +116,7 @@ def test_a_name_guess_is_a_possible_caller_and_counts_in_no_verdict(
     impact = pr["impact"]
     guessed = by_name(impact["possible_callers"])
     assert set(guessed) == {f"g{i}" for i in range(GUESSERS)}
-    assert all(g["possible"] and g["confidence"] < engine.POSSIBLE_BELOW for g in guessed.values())
+    assert all(g["possible"] and g["confidence"] < engine.SURE_FROM for g in guessed.values())
     assert {g["resolution"] for g in guessed.values()} == {"name"}
     assert guessed["g0"]["evidence"] == "calls base (changed, 1 hop)"
     assert not set(guessed) & set(by_name(impact["callers"]))

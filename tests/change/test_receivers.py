@@ -8,8 +8,25 @@ from pathlib import Path
 import pytest
 from helpers import commit, impacted_test_names, make_repo
 
-from bench.layers_speed import layered_source
+from mnemo_core.change.assumptions import Assumption
 from mnemo_core.engine import Engine
+
+
+def layered_source(layers: int, overrides: int) -> tuple[str, str]:
+    """A package of ``layers`` base classes, each with ``overrides`` subclasses whose method calls the
+    next layer's, and a test module with one test per chain of subclasses."""
+    parts = []
+    for i in range(layers):
+        parts.append(f"class B{i}:\n    def m{i}(self, x: 'B{i + 1}'):\n        return 0\n")
+        for j in range(overrides):
+            body = f"return x.m{i + 1}(x)" if i + 1 < layers else "return 1"
+            parts.append(f"class S{i}_{j}(B{i}):\n    def m{i}(self, x: 'B{i + 1}'):\n        {body}\n")
+    parts.append(f"class B{layers}:\n    def m{layers}(self, x):\n        return 0\n")
+    tests = [
+        f"def test_chain_{j}():\n    assert S0_{j}().m0(S1_{j}()) is not None\n" for j in range(overrides)
+    ]
+    return "\n\n".join(parts), "from pkg.layers import *\n\n\n" + "\n\n".join(tests)
+
 
 KINDS = (
     "class Kind:\n"
@@ -220,15 +237,17 @@ def test_the_assumptions_kept_are_the_strongest_and_one_assuming_nothing() -> No
     from mnemo_core.change.impact import MAX_ASSUMPTIONS, Reach, _bounded
 
     candidates = {
-        (7, frozenset({100 + i})): Reach(7, 3, weight=i / 100, path=(7,), labels=()) for i in range(40)
+        (7, frozenset({Assumption.of_symbol(100 + i)})): Reach(7, 3, weight=i / 100, path=(7,), labels=())
+        for i in range(40)
     }
     candidates[(7, frozenset())] = Reach(7, 3, weight=0.001, path=(7,), labels=())
-    candidates[(8, frozenset({1, 2}))] = Reach(8, 3, weight=0.5, path=(8,), labels=())
+    both = frozenset({Assumption.of_symbol(1), Assumption.of_symbol(2)})
+    candidates[(8, both)] = Reach(8, 3, weight=0.5, path=(8,), labels=())
     states = Counter({8: MAX_ASSUMPTIONS})  # symbol 8 is full already
     kept = _bounded(candidates, states)
     assert (7, frozenset()) in kept  # the most general path is never dropped
-    assert (8, frozenset({1, 2})) not in kept
-    assumed = sorted(next(iter(s[1])) for s in kept if s[0] == 7 and s[1])
+    assert (8, both) not in kept
+    assumed = sorted(next(iter(s[1])).symbol for s in kept if s[0] == 7 and s[1])
     assert assumed == list(range(140 - MAX_ASSUMPTIONS, 140))  # the strongest ones
     assert states[7] == MAX_ASSUMPTIONS
 

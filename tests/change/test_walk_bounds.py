@@ -10,7 +10,7 @@ from helpers import commit, make_repo
 
 from mnemo_core.change import impact
 from mnemo_core.change.dynamic import WALK_CUT, DynamicReach, fallback_source, fallback_tests
-from mnemo_core.change.impact import POSSIBLE_BELOW, TEST_DEPTH, WalkBudget, sure_tests_reaching, walk_back
+from mnemo_core.change.impact import SURE_FROM, TEST_DEPTH, WalkBudget, sure_tests_reaching, walk_back
 from mnemo_core.engine import Engine
 from mnemo_core.index.extract import extract_once
 from mnemo_core.index.languages import language_for_path
@@ -64,12 +64,12 @@ def _id(store: Store, path: str, name: str) -> int:
 def test_a_walk_stops_when_its_budget_runs_out(tmp_path: Path) -> None:
     store = _store(tmp_path)
     upper = _id(store, "pkg/filters.py", "do_upper")
-    whole = walk_back(store, [upper], TEST_DEPTH, True, POSSIBLE_BELOW)
+    whole = walk_back(store, [upper], TEST_DEPTH, True, SURE_FROM)
     roomy = WalkBudget(10_000)
-    assert walk_back(store, [upper], TEST_DEPTH, True, POSSIBLE_BELOW, roomy) == whole
+    assert walk_back(store, [upper], TEST_DEPTH, True, SURE_FROM, roomy) == whole
     assert not roomy.cut and roomy.states == 10_000 - (len(whole) - 1)  # every state but the start
     tight = WalkBudget(0)  # the first hop overspends it
-    cut = walk_back(store, [upper], TEST_DEPTH, True, POSSIBLE_BELOW, tight)
+    cut = walk_back(store, [upper], TEST_DEPTH, True, SURE_FROM, tight)
     assert tight.cut
     assert set(cut) < set(whole)  # shout, one hop out, is reached; test_shout, two hops, is not
     assert _id(store, "tests/test_filters.py", "test_shout") in whole

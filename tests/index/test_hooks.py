@@ -24,6 +24,14 @@ def test_the_neutral_modules_name_no_python_specifics(module: Path) -> None:
     assert [word for word in PYTHON_ONLY if word in text] == []
 
 
+NOT_PYTHON = sorted(p for p in (INDEX / "languages").glob("*.py") if p.name != "python.py")
+
+
+@pytest.mark.parametrize("module", NOT_PYTHON, ids=lambda p: p.name)
+def test_only_the_python_hooks_know_pytest(module: Path) -> None:
+    assert "discovery" not in module.read_text(encoding="utf-8").lower()
+
+
 @pytest.mark.parametrize("name", sorted(registry()))
 def test_a_language_module_loads_without_extraction(name: str) -> None:
     code = (

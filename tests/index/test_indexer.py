@@ -15,7 +15,7 @@ from mnemo_core.errors import MnemoError
 from mnemo_core.index import files as files_module
 from mnemo_core.index import indexer, lock
 from mnemo_core.index.indexer import index_repo, resolve_root
-from mnemo_core.index.store import Store, index_path
+from mnemo_core.index.store import ANALYSIS_META, ANALYSIS_VERSION, Store, index_path
 
 BASE = {
     "app/models.py": "class User:\n    def save(self):\n        return 1\n",
@@ -252,6 +252,26 @@ def test_an_old_schema_is_rebuilt(tmp_path: Path, caplog: pytest.LogCaptureFixtu
     store.close()
     assert index_repo(tmp_path).parsed == 3
     assert any("schema 0" in r.getMessage() for r in caplog.records)
+
+
+def test_another_analysis_version_resolves_again_without_parsing(tmp_path: Path) -> None:
+    make_repo(tmp_path, BASE)
+    index_repo(tmp_path)
+    edges = indexed_edges(tmp_path)
+    store = Store.open(tmp_path)
+    store.conn.execute("UPDATE meta SET value='0' WHERE key=?", (ANALYSIS_META,))
+    store.conn.execute("DELETE FROM edges")
+    generation = store.generation()
+    store.close()
+    assert index_repo(tmp_path).parsed == 0
+    assert indexed_edges(tmp_path) == edges
+    store = Store.open(tmp_path)
+    assert (store.meta(ANALYSIS_META), store.generation()) == (str(ANALYSIS_VERSION), generation + 1)
+    store.close()
+    assert index_repo(tmp_path).parsed == 0
+    store = Store.open(tmp_path)
+    assert store.generation() == generation + 1  # once only: the next run finds nothing to do
+    store.close()
 
 
 def test_a_held_lock_waits_then_names_the_holder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

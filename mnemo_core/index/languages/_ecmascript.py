@@ -15,8 +15,14 @@ from pathlib import PurePosixPath
 
 from tree_sitter import Node
 
-from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
-from mnemo_core.index.languages.base import TEST_DIRS, Definition, Hooks, node_text, path_parts
+from mnemo_core.index.languages.base import (
+    TEST_DIRS,
+    Definition,
+    Hooks,
+    TestConventions,
+    node_text,
+    path_parts,
+)
 from mnemo_core.model import CLASS_KINDS, RawImport
 
 # Resolution order for an import written without its file's extension (TypeScript first, as tsc does).
@@ -310,14 +316,14 @@ class EcmaScriptHooks(Hooks):
                 result += _import_clause(clause, source, line)
         return result or [RawImport(source, "", "", line)]
 
-    def is_test_file(self, path: str, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
+    def is_test_file(self, path: str, conventions: TestConventions = None) -> bool:
         return bool(_TEST_FILE.search(path)) or any(part in TEST_DIRS for part in path_parts(path))
 
     def classify_test(
         self,
         definition: Definition,
         in_test_file: bool,
-        discovery: PytestDiscovery = DEFAULT_DISCOVERY,
+        conventions: TestConventions = None,
         collected: bool | None = None,
     ) -> tuple[bool, bool]:
         call = _test_call(definition.node)

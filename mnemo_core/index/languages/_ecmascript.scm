@@ -12,6 +12,11 @@
   left: (member_expression object: (identifier) @_exports property: (property_identifier) @name)
   right: [(arrow_function) (function_expression)])
   (#eq? @_exports "exports")) @definition.function
+; ``module.exports = function xhrAdapter(config) {...}``: a CommonJS module's one function, by its own name
+(expression_statement (assignment_expression
+  left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+  right: (function_expression name: (identifier) @name))
+  (#eq? @_module "module") (#eq? @_exports "exports")) @definition.function
 ; methods assigned to an object or a prototype (``res.send = function send(body) {...}``,
 ; ``Router.prototype.route = function (path) {...}``): methods of ``res`` and ``Router``
 (expression_statement (assignment_expression

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, ClassVar, Final, Literal
 
-from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
 from mnemo_core.model import CALLABLE_KINDS, RawImport, Symbol, SymbolKind
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
 _COMMENT_MARKERS = re.compile(r"^\s*(?:/\*\*?|\*/|\*|///?|//!|#+|--|;+)\s?")
+# a repository's own test-runner settings (Python's: pytest's python_files, python_classes and
+# python_functions), opaque to the language-neutral code: each language's hooks read what applies to them
+TestConventions = Hashable | None
+
 # a definition's dotted path, as code that imports it by name writes it (``pkg.mod.f``, ``pkg.mod:Cls``)
 DOTTED_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)?", re.ASCII)
 RETURN_TYPE_FIELDS = ("return_type", "result")
@@ -206,15 +209,20 @@ class Hooks:
         classes its values are built as, as a union type (``kind`` -> ``Upper | Lower``)."""
         return []
 
-    def is_test_file(self, path: str, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
-        """Whether a file holds test code (``discovery``: the repository's pytest settings)."""
+    def is_test_file(self, path: str, conventions: TestConventions = None) -> bool:
+        """Whether a file holds test code (``conventions``: the repository's test-runner settings)."""
         return any(part in TEST_DIRS for part in path_parts(path))
 
-    def holds_tests(self, path: str, source: bytes, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
-        """Whether a file holds test code, its source read too (the path alone may mislead)."""
-        return self.is_test_file(path, discovery)
+    def runs_tests_in(self, path: str, conventions: TestConventions = None) -> bool | None:
+        """Whether the test runner runs the tests defined in ``path``, where the repository's settings
+        say; None where they say nothing (mnemo's reading: wherever the test code is)."""
+        return None
 
-    def built_test(self, definition: Definition, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
+    def holds_tests(self, path: str, source: bytes, conventions: TestConventions = None) -> bool:
+        """Whether a file holds test code, its source read too (the path alone may mislead)."""
+        return self.is_test_file(path, conventions)
+
+    def built_test(self, definition: Definition, conventions: TestConventions = None) -> bool:
         """Whether a definition is a test that a function builds at run time, which the runner
         collects only as the module's top-level code publishes it (none by default)."""
         return False
@@ -223,7 +231,7 @@ class Hooks:
         self,
         definition: Definition,
         in_test_file: bool,
-        discovery: PytestDiscovery = DEFAULT_DISCOVERY,
+        conventions: TestConventions = None,
         collected: bool | None = None,
     ) -> tuple[bool, bool]:
         """``(is_test, is_test_case)`` for a definition: test code, and a runnable test;

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
-from mnemo_core.index.languages.base import Definition, Hooks, node_text
+from mnemo_core.index.languages.base import Definition, Hooks, TestConventions, node_text
+from mnemo_core.model import Symbol
 
 GTEST_MACROS = frozenset({"TEST", "TEST_F", "TEST_P", "TYPED_TEST", "TYPED_TEST_P"})
 TEST_FILE_STEMS = ("_test", "_unittest", "Test", "Tests")
@@ -24,14 +24,14 @@ class CppHooks(Hooks):
     def member_scope(self, path: str) -> str:
         return self.package_of(path)
 
-    def is_test_file(self, path: str, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
-        return PurePosixPath(path).stem.endswith(TEST_FILE_STEMS) or super().is_test_file(path, discovery)
+    def is_test_file(self, path: str, conventions: TestConventions = None) -> bool:
+        return PurePosixPath(path).stem.endswith(TEST_FILE_STEMS) or super().is_test_file(path, conventions)
 
     def classify_test(
         self,
         definition: Definition,
         in_test_file: bool,
-        discovery: PytestDiscovery = DEFAULT_DISCOVERY,
+        conventions: TestConventions = None,
         collected: bool | None = None,
     ) -> tuple[bool, bool]:
         """GoogleTest's ``TEST(Suite, Name) {...}`` is a test case, wherever it is written."""
@@ -43,3 +43,8 @@ class CppHooks(Hooks):
 
 
 HOOKS = CppHooks()
+
+
+def display_name(symbol: Symbol) -> str:
+    """``Class::method``, ``ns::function``: C++'s scope operator."""
+    return symbol.name.replace(".", "::")

@@ -3,8 +3,14 @@ tests as xUnit, NUnit and MSTest mark them."""
 
 from __future__ import annotations
 
-from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
-from mnemo_core.index.languages.base import Definition, Hooks, TestHookScope, node_text, path_parts
+from mnemo_core.index.languages.base import (
+    Definition,
+    Hooks,
+    TestConventions,
+    TestHookScope,
+    node_text,
+    path_parts,
+)
 from mnemo_core.model import CALLABLE_KINDS, Symbol
 
 TEST_ATTRIBUTES = frozenset(
@@ -38,9 +44,9 @@ class CSharpHooks(Hooks):
             if attribute.type == "attribute"
         )
 
-    def is_test_file(self, path: str, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
+    def is_test_file(self, path: str, conventions: TestConventions = None) -> bool:
         in_test_project = any(part.endswith(TEST_PROJECT_SUFFIXES) for part in path_parts(path))
-        return in_test_project or super().is_test_file(path, discovery)
+        return in_test_project or super().is_test_file(path, conventions)
 
     def runs_for_tests(self, symbol: Symbol, in_class: bool) -> TestHookScope | None:
         """NUnit's ``[SetUp]``, MSTest's ``[TestInitialize]`` and the like, and a test class's

@@ -13,17 +13,17 @@ from collections.abc import Iterable
 
 from tree_sitter import Node
 
-from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
 from mnemo_core.index.languages._packages import PackageIndex, package_index
 from mnemo_core.index.languages.base import (
     Definition,
     Hooks,
+    TestConventions,
     alternatives,
     clean_comment,
     node_text,
     reads_matching,
 )
-from mnemo_core.model import RawImport
+from mnemo_core.model import RawImport, Symbol
 
 TEST_SUFFIX = "_test.go"
 UNNAMED_RECEIVER = "_"
@@ -244,14 +244,14 @@ class GoHooks(Hooks):
         comments = [c for c in self.leading_siblings(clause) if c.type in self.comment_types]
         return clean_comment("\n".join(node_text(c) for c in comments))
 
-    def is_test_file(self, path: str, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
+    def is_test_file(self, path: str, conventions: TestConventions = None) -> bool:
         return path.endswith(TEST_SUFFIX)
 
     def classify_test(
         self,
         definition: Definition,
         in_test_file: bool,
-        discovery: PytestDiscovery = DEFAULT_DISCOVERY,
+        conventions: TestConventions = None,
         collected: bool | None = None,
     ) -> tuple[bool, bool]:
         if in_test_file and definition.kind == "function" and _TEST_FUNCTION.match(definition.name):
@@ -325,3 +325,10 @@ def _shared_prefix(directory: str, importer: str) -> int:
 
 
 HOOKS = GoHooks()
+
+
+def display_name(symbol: Symbol) -> str:
+    """``pkg.Type.Method``: the package is the file's directory (none for a file at the root)."""
+    directory = symbol.path.rpartition("/")[0]
+    package = directory.rpartition("/")[2]
+    return f"{package}.{symbol.name}" if package else symbol.name

@@ -13,12 +13,12 @@ from pathlib import PurePosixPath
 
 from tree_sitter import Node
 
-from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
 from mnemo_core.index.languages._packages import PackageIndex, package_index
 from mnemo_core.index.languages.base import (
     TEST_DIRS,
     Definition,
     Hooks,
+    TestConventions,
     alternatives,
     node_text,
     path_parts,
@@ -158,7 +158,7 @@ class JavaHooks(Hooks):
         module, members = segments[:first_class], segments[first_class:]
         return [RawImport(".".join(module), ".".join(members), members[-1], line)]
 
-    def is_test_file(self, path: str, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
+    def is_test_file(self, path: str, conventions: TestConventions = None) -> bool:
         stem = PurePosixPath(path).stem
         return (
             TEST_SOURCE_DIR in f"/{path}"

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
-from mnemo_core.index.languages.base import Definition, Hooks, node_text
+from mnemo_core.index.languages.base import Definition, Hooks, TestConventions, node_text
 
 TEST_FILE_SUFFIX = "Test.php"
 TEST_METHOD_PREFIX = "test"
@@ -23,14 +22,14 @@ class PhpHooks(Hooks):
     constructor_names = frozenset({"__construct"})
     runner_methods = RUNNER_METHODS  # setUp, tearDown: for every test of their class
 
-    def is_test_file(self, path: str, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
-        return PurePosixPath(path).name.endswith(TEST_FILE_SUFFIX) or super().is_test_file(path, discovery)
+    def is_test_file(self, path: str, conventions: TestConventions = None) -> bool:
+        return PurePosixPath(path).name.endswith(TEST_FILE_SUFFIX) or super().is_test_file(path, conventions)
 
     def classify_test(
         self,
         definition: Definition,
         in_test_file: bool,
-        discovery: PytestDiscovery = DEFAULT_DISCOVERY,
+        conventions: TestConventions = None,
         collected: bool | None = None,
     ) -> tuple[bool, bool]:
         """PHPUnit runs a test class's public ``test*`` methods, and those marked ``@test`` or ``#[Test]``."""

@@ -18,6 +18,7 @@ from mnemo_core.index.languages.base import (
     DOTTED_PATH,
     Definition,
     Hooks,
+    TestConventions,
     TestHookScope,
     alternatives,
     node_text,
@@ -311,14 +312,19 @@ class PythonHooks(Hooks):
                     built[param].append(cls)
         return [(p, " | ".join(classes)) for p, classes in built.items() if classes]
 
-    def is_test_file(self, path: str, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
-        return _in_test_place(path) or discovery.collects_file(path)
+    def is_test_file(self, path: str, conventions: TestConventions = None) -> bool:
+        return _in_test_place(path) or _pytest(conventions).collects_file(path)
 
-    def holds_tests(self, path: str, source: bytes, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
+    def runs_tests_in(self, path: str, conventions: TestConventions = None) -> bool | None:
+        """Whether pytest collects ``path``, where ``python_files`` is set."""
+        return _pytest(conventions).runs_tests_in(path)
+
+    def holds_tests(self, path: str, source: bytes, conventions: TestConventions = None) -> bool:
         """A ``test_*.py`` module that only mnemo's default reading calls a test file (no ``python_files``
         setting, no test directory) holds tests only if it tests something: an ``assert``, a test
         framework, an assertion method. bandit's ``core/test_properties.py`` is the package's own code
         (the decorators its checks are written with), not a test."""
+        discovery = _pytest(conventions)
         if _in_test_place(path) or (discovery.files is not None and discovery.collects_file(path)):
             return True
         return discovery.collects_file(path) and _TEST_CODE.search(source) is not None
@@ -327,12 +333,13 @@ class PythonHooks(Hooks):
         self,
         definition: Definition,
         in_test_file: bool,
-        discovery: PytestDiscovery = DEFAULT_DISCOVERY,
+        conventions: TestConventions = None,
         collected: bool | None = None,
     ) -> tuple[bool, bool]:
-        """pytest's collection (``discovery``): functions it names, at the top of a collected file or
-        in a class it names there; ``unittest.TestCase`` methods named ``test*``. A fixture never is
-        one, whatever its name."""
+        """pytest's collection (its settings among the ``conventions``): functions it names, at the top
+        of a collected file or in a class it names there; ``unittest.TestCase`` methods named ``test*``.
+        A fixture never is one, whatever its name."""
+        discovery = _pytest(conventions)
         name, parent = definition.name, definition.parent
         runs = in_test_file if collected is None else collected
         if in_function(definition):
@@ -349,10 +356,11 @@ class PythonHooks(Hooks):
             return True, False
         return in_test_file, False
 
-    def built_test(self, definition: Definition, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
+    def built_test(self, definition: Definition, conventions: TestConventions = None) -> bool:
         """A test class (or a test method of one) that a function builds: pytest collects it only
         where the module's top-level code publishes it (``globals()["TestX_" + name] = cls``)."""
         cls = definition if definition.kind == "class" else definition.parent
+        discovery = _pytest(conventions)
         return (
             cls is not None
             and cls.kind == "class"
@@ -568,3 +576,8 @@ def _aliased_name(right: Node | None) -> str:
             bound = _string_value(value) if value is not None and value.type == "string" else node_text(value)
             return bound if bound.isidentifier() else ""
     return ""
+
+
+def _pytest(conventions: TestConventions) -> PytestDiscovery:
+    """pytest's settings among a repository's test conventions (its defaults where there are none)."""
+    return conventions if isinstance(conventions, PytestDiscovery) else DEFAULT_DISCOVERY

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
-from mnemo_core.index.languages.base import Definition, Hooks, TestHookScope
+from mnemo_core.index.languages.base import Definition, Hooks, TestConventions, TestHookScope
 from mnemo_core.model import CALLABLE_KINDS, Symbol
 
 TEST_FILE_SUFFIXES = ("_spec.rb", "_test.rb")
@@ -44,14 +43,16 @@ class RubyHooks(Hooks):
         """Constants are global: a class reopened in another file is the same class."""
         return ""
 
-    def is_test_file(self, path: str, discovery: PytestDiscovery = DEFAULT_DISCOVERY) -> bool:
-        return PurePosixPath(path).name.endswith(TEST_FILE_SUFFIXES) or super().is_test_file(path, discovery)
+    def is_test_file(self, path: str, conventions: TestConventions = None) -> bool:
+        return PurePosixPath(path).name.endswith(TEST_FILE_SUFFIXES) or super().is_test_file(
+            path, conventions
+        )
 
     def classify_test(
         self,
         definition: Definition,
         in_test_file: bool,
-        discovery: PytestDiscovery = DEFAULT_DISCOVERY,
+        conventions: TestConventions = None,
         collected: bool | None = None,
     ) -> tuple[bool, bool]:
         spec_block = definition.node.type == "call"
@@ -77,3 +78,17 @@ class RubyHooks(Hooks):
 
 
 HOOKS = RubyHooks()
+
+
+SINGLETON_PREFIX = "def self."  # ``def self.build``: called on the class, written ``Filters.build``
+
+
+def display_name(symbol: Symbol) -> str:
+    """``Module::Class#method`` (``Module::Class.method`` for a ``def self.``), ``Module::Class``."""
+    owner, _, last = symbol.name.rpartition(".")
+    if not owner:
+        return symbol.name
+    if symbol.kind not in CALLABLE_KINDS:
+        return f"{owner.replace('.', '::')}::{last}"
+    separator = "." if symbol.signature.lstrip().startswith(SINGLETON_PREFIX) else "#"
+    return f"{owner.replace('.', '::')}{separator}{last}"

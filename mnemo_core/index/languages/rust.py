@@ -16,9 +16,15 @@ from pathlib import PurePosixPath
 
 from tree_sitter import Node
 
-from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery
-from mnemo_core.index.languages.base import CONTAINER_ONLY, Definition, Hooks, clean_comment, node_text
-from mnemo_core.model import RawImport
+from mnemo_core.index.languages.base import (
+    CONTAINER_ONLY,
+    Definition,
+    Hooks,
+    TestConventions,
+    clean_comment,
+    node_text,
+)
+from mnemo_core.model import RawImport, Symbol
 
 SEPARATOR = "::"
 CRATE_ROOTS = ("lib.rs", "main.rs")
@@ -211,7 +217,7 @@ class RustHooks(Hooks):
         self,
         definition: Definition,
         in_test_file: bool,
-        discovery: PytestDiscovery = DEFAULT_DISCOVERY,
+        conventions: TestConventions = None,
         collected: bool | None = None,
     ) -> tuple[bool, bool]:
         if definition.kind == "function" and any(_TEST_ATTRIBUTE.match(d) for d in definition.decorators):
@@ -361,3 +367,8 @@ def _start(index: CrateIndex, importer: str, root: str, head: str) -> tuple[str 
 
 
 HOOKS = RustHooks()
+
+
+def display_name(symbol: Symbol) -> str:
+    """``Type::method``, ``module::function``: Rust's path separator."""
+    return symbol.name.replace(".", SEPARATOR)

@@ -15,10 +15,19 @@ from __future__ import annotations
 
 from mnemo_core.index.store.commits import FileCommits, PastCommit
 from mnemo_core.index.store.database import Store
-from mnemo_core.index.store.schema import SCHEMA_VERSION, db_size, index_path, prepare_index_dir
+from mnemo_core.index.store.schema import (
+    ANALYSIS_META,
+    ANALYSIS_VERSION,
+    SCHEMA_VERSION,
+    db_size,
+    index_path,
+    prepare_index_dir,
+)
 from mnemo_core.index.store.writes import EdgeRow, EncodedRefs, FileFacts, FileRow, encode_refs
 
 __all__ = [
+    "ANALYSIS_META",
+    "ANALYSIS_VERSION",
     "SCHEMA_VERSION",
     "EdgeRow",
     "EncodedRefs",

@@ -16,64 +16,13 @@ from mnemo_core.index.recovery import (
 )
 from mnemo_core.statedir import state_dir
 
-# 6: refs deduplicated per scope, call-result return types; 7: refs column stored last; 8: supers;
-# 9: imports scoped to the function they are written in; 10: iteration, returned call results;
-# 11: parametrised test parameters typed; 12: body text; 13: commit memory; 14: path and name in body text;
-# 16: the functions a remembered commit changed, once asked; 17: a random index id;
-# 18: a commit's files only in commit_files; 19: dynamic dispatch references (values, registries, getattr);
-# 20: getattr(obj, name) reads and parametrised module values (a module's __getattr__);
-# 21: *Test and *Tests classes; 22: pytest's python_files/classes/functions, fixtures are never tests;
-# 23: getattr dispatch by a variable the function builds from a literal prefix; 24: or a module constant;
-# 25: functions handed over in a list or tuple are values; 26: len(), str(), x[k], ==, + on known classes;
-# 27: and on plain names in test files (fixture parameters); 28: module constants read by name (``uses``);
-# 29: a class calls its metaclass; 30: a src layout's modules are named without ``src.``;
-# 31: Go variables typed by their declarations; 32: ``self.x = param`` takes the parameter's type;
-# 33: a Java class's constants read by bare name or through the class; 34: Ruby specs, mixins, A::B;
-# 35: a base class found by name where no import is read (PHP, Kotlin, C#, C++);
-# 36: Go's package-level vars and consts are constants, linked to what reads them; 37: C# and Kotlin
-# tests by their attributes and annotations; overloads count as one definition to a name guess;
-# 38: PHPUnit's tests; 39: JavaScript's methods assigned to an object or a prototype;
-# 40: Ruby's ``x = Foo.new`` and a spec's ``let(:x) { Foo.new }`` type ``x``
-# 41: prefix collectors (PLY ``yacc.yacc(module=self)``), ``self.x = f()``, ``isinstance`` types,
-# fixtures imported into a test module, truth tests (``__bool__``); 42: overloads are one definition
-# to a name guess only in languages that have them (Java, C#, Kotlin, C++); 43: Ruby's ``@x = Foo.new``;
-# 44: GoogleTest's ``TEST(Suite, Name)`` are test cases; 45: ``getattr(self, name)`` reads no module
-# 48: a class's typed attributes (``self.hook = HookRelay()``), so ``pm.hook.x()`` is typed;
-# 49: ``except UsageError as e`` types ``e``; 50: a call's result is typed by the callee's return type;
-# 51: a type variable bound to a class stands for it (``cls: type[CmdType]`` builds a ``Command``),
-# ``obj, rest = resolve()`` types ``obj`` by the first of the tuple it declares, and a class's fields
-# include the classes it holds (``jinja_environment = Environment``), for subclasses in other files
-# 52: a property read through a chain of attributes (``ctx.request.blueprints``) runs it
-# 53: ``next(x)`` runs ``__next__`` of x's class
-# 54: ``x = a or b`` types x as a is declared
-# 55: a method of an object built from an outside class is no guess at a namesake
-# 56: an object of a known class stored in a collection (``stack.postprocess.append(fltr)``) is handed over
-# 57: a `test_*.py` module that tests nothing (no assert, no test framework) is the package's own code
-# 58: a closure's free variable that is its enclosing function's parameter is typed as it (fixtures too)
-# 59: a parameter whose default is a class (``lexer=CLexer``) is an alias of it
-# 60: a variable assigned an attribute chain (``si = self.app.session_interface``) holds what it holds
-# 61: ``getattr(self, name)`` where the name is a class's name alone (``node_class.__name__.upper()``)
-# 62: a class defined in a function calls its bases' ``__init_subclass__`` (it runs the hook)
-# 63: a property read on any variable typed in its scope, in every file (was: self, and tests)
-# 64: a read of a property runs its getter (was the setter too), an assignment its setter; the calls
-# in a definition's body are its own where its name has several (a property's setter), not the first's
-# 65: Go: a function handed as a value (an argument, a struct field's value) is referenced, an exported
-# name too (another file of the package may define it)
-# 66: JavaScript, TypeScript and Rust: a function handed as a value (``xs.map(f)``, ``run(this.m)``,
-# ``Handler { cb: f }``) is referenced; in JavaScript and TypeScript one stored in an object or array too
-# 67: JavaScript and TypeScript: a monorepo's own package imported by its name (``zod/v4``) resolves to
-# ``packages/<name>/src/...``
-# 68: JSX and TSX: a function handed to a component as a prop (``onClick={handleClick}``) is referenced
-# 69: Kotlin: a function reference (``xs.map(::upper)``) calls the function
-# 71: Python: a definition named by its dotted path in a string (``"pkg.plugins.table.table"``) is referenced
-# 72: Python: a module-level dict of any case is a registry constant (``_plugins = {"table": ...}``)
-# 73: Python: an object a class attribute holds, called through self (``self.to_html(x)``), runs ``__call__``
-# 74: Python: a dict of plain strings (``type_aliases = {T: "T"}``) is no registry
-# 75: Python: a test class whose module's top-level code calls it (``TestCli.load_fixtures(...)``) is a
-#     test case, and that call is the class's
-# 76: Python: a test class a function builds is no test case; the test module whose top-level code
-#     calls that function is (``tests/test_plugins.py``: pytest runs the file to collect them)
+# the tables, and what parsing a file stores in them: an index of another schema version is rebuilt
+# (every file parsed again), so bump it only when a table or the extractor's output changes
 SCHEMA_VERSION = 76
+# what is derived from the stored parse (the resolver's edges): an index of another analysis version
+# is resolved again from its stored references, no file parsed again; bump it for a heuristic
+ANALYSIS_VERSION = 1
+ANALYSIS_META = "analysis"  # the meta key that holds the analysis version an index was resolved by
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0
 
@@ -182,6 +131,7 @@ def create_schema(conn: sqlite3.Connection) -> None:
     for table in INDEXES:
         create_indexes(conn, table)
     conn.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+    conn.execute("INSERT INTO meta VALUES (?, ?)", (ANALYSIS_META, str(ANALYSIS_VERSION)))
     conn.execute("INSERT INTO meta VALUES ('index_id', ?)", (os.urandom(8).hex(),))
 
 

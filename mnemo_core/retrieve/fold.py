@@ -1,0 +1,133 @@
+"""One answer per definition a reader would name: overloads and constructors folded, bundles demoted.
+
+Applied to a task's scored candidates (best first) of the languages other than Python (whose
+getters, setters and ``@overload`` stubs the score already handles), in this order:
+
+1. **Build output** (a bundle committed under ``dist/`` or ``build/``: axios's ``dist/axios.js``
+   repeats every function of ``lib/``) is demoted the way tests are, by ``GENERATED_DEMOTION``,
+   unless the task names the directory.
+2. **Constructors fold into their class**: a constructor (``Foo.Foo`` in Java, C#, C++;
+   ``constructor``, ``initialize``, ``__construct``) whose class is a candidate is dropped, and the
+   class takes the better of the two scores.
+3. **Overloads fold**: of the candidates sharing a file and a qualified name (Java's five
+   ``Response.header``), the best stays and the others go, unless one of them holds in its signature
+   a term of the task the kept one lacks (the task named that overload).
+
+Files a generator marks (``Code generated ... DO NOT EDIT``, ``@generated``) never reach here: the
+index skips them (``index/files.py``).
+
+The demotion is a named multiplier of the ``Scored`` record, so ``mnemo why`` shows it, and ``why``
+on a folded candidate names the one that answers for it. Demoting a file's same-named definitions
+past the second (ripgrep's ``defs.rs``, a ``doc_long`` per flag) was measured and left out: it lost
+R@10 on ripgrep, where those definitions are what commits change (bench/RESULTS.md, session 38).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from mnemo_core.index.languages import language_for_path
+from mnemo_core.model import Symbol
+from mnemo_core.retrieve.keywords import Keywords
+from mnemo_core.retrieve.score import Scored
+
+UNFOLDED_LANGUAGES = frozenset({"python"})  # its overloads and properties are the score's business
+BUILD_OUTPUT_DIRS = frozenset({"dist", "build", "bundle", "bundles"})  # a bundler's copy of the source
+GENERATED_DEMOTION = 0.2  # generated code, like tests: context, never where a task's change is made
+
+
+@dataclass(frozen=True)
+class Folded:
+    """The folded ranking, and for each candidate folded away the one that now answers for it."""
+
+    scored: list[Scored]
+    into: dict[int, int]
+
+
+def fold(scored: list[Scored], symbols: Mapping[int, Symbol], keywords: Keywords) -> Folded:
+    """The candidates with build output demoted and constructors and overloads folded, best first."""
+    named = _task_terms(keywords)
+    into: dict[int, int] = {}
+    out = [_demote_build_output(s, symbols[s.symbol_id], named) for s in scored]
+    out = _fold_constructors(out, symbols, into)
+    out = _fold_overloads(out, symbols, named, into)
+    return Folded(sorted(out, key=lambda s: (-s.score, s.symbol_id)), into)
+
+
+def build_output_dir(path: str) -> str | None:
+    """The build-output directory (``dist/``, ``build/``) a path lies in, if any."""
+    return next((part for part in path.split("/")[:-1] if part.lower() in BUILD_OUTPUT_DIRS), None)
+
+
+def _demote_build_output(scored: Scored, symbol: Symbol, named: frozenset[str]) -> Scored:
+    directory = build_output_dir(symbol.path)
+    if directory is None or not _folds(symbol) or directory.lower() in named:
+        return scored
+    return _times(scored, "generated", GENERATED_DEMOTION)
+
+
+def is_constructor(symbol: Symbol, owner: Symbol) -> bool:
+    """Whether ``symbol`` is a constructor of the class ``owner`` in its language."""
+    spec = language_for_path(symbol.path)
+    return spec is not None and symbol.short_name in spec.hooks.constructors_of(owner.name)
+
+
+def _folds(symbol: Symbol) -> bool:
+    return symbol.language not in UNFOLDED_LANGUAGES
+
+
+def _task_terms(keywords: Keywords) -> frozenset[str]:
+    return frozenset(
+        t.lower() for t in (*keywords.exact, *keywords.compounds, *keywords.components, *keywords.words)
+    )
+
+
+def _fold_constructors(
+    scored: list[Scored], symbols: Mapping[int, Symbol], into: dict[int, int]
+) -> list[Scored]:
+    position = {s.symbol_id: i for i, s in enumerate(scored)}
+    best = {s.symbol_id: s for s in scored}
+    dropped = set()
+    for s in scored:
+        symbol = symbols[s.symbol_id]
+        owner_id = symbol.parent_id
+        if not _folds(symbol) or owner_id is None or owner_id not in position:
+            continue
+        if symbol.kind == "method" and is_constructor(symbol, symbols[owner_id]):
+            dropped.add(s.symbol_id)
+            into[s.symbol_id] = owner_id
+            if s.score > best[owner_id].score:
+                best[owner_id] = replace(best[owner_id], score=s.score)
+    return [best[s.symbol_id] for s in scored if s.symbol_id not in dropped]
+
+
+def _fold_overloads(
+    scored: list[Scored], symbols: Mapping[int, Symbol], named: frozenset[str], into: dict[int, int]
+) -> list[Scored]:
+    kept: dict[tuple[str, str, str], Symbol] = {}
+    out = []
+    for s in sorted(scored, key=lambda s: (-s.score, s.symbol_id)):
+        symbol = symbols[s.symbol_id]
+        key = (symbol.path, symbol.name, symbol.kind)
+        first = kept.get(key)
+        if first is None or not _folds(symbol) or _names_overload(symbol, first, named):
+            kept.setdefault(key, symbol)
+            out.append(s)
+        else:
+            into[s.symbol_id] = first.id
+    return out
+
+
+def _names_overload(symbol: Symbol, first: Symbol, named: frozenset[str]) -> bool:
+    """Whether the task names a term of this overload's signature that the kept one lacks."""
+    mine, theirs = _words(symbol.signature), _words(first.signature)
+    return bool((mine - theirs) & named)
+
+
+def _words(signature: str) -> set[str]:
+    return {w.lower() for w in "".join(c if c.isalnum() or c == "_" else " " for c in signature).split()}
+
+
+def _times(scored: Scored, name: str, factor: float) -> Scored:
+    return replace(scored, score=scored.score * factor, multipliers={**scored.multipliers, name: factor})

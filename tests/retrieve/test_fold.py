@@ -1,0 +1,102 @@
+"""Folding in the task ranking, through the real index and ``mnemo task``: one answer per overload
+set, constructors in their class, a bundle under ``dist/`` demoted (``mnemo why`` says so)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import make_repo
+
+from mnemo_core.cli import main
+from mnemo_core.retrieve.fold import GENERATED_DEMOTION
+
+JAVA = """package web;
+
+class Response {
+    private int status;
+
+    Response() { this.status = 200; }
+
+    Response(int status) { this.status = status; }
+
+    Response header(String name) { return header(name, ""); }
+
+    Response header(String name, String value) { return this; }
+
+    Response header(String name, java.util.List<String> values) { return this; }
+}
+"""
+CSHARP = """namespace Web {
+    public class Response {
+        private int status;
+        public Response() { status = 200; }
+        public Response(int status) { this.status = status; }
+        public Response Header(string name) { return this; }
+    }
+}
+"""
+
+
+def task_json(repo: Path, text: str, capsys: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:
+    assert main(["task", "--no-memory", "--repo", str(repo), "--format", "json", "--limit", "50", text]) == 0
+    symbols: list[dict[str, Any]] = json.loads(capsys.readouterr().out)["symbols"]
+    return symbols
+
+
+@pytest.mark.parametrize(
+    ("path", "source", "task", "overloaded"),
+    [
+        ("src/web/Response.java", JAVA, "set a response header with a status", "Response.header"),
+        ("src/Web/Response.cs", CSHARP, "set a response Header with a status", "Response.Header"),
+    ],
+)
+def test_overloads_and_constructors_fold_into_one_answer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], path: str, source: str, task: str, overloaded: str
+) -> None:
+    repo = make_repo(tmp_path / "repo", {path: source})
+    names = [s["name"] for s in task_json(repo, task, capsys)]
+    assert names.count(overloaded) == 1
+    assert "Response.Response" not in names  # the constructors answer as their class
+    assert "Response" in names
+
+
+def test_an_overload_the_task_names_stays(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = make_repo(tmp_path / "repo", {"src/web/Response.java": JAVA})
+    names = [s["name"] for s in task_json(repo, "header with a List of values or one value", capsys)]
+    assert names.count("Response.header") == 2  # the List one, and the one taking one value
+
+
+UTILS = """/** Whether a value is form data. */
+function isFormData(thing) {
+  return thing instanceof FormData;
+}
+module.exports = { isFormData };
+"""
+BUNDLE = """(function () {
+  /** Whether a value is form data. */
+  function isFormData(thing) {
+    return thing instanceof FormData;
+  }
+  window.axios = { isFormData };
+})();
+"""
+
+
+def test_a_bundle_under_dist_is_demoted_unless_the_task_names_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = make_repo(tmp_path / "repo", {"lib/utils.js": UTILS, "dist/axios.js": BUNDLE})
+    first = task_json(repo, "form data check fails for a value", capsys)[0]
+    assert (first["path"], first["name"]) == ("lib/utils.js", "isFormData")
+
+    def why(task: str) -> dict[str, float]:
+        argv = ["why", "--repo", str(repo), "--format", "json", "--task", task, "dist/axios.js:isFormData"]
+        assert main(argv) == 0
+        multipliers: dict[str, float] = json.loads(capsys.readouterr().out)["multipliers"]
+        return multipliers
+
+    assert why("form data check")["generated"] == GENERATED_DEMOTION
+    assert "generated" not in why("form data check in the dist bundle")
