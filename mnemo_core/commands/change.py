@@ -167,7 +167,7 @@ def run_tests(args: argparse.Namespace) -> int:
         if answer.note != NO_MAP:
             note = f"not from the coverage map alone ({answer.note}): the full analysis"
             print(f"mnemo: {note}", file=sys.stderr)
-    from mnemo_core.repository import recovering
+    from mnemo_core.engine import recovering
 
     return recovering(args.repo, lambda: _full_tests(args))
 
