@@ -43,9 +43,11 @@ def _main(argv: Sequence[str] | None) -> int:
         stream=sys.stderr,
         force=True,
     )
+    repo = getattr(args, "path", None) or getattr(args, "repo", None)  # where a crash log may go
+    if getattr(args, "engine_free", False):  # the command opens the engine itself, when it needs it
+        return guarded("mnemo", lambda: int(args.run(args)), repo)
     from mnemo_core.engine import recovering  # after parsing: --version and --help load no engine
 
-    repo = getattr(args, "path", None) or getattr(args, "repo", None)  # where a crash log may go
     return guarded("mnemo", lambda: recovering(repo, lambda: int(args.run(args))), repo)
 
 

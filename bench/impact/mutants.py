@@ -8,13 +8,18 @@ mutant, committed on top of the pinned commit: a comparison flipped (``==`` <-> 
 The **ground truth** is the set of tests that fail when the tests that covered the function (per the
 map) run on the mutant; a mutant no test fails is "survived" and scored for nothing.
 
-Per mutant, three selections: ``mnemo tests HEAD~1`` (the map at the base; its order), testmon's
-(``pytest --testmon --collect-only`` on the mutant, from a copy of its database; collection order),
-and everything (the suite's order). Reported: caught (a failing test is selected), the share of the
-suite selected, and the rank of the first failing test as a share of the selection (in the first
-10 %: the fast-failure floor). Whole processes; the repositories' own venvs; nothing here runs in CI.
+Per mutant, five selections: ``mnemo tests HEAD~1`` with the map recorded at the base (its order);
+the same with a map recorded ``STALE_BACK`` first-parent commits before the base (that commit's own
+suite, run in a git worktree with its package first on the path; nothing else updates that map);
+the same with no map (the static graph only); testmon's (``pytest --testmon --collect-only`` on the
+mutant, from a whole copy of its database; collection order); and everything (the suite's order).
+Reported per selection: caught (a failing test is selected), the recall of the failing tests, the
+share of the suite selected, its size beside the exact base coverage's (the tests that ran the
+function at the base), and the rank of the first failing test as a share of the selection (in the
+first 10 %: the fast-failure floor). Whole processes; the repositories' own venvs; nothing here
+runs in CI.
 
-    python -m bench.impact.mutants --repos flask,attrs --mutants 20
+    python -m bench.impact.mutants --repos flask,click,jinja,attrs,mako,pyflakes --mutants 10
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import json
 import os
 import random
 import re
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -33,8 +39,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.impact.repos import argument_parser, clone_of, git, lookup, package_sources, venv_python
-from mnemo_core.change.coverage import own_line_sets
+from bench.impact.repos import (
+    ImpactRepo,
+    argument_parser,
+    clone_of,
+    git,
+    lookup,
+    package_sources,
+    venv_python,
+)
+from mnemo_core.change.ownlines import own_line_sets
 from mnemo_core.covmap.select import selection_order
 from mnemo_core.covmap.store import map_path, reading
 
@@ -47,6 +61,9 @@ SEED = 39  # the issue's number: one fixed sample per repository
 FLIPS = (("==", "!="), ("!=", "=="), ("<=", ">"), (">=", "<"), (" < ", " >= "), (" > ", " <= "))
 FAILED = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.M)
 TIMEOUT_S = 1800  # one pytest run of a suite on a loaded machine
+STALE_BACK = 30  # the issue's stale map: recorded this many first-parent commits before the base
+RECORD = ("-p", "mnemo_core.covmap.plugin", "--mnemo-record")  # record the map (mnemo on the path)
+SELECTIONS = ("mnemo", "stale", "static", "testmon", "all")  # the columns, in the report's order
 
 
 @dataclass(frozen=True)
@@ -61,22 +78,27 @@ class Mutant:
 @dataclass(frozen=True)
 class Scored:
     caught: bool
+    recall: float  # failing items selected / failing items
     share: float
+    exact: float  # items selected / the items of the tests that ran the function at the base
     first: float | None  # rank of the first failing test / selection size (0 = first)
 
 
-def _env(repo_root: Path) -> dict[str, str]:
+def _env(first: Path | None = None) -> dict[str, str]:
+    """The environment of a run: mnemo (this checkout) on the path, ``first`` ahead of it."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env["PYTHONPATH"] = str(MNEMO)
+    env["PYTHONPATH"] = str(MNEMO) if first is None else f"{first}{os.pathsep}{MNEMO}"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env
 
 
-def _pytest(python: Path, root: Path, *args: str, limit: int = TIMEOUT_S) -> subprocess.CompletedProcess[str]:
+def _pytest(
+    python: Path, root: Path, *args: str, limit: int = TIMEOUT_S, first: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(python), "-m", "pytest", "-q", "-rfE", "-p", "no:randomly", *args],
         cwd=root,
-        env=_env(root),
+        env=_env(first),
         capture_output=True,
         text=True,
         timeout=limit,
@@ -87,7 +109,7 @@ def _pytest(python: Path, root: Path, *args: str, limit: int = TIMEOUT_S) -> sub
 def _mnemo(root: Path, *args: str) -> str:
     done = subprocess.run(
         [sys.executable, "-m", "mnemo_core.cli", *args, "--repo", str(root)],
-        env=_env(root),
+        env=_env(),
         capture_output=True,
         text=True,
         check=False,
@@ -156,11 +178,12 @@ def _expanded(selection: list[str], suite: list[str]) -> list[str]:
     return [item for rank, _, item in sorted(r for r in ranked if r[0] is not None)]
 
 
-def _score(selection: list[str], failing: set[str], suite: list[str]) -> Scored:
+def _score(selection: list[str], failing: set[str], suite: list[str], exact: int) -> Scored:
     items = _expanded(selection, suite)
     ranks = [i for i, t in enumerate(items) if t in failing]
     first = ranks[0] / len(items) if ranks else None
-    return Scored(bool(ranks), len(items) / len(suite) if suite else 0.0, first)
+    share = len(items) / len(suite) if suite else 0.0
+    return Scored(bool(ranks), len(ranks) / len(failing), share, len(items) / max(exact, 1), first)
 
 
 def _copy_database(source: Path, target: Path) -> None:
@@ -171,13 +194,59 @@ def _copy_database(source: Path, target: Path) -> None:
         old.backup(new)
 
 
-def _testmon_selection(python: Path, root: Path, saved: Path) -> list[str]:
+def _testmon_selection(python: Path, root: Path, saved: Path, args: tuple[str, ...]) -> list[str]:
     _copy_database(saved, root / ".testmondata")
-    done = _pytest(python, root, "--testmon", "--collect-only")
-    return [line for line in done.stdout.splitlines() if "::" in line and not line.startswith(" ")]
+    return _collected(python, root, *args, "--testmon")
 
 
-def run_repo(name: str, workdir: Path, count: int) -> dict[str, Any]:
+def _collected(python: Path, root: Path, *args: str) -> list[str]:
+    """The node ids ``pytest --collect-only`` lists; once more quieter when the project's own
+    ``addopts`` asks for ``-v`` (mako's), which prints a tree instead."""
+    for quieter in ((), ("-q",)):
+        done = _pytest(python, root, *args, "--collect-only", *quieter)
+        ids = [line for line in done.stdout.splitlines() if "::" in line and not line.startswith(" ")]
+        if ids:
+            return ids
+    return []
+
+
+def _stale_map(repo: ImpactRepo, root: Path, python: Path, workdir: Path) -> Path:
+    """The map of the commit ``STALE_BACK`` first-parent commits before the pin, recorded by that
+    commit's own suite in a worktree (its package ahead of the venv's editable install), cached."""
+    sha = git(root, "rev-parse", f"{repo.commit}~{STALE_BACK}").strip()
+    saved = workdir / f"{repo.name}.stale-{sha[:12]}.db"
+    if saved.exists():
+        return saved
+    tree = workdir / f"{repo.name}-back{STALE_BACK}"
+    if not (tree / ".git").exists():
+        git(root, "worktree", "add", "-f", "--detach", str(tree), sha)
+    git(tree, "checkout", "-q", "-f", "--detach", sha)
+    package = (tree / repo.package).parent
+    args = (*repo.pytest_args, "-W", "ignore::DeprecationWarning")  # an older suite under a newer pytest
+    done = _pytest(python, tree, *args, *RECORD, "--mnemo-map", str(saved), first=package)
+    print(f"[{repo.name}] map of {sha[:10]}: {done.stdout.strip().splitlines()[-2:]}", flush=True)
+    if not saved.exists():
+        raise SystemExit(f"the suite of {repo.name} at {sha[:10]} wrote no map: {done.stdout[-2000:]}")
+    return saved
+
+
+def _selections(
+    root: Path, python: Path, maps: dict[str, Path | None], saved: Path | None, args: tuple[str, ...]
+) -> dict[str, list[str]]:
+    """The selection of each mnemo column (its map in place, or none) and testmon's (``saved``)."""
+    found: dict[str, list[str]] = {}
+    for label, coverage_map in maps.items():
+        target = map_path(root, create=True)
+        target.unlink(missing_ok=True)
+        if coverage_map is not None:
+            shutil.copyfile(coverage_map, target)
+        found[label] = _mnemo(root, "tests", "HEAD~1", "--no-memory").split()
+    if saved is not None:
+        found["testmon"] = _testmon_selection(python, root, saved, args)
+    return found
+
+
+def run_repo(name: str, workdir: Path, count: int, columns: tuple[str, ...] = SELECTIONS) -> dict[str, Any]:
     repo = lookup(name)
     root = clone_of(repo, workdir)
     python = venv_python(repo, workdir)
@@ -185,14 +254,20 @@ def run_repo(name: str, workdir: Path, count: int) -> dict[str, Any]:
     args = repo.pytest_args
     for stale in (map_path(root), root / ".testmondata"):
         stale.unlink(missing_ok=True)
-    _pytest(python, root, *args, "-p", "mnemo_core.covmap.plugin", "--mnemo-record")
-    _pytest(python, root, *args, "--testmon")
-    saved = workdir / f"{name}.testmondata"
-    _copy_database(root / ".testmondata", saved)
+    _pytest(python, root, *args, *RECORD)
+    base_map = workdir / f"{name}.base.db"
+    shutil.copyfile(map_path(root), base_map)
+    saved = workdir / f"{name}.testmondata" if "testmon" in columns else None
+    if saved is not None:
+        _pytest(python, root, *args, "--testmon")
+        _copy_database(root / ".testmondata", saved)
+    maps = {"mnemo": base_map, "stale": None, "static": None}
+    if "stale" in columns:
+        maps["stale"] = _stale_map(repo, root, python, workdir)
+    maps = {label: m for label, m in maps.items() if label in columns}
     _mnemo(root, "index")
-    collected = _pytest(python, root, *args, "--collect-only").stdout.splitlines()
-    everything = [line for line in collected if "::" in line]
-    with reading(map_path(root)) as coverage_map:
+    everything = _collected(python, root, *args)
+    with reading(base_map) as coverage_map:
         covered = {p: coverage_map.contexts_by_lineno(p) for p in coverage_map.measured_files()}
     covered_sets = {p: {n: set(ts) for n, ts in lines.items()} for p, lines in covered.items()}
     results: list[dict[str, object]] = []
@@ -207,35 +282,44 @@ def run_repo(name: str, workdir: Path, count: int) -> dict[str, Any]:
             failing = set(FAILED.findall(ran.stdout))
         except subprocess.TimeoutExpired:
             failing, hung = set(), True
-        row: dict[str, Any] = {"mutant": mutant.__dict__, "covering": len(tests), "failing": len(failing)}
+        exact = len(_expanded(sorted(tests), everything))
+        row: dict[str, Any] = {"mutant": mutant.__dict__, "covering": exact, "failing": len(failing)}
         row["hung"] = hung
         if failing:
-            mnemo = _mnemo(root, "tests", "HEAD~1", "--no-memory").split()
-            testmon = _testmon_selection(python, root, saved)
-            for label, selection in (("mnemo", mnemo), ("testmon", testmon), ("all", everything)):
-                row[label] = _score(selection, failing, everything).__dict__
-                row[f"{label}_selected"] = len(selection)
+            chosen = {**_selections(root, python, maps, saved, args), "all": everything}
+            for label in columns:
+                row[label] = _score(chosen[label], failing, everything, exact).__dict__
+                row[f"{label}_selected"] = len(chosen[label])
         results.append(row)
         git(root, "reset", "-q", "--hard", repo.commit)
         print(json.dumps({"repo": name, **row}), flush=True)
-    return {"repo": name, "suite": len(everything), "mutants": results}
+    return {"repo": name, "suite": len(everything), "held_out": repo.held_out, "mutants": results}
+
+
+def _ratio_median(values: list[float]) -> str:
+    return f"{statistics.median(values):.2f}x" if values else "-"
 
 
 def summary(report: dict[str, Any]) -> list[str]:
-    """The Markdown rows of one repository: caught, median share, median first-failure rank, in 10 %."""
-    rows = [r for r in report["mutants"] if r.get("mnemo")]
+    """The Markdown rows of one repository: caught, recall, share (median and mean), size beside the
+    exact base coverage (median, and the total's ratio), first-failure rank (median) and in 10 %."""
+    rows = [r for r in report["mutants"] if r.get("all")]
     hung = sum(1 for r in report["mutants"] if r["hung"])
     head = f"{report['repo']}: {len(report['mutants'])} mutants ({hung} hung), {len(rows)} broke a test"
     lines = [f"{head}, suite {report['suite']}"]
-    for label in ("mnemo", "testmon", "all"):
-        scored = [r[label] for r in rows]
+    for label in SELECTIONS:
+        scored = [r[label] for r in rows if label in r]
         if not scored:
             continue
         caught = [s for s in scored if s["caught"]]
         firsts = [s["first"] for s in caught]
+        shares = [s["share"] for s in scored]
+        exact = sum(s["share"] * report["suite"] for s in scored) / max(sum(r["covering"] for r in rows), 1)
         lines.append(
             f"| {report['repo']} | {label} | {len(caught)}/{len(scored)} | "
-            f"{statistics.median(s['share'] for s in scored) * 100:.1f} % | "
+            f"{statistics.mean(s['recall'] for s in scored):.2f} | "
+            f"{statistics.median(shares) * 100:.1f} % ({statistics.mean(shares) * 100:.1f} %) | "
+            f"{_ratio_median([s['exact'] for s in scored])} ({exact:.2f}x) | "
             f"{statistics.median(firsts) * 100 if firsts else float('nan'):.1f} % | "
             f"{sum(f < FAST_FAILURE for f in firsts)}/{len(firsts)} |"
         )
@@ -245,6 +329,7 @@ def summary(report: dict[str, Any]) -> list[str]:
 def main() -> None:
     parser = argument_parser(__doc__ or "", "clones, venvs and databases", ("flask", "attrs"))
     parser.add_argument("--mutants", type=int, default=20, help="mutants per repository (default 20)")
+    parser.add_argument("--columns", default=",".join(SELECTIONS), help="selections scored (default: all)")
     args = parser.parse_args()
     os.environ.update(
         {
@@ -256,7 +341,8 @@ def main() -> None:
     workdir = args.workdir if args.workdir.name != "mnemo-impact" else Path("/tmp/mnemo-mutants")
     out = []
     for name in args.repos.split(","):
-        report = run_repo(name, workdir, args.mutants)
+        columns = tuple(c for c in SELECTIONS if c in args.columns.split(",") or c == "all")
+        report = run_repo(name, workdir, args.mutants, columns)
         out.append(report)
         print("\n".join(summary(report)), flush=True)
     (MNEMO / "bench" / "out").mkdir(exist_ok=True)

@@ -30,7 +30,7 @@ from typing import Any
 from bench.common import OUT_DIR, table
 from bench.impact.oracle import ORACLE_VERSION, PHASES, RAN, RunFiles, fold, test_table
 from bench.impact.repos import REPOS, ImpactRepo, argument_parser, git, lookup
-from mnemo_core.change.coverage import own_lines
+from mnemo_core.change.ownlines import own_lines
 
 CAUSES = (
     "function new or moved",

@@ -5,24 +5,23 @@ The way pytest-testmon selects tests. A coverage.py data file recorded with per-
 ``|teardown``; or coverage's own ``dynamic_context = test_function``: ``tests.test_x.TestC.test_y``)
 says which tests executed each line. The file does not say which commit it was measured at, so the
 caller names it (``--coverage-commit``, default ``HEAD``). Each changed symbol's file is read at that
-commit from git objects (never the work tree) and extracted with the index's own extractor; a symbol
-of the same path and qualified name found there gets, as its tests, every test whose contexts
-covered its **own lines**: a function's from its first body line to its last, minus the bodies of
-functions nested in it (the lines a ``def`` runs at import time belong to whoever imported it); a
+commit from git objects (never the work tree) and extracted with the index's own extractor; a symbol of
+the same path and qualified name found there gets, as its tests, every test whose contexts covered its
+**own lines** (``change.ownlines``): a function's from its first body line to its last, minus the bodies
+of functions nested in it (the lines a ``def`` runs at import time belong to whoever imported it); a
 class's whole body. A name defined several times in a file (a property's getter and setter,
 ``if``/``else`` variants, ``@overload`` stubs) has the lines of the definitions the change touched,
-matched by rank when the file there defines the name as many times, else of all of them. Contexts
-name tests; each is mapped to a test symbol of the index (a parametrised test is its function; an
-inherited test method the base class's method, as pytest's own records name it). The data vouches only for
-the tests it saw run: a test of the static graph that no context names (added since, renamed, or
-not part of that run) is kept beside them where the data agrees with its path, unless it is
-unchanged since in a file the data ran other tests of (it ran then, and reached nothing measured);
-a new test whose calls the index cannot resolve is kept when most tests of its class that do the
-same ran the symbol. A symbol renamed or moved since (its name is not in its
-file at that commit) is carried back line by line through the diff from that commit to the working
-tree (the index's side), when most of its lines are unchanged. A symbol new since then, in a file
-the coverage never measured, or module-level code (it runs at import, outside any test) gets no
-coverage evidence: its tests come from the static graph.
+matched by rank when the file there defines the name as many times, else of all of them. Contexts name
+tests; each is mapped to a test symbol of the index (a parametrised test is its function; an inherited
+test method the base class's method, as pytest's own records name it). The data vouches only for the
+tests it saw run: a test of the static graph that no context names (added since, renamed, or not part of
+that run) is kept beside them where the data agrees with its path, unless it is unchanged since in a
+file the data ran other tests of (it ran then, and reached nothing measured); a new test whose calls the
+index cannot resolve is kept when most tests of its class that do the same ran the symbol. A symbol
+renamed or moved since (its name is not in its file at that commit) is carried back line by line through
+the diff from that commit to the working tree (the index's side), when most of its lines are unchanged.
+A symbol new since then, in a file the coverage never measured, or module-level code (it runs at import,
+outside any test) gets no coverage evidence: its tests come from the static graph.
 
 The data file belongs to the repository being analysed: it is opened through coverage.py's API
 read-only and immutable (SQLite ignores journals beside it, and nothing is ever written), after a
@@ -41,8 +40,6 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from tree_sitter import Node
-
 from mnemo_core.change.impact import HOP_DECAY, Reach, ReachingTests, is_name_match, tests_reaching
 from mnemo_core.change.measured import CALLS_NEW as CALLS_NEW
 from mnemo_core.change.measured import CO_RAN as CO_RAN
@@ -52,12 +49,12 @@ from mnemo_core.change.measured import CoverageEvidence as CoverageEvidence
 from mnemo_core.change.measured import CoverageSource as CoverageSource
 from mnemo_core.change.measured import Touched as Touched
 from mnemo_core.change.measured import coverage_source as coverage_source
+from mnemo_core.change.ownlines import own_line_sets, own_lines
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.discovery import PytestDiscovery, read_discovery
-from mnemo_core.index.extract import extract
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.store import Store
-from mnemo_core.model import CALLABLE_KINDS, RawSymbol, Symbol
+from mnemo_core.model import Symbol
 from mnemo_core.vcs.diff import ChangeStatus, Hunk, changed_files, files_at
 from mnemo_core.vcs.refs import Snapshot, resolve_ref
 
@@ -77,7 +74,6 @@ CALLER_EDGES = frozenset({"calls", "references"})
 TEXTS_CACHED = 256  # files whose definitions' lines and texts are kept
 ENTRY_DEPTH = 3  # calls from a test through its fixtures and helpers to the code under test
 PHASES = ("|run", "|setup", "|teardown")  # pytest-cov's test phases: fixtures count like the test
-DEFINITIONS = ("function_definition", "class_definition")
 _DOTTED = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+$")
 _DEFINED = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)", re.MULTILINE)
 
@@ -497,60 +493,6 @@ def measured_paths(measured: Iterable[str], root: Path, paths: set[str]) -> dict
             if relative == path or (path not in found and (posix == path or posix.endswith("/" + path))):
                 found[path] = name
     return found
-
-
-def own_lines(path: str, content: bytes) -> dict[str, frozenset[int]]:
-    """Each symbol's own lines in one file's content, by qualified name (see the module); a name
-    defined several times has the lines of all its definitions."""
-    return {name: frozenset().union(*sets) for name, sets in own_line_sets(path, content).items()}
-
-
-@functools.lru_cache(maxsize=TEXTS_CACHED)
-def own_line_sets(path: str, content: bytes) -> dict[str, list[frozenset[int]]]:
-    """The own lines of each definition in one file's content, by qualified name, in source order
-    (kept for the next change, which reads the same files at the data's commit; not to be changed)."""
-    spec = language_for_path(path)
-    if spec is None:
-        return {}
-    symbols = [s for s in extract(path, content, spec).symbols if s.kind != "module"]
-    bodies = _body_starts(spec.parser.parse(content).root_node)
-    nested = [s for s in symbols if s.kind in CALLABLE_KINDS]
-    lines: dict[str, list[frozenset[int]]] = {}
-    for s in symbols:
-        first = bodies.get((s.start_line, s.end_line), s.start_line)
-        mine = set(range(first, s.end_line + 1))
-        if s.kind in CALLABLE_KINDS:
-            for inner in nested:
-                if inner is not s and _inside(inner, s):
-                    mine -= set(
-                        range(
-                            bodies.get((inner.start_line, inner.end_line), inner.start_line),
-                            inner.end_line + 1,
-                        )
-                    )
-        lines.setdefault(s.name, []).append(frozenset(mine))
-    return lines
-
-
-def _inside(inner: RawSymbol, outer: RawSymbol) -> bool:
-    return outer.start_line <= inner.start_line and inner.end_line <= outer.end_line and inner != outer
-
-
-def _body_starts(root: Node) -> dict[tuple[int, int], int]:
-    """(first line, last line) of each definition, decorators included -> its body's first line."""
-    starts: dict[tuple[int, int], int] = {}
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        stack.extend(node.children)
-        body = node.child_by_field_name("body") if node.type in DEFINITIONS else None
-        if body is None:
-            continue
-        outer = (
-            node.parent if node.parent is not None and node.parent.type == "decorated_definition" else node
-        )
-        starts[(outer.start_point[0] + 1, outer.end_point[0] + 1)] = body.start_point[0] + 1
-    return starts
 
 
 def parse_context(context: str) -> TestRef | None:

@@ -107,7 +107,8 @@ def register(sub: Any) -> None:
             "(listed by default, marked possible in JSON)"
         ),
     )
-    tests.set_defaults(run=run_tests, budget=None)  # no --budget: the tests are never cut to fit one
+    # no --budget: the tests are never cut to fit one; the engine is opened only when needed
+    tests.set_defaults(run=run_tests, budget=None, engine_free=True)
 
 
 def _base_and_head(engine: Engine, args: argparse.Namespace) -> tuple[str | None, str | None]:
@@ -154,6 +155,39 @@ def run_files(args: argparse.Namespace) -> int:
 
 
 def run_tests(args: argparse.Namespace) -> int:
+    """``mnemo tests``: from the coverage map alone when it vouches for the change (``covmap.fast``),
+    else the full change analysis (on an index rebuilt once if it turns out damaged)."""
+    if _fast_path_applies(args):
+        from mnemo_core.covmap.fast import NO_MAP, fast_change
+
+        answer = fast_change(Path(args.repo), args.range, args.base, args.head)
+        if answer.ids is not None:
+            print(f"mnemo: {answer.note}", file=sys.stderr)
+            return _print_selection(list(answer.ids), args.output)
+        if answer.note != NO_MAP:
+            note = f"not from the coverage map alone ({answer.note}): the full analysis"
+            print(f"mnemo: {note}", file=sys.stderr)
+    from mnemo_core.engine import recovering
+
+    return recovering(args.repo, lambda: _full_tests(args))
+
+
+def _fast_path_applies(args: argparse.Namespace) -> bool:
+    """Whether ``mnemo tests`` asks for what the fast path answers: commits (no snapshot), pytest
+    ids, no coverage data or depth of its own."""
+    if args.range and (args.base or args.head):
+        return False  # the full path says why not
+    return not (
+        args.staged
+        or args.worktree
+        or args.depth
+        or args.coverage
+        or args.coverage_commit
+        or args.format not in (None, "pytest")
+    )
+
+
+def _full_tests(args: argparse.Namespace) -> int:
     from mnemo_core.render import go_test_args, test_ids, tests_answer_json, tests_format
 
     engine = open_engine(args)

@@ -5,20 +5,22 @@ mnemo is installed in: without one of its options it adds them to ``pytest --hel
 nothing else (no import of coverage.py or of the engine, no hook beyond these two).
 
 ``--mnemo-record`` measures each test's lines (``covmap.record``) and stores them in the map
-(``covmap.store``): a full run (no arguments beyond the configured test paths, nothing deselected,
-not stopped early) replaces the map, numbered at HEAD; any other run replaces the rows of the tests
-it ran, numbered at the map's commit. Under pytest-xdist each worker measures its own tests and
-hands them to the controller, which writes the map once.
+(``covmap.store``): a full run (no arguments beyond the configured test paths, nothing deselected
+but by the project's own settings, not stopped early) replaces the map, numbered at HEAD; any other
+run replaces the rows of the tests it ran, numbered at the map's commit. Under pytest-xdist each
+worker measures its own tests and hands them to the controller, which writes the map once.
 
 ``--mnemo-select RANGE`` keeps only the tests ``mnemo tests RANGE`` prints, in its order, and
 deselects the others, so ``pytest --mnemo-select main`` and ``pytest $(mnemo tests main)`` run the
-same tests in the same order.
+same tests in the same order: both ask the map alone first (``covmap.fast``), then the full change
+analysis.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +35,18 @@ if TYPE_CHECKING:
 WORKER_KEY = "mnemo_map"  # where an xdist worker hands its tests' lines to the controller
 RELATIVE_CACHED = 4096  # test files whose path relative to the repository is kept (one per item otherwise)
 FULL_EXITS = (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)  # a run that reached its end
+# options of an invocation that deselect tests (pytest's own and ``--mnemo-select``)
+NARROWING = (
+    "-k",
+    "-m",
+    "--deselect",
+    "--lf",
+    "--last-failed",
+    "--sw",
+    "--stepwise",
+    "--mnemo-select",
+    "--testmon",
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -88,6 +102,14 @@ def _relative(root: Path, path: Path) -> str | None:
         return path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return None
+
+
+def _narrowed(config: pytest.Config) -> bool:
+    """Whether this invocation (its command line or ``PYTEST_ADDOPTS``) asked for fewer tests than
+    the suite: a deselection the project's own settings make (``addopts = -m 'not slow'``) defines
+    its suite, and a run of that suite is full."""
+    words = [*config.invocation_params.args, *os.environ.get("PYTEST_ADDOPTS", "").split()]
+    return any(w == option or w.startswith(option) for w in words for option in NARROWING)
 
 
 class Recorder:
@@ -153,7 +175,7 @@ class Recorder:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         partial = (
             self.partial
-            or self.deselected > 0
+            or (self.deselected > 0 and _narrowed(self.config))
             or bool(session.shouldfail or session.shouldstop)
             or exitstatus not in FULL_EXITS
         )
@@ -220,6 +242,7 @@ class Selector:
     def __init__(self, spec: str) -> None:
         self.spec = spec
         self.message = ""
+        self.how = ""
 
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         from mnemo_core.covmap.select import selection_order
@@ -234,9 +257,21 @@ class Selector:
         items[:] = [item for _, _, item in kept]
         if dropped:
             config.hook.pytest_deselected(items=dropped)
-        self.message = f"mnemo: {len(items)} tests selected for {self.spec}, {len(dropped)} deselected"
+        self.message = (
+            f"mnemo: {len(items)} tests selected for {self.spec}, {len(dropped)} deselected ({self.how})"
+        )
 
     def _selected(self, root: Path) -> dict[str, int]:
+        """``mnemo tests RANGE``'s ids: from the map alone when it vouches (``covmap.fast``), else
+        from the full change analysis."""
+        from mnemo_core.covmap.fast import fast_change
+
+        answer = fast_change(root, self.spec)
+        ids = list(answer.ids) if answer.ids is not None else self._analysed(root)
+        self.how = answer.note if answer.ids is not None else f"the full analysis: {answer.note}"
+        return {test: rank for rank, test in enumerate(ids)}
+
+    def _analysed(self, root: Path) -> list[str]:
         from mnemo_core.engine import Engine
         from mnemo_core.errors import MnemoError
         from mnemo_core.render import test_ids
@@ -244,10 +279,9 @@ class Selector:
         try:
             engine = Engine.open(root, memory=False)
             base, head = engine.commits(self.spec)
-            ids = test_ids(engine.tests(base, head))
+            return test_ids(engine.tests(base, head))
         except MnemoError as exc:
             raise pytest.UsageError(f"mnemo: --mnemo-select {self.spec}: {exc}") from exc
-        return {test: rank for rank, test in enumerate(ids)}
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         terminalreporter.write_line(self.message)

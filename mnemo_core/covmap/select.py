@@ -6,7 +6,9 @@ map's commit, found by its name there; callers' tests for symbols new since; the
 for the rest). What a symbol-by-symbol answer cannot see, this module adds, each with its reason:
 
 - the tests the change adds or edits, and those added or edited since the map's commit (the map
-  has never seen them run as they are);
+  has never seen them run as they are) in a test file new since, or one with a test the change
+  reaches by the map, its rules or the static graph (the others are the static graph's to reach, as
+  with no map);
 - every test under a directory whose ``conftest.py`` changed, every test of a test file whose
   module-level code (imports, fixtures' registration, constants) changed;
 - for module-level code of any other Python file (it runs at import: no test's lines), the tests
@@ -17,8 +19,9 @@ for the rest). What a symbol-by-symbol answer cannot see, this module adds, each
   everything, unless it is documentation.
 
 The tests are then ordered for a fast failure: those that ran a line the change rewrites first,
-then those the map says ran a changed symbol, then the static graph's by distance, the guesses
-last; ties go to the test that failed most recently.
+then those the map says ran a changed symbol or a rule added, then the static graph's by distance,
+the guesses last; ties go to the test that failed most recently (any of its parameters), then, among
+the map's, to the id (the order ``covmap.fast`` gives the same tests).
 """
 
 from __future__ import annotations
@@ -29,8 +32,10 @@ from fnmatch import fnmatch
 from pathlib import Path, PurePosixPath
 
 from mnemo_core.change.context import ChangeAnalysis
-from mnemo_core.change.coverage import CoverageSource, own_line_sets, test_lookup
+from mnemo_core.change.coverage import CoverageSource, test_lookup
 from mnemo_core.change.diffmap import ChangedSymbol, changed_symbols
+from mnemo_core.change.ownlines import own_line_sets
+from mnemo_core.covmap.fast import function_failures
 from mnemo_core.covmap.record import line_map
 from mnemo_core.covmap.store import CoverageMap, map_path, reading
 from mnemo_core.index.store import Store
@@ -77,7 +82,9 @@ def widen(
         found = _Found({})
         _by_file(store, changes, changed, coverage_map, ids, found)
         _by_symbol(root, changed, coverage_map, ids, found, commit)
-        _edited_tests(store, root, changed, commit, sides[1], found)
+        reached = {t.symbol.path for t in analysis.impact.tests}
+        reached |= {t.path for t in store.symbols_by_ids(set(found.tests)).values()}
+        _edited_tests(store, root, (changed, reached), commit, sides[1], found)
         _unreached(root, analysis.impact, changed, coverage_map, ids, found, commit)
         first = _ran_changed_lines(root, changes, coverage_map, ids, sides[0], commit)
         failures = coverage_map.failures()
@@ -165,13 +172,27 @@ def _by_symbol(
 
 
 def _edited_tests(
-    store: Store, root: Path, changed: list[ChangedSymbol], commit: str, head: str | Snapshot, found: _Found
+    store: Store,
+    root: Path,
+    change: tuple[list[ChangedSymbol], set[str]],
+    commit: str,
+    head: str | Snapshot,
+    found: _Found,
 ) -> None:
-    """The tests the change adds or edits, and those added or edited since the map's commit."""
+    """The tests the change adds or edits, and those added or edited since the map's commit in a
+    test file that is new since, or one with a test the change reaches (``reached``: by the map, its
+    rules or the static graph); a test file none of whose tests ran the changed code is left to the
+    static graph, as with no map."""
+    changed, reached = change
     keys = [(c.path, c.name, c.kind) for c in changed if c.is_test_case and c.status != "deleted"]
     found.add((s.id for s in store.symbols_by_keys(keys).values()), "added or edited by the change")
     since = [c for c in changed_files(root, commit, head) if c.path.endswith(PYTHON_SUFFIXES)]
-    tests_since = [c for c in since if any(s.is_test_case for s in store.symbols_in_file(c.path))]
+    tests_since = [
+        c
+        for c in since
+        if (c.status == ChangeStatus.ADDED or c.path in reached)
+        and any(s.is_test_case for s in store.symbols_in_file(c.path))
+    ]
     if not tests_since:
         return
     edited, _ = changed_symbols(root, tests_since, commit, head)
@@ -267,10 +288,13 @@ def _ordered(
             return TIER_SURE
         return TIER_REST if s.symbol.id in everything else TIER_POSSIBLE
 
-    keyed = sorted(
-        enumerate(candidates),
-        key=lambda p: (tier(p[1]), p[1].distance, -failures.get(test_id(p[1]), 0), p[0]),
-    )
+    last_failed = function_failures(failures)
+
+    def key(p: tuple[int, ScoredSymbol]) -> tuple[int, int, int, str, int]:
+        rank, s = tier(p[1]), test_id(p[1])
+        return rank, p[1].distance, -last_failed.get(s, 0), s if rank <= TIER_RAN_SYMBOL else "", p[0]
+
+    keyed = sorted(enumerate(candidates), key=key)
     ordered = [s for _, s in keyed]
     sure = tuple(s for s in ordered if tier(s) <= TIER_SURE)
     possible = tuple(s for s in ordered if tier(s) > TIER_SURE)
@@ -290,10 +314,12 @@ def _added(symbol: Symbol, why: str, weight: float = RULE_WEIGHT, possible: bool
 
 def selection_order(order: Mapping[str, int], nodeid: str) -> int | None:
     """Where a collected test falls in a selection of test ids (``order``: id -> rank): its own id,
-    else that of its function (parameters stripped), its class, or its file."""
+    else that of its function (parameters stripped), its class, its file, or a directory above it."""
     candidates = [nodeid, nodeid.split("[", 1)[0]]
     parts = candidates[-1].split("::")
     candidates += ["::".join(parts[:end]) for end in range(len(parts) - 1, 0, -1)]
+    directories = parts[0].split("/")[:-1]
+    candidates += ["/".join(directories[:end]) for end in range(len(directories), 0, -1)]
     return next((order[c] for c in candidates if c in order), None)
 
 

@@ -16,7 +16,8 @@ from helpers import commit, git, make_repo
 
 from ci.comment import main as ci_main
 from ci.precommit import main as precommit_main
-from mnemo_core.change.coverage import CoverageSource, open_coverage, own_lines, parse_context
+from mnemo_core.change.coverage import CoverageSource, open_coverage, parse_context
+from mnemo_core.change.ownlines import own_lines
 from mnemo_core.cli import main
 from mnemo_core.engine import Engine
 from mnemo_core.errors import MnemoError

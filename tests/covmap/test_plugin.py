@@ -55,6 +55,22 @@ def test_a_partial_run_updates_its_tests_and_a_full_run_replaces_the_map(tmp_pat
     assert set(_rows(root)) == {"tests/test_calc.py::test_add", "tests/test_loader.py::test_load"}
 
 
+def test_a_deselection_the_project_configures_is_a_full_run(tmp_path: Path) -> None:
+    root = project(tmp_path / "repo")
+    slow = "import pytest\n\n\n@pytest.mark.slow\ndef test_slow():\n    pass\n"
+    settings = (
+        '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["src"]\n'
+        'markers = ["slow"]\naddopts = "-m \'not slow\'"\n'
+    )
+    change(root, {"tests/test_slow.py": slow, "pyproject.toml": settings}, "a slow test, left out")
+    ran = run_pytest(root, "--mnemo-record")
+    assert "1 deselected" in ran.stdout and "a full run, the map replaced" in ran.stdout, ran.stdout
+    ran = run_pytest(root, "--mnemo-record", "-m", "not slow and not nothing")
+    assert "a partial run" in ran.stdout, ran.stdout
+    ran = run_pytest(root, "--mnemo-record", "-k", "clamp")
+    assert "a partial run" in ran.stdout, ran.stdout
+
+
 def test_select_runs_what_mnemo_tests_prints_in_its_order(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
