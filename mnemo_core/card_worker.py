@@ -5,8 +5,9 @@ asked for after the index changes; made on a thread of the server, they hold its
 and slow every other request (each SQLite call waits for the lock again). In a process of their
 own they run on another core. The worker is a fresh interpreter started the way parse workers are
 (``mnemo_core.index.workers``: no repository code on its path, dies with its parent), on first use;
-it reads the index through its own engine (SQLite in WAL mode), which remembers the walks of each
-index generation, and sends the cards back pickled.
+it reads the index through its own ``Repository`` (SQLite in WAL mode; it never updates the index,
+which is the server's job), which remembers the walks of each index generation, and sends the cards
+back pickled.
 """
 
 from __future__ import annotations
@@ -15,16 +16,13 @@ import os
 from concurrent.futures import Future, ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from mnemo_core.index.workers import clean_start, worker_init
-from mnemo_core.insight import SymbolCard
+from mnemo_core.insight import SymbolCard, symbol_card
 from mnemo_core.model import Symbol
+from mnemo_core.repository import Repository
 
-if TYPE_CHECKING:
-    from mnemo_core.engine import Engine
-
-_ENGINE: list[Engine] = []  # in the worker: its engine on the repository
+_REPOSITORY: list[Repository] = []  # in the worker: the repository it reads
 
 
 class CardWorker:
@@ -55,10 +53,8 @@ class CardWorker:
 
 def _start(parent: int, root: str) -> None:
     worker_init(parent)
-    from mnemo_core.engine import Engine
-
-    _ENGINE.append(Engine(Path(root), update_index=False, memory=False))
+    _REPOSITORY.append(Repository(Path(root)))
 
 
 def _card(symbol: Symbol) -> SymbolCard:
-    return _ENGINE[0].card(symbol)
+    return symbol_card(_REPOSITORY[0], symbol, True)

@@ -19,7 +19,6 @@ from mnemo_core.index.store import Store
 from mnemo_core.model import Symbol
 
 if TYPE_CHECKING:
-    from mnemo_core.semantic.encoder import Encoder
     from mnemo_core.semantic.query import QueryEncoder
 
 State = Literal["absent", "empty", "ready"]
@@ -55,17 +54,7 @@ class Meaning:
 
 
 ABSENT = Meaning("absent")
-_loaded: list[Encoder] = []  # one encoder per process (a server keeps it between queries)
 _query_loaded: list[QueryEncoder] = []  # likewise the task's encoder
-
-
-def encoder() -> Encoder:
-    """The process's batch encoder (ONNX Runtime), loaded on first use."""
-    if not _loaded:
-        from mnemo_core.semantic.encoder import Encoder
-
-        _loaded.append(Encoder.load())
-    return _loaded[0]
 
 
 def query_encoder() -> QueryEncoder:
@@ -81,7 +70,7 @@ def meaning(
     store: Store, root: Path, text: str, candidates: list[Symbol], use: VectorUse = "stored"
 ) -> Meaning:
     """The cosine between the task and each candidate with a vector."""
-    from mnemo_core.semantic.encoder import MODEL_ID, available
+    from mnemo_core.semantic.encoder import MODEL_ID, available, shared_encoder
 
     if not available():
         return ABSENT
@@ -99,7 +88,7 @@ def meaning(
     try:
         texts = symbol_texts(store, root, candidates, MODEL_ID)
         if use == "encode":
-            encode_missing(vectors, encoder(), dict(texts.values()))
+            encode_missing(vectors, shared_encoder(), dict(texts.values()))
         stored = vectors.get(key for key, _ in texts.values())
         if not stored and vectors.count() == 0:
             return Meaning("empty")

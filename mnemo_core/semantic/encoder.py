@@ -278,3 +278,13 @@ def _write_graph(weights: dict[str, npt.NDArray[Any]], path: Path) -> None:
     model.ir_version = 8
     onnx.checker.check_model(model)
     onnx.save(model, str(path))
+
+
+_shared: list[Encoder] = []  # one batch encoder per process (a server keeps it between builds)
+
+
+def shared_encoder() -> Encoder:
+    """The process's batch encoder (ONNX Runtime), loaded on first use."""
+    if not _shared:
+        _shared.append(Encoder.load())
+    return _shared[0]

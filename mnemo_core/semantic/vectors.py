@@ -198,15 +198,14 @@ class VectorPlan:
 
     def run(self, progress: Progress | None = None, stop: Callable[[], bool] | None = None) -> VectorStats:
         """Encode the missing texts (``stop``: see :func:`encode_missing`)."""
-        from mnemo_core.semantic.channel import encoder
-        from mnemo_core.semantic.encoder import MODEL_ID
+        from mnemo_core.semantic.encoder import MODEL_ID, shared_encoder
 
         encoded = 0
         if self.missing:
             vectors = VectorStore.open(self.root, MODEL_ID)
             assert vectors is not None
             try:
-                encoded = encode_missing(vectors, encoder(), self.missing, progress, stop)
+                encoded = encode_missing(vectors, shared_encoder(), self.missing, progress, stop)
             finally:
                 vectors.close()
         elapsed = round((time.perf_counter() - self.started) * 1000)

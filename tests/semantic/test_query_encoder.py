@@ -56,14 +56,15 @@ def test_the_plain_tokenizer_gives_the_library_s_ids() -> None:
 
 
 def test_the_query_encoder_agrees_with_the_runtime_encoder() -> None:
-    from mnemo_core.semantic.channel import encoder, query_encoder
+    from mnemo_core.semantic.channel import query_encoder
+    from mnemo_core.semantic.encoder import shared_encoder
 
     texts = [
         *source_slices()[::25],
         "retry the upload when sending a file fails",
         "The weather is lovely today.",
     ]
-    runtime = encoder()
+    runtime = shared_encoder()
     mine = query_encoder()
     cosines = [float(mine.encode(t) @ runtime.encode([t])[0]) for t in texts]
     assert min(cosines) >= 0.99, cosines

@@ -57,10 +57,10 @@ def repo(tmp_path: Path) -> Path:
 
 @needs_extra
 def test_the_encoder_gives_the_published_similarities_of_all_minilm() -> None:
-    from mnemo_core.semantic.channel import encoder
+    from mnemo_core.semantic.encoder import shared_encoder
 
     sentences = ["The weather is lovely today.", "It's so sunny outside!", "He drove to the stadium."]
-    rows = encoder().encode(sentences)
+    rows = shared_encoder().encode(sentences)
     similar, unrelated = float(rows[0] @ rows[1]), float(rows[0] @ rows[2])
     # sentence-transformers' example prints 0.6660 and 0.1046 (float32); int8 per channel is within 0.03
     assert abs(similar - 0.666) < 0.03

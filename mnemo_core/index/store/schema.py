@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from mnemo_core.errors import MnemoError
@@ -14,6 +14,7 @@ from mnemo_core.index.recovery import (
     IndexReadOnly,
     is_read_only,
 )
+from mnemo_core.sqlitetx import immediate
 from mnemo_core.statedir import state_dir
 
 # the tables, and what parsing a file stores in them: an index of another schema version is rebuilt
@@ -150,24 +151,17 @@ def schema_version(conn: sqlite3.Connection) -> int | None:
     return int(row[0]) if row else -1
 
 
-@contextmanager
-def transaction(conn: sqlite3.Connection) -> Iterator[None]:
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError as exc:
-        if is_read_only(exc):
-            raise IndexReadOnly(
-                f"the index cannot be written ({exc}); check the free space and permissions of its directory"
-            ) from exc
-        raise MnemoError(
-            f"the index is locked by another process ({exc}); try again when it finishes"
-        ) from exc
-    try:
-        yield
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
+def transaction(conn: sqlite3.Connection) -> AbstractContextManager[None]:
+    """The index's write transaction: a read-only index or a busy lock is one clear error."""
+    return immediate(conn, _refused)
+
+
+def _refused(exc: sqlite3.OperationalError) -> MnemoError:
+    if is_read_only(exc):
+        return IndexReadOnly(
+            f"the index cannot be written ({exc}); check the free space and permissions of its directory"
+        )
+    return MnemoError(f"the index is locked by another process ({exc}); try again when it finishes")
 
 
 def id_filters(column: str, ids: Iterable[int] | None) -> Iterator[tuple[str, list[object]]]:
