@@ -37,7 +37,11 @@ def _encoder_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 
     os.environ[CACHE_VARIABLE] = str(tmp_path_factory.mktemp("encoders"))
     if available():  # in a process of its own: the build leaves this one's signal handling as it was
-        build = "from mnemo_core.semantic.encoder import built_model; built_model()"
+        build = (
+            "from mnemo_core.semantic.encoder import built_model\n"
+            "from mnemo_core.semantic.query import built_arrays\n"
+            "built_arrays(built_model())"
+        )
         checkout = str(Path(__file__).resolve().parents[1])
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([checkout, os.environ.get("PYTHONPATH", "")])}
         subprocess.run([sys.executable, "-c", build], check=True, capture_output=True, env=env)

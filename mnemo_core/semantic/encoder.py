@@ -128,10 +128,8 @@ def model_path() -> Path:
 
 
 def built_model() -> Path:
-    """The int8 ONNX model in the cache, built from the shipped weights when missing (with the
-    query's arrays of the same weights, ``query.built_arrays``)."""
-    from mnemo_core.semantic.query import built_arrays
-
+    """The int8 ONNX model in the cache, built from the shipped weights when missing (the query's
+    arrays of the same weights are ``query.built_arrays``, made right after by a vector build)."""
     target = model_path()
     if target.is_file():
         return target
@@ -156,7 +154,6 @@ def built_model() -> Path:
             reduce_range=True,
         )
         os.replace(quantized, target)  # atomic: a concurrent builder writes the same bytes
-    built_arrays(target)
     return target
 
 

@@ -2,9 +2,10 @@
 
 A query encodes one short text. Loading ONNX Runtime, its session and the ``tokenizers`` library
 costs a process about 0.3 s of CPU before that text is encoded in a few milliseconds; this module
-does the same arithmetic with numpy alone. When the encoder is built (``encoder.built_model``), its
-quantized tensors are written once beside the ONNX file as one array file (safetensors' layout: an
-8-byte header length, a JSON header, raw data), which a query maps into memory and reads in place:
+does the same arithmetic with numpy alone. After a vector build (or by the first query, when
+missing) the built encoder's quantized tensors are written once beside the ONNX file as one array
+file (safetensors' layout: an 8-byte header length, a JSON header, raw data), which a query maps into
+memory and reads in place:
 
 - the embedding tables stay uint8 with their scale and zero point (a query reads only its rows);
 - each matrix is kept as its int8 values (as float32, so no conversion per query) with its

@@ -198,7 +198,8 @@ class VectorPlan:
 
     def run(self, progress: Progress | None = None, stop: Callable[[], bool] | None = None) -> VectorStats:
         """Encode the missing texts (``stop``: see :func:`encode_missing`)."""
-        from mnemo_core.semantic.encoder import MODEL_ID, shared_encoder
+        from mnemo_core.semantic.encoder import MODEL_ID, model_path, shared_encoder
+        from mnemo_core.semantic.query import built_arrays
 
         encoded = 0
         if self.missing:
@@ -208,6 +209,7 @@ class VectorPlan:
                 encoded = encode_missing(vectors, shared_encoder(), self.missing, progress, stop)
             finally:
                 vectors.close()
+            built_arrays(model_path())  # the task's encoder of the same weights, ready for the first query
         elapsed = round((time.perf_counter() - self.started) * 1000)
         return VectorStats(self.symbols, encoded, self.reused, elapsed)
 
