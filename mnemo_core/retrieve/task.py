@@ -24,6 +24,7 @@ from mnemo_core.retrieve.recall import Recall, Touch
 from mnemo_core.retrieve.recency import RecencyLookup
 from mnemo_core.retrieve.score import SEMANTIC_POOL, WEIGHTS, Recency, Scored, candidate_parts, ranked
 from mnemo_core.retrieve.seeds import Channel, Ranked, Seed, Strengths, seed
+from mnemo_core.retrieve.vendored import vendored_paths
 from mnemo_core.retrieve.walk import WalkResult, hops_only, reach, walk
 from mnemo_core.semantic.channel import ABSENT, Meaning, VectorUse, meaning
 
@@ -52,6 +53,7 @@ class TaskRanking:
     now: float = field(default_factory=time.time)  # what the reasons' dates are told against
     meaning: Meaning = ABSENT  # the semantic channel's state and similarities
     folded_into: dict[int, int] = field(default_factory=dict)  # an overload or constructor -> its answer
+    vendored: frozenset[str] = frozenset()  # files of vendored or minified code, demoted
 
 
 def parse_task(text: str) -> Keywords:
@@ -108,8 +110,9 @@ def rank_task(
     session = recall.session({sid: symbols[sid] for sid in candidates}) if recall.events else {}
     touched = {sid: touch.value for sid, touch in session.items()}
     useless = {sid: factor for sid, (factor, _) in recall.demoted.items()}
+    vendored = vendored_paths(root, (symbols[sid] for sid in candidates), keywords)
     factors = (candidates, top_seeds, result, fan_in, recency, reference, symbols, keywords, touched, useless)
-    parts = candidate_parts(*factors)
+    parts = candidate_parts(*factors, vendored)
     scored = ranked(parts)
     pool = [symbols[s.symbol_id] for s in scored[:SEMANTIC_POOL] if not symbols[s.symbol_id].is_test]
     wanted = vectors != "off" and (full_walk or WEIGHTS["semantic"] > 0)  # at 0 no encoder is loaded
@@ -137,6 +140,7 @@ def rank_task(
         recall,
         meaning=similar,
         folded_into=into,
+        vendored=vendored,
     )
 
 
