@@ -302,6 +302,16 @@ def ranked(parts: list[Parts], semantic: Mapping[int, float] | None = None) -> l
     return scored
 
 
+def with_semantic(scored: list[Scored], parts: list[Parts], semantic: Mapping[int, float]) -> list[Scored]:
+    """``scored`` (:func:`ranked` without cosines) again with the cosines of the candidates compared
+    by meaning: only those are scored anew (the others' semantic term is 0 either way), then all
+    are sorted as :func:`ranked` sorts them."""
+    fresh = {s.symbol_id: s for s in ranked([p for p in parts if p.symbol_id in semantic], semantic)}
+    out = [fresh.get(s.symbol_id, s) for s in scored]
+    out.sort(key=lambda s: (-s.score, s.symbol_id))
+    return out
+
+
 def _strength(seed: Seed | None, channel: str) -> float:
     """A channel's own score for a seed (0 when the channel did not find it)."""
     return max((h.strength for h in seed.hits if h.channel == channel), default=0.0) if seed else 0.0

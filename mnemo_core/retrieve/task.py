@@ -16,13 +16,21 @@ from pathlib import Path
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.store import Store
 from mnemo_core.model import Symbol
-from mnemo_core.retrieve.fold import fold
+from mnemo_core.retrieve.fold import UNFOLDED_LANGUAGES, fold
 from mnemo_core.retrieve.graphcache import graph_for
 from mnemo_core.retrieve.history import history_channel
 from mnemo_core.retrieve.keywords import Keywords, extract_keywords
 from mnemo_core.retrieve.recall import Recall, Touch
 from mnemo_core.retrieve.recency import RecencyLookup
-from mnemo_core.retrieve.score import SEMANTIC_POOL, WEIGHTS, Recency, Scored, candidate_parts, ranked
+from mnemo_core.retrieve.score import (
+    SEMANTIC_POOL,
+    WEIGHTS,
+    Recency,
+    Scored,
+    candidate_parts,
+    ranked,
+    with_semantic,
+)
 from mnemo_core.retrieve.seeds import Channel, Ranked, Seed, Strengths, seed
 from mnemo_core.retrieve.vendored import vendored_paths
 from mnemo_core.retrieve.walk import WalkResult, hops_only, reach, walk
@@ -118,9 +126,9 @@ def rank_task(
     wanted = vectors != "off" and (full_walk or WEIGHTS["semantic"] > 0)  # at 0 no encoder is loaded
     similar = meaning(store, root, text, pool, vectors) if wanted else ABSENT
     if similar.similarity:
-        scored = ranked(parts, similar.similarity)
+        scored = with_semantic(scored, parts, similar.similarity)
     into: dict[int, int] = {}
-    if folded:
+    if folded and any(s.language not in UNFOLDED_LANGUAGES for s in symbols.values()):
         result_folded = fold(scored, symbols, keywords)
         scored, into = result_folded.scored, result_folded.into
     notes = list(recency_notes)
