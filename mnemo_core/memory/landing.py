@@ -14,7 +14,7 @@ from pathlib import Path
 
 from mnemo_core.index.store import Store
 from mnemo_core.memory.store import Key, MemoryStore, OpenTask
-from mnemo_core.retrieve.history import commit_targets, locate_targets
+from mnemo_core.retrieve.history import commit_targets
 from mnemo_core.vcs.git import GitError, is_ancestor, run_git
 
 LANDING_COMMITS = 3  # a task's work is its first few commits; later ones are other work
@@ -55,7 +55,7 @@ def _commits_between(root: Path, start: str, end: str) -> list[str]:
 def _credit(store: MemoryStore, index: Store, root: Path, task: OpenTask, commits: list[str]) -> None:
     targets = commit_targets(root, index, commits)
     changed = {t for sha in commits for t in _own(targets.get(sha, ()))}
-    located = locate_targets(index, changed)
+    located = index.symbols_at(changed)
     symbols = index.symbols_by_ids(sid for ids in located.values() for sid in ids)
     used: list[Key] = sorted({(s.path, s.name, s.kind) for s in symbols.values() if not s.is_test})
     if used:

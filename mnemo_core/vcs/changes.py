@@ -8,8 +8,7 @@ headers, where git names the function around each hunk (``@@ -12 +12 @@ def f(x)
 has a diff driver with a function-name pattern; its built-in drivers are switched on by an
 attributes file of our own (``DRIVERS``), which runs nothing. Definitions a commit adds or removes
 (``+    def g(``) count as changed too. A target is ``(path, short name)``: history knows names,
-not the line ranges of old trees, and the caller maps names to today's symbols;
-``changed_function_lines`` adds the line in the commit's tree, to tell a file's namesakes apart.
+not the line ranges of old trees, and the caller maps names to today's symbols.
 """
 
 from __future__ import annotations
@@ -45,7 +44,7 @@ _RECORD = b"\x1e"
 _FIELD = b"\x1f"
 _LOG_FORMAT = "%x1e%H%x1f%at%x1f%aN%x1f%B%x1f"
 _SHOW_FORMAT = "%x1e%H%x1f"
-_HUNK = re.compile(rb"^@@ -\d+(,\d+)? \+(\d+)[^@]* @@ ?(.*)$")
+_HUNK = re.compile(rb"^@@ -\d+(,\d+)? [^@]* @@ ?(.*)$")
 _CHANGED_DEF = re.compile(
     rb"^[-+]\s*(?:export\s+|pub\s+|async\s+|static\s+)*(?:def|class|function|func|fn)\s"
 )
@@ -110,16 +109,6 @@ def changed_functions(
     root: Path, shas: Sequence[str], attributes: Path, extensions: Sequence[str]
 ) -> dict[str, tuple[tuple[str, str], ...]]:
     """Per commit, the (path, function name) pairs its hunks fall in or define."""
-    found = changed_function_lines(root, shas, attributes, extensions)
-    return {sha: tuple(dict.fromkeys((path, name) for path, name, _ in t)) for sha, t in found.items()}
-
-
-def changed_function_lines(
-    root: Path, shas: Sequence[str], attributes: Path, extensions: Sequence[str]
-) -> dict[str, tuple[tuple[str, str, int], ...]]:
-    """Per commit, the (path, function name, line) triples its hunks fall in or define: the line is
-    where the hunk (or the changed definition) lies in the commit's own tree, which tells apart the
-    file's definitions of one name (a class's ``__init__`` from another's)."""
     if not shas:
         return {}
     out = run_git(
@@ -148,17 +137,16 @@ def changed_function_lines(
     return found
 
 
-def _targets(diff: bytes) -> tuple[tuple[str, str, int], ...]:
-    """The (path, name, line) triples of one commit's ``-U0`` diff. A hunk counts for the function
-    its header names, except a pure insertion that defines something: the header then names the
-    definition it was appended after, not one it changed. The line is the hunk's first in the new
-    file (for a changed definition, its own line there)."""
-    targets: dict[tuple[str, str, int], None] = {}
-    path, pending, inserting, line_no, pending_line = "", "", False, 0, 0
+def _targets(diff: bytes) -> tuple[tuple[str, str], ...]:
+    """The (path, name) pairs of one commit's ``-U0`` diff. A hunk counts for the function its
+    header names, except a pure insertion that defines something: the header then names the
+    definition it was appended after, not one it changed."""
+    targets: dict[tuple[str, str], None] = {}
+    path, pending, inserting = "", "", False
     for line in diff.split(b"\n"):
         if line.startswith((b"@@", b"diff ")):
             if pending:
-                targets[(path, pending, pending_line)] = None
+                targets[(path, pending)] = None
             pending = ""
         if line.startswith(b"diff "):
             path = ""
@@ -167,15 +155,12 @@ def _targets(diff: bytes) -> tuple[tuple[str, str, int], ...]:
         elif not path or line.startswith((b"+++ ", b"--- ")):
             continue
         elif header := _HUNK.match(line):
-            pending, inserting = function_name(_text(header.group(3))), header.group(1) == b",0"
-            line_no = pending_line = int(header.group(2))
-        else:
-            if _CHANGED_DEF.match(line) and (name := function_name(_text(line[1:]))):
-                targets[(path, name, line_no)] = None
-                pending = "" if inserting else pending
-            line_no += line.startswith(b"+")
+            pending, inserting = function_name(_text(header.group(2))), header.group(1) == b",0"
+        elif _CHANGED_DEF.match(line) and (name := function_name(_text(line[1:]))):
+            targets[(path, name)] = None
+            pending = "" if inserting else pending
     if pending:
-        targets[(path, pending, pending_line)] = None
+        targets[(path, pending)] = None
     return tuple(targets)
 
 

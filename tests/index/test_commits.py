@@ -128,54 +128,20 @@ class Square:
 """
 
 
-def channel_reasons(root: Path, task: str) -> dict[str, str]:
-    store = Store.open(root)
-    try:
-        channel, _ = history_channel(root)(store, extract_keywords(task))
-        names = {s.id: s.name for s in store.symbols_by_ids(sid for sid, _ in channel).values()}
-    finally:
-        store.close()
-    return {names[sid]: why for sid, why in channel}
-
-
-def test_a_commit_in_one_of_a_files_namesakes_votes_for_that_one(tmp_path: Path) -> None:
-    """Git names a hunk by its nearest ``def __init__(``, not by its class: the hunk's line picks the
-    ``__init__`` it changed, and the index keeps the target by its qualified name."""
-    from mnemo_core.retrieve import history as history_module
-
+def test_a_commit_in_one_of_a_files_namesakes_says_so(tmp_path: Path) -> None:
+    """Git names a hunk by its nearest ``def __init__(``, not by its class: each ``__init__`` of the
+    file gets the vote, and its reason says the commit changed one of them, not that one."""
     root = make_repo(tmp_path / "r", {"pkg/shapes.py": SHAPES}, date="2025-01-01T00:00:00+00:00")
     validated = SHAPES.replace("        self.side = side\n", "        self.side = abs(side)\n")
     commit(root, {"pkg/shapes.py": validated}, "Square sides are never negative")
     index_repo(root)
-    reasons = channel_reasons(root, "negative square sides")
-    assert list(reasons) == ["Square.__init__"]
-    assert reasons["Square.__init__"].startswith("changed by a similar past commit ")
-    history_module._targets.clear()  # a new process reads the target the index kept
     store = Store.open(root)
     try:
-        kept = store.commit_targets([c.sha for c in store.similar_commits('"negative"', 5)])
+        channel, _ = history_channel(root)(store, extract_keywords("negative square sides"))
+        names = {s.id: s.name for s in store.symbols_by_ids(sid for sid, _ in channel).values()}
     finally:
         store.close()
-    assert list(kept.values()) == [(("pkg/shapes.py", "Square.__init__"),)]
-    assert list(channel_reasons(root, "negative square sides")) == ["Square.__init__"]
-
-
-def test_a_target_kept_by_its_short_name_votes_for_every_namesake(tmp_path: Path) -> None:
-    """An index that cached a commit's targets before they carried lines names the short name: each
-    ``__init__`` of the file gets the vote, and its reason says the commit changed one of them."""
-    from mnemo_core.retrieve import history as history_module
-
-    root = make_repo(tmp_path / "r", {"pkg/shapes.py": SHAPES}, date="2025-01-01T00:00:00+00:00")
-    validated = SHAPES.replace("        self.side = side\n", "        self.side = abs(side)\n")
-    sha = commit(root, {"pkg/shapes.py": validated}, "Square sides are never negative")
-    index_repo(root)
-    store = Store.open(root)
-    try:
-        store.save_commit_targets({sha: (("pkg/shapes.py", "__init__"),)})
-    finally:
-        store.close()
-    history_module._targets.clear()
-    reasons = channel_reasons(root, "negative square sides")
+    reasons = {names[sid]: why for sid, why in channel}
     assert set(reasons) == {"Circle.__init__", "Square.__init__"}
     assert all(
         why.startswith("a similar past commit changed one of the 2 __init__ of pkg/shapes.py: ")

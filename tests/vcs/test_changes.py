@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from mnemo_core.fsread import MAX_SOURCE_BYTES
-from mnemo_core.vcs.changes import attributes_text, changed_function_lines, changed_functions, commit_log
+from mnemo_core.vcs.changes import attributes_text, changed_functions, commit_log
 from mnemo_core.vcs.git import NotARepositoryError
 from tests.helpers import commit, git, make_repo
 
@@ -92,8 +92,6 @@ def test_changed_functions_come_from_hunk_headers_and_changed_definitions(tmp_pa
     attributes.write_text(attributes_text(), encoding="utf-8")
     targets = changed_functions(repo, [sha], attributes, PY)
     assert set(targets[sha]) == {("client.py", "upload"), ("client.py", "fresh")}
-    lines = changed_function_lines(repo, [sha], attributes, PY)
-    assert set(lines[sha]) == {("client.py", "upload", 4), ("client.py", "fresh", 11)}
 
 
 def test_a_file_over_the_size_limit_gives_no_patch_to_read(tmp_path: Path) -> None:
