@@ -10,6 +10,7 @@ from mnemo_core.model import Symbol
 from mnemo_core.pipelines import recency_lookup
 from mnemo_core.repository import Repository
 from mnemo_core.retrieve.keywords import extract_keywords
+from mnemo_core.retrieve.reasons import task_reasons
 from mnemo_core.retrieve.score import VENDORED_DEMOTION, multipliers_for
 from mnemo_core.retrieve.task import rank_task
 from mnemo_core.retrieve.vendored import MINIFIED_MIN_BYTES, vendored_paths
@@ -85,3 +86,6 @@ def test_a_minified_copy_ranks_below_the_product_code(tmp_path: Path) -> None:
     assert ranking.vendored == {"pkg/shared/retry.js"}
     js = [s for s in ranking.scored if ranking.symbols[s.symbol_id].path == "pkg/shared/retry.js"]
     assert js and all(s.multipliers.get("vendored") == VENDORED_DEMOTION for s in js)
+    assert "vendored or minified code, demoted (the task does not name its file)" in task_reasons(
+        ranking, js[0].symbol_id
+    )
