@@ -126,6 +126,7 @@ class Writes(Connection):
             ids = f"SELECT id FROM symbols WHERE file_id IN ({marks})"
             self.conn.execute(f"DELETE FROM edges WHERE file_id IN ({marks})", chunk)
             self.conn.execute(f"DELETE FROM edges WHERE dst IN ({ids})", chunk)
+            self.conn.execute(f"DELETE FROM deps WHERE file_id IN ({marks})", chunk)
             self.conn.execute(f"DELETE FROM symbols_fts WHERE rowid IN ({ids})", chunk)
             self.conn.execute(f"DELETE FROM bodies_fts WHERE rowid IN ({ids})", chunk)
             self.conn.execute(f"DELETE FROM symbols WHERE file_id IN ({marks})", chunk)
