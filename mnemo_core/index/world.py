@@ -59,6 +59,79 @@ class WorldSource(Protocol):
     def bases_of(self, class_ids: Iterable[int] | None, exclude_files: set[int]) -> list[tuple[int, int]]: ...
 
 
+SEP = "\t"  # between the parts of a stored key
+SUBCLASSES_KEY = "sub"  # every class's subclasses: changes with any resolved base
+
+
+def scope_key(language: str, scope: str) -> str:
+    return f"s{SEP}{language}{SEP}{scope}"
+
+
+def name_key(family: str, name: str, methods: bool) -> str:
+    return f"n{SEP}{family}{SEP}{name}{SEP}{int(methods)}"
+
+
+def counted_as(family: str, name: str, kind: str) -> tuple[str, str, bool] | None:
+    """The ``named`` key a symbol is counted under: a method by its short name, a top-level
+    function or type by its name; None for anything else."""
+    if kind == "method":
+        return (family, name.rsplit(".", 1)[-1], True)
+    if "." not in name and kind in NAME_TARGET_KINDS:
+        return (family, name, False)
+    return None
+
+
+def name_keys(family: str, name: str, kind: str) -> set[tuple[str, str, bool]]:
+    """The ``named`` keys a symbol's appearing, going or changing changes."""
+    key = counted_as(family, name, kind)
+    return {key} if key is not None else set()
+
+
+@dataclass
+class Reads:
+    """What resolving one file read of the world: the keys its edges depend on (see ``depends``).
+    A file is resolved again when one of them changes, and only then."""
+
+    files: set[int] = field(default_factory=set)  # a file's symbols (lines aside), imports, exports
+    scopes: set[tuple[str, str]] = field(default_factory=set)  # a member scope's files and their symbols
+    names: set[tuple[str, str, bool]] = field(default_factory=set)  # ``named`` keys
+    bindings: set[int] = field(default_factory=set)  # what a file's imports resolve to
+    bases: set[int] = field(default_factory=set)  # the base classes resolved from a file
+    properties: set[str] = field(default_factory=set)  # whether a short name is a property
+    packages: set[tuple[str, str]] = field(default_factory=set)  # a package's files
+    paths: set[str] = field(default_factory=set)  # whether a path is indexed
+    modules: set[tuple[str, str, str]] = field(default_factory=set)  # (query, file path, name): a path lookup
+    subclasses: bool = False  # every class's subclasses
+
+    def merge(self, other: Reads) -> None:
+        """Add what another reading read."""
+        self.files |= other.files
+        self.scopes |= other.scopes
+        self.names |= other.names
+        self.bindings |= other.bindings
+        self.bases |= other.bases
+        self.properties |= other.properties
+        self.packages |= other.packages
+        self.paths |= other.paths
+        self.modules |= other.modules
+        self.subclasses = self.subclasses or other.subclasses
+
+    def keys(self) -> set[str]:
+        """The stored form: one text key per thing read (``depends`` makes the same keys of a change)."""
+        keys = {f"f{SEP}{f}" for f in self.files}
+        keys.update(f"b{SEP}{f}" for f in self.bindings)
+        keys.update(f"i{SEP}{f}" for f in self.bases)
+        keys.update(scope_key(*scope) for scope in self.scopes)
+        keys.update(name_key(*name) for name in self.names)
+        keys.update(f"p{SEP}{name}" for name in self.properties)
+        keys.update(f"k{SEP}{lang}{SEP}{package}" for lang, package in self.packages)
+        keys.update(f"path{SEP}{path}" for path in self.paths)
+        keys.update(SEP.join(("q", *query)) for query in self.modules)
+        if self.subclasses:
+            keys.add(SUBCLASSES_KEY)
+        return keys
+
+
 @dataclass(frozen=True, slots=True)
 class FileInfo:
     """A file as the resolver sees it."""
@@ -126,6 +199,9 @@ class World:
         self._added_bases: dict[int, list[int]] = defaultdict(list)
         self._module_indexes: dict[str, object] = {}
         self._preloaded = preload
+        self.reads: Reads | None = None  # while set, every lookup notes what it read
+        self.bases_hidden = False
+        self._all_bases = False  # every stored base read (a lazy world reads them when it needs all)
         if preload:
             self._preload()
 
@@ -152,12 +228,7 @@ class World:
         self._names = methods
 
     def _name_key(self, s: SymbolRow) -> tuple[str, str, bool] | None:
-        language = self._family(self.files[s.file_id].language)
-        if s.kind == "method":
-            return (language, s.name.rsplit(".", 1)[-1], True)
-        if "." not in s.name and s.kind in NAME_TARGET_KINDS:
-            return (language, s.name, False)
-        return None
+        return counted_as(self._family(self.files[s.file_id].language), s.name, s.kind)
 
     def _load(self, file_ids: Iterable[int]) -> None:
         missing = [fid for fid in file_ids if fid not in self._top and fid in self.files]
@@ -196,10 +267,14 @@ class World:
         if found is None:
             self._load(self.source.symbol_files([symbol_id]).values())
             found = self.symbols[symbol_id]
+        if self.reads is not None:
+            self.reads.files.add(found.file_id)
         return found
 
     def top(self, file_id: int) -> dict[str, list[int]]:
         """A file's symbols by qualified name."""
+        if self.reads is not None:
+            self.reads.files.add(file_id)
         if file_id not in self._top:
             self._load([file_id])
         return self._top.get(file_id, {})
@@ -213,6 +288,8 @@ class World:
         """Every method (``methods``) or top-level function/type called ``name`` in a language (or in
         its module family)."""
         key = (self._family(language), name, methods)
+        if self.reads is not None:
+            self.reads.names.add(key)
         found = self._names.get(key)
         if found is None:
             found = [] if self._preloaded else self._query_names(key)
@@ -227,8 +304,23 @@ class World:
         return [r.id for r in rows if self._name_key(r) == key]
 
     def property_names(self) -> frozenset[str]:
-        """Short names of the symbols decorated as properties, repository-wide."""
+        """Short names of the symbols decorated as properties, repository-wide (read them through
+        ``is_property``, which notes the name asked about)."""
         return frozenset(self.source.property_names())
+
+    def file_at(self, path: str) -> FileInfo | None:
+        """The indexed file at a path, if any."""
+        if self.reads is not None:
+            self.reads.paths.add(path)
+        return self.by_path.get(path)
+
+    def package_peers(self, file_id: int) -> list[int]:
+        """The files of a file's package (itself included)."""
+        f = self.files[file_id]
+        key = (f.language, self._hooks[f.language].package_of(f.path))
+        if self.reads is not None:
+            self.reads.packages.add(key)
+        return self.package_files.get(key, [])
 
     # -- modules and imports ----------------------------------------------------------------
     def _family(self, language: str) -> str:
@@ -246,6 +338,8 @@ class World:
         return tuple(self.by_path[p].id for p in paths if p in self.by_path)
 
     def _imports_of(self, file_id: int) -> tuple[list[RawImport], tuple[str, ...] | None]:
+        if self.reads is not None:
+            self.reads.files.add(file_id)
         if file_id not in self._imports:
             self._imports.update(self.source.imports_of([file_id]))
         return self._imports.get(file_id, ([], None))
@@ -260,6 +354,8 @@ class World:
 
     def bindings(self, file_id: int) -> FileBindings:
         """The names a file's imports bind (computed once per file)."""
+        if self.reads is not None:
+            self.reads.bindings.add(file_id)
         cached = self._bindings.get(file_id)
         if cached is not None:
             return cached
@@ -267,7 +363,12 @@ class World:
         hooks = self.hooks(file_id)
         index = self._module_index(f.language)
         result = FileBindings()
-        for imp in self._imports_of(file_id)[0]:
+        reads, self.reads = self.reads, None  # what they resolve to is one key (``bindings``)
+        try:
+            imports = self._imports_of(file_id)[0]
+        finally:
+            self.reads = reads
+        for imp in imports:
             if imp.name == "*":
                 result.stars.append(self._paths_to_ids(hooks.resolve_module(f.path, imp, index)))
                 continue
@@ -286,12 +387,16 @@ class World:
     def submodule(self, module_file: int, name: str) -> list[int]:
         """The module symbol of submodule ``name`` of a package module (empty when there is none)."""
         f = self.files[module_file]
+        if self.reads is not None:
+            self.reads.modules.add(("submodule", f.path, name))
         paths = self._hooks[f.language].submodule_paths(f.path, name, self._module_index(f.language))
         return [m for m in map(self.module_symbol, self._paths_to_ids(paths)) if m is not None]
 
     def module_named(self, file_id: int, dotted: str) -> tuple[int, ...]:
         """The files of the module an absolute import of ``dotted`` from ``file_id`` would load."""
         f = self.files[file_id]
+        if self.reads is not None:
+            self.reads.modules.add(("module", f.path, dotted))
         imported = RawImport(dotted, "", "", 0)
         return self._paths_to_ids(
             self._hooks[f.language].resolve_module(f.path, imported, self._module_index(f.language))
@@ -335,10 +440,17 @@ class World:
         s = self.symbol(class_id)
         scope = self._scope_of(s.file_id)
         self._ensure_scope(scope)
+        if self.reads is not None:
+            self.reads.scopes.add(scope)
         return self._members.get((*scope, s.name), {})
 
     def bases(self, class_id: int) -> list[int]:
-        """The resolved base classes of a class."""
+        """The resolved base classes of a class (none while base classes are being resolved: they
+        come out the same whichever files are resolved together)."""
+        if self.bases_hidden:
+            return []
+        if self.reads is not None:
+            self.reads.bases.add(self._file_of(class_id))
         found = self._bases.get(class_id)
         if found is None:
             found = (
@@ -364,8 +476,26 @@ class World:
             if base not in self._added_bases[cls]:
                 self._added_bases[cls].append(base)
 
+    def _file_of(self, symbol_id: int) -> int:
+        found = self.symbols.get(symbol_id)
+        if found is not None:
+            return found.file_id
+        reads, self.reads = self.reads, None
+        try:
+            return self.symbol(symbol_id).file_id
+        finally:
+            self.reads = reads
+
     def classes_with_bases(self) -> list[int]:
         """Every class known to have a base (all of them after a preload)."""
+        if self.reads is not None:
+            self.reads.subclasses = True
+        if not self._preloaded and not self._all_bases:  # every class, not those met so far
+            self._all_bases = True
+            for cls, base in self.source.bases_of(None, self.replaced_files):
+                self._bases.setdefault(cls, [])
+                if base not in self._bases[cls]:
+                    self._bases[cls].append(base)
         return sorted(
             {c for c, b in self._bases.items() if b} | {c for c, b in self._added_bases.items() if b}
         )
@@ -403,12 +533,16 @@ class World:
         package; every Ruby file)."""
         member_scope = self._scope_of(file_id)
         self._ensure_scope(member_scope)
+        if self.reads is not None:
+            self.reads.scopes.add(member_scope)
         return self._classes.get((*member_scope, qualified), [])
 
     def enclosing_classes(self, file_id: int, scope: str) -> list[int]:
         """The innermost class around a scope (``A.f.inner`` -> ``A``)."""
         member_scope = self._scope_of(file_id)
         self._ensure_scope(member_scope)
+        if self.reads is not None:
+            self.reads.scopes.add(member_scope)
         parts = scope.split(".")
         for i in range(len(parts) - 1, 0, -1):
             found = self._classes.get((*member_scope, ".".join(parts[:i])))

@@ -20,7 +20,7 @@ from mnemo_core.index.resolve.records import (
     is_edge,
 )
 from mnemo_core.index.resolve.types import Types, type_names, union_groups, variable_types
-from mnemo_core.index.world import SymbolRow, World
+from mnemo_core.index.world import Reads, SymbolRow, World
 from mnemo_core.model import (
     CALLABLE_KINDS,
     CLASS_KINDS,
@@ -81,7 +81,7 @@ class Calls(Types):
 
     def __init__(self, world: World) -> None:
         super().__init__(world)
-        self._external: dict[int, bool] = {}
+        self._external: dict[int, tuple[bool, Reads]] = {}  # with what deciding it read
 
     # -- references -------------------------------------------------------------------------
     def _file_edges(self, file_id: int, refs: Sequence[RefRow], kind: RefKind) -> list[Edge]:
@@ -103,7 +103,7 @@ class Calls(Types):
                 continue
             if (
                 ref_kind in ("read", "write")
-                and name not in self._property_names()
+                and not self._is_property(name)
                 and name != ANY_ATTRIBUTE
                 and not self._may_hold_module(here, scope, receiver)
             ):
@@ -435,17 +435,25 @@ class Calls(Types):
         return any(self._external_base(c) for c in self.world.lineage(classes))
 
     def _external_base(self, class_id: int) -> bool:
+        w = self.world
         known = self._external.get(class_id)
         if known is None:
-            symbol = self.world.symbol(class_id)
-            hooks = self.world.hooks(symbol.file_id)
-            known = self._external[class_id] = any(
-                self._resolve_dotted(symbol.file_id, symbol.name, base).how == "external"
-                for base in symbol.supers
-                if base.rsplit(".", 1)[-1] not in hooks.neutral_bases
-                and base.split(".", 1)[0] not in hooks.builtin_names
-            )
-        return known
+            outer, w.reads = w.reads, Reads()
+            try:
+                symbol = w.symbol(class_id)
+                hooks = w.hooks(symbol.file_id)
+                external = any(
+                    self._resolve_dotted(symbol.file_id, symbol.name, base).how == "external"
+                    for base in symbol.supers
+                    if base.rsplit(".", 1)[-1] not in hooks.neutral_bases
+                    and base.split(".", 1)[0] not in hooks.builtin_names
+                )
+                known = self._external[class_id] = (external, w.reads)
+            finally:
+                w.reads = outer
+        if w.reads is not None:  # a later file that asks depends on what deciding it read
+            w.reads.merge(known[1])
+        return known[0]
 
     def _callbacks(self, classes: Sequence[int], name: str) -> Lookup:
         """A method ``name`` the classes inherit from outside the repository may call back the

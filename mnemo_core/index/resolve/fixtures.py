@@ -52,7 +52,7 @@ class Fixtures(Scope):
         w = self.world
         hooks = w.hooks(file_id)
         for path in hooks.fixture_files(w.files[file_id].path):
-            found = w.by_path.get(path)
+            found = w.file_at(path)
             if found is None:
                 continue
             for sid in w.top(found.id).get(name) or self._imported(found.id, name):

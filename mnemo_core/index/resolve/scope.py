@@ -201,8 +201,7 @@ class Scope:
                 return Lookup(found, "import")
         hooks = w.hooks(file_id)
         if hooks.shares_package_scope():
-            f = w.files[file_id]
-            for peer in w.package_files.get((f.language, hooks.package_of(f.path)), ()):
+            for peer in w.package_peers(file_id):
                 ids = w.top(peer).get(name) if peer != file_id else None
                 if ids:
                     return Lookup(ids, "package")

@@ -270,3 +270,10 @@ class Writes(Connection):
             self.conn.execute(f"DELETE FROM edges {where}", args)
         with self.indexes_deferred("edges"):
             self.conn.executemany("INSERT INTO edges VALUES (?,?,?,?,?,?,?)", edges)
+
+    def replace_deps(self, file_ids: Iterable[int], rows: Iterable[tuple[str, int]]) -> None:
+        """Swap what some files' resolution read, as ``(key, file id)`` rows, for new rows."""
+        for where, args in id_filters("file_id", list(file_ids)):
+            self.conn.execute(f"DELETE FROM deps {where}", args)
+        with self.indexes_deferred("deps"):
+            self.conn.executemany("INSERT INTO deps VALUES (?,?)", rows)
