@@ -3,8 +3,8 @@ a cold index of the same repository, and whether the moved index equals a cold o
 
 For each source tree of mnemo given (this checkout, and ``--code DIR`` for another, e.g. an export
 of main: paired, run after each other in every round), a clone of ``--repo`` is made under
-``--workdir`` and, as whole processes (``python -m mnemo_core.cli index .`` with that tree first on
-``PYTHONPATH``):
+``--workdir`` and, as whole processes (``python -m mnemo_core.cli -v index --no-vectors .`` with
+that tree first on ``PYTHONPATH``; the semantic vectors, keyed by text, are left out):
 
 1. cold: ``mnemo index`` of the clone at its HEAD (the state directory removed first);
 2. back: ``git checkout HEAD~N`` then ``mnemo index``;
@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent.parent
+_LOGGED = ("read what changed", "followed base classes", "parsed and stored", "resolved ")  # -v lines shown
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -43,14 +44,18 @@ def _index(code: Path, repo: Path) -> tuple[float, float, float]:
     env = {**os.environ, "PYTHONPATH": str(code)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-m", "mnemo_core.cli", "index", "."],
+    run = subprocess.run(
+        [sys.executable, "-m", "mnemo_core.cli", "-v", "index", "--no-vectors", "."],
         cwd=repo,
         env=env,
         check=True,
         capture_output=True,
+        text=True,
     )
     wall = time.perf_counter() - started
+    for line in run.stderr.splitlines():
+        if any(word in line for word in _LOGGED):
+            print(f"  {code.name}: {line}", flush=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
     return wall, cpu, after.ru_maxrss / 1024

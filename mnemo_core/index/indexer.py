@@ -5,8 +5,10 @@
    are many: extraction is pure).
 3. In one transaction: drop deleted files, write the re-parsed ones (symbol ids stay stable),
    then re-resolve the files whose edges may have changed: the re-parsed files, files that
-   referenced a symbol that was removed, and files that refer to a name whose definitions
-   appeared or disappeared.
+   referenced a symbol that was removed, and files whose last resolution read something the
+   change changed (``depends``: each file's reads of the world are kept as keys, and a
+   change is described by the same keys), then those that followed base classes which now come
+   out otherwise. So a move through history costs what differs, not what it touches.
 
 A no-op run costs one listing and a ``stat`` per file. A failure rolls the transaction back, so the
 index is never left half-written.
@@ -31,12 +33,12 @@ from typing import TYPE_CHECKING, Any
 
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.commits import News, last_head, read_new_commits, remember
+from mnemo_core.index.depends import NO_VIEW, STAR, family, note_file, note_paths
 from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery, read_discovery
 from mnemo_core.index.files import list_files, read_source
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.lock import index_lock
 from mnemo_core.index.recovery import IndexDamaged, IndexReadOnly, is_damage, quarantine, writable
-from mnemo_core.index.resolve.depends import NO_VIEW, note_file, note_paths
 from mnemo_core.index.store import (
     ANALYSIS_META,
     ANALYSIS_VERSION,
@@ -50,7 +52,7 @@ from mnemo_core.index.store import (
     prepare_index_dir,
 )
 from mnemo_core.index.workers import clean_start, parallel_map, worker_init
-from mnemo_core.index.world import Reads, World
+from mnemo_core.index.world import SEP, Reads, World, counted_as
 from mnemo_core.model import Edge, FileExtract, IndexStats, RawRef
 from mnemo_core.vcs.git import GitError, head_commit, repo_toplevel
 
@@ -267,7 +269,20 @@ def _depending(store: Store, change: Reads, known: dict[str, FileRow], propertie
     before = {path: row.language for path, row in known.items()}
     if before.keys() != now.keys():
         note_paths(change, before, now, store.stored_imports(), store.module_queries())
+    from mnemo_core.index.resolve.scope import AMBIGUOUS_LIMIT  # the resolver's stack, loaded to resolve
+
+    languages = {fid: language for fid, language in now.values()}
+    for key in change.names:  # a list read only when short: changed when it is short on either side
+        after = sum(
+            counted_as(family(languages[r.file_id]), r.name, r.kind) == key
+            for r in store.symbols_with_short_name(key[1])
+            if r.file_id in languages
+        )
+        if min(after, after - change.deltas.get(key, 0)) <= AMBIGUOUS_LIMIT:
+            change.counted.add(key)
     found = store.files_depending(change.keys())
+    for path in {path for path, name in change.fixtures if name == STAR}:  # any fixture looked for there
+        found |= store.files_depending_prefix(SEP.join(("fx", path, "")))
     log.info("%d files read what changed", len(found))
     return found
 

@@ -63,10 +63,6 @@ SEP = "\t"  # between the parts of a stored key
 SUBCLASSES_KEY = "sub"  # every class's subclasses: changes with any resolved base
 
 
-def scope_key(language: str, scope: str) -> str:
-    return f"s{SEP}{language}{SEP}{scope}"
-
-
 def name_key(family: str, name: str, methods: bool) -> str:
     return f"n{SEP}{family}{SEP}{name}{SEP}{int(methods)}"
 
@@ -89,47 +85,83 @@ def name_keys(family: str, name: str, kind: str) -> set[tuple[str, str, bool]]:
 
 @dataclass
 class Reads:
-    """What resolving one file read of the world: the keys its edges depend on (see ``depends``).
-    A file is resolved again when one of them changes, and only then."""
+    """What resolving one file (``owner``) read of the world: the keys its edges depend on (see
+    ``depends``). A file is resolved again when one of them changes, and only then. What it reads
+    of itself is not noted: a file whose content changed is resolved again anyway."""
 
-    files: set[int] = field(default_factory=set)  # a file's symbols (lines aside), imports, exports
-    scopes: set[tuple[str, str]] = field(default_factory=set)  # a member scope's files and their symbols
-    names: set[tuple[str, str, bool]] = field(default_factory=set)  # ``named`` keys
+    owner: int = -1
+    files: set[int] = field(default_factory=set)  # every top-level name of a file (its symbols, walked)
+    top: set[tuple[int, str]] = field(default_factory=set)  # a file's symbols of a name ("": its module's)
+    symbols: set[int] = field(default_factory=set)  # a symbol's kind, parameters, types... (lines aside)
+    members: set[tuple[str, str, str]] = field(default_factory=set)  # (language, scope, class): members
+    classes: set[tuple[str, str, str]] = field(default_factory=set)  # (language, scope, name): classes
+    names: set[tuple[str, str, bool]] = field(default_factory=set)  # ``named`` keys, the whole list
+    counted: set[tuple[str, str, bool]] = field(default_factory=set)  # the list only if at most ``limit``
+    member: set[tuple[str, str, str, str]] = field(default_factory=set)  # a class's members of one name
+    bound: set[tuple[int, str]] = field(default_factory=set)  # what a module's import binds one name to
+    starred: set[int] = field(default_factory=set)  # what a module imports ``*`` from
+    exports: set[int] = field(default_factory=set)  # a module's declared public names
+    imports: set[int] = field(default_factory=set)  # a file's imports and exports as written
     bindings: set[int] = field(default_factory=set)  # what a file's imports resolve to
     bases: set[int] = field(default_factory=set)  # the base classes resolved from a file
     properties: set[str] = field(default_factory=set)  # whether a short name is a property
     packages: set[tuple[str, str]] = field(default_factory=set)  # a package's files
-    paths: set[str] = field(default_factory=set)  # whether a path is indexed
+    fixtures: set[tuple[str, str]] = field(default_factory=set)  # (path, name) looked for where no file is
     modules: set[tuple[str, str, str]] = field(default_factory=set)  # (query, file path, name): a path lookup
     subclasses: bool = False  # every class's subclasses
+    deltas: dict[tuple[str, str, bool], int] = field(default_factory=dict)  # a change: definitions gained
 
     def merge(self, other: Reads) -> None:
         """Add what another reading read."""
-        self.files |= other.files
-        self.scopes |= other.scopes
-        self.names |= other.names
-        self.bindings |= other.bindings
-        self.bases |= other.bases
-        self.properties |= other.properties
-        self.packages |= other.packages
-        self.paths |= other.paths
-        self.modules |= other.modules
+        for name in _READ_SETS:
+            getattr(self, name).update(getattr(other, name))
         self.subclasses = self.subclasses or other.subclasses
 
     def keys(self) -> set[str]:
         """The stored form: one text key per thing read (``depends`` makes the same keys of a change)."""
         keys = {f"f{SEP}{f}" for f in self.files}
+        keys.update(f"t{SEP}{f}{SEP}{name}" for f, name in self.top)
+        keys.update(f"y{SEP}{s}" for s in self.symbols)
+        keys.update(SEP.join(("m", *member)) for member in self.members)
+        keys.update(SEP.join(("c", *cls)) for cls in self.classes)
+        keys.update(name_key(*name) for name in self.names)
+        keys.update("a" + name_key(*name)[1:] for name in self.counted)
+        keys.update(SEP.join(("o", *member)) for member in self.member)
+        keys.update(f"bn{SEP}{f}{SEP}{name}" for f, name in self.bound)
+        keys.update(f"bs{SEP}{f}" for f in self.starred)
+        keys.update(f"e{SEP}{f}" for f in self.exports)
+        keys.update(f"x{SEP}{f}" for f in self.imports)
         keys.update(f"b{SEP}{f}" for f in self.bindings)
         keys.update(f"i{SEP}{f}" for f in self.bases)
-        keys.update(scope_key(*scope) for scope in self.scopes)
-        keys.update(name_key(*name) for name in self.names)
         keys.update(f"p{SEP}{name}" for name in self.properties)
         keys.update(f"k{SEP}{lang}{SEP}{package}" for lang, package in self.packages)
-        keys.update(f"path{SEP}{path}" for path in self.paths)
+        keys.update(SEP.join(("fx", *fixture)) for fixture in self.fixtures)
         keys.update(SEP.join(("q", *query)) for query in self.modules)
         if self.subclasses:
             keys.add(SUBCLASSES_KEY)
         return keys
+
+
+_READ_SETS = (
+    "files",
+    "top",
+    "symbols",
+    "members",
+    "classes",
+    "names",
+    "counted",
+    "member",
+    "bound",
+    "starred",
+    "exports",
+    "imports",
+    "bindings",
+    "bases",
+    "properties",
+    "packages",
+    "fixtures",
+    "modules",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,29 +299,46 @@ class World:
         if found is None:
             self._load(self.source.symbol_files([symbol_id]).values())
             found = self.symbols[symbol_id]
-        if self.reads is not None:
-            self.reads.files.add(found.file_id)
+        reads = self.reads
+        if reads is not None and found.file_id != reads.owner:
+            reads.symbols.add(symbol_id)
         return found
 
     def top(self, file_id: int) -> dict[str, list[int]]:
-        """A file's symbols by qualified name."""
-        if self.reads is not None:
-            self.reads.files.add(file_id)
+        """A file's symbols by qualified name (all of them are read: see ``top_named``)."""
+        reads = self.reads
+        if reads is not None and file_id != reads.owner:
+            reads.files.add(file_id)
+        return self._top_of(file_id)
+
+    def _top_of(self, file_id: int) -> dict[str, list[int]]:
         if file_id not in self._top:
             self._load([file_id])
         return self._top.get(file_id, {})
 
+    def top_named(self, file_id: int, name: str) -> list[int]:
+        """A file's symbols of one qualified name."""
+        reads = self.reads
+        if reads is not None and file_id != reads.owner:
+            reads.top.add((file_id, name))
+        return self._top_of(file_id).get(name, [])
+
     def module_symbol(self, file_id: int) -> int | None:
         """The module symbol of a file."""
-        self.top(file_id)
+        reads = self.reads
+        if reads is not None and file_id != reads.owner:
+            reads.top.add((file_id, ""))
+        self._top_of(file_id)
         return self._module_symbol.get(file_id)
 
-    def named(self, language: str, name: str, methods: bool) -> list[int]:
+    def named(self, language: str, name: str, methods: bool, limit: int | None = None) -> list[int]:
         """Every method (``methods``) or top-level function/type called ``name`` in a language (or in
-        its module family)."""
+        its module family); with a ``limit``, the caller reads the list only when it holds at most
+        that many (in a language without overloads: one with them counts definitions otherwise)."""
         key = (self._family(language), name, methods)
         if self.reads is not None:
-            self.reads.names.add(key)
+            counted = limit is not None and not self._hooks[language].overloads
+            (self.reads.counted if counted else self.reads.names).add(key)
         found = self._names.get(key)
         if found is None:
             found = [] if self._preloaded else self._query_names(key)
@@ -308,11 +357,13 @@ class World:
         ``is_property``, which notes the name asked about)."""
         return frozenset(self.source.property_names())
 
-    def file_at(self, path: str) -> FileInfo | None:
-        """The indexed file at a path, if any."""
-        if self.reads is not None:
-            self.reads.paths.add(path)
-        return self.by_path.get(path)
+    def fixture_file(self, path: str, name: str) -> FileInfo | None:
+        """The indexed file at a path a fixture ``name`` is looked for in, if any (where there is
+        none, the (path, name) pair is noted: a file added there may define it)."""
+        found = self.by_path.get(path)
+        if found is None and self.reads is not None:
+            self.reads.fixtures.add((path, name))
+        return found
 
     def package_peers(self, file_id: int) -> list[int]:
         """The files of a file's package (itself included)."""
@@ -338,24 +389,29 @@ class World:
         return tuple(self.by_path[p].id for p in paths if p in self.by_path)
 
     def _imports_of(self, file_id: int) -> tuple[list[RawImport], tuple[str, ...] | None]:
-        if self.reads is not None:
-            self.reads.files.add(file_id)
         if file_id not in self._imports:
             self._imports.update(self.source.imports_of([file_id]))
         return self._imports.get(file_id, ([], None))
 
     def imports(self, file_id: int) -> list[RawImport]:
         """The imports a file declares, as written."""
+        reads = self.reads
+        if reads is not None and file_id != reads.owner:
+            reads.imports.add(file_id)
         return self._imports_of(file_id)[0]
 
     def exports(self, file_id: int) -> tuple[str, ...] | None:
         """A module's declared public names (Python ``__all__``), when it declares them."""
+        reads = self.reads
+        if reads is not None and file_id != reads.owner:
+            reads.exports.add(file_id)
         return self._imports_of(file_id)[1]
 
     def bindings(self, file_id: int) -> FileBindings:
         """The names a file's imports bind (computed once per file)."""
-        if self.reads is not None:
-            self.reads.bindings.add(file_id)
+        reads = self.reads
+        if reads is not None and file_id != reads.owner:
+            reads.bindings.add(file_id)
         cached = self._bindings.get(file_id)
         if cached is not None:
             return cached
@@ -363,12 +419,7 @@ class World:
         hooks = self.hooks(file_id)
         index = self._module_index(f.language)
         result = FileBindings()
-        reads, self.reads = self.reads, None  # what they resolve to is one key (``bindings``)
-        try:
-            imports = self._imports_of(file_id)[0]
-        finally:
-            self.reads = reads
-        for imp in imports:
+        for imp in self._imports_of(file_id)[0]:
             if imp.name == "*":
                 result.stars.append(self._paths_to_ids(hooks.resolve_module(f.path, imp, index)))
                 continue
@@ -383,6 +434,19 @@ class World:
                 names[imp.alias] = Binding(modules, imp.name)
         self._bindings[file_id] = result
         return result
+
+    def _bindings_for(self, module: int, name: str) -> FileBindings:
+        """A module's bindings, of which only ``name`` and the wildcard imports are read."""
+        reads, self.reads = self.reads, None
+        try:
+            bindings = self.bindings(module)
+        finally:
+            self.reads = reads
+        if reads is not None and module != reads.owner:
+            reads.bound.add((module, name))
+            if bindings.stars:
+                reads.starred.add(module)
+        return bindings
 
     def submodule(self, module_file: int, name: str) -> list[int]:
         """The module symbol of submodule ``name`` of a package module (empty when there is none)."""
@@ -411,12 +475,12 @@ class World:
     def lookup_member(self, modules: Iterable[int], name: str, depth: int = REEXPORT_DEPTH) -> list[int]:
         """A top-level name of a module, following re-exports and wildcard imports."""
         for module in modules:
-            ids = self.top(module).get(name)
+            ids = self.top_named(module, name)
             if ids:
                 return ids
             if depth <= 0:
                 continue
-            bindings = self.bindings(module)
+            bindings = self._bindings_for(module, name)
             binding = bindings.names.get(name)
             if binding is not None:
                 found = self.resolve_binding(binding, depth - 1)
@@ -440,9 +504,23 @@ class World:
         s = self.symbol(class_id)
         scope = self._scope_of(s.file_id)
         self._ensure_scope(scope)
-        if self.reads is not None:
-            self.reads.scopes.add(scope)
+        if self.reads is not None and self._beyond_owner(scope):
+            self.reads.members.add((*scope, s.name))
         return self._members.get((*scope, s.name), {})
+
+    def member_named(self, class_id: int, name: str) -> list[int]:
+        """A class's members of one short name."""
+        s = self.symbol(class_id)
+        scope = self._scope_of(s.file_id)
+        self._ensure_scope(scope)
+        if self.reads is not None and self._beyond_owner(scope):
+            self.reads.member.add((*scope, s.name, name))
+        return self._members.get((*scope, s.name), {}).get(name, [])
+
+    def _beyond_owner(self, scope: tuple[str, str]) -> bool:
+        """Whether a member scope holds other files than the one being resolved."""
+        assert self.reads is not None
+        return self.scope_files.get(scope) != [self.reads.owner]
 
     def bases(self, class_id: int) -> list[int]:
         """The resolved base classes of a class (none while base classes are being resolved: they
@@ -450,7 +528,9 @@ class World:
         if self.bases_hidden:
             return []
         if self.reads is not None:
-            self.reads.bases.add(self._file_of(class_id))
+            owner = self._file_of(class_id)
+            if owner != self.reads.owner:
+                self.reads.bases.add(owner)
         found = self._bases.get(class_id)
         if found is None:
             found = (
@@ -518,7 +598,7 @@ class World:
                     continue
                 seen.add(cls)
                 if include_self or not first:
-                    found = self.members(cls).get(name)
+                    found = self.member_named(cls, name)
                     if found:
                         return list(found)
                 next_frontier.extend(self.bases(cls))
@@ -533,19 +613,20 @@ class World:
         package; every Ruby file)."""
         member_scope = self._scope_of(file_id)
         self._ensure_scope(member_scope)
-        if self.reads is not None:
-            self.reads.scopes.add(member_scope)
+        if self.reads is not None and self._beyond_owner(member_scope):
+            self.reads.classes.add((*member_scope, qualified))
         return self._classes.get((*member_scope, qualified), [])
 
     def enclosing_classes(self, file_id: int, scope: str) -> list[int]:
         """The innermost class around a scope (``A.f.inner`` -> ``A``)."""
         member_scope = self._scope_of(file_id)
         self._ensure_scope(member_scope)
-        if self.reads is not None:
-            self.reads.scopes.add(member_scope)
+        noted = self.reads is not None and self._beyond_owner(member_scope)
         parts = scope.split(".")
         for i in range(len(parts) - 1, 0, -1):
             found = self._classes.get((*member_scope, ".".join(parts[:i])))
+            if noted and self.reads is not None:
+                self.reads.classes.add((*member_scope, ".".join(parts[:i])))
             if found:
                 return found
         return []
@@ -561,6 +642,6 @@ class World:
                 found.extend(
                     self.find_member([cls], name)
                     if name in hooks.constructor_names
-                    else self.members(cls).get(name, ())
+                    else self.member_named(cls, name)
                 )
         return found

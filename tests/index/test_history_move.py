@@ -38,7 +38,12 @@ FIRST = {
     "app/leaf.py": (  # its base's base comes out otherwise: only that tells it
         "from app.mid import Mid\n\nclass Leaf(Mid):\n    def go(self):\n        return self.hello()\n"
     ),
+    "app/factory.py": (  # what make returns changes, nothing else of the file
+        "from app.bases import A\nfrom app.bases2 import B\n\ndef make() -> A:\n    return A()\n"
+    ),
+    "app/client.py": "from app.factory import make\n\ndef run():\n    return make().hello()\n",
     "tests/conftest.py": "import pytest\n\n@pytest.fixture\ndef user():\n    return 1\n",
+    "tests/sub/test_near.py": "def test_near(user):\n    assert user\n",  # a nearer fixture comes
     "tests/test_service.py": (
         "from app.service import register\n\ndef test_register(user):\n    assert register()\n"
     ),
@@ -58,6 +63,10 @@ SECOND = {  # names appear and get ambiguous, bases move, modules appear, a prop
     "app/helpers/__init__.py": "def stamp(x):\n    return 2 * x\n",
     "app/helpers.py": None,
     "app/jobs.py": None,
+    "app/factory.py": (
+        "from app.bases import A\nfrom app.bases2 import B\n\ndef make() -> B:\n    return B()\n"
+    ),
+    "tests/sub/conftest.py": "import pytest\n\n@pytest.fixture\ndef user():\n    return 2\n",
 }
 THIRD = {  # only a body changes: nothing others read differs
     "app/views.py": (

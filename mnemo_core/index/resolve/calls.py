@@ -111,7 +111,7 @@ class Calls(Types):
             src = sources.get(scope, -1)
             if src == -1:
                 src = self._source(file_id, scope, line)
-                if len(self.world.top(file_id).get(scope, ())) < 2:  # one definition: any line's source
+                if len(self.world.top_named(file_id, scope)) < 2:  # one definition: any line's source
                     sources[scope] = src
             if src is None:
                 continue
@@ -179,7 +179,7 @@ class Calls(Types):
         return next(
             (
                 i
-                for i in w.top(file_id).get(receiver, ())
+                for i in w.top_named(file_id, receiver)
                 if w.symbol(i).kind == "class" and w.symbol(i).is_test_case
             ),
             None,

@@ -53,7 +53,7 @@ class Resolver(Calls, Dynamic):
     @contextmanager
     def _reading(self, file_id: int) -> Iterator[None]:
         """Note in ``reads`` what resolving the file reads of the world."""
-        self.world.reads = self.reads.setdefault(file_id, Reads())
+        self.world.reads = self.reads.setdefault(file_id, Reads(owner=file_id))
         try:
             yield
         finally:

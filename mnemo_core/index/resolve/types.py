@@ -173,7 +173,7 @@ class Types(Fixtures, ABC):
         variable is its enclosing function's (a fixture's ``examine`` using the fixture's ``v``)."""
         parts = scope.split(".") if scope else []
         for i in range(len(parts), 0, -1):
-            ids = self.world.top(file_id).get(".".join(parts[:i]))
+            ids = self.world.top_named(file_id, ".".join(parts[:i]))
             if ids and name in self.world.symbol(ids[0]).params:
                 return ids[0]
         return None

@@ -103,6 +103,14 @@ class ResolverReads(Connection):
             result.update(r[0] for r in rows)
         return result
 
+    def files_depending_prefix(self, prefix: str) -> set[int]:
+        """Files whose last resolution read a key that starts with ``prefix``."""
+        rows = self.conn.execute(
+            "SELECT file_id FROM deps WHERE key >= ? AND key < ?",
+            (prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)),
+        )
+        return {r[0] for r in rows}
+
     def stored_imports(self) -> dict[int, str]:
         """Every file's imports, as stored (JSON)."""
         return dict(self.conn.execute("SELECT id, imports FROM files"))
