@@ -457,18 +457,17 @@ def _resolve(
     """Resolve the references of ``affected`` files (``refs`` holds those just parsed, as JSON, and
     ``inherits`` their base-class references). With a ``change``, the files whose base classes
     come out otherwise make those that followed them resolve again too."""
-    from mnemo_core.index.resolve import Resolver
-
     started = time.perf_counter()
+    bases = None
     if change is not None:
-        affected |= _rebased(store, affected, refs, inherits, change)
+        bases = _bases(store, affected, refs, inherits, preload=False)
+        more = _rebased(store, affected, bases[1], change)
+        if more or len(affected | more) > PRELOAD_SHARE * total_files:
+            affected |= more
+            bases = None
     preload = len(affected) > PRELOAD_SHARE * total_files
     with _collector_paused() if preload else nullcontext():
-        world = World(store, replaced_files=affected, preload=preload)
-        wanted: dict[int, RefRows] = {fid: refs[fid] for fid in sorted(affected) if fid in refs}
-        wanted.update(store.refs_of(affected - set(refs)))
-        resolver = Resolver(world)
-        base_edges = _edge_rows(resolver.resolve_bases(_base_refs(wanted, inherits)))
+        resolver, base_edges, wanted = bases or _bases(store, affected, refs, inherits, preload)
         log.info("loaded the index and resolved base classes in %.2fs", time.perf_counter() - started)
         workers = min(os.cpu_count() or 1, MAX_WORKERS)
         calls: Iterable[EdgeRow]
@@ -483,24 +482,30 @@ def _resolve(
         log.info("resolved and stored calls in %.2fs", time.perf_counter() - started)
 
 
-def _rebased(
+def _bases(
     store: Store,
     affected: set[int],
     refs: dict[int, str],
     inherits: dict[int, tuple[RawRef, ...]],
-    change: Reads,
-) -> set[int]:
-    """The files that followed base classes which now come out otherwise: the affected files'
-    base classes resolved again (a world shows none while they resolve, so they depend on no
-    other file's) and compared with the stored ones."""
+    preload: bool,
+) -> tuple[Resolver, list[EdgeRow], dict[int, RefRows]]:
+    """A resolver over the world with ``affected`` replaced, their base classes resolved (in file
+    order: the order of a class's bases decides which base's member is found first)."""
     from mnemo_core.index.resolve import Resolver
 
-    wanted: dict[int, RefRows] = {fid: refs[fid] for fid in affected if fid in refs}
+    wanted: dict[int, RefRows] = {fid: refs[fid] for fid in sorted(affected) if fid in refs}
     wanted.update(store.refs_of(affected - set(refs)))
-    resolved = Resolver(World(store, replaced_files=affected)).resolve_bases(_base_refs(wanted, inherits))
+    resolver = Resolver(World(store, replaced_files=affected, preload=preload))
+    return resolver, _edge_rows(resolver.resolve_bases(_base_refs(wanted, inherits))), wanted
+
+
+def _rebased(store: Store, affected: set[int], resolved: list[EdgeRow], change: Reads) -> set[int]:
+    """The files that followed base classes which now come out otherwise: the affected files'
+    base classes, resolved again (a world shows none while they resolve, so they depend on no
+    other file's), compared with the stored ones."""
     now: dict[int, set[tuple[int, int]]] = {}
-    for edge, fid in resolved:
-        now.setdefault(fid, set()).add((edge.src, edge.dst))
+    for src, dst, *_, fid in resolved:
+        now.setdefault(fid, set()).add((src, dst))
     stored = store.inherits_by_file(affected)
     change.bases |= {fid for fid in affected if now.get(fid, set()) != stored.get(fid, set())}
     change.subclasses = change.subclasses or bool(change.bases)
