@@ -8,7 +8,8 @@ names it counted (``n``: the by-name fallback depends on how many definitions a 
 only whether one exists); a file's imports as written and what they bind (``x``, ``b``); whose
 base classes it followed (``i``); which names it asked were properties (``p``); a package's files
 (``k``); a fixture looked for where no file is (``fx``); path lookups (``q``: a submodule, a module
-by dotted name); every class's subclasses (``sub``). A change is described by the same keys:
+by dotted name); every class's subclasses (``sub``); the classes naming bases that define a
+method of a name (``ne``). A change is described by the same keys:
 
 - a file re-parsed, added or removed: the symbols whose rows differ, the names whose symbols
   differ, the members and classes that appeared or went, the names counted repository-wide that
@@ -38,7 +39,7 @@ from mnemo_core.model import CLASS_KINDS, RawImport
 
 FileView = tuple[dict[int, tuple[Any, ...]], str, str | None]  # resolver_view: symbols, imports, exports
 NO_VIEW: FileView = ({}, "[]", None)
-_NAME, _KIND = 1, 2  # where a viewed symbol row holds its qualified name and kind
+_NAME, _KIND, _PARENT, _SUPERS = 1, 2, 3, 9  # where a viewed symbol row holds these
 STAR = "*"  # a fixture name key for "any name": an added file imports with a wildcard
 
 
@@ -73,6 +74,7 @@ def note_file(
             change.member.add((language, scope, owner, short))
         if kind in CLASS_KINDS or (kind == "namespace" and hooks.global_namespace):
             change.classes.add((language, scope, name))
+    change.extending.update(_derived_methods(family(language), old, new))
     if before[1] != after[1]:
         change.imports.add(file_id)
         change.bindings.add(file_id)
@@ -91,6 +93,28 @@ def note_file(
         change.bases.add(file_id)
         change.packages.add((language, hooks.package_of(path)))
         change.fixtures.update((path, name) for name in _defined(after))
+
+
+def _derived_methods(
+    fam: str, old: dict[int, tuple[Any, ...]], new: dict[int, tuple[Any, ...]]
+) -> set[tuple[str, str]]:
+    """The method names whose set of classes that name base classes changed: methods that came or
+    went in such a class, and every method of a class whose bases as written changed."""
+    out = set()
+    rebased = {
+        sid
+        for sid in old.keys() & new.keys()
+        if old[sid][_KIND] in CLASS_KINDS and old[sid][_SUPERS] != new[sid][_SUPERS]
+    }
+    for view, other in ((old, new), (new, old)):
+        for sid, row in view.items():
+            if row[_KIND] != "method":
+                continue
+            owner = view.get(row[_PARENT])
+            came_or_went = sid not in other and (owner is None or owner[_SUPERS])
+            if came_or_went or row[_PARENT] in rebased:
+                out.add((fam, row[_NAME].rsplit(".", 1)[-1]))
+    return out
 
 
 def _bound(imports: str) -> dict[str, list[Any]]:

@@ -97,6 +97,7 @@ class Reads:
     classes: set[tuple[str, str, str]] = field(default_factory=set)  # (language, scope, name): classes
     names: set[tuple[str, str, bool]] = field(default_factory=set)  # ``named`` keys, the whole list
     counted: set[tuple[str, str, bool]] = field(default_factory=set)  # the list only if at most ``limit``
+    extending: set[tuple[str, str]] = field(default_factory=set)  # methods of a name in derived classes
     member: set[tuple[str, str, str, str]] = field(default_factory=set)  # a class's members of one name
     bound: set[tuple[int, str]] = field(default_factory=set)  # what a module's import binds one name to
     starred: set[int] = field(default_factory=set)  # what a module imports ``*`` from
@@ -126,6 +127,7 @@ class Reads:
         keys.update(SEP.join(("c", *cls)) for cls in self.classes)
         keys.update(name_key(*name) for name in self.names)
         keys.update("a" + name_key(*name)[1:] for name in self.counted)
+        keys.update(f"ne{SEP}{family}{SEP}{name}" for family, name in self.extending)
         keys.update(SEP.join(("o", *member)) for member in self.member)
         keys.update(f"bn{SEP}{f}{SEP}{name}" for f, name in self.bound)
         keys.update(f"bs{SEP}{f}" for f in self.starred)
@@ -150,6 +152,7 @@ _READ_SETS = (
     "classes",
     "names",
     "counted",
+    "extending",
     "member",
     "bound",
     "starred",
@@ -376,6 +379,10 @@ class World:
     # -- modules and imports ----------------------------------------------------------------
     def _family(self, language: str) -> str:
         return self._hooks[language].module_family or language
+
+    def family(self, language: str) -> str:
+        """The module family a language's names are counted in."""
+        return self._family(language)
 
     def _module_index(self, language: str) -> object:
         """The import lookup over the files of a language and of those in its module family."""

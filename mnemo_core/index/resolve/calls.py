@@ -311,9 +311,22 @@ class Calls(Types):
             outside = (self._resolve_dotted(here.file_id, scope, n).how == "external" for n in names)
             if not names or not all(outside):
                 return False
-        namesakes = self.world.named(self.world.files[here.file_id].language, name, True)
-        owners = {self.world.symbol(m).parent_id for m in namesakes} - {None}
-        return not any(self._extends_external([c]) for c in owners if c is not None)
+        return not any(self._extends_external([c]) for c in self._derived_owners(here, name))
+
+    def _derived_owners(self, here: FileScope, name: str) -> list[int]:
+        """The classes that define a method ``name`` and name base classes: only these can extend
+        one from outside (what this depends on is noted as one key, ``Reads.extending``)."""
+        w = self.world
+        language = w.files[here.file_id].language
+        reads, w.reads = w.reads, None
+        try:
+            owners = {w.symbol(m).parent_id for m in w.named(language, name, True)} - {None}
+            derived = [c for c in sorted(o for o in owners if o is not None) if w.symbol(c).supers]
+        finally:
+            w.reads = reads
+        if reads is not None:
+            reads.extending.add((w.family(language), name))
+        return derived
 
     def _call_result(self, here: FileScope, scope: str, receiver: str) -> Lookup | None:
         """What a call's result is, for a method called on it (``self.signer().dumps()``): the
