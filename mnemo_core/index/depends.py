@@ -34,7 +34,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from mnemo_core.index.languages import language_for_path, registry
-from mnemo_core.index.world import SEP, Reads, name_keys
+from mnemo_core.index.world import SCOPED, SEP, STARRED, Reads, name_keys
 from mnemo_core.model import CLASS_KINDS, RawImport
 
 FileView = tuple[dict[int, tuple[Any, ...]], str, str | None]  # resolver_view: symbols, imports, exports
@@ -84,7 +84,7 @@ def note_file(
             for alias in old_bound.keys() | new_bound.keys()
             if old_bound.get(alias) != new_bound.get(alias)
         )
-        if old_bound.get(STAR) != new_bound.get(STAR):
+        if old_bound.get(STARRED) != new_bound.get(STARRED):
             change.starred.add(file_id)
     if before[2] != after[2]:
         change.exports.add(file_id)
@@ -118,14 +118,13 @@ def _derived_methods(
 
 
 def _bound(imports: str) -> dict[str, list[Any]]:
-    """A module's imports by the name they bind at module level (``STAR``: its wildcards)."""
+    """A module's imports by the name they bind at module level, its wildcards and its imports in
+    functions (noted as ``World.bindings`` notes them)."""
     out: dict[str, list[Any]] = {}
     for row in json.loads(imports):
         imported = RawImport(*row)
-        if imported.name == "*":
-            out.setdefault(STAR, []).append(row)
-        elif not imported.scope:
-            out.setdefault(imported.alias, []).append(row)
+        name = STARRED if imported.name == "*" else SCOPED if imported.scope else imported.alias
+        out.setdefault(name, []).append(row)
     return out
 
 
@@ -174,8 +173,10 @@ def note_paths(
                 continue
             if old.imported(language, path, imp) != new.imported(language, path, imp):
                 change.bindings.add(fid)
-                change.starred.update([fid] if imp.name == "*" else [])
-                change.bound.update([] if imp.name == "*" or imp.scope else [(fid, imp.alias)])
+                if imp.name == "*":
+                    change.starred.add(fid)
+                else:
+                    change.bound.add((fid, SCOPED if imp.scope else imp.alias))
     for key in queries:
         _, kind, path, name = key.split(SEP)
         spec = language_for_path(path)

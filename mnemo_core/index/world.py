@@ -8,9 +8,9 @@ A cold build preloads everything in a handful of bulk queries instead.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from mnemo_core.index.languages import registry
 from mnemo_core.index.languages.base import Hooks
@@ -184,14 +184,74 @@ class Binding:
     member: str = ""
 
 
-@dataclass
+STARRED = "*"  # the name a module's wildcard imports are noted under
+SCOPED = " scoped"  # the name a module's imports inside functions are noted under (no identifier)
+
+
+class _NotedNames(dict[str, Binding]):
+    """A module's bindings by name, noting each name asked for (and, walked, every name)."""
+
+    note: Callable[[str], None] | None = None
+
+    def get(self, name: str, default: Any = None) -> Any:
+        if self.note is not None:
+            self.note(name)
+        return super().get(name, default)
+
+    def __contains__(self, name: object) -> bool:
+        if self.note is not None and isinstance(name, str):
+            self.note(name)
+        return super().__contains__(name)
+
+    def __getitem__(self, name: str) -> Binding:
+        if self.note is not None:
+            self.note(name)
+        return super().__getitem__(name)
+
+    def values(self) -> Any:
+        if self.note is not None:
+            self.note("")
+        return super().values()
+
+    def items(self) -> Any:
+        if self.note is not None:
+            self.note("")
+        return super().items()
+
+    def __iter__(self) -> Iterator[str]:
+        if self.note is not None:
+            self.note("")
+        return super().__iter__()
+
+
 class FileBindings:
     """The names a file's imports bind (at module level, and per function that imports), and the
-    modules it imports ``*`` from."""
+    modules it imports ``*`` from. Once ``noted``, what another file's resolution reads of them is
+    noted name by name (``""``: all of them)."""
 
-    names: dict[str, Binding] = field(default_factory=dict)
-    stars: list[tuple[int, ...]] = field(default_factory=list)
-    scoped: dict[str, dict[str, Binding]] = field(default_factory=lambda: defaultdict(dict))
+    def __init__(self) -> None:
+        self.names: dict[str, Binding] = _NotedNames()
+        self._stars: list[tuple[int, ...]] = []
+        self._scoped: dict[str, dict[str, Binding]] = defaultdict(dict)
+        self._note: Callable[[str], None] | None = None
+
+    def noted(self, note: Callable[[str], None]) -> None:
+        """Note reads through ``note`` from now on."""
+        self._note = note
+        assert isinstance(self.names, _NotedNames)
+        self.names.note = note
+
+    @property
+    def stars(self) -> list[tuple[int, ...]]:
+        if self._note is not None:
+            self._note(STARRED)
+        return self._stars
+
+    @property
+    def scoped(self) -> dict[str, dict[str, Binding]]:
+        if self._note is not None:
+            self._note(SCOPED)
+        return self._scoped
 
     def every(self) -> Iterator[Binding]:
         """Every binding, module level and in functions."""
@@ -415,10 +475,7 @@ class World:
         return self._imports_of(file_id)[1]
 
     def bindings(self, file_id: int) -> FileBindings:
-        """The names a file's imports bind (computed once per file)."""
-        reads = self.reads
-        if reads is not None and file_id != reads.owner:
-            reads.bindings.add(file_id)
+        """The names a file's imports bind (computed once per file; what is read of them is noted)."""
         cached = self._bindings.get(file_id)
         if cached is not None:
             return cached
@@ -428,9 +485,9 @@ class World:
         result = FileBindings()
         for imp in self._imports_of(file_id)[0]:
             if imp.name == "*":
-                result.stars.append(self._paths_to_ids(hooks.resolve_module(f.path, imp, index)))
+                result._stars.append(self._paths_to_ids(hooks.resolve_module(f.path, imp, index)))
                 continue
-            names = result.scoped[imp.scope] if imp.scope else result.names
+            names = result._scoped[imp.scope] if imp.scope else result.names
             submodule = (
                 self._paths_to_ids(hooks.resolve_member_module(f.path, imp, index)) if imp.name else ()
             )
@@ -439,21 +496,20 @@ class World:
             else:
                 modules = self._paths_to_ids(hooks.resolve_module(f.path, imp, index))
                 names[imp.alias] = Binding(modules, imp.name)
+        result.noted(lambda name: self._note_bound(file_id, name))
         self._bindings[file_id] = result
         return result
 
-    def _bindings_for(self, module: int, name: str) -> FileBindings:
-        """A module's bindings, of which only ``name`` and the wildcard imports are read."""
-        reads, self.reads = self.reads, None
-        try:
-            bindings = self.bindings(module)
-        finally:
-            self.reads = reads
-        if reads is not None and module != reads.owner:
-            reads.bound.add((module, name))
-            if bindings.stars:
-                reads.starred.add(module)
-        return bindings
+    def _note_bound(self, file_id: int, name: str) -> None:
+        reads = self.reads
+        if reads is None or file_id == reads.owner:
+            return
+        if name == "":
+            reads.bindings.add(file_id)
+        elif name == STARRED:
+            reads.starred.add(file_id)
+        else:
+            reads.bound.add((file_id, name))
 
     def submodule(self, module_file: int, name: str) -> list[int]:
         """The module symbol of submodule ``name`` of a package module (empty when there is none)."""
@@ -487,7 +543,7 @@ class World:
                 return ids
             if depth <= 0:
                 continue
-            bindings = self._bindings_for(module, name)
+            bindings = self.bindings(module)
             binding = bindings.names.get(name)
             if binding is not None:
                 found = self.resolve_binding(binding, depth - 1)
