@@ -40,6 +40,7 @@ from mnemo_core.model import CLASS_KINDS, RawImport
 FileView = tuple[dict[int, tuple[Any, ...]], str, str | None]  # resolver_view: symbols, imports, exports
 NO_VIEW: FileView = ({}, "[]", None)
 _NAME, _KIND, _PARENT, _SUPERS = 1, 2, 3, 9  # where a viewed symbol row holds these
+_PACKAGE_STEMS = frozenset({"__init__", "index", "mod"})  # a file that stands for its directory
 STAR = "*"  # a fixture name key for "any name": an added file imports with a wildcard
 
 
@@ -164,7 +165,7 @@ def note_paths(
         return
     old = _Indexes([p for p, lang in before.items() if family(lang) in moved])
     new = _Indexes([p for p, (_, lang) in after.items() if family(lang) in moved])
-    words = _path_words(before.keys() ^ after.keys())
+    words = _path_words(before.keys(), after.keys())
     for path, (fid, language) in after.items():
         if path not in before or family(language) not in moved or fid in change.bindings:
             continue
@@ -186,15 +187,18 @@ def note_paths(
             change.modules.add((kind, path, name))
 
 
-def _path_words(paths: Iterable[str]) -> set[str]:
-    """The names an import may reach an added or removed file by: its stem and its directory's
-    (``pkg/__init__.py``, ``dir/index.js``, a Go package's directory)."""
+def _path_words(before: Iterable[str], after: Iterable[str]) -> set[str]:
+    """The names an import may reach an added or removed file by: its stem (a package's
+    ``__init__.py``, ``index.js``, ``mod.rs``: its directory's name), and the name of a directory
+    that appeared or emptied (a Go package, a namespace package)."""
+    old, new = set(before), set(after)
     words = set()
-    for path in paths:
+    for path in old ^ new:
         parts = path.split("/")
-        words.add(parts[-1].split(".", 1)[0])
-        if len(parts) > 1:
-            words.add(parts[-2])
+        stem = parts[-1].split(".", 1)[0]
+        words.add(parts[-2] if stem in _PACKAGE_STEMS and len(parts) > 1 else stem)
+    dirs = {p.rsplit("/", 1)[0] for p in old if "/" in p} ^ {p.rsplit("/", 1)[0] for p in new if "/" in p}
+    words.update(d.rsplit("/", 1)[-1] for d in dirs)
     return words
 
 
