@@ -11,7 +11,8 @@ that tree first on ``PYTHONPATH``; the semantic vectors, keyed by text, are left
 3. forward: ``git checkout`` the first HEAD again then ``mnemo index``.
 
 Each timing is wall seconds and the CPU seconds (user + system) of the process and its children,
-with the peak RSS of the largest (``ru_maxrss`` of the children). With ``--check``, this checkout's index
+with the largest RSS of any child so far (``ru_maxrss`` of the children: cumulative, an upper
+bound for the step). With ``--check``, this checkout's index
 after the round trip is compared with the cold one (rows named without ids: ``store.snapshot``), and the
 index at HEAD~N with a cold index of a second clone at HEAD~N; a difference is printed and fails.
 
@@ -122,7 +123,7 @@ def main() -> None:
     for _ in range(args.rounds):
         for label, code in codes:
             results[label].append(_round(code, label, args))
-    print("| code | step | wall s | CPU s | peak RSS MB | CPU / cold CPU |")
+    print("| code | step | wall s | CPU s | largest RSS so far MB | CPU / cold CPU |")
     print("|---|---|---:|---:|---:|---:|")
     for label, runs in results.items():
         for step in ("cold", "back", "forward"):
