@@ -259,8 +259,14 @@ def run_repo(name: str, workdir: Path, count: int, columns: tuple[str, ...] = SE
     shutil.copyfile(map_path(root), base_map)
     saved = workdir / f"{name}.testmondata" if "testmon" in columns else None
     if saved is not None:
-        _pytest(python, root, *args, "--testmon")
-        _copy_database(root / ".testmondata", saved)
+        recorded = _pytest(python, root, *args, "--testmon")
+        if "INTERNALERROR" in recorded.stdout + recorded.stderr:
+            # testmon stops recording at its own error (on mako: a traced code object whose file name
+            # is a directory): a partial database would select everything; the column is left out
+            print(f"[{name}] testmon failed while recording; its column is left out", flush=True)
+            columns, saved = tuple(c for c in columns if c != "testmon"), None
+        else:
+            _copy_database(root / ".testmondata", saved)
     maps = {"mnemo": base_map, "stale": None, "static": None}
     if "stale" in columns:
         maps["stale"] = _stale_map(repo, root, python, workdir)
