@@ -132,19 +132,3 @@ def test_a_new_test_beside_moved_ones_runs_when_they_reach_the_change(
     change(repo, {"src/pkg/calc.py": calc.replace("return LIMIT\n", "return LIMIT - 1\n")})
     tests, _ = _selected(repo, capsys, "HEAD~1")
     assert "tests/test_calc.py::test_clamp" in tests and "tests/test_arith.py::test_negative" not in tests
-
-
-def test_a_test_added_since_the_map_runs_when_its_class_reaches_the_change(
-    repo: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    calc_tests = (repo / "tests" / "test_calc.py").read_text()
-    zero = "\n    def test_zero(self):\n        from pkg import calc\n\n"
-    zero += '        assert getattr(calc, "cl" + "amp")(0) == 0\n'
-    change(repo, {"tests/test_calc.py": calc_tests + zero}, "a test the map has not seen, in TestMore")
-    calc = CALC.replace("return LIMIT\n", "return LIMIT - 1\n")
-    change(repo, {"src/pkg/calc.py": calc})
-    tests, _ = _selected(repo, capsys, "HEAD~1")
-    assert "tests/test_calc.py::TestMore::test_zero" in tests  # TestMore's test_small ran clamp
-    change(repo, {"src/pkg/calc.py": calc.replace("return a + b", "return b + a")})
-    tests, _ = _selected(repo, capsys, "HEAD~1")
-    assert sorted(tests) == ["tests/test_calc.py::test_add", "tests/test_calc.py::test_double"]
