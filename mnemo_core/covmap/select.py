@@ -7,8 +7,9 @@ for the rest). What a symbol-by-symbol answer cannot see, this module adds, each
 
 - the tests the change adds or edits, and those added or edited since the map's commit (the map
   has never seen them run as they are; a test moved or reformatted since is not new) in a test file
-  the map saw no test of, or one with a test the change reaches by the map, its rules or the static
-  graph (the others are the static graph's to reach, as with no map: ``covmap.since``);
+  the map saw no test of, or one (for a test edited since: a class, or its file's functions outside
+  classes) with a test the change reaches by the map, its rules or the static graph (the others are
+  the static graph's to reach, as with no map: ``covmap.since``);
 - every test under a directory whose ``conftest.py`` changed, every test of a test file whose
   module-level code (imports, fixtures' registration, constants) changed;
 - for module-level code of any other Python file (it runs at import: no test's lines), the tests
@@ -37,7 +38,7 @@ from mnemo_core.change.diffmap import ChangedSymbol
 from mnemo_core.change.ownlines import own_line_sets
 from mnemo_core.covmap.fast import function_failures
 from mnemo_core.covmap.record import line_map
-from mnemo_core.covmap.since import tests_since
+from mnemo_core.covmap.since import test_group, tests_since
 from mnemo_core.covmap.store import CoverageMap, map_path, reading
 from mnemo_core.index.store import Store
 from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, Evidence, Impact, ScoredSymbol, Symbol
@@ -83,8 +84,8 @@ def widen(
         found = _Found({})
         _by_file(store, changes, changed, coverage_map, ids, found)
         _by_symbol(root, changed, coverage_map, ids, found, commit)
-        reached = {t.symbol.path for t in analysis.impact.tests}
-        reached |= {t.path for t in store.symbols_by_ids(set(found.tests)).values()}
+        reached = {test_group(t.symbol) for t in analysis.impact.tests}
+        reached |= {test_group(t) for t in store.symbols_by_ids(set(found.tests)).values()}
         _edited_tests(store, root, (changed, reached), (coverage_map, ids), (commit, sides[1]), found)
         _unreached(root, analysis.impact, changed, coverage_map, ids, found, commit)
         first = _ran_changed_lines(root, changes, coverage_map, ids, sides[0], commit)
@@ -175,13 +176,13 @@ def _by_symbol(
 def _edited_tests(
     store: Store,
     root: Path,
-    change: tuple[list[ChangedSymbol], set[str]],
+    change: tuple[list[ChangedSymbol], set[tuple[str, str]]],
     lookup: tuple[CoverageMap, _Lookup],
     sides: tuple[str, str | Snapshot],
     found: _Found,
 ) -> None:
     """The tests the change adds or edits, and those added or edited since the map's commit that
-    ``covmap.since`` takes (``reached``: the test files the selection has a test of; ``sides``: the
+    ``covmap.since`` takes (``reached``: the groups of tests the selection has a test of; ``sides``: the
     map's commit and the change's new side)."""
     changed, reached = change
     keys = [(c.path, c.name, c.kind) for c in changed if c.is_test_case and c.status != "deleted"]

@@ -8,10 +8,13 @@ matter, and only those that really are new:
   and the rest of its file left out) is the same as a test of the same qualified name at the map's
   commit, in its file then or in another test file changed since (moved between files, a file
   renamed or split), and that the map's own ids lead to, is no news: the map saw it run;
-- the others count as added or edited since. They are selected in a test file the change reaches
-  (a test of it is in the selection by the map, its rules or the static graph), or in a test file
-  of which the map saw no test (all of it new: nothing says what it runs). In any other test file
-  they are the static graph's to reach, as with no map.
+- the others count as added or edited since. A test added since is selected in a test file the
+  change reaches (a test of it is in the selection by the map, its rules or the static graph); a
+  test edited since (the map saw its old self run, and what it ran did not reach the change) when
+  its class, or for a function outside classes its file's other such functions, has a test the
+  change reaches (the peers ``change.coverage`` uses for tests the data never saw). In a test file
+  of which the map saw no test (all of it new: nothing says what it runs), every one. Elsewhere they
+  are the static graph's to reach, as with no map.
 """
 
 from __future__ import annotations
@@ -38,11 +41,11 @@ def tests_since(
     coverage_map: CoverageMap,
     ids: _Lookup,
     sides: tuple[str, str | Snapshot],
-    reached: set[str],
+    reached: set[tuple[str, str]],
 ) -> list[Symbol]:
     """The tests added or edited from the map's commit to the change's side (``sides``: the map's
-    commit, the new side) that the selection takes (see the module); ``reached``: the test files
-    the selection already has a test of."""
+    commit, the new side) that the selection takes (see the module); ``reached``: the groups of
+    tests (``test_group``) the selection already has a test of."""
     commit, head = sides
     since = [c for c in changed_files(root, commit, head) if c.path.endswith(PYTHON_SUFFIXES)]
     with_tests = [c for c in since if any(s.is_test_case for s in store.symbols_in_file(c.path))]
@@ -55,7 +58,20 @@ def tests_since(
     new = [t for t in tests if t.id not in seen]
     seen_files = {t.path for t in tests if t.id in seen}
     seen_files |= {c.path for c in with_tests if c.status != ChangeStatus.ADDED}
-    return [t for t in new if t.path in reached or t.path not in seen_files]
+    added = {(c.path, c.name) for c in edited if c.status == "added"}
+    files = {path for path, _ in reached}
+    return [
+        t
+        for t in new
+        if t.path not in seen_files
+        or ((t.path, t.name) in added and t.path in files)
+        or ((t.path, t.name) not in added and test_group(t) in reached)
+    ]
+
+
+def test_group(test: Symbol) -> tuple[str, str]:
+    """A test's peers: its file and class (``""`` for a function outside any class)."""
+    return test.path, test.name.rpartition(".")[0]
 
 
 def _unchanged(

@@ -132,3 +132,18 @@ def test_a_new_test_beside_moved_ones_runs_when_they_reach_the_change(
     change(repo, {"src/pkg/calc.py": calc.replace("return LIMIT\n", "return LIMIT - 1\n")})
     tests, _ = _selected(repo, capsys, "HEAD~1")
     assert "tests/test_calc.py::test_clamp" in tests and "tests/test_arith.py::test_negative" not in tests
+
+
+def test_a_test_edited_since_the_map_runs_when_its_class_reaches_the_change(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    calc_tests = (repo / "tests" / "test_calc.py").read_text()
+    edited = calc_tests.replace("assert clamp(3) == 3", "assert clamp(4) == 4")
+    change(repo, {"tests/test_calc.py": edited}, "TestMore.test_small edited since the map")
+    calc = CALC.replace("return a + b", "return b + a")
+    change(repo, {"src/pkg/calc.py": calc})
+    tests, _ = _selected(repo, capsys, "HEAD~1")
+    assert sorted(tests) == ["tests/test_calc.py::test_add", "tests/test_calc.py::test_double"]
+    change(repo, {"src/pkg/calc.py": calc.replace("return LIMIT\n", "return LIMIT - 1\n")})
+    tests, _ = _selected(repo, capsys, "HEAD~1")
+    assert "tests/test_calc.py::TestMore::test_small" in tests  # its class ran clamp (itself, then)
