@@ -34,6 +34,9 @@ COMPONENTS = tuple(WEIGHTS)
 GRID = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)  # the values each weight may take
 LEARNED = ("lexical", "generic", "file", "text", "body", "history", "proximity", "recency")
 ROUNDS = 3  # coordinate-ascent sweeps
+TYPE_FACTOR = "type factor"  # a further multiplier of types' scores (kind prior aside), fitted too
+TYPE_GRID = (0.4, 0.6, 0.8, 1.0, 1.2)
+TYPE_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "type"})
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,7 @@ class Case:
     keywords: Keywords
     matrix: np.ndarray  # candidates x COMPONENTS
     factor: np.ndarray  # each candidate's product of multipliers
+    types: np.ndarray  # 1.0 where the candidate is a type (class, struct, interface, ...)
     keys: dict[int, str]  # symbol id -> its benchmark key (functions, methods and types only)
 
 
@@ -57,13 +61,14 @@ def case_of(
     """A case with its arrays and keys precomputed."""
     matrix = np.array([[s.components.get(n, 0.0) for n in COMPONENTS] for s in scored], dtype=float)
     factor = np.array([float(np.prod(list(s.multipliers.values()) or [1.0])) for s in scored])
+    types = np.array([float(symbols[s.symbol_id].kind in TYPE_KINDS) for s in scored])
     keys = {}
     for s in scored:
         symbol = symbols[s.symbol_id]
         if symbol.kind in RANKED_KINDS:
             item = Ranked(symbol.path, symbol.short_name, symbol.start_line, symbol.end_line)
             keys[s.symbol_id] = as_keys([item], task.truth)[0]
-    return Case(repo, task, scored, symbols, kw, matrix, factor, keys)
+    return Case(repo, task, scored, symbols, kw, matrix, factor, types, keys)
 
 
 def load_cases(cache: Path, count: int, seed: int, window: int) -> list[Case]:
@@ -81,7 +86,8 @@ def load_cases(cache: Path, count: int, seed: int, window: int) -> list[Case]:
 def metrics(case: Case, weights: Mapping[str, float]) -> dict[str, float]:
     """The folded ranking's metrics under ``weights`` (the best ``FOLDED`` candidates folded)."""
     vector = np.array([weights.get(n, 0.0) for n in COMPONENTS])
-    scores = (case.matrix @ vector) * case.factor
+    type_factor = 1.0 + case.types * (weights.get(TYPE_FACTOR, 1.0) - 1.0)
+    scores = (case.matrix @ vector) * case.factor * type_factor
     order = np.lexsort((np.arange(len(scores)), -scores))[:FOLDED]
     top = [replace(case.scored[i], score=float(scores[i])) for i in order]
     folded = fold(top, case.symbols, case.keywords).scored
@@ -107,8 +113,8 @@ def fit(cases: Sequence[Case], start: Mapping[str, float]) -> tuple[dict[str, fl
     value = objective(cases, best)
     for _ in range(ROUNDS):
         moved = False
-        for name in LEARNED:
-            for candidate in GRID:
+        for name in (*LEARNED, TYPE_FACTOR):
+            for candidate in TYPE_GRID if name == TYPE_FACTOR else GRID:
                 trial = {**best, name: candidate}
                 got = objective(cases, trial)
                 if got > value + 1e-9:
@@ -133,7 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     cases = load_cases(args.cache, args.tasks, args.seed, args.window)
     print(f"{len(cases)} cached tasks", file=sys.stderr)
-    start = dict(WEIGHTS)
+    start = {**WEIGHTS, TYPE_FACTOR: 1.0}
     print(
         f"product weights: objective {objective(cases, start):.4f}\n{show('product', per_repo(cases, start))}"
     )
