@@ -32,6 +32,8 @@ from mnemo_core.index.languages.base import (
     Hooks,
     TestConventions,
 )
+from mnemo_core.index.queries import roles as pattern_roles
+from mnemo_core.index.queries import symbols_query
 from mnemo_core.index.textsplit import identifier_words
 from mnemo_core.memo import BoundedCache
 from mnemo_core.model import (
@@ -54,7 +56,9 @@ SIGNATURE_MAX_CHARS = 300
 # files whose extraction is kept, by content: the index refresh before a change's analysis extracts
 # the head side of the changed files, which the analysis extracts again (a 6,000-line file: 1 s)
 EXTRACTS_CACHED = 16
-_EXTRACTS: BoundedCache[tuple[str, bytes, str, TestConventions], FileExtract] = BoundedCache(EXTRACTS_CACHED)
+_EXTRACTS: BoundedCache[tuple[str, bytes, str, TestConventions, bool], FileExtract] = BoundedCache(
+    EXTRACTS_CACHED
+)
 DOCSTRING_MAX_CHARS = 2000
 _SYMBOL_KIND: dict[str, SymbolKind] = {kind: kind for kind in SYMBOL_KINDS}
 _DEFINITION_KIND: dict[str, DefinitionKind] = {**_SYMBOL_KIND, CONTAINER_ONLY: CONTAINER_ONLY}
@@ -87,9 +91,19 @@ _TYPE_NAME = re.compile(r"[\w.()\s]*\.__name__(\.upper\(\))?")
 _REPLACING = re.compile(r"(?:^|\.)(?:setattr|delattr|patch)$")
 
 
-def extract(path: str, source: bytes, spec: LanguageSpec, conventions: TestConventions = None) -> FileExtract:
+def extract(
+    path: str,
+    source: bytes,
+    spec: LanguageSpec,
+    conventions: TestConventions = None,
+    symbols_only: bool = False,
+) -> FileExtract:
     """Extract the symbols, references and imports of one file; ``conventions``: the repository's
-    pytest settings, which say what its tests are."""
+    pytest settings, which say what its tests are. With ``symbols_only``, what a diff reads and no
+    more: the symbols (names, kinds, lines, signatures, docstrings, tests, exports) and the imports,
+    without references, bodies, fields, bases or return types built from references; its query
+    runs only the patterns of definitions, imports and (in a test file, whose top-level calls say
+    which classes run tests) calls, a quarter of the full query's cost."""
     whole = source
     bounded = budget.parse_bounded(spec.parser, source)
     root, source = bounded.root, bounded.source
@@ -98,13 +112,15 @@ def extract(path: str, source: bytes, spec: LanguageSpec, conventions: TestConve
     imports: list[tuple[int, list[RawImport]]] = []
     held: dict[tuple[int, str], str] = {}  # (line, prefix) of a collector call -> the attribute it sets
     checked: set[tuple[int, str, str]] = set()  # (line, variable, class) of each isinstance check
-    roles = _roles(spec)
     separator = spec.hooks.path_separator
     in_test_file = spec.hooks.holds_tests(path, whole, conventions)
     collected = spec.hooks.runs_tests_in(path, conventions)
-    query = spec.query if in_test_file else spec.query_outside_tests
+    if symbols_only:
+        query, roles = symbols_query(spec, in_test_file)
+    else:
+        query, roles = spec.query if in_test_file else spec.query_outside_tests, pattern_roles(spec)
     for pattern, captures in budget.cursor(query).matches(root):
-        role, capture = roles[pattern]
+        role, capture, found_kind = roles[pattern]
         names = captures.get("name")
         if role == "ref" and names:
             receiver = _text(captures["receiver"][0]) if "receiver" in captures else ""
@@ -112,7 +128,7 @@ def extract(path: str, source: bytes, spec: LanguageSpec, conventions: TestConve
                 receiver = receiver.replace(separator, ".")
             receiver = _as_attribute(receiver, spec.hooks.instance_prefix)
             name = names[0]
-            start, kind = captures[capture][0].start_byte, _REF_KIND[capture[10:].removeprefix("test_")]
+            start, kind = captures[capture][0].start_byte, _REF_KIND[found_kind]
             line = name.start_point[0] + 1
             if kind == "dispatch" and COLLECT_CAPTURE in captures:
                 if prefix := spec.hooks.prefix_collectors.get(_text(name), ""):
@@ -138,29 +154,32 @@ def extract(path: str, source: bytes, spec: LanguageSpec, conventions: TestConve
                 if ISINSTANCE_CAPTURE in captures:
                     checked.add((line, _text(name), receiver))
         elif role == "def" and names:
-            _add_definition(definitions, captures, _DEFINITION_KIND[capture[11:]], spec)
+            _add_definition(definitions, captures, _DEFINITION_KIND[found_kind], spec)
         elif role == "import":
             node = captures[capture][0]
             imports.append((node.start_byte, spec.hooks.parse_import(node)))
     definitions = _nest(definitions, spec.hooks.global_namespace)
-    refs.extend(
-        (start, "uses", name, "", line)
-        for start, line, name in spec.hooks.constant_uses(
-            root, source, *_constants(definitions, imports, spec.hooks.member_constants)
+    if not symbols_only:
+        refs.extend(
+            (start, "uses", name, "", line)
+            for start, line, name in spec.hooks.constant_uses(
+                root, source, *_constants(definitions, imports, spec.hooks.member_constants)
+            )
         )
-    )
     self_names = spec.hooks.self_names
-    parameters = {d.qualified: spec.hooks.params(d) for d in definitions if d.kind in CALLABLE_KINDS}
+    callables = [] if symbols_only else [d for d in definitions if d.kind in CALLABLE_KINDS]
+    parameters = {d.qualified: spec.hooks.params(d) for d in callables}
     scoped = _described(_scoped_refs(refs, definitions), definitions)
     scoped = _collector_users(_copied_types(_checked_unions(scoped, checked), parameters), held)
-    constructed = _constructed_returns(scoped)
-    supers = _supers(scoped, spec.hooks)
-    fields = _fields(scoped, {d.qualified for d in definitions if d.kind in CLASS_KINDS}, self_names)
+    classes = {d.qualified for d in definitions if d.kind in CLASS_KINDS}
+    constructed = {} if symbols_only else _constructed_returns(scoped)
+    supers = {} if symbols_only else _supers(scoped, spec.hooks)
+    fields = {} if symbols_only else _fields(scoped, classes, self_names)
     kept = [d for d in definitions if d.kind != CONTAINER_ONLY]
     set_up = _set_up_classes(scoped, definitions) if in_test_file else frozenset()
     bodies = (
         [""] * (len(kept) + 1)
-        if in_test_file  # tests are context, not search targets: a smaller index
+        if in_test_file or symbols_only  # tests are context, not search targets: a smaller index
         else body_texts(source, [(d.outer.start_byte, d.outer.end_byte) for d in kept])
     )
     builds = (
@@ -186,7 +205,9 @@ def extract(path: str, source: bytes, spec: LanguageSpec, conventions: TestConve
         path=path,
         language=spec.name,
         symbols=tuple(symbols),
-        refs=_kept(
+        refs=()
+        if symbols_only
+        else _kept(
             _named_values(scoped, definitions, imports, self_names, spec.hooks.shares_package_scope()),
             self_names,
             in_test_file,
@@ -199,12 +220,22 @@ def extract(path: str, source: bytes, spec: LanguageSpec, conventions: TestConve
 
 
 def extract_once(
-    path: str, source: bytes, spec: LanguageSpec, conventions: TestConventions = None
+    path: str,
+    source: bytes,
+    spec: LanguageSpec,
+    conventions: TestConventions = None,
+    symbols_only: bool = False,
 ) -> FileExtract:
-    """``extract``, remembered for the last ``EXTRACTS_CACHED`` files by their content."""
-    key = (path, hashlib.blake2b(source, digest_size=16).digest(), spec.name, conventions)
+    """``extract``, remembered for the last ``EXTRACTS_CACHED`` files by their content; asked for
+    ``symbols_only``, a full extract of the same content is as good."""
+    key = (path, hashlib.blake2b(source, digest_size=16).digest(), spec.name, conventions, False)
     known = _EXTRACTS.get(key)
-    return known if known is not None else _EXTRACTS.put(key, extract(path, source, spec, conventions))
+    if known is None and symbols_only:
+        key = (*key[:-1], True)
+        known = _EXTRACTS.get(key)
+    if known is None:
+        known = _EXTRACTS.put(key, extract(path, source, spec, conventions, symbols_only))
+    return known
 
 
 def _as_attribute(text: str, prefix: str) -> str:
@@ -519,31 +550,6 @@ def _fields(
 
 def _text(node: Node) -> str:
     return (node.text or b"").decode("utf-8", "replace")
-
-
-_ROLE = re.compile(rb"@(definition\.\w+|reference\.\w+|import)\b")
-_ROLE_CACHE: dict[str, dict[int, tuple[str, str]]] = {}
-
-
-def _roles(spec: LanguageSpec) -> dict[int, tuple[str, str]]:
-    """For each query pattern: its role (def, ref, import) and the capture that carries it. A kind
-    of definition or reference outside the vocabulary (``model.SymbolKind``, ``RefKind``) is an error
-    in the query file."""
-    cached = _ROLE_CACHE.get(spec.name)
-    if cached is not None:
-        return cached
-    query, text = spec.query, spec.query_text.encode()
-    roles: dict[int, tuple[str, str]] = {}
-    for pattern in range(query.pattern_count):
-        found = _ROLE.search(text, query.start_byte_for_pattern(pattern), query.end_byte_for_pattern(pattern))
-        capture = found.group(1).decode() if found else ""
-        role = {"definition": "def", "reference": "ref", "import": "import"}.get(capture.split(".")[0], "")
-        kind = capture.split(".", 1)[-1].removeprefix("test_")
-        if (role == "def" and kind not in _DEFINITION_KIND) or (role == "ref" and kind not in _REF_KIND):
-            raise ValueError(f"{spec.name}.scm: {capture} is not in mnemo's vocabulary")
-        roles[pattern] = (role, capture)
-    _ROLE_CACHE[spec.name] = roles
-    return roles
 
 
 def _add_definition(
