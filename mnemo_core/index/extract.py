@@ -112,7 +112,7 @@ def extract(
     imports: list[tuple[int, list[RawImport]]] = []
     held: dict[tuple[int, str], str] = {}  # (line, prefix) of a collector call -> the attribute it sets
     checked: set[tuple[int, str, str]] = set()  # (line, variable, class) of each isinstance check
-    separator = spec.hooks.path_separator
+    separator, instance_prefix = spec.hooks.path_separator, spec.hooks.instance_prefix
     in_test_file = spec.hooks.holds_tests(path, whole, conventions)
     collected = spec.hooks.runs_tests_in(path, conventions)
     if symbols_only:
@@ -123,13 +123,20 @@ def extract(
         role, capture, found_kind = roles[pattern]
         names = captures.get("name")
         if role == "ref" and names:
-            receiver = _text(captures["receiver"][0]) if "receiver" in captures else ""
+            name, kind = names[0], _REF_KIND[found_kind]
+            if kind == "named":  # a string: most name no dotted path, decided before reading the rest
+                dotted = _text(name)
+                if DOTTED_PATH.fullmatch(dotted) and not _replaced(captures[capture][0]):
+                    start = captures[capture][0].start_byte
+                    refs.append((start, kind, dotted.replace(":", "."), "", name.start_point[0] + 1))
+                continue
+            receivers = captures.get("receiver")
+            receiver = _text(receivers[0]) if receivers else ""
             if separator != "." and separator in receiver:
                 receiver = receiver.replace(separator, ".")
-            receiver = _as_attribute(receiver, spec.hooks.instance_prefix)
-            name = names[0]
-            start, kind = captures[capture][0].start_byte, _REF_KIND[found_kind]
-            line = name.start_point[0] + 1
+            if instance_prefix:
+                receiver = _as_attribute(receiver, instance_prefix)
+            start, line = captures[capture][0].start_byte, name.start_point[0] + 1
             if kind == "dispatch" and COLLECT_CAPTURE in captures:
                 if prefix := spec.hooks.prefix_collectors.get(_text(name), ""):
                     refs.append((start, kind, prefix, receiver, line))
@@ -138,21 +145,16 @@ def extract(
                 refs.extend((start, kind, prefix, receiver, line) for prefix in _looked_up_prefixes(name))
             elif kind == "read" and GETATTR_CAPTURE in captures:
                 refs.append((start, kind, _attribute_name(_text(name)), receiver, line))
-            elif kind == "named":
-                dotted = _text(name)
-                if DOTTED_PATH.fullmatch(dotted) and not _replaced(captures[capture][0]):
-                    refs.append((start, kind, dotted.replace(":", "."), "", line))
             elif kind == "parametrize":
                 refs.extend(
                     (start, "type", param, cls, line)
                     for param, cls in spec.hooks.parametrized_types(_text(name), receiver)
                 )
             else:
-                refs.append(
-                    (start, kind, _as_attribute(_text(name), spec.hooks.instance_prefix), receiver, line)
-                )
+                text = _text(name)
+                refs.append((start, kind, _as_attribute(text, instance_prefix), receiver, line))
                 if ISINSTANCE_CAPTURE in captures:
-                    checked.add((line, _text(name), receiver))
+                    checked.add((line, text, receiver))
         elif role == "def" and names:
             _add_definition(definitions, captures, _DEFINITION_KIND[found_kind], spec)
         elif role == "import":
