@@ -23,6 +23,8 @@ from tree_sitter import Node
 
 from mnemo_core.index import budget
 from mnemo_core.index.bodytext import body_texts
+from mnemo_core.index.kept import ANY_ATTRIBUTE as ANY_ATTRIBUTE  # re-exported: resolution reads it
+from mnemo_core.index.kept import DESCRIBED, kept_refs, named_values, possibly_kept
 from mnemo_core.index.languages import LanguageSpec
 from mnemo_core.index.languages.base import (
     CONTAINER_ONLY,
@@ -39,7 +41,6 @@ from mnemo_core.memo import BoundedCache
 from mnemo_core.model import (
     CALLABLE_KINDS,
     CLASS_KINDS,
-    PROTOCOL_REF_KINDS,
     REF_KINDS,
     SYMBOL_KINDS,
     TYPED_REF_KINDS,
@@ -65,7 +66,6 @@ _DEFINITION_KIND: dict[str, DefinitionKind] = {**_SYMBOL_KIND, CONTAINER_ONLY: C
 _REF_KIND: dict[str, RefKind] = {kind: kind for kind in REF_KINDS}
 # what types an attribute a class's code gives: an instance of a class, or a class itself
 FIELD_KINDS: frozenset[RefKind] = frozenset({"type", "result", "alias"})
-ANY_ATTRIBUTE = "*"  # the name of a ``getattr(obj, name)`` read whose name is not a literal
 # the prefix of a ``getattr(self, name)`` dispatch whose name is a class's name alone: the methods it
 # may find are named like classes (``visit_`` + ``For``, or pyflakes-style ``FOR``, ``CLASSDEF``)
 TYPE_NAMED = "{Type}"
@@ -78,10 +78,7 @@ RESULT_MARK = "()"  # ends a return type that is a call's result, to be resolved
 NAME_DOT = "_"  # a "." inside one name (a test named by its description) would read as nesting
 _SPACES = re.compile(r"\s+")
 _LINE_COMMENT = re.compile(r"\s+(?:#|//)[^\"']*$")
-# RSpec's names for the class the enclosing ``describe Foo`` names, and for an instance of it
-DESCRIBED = {"described_class": "", "subject": ".new()"}
 _CONSTANT = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
-_VALUE_KINDS: frozenset[RefKind] = frozenset({"value", "registered", "handed"})
 _PREFIX = re.compile(r"[rRuUfF]{0,2}(\"|')([A-Za-z_][A-Za-z0-9_]*)")
 _LITERAL_NAME = re.compile(r"[rRuU]?(\"|')([A-Za-z_][A-Za-z0-9_]*)\1")
 # a name that is a class's name alone (``type(node).__name__``, ``node_class.__name__.upper()``)
@@ -169,6 +166,8 @@ def extract(
             )
         )
     self_names = spec.hooks.self_names
+    if not symbols_only:
+        refs = possibly_kept(refs, definitions, imports, spec.hooks, in_test_file)
     callables = [] if symbols_only else [d for d in definitions if d.kind in CALLABLE_KINDS]
     parameters = {d.qualified: spec.hooks.params(d) for d in callables}
     scoped = _described(_scoped_refs(refs, definitions), definitions)
@@ -209,8 +208,8 @@ def extract(
         symbols=tuple(symbols),
         refs=()
         if symbols_only
-        else _kept(
-            _named_values(scoped, definitions, imports, self_names, spec.hooks.shares_package_scope()),
+        else kept_refs(
+            named_values(scoped, definitions, imports, self_names, spec.hooks.shares_package_scope()),
             self_names,
             in_test_file,
         ),
@@ -367,36 +366,6 @@ def _constants(
     return frozenset(defined | constants), frozenset(imported - constants)
 
 
-def _named_values(
-    refs: list[RawRef],
-    definitions: list[Definition],
-    imports: list[tuple[int, list[RawImport]]],
-    self_names: frozenset[str],
-    package_scope: bool = False,
-) -> list[RawRef]:
-    """The references, with functions and classes named as values (handed to a call, stored in a
-    registry) kept only where the name is one the file defines or imports, or a variable of a known
-    class stored in a collection: most arguments are plain variables. With ``package_scope`` (Go, Java),
-    a capitalised name is kept too: another file of the package may define it, and no import says so."""
-    if not any(r.kind in _VALUE_KINDS for r in refs):
-        return refs
-    defined = {d.name for d in definitions if d.kind in CALLABLE_KINDS or d.kind in CLASS_KINDS}
-    imported = {(imp.alias or imp.name or imp.module).split(".")[0] for _, bound in imports for imp in bound}
-    typed = {(r.scope, r.name) for r in refs if r.kind == "type"}
-
-    def known(r: RawRef) -> bool:
-        if package_scope and (r.receiver or r.name)[:1].isupper():
-            return True  # Go's exported names, Java's classes: maybe another file of the package's
-        if not r.receiver:
-            held = r.kind == "handed" and (r.scope, r.name) in typed  # an object of a known class
-            return r.name in defined or r.name in imported or held
-        if r.receiver in self_names:
-            return r.name in defined
-        return r.receiver.split(".")[0] in imported
-
-    return [r for r in refs if r.kind not in _VALUE_KINDS or known(r)]
-
-
 def _replaced(string: Node) -> bool:
     """Whether a string naming a dotted path is the target a call replaces (``monkeypatch.setattr``,
     ``mock.patch``): the test then runs its stand-in, not the definition."""
@@ -478,42 +447,6 @@ def _attribute_name(expression: str) -> str:
     """The attribute ``getattr`` reads: a literal string's text, else :data:`ANY_ATTRIBUTE`."""
     found = _LITERAL_NAME.fullmatch(expression)
     return found.group(2) if found else ANY_ATTRIBUTE
-
-
-def _kept(refs: list[RawRef], self_names: frozenset[str], in_test_file: bool) -> tuple[RawRef, ...]:
-    """The references resolution uses: not returns (folded into symbols), attribute reads only on
-    ``self``, on a variable typed in the same scope (``result = runner.invoke(); result.output``),
-    through a chain of attributes starting at either (``ctx.request.blueprints``)
-    or through ``getattr`` with a name built at run time (a module's ``__getattr__`` may run); and
-    values a protocol runs on (``len(x)``, ``x == y``) only where their class can be known: ``self``,
-    its attributes, a call's result, a variable typed in the same scope, or in a test file any
-    plain name (a fixture parameter is typed by its fixture)."""
-    typed = {(r.scope, r.name) for r in refs if r.kind in TYPED_REF_KINDS}
-
-    def known(r: RawRef) -> bool:
-        value = r.name
-        return (
-            value in self_names
-            or value.endswith(")")
-            or value.startswith("self.")
-            or (r.scope, value) in typed
-            or (in_test_file and value.isidentifier())
-        )
-
-    written = {(r.line, r.scope, r.receiver, r.name) for r in refs if r.kind == "write"}
-    return tuple(
-        r
-        for r in refs
-        if r.kind not in ("returns", "returns_result")
-        and (r.kind != "read" or (r.line, r.scope, r.receiver, r.name) not in written)  # ``x.a = 1``: a write
-        and (
-            r.kind not in ("read", "write")
-            or r.receiver.split(".", 1)[0] in self_names
-            or (r.scope, r.receiver.split(".", 1)[0]) in typed
-            or r.name == ANY_ATTRIBUTE
-        )
-        and (r.kind not in PROTOCOL_REF_KINDS or known(r))
-    )
 
 
 def _supers(refs: list[RawRef], hooks: Hooks) -> dict[str, tuple[str, ...]]:
