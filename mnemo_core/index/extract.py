@@ -169,7 +169,8 @@ def extract(
     if not symbols_only:
         refs = possibly_kept(refs, definitions, imports, spec.hooks, in_test_file)
     callables = [] if symbols_only else [d for d in definitions if d.kind in CALLABLE_KINDS]
-    parameters = {d.qualified: spec.hooks.params(d) for d in callables}
+    params_of = {id(d): spec.hooks.params(d) for d in callables}  # read once: ``_symbol`` keeps them too
+    parameters = {d.qualified: params_of[id(d)] for d in callables}
     scoped = _described(_scoped_refs(refs, definitions), definitions)
     scoped = _collector_users(_copied_types(_checked_unions(scoped, checked), parameters), held)
     classes = {d.qualified for d in definitions if d.kind in CLASS_KINDS}
@@ -199,6 +200,7 @@ def extract(
             d.qualified in set_up,
             constructed.get(d.qualified, ""),
             supers.get(d.qualified, ()),
+            params_of.get(id(d)),
         )._replace(body=body, fields=fields.get(d.qualified, ()))
         for d, body in zip(kept, bodies[:-1], strict=True)  # the last body is the module's
     ]
@@ -565,6 +567,7 @@ def _symbol(
     set_up: bool,
     constructed: str,
     supers: tuple[str, ...],
+    params: tuple[str, ...] | None,
 ) -> RawSymbol:
     hooks = spec.hooks
     d.decorators = hooks.decorators(d)
@@ -584,7 +587,7 @@ def _symbol(
         is_test=d.is_test,
         is_test_case=d.is_test_case,
         exported=hooks.is_exported(d),
-        params=hooks.params(d),
+        params=hooks.params(d) if params is None else params,
         decorators=d.decorators,
         words=" ".join(identifier_words(d.qualified)),
         returns=hooks.returns(d) or constructed,
