@@ -128,7 +128,8 @@ def timed(mnemo: Mnemo, *args: str) -> tuple[float, float]:
 
 def index(mnemo: Mnemo, clone: Path, full: bool = False) -> float:
     """Bring the clone's index up to date (``full``: rebuild it); the seconds it took."""
-    run = mnemo.run("index", *(["--full"] if full else []), str(clone))
+    # without vectors: encoding saleor's takes CPU minutes, and the change analysis does not read them
+    run = mnemo.run("index", "--no-vectors", *(["--full"] if full else []), str(clone))
     if run.returncode != 0:
         raise SystemExit(f"mnemo index failed: {run.stderr.strip()}")
     return run.wall_s
