@@ -12,6 +12,7 @@ import datetime as dt
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -92,11 +93,13 @@ class Run:
     returncode: int
     stdout: str
     stderr: str
+    cpu_s: float = 0.0  # user + system CPU of the process and every descendant it waited for
 
 
 def run_measured(cmd: Sequence[str], cwd: Path | None = None, env: Mapping[str, str] | None = None) -> Run:
     """Run ``cmd`` to completion, timing it and sampling the RSS of its whole process tree."""
     sampler = _TreeRssSampler()
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     proc = subprocess.Popen(
         list(cmd),
@@ -110,8 +113,10 @@ def run_measured(cmd: Sequence[str], cwd: Path | None = None, env: Mapping[str, 
     out, err = proc.communicate()
     wall = time.perf_counter() - started
     sampler.stop()
+    done = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = done.ru_utime + done.ru_stime - used.ru_utime - used.ru_stime
     return Run(
-        wall, sampler.peak_kib, sampler.peak_child_kib, sampler.peak_pss_kib, proc.returncode, out, err
+        wall, sampler.peak_kib, sampler.peak_child_kib, sampler.peak_pss_kib, proc.returncode, out, err, cpu
     )
 
 

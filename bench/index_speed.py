@@ -27,11 +27,21 @@ interpreter start-up, imports and process-pool start-up are all counted. Each ti
 PASS/FAIL lines.
 
 Run: ``python bench/index_speed.py [--repeat 3] [--variants walked,git]``.
+
+``--cold REPO...`` measures instead what a user runs, against the parse floor, in CPU seconds beside
+wall time (issue 42's floors: at most 3x the floor in CPU): for each repository (a directory, or
+``stdlib`` for a git copy of this interpreter's standard library) and each repeat, back to back,
+a fresh-process parse floor (every file mnemo would index, read and parsed with its own grammar)
+and ``python -m mnemo_core.cli index --no-vectors`` run cold (``.mnemo/`` removed: history
+included where there is git) by each ``--code`` tree in turn. CPU is the user + system time of the
+whole process tree (``RUSAGE_CHILDREN``: the worker processes too); each ratio is taken against the
+floor of its own round, and the medians are reported.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -46,11 +56,13 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import (
+    check_run,
     machine_info,
     machine_line,
     markdown_table,
     median,
     python_json_run,
+    run_measured,
     table,
     verdict,
     write_json,
@@ -95,6 +107,25 @@ print(json.dumps({"files": len(files), "bytes": sum(map(len, data)), "read_s": r
                   "parse_s": done - read, "floor_s": done - started, "cpu_s": time.process_time()}))
 """
 
+# Run in a fresh interpreter: read and parse every file mnemo indexes under argv[1], each with its
+# language's grammar (the files chosen, and the parsers made, before the clock starts).
+LANGUAGE_FLOOR_CODE = """
+import json, sys, time
+from pathlib import Path
+from mnemo_core.index.files import list_files
+from mnemo_core.index.languages import language_for_path
+root = Path(sys.argv[1])
+files = [(root / p, language_for_path(p)) for p in list_files(root).paths]
+parsers = {spec.name: spec.parser for _, spec in files if spec is not None}
+started = time.perf_counter()
+count = size = 0
+for path, spec in files:
+    data = path.read_bytes()
+    parsers[spec.name].parse(data)
+    count, size = count + 1, size + len(data)
+print(json.dumps({"files": count, "bytes": size, "floor_s": time.perf_counter() - started}))
+"""
+
 # Run in a fresh interpreter: index argv[1] with mnemo, report its stats and peak memory.
 INDEX_CODE = """
 import json, resource, sys, time
@@ -133,6 +164,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="comma-separated: walked (plain directory), git (a git repository)",
     )
     parser.add_argument("--edit-file", default=DEFAULT_EDIT_FILE, help="repo-relative file to touch and edit")
+    parser.add_argument(
+        "--cold",
+        nargs="+",
+        default=None,
+        metavar="REPO",
+        help="measure cold `mnemo index` of these repositories (or `stdlib`) against the parse floor",
+    )
+    parser.add_argument(
+        "--code",
+        type=Path,
+        action="append",
+        default=None,
+        help="with --cold: a mnemo code tree put first on PYTHONPATH (repeatable; default: this one)",
+    )
     parser.add_argument(
         "--workdir",
         type=Path,
@@ -375,9 +420,111 @@ def report(
     return "\n".join(lines)
 
 
+# -- cold, whole process, against the parse floor ------------------------------------------------
+def cold_pair(root: Path, codes: list[Path]) -> dict[str, Any]:
+    """One round on ``root``: the parse floor, then a cold ``mnemo index`` by each code tree."""
+    floor_code = codes[-1]
+    run = check_run(
+        run_measured([sys.executable, "-c", LANGUAGE_FLOOR_CODE, str(root)], env=_with_path(floor_code)),
+        "the parse floor",
+    )
+    found: dict[str, Any] = {"floor": {**json.loads(run.stdout), "wall_s": run.wall_s, "cpu_s": run.cpu_s}}
+    for code in codes:
+        shutil.rmtree(root / ".mnemo", ignore_errors=True)
+        cmd = [sys.executable, "-m", "mnemo_core.cli", "index", "--no-vectors", str(root)]
+        index = check_run(run_measured(cmd, cwd=root, env=_with_path(code)), f"mnemo index ({code})")
+        found[str(code)] = {"wall_s": index.wall_s, "cpu_s": index.cpu_s, "load_1m": os.getloadavg()[0]}
+    return found
+
+
+def _with_path(code: Path) -> dict[str, str]:
+    """The environment that runs ``code``, byte-compiled as an installed package is (a
+    ``PYTHONDONTWRITEBYTECODE`` inherited from a sandbox would compile every module in every process)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "PYTHONPATH": str(code.resolve())}
+
+
+def cold_report(rounds: dict[str, list[dict[str, Any]]], codes: list[Path]) -> tuple[str, bool]:
+    """A table of medians and paired ratios per repository and code tree, and whether every CPU
+    ratio of the last code tree is within the floor."""
+    headers = (
+        "repository",
+        "files",
+        "code",
+        "wall s",
+        "CPU s",
+        "floor wall s",
+        "floor CPU s",
+        "CPU / floor",
+        "wall / floor",
+    )
+    rows, passed = [], True
+    for repo, samples in rounds.items():
+        floor_cpu = median(r["floor"]["cpu_s"] for r in samples)
+        floor_wall = median(r["floor"]["wall_s"] for r in samples)
+        for code in codes:
+            runs = [r[str(code)] for r in samples]
+            cpu_ratio = median(r[str(code)]["cpu_s"] / r["floor"]["cpu_s"] for r in samples)
+            wall_ratio = median(r[str(code)]["wall_s"] / r["floor"]["wall_s"] for r in samples)
+            rows.append(
+                [
+                    repo,
+                    samples[0]["floor"]["files"],
+                    str(code),
+                    round(median(r["wall_s"] for r in runs), 1),
+                    round(median(r["cpu_s"] for r in runs), 1),
+                    round(floor_wall, 1),
+                    round(floor_cpu, 1),
+                    f"{cpu_ratio:.2f}x",
+                    f"{wall_ratio:.2f}x",
+                ]
+            )
+            if code == codes[-1]:
+                passed = passed and cpu_ratio <= FLOORS["cold_over_floor"]
+    return markdown_table(headers, rows), passed
+
+
+def main_cold(args: argparse.Namespace) -> int:
+    """``--cold``: each repository's rounds, interleaved, then the medians."""
+    codes = [c.resolve() for c in args.code] if args.code else [Path(__file__).resolve().parents[1]]
+    for code in codes:  # byte-compiled before the first timing, not by it
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(code / "mnemo_core")], check=True)
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="mnemo-bench-"))
+    rounds: dict[str, list[dict[str, Any]]] = {}
+    try:
+        roots = {}
+        for repo in args.cold:
+            if repo == "stdlib":
+                root = workdir / "stdlib"
+                if not root.is_dir():
+                    copy_python_tree(args.stdlib, root)
+                    make_git_repo(root)
+                roots[repo] = root
+            else:
+                roots[Path(repo).name] = Path(repo).resolve()
+        for name, root in roots.items():
+            rounds[name] = [cold_pair(root, codes) for _ in range(args.repeat)]
+    finally:
+        if args.workdir is None:
+            shutil.rmtree(workdir, ignore_errors=True)
+    text, passed = cold_report(rounds, codes)
+    print(f"machine: {machine_line(machine_info())}; median of {args.repeat} rounds\n\n{text}")
+    print(
+        f"\n{verdict(passed)}  cold index CPU at most {FLOORS['cold_over_floor']:g}x the parse floor"
+        " (the last --code)"
+    )
+    path = write_json(
+        f"{NAME}_cold", {"machine": machine_info(), "codes": [str(c) for c in codes], "rounds": rounds}
+    )
+    print(f"wrote {path}")
+    return 0 if passed else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     """Copy the corpus, measure, print the table and floors, write JSON."""
     args = parse_args(argv)
+    if args.cold:
+        return main_cold(args)
     info = machine_info()
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="mnemo-bench-"))
     try:

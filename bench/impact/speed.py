@@ -70,8 +70,10 @@ class Mnemo:
 
 def mnemo_command(code: Path | None = None) -> Mnemo:
     """The installed ``mnemo`` console script, or mnemo run from the source tree ``code``."""
-    if code is not None:
-        return Mnemo((sys.executable, "-m", "mnemo_core.cli"), {**os.environ, "PYTHONPATH": str(code)})
+    if code is not None:  # byte-compiled and cached, as an installed package is (not a sandbox's habit)
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(code / "mnemo_core")], check=True)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        return Mnemo((sys.executable, "-m", "mnemo_core.cli"), {**env, "PYTHONPATH": str(code)})
     found = shutil.which("mnemo")
     if found is None:
         raise SystemExit("mnemo is not on PATH: pip install -e . first")
@@ -104,28 +106,30 @@ def commit_change(clone: Path, functions: dict[str, list[int]], files: int, rng:
     return edited
 
 
-def timed_pr(mnemo: Mnemo, clone: Path, *selector: str) -> tuple[float, int, int]:
-    """Wall seconds of ``mnemo pr`` (default ``--base HEAD~1``), the engine's elapsed_ms, and the
-    tests it named (possible ones included)."""
+def timed_pr(mnemo: Mnemo, clone: Path, *selector: str) -> tuple[float, int, int, float]:
+    """Wall seconds of ``mnemo pr`` (default ``--base HEAD~1``), the engine's elapsed_ms, the
+    tests it named (possible ones included) and the CPU seconds of its process tree."""
     run = mnemo.run("pr", *(selector or ("--base", "HEAD~1")), "--format", "json", "--repo", str(clone))
     if run.returncode != 0:
         raise SystemExit(f"mnemo pr failed: {run.stderr.strip()}")
     pack = json.loads(run.stdout)
     impact = pack["impact"]
-    return run.wall_s, int(pack["stats"]["elapsed_ms"]), len(impact["tests"]) + len(impact["possible_tests"])
+    tests = len(impact["tests"]) + len(impact["possible_tests"])
+    return run.wall_s, int(pack["stats"]["elapsed_ms"]), tests, run.cpu_s
 
 
-def timed(mnemo: Mnemo, *args: str) -> float:
-    """Wall seconds of one mnemo command that must succeed (exit 5, nothing selected, counts)."""
+def timed(mnemo: Mnemo, *args: str) -> tuple[float, float]:
+    """Wall and CPU seconds of one mnemo command that must succeed (exit 5, nothing selected, counts)."""
     run = mnemo.run(*args)
     if run.returncode not in (0, 5):
         raise SystemExit(f"mnemo {args[0]} failed: {run.stderr.strip()}")
-    return run.wall_s
+    return run.wall_s, run.cpu_s
 
 
 def index(mnemo: Mnemo, clone: Path, full: bool = False) -> float:
     """Bring the clone's index up to date (``full``: rebuild it); the seconds it took."""
-    run = mnemo.run("index", *(["--full"] if full else []), str(clone))
+    # without vectors: encoding saleor's takes CPU minutes, and the change analysis does not read them
+    run = mnemo.run("index", "--no-vectors", *(["--full"] if full else []), str(clone))
     if run.returncode != 0:
         raise SystemExit(f"mnemo index failed: {run.stderr.strip()}")
     return run.wall_s
@@ -151,15 +155,17 @@ def measure_edits(repo: ImpactRepo, workdir: Path, trials: int, seed: int, mnemo
         assert edit is not None
         target.write_text(edit.after, encoding="utf-8")
         try:
-            version = timed(mnemo, "--version")
-            wall, engine_ms, tests = timed_pr(mnemo, clone, "--worktree")
+            version, version_cpu = timed(mnemo, "--version")
+            wall, engine_ms, tests, cpu = timed_pr(mnemo, clone, "--worktree")
         finally:
             target.write_text(text, encoding="utf-8")
         rows.append(
             {
                 "edited": f"{path}:{line}",
                 "version_s": round(version, 3),
+                "version_cpu_s": round(version_cpu, 3),
                 "pr_s": round(wall, 3),
+                "pr_cpu_s": round(cpu, 3),
                 "engine_ms": engine_ms,
                 "tests": tests,
             }
@@ -176,6 +182,8 @@ def measure_edits(repo: ImpactRepo, workdir: Path, trials: int, seed: int, mnemo
         "p90_s": p90(walls),
         "max_s": max(walls),
         "p90_ratio": round(p90(walls) / version_median, 1),
+        "cpu_median_s": statistics.median(r["pr_cpu_s"] for r in rows),
+        "cpu_p90_s": p90([r["pr_cpu_s"] for r in rows]),
         "pass": p90(walls) <= EDIT_P90_FLOOR_S,
     }
 
@@ -188,10 +196,15 @@ def measure_range(repo: ImpactRepo, workdir: Path, runs: int, mnemo: Mnemo) -> d
     base = ("--base", f"HEAD~{RANGE_BACK}")
     rows = []
     for _ in range(runs):
-        version = timed(mnemo, "--version")
-        pr = timed(mnemo, "pr", *base, "--format", "json", "--repo", str(clone))
-        tests = timed(mnemo, "tests", *base, "--format", "json", "--repo", str(clone))
-        rows.append({"version_s": round(version, 3), "pr_s": round(pr, 3), "tests_s": round(tests, 3)})
+        version, version_cpu = timed(mnemo, "--version")
+        pr, pr_cpu = timed(mnemo, "pr", *base, "--format", "json", "--repo", str(clone))
+        tests, tests_cpu = timed(mnemo, "tests", *base, "--format", "json", "--repo", str(clone))
+        rows.append(
+            {
+                **{"version_s": round(version, 3), "pr_s": round(pr, 3), "tests_s": round(tests, 3)},
+                **{"version_cpu_s": version_cpu, "pr_cpu_s": pr_cpu, "tests_cpu_s": tests_cpu},
+            }
+        )
     version_median = statistics.median(r["version_s"] for r in rows)
     pr_median = statistics.median(r["pr_s"] for r in rows)
     tests_median = statistics.median(r["tests_s"] for r in rows)
@@ -204,6 +217,10 @@ def measure_range(repo: ImpactRepo, workdir: Path, runs: int, mnemo: Mnemo) -> d
         "tests_median_s": tests_median,
         "pr_ratio": round(pr_median / version_median, 1),
         "tests_ratio": round(tests_median / version_median, 1),
+        **{
+            f"{k}_cpu_median_s": statistics.median(r[f"{k}_cpu_s"] for r in rows)
+            for k in ("version", "pr", "tests")
+        },
         "pass": pr_median / version_median <= RANGE_RATIO_FLOOR,
     }
 
@@ -221,8 +238,8 @@ def measure(repo: ImpactRepo, workdir: Path, trials: int, seed: int, mnemo: Mnem
         for i in range(trials):
             count = 1 + i % MAX_FILES
             edited = commit_change(clone, functions, count, rng)
-            first, first_ms, tests = timed_pr(mnemo, clone)
-            repeat, repeat_ms, _ = timed_pr(mnemo, clone)
+            first, first_ms, tests, _ = timed_pr(mnemo, clone)
+            repeat, repeat_ms, _, _ = timed_pr(mnemo, clone)
             rows.append(
                 {
                     "files": count,
@@ -337,7 +354,10 @@ def _floors(args: Any, mnemo: Mnemo, info: Mapping[str, Any]) -> int:
     repos = [lookup(name) for name in args.repos.split(",")]
     if args.mode == "worktree":
         results = [measure_edits(r, args.workdir, args.trials, args.seed, mnemo) for r in repos]
-        headers = ("repo", "edits", "--version s", "median s", "p90 s", "max s", "p90 / --version", "verdict")
+        headers = (
+            *("repo", "edits", "--version s", "median s", "p90 s", "max s", "p90 / --version"),
+            *("CPU median s", "CPU p90 s", "verdict"),
+        )
         rows = [
             [
                 r["repo"],
@@ -347,6 +367,8 @@ def _floors(args: Any, mnemo: Mnemo, info: Mapping[str, Any]) -> int:
                 r["p90_s"],
                 r["max_s"],
                 r["p90_ratio"],
+                r["cpu_median_s"],
+                r["cpu_p90_s"],
                 verdict(r["pass"]),
             ]
             for r in results
@@ -361,6 +383,7 @@ def _floors(args: Any, mnemo: Mnemo, info: Mapping[str, Any]) -> int:
             "tests s",
             "pr / --version",
             "tests / --version",
+            "CPU s: --version / pr / tests",
             "verdict",
         )
         rows = [
@@ -372,6 +395,7 @@ def _floors(args: Any, mnemo: Mnemo, info: Mapping[str, Any]) -> int:
                 r["tests_median_s"],
                 r["pr_ratio"],
                 r["tests_ratio"],
+                " / ".join(f"{r[f'{k}_cpu_median_s']:.2f}" for k in ("version", "pr", "tests")),
                 verdict(r["pass"]),
             ]
             for r in results

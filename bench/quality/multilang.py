@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pickle
 import subprocess
 import sys
 import tempfile
@@ -167,14 +168,19 @@ class TagCorpus:
 
 
 # -- running ----------------------------------------------------------------------------------
-def in_process(repo: Repository, text: str) -> dict[str, tuple[list[Ranked], float]]:
+def in_process(
+    repo: Repository, text: str, cache: Path | None = None
+) -> dict[str, tuple[list[Ranked], float]]:
     """mnemo's ranking in process, unfolded and folded (one ``rank_task``; vectors off, as a default
-    install ranks), with the milliseconds each took."""
+    install ranks), with the milliseconds each took. ``cache``: where to pickle the unfolded ranking
+    (its candidates' components, symbols and keywords) for :mod:`bench.quality.multilang_learn`."""
     started = time.perf_counter()
     try:
         ranking = rank_task(repo.store, repo.root, text, recency_lookup(repo), vectors="off", folded=False)
     except MnemoError:
         return {name: ([], 0.0) for name in RANKERS if name != "bm25"}
+    if cache is not None:
+        cache.write_bytes(pickle.dumps((ranking.scored, ranking.symbols, ranking.keywords)))
     middle = time.perf_counter()
     scored = fold(ranking.scored, ranking.symbols, ranking.keywords).scored
     ended = time.perf_counter()
@@ -191,8 +197,13 @@ def in_process(repo: Repository, text: str) -> dict[str, tuple[list[Ranked], flo
     }
 
 
-def run_repo(repo: LangRepo, tasks: Sequence[MultiTask], clone: Path, cli: bool) -> list[dict[str, Any]]:
-    """Every task of one repository, oldest first: each ranking's metrics and mnemo's time."""
+def run_repo(
+    repo: LangRepo, tasks: Sequence[MultiTask], clone: Path, cli: bool, cache: Path | None = None
+) -> list[dict[str, Any]]:
+    """Every task of one repository, oldest first: each ranking's metrics and mnemo's time; with
+    ``cache``, a tuning repository's unfolded rankings pickled there, one file per task."""
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
     fresh_state(clone)
     corpus = TagCorpus()
     records = []
@@ -203,7 +214,8 @@ def run_repo(repo: LangRepo, tasks: Sequence[MultiTask], clone: Path, cli: bool)
             index_repo(clone)
             corpus.update(clone)
             truth = [t.key for t in task.truth]
-            lists = in_process(opened, task.text)
+            kept = cache / f"{repo.name}-{task.id[:12]}.pickle" if cache and not repo.held_out else None
+            lists = in_process(opened, task.text, kept)
             if cli:
                 lists["mnemo"] = mnemo_ranking(clone, task.text)
             lists["bm25"] = (corpus.rank(task.text), 0.0)
@@ -320,6 +332,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR)
     parser.add_argument("--cli", action="store_true", help="rank mnemo with the `mnemo task` process")
     parser.add_argument("--only-mine", action="store_true", help="(re)mine the task files and stop")
+    parser.add_argument("--cache", type=Path, help="pickle the tuning tasks' rankings here (for learning)")
     parser.add_argument(
         "--dump", type=int, default=0, help="print the N worst tasks of each tuning repository"
     )
@@ -331,7 +344,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{repo.name}: {len(tasks)} tasks", file=sys.stderr, flush=True)
         if args.only_mine:
             continue
-        records = run_repo(repo, tasks, clone, args.cli)
+        records = run_repo(repo, tasks, clone, args.cli, args.cache)
         rows[repo.name] = {**summary(records), "tasks": {"n": float(len(records))}}
         OUT_DIR.mkdir(parents=True, exist_ok=True)
         kept = [] if repo.held_out else records

@@ -22,7 +22,7 @@ from tree_sitter import Node
 
 from mnemo_core.change.comments import COMMENT_PREFIXES, comments_only
 from mnemo_core.fsread import MAX_SOURCE_BYTES
-from mnemo_core.index.discovery import read_discovery
+from mnemo_core.index.discovery import PytestDiscovery, read_discovery
 from mnemo_core.index.extract import extract_once
 from mnemo_core.index.languages import LanguageSpec, language_for_path
 from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, FileExtract, RawSymbol, SymbolKind
@@ -106,8 +106,8 @@ def changed_symbols(
         old_path = change.old_path or change.path
         old_bytes = olds.get(old_path) if change.status != ChangeStatus.ADDED else None
         new_bytes = news.get(change.path) if change.status != ChangeStatus.DELETED else None
-        old_extract = extract_once(old_path, old_bytes, spec, discovery) if old_bytes is not None else None
-        new_extract = extract_once(change.path, new_bytes, spec, discovery) if new_bytes is not None else None
+        old_extract = _symbols(old_path, old_bytes, spec, discovery)
+        new_extract = _symbols(change.path, new_bytes, spec, discovery)
         old_symbols = old_extract.symbols if old_extract else ()
         new_symbols = new_extract.symbols if new_extract else ()
         touched = _file_symbols(change, old_symbols, new_symbols, (old_bytes, new_bytes), spec.name)
@@ -118,6 +118,13 @@ def changed_symbols(
             FileSummary(change.path, change.status.value, change.old_path, spec.name, len(touched))
         )
     return _pair_renames(found), summaries
+
+
+def _symbols(
+    path: str, text: bytes | None, spec: LanguageSpec, discovery: PytestDiscovery
+) -> FileExtract | None:
+    """One side's symbols and imports (``extract``'s lighter pass: a diff reads no references)."""
+    return None if text is None else extract_once(path, text, spec, discovery, symbols_only=True)
 
 
 def _unread(change: FileChange, spec: LanguageSpec | None) -> str:

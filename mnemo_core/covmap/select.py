@@ -6,9 +6,10 @@ map's commit, found by its name there; callers' tests for symbols new since; the
 for the rest). What a symbol-by-symbol answer cannot see, this module adds, each with its reason:
 
 - the tests the change adds or edits, and those added or edited since the map's commit (the map
-  has never seen them run as they are) in a test file new since, or one with a test the change
-  reaches by the map, its rules or the static graph (the others are the static graph's to reach, as
-  with no map);
+  has never seen them run as they are; a test moved or reformatted since is not new) in a test file
+  the map saw no test of, or one (for a test edited since: a class, or its file's functions outside
+  classes) with a test the change reaches by the map, its rules or the static graph (the others are
+  the static graph's to reach, as with no map: ``covmap.since``);
 - every test under a directory whose ``conftest.py`` changed, every test of a test file whose
   module-level code (imports, fixtures' registration, constants) changed;
 - for module-level code of any other Python file (it runs at import: no test's lines), the tests
@@ -33,15 +34,16 @@ from pathlib import Path, PurePosixPath
 
 from mnemo_core.change.context import ChangeAnalysis
 from mnemo_core.change.coverage import CoverageSource, test_lookup
-from mnemo_core.change.diffmap import ChangedSymbol, changed_symbols
+from mnemo_core.change.diffmap import ChangedSymbol
 from mnemo_core.change.ownlines import own_line_sets
 from mnemo_core.covmap.fast import function_failures
 from mnemo_core.covmap.record import line_map
+from mnemo_core.covmap.since import test_group, tests_since
 from mnemo_core.covmap.store import CoverageMap, map_path, reading
 from mnemo_core.index.store import Store
 from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, Evidence, Impact, ScoredSymbol, Symbol
 from mnemo_core.render import test_id
-from mnemo_core.vcs.diff import ChangeStatus, FileChange, changed_files, files_at
+from mnemo_core.vcs.diff import ChangeStatus, FileChange, files_at
 from mnemo_core.vcs.refs import Snapshot
 
 PYTHON_SUFFIXES = (".py", ".pyi")
@@ -82,9 +84,9 @@ def widen(
         found = _Found({})
         _by_file(store, changes, changed, coverage_map, ids, found)
         _by_symbol(root, changed, coverage_map, ids, found, commit)
-        reached = {t.symbol.path for t in analysis.impact.tests}
-        reached |= {t.path for t in store.symbols_by_ids(set(found.tests)).values()}
-        _edited_tests(store, root, (changed, reached), commit, sides[1], found)
+        reached = {test_group(t.symbol) for t in analysis.impact.tests}
+        reached |= {test_group(t) for t in store.symbols_by_ids(set(found.tests)).values()}
+        _edited_tests(store, root, (changed, reached), (coverage_map, ids), (commit, sides[1]), found)
         _unreached(root, analysis.impact, changed, coverage_map, ids, found, commit)
         first = _ran_changed_lines(root, changes, coverage_map, ids, sides[0], commit)
         failures = coverage_map.failures()
@@ -174,33 +176,19 @@ def _by_symbol(
 def _edited_tests(
     store: Store,
     root: Path,
-    change: tuple[list[ChangedSymbol], set[str]],
-    commit: str,
-    head: str | Snapshot,
+    change: tuple[list[ChangedSymbol], set[tuple[str, str]]],
+    lookup: tuple[CoverageMap, _Lookup],
+    sides: tuple[str, str | Snapshot],
     found: _Found,
 ) -> None:
-    """The tests the change adds or edits, and those added or edited since the map's commit in a
-    test file that is new since, or one with a test the change reaches (``reached``: by the map, its
-    rules or the static graph); a test file none of whose tests ran the changed code is left to the
-    static graph, as with no map."""
+    """The tests the change adds or edits, and those added or edited since the map's commit that
+    ``covmap.since`` takes (``reached``: the groups of tests the selection has a test of; ``sides``: the
+    map's commit and the change's new side)."""
     changed, reached = change
     keys = [(c.path, c.name, c.kind) for c in changed if c.is_test_case and c.status != "deleted"]
     found.add((s.id for s in store.symbols_by_keys(keys).values()), "added or edited by the change")
-    since = [c for c in changed_files(root, commit, head) if c.path.endswith(PYTHON_SUFFIXES)]
-    tests_since = [
-        c
-        for c in since
-        if (c.status == ChangeStatus.ADDED or c.path in reached)
-        and any(s.is_test_case for s in store.symbols_in_file(c.path))
-    ]
-    if not tests_since:
-        return
-    edited, _ = changed_symbols(root, tests_since, commit, head)
-    keys = [(c.path, c.name, c.kind) for c in edited if c.is_test_case and c.status != "deleted"]
-    found.add(
-        (s.id for s in store.symbols_by_keys(keys).values()),
-        f"added or edited since the coverage map's commit {commit[:10]}",
-    )
+    since = tests_since(store, root, *lookup, sides, reached)
+    found.add((s.id for s in since), f"added or edited since the coverage map's commit {sides[0][:10]}")
 
 
 def _unreached(

@@ -23,6 +23,8 @@ from tree_sitter import Node
 
 from mnemo_core.index import budget
 from mnemo_core.index.bodytext import body_texts
+from mnemo_core.index.kept import ANY_ATTRIBUTE as ANY_ATTRIBUTE  # re-exported: resolution reads it
+from mnemo_core.index.kept import DESCRIBED, kept_refs, named_values, possibly_kept
 from mnemo_core.index.languages import LanguageSpec
 from mnemo_core.index.languages.base import (
     CONTAINER_ONLY,
@@ -32,12 +34,13 @@ from mnemo_core.index.languages.base import (
     Hooks,
     TestConventions,
 )
+from mnemo_core.index.queries import roles as pattern_roles
+from mnemo_core.index.queries import symbols_query
 from mnemo_core.index.textsplit import identifier_words
 from mnemo_core.memo import BoundedCache
 from mnemo_core.model import (
     CALLABLE_KINDS,
     CLASS_KINDS,
-    PROTOCOL_REF_KINDS,
     REF_KINDS,
     SYMBOL_KINDS,
     TYPED_REF_KINDS,
@@ -54,14 +57,15 @@ SIGNATURE_MAX_CHARS = 300
 # files whose extraction is kept, by content: the index refresh before a change's analysis extracts
 # the head side of the changed files, which the analysis extracts again (a 6,000-line file: 1 s)
 EXTRACTS_CACHED = 16
-_EXTRACTS: BoundedCache[tuple[str, bytes, str, TestConventions], FileExtract] = BoundedCache(EXTRACTS_CACHED)
+_EXTRACTS: BoundedCache[tuple[str, bytes, str, TestConventions, bool], FileExtract] = BoundedCache(
+    EXTRACTS_CACHED
+)
 DOCSTRING_MAX_CHARS = 2000
 _SYMBOL_KIND: dict[str, SymbolKind] = {kind: kind for kind in SYMBOL_KINDS}
 _DEFINITION_KIND: dict[str, DefinitionKind] = {**_SYMBOL_KIND, CONTAINER_ONLY: CONTAINER_ONLY}
 _REF_KIND: dict[str, RefKind] = {kind: kind for kind in REF_KINDS}
 # what types an attribute a class's code gives: an instance of a class, or a class itself
 FIELD_KINDS: frozenset[RefKind] = frozenset({"type", "result", "alias"})
-ANY_ATTRIBUTE = "*"  # the name of a ``getattr(obj, name)`` read whose name is not a literal
 # the prefix of a ``getattr(self, name)`` dispatch whose name is a class's name alone: the methods it
 # may find are named like classes (``visit_`` + ``For``, or pyflakes-style ``FOR``, ``CLASSDEF``)
 TYPE_NAMED = "{Type}"
@@ -74,10 +78,7 @@ RESULT_MARK = "()"  # ends a return type that is a call's result, to be resolved
 NAME_DOT = "_"  # a "." inside one name (a test named by its description) would read as nesting
 _SPACES = re.compile(r"\s+")
 _LINE_COMMENT = re.compile(r"\s+(?:#|//)[^\"']*$")
-# RSpec's names for the class the enclosing ``describe Foo`` names, and for an instance of it
-DESCRIBED = {"described_class": "", "subject": ".new()"}
 _CONSTANT = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
-_VALUE_KINDS: frozenset[RefKind] = frozenset({"value", "registered", "handed"})
 _PREFIX = re.compile(r"[rRuUfF]{0,2}(\"|')([A-Za-z_][A-Za-z0-9_]*)")
 _LITERAL_NAME = re.compile(r"[rRuU]?(\"|')([A-Za-z_][A-Za-z0-9_]*)\1")
 # a name that is a class's name alone (``type(node).__name__``, ``node_class.__name__.upper()``)
@@ -87,9 +88,19 @@ _TYPE_NAME = re.compile(r"[\w.()\s]*\.__name__(\.upper\(\))?")
 _REPLACING = re.compile(r"(?:^|\.)(?:setattr|delattr|patch)$")
 
 
-def extract(path: str, source: bytes, spec: LanguageSpec, conventions: TestConventions = None) -> FileExtract:
+def extract(
+    path: str,
+    source: bytes,
+    spec: LanguageSpec,
+    conventions: TestConventions = None,
+    symbols_only: bool = False,
+) -> FileExtract:
     """Extract the symbols, references and imports of one file; ``conventions``: the repository's
-    pytest settings, which say what its tests are."""
+    pytest settings, which say what its tests are. With ``symbols_only``, what a diff reads and no
+    more: the symbols (names, kinds, lines, signatures, docstrings, tests, exports) and the imports,
+    without references, bodies, fields, bases or return types built from references; its query
+    runs only the patterns of definitions, imports and (in a test file, whose top-level calls say
+    which classes run tests) calls, a quarter of the full query's cost."""
     whole = source
     bounded = budget.parse_bounded(spec.parser, source)
     root, source = bounded.root, bounded.source
@@ -98,22 +109,31 @@ def extract(path: str, source: bytes, spec: LanguageSpec, conventions: TestConve
     imports: list[tuple[int, list[RawImport]]] = []
     held: dict[tuple[int, str], str] = {}  # (line, prefix) of a collector call -> the attribute it sets
     checked: set[tuple[int, str, str]] = set()  # (line, variable, class) of each isinstance check
-    roles = _roles(spec)
-    separator = spec.hooks.path_separator
+    separator, instance_prefix = spec.hooks.path_separator, spec.hooks.instance_prefix
     in_test_file = spec.hooks.holds_tests(path, whole, conventions)
     collected = spec.hooks.runs_tests_in(path, conventions)
-    query = spec.query if in_test_file else spec.query_outside_tests
+    if symbols_only:
+        query, roles = symbols_query(spec, in_test_file)
+    else:
+        query, roles = spec.query if in_test_file else spec.query_outside_tests, pattern_roles(spec)
     for pattern, captures in budget.cursor(query).matches(root):
-        role, capture = roles[pattern]
+        role, capture, found_kind = roles[pattern]
         names = captures.get("name")
         if role == "ref" and names:
-            receiver = _text(captures["receiver"][0]) if "receiver" in captures else ""
+            name, kind = names[0], _REF_KIND[found_kind]
+            if kind == "named":  # a string: most name no dotted path, decided before reading the rest
+                dotted = _text(name)
+                if DOTTED_PATH.fullmatch(dotted) and not _replaced(captures[capture][0]):
+                    start = captures[capture][0].start_byte
+                    refs.append((start, kind, dotted.replace(":", "."), "", name.start_point[0] + 1))
+                continue
+            receivers = captures.get("receiver")
+            receiver = _text(receivers[0]) if receivers else ""
             if separator != "." and separator in receiver:
                 receiver = receiver.replace(separator, ".")
-            receiver = _as_attribute(receiver, spec.hooks.instance_prefix)
-            name = names[0]
-            start, kind = captures[capture][0].start_byte, _REF_KIND[capture[10:].removeprefix("test_")]
-            line = name.start_point[0] + 1
+            if instance_prefix:
+                receiver = _as_attribute(receiver, instance_prefix)
+            start, line = captures[capture][0].start_byte, name.start_point[0] + 1
             if kind == "dispatch" and COLLECT_CAPTURE in captures:
                 if prefix := spec.hooks.prefix_collectors.get(_text(name), ""):
                     refs.append((start, kind, prefix, receiver, line))
@@ -122,45 +142,46 @@ def extract(path: str, source: bytes, spec: LanguageSpec, conventions: TestConve
                 refs.extend((start, kind, prefix, receiver, line) for prefix in _looked_up_prefixes(name))
             elif kind == "read" and GETATTR_CAPTURE in captures:
                 refs.append((start, kind, _attribute_name(_text(name)), receiver, line))
-            elif kind == "named":
-                dotted = _text(name)
-                if DOTTED_PATH.fullmatch(dotted) and not _replaced(captures[capture][0]):
-                    refs.append((start, kind, dotted.replace(":", "."), "", line))
             elif kind == "parametrize":
                 refs.extend(
                     (start, "type", param, cls, line)
                     for param, cls in spec.hooks.parametrized_types(_text(name), receiver)
                 )
             else:
-                refs.append(
-                    (start, kind, _as_attribute(_text(name), spec.hooks.instance_prefix), receiver, line)
-                )
+                text = _text(name)
+                refs.append((start, kind, _as_attribute(text, instance_prefix), receiver, line))
                 if ISINSTANCE_CAPTURE in captures:
-                    checked.add((line, _text(name), receiver))
+                    checked.add((line, text, receiver))
         elif role == "def" and names:
-            _add_definition(definitions, captures, _DEFINITION_KIND[capture[11:]], spec)
+            _add_definition(definitions, captures, _DEFINITION_KIND[found_kind], spec)
         elif role == "import":
             node = captures[capture][0]
             imports.append((node.start_byte, spec.hooks.parse_import(node)))
     definitions = _nest(definitions, spec.hooks.global_namespace)
-    refs.extend(
-        (start, "uses", name, "", line)
-        for start, line, name in spec.hooks.constant_uses(
-            root, source, *_constants(definitions, imports, spec.hooks.member_constants)
+    if not symbols_only:
+        refs.extend(
+            (start, "uses", name, "", line)
+            for start, line, name in spec.hooks.constant_uses(
+                root, source, *_constants(definitions, imports, spec.hooks.member_constants)
+            )
         )
-    )
     self_names = spec.hooks.self_names
-    parameters = {d.qualified: spec.hooks.params(d) for d in definitions if d.kind in CALLABLE_KINDS}
+    if not symbols_only:
+        refs = possibly_kept(refs, definitions, imports, spec.hooks, in_test_file)
+    callables = [] if symbols_only else [d for d in definitions if d.kind in CALLABLE_KINDS]
+    params_of = {id(d): spec.hooks.params(d) for d in callables}  # read once: ``_symbol`` keeps them too
+    parameters = {d.qualified: params_of[id(d)] for d in callables}
     scoped = _described(_scoped_refs(refs, definitions), definitions)
     scoped = _collector_users(_copied_types(_checked_unions(scoped, checked), parameters), held)
-    constructed = _constructed_returns(scoped)
-    supers = _supers(scoped, spec.hooks)
-    fields = _fields(scoped, {d.qualified for d in definitions if d.kind in CLASS_KINDS}, self_names)
+    classes = {d.qualified for d in definitions if d.kind in CLASS_KINDS}
+    constructed = {} if symbols_only else _constructed_returns(scoped)
+    supers = {} if symbols_only else _supers(scoped, spec.hooks)
+    fields = {} if symbols_only else _fields(scoped, classes, self_names)
     kept = [d for d in definitions if d.kind != CONTAINER_ONLY]
     set_up = _set_up_classes(scoped, definitions) if in_test_file else frozenset()
     bodies = (
         [""] * (len(kept) + 1)
-        if in_test_file  # tests are context, not search targets: a smaller index
+        if in_test_file or symbols_only  # tests are context, not search targets: a smaller index
         else body_texts(source, [(d.outer.start_byte, d.outer.end_byte) for d in kept])
     )
     builds = (
@@ -179,6 +200,7 @@ def extract(path: str, source: bytes, spec: LanguageSpec, conventions: TestConve
             d.qualified in set_up,
             constructed.get(d.qualified, ""),
             supers.get(d.qualified, ()),
+            params_of.get(id(d)),
         )._replace(body=body, fields=fields.get(d.qualified, ()))
         for d, body in zip(kept, bodies[:-1], strict=True)  # the last body is the module's
     ]
@@ -186,8 +208,10 @@ def extract(path: str, source: bytes, spec: LanguageSpec, conventions: TestConve
         path=path,
         language=spec.name,
         symbols=tuple(symbols),
-        refs=_kept(
-            _named_values(scoped, definitions, imports, self_names, spec.hooks.shares_package_scope()),
+        refs=()
+        if symbols_only
+        else kept_refs(
+            named_values(scoped, definitions, imports, self_names, spec.hooks.shares_package_scope()),
             self_names,
             in_test_file,
         ),
@@ -199,12 +223,22 @@ def extract(path: str, source: bytes, spec: LanguageSpec, conventions: TestConve
 
 
 def extract_once(
-    path: str, source: bytes, spec: LanguageSpec, conventions: TestConventions = None
+    path: str,
+    source: bytes,
+    spec: LanguageSpec,
+    conventions: TestConventions = None,
+    symbols_only: bool = False,
 ) -> FileExtract:
-    """``extract``, remembered for the last ``EXTRACTS_CACHED`` files by their content."""
-    key = (path, hashlib.blake2b(source, digest_size=16).digest(), spec.name, conventions)
+    """``extract``, remembered for the last ``EXTRACTS_CACHED`` files by their content; asked for
+    ``symbols_only``, a full extract of the same content is as good."""
+    key = (path, hashlib.blake2b(source, digest_size=16).digest(), spec.name, conventions, False)
     known = _EXTRACTS.get(key)
-    return known if known is not None else _EXTRACTS.put(key, extract(path, source, spec, conventions))
+    if known is None and symbols_only:
+        key = (*key[:-1], True)
+        known = _EXTRACTS.get(key)
+    if known is None:
+        known = _EXTRACTS.put(key, extract(path, source, spec, conventions, symbols_only))
+    return known
 
 
 def _as_attribute(text: str, prefix: str) -> str:
@@ -334,36 +368,6 @@ def _constants(
     return frozenset(defined | constants), frozenset(imported - constants)
 
 
-def _named_values(
-    refs: list[RawRef],
-    definitions: list[Definition],
-    imports: list[tuple[int, list[RawImport]]],
-    self_names: frozenset[str],
-    package_scope: bool = False,
-) -> list[RawRef]:
-    """The references, with functions and classes named as values (handed to a call, stored in a
-    registry) kept only where the name is one the file defines or imports, or a variable of a known
-    class stored in a collection: most arguments are plain variables. With ``package_scope`` (Go, Java),
-    a capitalised name is kept too: another file of the package may define it, and no import says so."""
-    if not any(r.kind in _VALUE_KINDS for r in refs):
-        return refs
-    defined = {d.name for d in definitions if d.kind in CALLABLE_KINDS or d.kind in CLASS_KINDS}
-    imported = {(imp.alias or imp.name or imp.module).split(".")[0] for _, bound in imports for imp in bound}
-    typed = {(r.scope, r.name) for r in refs if r.kind == "type"}
-
-    def known(r: RawRef) -> bool:
-        if package_scope and (r.receiver or r.name)[:1].isupper():
-            return True  # Go's exported names, Java's classes: maybe another file of the package's
-        if not r.receiver:
-            held = r.kind == "handed" and (r.scope, r.name) in typed  # an object of a known class
-            return r.name in defined or r.name in imported or held
-        if r.receiver in self_names:
-            return r.name in defined
-        return r.receiver.split(".")[0] in imported
-
-    return [r for r in refs if r.kind not in _VALUE_KINDS or known(r)]
-
-
 def _replaced(string: Node) -> bool:
     """Whether a string naming a dotted path is the target a call replaces (``monkeypatch.setattr``,
     ``mock.patch``): the test then runs its stand-in, not the definition."""
@@ -447,42 +451,6 @@ def _attribute_name(expression: str) -> str:
     return found.group(2) if found else ANY_ATTRIBUTE
 
 
-def _kept(refs: list[RawRef], self_names: frozenset[str], in_test_file: bool) -> tuple[RawRef, ...]:
-    """The references resolution uses: not returns (folded into symbols), attribute reads only on
-    ``self``, on a variable typed in the same scope (``result = runner.invoke(); result.output``),
-    through a chain of attributes starting at either (``ctx.request.blueprints``)
-    or through ``getattr`` with a name built at run time (a module's ``__getattr__`` may run); and
-    values a protocol runs on (``len(x)``, ``x == y``) only where their class can be known: ``self``,
-    its attributes, a call's result, a variable typed in the same scope, or in a test file any
-    plain name (a fixture parameter is typed by its fixture)."""
-    typed = {(r.scope, r.name) for r in refs if r.kind in TYPED_REF_KINDS}
-
-    def known(r: RawRef) -> bool:
-        value = r.name
-        return (
-            value in self_names
-            or value.endswith(")")
-            or value.startswith("self.")
-            or (r.scope, value) in typed
-            or (in_test_file and value.isidentifier())
-        )
-
-    written = {(r.line, r.scope, r.receiver, r.name) for r in refs if r.kind == "write"}
-    return tuple(
-        r
-        for r in refs
-        if r.kind not in ("returns", "returns_result")
-        and (r.kind != "read" or (r.line, r.scope, r.receiver, r.name) not in written)  # ``x.a = 1``: a write
-        and (
-            r.kind not in ("read", "write")
-            or r.receiver.split(".", 1)[0] in self_names
-            or (r.scope, r.receiver.split(".", 1)[0]) in typed
-            or r.name == ANY_ATTRIBUTE
-        )
-        and (r.kind not in PROTOCOL_REF_KINDS or known(r))
-    )
-
-
 def _supers(refs: list[RawRef], hooks: Hooks) -> dict[str, tuple[str, ...]]:
     """Per definition, what it takes from its bases: a class's bases as written (``werkzeug.Client``),
     a method's calls through ``super()`` (``super().open()`` -> ``open``)."""
@@ -519,31 +487,6 @@ def _fields(
 
 def _text(node: Node) -> str:
     return (node.text or b"").decode("utf-8", "replace")
-
-
-_ROLE = re.compile(rb"@(definition\.\w+|reference\.\w+|import)\b")
-_ROLE_CACHE: dict[str, dict[int, tuple[str, str]]] = {}
-
-
-def _roles(spec: LanguageSpec) -> dict[int, tuple[str, str]]:
-    """For each query pattern: its role (def, ref, import) and the capture that carries it. A kind
-    of definition or reference outside the vocabulary (``model.SymbolKind``, ``RefKind``) is an error
-    in the query file."""
-    cached = _ROLE_CACHE.get(spec.name)
-    if cached is not None:
-        return cached
-    query, text = spec.query, spec.query_text.encode()
-    roles: dict[int, tuple[str, str]] = {}
-    for pattern in range(query.pattern_count):
-        found = _ROLE.search(text, query.start_byte_for_pattern(pattern), query.end_byte_for_pattern(pattern))
-        capture = found.group(1).decode() if found else ""
-        role = {"definition": "def", "reference": "ref", "import": "import"}.get(capture.split(".")[0], "")
-        kind = capture.split(".", 1)[-1].removeprefix("test_")
-        if (role == "def" and kind not in _DEFINITION_KIND) or (role == "ref" and kind not in _REF_KIND):
-            raise ValueError(f"{spec.name}.scm: {capture} is not in mnemo's vocabulary")
-        roles[pattern] = (role, capture)
-    _ROLE_CACHE[spec.name] = roles
-    return roles
 
 
 def _add_definition(
@@ -624,6 +567,7 @@ def _symbol(
     set_up: bool,
     constructed: str,
     supers: tuple[str, ...],
+    params: tuple[str, ...] | None,
 ) -> RawSymbol:
     hooks = spec.hooks
     d.decorators = hooks.decorators(d)
@@ -643,7 +587,7 @@ def _symbol(
         is_test=d.is_test,
         is_test_case=d.is_test_case,
         exported=hooks.is_exported(d),
-        params=hooks.params(d),
+        params=hooks.params(d) if params is None else params,
         decorators=d.decorators,
         words=" ".join(identifier_words(d.qualified)),
         returns=hooks.returns(d) or constructed,

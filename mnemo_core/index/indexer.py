@@ -5,8 +5,10 @@
    are many: extraction is pure).
 3. In one transaction: drop deleted files, write the re-parsed ones (symbol ids stay stable),
    then re-resolve the files whose edges may have changed: the re-parsed files, files that
-   referenced a symbol that was removed, and files that refer to a name whose definitions
-   appeared or disappeared.
+   referenced a symbol that was removed, and files whose last resolution read something the
+   change changed (``depends``: each file's reads of the world are kept as keys, and a
+   change is described by the same keys), then those that followed base classes which now come
+   out otherwise. So a move through history costs what differs, not what it touches.
 
 A no-op run costs one listing and a ``stat`` per file. A failure rolls the transaction back, so the
 index is never left half-written.
@@ -31,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.commits import News, last_head, read_new_commits, remember
+from mnemo_core.index.depends import NO_VIEW, STAR, family, note_file, note_paths
 from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery, read_discovery
 from mnemo_core.index.files import list_files, read_source
 from mnemo_core.index.languages import language_for_path
@@ -49,7 +52,7 @@ from mnemo_core.index.store import (
     prepare_index_dir,
 )
 from mnemo_core.index.workers import clean_start, parallel_map, worker_init
-from mnemo_core.index.world import World
+from mnemo_core.index.world import SEP, Reads, World, counted_as
 from mnemo_core.model import Edge, FileExtract, IndexStats, RawRef
 from mnemo_core.vcs.git import GitError, head_commit, repo_toplevel
 
@@ -81,12 +84,6 @@ class _Parsed:
     skipped: str | None
     refs: EncodedRefs | None = None
     inherits: tuple[RawRef, ...] = ()  # the base-class references among them, resolved first
-
-
-def _dispatch_prefixes(names: set[str]) -> set[str]:
-    """The literal prefixes a name-built ``getattr`` may dispatch by to each name (``visit_Name`` ->
-    ``visit_``): a file dispatching by one is re-resolved when such a name appears or goes."""
-    return {name[: i + 1] for name in names for i, ch in enumerate(name) if ch == "_" and name[:i].strip("_")}
 
 
 def resolve_root(path: str | Path, plain: bool = False) -> Path:
@@ -180,12 +177,14 @@ def _update(
     redone: set[str] = set()  # files read again: what the index held about them is replaced
     seen = parsed = 0
     batch = time.perf_counter() if not known else None  # a first build's last commit
+    # an update notes what differs, to resolve again only the files whose resolution read it
+    change = Reads() if known and not full and not reanalysed else None
+    properties = store.property_names() if change is not None else set()
     with store.transaction(durable=bool(known)):  # a first build has nothing to lose
         affected = store.files_with_edges_into([row.id for row in removed])
-        store.remove_files([row.id for row in removed])
+        _forget(store, removed, change)
         refs: dict[int, str] = {}
         inherits: dict[int, tuple[RawRef, ...]] = {}
-        changed_names: set[str] = set()
         with store.indexes_deferred("symbols"):
             # results are dropped once stored
             for p in _parse_all(root, stale, known, full, progress, discovery):
@@ -203,13 +202,17 @@ def _update(
                 if p.skipped and p.path in known:
                     removed.append(known[p.path])
                     affected |= store.files_with_edges_into([known[p.path].id])
-                    store.remove_files([known[p.path].id])
-                file_id, names, dependents = _write_one(store, p, known.get(p.path))
+                    _forget(store, [known[p.path]], change)
+                old = known.get(p.path)
+                before = store.resolver_view(old.id) if change is not None and old and p.extract else NO_VIEW
+                file_id, _, dependents = _write_one(store, p, old)
                 if file_id is not None and p.refs is not None:
                     refs[file_id] = p.refs.json
                     inherits[file_id] = p.inherits
                     affected |= dependents | {file_id}
-                    changed_names |= names
+                    if change is not None and p.extract is not None:
+                        after = store.resolver_view(file_id)
+                        note_file(change, file_id, p.extract.language, p.path, before, after)
                 if batch is not None and time.perf_counter() - batch >= FIRST_BUILD_BATCH_S:
                     _checkpoint(store)
                     batch = time.perf_counter()
@@ -219,16 +222,14 @@ def _update(
         _remember_partial(store, partial, redone | {row.path for row in removed})
         considered = set(paths) if only is not None else set(paths) | set(left_out)  # a whole walk: all
         _remember_left_out(store, left_out, considered, {**still_out, **newly_out})
-        if changed_names and len(affected) < len(known) + seen:
-            affected |= store.files_referencing(changed_names | _dispatch_prefixes(changed_names), affected)
+        if change is not None:
+            affected |= _depending(store, change, known, properties)
         if reanalysed:  # from the stored references: no file is parsed for it
             affected |= {row.id for row in store.files().values()}
         affected -= {row.id for row in removed}
-        if affected:
-            affected |= store.files_subclassing(affected)
         log.info("parsed and stored %d files in %.2fs", seen, time.perf_counter() - started)
         if affected or removed:
-            _resolve(store, affected, refs, inherits, len(known) + seen)
+            _resolve(store, affected, refs, inherits, len(known) + seen, change)
             log.info("resolved %d files in %.2fs", len(affected), time.perf_counter() - started)
         if affected or removed or store.meta("commit") is None:
             store.set_meta("generation", str(store.generation() + 1))
@@ -248,6 +249,42 @@ def _update(
         elapsed_ms=round((time.perf_counter() - started) * 1000),
         walked=walked,
     )
+
+
+def _forget(store: Store, rows: list[FileRow], change: Reads | None) -> None:
+    """Remove files, noting first what their going changes."""
+    if change is not None:
+        bases = store.inherits_by_file(row.id for row in rows)
+        for row in rows:
+            note_file(change, row.id, row.language, row.path, store.resolver_view(row.id), NO_VIEW)
+            change.subclasses = change.subclasses or row.id in bases
+    store.remove_files([row.id for row in rows])
+
+
+def _depending(store: Store, change: Reads, known: dict[str, FileRow], properties: set[str]) -> set[int]:
+    """The files whose last resolution read something the change changed (base classes aside:
+    ``_resolve`` compares those once the changed files' are resolved again)."""
+    change.properties = properties ^ store.property_names()
+    now = {row.path: (row.id, row.language) for row in store.files().values()}
+    before = {path: row.language for path, row in known.items()}
+    if before.keys() != now.keys():
+        note_paths(change, before, now, store.stored_imports(), store.module_queries())
+    from mnemo_core.index.resolve.scope import AMBIGUOUS_LIMIT  # the resolver's stack, loaded to resolve
+
+    languages = {fid: language for fid, language in now.values()}
+    for key in change.names:  # a list read only when short: changed when it is short on either side
+        after = sum(
+            counted_as(family(languages[r.file_id]), r.name, r.kind) == key
+            for r in store.symbols_with_short_name(key[1])
+            if r.file_id in languages
+        )
+        if min(after, after - change.deltas.get(key, 0)) <= AMBIGUOUS_LIMIT:
+            change.counted.add(key)
+    found = store.files_depending(change.keys())
+    for path in {path for path, name in change.fixtures if name == STAR}:  # any fixture looked for there
+        found |= store.files_depending_prefix(SEP.join(("fx", path, "")))
+    log.info("%d files read what changed", len(found))
+    return found
 
 
 def _checkpoint(store: Store) -> None:
@@ -415,28 +452,68 @@ def _resolve(
     refs: dict[int, str],
     inherits: dict[int, tuple[RawRef, ...]],
     total_files: int,
+    change: Reads | None,
 ) -> None:
     """Resolve the references of ``affected`` files (``refs`` holds those just parsed, as JSON, and
-    ``inherits`` their base-class references)."""
-    from mnemo_core.index.resolve import Resolver
-
+    ``inherits`` their base-class references). With a ``change``, the files whose base classes
+    come out otherwise make those that followed them resolve again too."""
     started = time.perf_counter()
+    bases = None
+    if change is not None:
+        bases = _bases(store, affected, refs, inherits, preload=False)
+        more = _rebased(store, affected, bases[1], change)
+        if more or len(affected | more) > PRELOAD_SHARE * total_files:
+            affected |= more
+            bases = None
     preload = len(affected) > PRELOAD_SHARE * total_files
     with _collector_paused() if preload else nullcontext():
-        world = World(store, replaced_files=affected, preload=preload)
-        wanted: dict[int, RefRows] = {fid: refs[fid] for fid in sorted(affected) if fid in refs}
-        wanted.update(store.refs_of(affected - set(refs)))
-        resolver = Resolver(world)
-        base_edges = _edge_rows(resolver.resolve_bases(_base_refs(wanted, inherits)))
+        resolver, base_edges, wanted = bases or _bases(store, affected, refs, inherits, preload)
         log.info("loaded the index and resolved base classes in %.2fs", time.perf_counter() - started)
         workers = min(os.cpu_count() or 1, MAX_WORKERS)
         calls: Iterable[EdgeRow]
+        keys = {fid: reads.keys() for fid, reads in resolver.reads.items()}
         if preload and workers > 1 and len(wanted) >= PARALLEL_RESOLVE_MIN_FILES and _can_fork():
-            calls = _resolve_forked(resolver, wanted, workers, store.root)
+            calls = _resolve_forked(resolver, wanted, workers, store.root, keys)
         else:
             calls = _edge_rows(resolver.resolve_calls({fid: _decoded(rows) for fid, rows in wanted.items()}))
         store.replace_edges(affected, chain(base_edges, calls))
+        keys.update((fid, keys.get(fid, set()) | reads.keys()) for fid, reads in resolver.reads.items())
+        store.replace_deps(affected, ((key, fid) for fid, found in keys.items() for key in found))
         log.info("resolved and stored calls in %.2fs", time.perf_counter() - started)
+
+
+def _bases(
+    store: Store,
+    affected: set[int],
+    refs: dict[int, str],
+    inherits: dict[int, tuple[RawRef, ...]],
+    preload: bool,
+) -> tuple[Resolver, list[EdgeRow], dict[int, RefRows]]:
+    """A resolver over the world with ``affected`` replaced, their base classes resolved (in file
+    order: the order of a class's bases decides which base's member is found first)."""
+    from mnemo_core.index.resolve import Resolver
+
+    wanted: dict[int, RefRows] = {fid: refs[fid] for fid in sorted(affected) if fid in refs}
+    wanted.update(store.refs_of(affected - set(refs)))
+    resolver = Resolver(World(store, replaced_files=affected, preload=preload))
+    return resolver, _edge_rows(resolver.resolve_bases(_base_refs(wanted, inherits))), wanted
+
+
+def _rebased(store: Store, affected: set[int], resolved: list[EdgeRow], change: Reads) -> set[int]:
+    """The files that followed base classes which now come out otherwise: the affected files'
+    base classes, resolved again (a world shows none while they resolve, so they depend on no
+    other file's), compared with the stored ones."""
+    now: dict[int, set[tuple[int, int]]] = {}
+    for src, dst, *_, fid in resolved:
+        now.setdefault(fid, set()).add((src, dst))
+    stored = store.inherits_by_file(affected)
+    change.bases |= {fid for fid in affected if now.get(fid, set()) != stored.get(fid, set())}
+    change.subclasses = change.subclasses or bool(change.bases)
+    if not change.bases and not change.subclasses:
+        return set()
+    found = store.files_depending(Reads(bases=change.bases, subclasses=change.subclasses).keys()) - affected
+    log.info("%d files followed base classes that changed", len(found))
+    return found
 
 
 RefRows = str | list[Any]  # a file's references: stored JSON, or decoded rows
@@ -486,11 +563,12 @@ def _can_fork() -> bool:
 
 
 def _resolve_forked(
-    resolver: Resolver, wanted: dict[int, RefRows], workers: int, root: Path
+    resolver: Resolver, wanted: dict[int, RefRows], workers: int, root: Path, keys: dict[int, set[str]]
 ) -> Iterator[EdgeRow]:
     """Resolve calls in forked workers that share the preloaded world. The files go out in runs of
     about equal size, and each run's edges come back in file order while later runs are still
-    being resolved (the caller stores them meanwhile)."""
+    being resolved (the caller stores them meanwhile); what each file's resolution read is added
+    to ``keys``."""
     global _FORKED
     resolver.prepare()
     _FORKED = (resolver, _runs(wanted, workers * RESOLVE_RUNS_PER_WORKER))
@@ -500,7 +578,9 @@ def _resolve_forked(
 
             pool = get_context("fork").Pool(workers, initializer=worker_init, initargs=(os.getpid(),))
         with pool:
-            for rows in pool.imap(_resolve_part, range(len(_FORKED[1]))):
+            for rows, read in pool.imap(_resolve_part, range(len(_FORKED[1]))):
+                for fid, found in read.items():
+                    keys[fid] = keys.get(fid, set()) | found
                 yield from rows
     finally:
         _FORKED = None
@@ -519,7 +599,9 @@ def _runs(wanted: dict[int, RefRows], count: int) -> list[dict[int, RefRows]]:
     return runs
 
 
-def _resolve_part(index: int) -> list[EdgeRow]:
+def _resolve_part(index: int) -> tuple[list[EdgeRow], dict[int, set[str]]]:
     assert _FORKED is not None
     resolver, parts = _FORKED
-    return _edge_rows(resolver.resolve_calls({fid: _decoded(rows) for fid, rows in parts[index].items()}))
+    resolver.reads = {}  # the parent keeps what resolving the base classes read
+    edges = _edge_rows(resolver.resolve_calls({fid: _decoded(rows) for fid, rows in parts[index].items()}))
+    return edges, {fid: reads.keys() for fid, reads in resolver.reads.items()}

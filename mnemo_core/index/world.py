@@ -8,9 +8,9 @@ A cold build preloads everything in a handful of bulk queries instead.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from mnemo_core.index.languages import registry
 from mnemo_core.index.languages.base import Hooks
@@ -59,6 +59,114 @@ class WorldSource(Protocol):
     def bases_of(self, class_ids: Iterable[int] | None, exclude_files: set[int]) -> list[tuple[int, int]]: ...
 
 
+SEP = "\t"  # between the parts of a stored key
+SUBCLASSES_KEY = "sub"  # every class's subclasses: changes with any resolved base
+
+
+def name_key(family: str, name: str, methods: bool) -> str:
+    return f"n{SEP}{family}{SEP}{name}{SEP}{int(methods)}"
+
+
+def counted_as(family: str, name: str, kind: str) -> tuple[str, str, bool] | None:
+    """The ``named`` key a symbol is counted under: a method by its short name, a top-level
+    function or type by its name; None for anything else."""
+    if kind == "method":
+        return (family, name.rsplit(".", 1)[-1], True)
+    if "." not in name and kind in NAME_TARGET_KINDS:
+        return (family, name, False)
+    return None
+
+
+def name_keys(family: str, name: str, kind: str) -> set[tuple[str, str, bool]]:
+    """The ``named`` keys a symbol's appearing, going or changing changes."""
+    key = counted_as(family, name, kind)
+    return {key} if key is not None else set()
+
+
+@dataclass
+class Reads:
+    """What resolving one file (``owner``) read of the world: the keys its edges depend on (see
+    ``depends``). A file is resolved again when one of them changes, and only then. What it reads
+    of itself is not noted: a file whose content changed is resolved again anyway."""
+
+    owner: int = -1
+    files: set[int] = field(default_factory=set)  # every top-level name of a file (its symbols, walked)
+    top: set[tuple[int, str]] = field(default_factory=set)  # a file's symbols of a name ("": its module's)
+    symbols: set[int] = field(default_factory=set)  # a symbol's kind, parameters, types... (lines aside)
+    members: set[tuple[str, str, str]] = field(default_factory=set)  # (language, scope, class): members
+    classes: set[tuple[str, str, str]] = field(default_factory=set)  # (language, scope, name): classes
+    names: set[tuple[str, str, bool]] = field(default_factory=set)  # ``named`` keys, the whole list
+    counted: set[tuple[str, str, bool]] = field(default_factory=set)  # the list only if at most ``limit``
+    extending: set[tuple[str, str]] = field(default_factory=set)  # methods of a name in derived classes
+    member: set[tuple[str, str, str, str]] = field(default_factory=set)  # a class's members of one name
+    bound: set[tuple[int, str]] = field(default_factory=set)  # what a module's import binds one name to
+    starred: set[int] = field(default_factory=set)  # what a module imports ``*`` from
+    exports: set[int] = field(default_factory=set)  # a module's declared public names
+    imports: set[int] = field(default_factory=set)  # a file's imports and exports as written
+    bindings: set[int] = field(default_factory=set)  # what a file's imports resolve to
+    bases: set[int] = field(default_factory=set)  # the base classes resolved from a file
+    properties: set[str] = field(default_factory=set)  # whether a short name is a property
+    packages: set[tuple[str, str]] = field(default_factory=set)  # a package's files
+    fixtures: set[tuple[str, str]] = field(default_factory=set)  # (path, name) looked for where no file is
+    modules: set[tuple[str, str, str]] = field(default_factory=set)  # (query, file path, name): a path lookup
+    subclasses: bool = False  # every class's subclasses
+    deltas: dict[tuple[str, str, bool], int] = field(default_factory=dict)  # a change: definitions gained
+
+    def merge(self, other: Reads) -> None:
+        """Add what another reading read."""
+        for name in _READ_SETS:
+            getattr(self, name).update(getattr(other, name))
+        self.subclasses = self.subclasses or other.subclasses
+
+    def keys(self) -> set[str]:
+        """The stored form: one text key per thing read (``depends`` makes the same keys of a change)."""
+        keys = {f"f{SEP}{f}" for f in self.files}
+        keys.update(f"t{SEP}{f}{SEP}{name}" for f, name in self.top)
+        keys.update(f"y{SEP}{s}" for s in self.symbols)
+        keys.update(SEP.join(("m", *member)) for member in self.members)
+        keys.update(SEP.join(("c", *cls)) for cls in self.classes)
+        keys.update(name_key(*name) for name in self.names)
+        keys.update("a" + name_key(*name)[1:] for name in self.counted)
+        keys.update(f"ne{SEP}{family}{SEP}{name}" for family, name in self.extending)
+        keys.update(SEP.join(("o", *member)) for member in self.member)
+        keys.update(f"bn{SEP}{f}{SEP}{name}" for f, name in self.bound)
+        keys.update(f"bs{SEP}{f}" for f in self.starred)
+        keys.update(f"e{SEP}{f}" for f in self.exports)
+        keys.update(f"x{SEP}{f}" for f in self.imports)
+        keys.update(f"b{SEP}{f}" for f in self.bindings)
+        keys.update(f"i{SEP}{f}" for f in self.bases)
+        keys.update(f"p{SEP}{name}" for name in self.properties)
+        keys.update(f"k{SEP}{lang}{SEP}{package}" for lang, package in self.packages)
+        keys.update(SEP.join(("fx", *fixture)) for fixture in self.fixtures)
+        keys.update(SEP.join(("q", *query)) for query in self.modules)
+        if self.subclasses:
+            keys.add(SUBCLASSES_KEY)
+        return keys
+
+
+_READ_SETS = (
+    "files",
+    "top",
+    "symbols",
+    "members",
+    "classes",
+    "names",
+    "counted",
+    "extending",
+    "member",
+    "bound",
+    "starred",
+    "exports",
+    "imports",
+    "bindings",
+    "bases",
+    "properties",
+    "packages",
+    "fixtures",
+    "modules",
+)
+
+
 @dataclass(frozen=True, slots=True)
 class FileInfo:
     """A file as the resolver sees it."""
@@ -76,14 +184,74 @@ class Binding:
     member: str = ""
 
 
-@dataclass
+STARRED = "*"  # the name a module's wildcard imports are noted under
+SCOPED = " scoped"  # the name a module's imports inside functions are noted under (no identifier)
+
+
+class _NotedNames(dict[str, Binding]):
+    """A module's bindings by name, noting each name asked for (and, walked, every name)."""
+
+    note: Callable[[str], None] | None = None
+
+    def get(self, name: str, default: Any = None) -> Any:
+        if self.note is not None:
+            self.note(name)
+        return super().get(name, default)
+
+    def __contains__(self, name: object) -> bool:
+        if self.note is not None and isinstance(name, str):
+            self.note(name)
+        return super().__contains__(name)
+
+    def __getitem__(self, name: str) -> Binding:
+        if self.note is not None:
+            self.note(name)
+        return super().__getitem__(name)
+
+    def values(self) -> Any:
+        if self.note is not None:
+            self.note("")
+        return super().values()
+
+    def items(self) -> Any:
+        if self.note is not None:
+            self.note("")
+        return super().items()
+
+    def __iter__(self) -> Iterator[str]:
+        if self.note is not None:
+            self.note("")
+        return super().__iter__()
+
+
 class FileBindings:
     """The names a file's imports bind (at module level, and per function that imports), and the
-    modules it imports ``*`` from."""
+    modules it imports ``*`` from. Once ``noted``, what another file's resolution reads of them is
+    noted name by name (``""``: all of them)."""
 
-    names: dict[str, Binding] = field(default_factory=dict)
-    stars: list[tuple[int, ...]] = field(default_factory=list)
-    scoped: dict[str, dict[str, Binding]] = field(default_factory=lambda: defaultdict(dict))
+    def __init__(self) -> None:
+        self.names: dict[str, Binding] = _NotedNames()
+        self._stars: list[tuple[int, ...]] = []
+        self._scoped: dict[str, dict[str, Binding]] = defaultdict(dict)
+        self._note: Callable[[str], None] | None = None
+
+    def noted(self, note: Callable[[str], None]) -> None:
+        """Note reads through ``note`` from now on."""
+        self._note = note
+        assert isinstance(self.names, _NotedNames)
+        self.names.note = note
+
+    @property
+    def stars(self) -> list[tuple[int, ...]]:
+        if self._note is not None:
+            self._note(STARRED)
+        return self._stars
+
+    @property
+    def scoped(self) -> dict[str, dict[str, Binding]]:
+        if self._note is not None:
+            self._note(SCOPED)
+        return self._scoped
 
     def every(self) -> Iterator[Binding]:
         """Every binding, module level and in functions."""
@@ -126,6 +294,9 @@ class World:
         self._added_bases: dict[int, list[int]] = defaultdict(list)
         self._module_indexes: dict[str, object] = {}
         self._preloaded = preload
+        self.reads: Reads | None = None  # while set, every lookup notes what it read
+        self.bases_hidden = False
+        self._all_bases = False  # every stored base read (a lazy world reads them when it needs all)
         if preload:
             self._preload()
 
@@ -152,12 +323,7 @@ class World:
         self._names = methods
 
     def _name_key(self, s: SymbolRow) -> tuple[str, str, bool] | None:
-        language = self._family(self.files[s.file_id].language)
-        if s.kind == "method":
-            return (language, s.name.rsplit(".", 1)[-1], True)
-        if "." not in s.name and s.kind in NAME_TARGET_KINDS:
-            return (language, s.name, False)
-        return None
+        return counted_as(self._family(self.files[s.file_id].language), s.name, s.kind)
 
     def _load(self, file_ids: Iterable[int]) -> None:
         missing = [fid for fid in file_ids if fid not in self._top and fid in self.files]
@@ -196,23 +362,46 @@ class World:
         if found is None:
             self._load(self.source.symbol_files([symbol_id]).values())
             found = self.symbols[symbol_id]
+        reads = self.reads
+        if reads is not None and found.file_id != reads.owner:
+            reads.symbols.add(symbol_id)
         return found
 
     def top(self, file_id: int) -> dict[str, list[int]]:
-        """A file's symbols by qualified name."""
+        """A file's symbols by qualified name (all of them are read: see ``top_named``)."""
+        reads = self.reads
+        if reads is not None and file_id != reads.owner:
+            reads.files.add(file_id)
+        return self._top_of(file_id)
+
+    def _top_of(self, file_id: int) -> dict[str, list[int]]:
         if file_id not in self._top:
             self._load([file_id])
         return self._top.get(file_id, {})
 
+    def top_named(self, file_id: int, name: str) -> list[int]:
+        """A file's symbols of one qualified name."""
+        reads = self.reads
+        if reads is not None and file_id != reads.owner:
+            reads.top.add((file_id, name))
+        return self._top_of(file_id).get(name, [])
+
     def module_symbol(self, file_id: int) -> int | None:
         """The module symbol of a file."""
-        self.top(file_id)
+        reads = self.reads
+        if reads is not None and file_id != reads.owner:
+            reads.top.add((file_id, ""))
+        self._top_of(file_id)
         return self._module_symbol.get(file_id)
 
-    def named(self, language: str, name: str, methods: bool) -> list[int]:
+    def named(self, language: str, name: str, methods: bool, limit: int | None = None) -> list[int]:
         """Every method (``methods``) or top-level function/type called ``name`` in a language (or in
-        its module family)."""
+        its module family); with a ``limit``, the caller reads the list only when it holds at most
+        that many (in a language without overloads: one with them counts definitions otherwise)."""
         key = (self._family(language), name, methods)
+        if self.reads is not None:
+            counted = limit is not None and not self._hooks[language].overloads
+            (self.reads.counted if counted else self.reads.names).add(key)
         found = self._names.get(key)
         if found is None:
             found = [] if self._preloaded else self._query_names(key)
@@ -227,12 +416,33 @@ class World:
         return [r.id for r in rows if self._name_key(r) == key]
 
     def property_names(self) -> frozenset[str]:
-        """Short names of the symbols decorated as properties, repository-wide."""
+        """Short names of the symbols decorated as properties, repository-wide (read them through
+        ``is_property``, which notes the name asked about)."""
         return frozenset(self.source.property_names())
+
+    def fixture_file(self, path: str, name: str) -> FileInfo | None:
+        """The indexed file at a path a fixture ``name`` is looked for in, if any (where there is
+        none, the (path, name) pair is noted: a file added there may define it)."""
+        found = self.by_path.get(path)
+        if found is None and self.reads is not None:
+            self.reads.fixtures.add((path, name))
+        return found
+
+    def package_peers(self, file_id: int) -> list[int]:
+        """The files of a file's package (itself included)."""
+        f = self.files[file_id]
+        key = (f.language, self._hooks[f.language].package_of(f.path))
+        if self.reads is not None:
+            self.reads.packages.add(key)
+        return self.package_files.get(key, [])
 
     # -- modules and imports ----------------------------------------------------------------
     def _family(self, language: str) -> str:
         return self._hooks[language].module_family or language
+
+    def family(self, language: str) -> str:
+        """The module family a language's names are counted in."""
+        return self._family(language)
 
     def _module_index(self, language: str) -> object:
         """The import lookup over the files of a language and of those in its module family."""
@@ -252,14 +462,20 @@ class World:
 
     def imports(self, file_id: int) -> list[RawImport]:
         """The imports a file declares, as written."""
+        reads = self.reads
+        if reads is not None and file_id != reads.owner:
+            reads.imports.add(file_id)
         return self._imports_of(file_id)[0]
 
     def exports(self, file_id: int) -> tuple[str, ...] | None:
         """A module's declared public names (Python ``__all__``), when it declares them."""
+        reads = self.reads
+        if reads is not None and file_id != reads.owner:
+            reads.exports.add(file_id)
         return self._imports_of(file_id)[1]
 
     def bindings(self, file_id: int) -> FileBindings:
-        """The names a file's imports bind (computed once per file)."""
+        """The names a file's imports bind (computed once per file; what is read of them is noted)."""
         cached = self._bindings.get(file_id)
         if cached is not None:
             return cached
@@ -269,9 +485,9 @@ class World:
         result = FileBindings()
         for imp in self._imports_of(file_id)[0]:
             if imp.name == "*":
-                result.stars.append(self._paths_to_ids(hooks.resolve_module(f.path, imp, index)))
+                result._stars.append(self._paths_to_ids(hooks.resolve_module(f.path, imp, index)))
                 continue
-            names = result.scoped[imp.scope] if imp.scope else result.names
+            names = result._scoped[imp.scope] if imp.scope else result.names
             submodule = (
                 self._paths_to_ids(hooks.resolve_member_module(f.path, imp, index)) if imp.name else ()
             )
@@ -280,18 +496,34 @@ class World:
             else:
                 modules = self._paths_to_ids(hooks.resolve_module(f.path, imp, index))
                 names[imp.alias] = Binding(modules, imp.name)
+        result.noted(lambda name: self._note_bound(file_id, name))
         self._bindings[file_id] = result
         return result
+
+    def _note_bound(self, file_id: int, name: str) -> None:
+        reads = self.reads
+        if reads is None or file_id == reads.owner:
+            return
+        if name == "":
+            reads.bindings.add(file_id)
+        elif name == STARRED:
+            reads.starred.add(file_id)
+        else:
+            reads.bound.add((file_id, name))
 
     def submodule(self, module_file: int, name: str) -> list[int]:
         """The module symbol of submodule ``name`` of a package module (empty when there is none)."""
         f = self.files[module_file]
+        if self.reads is not None:
+            self.reads.modules.add(("submodule", f.path, name))
         paths = self._hooks[f.language].submodule_paths(f.path, name, self._module_index(f.language))
         return [m for m in map(self.module_symbol, self._paths_to_ids(paths)) if m is not None]
 
     def module_named(self, file_id: int, dotted: str) -> tuple[int, ...]:
         """The files of the module an absolute import of ``dotted`` from ``file_id`` would load."""
         f = self.files[file_id]
+        if self.reads is not None:
+            self.reads.modules.add(("module", f.path, dotted))
         imported = RawImport(dotted, "", "", 0)
         return self._paths_to_ids(
             self._hooks[f.language].resolve_module(f.path, imported, self._module_index(f.language))
@@ -306,7 +538,7 @@ class World:
     def lookup_member(self, modules: Iterable[int], name: str, depth: int = REEXPORT_DEPTH) -> list[int]:
         """A top-level name of a module, following re-exports and wildcard imports."""
         for module in modules:
-            ids = self.top(module).get(name)
+            ids = self.top_named(module, name)
             if ids:
                 return ids
             if depth <= 0:
@@ -335,10 +567,33 @@ class World:
         s = self.symbol(class_id)
         scope = self._scope_of(s.file_id)
         self._ensure_scope(scope)
+        if self.reads is not None and self._beyond_owner(scope):
+            self.reads.members.add((*scope, s.name))
         return self._members.get((*scope, s.name), {})
 
+    def member_named(self, class_id: int, name: str) -> list[int]:
+        """A class's members of one short name."""
+        s = self.symbol(class_id)
+        scope = self._scope_of(s.file_id)
+        self._ensure_scope(scope)
+        if self.reads is not None and self._beyond_owner(scope):
+            self.reads.member.add((*scope, s.name, name))
+        return self._members.get((*scope, s.name), {}).get(name, [])
+
+    def _beyond_owner(self, scope: tuple[str, str]) -> bool:
+        """Whether a member scope holds other files than the one being resolved."""
+        assert self.reads is not None
+        return self.scope_files.get(scope) != [self.reads.owner]
+
     def bases(self, class_id: int) -> list[int]:
-        """The resolved base classes of a class."""
+        """The resolved base classes of a class (none while base classes are being resolved: they
+        come out the same whichever files are resolved together)."""
+        if self.bases_hidden:
+            return []
+        if self.reads is not None:
+            owner = self._file_of(class_id)
+            if owner != self.reads.owner:
+                self.reads.bases.add(owner)
         found = self._bases.get(class_id)
         if found is None:
             found = (
@@ -364,8 +619,26 @@ class World:
             if base not in self._added_bases[cls]:
                 self._added_bases[cls].append(base)
 
+    def _file_of(self, symbol_id: int) -> int:
+        found = self.symbols.get(symbol_id)
+        if found is not None:
+            return found.file_id
+        reads, self.reads = self.reads, None
+        try:
+            return self.symbol(symbol_id).file_id
+        finally:
+            self.reads = reads
+
     def classes_with_bases(self) -> list[int]:
         """Every class known to have a base (all of them after a preload)."""
+        if self.reads is not None:
+            self.reads.subclasses = True
+        if not self._preloaded and not self._all_bases:  # every class, not those met so far
+            self._all_bases = True
+            for cls, base in self.source.bases_of(None, self.replaced_files):
+                self._bases.setdefault(cls, [])
+                if base not in self._bases[cls]:
+                    self._bases[cls].append(base)
         return sorted(
             {c for c, b in self._bases.items() if b} | {c for c, b in self._added_bases.items() if b}
         )
@@ -388,7 +661,7 @@ class World:
                     continue
                 seen.add(cls)
                 if include_self or not first:
-                    found = self.members(cls).get(name)
+                    found = self.member_named(cls, name)
                     if found:
                         return list(found)
                 next_frontier.extend(self.bases(cls))
@@ -403,15 +676,20 @@ class World:
         package; every Ruby file)."""
         member_scope = self._scope_of(file_id)
         self._ensure_scope(member_scope)
+        if self.reads is not None and self._beyond_owner(member_scope):
+            self.reads.classes.add((*member_scope, qualified))
         return self._classes.get((*member_scope, qualified), [])
 
     def enclosing_classes(self, file_id: int, scope: str) -> list[int]:
         """The innermost class around a scope (``A.f.inner`` -> ``A``)."""
         member_scope = self._scope_of(file_id)
         self._ensure_scope(member_scope)
+        noted = self.reads is not None and self._beyond_owner(member_scope)
         parts = scope.split(".")
         for i in range(len(parts) - 1, 0, -1):
             found = self._classes.get((*member_scope, ".".join(parts[:i])))
+            if noted and self.reads is not None:
+                self.reads.classes.add((*member_scope, ".".join(parts[:i])))
             if found:
                 return found
         return []
@@ -427,6 +705,6 @@ class World:
                 found.extend(
                     self.find_member([cls], name)
                     if name in hooks.constructor_names
-                    else self.members(cls).get(name, ())
+                    else self.member_named(cls, name)
                 )
         return found

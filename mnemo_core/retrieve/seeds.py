@@ -97,10 +97,9 @@ def name_channel(store: Store, keywords: Keywords) -> Channel:
     prefixes = [t for t in compounds if len(t) >= MIN_PREFIX_CHARS]
     for term, matches in store.symbols_named(prefixes, prefix=True, limit=NAME_MATCHES_PER_TERM).items():
         ranked += [(s.id, f"name starts with {term}") for s in matches]
-    for term in (t for t in compounds if len(t) >= MIN_CONTAINS_CHARS):
-        ranked += [
-            (s.id, f"name contains {term}") for s in store.symbols_containing(term, NAME_MATCHES_PER_TERM)
-        ]
+    contained = [t for t in compounds if len(t) >= MIN_CONTAINS_CHARS]
+    for term, matches in store.symbols_containing_each(contained, NAME_MATCHES_PER_TERM).items():
+        ranked += [(s.id, f"name contains {term}") for s in matches]
     return _first_occurrence(ranked)
 
 

@@ -98,3 +98,52 @@ def test_without_a_map_the_static_graph_answers(repo: Path, capsys: pytest.Captu
     change(repo, {"src/pkg/calc.py": CALC.replace("return a + b", "return b + a")})
     tests, err = _selected(repo, capsys, "HEAD~1")
     assert "tests/test_calc.py::test_add" in tests and "coverage map" not in err
+
+
+def _moved_with_a_new_test(repo: Path) -> None:
+    """Two of the map's tests moved to a new file (reformatted) beside a new test, since the map."""
+    calc = (repo / "tests" / "test_calc.py").read_text()
+    moved, kept = calc.split("def test_clamp", 1)
+    arith = moved.replace("def test_add", "# moved\ndef test_add")
+    arith += "def test_negative():\n    assert add(-1, -1) == -2\n"
+    calc = "from pkg.calc import clamp, double\n\n\ndef test_clamp" + kept
+    change(repo, {"tests/test_calc.py": calc, "tests/test_arith.py": arith}, "tests moved since the map")
+
+
+def test_tests_moved_unchanged_since_the_map_are_not_new(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _moved_with_a_new_test(repo)
+    loader = (repo / "src/pkg/loader.py").read_text().replace("return json.loads", "return dict(json.loads")
+    change(repo, {"src/pkg/loader.py": loader.replace("read_text())", "read_text()))")})
+    tests, _ = _selected(repo, capsys, "HEAD~1")
+    assert tests == ["tests/test_loader.py::test_load"]  # the map saw the moved tests: none ran load
+
+
+def test_a_new_test_beside_moved_ones_runs_when_they_reach_the_change(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _moved_with_a_new_test(repo)
+    calc = CALC.replace("return a + b", "return b + a")
+    change(repo, {"src/pkg/calc.py": calc})
+    tests, _ = _selected(repo, capsys, "HEAD~1")
+    assert "tests/test_arith.py::test_negative" in tests  # new since the map, in a file the change reaches
+    assert "tests/test_arith.py::test_add" in tests and "tests/test_calc.py::test_clamp" not in tests
+    change(repo, {"src/pkg/calc.py": calc.replace("return LIMIT\n", "return LIMIT - 1\n")})
+    tests, _ = _selected(repo, capsys, "HEAD~1")
+    assert "tests/test_calc.py::test_clamp" in tests and "tests/test_arith.py::test_negative" not in tests
+
+
+def test_a_test_edited_since_the_map_runs_when_its_class_reaches_the_change(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    calc_tests = (repo / "tests" / "test_calc.py").read_text()
+    edited = calc_tests.replace("assert clamp(3) == 3", "assert clamp(4) == 4")
+    change(repo, {"tests/test_calc.py": edited}, "TestMore.test_small edited since the map")
+    calc = CALC.replace("return a + b", "return b + a")
+    change(repo, {"src/pkg/calc.py": calc})
+    tests, _ = _selected(repo, capsys, "HEAD~1")
+    assert sorted(tests) == ["tests/test_calc.py::test_add", "tests/test_calc.py::test_double"]
+    change(repo, {"src/pkg/calc.py": calc.replace("return LIMIT\n", "return LIMIT - 1\n")})
+    tests, _ = _selected(repo, capsys, "HEAD~1")
+    assert "tests/test_calc.py::TestMore::test_small" in tests  # its class ran clamp (itself, then)

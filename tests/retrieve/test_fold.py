@@ -11,7 +11,7 @@ import pytest
 from helpers import make_repo
 
 from mnemo_core.cli import main
-from mnemo_core.retrieve.fold import GENERATED_DEMOTION
+from mnemo_core.retrieve.fold import GENERATED_DEMOTION, TYPE_DEMOTION
 
 JAVA = """package web;
 
@@ -100,3 +100,38 @@ def test_a_bundle_under_dist_is_demoted_unless_the_task_names_it(
 
     assert why("form data check")["generated"] == GENERATED_DEMOTION
     assert "generated" not in why("form data check in the dist bundle")
+
+
+GO_SERVER = """package web
+
+// Server serves requests with a router.
+type Server struct{ router map[string]string }
+
+// Serve answers a request through the server's router.
+func (s *Server) Serve(path string) string { return s.router[path] }
+"""
+PY_SERVER = '''class Server:
+    """Serves requests with a router."""
+
+    def serve(self, path):
+        """Answer a request through the server's router."""
+        return self.router[path]
+'''
+
+
+def test_a_type_steps_back_for_its_methods_except_in_python(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = make_repo(tmp_path / "repo", {"web/server.go": GO_SERVER, "shop/server.py": PY_SERVER})
+    task = "serve a request through the server router"
+
+    def multipliers(handle: str) -> dict[str, float]:
+        assert main(["why", "--repo", str(repo), "--format", "json", "--task", task, handle]) == 0
+        found: dict[str, float] = json.loads(capsys.readouterr().out)["multipliers"]
+        return found
+
+    assert multipliers("web/server.go:Server")["type"] == TYPE_DEMOTION
+    assert "type" not in multipliers("web/server.go:Server.Serve")
+    assert "type" not in multipliers("shop/server.py:Server")  # Python's classes: the kind prior only
+    names = [s["name"] for s in task_json(repo, task, capsys) if s["path"] == "web/server.go"]
+    assert names.index("Server.Serve") < names.index("Server")

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
+import pytest
+from helpers import make_repo
+
+from mnemo_core.index.indexer import index_repo
+from mnemo_core.index.store import Store
 from mnemo_core.retrieve.seeds import RRF_K, fuse
 
 
@@ -19,3 +24,26 @@ def test_rrf_sums_weighted_reciprocal_ranks() -> None:
 def test_ties_break_by_id() -> None:
     seeds = fuse({"a": [(5, "x")], "b": [(3, "y")]}, {"a": 1.0, "b": 1.0})
     assert [s.symbol_id for s in seeds] == [3, 5]
+
+
+def test_names_containing_several_fragments_in_one_scan(tmp_path: Path) -> None:
+    """The name channel's one scan for every fragment finds what one query per fragment finds, in
+    the same order (tests last, then shorter names, path, line) and number."""
+    source = "".join(f"def {name}():\n    pass\n\n" for name in NAMES)
+    repo = make_repo(
+        tmp_path / "repo", {"pkg/walks.py": source, "tests/test_walks.py": source, "b.py": source}
+    )
+    index_repo(repo)
+    fragments = ["walker", "Breadth", "first", "unused", "ünï"]
+    store = Store.open(repo)
+    try:
+        each = store.symbols_containing_each(fragments, limit=4)
+        one_by_one = {f: store.symbols_containing(f, 4) for f in fragments}
+    finally:
+        store.close()
+    assert each == one_by_one
+    assert [s.short_name for s in each["walker"]] == ["walkers", "walkers", "walker_of", "walker_of"]
+    assert each["unused"] == [] and each["ünï"] == []  # "unused" is only ever a whole name here
+
+
+NAMES = ["walker", "walkers", "walker_of", "breadth_first", "first_breadth_walker", "unused"]

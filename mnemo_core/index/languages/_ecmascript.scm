@@ -29,6 +29,19 @@
     property: (property_identifier) @name)
   right: [(arrow_function) (function_expression)])
   (#eq? @_prototype "prototype")) @definition.function
+;; functions held in an object literal or handed to a call, which tasks name as often as declared ones
+; ``{transformRequest: function (data) {...}, parse(text) {...}, done: () => {...}}``
+(object (pair key: (property_identifier) @name value: [(arrow_function) (function_expression)]) @definition.function)
+(object (method_definition name: (property_identifier) @name) @definition.function)
+; ``{transformRequest: [function transformRequest(data) {...}]}``: a list of one kind of hook
+(pair key: (property_identifier) @name value: (array . (function_expression) @definition.function .))
+; a named callback: ``new Promise(function dispatchXhrRequest(resolve) {...})``,
+; ``forEach(methods, function forEachMethodNoData(method) {...})`` (test callbacks are named by their text)
+(new_expression arguments: (arguments (function_expression name: (identifier) @name) @definition.function))
+(call_expression
+  function: (_) @_callee
+  arguments: (arguments (function_expression name: (identifier) @name) @definition.function)
+  (#not-match? @_callee "^(describe|context|suite|it|test|specify)([.(]|$)"))
 (program (lexical_declaration (variable_declarator name: (identifier) @name value: [
   (number) (string) (template_string) (object) (array) (true) (false) (regex) (unary_expression)
   (binary_expression) (member_expression) (call_expression) (new_expression)])) @definition.constant)

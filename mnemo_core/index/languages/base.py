@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, ClassVar, Final, Literal
@@ -13,6 +13,8 @@ from mnemo_core.model import CALLABLE_KINDS, RawImport, Symbol, SymbolKind
 if TYPE_CHECKING:
     from tree_sitter import Node
 
+# what ``\b`` in a bytes pattern counts as a word byte: ASCII letters, digits and ``_``
+_WORD_BYTES = frozenset(bytes([b]) for b in b"0123456789_" + bytes(range(65, 91)) + bytes(range(97, 123)))
 _COMMENT_MARKERS = re.compile(r"^\s*(?:/\*\*?|\*/|\*|///?|//!|#+|--|;+)\s?")
 # a repository's own test-runner settings (Python's: pytest's python_files, python_classes and
 # python_functions), opaque to the language-neutral code: each language's hooks read what applies to them
@@ -67,12 +69,48 @@ def reads_matching(
 ) -> list[tuple[int, int, str]]:
     """(start byte, line, text) of each match of ``pattern`` whose syntax node ``is_read`` accepts
     (it is given the node and the match's end)."""
+    return reads_at(root, source, [m.span() for m in re.finditer(pattern, source)], is_read)
+
+
+def reads_at(
+    root: Node, source: bytes, spans: Iterable[tuple[int, int]], is_read: Callable[[Node, int], bool]
+) -> list[tuple[int, int, str]]:
+    """(start byte, line, text) of each ``(start, end)`` span whose syntax node ``is_read`` accepts."""
     found = []
-    for match in re.finditer(pattern, source):
-        node = root.descendant_for_byte_range(match.start(), match.end())
-        if node is not None and is_read(node, match.end()):
-            found.append((match.start(), node.start_point[0] + 1, match.group().decode()))
+    for start, end in spans:
+        node = root.descendant_for_byte_range(start, end)
+        if node is not None and is_read(node, end):
+            found.append((start, node.start_point[0] + 1, source[start:end].decode()))
     return found
+
+
+def name_spans(source: bytes, names: Collection[str], tail: re.Pattern[bytes]) -> list[tuple[int, int]]:
+    """The spans ``re.finditer(rb"\\b(?:" + alternatives(names) + rb")" + tail.pattern, source)``
+    finds, without compiling a pattern for each file's set of names (that compilation, in Python,
+    cost more than the rest of the search): each name is found with ``bytes.find``; where several
+    match at one start, the longest wins (the alternatives' order), and spans inside an earlier one
+    are dropped (the scan resumes after a match). The word boundary is ``re``'s for bytes: a word
+    byte is ASCII ``[A-Za-z0-9_]``."""
+    if "" in names:  # an empty alternative matches at every boundary: the pattern itself says where
+        pattern = rb"\b(?:" + alternatives(names) + rb")" + tail.pattern
+        return [m.span() for m in re.finditer(pattern, source)]
+    longest: dict[int, tuple[int, int]] = {}  # start -> (length of the name, end of the match)
+    for name in names:
+        literal = name.encode()
+        starts_word = literal[:1] in _WORD_BYTES
+        at = source.find(literal)
+        while at != -1:
+            if (at > 0 and source[at - 1 : at] in _WORD_BYTES) != starts_word:
+                found = tail.match(source, at + len(literal))
+                if found is not None and len(literal) > longest.get(at, (0, 0))[0]:
+                    longest[at] = (len(literal), found.end())
+            at = source.find(literal, at + 1)
+    spans, end = [], 0
+    for start in sorted(longest):
+        if start >= end:
+            end = longest[start][1]
+            spans.append((start, end))
+    return spans
 
 
 def mark_name(text: str) -> str:

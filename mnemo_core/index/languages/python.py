@@ -20,10 +20,10 @@ from mnemo_core.index.languages.base import (
     Hooks,
     TestConventions,
     TestHookScope,
-    alternatives,
+    name_spans,
     node_text,
     path_parts,
-    reads_matching,
+    reads_at,
 )
 from mnemo_core.model import CALLABLE_KINDS, RawImport, Symbol
 
@@ -178,6 +178,8 @@ def _assignment(statement: Node) -> Node | None:
     return node if node.type == "assignment" else None
 
 
+_WORD_END = re.compile(rb"\b")  # a constant read by its name: the name is the whole word
+_CONSTANT_ATTRIBUTE = re.compile(rb"\._*[A-Z][A-Z0-9_]*\b")  # ``net.TIMEOUT``: a module's constant
 _TYPE_CHECKING = re.compile(r"^(?:\w+\.)?TYPE_CHECKING$")  # ``if typing.TYPE_CHECKING:`` (not ``if not ...``)
 
 
@@ -239,13 +241,9 @@ class PythonHooks(Hooks):
     def constant_uses(
         self, root: Node, source: bytes, names: frozenset[str], modules: frozenset[str]
     ) -> list[tuple[int, int, str]]:
-        found = []
-        if names:
-            found += reads_matching(root, source, rb"\b(?:" + alternatives(names) + rb")\b", _is_plain_read)
-        if modules:
-            pattern = rb"\b(?:" + alternatives(modules) + rb")\._*[A-Z][A-Z0-9_]*\b"
-            found += reads_matching(root, source, pattern, _is_attribute_read)
-        return found
+        plain = reads_at(root, source, name_spans(source, names, _WORD_END), _is_plain_read)
+        attributes = name_spans(source, modules, _CONSTANT_ATTRIBUTE)
+        return plain + reads_at(root, source, attributes, _is_attribute_read)
 
     def parse_import(self, node: Node) -> list[RawImport]:
         line = node.start_point[0] + 1

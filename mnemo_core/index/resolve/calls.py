@@ -20,7 +20,7 @@ from mnemo_core.index.resolve.records import (
     is_edge,
 )
 from mnemo_core.index.resolve.types import Types, type_names, union_groups, variable_types
-from mnemo_core.index.world import SymbolRow, World
+from mnemo_core.index.world import Reads, SymbolRow, World
 from mnemo_core.model import (
     CALLABLE_KINDS,
     CLASS_KINDS,
@@ -81,7 +81,7 @@ class Calls(Types):
 
     def __init__(self, world: World) -> None:
         super().__init__(world)
-        self._external: dict[int, bool] = {}
+        self._external: dict[int, tuple[bool, Reads]] = {}  # with what deciding it read
 
     # -- references -------------------------------------------------------------------------
     def _file_edges(self, file_id: int, refs: Sequence[RefRow], kind: RefKind) -> list[Edge]:
@@ -103,7 +103,7 @@ class Calls(Types):
                 continue
             if (
                 ref_kind in ("read", "write")
-                and name not in self._property_names()
+                and not self._is_property(name)
                 and name != ANY_ATTRIBUTE
                 and not self._may_hold_module(here, scope, receiver)
             ):
@@ -111,7 +111,7 @@ class Calls(Types):
             src = sources.get(scope, -1)
             if src == -1:
                 src = self._source(file_id, scope, line)
-                if len(self.world.top(file_id).get(scope, ())) < 2:  # one definition: any line's source
+                if len(self.world.top_named(file_id, scope)) < 2:  # one definition: any line's source
                     sources[scope] = src
             if src is None:
                 continue
@@ -179,7 +179,7 @@ class Calls(Types):
         return next(
             (
                 i
-                for i in w.top(file_id).get(receiver, ())
+                for i in w.top_named(file_id, receiver)
                 if w.symbol(i).kind == "class" and w.symbol(i).is_test_case
             ),
             None,
@@ -311,9 +311,22 @@ class Calls(Types):
             outside = (self._resolve_dotted(here.file_id, scope, n).how == "external" for n in names)
             if not names or not all(outside):
                 return False
-        namesakes = self.world.named(self.world.files[here.file_id].language, name, True)
-        owners = {self.world.symbol(m).parent_id for m in namesakes} - {None}
-        return not any(self._extends_external([c]) for c in owners if c is not None)
+        return not any(self._extends_external([c]) for c in self._derived_owners(here, name))
+
+    def _derived_owners(self, here: FileScope, name: str) -> list[int]:
+        """The classes that define a method ``name`` and name base classes: only these can extend
+        one from outside (what this depends on is noted as one key, ``Reads.extending``)."""
+        w = self.world
+        language = w.files[here.file_id].language
+        reads, w.reads = w.reads, None
+        try:
+            owners = {w.symbol(m).parent_id for m in w.named(language, name, True)} - {None}
+            derived = [c for c in sorted(o for o in owners if o is not None) if w.symbol(c).supers]
+        finally:
+            w.reads = reads
+        if reads is not None:
+            reads.extending.add((w.family(language), name))
+        return derived
 
     def _call_result(self, here: FileScope, scope: str, receiver: str) -> Lookup | None:
         """What a call's result is, for a method called on it (``self.signer().dumps()``): the
@@ -435,17 +448,25 @@ class Calls(Types):
         return any(self._external_base(c) for c in self.world.lineage(classes))
 
     def _external_base(self, class_id: int) -> bool:
+        w = self.world
         known = self._external.get(class_id)
         if known is None:
-            symbol = self.world.symbol(class_id)
-            hooks = self.world.hooks(symbol.file_id)
-            known = self._external[class_id] = any(
-                self._resolve_dotted(symbol.file_id, symbol.name, base).how == "external"
-                for base in symbol.supers
-                if base.rsplit(".", 1)[-1] not in hooks.neutral_bases
-                and base.split(".", 1)[0] not in hooks.builtin_names
-            )
-        return known
+            outer, w.reads = w.reads, Reads()
+            try:
+                symbol = w.symbol(class_id)
+                hooks = w.hooks(symbol.file_id)
+                external = any(
+                    self._resolve_dotted(symbol.file_id, symbol.name, base).how == "external"
+                    for base in symbol.supers
+                    if base.rsplit(".", 1)[-1] not in hooks.neutral_bases
+                    and base.split(".", 1)[0] not in hooks.builtin_names
+                )
+                known = self._external[class_id] = (external, w.reads)
+            finally:
+                w.reads = outer
+        if w.reads is not None:  # a later file that asks depends on what deciding it read
+            w.reads.merge(known[1])
+        return known[0]
 
     def _callbacks(self, classes: Sequence[int], name: str) -> Lookup:
         """A method ``name`` the classes inherit from outside the repository may call back the

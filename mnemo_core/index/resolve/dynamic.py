@@ -250,7 +250,7 @@ class Dynamic(Types):
                 hooks = [
                     m
                     for base in self.world.lineage(w.bases(cls))
-                    for m in w.members(base).get(SUBCLASS_HOOK, ())
+                    for m in w.member_named(base, SUBCLASS_HOOK)
                     if w.symbol(m).kind == "method"
                 ]
                 if not hooks:

@@ -52,10 +52,10 @@ class Fixtures(Scope):
         w = self.world
         hooks = w.hooks(file_id)
         for path in hooks.fixture_files(w.files[file_id].path):
-            found = w.by_path.get(path)
+            found = w.fixture_file(path, name)
             if found is None:
                 continue
-            for sid in w.top(found.id).get(name) or self._imported(found.id, name):
+            for sid in w.top_named(found.id, name) or self._imported(found.id, name):
                 if hooks.is_fixture(w.symbol(sid).decorators):
                     return sid
         return None

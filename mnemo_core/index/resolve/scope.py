@@ -31,7 +31,7 @@ class Scope:
         """The definition a reference at ``line`` in ``scope`` is written in: where a name has
         several (a property's getter and setter), the one whose lines hold it."""
         if scope:
-            ids = self.world.top(file_id).get(scope)
+            ids = self.world.top_named(file_id, scope)
             if ids:
                 if len(ids) > 1 and line:
                     symbols = self.world.symbols
@@ -52,7 +52,7 @@ class Scope:
         return [
             i
             for m in modules
-            for i in w.top(m).get(GETATTR, ())
+            for i in w.top_named(m, GETATTR)
             if w.symbol(i).kind == "function" and w.hooks(m).module_getattr
         ]
 
@@ -201,9 +201,8 @@ class Scope:
                 return Lookup(found, "import")
         hooks = w.hooks(file_id)
         if hooks.shares_package_scope():
-            f = w.files[file_id]
-            for peer in w.package_files.get((f.language, hooks.package_of(f.path)), ()):
-                ids = w.top(peer).get(name) if peer != file_id else None
+            for peer in w.package_peers(file_id):
+                ids = w.top_named(peer, name) if peer != file_id else None
                 if ids:
                     return Lookup(ids, "package")
         if name in hooks.builtin_names:
@@ -211,7 +210,7 @@ class Scope:
         return MISS
 
     def _by_name(self, file_id: int, name: str, methods: bool) -> Lookup:
-        candidates = self.world.named(self.world.files[file_id].language, name, methods)
+        candidates = self.world.named(self.world.files[file_id].language, name, methods, AMBIGUOUS_LIMIT)
         if not candidates or self._definitions(candidates) > AMBIGUOUS_LIMIT:
             return EXTERNAL
         return Lookup(list(candidates), "name")

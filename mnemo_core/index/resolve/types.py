@@ -124,6 +124,12 @@ class Types(Fixtures, ABC):
             self._properties = self.world.property_names()
         return self._properties
 
+    def _is_property(self, name: str) -> bool:
+        """Whether some symbol of the repository called ``name`` is a property (noted as read)."""
+        if self.world.reads is not None:
+            self.world.reads.properties.add(name)
+        return name in self._property_names()
+
     def _typed_receiver(self, here: FileScope, scope: str, receiver: str) -> list[int]:
         """The classes a variable's declared or constructed type names: ``x = Client()``,
         ``x: Client``, ``def f(x: Client)``, ``self.x = Client()`` in any method of the class,
@@ -167,7 +173,7 @@ class Types(Fixtures, ABC):
         variable is its enclosing function's (a fixture's ``examine`` using the fixture's ``v``)."""
         parts = scope.split(".") if scope else []
         for i in range(len(parts), 0, -1):
-            ids = self.world.top(file_id).get(".".join(parts[:i]))
+            ids = self.world.top_named(file_id, ".".join(parts[:i]))
             if ids and name in self.world.symbol(ids[0]).params:
                 return ids[0]
         return None
@@ -199,7 +205,7 @@ class Types(Fixtures, ABC):
             for member in w.find_member([cls], attribute) or w.find_member([cls], GETATTR):
                 symbol = w.symbol(member)
                 short = symbol.name.rsplit(".", 1)[-1]
-                declares = short == GETATTR or short in self._property_names()
+                declares = short == GETATTR or self._is_property(short)
                 if symbol.kind in CALLABLE_KINDS and declares:
                     found += self._classes_returned_by(self._scope_of(symbol.file_id), member)
         return list(dict.fromkeys(found))

@@ -94,6 +94,53 @@ class ResolverReads(Connection):
             )
         return result - exclude
 
+    def files_depending(self, keys: Iterable[str]) -> set[int]:
+        """Files whose last resolution read any of ``keys`` (see ``World.reads``)."""
+        result: set[int] = set()
+        for chunk in chunks(sorted(set(keys))):
+            marks = ",".join("?" * len(chunk))
+            rows = self.conn.execute(f"SELECT file_id FROM deps WHERE key IN ({marks})", chunk)
+            result.update(r[0] for r in rows)
+        return result
+
+    def files_depending_prefix(self, prefix: str) -> set[int]:
+        """Files whose last resolution read a key that starts with ``prefix``."""
+        rows = self.conn.execute(
+            "SELECT file_id FROM deps WHERE key >= ? AND key < ?",
+            (prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)),
+        )
+        return {r[0] for r in rows}
+
+    def stored_imports(self) -> dict[int, str]:
+        """Every file's imports, as stored (JSON)."""
+        return dict(self.conn.execute("SELECT id, imports FROM files"))
+
+    def module_queries(self) -> list[str]:
+        """The path lookups (``q`` keys) some file's resolution made."""
+        rows = self.conn.execute("SELECT DISTINCT key FROM deps WHERE key >= 'q\t' AND key < 'q\n'")
+        return [r[0] for r in rows]
+
+    def resolver_view(self, file_id: int) -> tuple[dict[int, tuple[Any, ...]], str, str | None]:
+        """What other files' resolution can see of a file: its symbols as the resolver reads them
+        (their lines aside: only the file's own references are placed by line), imports, exports."""
+        fields = ", ".join(f for f in _RESOLVER_FIELDS if f not in ("id", "start_line", "end_line"))
+        symbols = {
+            row[0]: tuple(row[1:])
+            for row in self.conn.execute(f"SELECT id, {fields} FROM symbols WHERE file_id=?", (file_id,))
+        }
+        row = self.conn.execute("SELECT imports, exports FROM files WHERE id=?", (file_id,)).fetchone()
+        return symbols, row[0] if row else "[]", row[1] if row else None
+
+    def inherits_by_file(self, file_ids: Iterable[int]) -> dict[int, set[tuple[int, int]]]:
+        """The stored (class, base) pairs resolved from each of some files."""
+        out: dict[int, set[tuple[int, int]]] = {}
+        for where, args in id_filters("file_id", file_ids):
+            for src, dst, fid in self.conn.execute(
+                f"SELECT src, dst, file_id FROM edges {where} AND type='inherits'", args
+            ):
+                out.setdefault(fid, set()).add((src, dst))
+        return out
+
     def files_with_edges_into(self, file_ids: Iterable[int]) -> set[int]:
         """Files whose resolved edges point into any of ``file_ids``."""
         result: set[int] = set()
@@ -170,15 +217,3 @@ class ResolverReads(Connection):
                 for fid, refs in self.conn.execute(f"SELECT id, refs FROM files {where}", args)
             )
         return out
-
-    def files_subclassing(self, file_ids: Iterable[int]) -> set[int]:
-        """Files with classes whose bases are defined in ``file_ids`` (their overrides may change)."""
-        result: set[int] = set()
-        for where, args in id_filters("s.file_id", file_ids):
-            rows = self.conn.execute(
-                f"SELECT DISTINCT e.file_id FROM edges e JOIN symbols s ON s.id = e.dst {where}"
-                " AND e.type='inherits'",
-                args,
-            )
-            result.update(r[0] for r in rows)
-        return result

@@ -19,7 +19,7 @@ from mnemo_core.statedir import state_dir
 
 # the tables, and what parsing a file stores in them: an index of another schema version is rebuilt
 # (every file parsed again), so bump it only when a table or the extractor's output changes
-SCHEMA_VERSION = 76
+SCHEMA_VERSION = 78
 # what is derived from the stored parse (the resolver's edges): an index of another analysis version
 # is resolved again from its stored references, no file parsed again; bump it for a heuristic
 ANALYSIS_VERSION = 1
@@ -46,6 +46,8 @@ CREATE TABLE symbols(
 CREATE TABLE edges(
     src INTEGER NOT NULL, dst INTEGER NOT NULL, type TEXT NOT NULL, resolution TEXT NOT NULL,
     confidence REAL NOT NULL, line INTEGER NOT NULL, file_id INTEGER NOT NULL);
+-- what resolving each file read (``World.reads``' keys): a file is resolved again when one changes
+CREATE TABLE deps(key TEXT NOT NULL, file_id INTEGER NOT NULL);
 CREATE VIRTUAL TABLE symbols_fts USING fts5(
     name, words, qualified, signature, docstring, path, tokenize='porter unicode61', detail=column);
 -- each symbol as a reader sees it: its path and qualified name words, then its own body words
@@ -69,6 +71,7 @@ INDEXES = {
         "symbols_properties": "(short_name) WHERE decorators LIKE '%property%'",
     },
     "edges": {"edges_src": "(src)", "edges_dst": "(dst)", "edges_file": "(file_id)"},
+    "deps": {"deps_key": "(key)", "deps_file": "(file_id)"},
 }
 
 

@@ -282,6 +282,26 @@ class SymbolReads(Connection):
         )
         return [_symbol(r) for r in rows]
 
+    def symbols_containing_each(self, fragments: Iterable[str], limit: int) -> dict[str, list[Symbol]]:
+        """:meth:`symbols_containing` of several fragments in one scan of the symbols (a task's name
+        channel asks for up to a dozen): each fragment's matches, in the same order and number."""
+        lowered = {fragment: fragment.lower() for fragment in fragments}
+        if not lowered:
+            return {}
+        where = " OR ".join("instr(lower(s.short_name), ?) > 0" for _ in lowered)
+        rows = self.conn.execute(
+            "SELECT s.id, lower(s.short_name), s.is_test, length(s.short_name), f.path, s.start_line"
+            f" FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.kind != 'module' AND ({where})",
+            tuple(lowered.values()),
+        ).fetchall()
+        rows.sort(key=lambda r: (r[2], r[3], r[4], r[5]))
+        chosen = {
+            fragment: [r[0] for r in rows if low in r[1] and r[1] != low][:limit]
+            for fragment, low in lowered.items()
+        }
+        found = self.symbols_by_ids({sid for ids in chosen.values() for sid in ids})
+        return {fragment: [found[sid] for sid in ids] for fragment, ids in chosen.items()}
+
     def namesakes(self, symbol_id: int) -> list[int]:
         """The definitions that share a symbol's file, qualified name and kind, itself included, in
         id order (a property's getter and setter, a function's ``@overload`` stubs)."""

@@ -64,6 +64,8 @@ _INSERT_FTS = (
     "INSERT INTO symbols_fts(rowid, name, words, qualified, signature, docstring, path)"
     " VALUES (?,?,?,?,?,?,?)"
 )
+_SELECT_FTS = "SELECT rowid, name, words, qualified, signature, docstring, path FROM symbols_fts"
+_Kept = tuple[dict[int, tuple[object, ...]], dict[int, str]]  # kept symbols' full-text rows, bodies
 _INSERT_SYMBOL = (
     "INSERT INTO symbols(id, file_id, name, short_name, kind, signature, docstring, start_line, end_line,"
     " size, is_test, is_test_case, exported, parent_id, params, decorators, returns, supers, fields)"
@@ -126,6 +128,7 @@ class Writes(Connection):
             ids = f"SELECT id FROM symbols WHERE file_id IN ({marks})"
             self.conn.execute(f"DELETE FROM edges WHERE file_id IN ({marks})", chunk)
             self.conn.execute(f"DELETE FROM edges WHERE dst IN ({ids})", chunk)
+            self.conn.execute(f"DELETE FROM deps WHERE file_id IN ({marks})", chunk)
             self.conn.execute(f"DELETE FROM symbols_fts WHERE rowid IN ({ids})", chunk)
             self.conn.execute(f"DELETE FROM bodies_fts WHERE rowid IN ({ids})", chunk)
             self.conn.execute(f"DELETE FROM symbols WHERE file_id IN ({marks})", chunk)
@@ -175,11 +178,12 @@ class Writes(Connection):
         before: set[str] = set()
         dependents: set[int] = set()
         fields_before = set() if new else self._typed_attributes(file_id)
+        kept: _Kept = ({}, {})
         if new:  # file ids are never reused: a new file has no old symbols to match or delete
             ids = [self._allocate_id() for _ in extract.symbols]
         else:
-            ids, before, dependents = self._reuse_ids(file_id, extract)
-        self._insert_symbols(file_id, extract, ids)
+            ids, before, dependents, kept = self._reuse_ids(file_id, extract)
+        self._insert_symbols(file_id, extract, ids, kept)
         after = {s.name.rsplit(".", 1)[-1] for s in extract.symbols}
         fields_after = {(s.name, *f) for s in extract.symbols for f in s.fields}
         changed = fields_before ^ fields_after
@@ -193,9 +197,11 @@ class Writes(Connection):
         )
         return {(name, *f) for name, fields in rows for f in json.loads(fields)}
 
-    def _reuse_ids(self, file_id: int, extract: FileExtract) -> tuple[list[int], set[str], set[int]]:
+    def _reuse_ids(self, file_id: int, extract: FileExtract) -> tuple[list[int], set[str], set[int], _Kept]:
         """Ids for a re-parsed file's symbols (old ones where they match), after deleting the old rows;
-        also the old short names and the files that had edges into removed symbols."""
+        also the old short names, the files that had edges into removed symbols, and the full-text
+        rows of the kept symbols (left in place where they come out the same: deleting from FTS5
+        costs a tokenisation of the old text)."""
         old = self.conn.execute(
             "SELECT id, name, kind FROM symbols WHERE file_id=? ORDER BY id", (file_id,)
         ).fetchall()
@@ -207,17 +213,22 @@ class Writes(Connection):
         ids = [old_ids.get(key) or self._allocate_id() for key in keys]
         dependents = self._delete_symbols([sid for key, sid in old_ids.items() if key not in new_keys])
         kept = [sid for key, sid in old_ids.items() if key in new_keys]
+        fts: dict[int, tuple[object, ...]] = {}
+        bodies: dict[int, str] = {}
         for where, args in id_filters("id", kept):
+            rowids = where.replace("id", "rowid", 1)
             self.conn.execute(f"DELETE FROM symbols {where}", args)
-            self.conn.execute(f"DELETE FROM symbols_fts {where.replace('id', 'rowid', 1)}", args)
-            self.conn.execute(f"DELETE FROM bodies_fts {where.replace('id', 'rowid', 1)}", args)
-        return ids, {name.rsplit(".", 1)[-1] for (name, _kind, _n) in old_ids}, dependents
+            fts.update((row[0], tuple(row)) for row in self.conn.execute(f"{_SELECT_FTS} {rowids}", args))
+            bodies.update(self.conn.execute(f"SELECT rowid, body FROM bodies_fts {rowids}", args))
+        return ids, {name.rsplit(".", 1)[-1] for (name, _kind, _n) in old_ids}, dependents, (fts, bodies)
 
-    def _insert_symbols(self, file_id: int, extract: FileExtract, ids: list[int]) -> None:
+    def _insert_symbols(self, file_id: int, extract: FileExtract, ids: list[int], kept: _Kept) -> None:
         by_name: dict[str, int] = {}
         rows, fts, bodies = [], [], []
         path_words = " ".join(identifier_words(extract.path))
         module_id = ids[0] if extract.symbols and extract.symbols[0].kind == "module" else None
+        old_fts, old_bodies = kept
+        stale_fts, stale_bodies = [], []
         for sid, sym in zip(ids, extract.symbols, strict=True):
             parent_id = None
             if sym.kind != "module":
@@ -225,19 +236,27 @@ class Writes(Connection):
                 parent_id = parent_id or module_id
                 by_name.setdefault(sym.name, sid)
             rows.append((sid, *_symbol_row(sym, file_id, parent_id)))
-            fts.append(
-                (
-                    sid,
-                    sym.name.rsplit(".", 1)[-1],
-                    sym.words,
-                    sym.name,
-                    sym.signature,
-                    sym.docstring,
-                    path_words,
-                )
+            text = (
+                sid,
+                sym.name.rsplit(".", 1)[-1],
+                sym.words,
+                sym.name,
+                sym.signature,
+                sym.docstring,
+                path_words,
             )
-            if sym.body:  # (a path or name word weighted up in a column of its own ranked no better)
-                bodies.append((sid, f"{path_words} {sym.words} {sym.body}"))
+            old_text = old_fts.get(sid)
+            if old_text != text:
+                stale_fts += [(sid,)] if old_text is not None else []
+                fts.append(text)
+            # (a path or name word weighted up in a column of its own ranked no better)
+            body = f"{path_words} {sym.words} {sym.body}" if sym.body else None
+            old_body = old_bodies.get(sid)
+            if old_body != body:
+                stale_bodies += [(sid,)] if old_body is not None else []
+                bodies += [(sid, body)] if body is not None else []
+        self.conn.executemany("DELETE FROM symbols_fts WHERE rowid=?", stale_fts)
+        self.conn.executemany("DELETE FROM bodies_fts WHERE rowid=?", stale_bodies)
         self.conn.executemany(_INSERT_SYMBOL, rows)
         self.conn.executemany(_INSERT_FTS, fts)
         self.conn.executemany("INSERT INTO bodies_fts(rowid, body) VALUES (?,?)", bodies)
@@ -269,3 +288,10 @@ class Writes(Connection):
             self.conn.execute(f"DELETE FROM edges {where}", args)
         with self.indexes_deferred("edges"):
             self.conn.executemany("INSERT INTO edges VALUES (?,?,?,?,?,?,?)", edges)
+
+    def replace_deps(self, file_ids: Iterable[int], rows: Iterable[tuple[str, int]]) -> None:
+        """Swap what some files' resolution read, as ``(key, file id)`` rows, for new rows."""
+        for where, args in id_filters("file_id", list(file_ids)):
+            self.conn.execute(f"DELETE FROM deps {where}", args)
+        with self.indexes_deferred("deps"):
+            self.conn.executemany("INSERT INTO deps VALUES (?,?)", rows)

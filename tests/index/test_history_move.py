@@ -1,0 +1,122 @@
+"""Moving through history: an index brought up to date after a checkout equals a cold index of the
+same tree, and resolves again only the files whose resolution read what differs."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from helpers import commit, git, make_repo
+
+from mnemo_core.index.indexer import index_repo
+from mnemo_core.index.store import index_path
+from mnemo_core.index.store.snapshot import snapshot
+
+FIRST = {
+    "app/__init__.py": "",
+    "app/models.py": (
+        "class Base:\n    def save(self):\n        return 1\n\n"
+        "class User(Base):\n    @property\n    def name(self):\n        return 'u'\n"
+    ),
+    "app/service.py": (  # app.extra comes later; render is defined once, then four times
+        "from app.models import User\nfrom app import helpers\nfrom app.extra import thing\n\n"
+        "def register():\n    u = User()\n    u.save()\n    return u.name\n\n"
+        "def audit(x):\n    return helpers.stamp(x) + render(x) + thing()\n"
+    ),
+    "app/helpers.py": "def stamp(x):\n    return x\n",
+    "app/views.py": (  # purge is defined later
+        "def render(x):\n    return x\n\nclass Page:\n    def render(self):\n"
+        "        return cleanup() + purge()\n"
+    ),
+    "app/solo.py": "def use():\n    return purge() + render(1)\n",  # reads those two names only
+    "app/jobs.py": "def cleanup():\n    return 0\n",
+    "app/bases.py": "class A:\n    def hello(self):\n        return 1\n",
+    "app/bases2.py": "class B:\n    def hello(self):\n        return 2\n",
+    "app/alias.py": "from app.bases import A as Parent\n",
+    "app/mid.py": "from app.alias import Parent\n\nclass Mid(Parent):\n    pass\n",
+    "app/leaf.py": (  # its base's base comes out otherwise: only that tells it
+        "from app.mid import Mid\n\nclass Leaf(Mid):\n    def go(self):\n        return self.hello()\n"
+    ),
+    "app/factory.py": (  # what make returns changes, nothing else of the file
+        "from app.bases import A\nfrom app.bases2 import B\n\ndef make() -> A:\n    return A()\n"
+    ),
+    "app/client.py": "from app.factory import make\n\ndef run():\n    return make().hello()\n",
+    "tests/conftest.py": "import pytest\n\n@pytest.fixture\ndef user():\n    return 1\n",
+    "tests/sub/test_near.py": "def test_near(user):\n    assert user\n",  # a nearer fixture comes
+    "tests/test_service.py": (
+        "from app.service import register\n\ndef test_register(user):\n    assert register()\n"
+    ),
+}
+SECOND = {  # names appear and get ambiguous, bases move, modules appear, a property goes, files go
+    "app/models.py": (
+        "class Root:\n    def save(self):\n        return 0\n\n"
+        "class Base(Root):\n    pass\n\n"
+        "class User(Base):\n    def name(self):\n        return 'u'\n"
+    ),
+    "app/other.py": (
+        "def render(x):\n    return 2\n\ndef cleanup():\n    return 1\n\ndef purge():\n    return 1\n"
+    ),
+    "app/more.py": "def render(x):\n    return 3\n\nclass Page:\n    def render(self):\n        return 4\n",
+    "app/extra.py": "def render(x):\n    return 5\n\ndef thing():\n    return 6\n",
+    "app/alias.py": "from app.bases2 import B as Parent\n",
+    "app/helpers/__init__.py": "def stamp(x):\n    return 2 * x\n",
+    "app/helpers.py": None,
+    "app/jobs.py": None,
+    "app/factory.py": (
+        "from app.bases import A\nfrom app.bases2 import B\n\ndef make() -> B:\n    return B()\n"
+    ),
+    "tests/sub/conftest.py": "import pytest\n\n@pytest.fixture\ndef user():\n    return 2\n",
+}
+THIRD = {  # only a body changes: nothing others read differs
+    "app/views.py": (
+        "def render(x):\n    # a comment\n    return x + 1\n\nclass Page:\n    def render(self):\n"
+        "        return cleanup() + purge()\n"
+    ),
+}
+
+
+def _snapshot(root: Path) -> object:
+    with sqlite3.connect(index_path(root)) as conn:
+        return snapshot(conn)
+
+
+def _cold(tmp_path: Path, repo: Path, rev: str) -> object:
+    cold = tmp_path / f"cold-{rev}"
+    git(tmp_path, "clone", "-q", str(repo), str(cold))
+    git(cold, "checkout", "-q", rev)
+    index_repo(cold)
+    return _snapshot(cold)
+
+
+@pytest.fixture
+def history(tmp_path: Path) -> tuple[Path, list[str]]:
+    repo = make_repo(tmp_path / "repo", FIRST)
+    revs = [git(repo, "rev-parse", "HEAD").strip()]
+    for files in (SECOND, THIRD):
+        commit(repo, files, "next")
+        revs.append(git(repo, "rev-parse", "HEAD").strip())
+    return repo, revs
+
+
+def test_back_and_forth_equals_a_cold_index(tmp_path: Path, history: tuple[Path, list[str]]) -> None:
+    repo, revs = history
+    index_repo(repo)
+    colds = {rev: _cold(tmp_path, repo, rev) for rev in revs}
+    for rev in (revs[0], revs[2], revs[1], revs[0], revs[1], revs[2]):
+        git(repo, "checkout", "-q", rev)
+        index_repo(repo)
+        assert _snapshot(repo).differences(colds[rev]) == [], rev  # type: ignore[attr-defined]
+
+
+def test_a_body_change_resolves_only_its_file(
+    history: tuple[Path, list[str]], caplog: pytest.LogCaptureFixture
+) -> None:
+    repo, revs = history
+    git(repo, "checkout", "-q", revs[1])
+    index_repo(repo)
+    git(repo, "checkout", "-q", revs[2])
+    with caplog.at_level("INFO", logger="mnemo_core.index.indexer"):
+        index_repo(repo)
+    assert "0 files read what changed" in caplog.text
+    assert "resolved 1 files" in caplog.text
