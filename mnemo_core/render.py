@@ -45,6 +45,7 @@ MULTIPLIER_NAMES = {
     "declaration": "a declaration without the implementation (overload or stub)",
     "useless": "said useless for a similar past task",
     "generated": "build output (a bundle under dist/ or build/), and the task does not name it",
+    "vendored": "vendored or minified code (vendor/, *.min.js), and the task does not name it",
 }
 
 

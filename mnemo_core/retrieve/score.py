@@ -67,6 +67,7 @@ SEMANTIC_POOL = 30  # the best candidates compared by meaning (session 34: the t
 FILE_SEEDS = 5  # a file's relevance counts its best few matches, so big files do not win by size
 TEST_DEMOTION = 0.2  # test code, unless the task is about tests, is context rather than target
 NON_PRODUCT_DEMOTION = 0.2  # examples, docs, scripts and benchmarks, likewise, unless the task names them
+VENDORED_DEMOTION = 0.2  # vendored and minified files (``vendored.py``), likewise, unless the task names them
 MIN_NAMED_STEM = 4  # a shorter file name ("run", "cli") is too likely a word of the task
 _FILE_NAME_PARTS = re.compile(r"[./:\\]")
 NON_PRODUCT_DIRS = frozenset(
@@ -141,12 +142,15 @@ def generic_component(fan_in: int, lexical: float) -> float:
     return min(1.0, math.log1p(fan_in) / math.log1p(GENERIC_FAN_IN))
 
 
-def multipliers_for(symbol: Symbol, keywords: Keywords) -> dict[str, float]:
-    """The factors applied after the weighted sum: test and non-product demotion, the kind prior, and
-    declarations without a body (typing overloads, stub files)."""
+def multipliers_for(symbol: Symbol, keywords: Keywords, vendored: bool = False) -> dict[str, float]:
+    """The factors applied after the weighted sum: test, vendored (``vendored``: its file holds others'
+    or minified code) and non-product demotion, the kind prior, and declarations without a body
+    (typing overloads, stub files)."""
     factors = {}
     if symbol.is_test and not keywords.about_tests:
         factors["test"] = TEST_DEMOTION
+    elif vendored:
+        factors["vendored"] = VENDORED_DEMOTION
     elif non_product_dir(symbol.path, keywords):
         factors["non-product"] = NON_PRODUCT_DEMOTION
     if symbol.kind in KIND_PRIOR:
@@ -247,8 +251,10 @@ def candidate_parts(
     keywords: Keywords,
     session: Mapping[int, float] | None = None,
     useless: Mapping[int, float] | None = None,
+    vendored: frozenset[str] = frozenset(),
 ) -> list[Parts]:
-    """Every candidate's parts (see :func:`score_candidates`), in the candidates' order."""
+    """Every candidate's parts (see :func:`score_candidates`), in the candidates' order; ``vendored``
+    holds the paths of vendored and minified files (``vendored.py``)."""
     session = session or {}
     useless = useless or {}
     top_seed = max((s.score for s in seeds.values()), default=0.0) or 1.0
@@ -273,7 +279,7 @@ def candidate_parts(
             "session": session.get(sid, 0.0),
             "memory": _strength(seed, "memory"),
         }
-        multipliers = multipliers_for(symbols[sid], keywords)
+        multipliers = multipliers_for(symbols[sid], keywords, symbols[sid].path in vendored)
         if sid in useless:
             multipliers["useless"] = useless[sid]
         out.append(Parts(sid, components, multipliers))
@@ -294,6 +300,16 @@ def ranked(parts: list[Parts], semantic: Mapping[int, float] | None = None) -> l
         scored.append(Scored(part.symbol_id, total, rounded, dict(part.multipliers)))
     scored.sort(key=lambda s: (-s.score, s.symbol_id))
     return scored
+
+
+def with_semantic(scored: list[Scored], parts: list[Parts], semantic: Mapping[int, float]) -> list[Scored]:
+    """``scored`` (:func:`ranked` without cosines) again with the cosines of the candidates compared
+    by meaning: only those are scored anew (the others' semantic term is 0 either way), then all
+    are sorted as :func:`ranked` sorts them."""
+    fresh = {s.symbol_id: s for s in ranked([p for p in parts if p.symbol_id in semantic], semantic)}
+    out = [fresh.get(s.symbol_id, s) for s in scored]
+    out.sort(key=lambda s: (-s.score, s.symbol_id))
+    return out
 
 
 def _strength(seed: Seed | None, channel: str) -> float:

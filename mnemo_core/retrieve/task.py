@@ -16,14 +16,23 @@ from pathlib import Path
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.store import Store
 from mnemo_core.model import Symbol
-from mnemo_core.retrieve.fold import fold
+from mnemo_core.retrieve.fold import UNFOLDED_LANGUAGES, fold
 from mnemo_core.retrieve.graphcache import graph_for
 from mnemo_core.retrieve.history import history_channel
 from mnemo_core.retrieve.keywords import Keywords, extract_keywords
 from mnemo_core.retrieve.recall import Recall, Touch
 from mnemo_core.retrieve.recency import RecencyLookup
-from mnemo_core.retrieve.score import SEMANTIC_POOL, WEIGHTS, Recency, Scored, candidate_parts, ranked
+from mnemo_core.retrieve.score import (
+    SEMANTIC_POOL,
+    WEIGHTS,
+    Recency,
+    Scored,
+    candidate_parts,
+    ranked,
+    with_semantic,
+)
 from mnemo_core.retrieve.seeds import Channel, Ranked, Seed, Strengths, seed
+from mnemo_core.retrieve.vendored import vendored_paths
 from mnemo_core.retrieve.walk import WalkResult, hops_only, reach, walk
 from mnemo_core.semantic.channel import ABSENT, Meaning, VectorUse, meaning
 
@@ -52,6 +61,7 @@ class TaskRanking:
     now: float = field(default_factory=time.time)  # what the reasons' dates are told against
     meaning: Meaning = ABSENT  # the semantic channel's state and similarities
     folded_into: dict[int, int] = field(default_factory=dict)  # an overload or constructor -> its answer
+    vendored: frozenset[str] = frozenset()  # files of vendored or minified code, demoted
 
 
 def parse_task(text: str) -> Keywords:
@@ -108,16 +118,17 @@ def rank_task(
     session = recall.session({sid: symbols[sid] for sid in candidates}) if recall.events else {}
     touched = {sid: touch.value for sid, touch in session.items()}
     useless = {sid: factor for sid, (factor, _) in recall.demoted.items()}
+    vendored = vendored_paths(root, (symbols[sid] for sid in candidates), keywords)
     factors = (candidates, top_seeds, result, fan_in, recency, reference, symbols, keywords, touched, useless)
-    parts = candidate_parts(*factors)
+    parts = candidate_parts(*factors, vendored)
     scored = ranked(parts)
     pool = [symbols[s.symbol_id] for s in scored[:SEMANTIC_POOL] if not symbols[s.symbol_id].is_test]
     wanted = vectors != "off" and (full_walk or WEIGHTS["semantic"] > 0)  # at 0 no encoder is loaded
     similar = meaning(store, root, text, pool, vectors) if wanted else ABSENT
     if similar.similarity:
-        scored = ranked(parts, similar.similarity)
+        scored = with_semantic(scored, parts, similar.similarity)
     into: dict[int, int] = {}
-    if folded:
+    if folded and any(s.language not in UNFOLDED_LANGUAGES for s in symbols.values()):
         result_folded = fold(scored, symbols, keywords)
         scored, into = result_folded.scored, result_folded.into
     notes = list(recency_notes)
@@ -137,6 +148,7 @@ def rank_task(
         recall,
         meaning=similar,
         folded_into=into,
+        vendored=vendored,
     )
 
 

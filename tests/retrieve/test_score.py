@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from mnemo_core.model import Symbol
 from mnemo_core.retrieve.keywords import extract_keywords
-from mnemo_core.retrieve.score import NON_PRODUCT_DEMOTION, multipliers_for, non_product_dir
+from mnemo_core.retrieve.score import (
+    NON_PRODUCT_DEMOTION,
+    Parts,
+    multipliers_for,
+    non_product_dir,
+    ranked,
+    with_semantic,
+)
 
 
 def function(path: str) -> Symbol:
@@ -44,3 +51,14 @@ def test_a_plain_word_or_a_short_name_does_not_name_the_file() -> None:
     assert non_product_dir("scripts/release.py", extract_keywords("release the new parser")) == "scripts"
     assert non_product_dir("examples/app.py", extract_keywords("fix `app.py` routing")) == "examples"
     assert non_product_dir("docs/__init__.py", extract_keywords("`__init__` of the parser")) == "docs"
+
+
+def test_adding_the_cosines_afterwards_scores_as_one_pass_does() -> None:
+    parts = [
+        Parts(sid, {"lexical": 1 / sid, "body": (sid % 3) / 3, "file": 0.5}, {"kind": 0.7} if sid % 4 else {})
+        for sid in range(1, 40)
+    ]
+    semantic = {5: 0.9, 17: 0.4, 30: -0.2, 38: 0.7}
+    once = ranked(parts, semantic)
+    assert with_semantic(ranked(parts), parts, semantic) == once
+    assert [s.symbol_id for s in once[:2]] != [s.symbol_id for s in ranked(parts)[:2]]
