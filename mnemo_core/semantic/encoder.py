@@ -81,6 +81,9 @@ class Encoder:
     @classmethod
     def load(cls) -> Encoder:
         """Load the encoder, building its ONNX file first when the cache has none."""
+        from mnemo_core.blas import one_blas_thread
+
+        one_blas_thread()  # onnxruntime imports numpy: first through the lock a query's thread takes too
         import onnxruntime
         from tokenizers import Tokenizer
 
