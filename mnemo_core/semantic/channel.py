@@ -77,14 +77,13 @@ def meaning(
     from mnemo_core.blas import one_blas_thread
     from mnemo_core.semantic.vectors import VectorStore, encode_missing, symbol_texts
 
-    one_blas_thread()
-
     try:
         vectors = VectorStore.open(root, MODEL_ID, create=use == "encode")
     except (sqlite3.Error, OSError, MnemoError):
         return Meaning("empty")
     if vectors is None:
         return Meaning("empty")
+    one_blas_thread()  # numpy from here on: the vectors' cosines
     try:
         texts = symbol_texts(store, root, candidates, MODEL_ID)
         if use == "encode":
