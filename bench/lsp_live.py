@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -33,6 +32,7 @@ from pygls.lsp.client import LanguageClient
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import REPO_DIR, git_head, machine_info, machine_line, markdown_table, verdict, write_json
+from lsp_client import start_server, stop_server
 
 from mnemo_core.repository import Repository
 
@@ -75,22 +75,11 @@ class Client:
 
     async def start(self) -> float:
         """Start and initialize; the perf_counter time of ``initialized``."""
-        env = {**os.environ, "PYTHONPATH": str(self.checkout)}
-        await self.client.start_io(sys.executable, "-m", "lsp_server", env=env, cwd=self.checkout)
-        await self.client.initialize_async(
-            types.InitializeParams(
-                capabilities=types.ClientCapabilities(),
-                root_uri=self.root.as_uri(),
-                workspace_folders=[types.WorkspaceFolder(uri=self.root.as_uri(), name=self.root.name)],
-            )
-        )
-        self.client.initialized(types.InitializedParams())
+        await start_server(self.client, self.root, self.checkout)
         return time.perf_counter()
 
     async def stop(self) -> None:
-        await self.client.shutdown_async(None)
-        self.client.exit(None)
-        await self.client.stop()  # type: ignore[no-untyped-call]
+        await stop_server(self.client)
 
     def document(self, path: str) -> types.TextDocumentIdentifier:
         return types.TextDocumentIdentifier(uri=(self.root / path).as_uri())

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import random
 import re
 import shutil
@@ -46,6 +45,7 @@ from pygls.lsp.client import LanguageClient
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import git_head, machine_info, machine_line, markdown_table, table, verdict, write_json
+from lsp_client import start_server, stop_server
 
 from mnemo_core.repository import Repository
 
@@ -155,25 +155,11 @@ class Bench:
         self.client.feature(types.WINDOW_LOG_MESSAGE)(log_message)
 
     async def start(self) -> None:
-        if self.checkout is None:
-            await self.client.start_io(sys.executable, "-m", "lsp_server")
-        else:  # ``-m`` puts the working directory first on the path: run in the checkout
-            env = {**os.environ, "PYTHONPATH": str(self.checkout)}
-            await self.client.start_io(sys.executable, "-m", "lsp_server", env=env, cwd=self.checkout)
-        await self.client.initialize_async(
-            types.InitializeParams(
-                capabilities=types.ClientCapabilities(),
-                root_uri=self.root.as_uri(),
-                workspace_folders=[types.WorkspaceFolder(uri=self.root.as_uri(), name=self.root.name)],
-            )
-        )
-        self.client.initialized(types.InitializedParams())
+        await start_server(self.client, self.root, self.checkout)
         await asyncio.wait_for(self.ready.wait(), READY_TIMEOUT_S)
 
     async def stop(self) -> None:
-        await self.client.shutdown_async(None)
-        self.client.exit(None)
-        await self.client.stop()  # type: ignore[no-untyped-call]
+        await stop_server(self.client)
 
     def document(self, path: str) -> types.TextDocumentIdentifier:
         return types.TextDocumentIdentifier(uri=(self.root / path).as_uri())

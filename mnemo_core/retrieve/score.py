@@ -220,26 +220,6 @@ class Parts:
     multipliers: dict[str, float]
 
 
-def score_candidates(
-    candidates: list[int],
-    seeds: Mapping[int, Seed],
-    walk: WalkResult,
-    fan_in: Mapping[int, int],
-    recency: Mapping[int, Recency],
-    reference_time: int | None,
-    symbols: Mapping[int, Symbol],
-    keywords: Keywords,
-    session: Mapping[int, float] | None = None,
-    useless: Mapping[int, float] | None = None,
-    semantic: Mapping[int, float] | None = None,
-) -> list[Scored]:
-    """Score every candidate; best first, ties broken by symbol id. ``session`` holds the session
-    component of the candidates touched lately, ``useless`` the factor of those said useless,
-    ``semantic`` the cosine of the candidates compared by meaning."""
-    factors = (candidates, seeds, walk, fan_in, recency, reference_time, symbols, keywords)
-    return ranked(candidate_parts(*factors, session, useless), semantic)
-
-
 def candidate_parts(
     candidates: list[int],
     seeds: Mapping[int, Seed],
@@ -253,8 +233,9 @@ def candidate_parts(
     useless: Mapping[int, float] | None = None,
     vendored: frozenset[str] = frozenset(),
 ) -> list[Parts]:
-    """Every candidate's parts (see :func:`score_candidates`), in the candidates' order; ``vendored``
-    holds the paths of vendored and minified files (``vendored.py``)."""
+    """Every candidate's parts, in the candidates' order (:func:`ranked` scores them). ``session``
+    holds the session component of the candidates touched lately, ``useless`` the factor of those
+    said useless, ``vendored`` the paths of vendored and minified files (``vendored.py``)."""
     session = session or {}
     useless = useless or {}
     top_seed = max((s.score for s in seeds.values()), default=0.0) or 1.0
