@@ -287,7 +287,7 @@ class _Readers:
     flags: OptInFlags
 
 
-READERS_CACHED = 8  # stores (a language server's threads each have one) whose readers are kept
+READERS_CACHED = 4  # stores whose readers (and the lines of the files they read) are kept: a server's threads
 _READERS: BoundedCache[tuple[int, str, int], _Readers] = BoundedCache(READERS_CACHED)
 
 
