@@ -16,6 +16,7 @@ are the weights to put in
     python -m bench.quality.learn fit
     python -m bench.quality.learn probe recency walk
     python -m bench.quality.learn probe --refit recency
+    python -m bench.quality.learn fit --channel history=0.5 --channel path@3=1   # a channel's fusion replayed
 
 ``probe`` asks a narrower question than ``fit``, with less noise: with every other weight kept as
 it is, does a weight on these components help a repository when it is chosen (on ``PROBE_GRID``)
