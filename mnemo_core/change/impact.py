@@ -29,6 +29,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from typing import NamedTuple
 
 from mnemo_core.change.assumptions import Assumption
 from mnemo_core.change.evidence import NeedsEvidence, evidenced
@@ -129,26 +131,28 @@ def walk_back(
     way to tests, paths that assume different receiver classes are walked apart, and each test keeps
     its strongest path among those it gives evidence for. Edges below ``min_confidence`` are not
     followed. With a ``budget``, the walk stops after the hop that spends it (``budget.cut``)."""
-    reached: dict[State, Reach] = {(c, frozenset()): Reach(c, 0, 1.0, (c,), ()) for c in changed}
+    reached: dict[State, _Path] = {
+        (c, _NOTHING): _Path(c, 0, 1.0, (c,), (), 0, _NOTHING, None, 1.0, "changed") for c in changed
+    }
     states: Counter[int] = Counter()  # per symbol, the states that assume classes so far
     frontier = sorted(reached, key=_state_order)
     test_cases: set[int] = set()
-    related = _Kinship(store)
+    readers = _readers(store)
     needs = NeedsEvidence(store) if stop_at_tests else None  # what a test must name
-    receivers = ReceiverNames(store) if stop_at_tests else None
-    flags = OptInFlags(store) if stop_at_tests else None
+    receivers = readers.receivers if stop_at_tests else None
+    flags = readers.flags if stop_at_tests else None
     known_steps = Steps(store, min_confidence)
     for hop in range(1, depth + 1):
         if not frontier:
             break
-        origins: dict[int, list[Reach]] = {}
+        origins: dict[int, list[_Path]] = {}
         for state in frontier:
             origins.setdefault(state[0], []).append(reached[state])
         steps = known_steps(origins, receivers, flags)
         if needs is not None:
             needs.add((s.into, assumes_class(s), s.label != PASSES) for s in steps if s.into is not None)
         assumable = needs.needed if needs is not None else set()
-        candidates = _bounded(_extend(reached, origins, steps, hop, assumable, related), states)
+        candidates = _bounded(_extend(reached, origins, steps, hop, assumable, readers.related), states)
         if stop_at_tests and candidates:
             symbols = store.symbols_by_ids({sid for sid, _ in candidates})
             test_cases |= {sid for sid, s in symbols.items() if s.is_test_case}
@@ -159,65 +163,86 @@ def walk_back(
     return _strongest(store, reached, test_cases)
 
 
+class _Path(NamedTuple):
+    """A path being walked: ``Reach`` up to ``resolution``, as a tuple (a walk makes tens of thousands
+    of them, and builds a ``Reach`` only for the paths it answers with)."""
+
+    symbol_id: int
+    depth: int
+    weight: float
+    path: tuple[int, ...]
+    labels: tuple[str, ...]
+    name_matches: int
+    assumes: frozenset[Assumption]
+    receiver: int | None
+    confidence: float
+    resolution: PathResolution
+
+
 def _extend(
-    reached: dict[State, Reach],
-    origins: dict[int, list[Reach]],
+    reached: dict[State, _Path],
+    origins: dict[int, list[_Path]],
     steps: list[Step],
     hop: int,
     assumable: set[Assumption],
     related: _Kinship,
-) -> dict[State, Reach]:
+) -> dict[State, _Path]:
     """The states one hop further, each with its strongest path. (The walks' inner loop: what a
     step decides alone is settled once per step, what an origin's path begins with once per hop.)"""
-    candidates: dict[State, Reach] = {}
+    candidates: dict[State, _Path] = {}
     firsts = {node: [(o, o.labels[0] if o.labels else "") for o in group] for node, group in origins.items()}
     for node, dependant, label, confidence, into, on_self, resolution in steps:
         overrides = label == "overrides"
         past_decorator = label not in AFTER_DECORATOR
         subclasses = label == SUBCLASSES
+        dispatches = label == DISPATCHES_TO
         name_match = is_name_match(confidence)
         assumed = frozenset({into}) if into is not None and into in assumable else None
         known_plain = (dependant, _NOTHING) in reached
         for origin, first in firsts[node]:
+            _, depth, weight, path, labels, name_matches, assumes, receiver, weakest, weakest_how = origin
             if overrides and first == DISPATCHES_TO:
                 continue  # up to a base method, then down to a sibling override: another class
             if past_decorator and first == _DECORATOR:
                 continue  # from a decorator to the other functions it decorates: unrelated
             if subclasses and first == _SUBCLASS:
                 continue  # from a hook to the other subclasses it runs for: they register themselves
-            if on_self is not None and origin.receiver is not None and not related(on_self, origin.receiver):
+            if on_self is not None and receiver is not None and not related(on_self, receiver):
                 continue  # a call on self (or super()) in one class cannot land in an unrelated class
-            name_matches = origin.name_matches + name_match
+            name_matches += name_match
             if name_matches > MAX_NAME_MATCHES:
                 continue
-            assumes = origin.assumes if assumed is None else origin.assumes | assumed
+            if assumed is not None:
+                assumes = assumes | assumed
             if assumes and known_plain:
                 continue  # already reached without assuming anything, and sooner
-            weight = origin.weight * confidence * HOP_DECAY
+            weight = weight * confidence * HOP_DECAY  # in this order: the same float every run
             state = (dependant, assumes)
             known = reached.get(state) or candidates.get(state)
             if known is not None and (known.weight >= weight or known.depth < hop):
                 continue
-            receiver = None
-            if label == DISPATCHES_TO:
-                receiver = origin.receiver if first == DISPATCHES_TO else into.symbol if into else None
-            weakest = origin.depth == 0 or confidence < origin.confidence
-            candidates[state] = Reach(
+            if dispatches:
+                receiver = receiver if first == DISPATCHES_TO else into.symbol if into else None
+            else:
+                receiver = None
+            if depth == 0 or confidence < weakest:
+                weakest, weakest_how = confidence, resolution
+            candidates[state] = _Path(
                 dependant,
                 hop,
                 weight,
-                (dependant, *origin.path),
-                (label, *origin.labels),
+                (dependant, *path),
+                (label, *labels),
                 name_matches,
                 assumes,
                 receiver,
-                confidence if weakest else origin.confidence,
-                resolution if weakest else origin.resolution,
+                weakest,
+                weakest_how,
             )
     return candidates
 
 
-def _bounded(candidates: dict[State, Reach], states: Counter[int]) -> dict[State, Reach]:
+def _bounded(candidates: dict[State, _Path], states: Counter[int]) -> dict[State, _Path]:
     """The candidates, with at most ``MAX_ASSUMPTIONS`` states that assume classes per symbol,
     counting those reached before (``states``, updated): the strongest paths, then the fewest
     classes. A state that assumes nothing is always kept."""
@@ -252,21 +277,57 @@ class _Kinship:
         return self._lineage[cls]
 
 
-def _strongest(store: Store, reached: dict[State, Reach], test_cases: set[int]) -> dict[int, Reach]:
+@dataclass(frozen=True, slots=True)
+class _Readers:
+    """What the walks over one index generation read of the repository besides the graph (kept
+    while the generation lasts: each is a pure function of the index and the files it indexed)."""
+
+    related: _Kinship
+    receivers: ReceiverNames
+    flags: OptInFlags
+
+
+READERS_CACHED = 4  # stores whose readers (and the lines of the files they read) are kept: a server's threads
+_READERS: BoundedCache[tuple[int, str, int], _Readers] = BoundedCache(READERS_CACHED)
+
+
+def _readers(store: Store) -> _Readers:
+    """The readers of ``store``'s generation, shared by its walks (each reads a caller's source once,
+    not once per walk); per store object, as a connection serves the thread that made it."""
+    key = (id(store), str(store.path), store.generation())  # the entry holds the store: its id stays its own
+    known = _READERS.get(key)
+    return (
+        known
+        if known is not None
+        else _READERS.put(key, _Readers(_Kinship(store), ReceiverNames(store), OptInFlags(store)))
+    )
+
+
+def _strongest(store: Store, reached: dict[State, _Path], test_cases: set[int]) -> dict[int, Reach]:
     """Each symbol's shortest (then strongest) path; a test's among those it gives evidence for."""
-    paths: dict[int, list[Reach]] = {}
+    paths: dict[int, list[_Path]] = {}
     for state in sorted(reached, key=_state_order):
         paths.setdefault(state[0], []).append(reached[state])
     for options in paths.values():
         options.sort(key=lambda r: (r.depth, -r.weight))
-    found = {sid: options[0] for sid, options in paths.items() if sid not in test_cases}
+    found = {sid: Reach(*options[0]) for sid, options in paths.items() if sid not in test_cases}
     tests = {sid: paths[sid] for sid in sorted(test_cases)}
     chosen = evidenced(store, {sid: [r.assumes for r in options] for sid, options in tests.items()})
-    return found | {sid: tests[sid][i] for sid, i in chosen.items()}
+    return found | {sid: Reach(*tests[sid][i]) for sid, i in chosen.items()}
 
 
-def _state_order(state: State) -> tuple[int, list[Assumption]]:
-    return (state[0], sorted(state[1]))
+AssumptionOrder = tuple[tuple[str, int, tuple[str, ...]], ...]
+ORDERS_CACHED = 4096  # sets of assumptions whose order is known (a walk's states share a few sets)
+
+
+def _state_order(state: State) -> tuple[int, AssumptionOrder]:
+    """The symbol, then its assumptions sorted as ``Assumption`` orders them (its fields in turn)."""
+    return (state[0], _assumptions_order(state[1]) if state[1] else ())
+
+
+@lru_cache(maxsize=ORDERS_CACHED)
+def _assumptions_order(assumes: frozenset[Assumption]) -> AssumptionOrder:
+    return tuple(sorted((a.kind, a.symbol, a.words) for a in assumes))
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import Literal, NamedTuple
 
 from mnemo_core.change.assumptions import Assumption
@@ -193,7 +194,7 @@ def _step(
                 continue
             label = _label(relation, e, symbols.get(node))
             site = Site(e, label, node, symbols.get(node), callers.get(dependant), receivers, flags)
-            into = next((a for assuming in ASSUMING if (a := assuming(site)) is not None), None)
+            into = next((_one(a) for assuming in ASSUMING if (a := assuming(site)) is not None), None)
             caller = self_callers.get(dependant) if label == "calls" and e.resolution == "self" else None
             found.append(Step(node, dependant, label, e.confidence, into, caller, e.resolution))
     parents = store.symbols_by_ids({s.parent_id for s in symbols.values() if s.parent_id is not None})
@@ -209,6 +210,16 @@ def _step(
             for test in _tests_running(store, symbol, parent)
         ]
     return found
+
+
+ASSUMPTIONS_CACHED = 100_000  # assumptions shared by the steps that make them
+
+
+@lru_cache(maxsize=ASSUMPTIONS_CACHED)
+def _one(assumption: Assumption) -> Assumption:
+    """One object for equal assumptions: the walks compare sets of them, and a set compares an
+    element to itself without calling ``__eq__``."""
+    return assumption
 
 
 def _label(relation: Label, edge: Edge, node: Symbol | None) -> Label:

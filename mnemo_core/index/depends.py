@@ -40,6 +40,7 @@ from mnemo_core.model import CLASS_KINDS, RawImport
 FileView = tuple[dict[int, tuple[Any, ...]], str, str | None]  # resolver_view: symbols, imports, exports
 NO_VIEW: FileView = ({}, "[]", None)
 _NAME, _KIND, _PARENT, _SUPERS = 1, 2, 3, 9  # where a viewed symbol row holds these
+_LINE = RawImport._fields.index("line")  # an import's line: only the file's own references are placed by line
 _PACKAGE_STEMS = frozenset({"__init__", "index", "mod"})  # a file that stands for its directory
 STAR = "*"  # a fixture name key for "any name": an added file imports with a wildcard
 
@@ -76,7 +77,7 @@ def note_file(
         if kind in CLASS_KINDS or (kind == "namespace" and hooks.global_namespace):
             change.classes.add((language, scope, name))
     change.extending.update(_derived_methods(family(language), old, new))
-    if before[1] != after[1]:
+    if _unplaced(before[1]) != _unplaced(after[1]):  # a line inserted above an import moves it, no more
         change.imports.add(file_id)
         change.bindings.add(file_id)
         old_bound, new_bound = _bound(before[1]), _bound(after[1])
@@ -118,14 +119,19 @@ def _derived_methods(
     return out
 
 
+def _unplaced(imports: str) -> list[list[Any]]:
+    """A file's imports as other files' resolution reads them: in order, their lines aside."""
+    return [row[:_LINE] + row[_LINE + 1 :] for row in json.loads(imports)]
+
+
 def _bound(imports: str) -> dict[str, list[Any]]:
     """A module's imports by the name they bind at module level, its wildcards and its imports in
-    functions (noted as ``World.bindings`` notes them)."""
+    functions (noted as ``World.bindings`` notes them), their lines aside."""
     out: dict[str, list[Any]] = {}
     for row in json.loads(imports):
         imported = RawImport(*row)
         name = STARRED if imported.name == "*" else SCOPED if imported.scope else imported.alias
-        out.setdefault(name, []).append(row)
+        out.setdefault(name, []).append(row[:_LINE] + row[_LINE + 1 :])
     return out
 
 
