@@ -54,7 +54,7 @@ from mnemo_core.errors import MnemoError
 from mnemo_core.index.discovery import PytestDiscovery, read_discovery
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.store import Store
-from mnemo_core.model import Symbol
+from mnemo_core.model import Symbol, symbol_test_id
 from mnemo_core.vcs.diff import ChangeStatus, Hunk, changed_files, files_at
 from mnemo_core.vcs.refs import Snapshot, resolve_ref
 
@@ -537,6 +537,7 @@ class _TestLookup:
         self._symbols: dict[str, dict[str, Symbol]] = {}
         self._known: dict[str, int | None] = {}
         self._made: dict[str, str] = {}  # context -> the pytest id of a test its file made at run time
+        self._via_base: set[tuple[str, str]] = set()  # (path, Sub.test_x) found as a base's method
 
     def ids(self, contexts: Iterable[str]) -> set[int]:
         """The test symbols the contexts name (those the index does not have are left out)."""
@@ -551,21 +552,33 @@ class _TestLookup:
         return found
 
     def made(self, contexts: Iterable[str]) -> dict[int, set[str]]:
-        """Of the contexts ``ids`` was given, those naming tests a file made at run time: per test
-        file, the pytest ids of those tests (their class, ``path::TestPlugin_table``, or function)."""
+        """Of the contexts ``ids`` was given, those naming tests pytest runs under another id than
+        their test symbol's: per test symbol, the pytest ids that ran (a test its file made at run
+        time: its class, ``path::TestPlugin_table``, or function; a test a class inherits:
+        ``path::TestSub::test_x`` for ``Base.test_x``), and its own id beside them when some context
+        named the symbol itself."""
         found: dict[int, set[str]] = {}
+        plain: set[int] = set()
         for context in contexts:
             sid, made = self._known.get(context), self._made.get(context)
             if sid is not None and made is not None:
                 found.setdefault(sid, set()).add(made)
+            elif sid is not None:
+                plain.add(sid)
+        for sid, symbol in self._store.symbols_by_ids(plain & set(found)).items():
+            found[sid].add(symbol_test_id(symbol))
         return found
 
     def _find(self, context: str, ref: TestRef) -> int | None:
         if ref.path is not None:
             paths = self._paths_ending(ref.path)
-            named = next((sid for sid in (self._named(p, ref.name) for p in paths) if sid is not None), None)
-            if named is None:
-                named = self._elsewhere(ref)
+            for path in paths:
+                named = self._named(path, ref.name)
+                if named is not None:
+                    if (path, ref.name) in self._via_base:  # pytest runs it under the subclass's id
+                        self._made[context] = f"{path}::{ref.name.replace('.', '::')}"
+                    return named
+            named = self._elsewhere(ref)
             if named is not None:
                 return named
             made = self._made_in(paths, ref.name.split(".", 1)[0])
@@ -597,6 +610,7 @@ class _TestLookup:
         if owner in symbols:
             inherited = self._inherited(symbols[owner].id, method)
             if inherited is not None:
+                self._via_base.add((path, name))
                 return inherited
         parts = name.split(".")
         for end in range(len(parts) - 1, 0, -1):
