@@ -13,15 +13,17 @@ class's whole body. A name defined several times in a file (a property's getter 
 ``if``/``else`` variants, ``@overload`` stubs) has the lines of the definitions the change touched,
 matched by rank when the file there defines the name as many times, else of all of them. Contexts name
 tests; each is mapped to a test symbol of the index (a parametrised test is its function; an inherited
-test method the base class's method, as pytest's own records name it). The data vouches only for the
-tests it saw run: a test of the static graph that no context names (added since, renamed, or not part of
-that run) is kept beside them where the data agrees with its path, unless it is unchanged since in a
-file the data ran other tests of (it ran then, and reached nothing measured); a new test whose calls the
-index cannot resolve is kept when most tests of its class that do the same ran the symbol. A symbol
-renamed or moved since (its name is not in its file at that commit) is carried back line by line through
-the diff from that commit to the working tree (the index's side), when most of its lines are unchanged.
-A symbol new since then, in a file the coverage never measured, or module-level code (it runs at import,
-outside any test) gets no coverage evidence: its tests come from the static graph.
+test method the base class's method, printed under the ids pytest ran it by, ``path::TestSub::test_x``;
+a test whose ``def`` is gone since from its file and its class's bases' is none, not its class). The
+data vouches only for the tests it saw run: a test of the static graph that no context names (added
+since, renamed, or not part of that run) is kept beside them where the data agrees with its path, unless
+it is unchanged since in a file the data ran other tests of (it ran then, and reached nothing measured);
+a new test whose calls the index cannot resolve is kept when most tests of its class that do the same
+ran the symbol. A symbol renamed or moved since (its name is not in its file at that commit) is carried
+back line by line through the diff from that commit to the working tree (the index's side), when most of
+its lines are unchanged. A symbol new since then, in a file the coverage never measured, or module-level
+code (it runs at import, outside any test) gets no coverage evidence: its tests come from the static
+graph.
 
 The data file belongs to the repository being analysed: it is opened through coverage.py's API
 read-only and immutable (SQLite ignores journals beside it, and nothing is ever written), after a
