@@ -13,15 +13,17 @@ class's whole body. A name defined several times in a file (a property's getter 
 ``if``/``else`` variants, ``@overload`` stubs) has the lines of the definitions the change touched,
 matched by rank when the file there defines the name as many times, else of all of them. Contexts name
 tests; each is mapped to a test symbol of the index (a parametrised test is its function; an inherited
-test method the base class's method, as pytest's own records name it). The data vouches only for the
-tests it saw run: a test of the static graph that no context names (added since, renamed, or not part of
-that run) is kept beside them where the data agrees with its path, unless it is unchanged since in a
-file the data ran other tests of (it ran then, and reached nothing measured); a new test whose calls the
-index cannot resolve is kept when most tests of its class that do the same ran the symbol. A symbol
-renamed or moved since (its name is not in its file at that commit) is carried back line by line through
-the diff from that commit to the working tree (the index's side), when most of its lines are unchanged.
-A symbol new since then, in a file the coverage never measured, or module-level code (it runs at import,
-outside any test) gets no coverage evidence: its tests come from the static graph.
+test method the base class's method, printed under the ids pytest ran it by, ``path::TestSub::test_x``;
+a test whose ``def`` is gone since from its file and its class's bases' is none, not its class). The
+data vouches only for the tests it saw run: a test of the static graph that no context names (added
+since, renamed, or not part of that run) is kept beside them where the data agrees with its path, unless
+it is unchanged since in a file the data ran other tests of (it ran then, and reached nothing measured);
+a new test whose calls the index cannot resolve is kept when most tests of its class that do the same
+ran the symbol. A symbol renamed or moved since (its name is not in its file at that commit) is carried
+back line by line through the diff from that commit to the working tree (the index's side), when most of
+its lines are unchanged. A symbol new since then, in a file the coverage never measured, or module-level
+code (it runs at import, outside any test) gets no coverage evidence: its tests come from the static
+graph.
 
 The data file belongs to the repository being analysed: it is opened through coverage.py's API
 read-only and immutable (SQLite ignores journals beside it, and nothing is ever written), after a
@@ -54,7 +56,7 @@ from mnemo_core.errors import MnemoError
 from mnemo_core.index.discovery import PytestDiscovery, read_discovery
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.store import Store
-from mnemo_core.model import Symbol
+from mnemo_core.model import Symbol, symbol_test_id
 from mnemo_core.vcs.diff import ChangeStatus, Hunk, changed_files, files_at
 from mnemo_core.vcs.refs import Snapshot, resolve_ref
 
@@ -516,9 +518,13 @@ class _Defined:
     """Whether a file as it was at the commit the data was taken at defines a name (``def name``,
     ``class name``, at any depth)."""
 
-    def __init__(self, root: Path, sha: str) -> None:
+    def __init__(self, root: Path, sha: str | Snapshot) -> None:
         self._root, self._sha = root, sha
         self._words: dict[str, frozenset[str]] = {}
+
+    def now(self) -> _Defined:
+        """The same question of the working tree (the index's side)."""
+        return _Defined(self._root, Snapshot.WORKTREE)
 
     def __call__(self, path: str, name: str) -> bool:
         if path not in self._words:
@@ -532,11 +538,13 @@ class _TestLookup:
 
     def __init__(self, store: Store, discovery: PytestDiscovery, defined: _Defined) -> None:
         self._store, self._discovery, self._defined = store, discovery, defined
+        self._defined_now = defined.now()
         self._files: list[str] | None = None
         self._tests: list[str] | None = None
         self._symbols: dict[str, dict[str, Symbol]] = {}
         self._known: dict[str, int | None] = {}
         self._made: dict[str, str] = {}  # context -> the pytest id of a test its file made at run time
+        self._via_base: set[tuple[str, str]] = set()  # (path, Sub.test_x) found as a base's method
 
     def ids(self, contexts: Iterable[str]) -> set[int]:
         """The test symbols the contexts name (those the index does not have are left out)."""
@@ -551,21 +559,33 @@ class _TestLookup:
         return found
 
     def made(self, contexts: Iterable[str]) -> dict[int, set[str]]:
-        """Of the contexts ``ids`` was given, those naming tests a file made at run time: per test
-        file, the pytest ids of those tests (their class, ``path::TestPlugin_table``, or function)."""
+        """Of the contexts ``ids`` was given, those naming tests pytest runs under another id than
+        their test symbol's: per test symbol, the pytest ids that ran (a test its file made at run
+        time: its class, ``path::TestPlugin_table``, or function; a test a class inherits:
+        ``path::TestSub::test_x`` for ``Base.test_x``), and its own id beside them when some context
+        named the symbol itself."""
         found: dict[int, set[str]] = {}
+        plain: set[int] = set()
         for context in contexts:
             sid, made = self._known.get(context), self._made.get(context)
             if sid is not None and made is not None:
                 found.setdefault(sid, set()).add(made)
+            elif sid is not None:
+                plain.add(sid)
+        for sid, symbol in self._store.symbols_by_ids(plain & set(found)).items():
+            found[sid].add(symbol_test_id(symbol))
         return found
 
     def _find(self, context: str, ref: TestRef) -> int | None:
         if ref.path is not None:
             paths = self._paths_ending(ref.path)
-            named = next((sid for sid in (self._named(p, ref.name) for p in paths) if sid is not None), None)
-            if named is None:
-                named = self._elsewhere(ref)
+            for path in paths:
+                named = self._named(path, ref.name)
+                if named is not None:
+                    if (path, ref.name) in self._via_base:  # pytest runs it under the subclass's id
+                        self._made[context] = f"{path}::{ref.name.replace('.', '::')}"
+                    return named
+            named = self._elsewhere(ref)
             if named is not None:
                 return named
             made = self._made_in(paths, ref.name.split(".", 1)[0])
@@ -597,13 +617,34 @@ class _TestLookup:
         if owner in symbols:
             inherited = self._inherited(symbols[owner].id, method)
             if inherited is not None:
+                self._via_base.add((path, name))
                 return inherited
         parts = name.split(".")
+        if self._gone(path, symbols.get(owner), method or name):
+            return None
         for end in range(len(parts) - 1, 0, -1):
             symbol = symbols.get(".".join(parts[:end]))
             if symbol is not None and symbol.kind != "module":
                 return symbol.id
         return None
+
+    def _gone(self, path: str, owner: Symbol | None, name: str) -> bool:
+        """Whether a test's ``def`` was in its file (or its class's bases' files) at the data's
+        commit and is in none of them now: deleted or renamed since (its new self is a test new since),
+        not one its class makes at run time, so not its class's to stand for."""
+        paths = {path} | (self._base_paths(owner.id) if owner is not None else set())
+        then = any(self._defined(p, name) for p in paths)
+        return then and not any(self._defined_now(p, name) for p in paths)
+
+    def _base_paths(self, cls: int) -> set[str]:
+        """The files of the base classes of ``cls``, transitively."""
+        queue, seen, paths = [cls], {cls}, set()
+        while queue:
+            bases = [b for _, b in self._store.bases_of([queue.pop(0)], set()) if b not in seen]
+            paths |= {base.path for base in self._store.symbols_by_ids(bases).values()}
+            seen.update(bases)
+            queue.extend(bases)
+        return paths
 
     def _inherited(self, cls: int, method: str) -> int | None:
         """The test ``method`` of the nearest base class of ``cls`` that defines it (breadth first

@@ -7,9 +7,9 @@ for the rest). What a symbol-by-symbol answer cannot see, this module adds, each
 
 - the tests the change adds or edits, and those added or edited since the map's commit (the map
   has never seen them run as they are; a test moved or reformatted since is not new) in a test file
-  the map saw no test of, or one (for a test edited since: a class, or its file's functions outside
-  classes) with a test the change reaches by the map, its rules or the static graph (the others are
-  the static graph's to reach, as with no map: ``covmap.since``);
+  the map saw no test of, or one (a class, or its file's functions outside classes; for a test added
+  in a class new since, its file) with a test the change reaches by the map, its rules or the static
+  graph (the others are the static graph's to reach, as with no map: ``covmap.since``);
 - every test under a directory whose ``conftest.py`` changed, every test of a test file whose
   module-level code (imports, fixtures' registration, constants) changed;
 - for module-level code of any other Python file (it runs at import: no test's lines), the tests

@@ -8,13 +8,14 @@ matter, and only those that really are new:
   and the rest of its file left out) is the same as a test of the same qualified name at the map's
   commit, in its file then or in another test file changed since (moved between files, a file
   renamed or split), and that the map's own ids lead to, is no news: the map saw it run;
-- the others count as added or edited since. A test added since is selected in a test file the
-  change reaches (a test of it is in the selection by the map, its rules or the static graph); a
-  test edited since (the map saw its old self run, and what it ran did not reach the change) when
-  its class, or for a function outside classes its file's other such functions, has a test the
-  change reaches (the peers ``change.coverage`` uses for tests the data never saw). In a test file
-  of which the map saw no test (all of it new: nothing says what it runs), every one. Elsewhere they
-  are the static graph's to reach, as with no map.
+- the others count as added or edited since. One is selected when its class, or for a function
+  outside classes its file's other such functions (its group: the peers ``change.coverage`` uses
+  for tests the data never saw), has a test the change reaches by the map, its rules or the static
+  graph: a test edited since (the map saw its old self run, and what it ran did not reach the
+  change), or added beside tests the map saw run. A test added in a group the map saw no test of
+  (a class new since) is selected in a test file the change reaches: nothing says what it runs.
+  In a test file of which the map saw no test (all of it new), every one. Elsewhere they are the
+  static graph's to reach, as with no map.
 """
 
 from __future__ import annotations
@@ -60,13 +61,20 @@ def tests_since(
     seen_files |= {c.path for c in with_tests if c.status != ChangeStatus.ADDED}
     added = {(c.path, c.name) for c in edited if c.status == "added"}
     files = {path for path, _ in reached}
+    known = _groups_seen(store, coverage_map, ids) if any((t.path, t.name) in added for t in new) else set()
     return [
         t
         for t in new
         if t.path not in seen_files
-        or ((t.path, t.name) in added and t.path in files)
-        or ((t.path, t.name) not in added and test_group(t) in reached)
+        or test_group(t) in reached
+        or ((t.path, t.name) in added and t.path in files and test_group(t) not in known)
     ]
+
+
+def _groups_seen(store: Store, coverage_map: CoverageMap, ids: _Lookup) -> set[tuple[str, str]]:
+    """The groups (``test_group``) of the tests the map saw run."""
+    seen = store.symbols_by_ids(ids(coverage_map.measured_contexts())).values()
+    return {test_group(s) for s in seen if s.is_test_case}
 
 
 def test_group(test: Symbol) -> tuple[str, str]:

@@ -147,3 +147,24 @@ def test_a_test_edited_since_the_map_runs_when_its_class_reaches_the_change(
     change(repo, {"src/pkg/calc.py": calc.replace("return LIMIT\n", "return LIMIT - 1\n")})
     tests, _ = _selected(repo, capsys, "HEAD~1")
     assert "tests/test_calc.py::TestMore::test_small" in tests  # its class ran clamp (itself, then)
+
+
+def test_a_test_added_since_the_map_runs_when_its_class_reaches_the_change_or_is_new(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    calc_tests = (repo / "tests" / "test_calc.py").read_text()
+    tiny = "\n    def test_tiny(self):\n        assert clamp(1) == 1\n"
+    hidden = (
+        "\n\nclass TestNew:\n    def test_hidden(self):\n        from pkg import calc\n\n"
+        '        assert getattr(calc, "dou" + "ble")(2) == 4\n'
+    )
+    change(repo, {"tests/test_calc.py": calc_tests + tiny + hidden}, "tests added since the map")
+    change(repo, {"src/pkg/calc.py": CALC.replace("return a + b", "return b + a")})
+    tests, _ = _selected(repo, capsys, "HEAD~1")
+    # TestMore's tests the map saw ran clamp, not add: its new test goes by the static graph (clamp);
+    # TestNew is new since the map, in a file whose tests reach the change: nothing says what it runs
+    assert sorted(tests) == [
+        "tests/test_calc.py::TestNew::test_hidden",
+        "tests/test_calc.py::test_add",
+        "tests/test_calc.py::test_double",
+    ]
