@@ -28,7 +28,6 @@ from mnemo_core.index.kept import DESCRIBED, kept_refs, named_values, possibly_k
 from mnemo_core.index.languages import LanguageSpec
 from mnemo_core.index.languages.base import (
     CONTAINER_ONLY,
-    DOTTED_PATH,
     Definition,
     DefinitionKind,
     Hooks,
@@ -121,12 +120,6 @@ def extract(
         names = captures.get("name")
         if role == "ref" and names:
             name, kind = names[0], _REF_KIND[found_kind]
-            if kind == "named":  # a string: most name no dotted path, decided before reading the rest
-                dotted = _text(name)
-                if DOTTED_PATH.fullmatch(dotted) and not _replaced(captures[capture][0]):
-                    start = captures[capture][0].start_byte
-                    refs.append((start, kind, dotted.replace(":", "."), "", name.start_point[0] + 1))
-                continue
             receivers = captures.get("receiver")
             receiver = _text(receivers[0]) if receivers else ""
             if separator != "." and separator in receiver:
@@ -159,6 +152,7 @@ def extract(
             imports.append((node.start_byte, spec.hooks.parse_import(node)))
     definitions = _nest(definitions, spec.hooks.global_namespace)
     if not symbols_only:
+        refs.extend(_dotted_strings(root, source, spec.hooks, bool(bounded.partial)))
         refs.extend(
             (start, "uses", name, "", line)
             for start, line, name in spec.hooks.constant_uses(
@@ -366,6 +360,25 @@ def _constants(
     imported = {imp.alias or imp.name for _, bound in imports for imp in bound} - {"*"}
     constants = {name for name in imported if _CONSTANT.match(name)}
     return frozenset(defined | constants), frozenset(imported - constants)
+
+
+def _dotted_strings(
+    root: Node, source: bytes, hooks: Hooks, deep: bool
+) -> list[tuple[int, RefKind, str, str, int]]:
+    """A ``named`` reference for each string naming a dotted path that no call replaces, where the
+    query would have started a match (``deep``: the tree may hold nodes too deep for that)."""
+    return [
+        (string.start_byte, "named", _text(content).replace(":", "."), "", content.start_point[0] + 1)
+        for string, content in hooks.dotted_strings(root, source)
+        if not _replaced(string) and not (deep and _depth(string) > budget.MAX_QUERY_DEPTH)
+    ]
+
+
+def _depth(node: Node) -> int:
+    depth = 0
+    while (parent := node.parent) is not None:
+        node, depth = parent, depth + 1
+    return depth
 
 
 def _replaced(string: Node) -> bool:
