@@ -35,7 +35,8 @@ _TEST_CODE = re.compile(rb"^\s*assert\b|^\s*(?:from|import)\s+(?:pytest|unittest
 # one that only mentions fixtures (``@pytest.mark.usefixtures(...)``)
 _FIXTURE = re.compile(r"@?\s*(?:[\w.]*\.)?fixture\s*(?:\(|$)")
 # the text between two quotes that is a dotted path: where a string may name one (``dotted_strings``)
-_QUOTED_PATH = re.compile(rb"(?<=['\"])" + DOTTED_PATH.pattern.encode() + rb"(?=['\"])")
+# (a quote taken rather than looked behind: twice as fast, and a match ends before the next quote)
+_QUOTED_PATH = re.compile(rb"['\"](" + DOTTED_PATH.pattern.encode() + rb")(?=['\"])")
 _PLAIN_STRING = ["string_start", "string_content", "string_end"]  # a string of one piece: no interpolation
 _CLASS_OBJECT = re.compile(r"\b[Tt]ype\[")  # ``type[Option]``, ``t.Optional[t.Type[Option]]``
 _CONFTEST = "conftest.py"  # pytest's per-directory fixture module
@@ -251,7 +252,7 @@ class PythonHooks(Hooks):
     def dotted_strings(self, root: Node, source: bytes) -> list[tuple[Node, Node]]:
         found = []
         for match in _QUOTED_PATH.finditer(source):
-            start, end = match.span()
+            start, end = match.span(1)
             content = root.descendant_for_byte_range(start, end)
             if content is None or content.type != "string_content" or content.end_byte != end:
                 continue
