@@ -114,7 +114,7 @@ def extract(
     if symbols_only:
         query, roles = symbols_query(spec, in_test_file)
     else:
-        query, roles = spec.query if in_test_file else spec.query_outside_tests, pattern_roles(spec)
+        query, roles = spec.query, pattern_roles(spec, in_test_file)
     for pattern, captures in budget.cursor(query).matches(root):
         role, capture, found_kind = roles[pattern]
         names = captures.get("name")
