@@ -121,7 +121,7 @@ def extract(
         if role == "ref" and names:
             name, kind = names[0], _REF_KIND[found_kind]
             receivers = captures.get("receiver")
-            receiver = _text(receivers[0]) if receivers else ""
+            receiver = _text_in(source, receivers[0]) if receivers else ""
             if separator != "." and separator in receiver:
                 receiver = receiver.replace(separator, ".")
             if instance_prefix:
@@ -141,7 +141,7 @@ def extract(
                     for param, cls in spec.hooks.parametrized_types(_text(name), receiver)
                 )
             else:
-                text = _text(name)
+                text = _text_in(source, name)
                 refs.append((start, kind, _as_attribute(text, instance_prefix), receiver, line))
                 if ISINSTANCE_CAPTURE in captures:
                     checked.add((line, text, receiver))
@@ -500,6 +500,11 @@ def _fields(
 
 def _text(node: Node) -> str:
     return (node.text or b"").decode("utf-8", "replace")
+
+
+def _text_in(source: bytes, node: Node) -> str:
+    """``_text`` of a node of the tree parsed from ``source``: half its cost, for the hot loop."""
+    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
 def _add_definition(
