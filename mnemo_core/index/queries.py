@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 _ROLE = re.compile(rb"@(definition\.\w+|reference\.\w+|import)\b")
 _ROLE_NAMES = {"definition": "def", "reference": "ref", "import": "import"}
 _DEFINITION_KINDS = frozenset({*SYMBOL_KINDS, CONTAINER_ONLY})
+TEST_ONLY = ".test_"  # in the capture of a pattern run on test files only (``@reference.test_read``)
 SYMBOL_REF_KINDS = frozenset({"call"})  # the references a test file's symbols are classified by
 _OPENERS, _CLOSERS = "([", ")]"
 
@@ -39,18 +40,25 @@ class Role(NamedTuple):
     kind: str
 
 
+_NONE = Role("", "", "")  # a pattern whose matches extraction passes over
 _ROLES: dict[tuple[str, bool], dict[int, Role]] = {}
 _SYMBOLS_QUERIES: dict[tuple[str, bool], tuple[Query, dict[int, Role]]] = {}
 
 
-def roles(spec: LanguageSpec) -> dict[int, Role]:
-    """For each pattern of ``spec.query`` (and ``query_outside_tests``, numbered alike): its role.
-    A kind of definition or reference outside the vocabulary (``model.SymbolKind``, ``RefKind``) is
-    an error in the query file."""
-    key = (spec.name, False)
+def roles(spec: LanguageSpec, in_test_file: bool = True) -> dict[int, Role]:
+    """For each pattern of ``spec.query``: its role. Outside a test file the patterns run on test
+    files only (``@reference.test_*``) have none, so their matches are passed over: one compiled
+    query serves every file (a second one, with those patterns disabled, cost each parse worker
+    another 0.2 s to compile Python's). A kind of definition or reference outside the vocabulary
+    (``model.SymbolKind``, ``RefKind``) is an error in the query file."""
+    key = (spec.name, in_test_file)
     found = _ROLES.get(key)
     if found is None:
-        found = _ROLES[key] = _roles_of(spec.name, spec.query, spec.query_text)
+        every = _ROLES.get((spec.name, True)) or _roles_of(spec.name, spec.query, spec.query_text)
+        _ROLES[(spec.name, True)] = every
+        outside = {p: r if TEST_ONLY not in r.capture else _NONE for p, r in every.items()}
+        _ROLES[(spec.name, False)] = outside
+        found = every if in_test_file else outside
     return found
 
 

@@ -201,3 +201,49 @@ def test_python_exports_are_public_names_of_public_classes() -> None:
         s.name for s in extract("pkg/w.py", source, spec).symbols if s.exported and s.kind != "module"
     }
     assert exported == {"Writer", "Writer.__init__", "Writer.write", "outer"}
+
+
+STRINGS = (
+    b'A = "pkg.mod.f"\nB = \'pkg.mod:Cls\'\nC = """pkg.a.b"""\nD = r"pkg.raw.x"\nE = b"pkg.bytes.y"\n'
+    b'F = f"pkg.f.{name}"\nG = f"pkg.fs.z"\nH = """pkg.a.b" """\nI = "pkg.a" "pkg.b"\nJ = "pkg.a""pkg.b"\n'
+    b'# "pkg.in.comment"\nK = "two words.x"\nL = "\xff.pkg.x"\nM = ".pkg.x"\nN = "pkg..x"\nO = "pkg.x\\n"\n'
+    b'P = {"k": "pkg.in.dict"}\nQ = call("pkg.arg", key="pkg.kw")\ndef f(:\n    "pkg.in.error"\n'
+    + b"R = "
+    + b"[" * 254
+    + b'"deep.at.limit"'
+    + b"]" * 254
+    + b"\n"
+    + b"S = "
+    + b"[" * 255
+    + b'"deep.past.limit"'
+    + b"]" * 255
+    + b"\n"
+)
+
+
+def test_strings_naming_dotted_paths_are_those_a_query_of_every_string_finds() -> None:
+    """The source scan finds the strings a query of every one-piece string, filtered by the dotted
+    path's shape and the query's depth bound, would (prefixes, triple quotes, interpolation,
+    comments, bytes that are not UTF-8, errors, nesting past the bound)."""
+    from tree_sitter import Query
+
+    from mnemo_core.index import budget
+    from mnemo_core.index.languages.base import DOTTED_PATH
+
+    spec = language_for_path("pkg/s.py")
+    assert spec is not None
+    every = Query(spec.ts_language, "(string . (string_start) . (string_content) @name . (string_end)) @s")
+    bounded = budget.parse_bounded(spec.parser, STRINGS)
+    expected = {
+        (found["s"][0].start_byte, text)
+        for _, found in budget.cursor(every).matches(bounded.root)
+        if DOTTED_PATH.fullmatch(text := (found["name"][0].text or b"").decode("utf-8", "replace"))
+    }
+    named = {r.name for r in extract("pkg/s.py", STRINGS, spec).refs if r.kind == "named"}
+    scanned = {
+        (s.start_byte, (c.text or b"").decode()) for s, c in spec.hooks.dotted_strings(bounded.root, STRINGS)
+    }
+    assert {"pkg.mod.f", "pkg.fs.z", "deep.at.limit"} <= {text for _, text in expected}
+    assert "deep.past.limit" not in {text for _, text in expected}
+    assert expected <= scanned
+    assert {text.replace(":", ".") for _, text in expected} == named

@@ -68,6 +68,30 @@ def test_the_symbols_query_keeps_definitions_imports_and_in_tests_calls(in_test_
     assert {r for r in kinds if r[0] == "ref"} == ({("ref", "call")} if in_test_file else set())
 
 
+PARAMETRIZED = (
+    b"import pytest\n\n"
+    b'@pytest.mark.parametrize("kind", [Upper(), Lower()])\n'
+    b"def test_case(kind):\n    return kind\n"
+)
+
+
+def test_test_only_patterns_are_passed_over_outside_test_files() -> None:
+    """One compiled query serves every file; outside a test file the matches of its test-only
+    patterns are passed over, as a query with those patterns disabled would."""
+    spec = registry()["python"]
+    outside = roles(spec, in_test_file=False)
+    assert (
+        {p for p, r in roles(spec).items() if r.kind == "parametrize"}
+        == {p for p, r in outside.items() if r != roles(spec)[p]}
+        != set()
+    )
+    typed = {
+        path: {(r.name, r.receiver) for r in extract(path, PARAMETRIZED, spec).refs if r.kind == "type"}
+        for path in ("tests/test_kind.py", "pkg/kind.py")
+    }
+    assert typed == {"tests/test_kind.py": {("kind", "Upper | Lower")}, "pkg/kind.py": set()}
+
+
 def _fixture_files() -> list[Path]:
     return sorted(p for p in FIXTURES.rglob("*") if p.is_file() and language_for_path(p.name) is not None)
 

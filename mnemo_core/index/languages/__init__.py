@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 
 _HEADER = re.compile(r"^;\s*(extensions|grammar|include):\s*(.+)$", re.MULTILINE)
 _FRAGMENT_PREFIX = "_"  # ``_name.scm`` is a fragment other query files include, not a language
-TEST_ONLY_CAPTURE = b"@reference.test_"  # a pattern run on test files only (``@reference.test_read``)
 
 
 @dataclass(frozen=True)
@@ -70,19 +69,6 @@ class LanguageSpec:
         from tree_sitter import Query
 
         return Query(self.ts_language, self.query_text)
-
-    @functools.cached_property
-    def query_outside_tests(self) -> Query:
-        """The same query without its test-file-only patterns (same pattern numbers)."""
-        from tree_sitter import Query
-
-        query = Query(self.ts_language, self.query_text)
-        text = self.query_text.encode()
-        for pattern in range(query.pattern_count):
-            start, end = query.start_byte_for_pattern(pattern), query.end_byte_for_pattern(pattern)
-            if TEST_ONLY_CAPTURE in text[start:end]:
-                query.disable_pattern(pattern)
-        return query
 
 
 def _load_hooks(name: str) -> Hooks:

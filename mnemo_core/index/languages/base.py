@@ -242,6 +242,13 @@ class Hooks:
         (``net.TIMEOUT``): (start byte, line, name as written) of each read."""
         return []
 
+    def dotted_strings(self, root: Node, source: bytes) -> list[tuple[Node, Node]]:
+        """The string literals whose whole text is a dotted path (``"pkg.mod.func"``,
+        ``"pkg.mod:Class"``: what code that imports by name at run time names), as (the string, its
+        content). Found by scanning the source, not by the query: most strings name no path, and the
+        query's match of each costs more than the scan."""
+        return []
+
     def parametrized_types(self, names: str, values: str) -> list[tuple[str, str]]:
         """For a parametrised test (``names`` and ``values`` as written): each parameter with the
         classes its values are built as, as a union type (``kind`` -> ``Upper | Lower``)."""

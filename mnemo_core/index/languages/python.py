@@ -34,6 +34,10 @@ _TEST_CODE = re.compile(rb"^\s*assert\b|^\s*(?:from|import)\s+(?:pytest|unittest
 # a decorator that makes a function a fixture (``@pytest.fixture``, ``@fixture(scope=...)``), not
 # one that only mentions fixtures (``@pytest.mark.usefixtures(...)``)
 _FIXTURE = re.compile(r"@?\s*(?:[\w.]*\.)?fixture\s*(?:\(|$)")
+# the text between two quotes that is a dotted path: where a string may name one (``dotted_strings``)
+# (a quote taken rather than looked behind: twice as fast, and a match ends before the next quote)
+_QUOTED_PATH = re.compile(rb"['\"](" + DOTTED_PATH.pattern.encode() + rb")(?=['\"])")
+_PLAIN_STRING = ["string_start", "string_content", "string_end"]  # a string of one piece: no interpolation
 _CLASS_OBJECT = re.compile(r"\b[Tt]ype\[")  # ``type[Option]``, ``t.Optional[t.Type[Option]]``
 _CONFTEST = "conftest.py"  # pytest's per-directory fixture module
 _AUTOUSE = "autouse=True"  # a fixture pytest runs for every test in its scope
@@ -244,6 +248,21 @@ class PythonHooks(Hooks):
         plain = reads_at(root, source, name_spans(source, names, _WORD_END), _is_plain_read)
         attributes = name_spans(source, modules, _CONSTANT_ATTRIBUTE)
         return plain + reads_at(root, source, attributes, _is_attribute_read)
+
+    def dotted_strings(self, root: Node, source: bytes) -> list[tuple[Node, Node]]:
+        found = []
+        for match in _QUOTED_PATH.finditer(source):
+            start, end = match.span(1)
+            content = root.descendant_for_byte_range(start, end)
+            if content is None or content.type != "string_content" or content.end_byte != end:
+                continue
+            string = content.parent
+            if string is None or string.type != "string":
+                continue
+            named = string.named_children
+            if [n.type for n in named[:3]] == _PLAIN_STRING and named[1].start_byte == start:
+                found.append((string, content))
+        return found
 
     def parse_import(self, node: Node) -> list[RawImport]:
         line = node.start_point[0] + 1
