@@ -68,6 +68,11 @@ PARALLEL_RESOLVE_MIN_FILES = 300  # below this, forking costs more than it saves
 RESOLVE_RUNS_PER_WORKER = 8  # small runs: edges are stored while later ones resolve, no worker idles long
 RUN_BYTES = 2_000_000  # at most about this much stored references a run: what a run holds stays bounded
 RUNS_IN_FLIGHT = 2  # runs sent to each worker ahead of the one whose edges are being stored
+# more symbols than this: resolve in one process. A forked worker copies the pages of the world it
+# touches (every object's reference count is written), so each one ends up holding about a copy of
+# it; a world takes about 1.2 kB a symbol (10 stdlib copies: 764k symbols), and three copies of
+# 250k symbols' stay under 1 GB
+FORK_MAX_SYMBOLS = 250_000
 DISCOVERY_META = "pytest_discovery"  # the pytest settings the stored test classification follows
 SKIPPED_META = (
     "skipped_files"  # files left out (generated, minified, ...) as last seen: path -> [size, mtime, why]
@@ -474,7 +479,8 @@ def _resolve(
         keys = _Keys(store, affected, resolver)
         sizes = store.ref_sizes(affected)
         calls: Iterable[EdgeRow]
-        if preload and workers > 1 and len(sizes) >= PARALLEL_RESOLVE_MIN_FILES and _can_fork():
+        small = len(resolver.world.symbols) <= FORK_MAX_SYMBOLS
+        if preload and small and workers > 1 and len(sizes) >= PARALLEL_RESOLVE_MIN_FILES and _can_fork():
             runs = _runs(sizes, max(workers * RESOLVE_RUNS_PER_WORKER, sum(sizes.values()) // RUN_BYTES))
             calls = _resolve_forked(store, resolver, runs, workers, keys)
         else:
