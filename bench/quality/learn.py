@@ -16,6 +16,7 @@ are the weights to put in
     python -m bench.quality.learn fit
     python -m bench.quality.learn probe recency walk
     python -m bench.quality.learn probe --refit recency
+    python -m bench.quality.learn fit --channel history=0.5 --channel path@3=1   # a channel's fusion replayed
 
 ``probe`` asks a narrower question than ``fit``, with less noise: with every other weight kept as
 it is, does a weight on these components help a repository when it is chosen (on ``PROBE_GRID``)
@@ -46,6 +47,7 @@ from bench.quality.metrics import RANK_DEPTH
 from bench.quality.repos import DEFAULT_MIRRORS, BenchRepo, expand, working_clone
 
 TOP_K = 10
+TOP_SEEDS_KEPT = 50  # the best seeds' channel ranks, kept so a channel's weight can be replayed
 STEPS = (0.0, 0.5, 0.8, 1.25, 2.0)  # multiples of a weight tried in each round
 NUDGES = (-0.1, -0.03, 0.03, 0.1)  # and offsets (a zero weight can grow)
 MAX_ROUNDS = 30
@@ -105,6 +107,9 @@ def collect(repos: Sequence[BenchRepo], workdir: Path, count: int | None = None)
                 except MnemoError:
                     rows.append(row)
                     continue
+                row["seeds"] = [
+                    {h.channel: h.rank for h in s.hits} for s in list(ranking.seeds.values())[:TOP_SEEDS_KEPT]
+                ]
                 row["candidates"] = [
                     {
                         "key": ranking.symbols[s.symbol_id].key,
@@ -136,10 +141,44 @@ def _task_args(count: int | None = None) -> argparse.Namespace:
     return parse_args(["--tasks", str(count)] if count else [])
 
 
-def load_tables(name: str, components: Sequence[str]) -> list[TaskTable]:
-    """The stored candidate tables of one repository."""
+def load_tables(
+    name: str, components: Sequence[str], channels: Mapping[str, float] | None = None
+) -> list[TaskTable]:
+    """The stored candidate tables of one repository; with ``channels`` (a seed channel's weight in
+    the fusion, the others as ``CHANNEL_WEIGHTS`` has them), the ``lexical`` component is fused
+    again from the stored channel ranks under those weights."""
     rows = json.loads((OUT_DIR / f"{TABLE_PREFIX}{name}.json").read_text(encoding="utf-8"))
+    if channels is not None:
+        rows = [_refused(row, channels) for row in rows]
     return [_table(row, components) for row in rows]
+
+
+def _refused(row: Mapping[str, Any], channels: Mapping[str, float]) -> dict[str, Any]:
+    """A task's row with ``lexical`` fused again (RRF over the stored ranks), scaled by the best of
+    the stored top seeds as the pipeline scales by its best seed. A channel given as ``name@N``
+    counts only its first N ranks. The ``file`` component, which sums seed scores per file, is left
+    as it was: an approximation, checked by a full run of the chosen weights."""
+    from mnemo_core.retrieve.seeds import CHANNEL_WEIGHTS, RRF_K
+
+    weights, depth = dict(CHANNEL_WEIGHTS), {}
+    for spec, weight in channels.items():
+        name, _, cut = spec.partition("@")
+        weights[name] = weight
+        if cut:
+            depth[name] = int(cut)
+
+    def fused(ranks: Mapping[str, int]) -> float:
+        return sum(weights.get(c, 1.0) / (RRF_K + r) for c, r in ranks.items() if r <= depth.get(c, r))
+
+    top = max((fused(r) for r in row.get("seeds", [])), default=0.0) or 1.0
+    candidates = []
+    for c in row["candidates"]:
+        components = dict(c["components"])
+        components["lexical"] = fused(c["ranks"]) / top
+        if components["lexical"] > 0:
+            components["generic"] = 0.0
+        candidates.append({**c, "components": components})
+    return {**row, "candidates": candidates}
 
 
 def _table(row: Mapping[str, Any], components: Sequence[str]) -> TaskTable:
@@ -308,13 +347,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repos", default="tuning", help="tuning repositories, comma-separated, or 'tuning'")
     parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR, help="working clones for collect")
     parser.add_argument("--tasks", type=int, help="collect: only the first N tasks of each task file")
+    parser.add_argument(
+        "--channel",
+        action="append",
+        default=[],
+        metavar="NAME[@N]=W",
+        help="fit/probe: replay with a seed channel's fusion weight W (its first N ranks only)",
+    )
     args = parser.parse_intermixed_args(argv)  # ``probe --refit NAME``: a flag between the positionals
     repos = _tuning(args.repos)
     if args.step == "collect":
         collect(repos, args.workdir, args.tasks)
         return 0
     names = list(WEIGHTS)
-    groups = {r.name: load_tables(r.name, names) for r in repos}
+    channels = {c.partition("=")[0]: float(c.partition("=")[2]) for c in args.channel} or None
+    groups = {r.name: load_tables(r.name, names, channels) for r in repos}
     start = np.array([WEIGHTS[n] for n in names])
     if args.step == "probe":
         unknown = [c for c in args.components if c not in names] or ([] if args.components else ["(none)"])

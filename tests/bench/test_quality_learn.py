@@ -142,3 +142,37 @@ def test_cross_validation_keeps_held_weights_in_every_fold() -> None:
     assert all(m["fold MRR"] == m["start MRR"] < 1.0 for m in held.values())
     free = cross_validate(groups, start, THREE, frozen=[1])  # good and extra may move: each fold improves
     assert all(m["fold MRR"] > m["start MRR"] for m in free.values())
+
+
+def test_a_channel_weight_is_replayed_from_the_stored_ranks() -> None:
+    """``--channel``: the lexical component fused again from each candidate's channel ranks, scaled
+    by the best stored seed; ``name@N`` counts only the channel's first N ranks."""
+    from bench.quality.learn import _refused
+    from mnemo_core.retrieve.seeds import CHANNEL_WEIGHTS, RRF_K
+
+    stored = {
+        "id": "t",
+        "truth": ["b"],
+        "seeds": [{"body": 1}, {"history": 1}],
+        "candidates": [
+            {
+                "key": "a",
+                "components": {"lexical": 1.0, "generic": 0.0},
+                "multipliers": {},
+                "ranks": {"body": 1},
+            },
+            {
+                "key": "b",
+                "components": {"lexical": 0.0, "generic": 0.4},
+                "multipliers": {},
+                "ranks": {"history": 2},
+            },
+        ],
+    }
+    body = CHANNEL_WEIGHTS["body"] / (RRF_K + 1)
+    louder = _refused(stored, {"history": 3.0})["candidates"]
+    assert louder[0]["components"]["lexical"] == pytest.approx(body / (3.0 / (RRF_K + 1)))
+    assert louder[1]["components"]["lexical"] == pytest.approx((3.0 / (RRF_K + 2)) / (3.0 / (RRF_K + 1)))
+    assert louder[1]["components"]["generic"] == 0.0  # a named symbol is not generic
+    cut = _refused(stored, {"history@1": 3.0})["candidates"]
+    assert cut[1]["components"]["lexical"] == 0.0 and cut[1]["components"]["generic"] == 0.4

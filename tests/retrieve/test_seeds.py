@@ -9,7 +9,8 @@ from helpers import make_repo
 
 from mnemo_core.index.indexer import index_repo
 from mnemo_core.index.store import Store
-from mnemo_core.retrieve.seeds import RRF_K, fuse
+from mnemo_core.retrieve.keywords import extract_keywords
+from mnemo_core.retrieve.seeds import RRF_K, body_ranked, fuse
 
 
 def test_rrf_sums_weighted_reciprocal_ranks() -> None:
@@ -47,3 +48,25 @@ def test_names_containing_several_fragments_in_one_scan(tmp_path: Path) -> None:
 
 
 NAMES = ["walker", "walkers", "walker_of", "breadth_first", "first_breadth_walker", "unused"]
+
+
+def test_a_body_hit_names_the_task_words_its_code_has(tmp_path: Path) -> None:
+    """Each body hit's reason names the task's words that its own code has (stemmed as FTS5 stems
+    them), whatever other symbols match."""
+    files = {
+        "net.py": "def send(packet):\n    retries = 3\n    return packet, retries\n",
+        "disk.py": "def store(packet):\n    return packet\n",
+        "other.py": "".join(f"def f{i}():\n    return 'packets retry'\n\n" for i in range(30)),
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    index_repo(repo)
+    store = Store.open(repo)
+    try:
+        channel, _ = body_ranked(store, extract_keywords("retry the packet"))
+        names = {s.id: s.name for s in store.symbols_by_ids(sid for sid, _ in channel).values()}
+    finally:
+        store.close()
+    reasons = {names[sid]: detail for sid, detail in channel}
+    assert reasons["send"] == "code mentions retry, packet"
+    assert reasons["store"] == "code mentions packet"
+    assert reasons["f0"] == "code mentions retry, packet"

@@ -28,17 +28,18 @@ class Search(Connection):
 
     def matched_terms(self, table: str, terms: Sequence[str], ids: Sequence[int]) -> dict[int, list[str]]:
         """Which of ``terms`` each of ``ids`` matches in a full-text table (``symbols_fts`` or
-        ``bodies_fts``), asked of FTS5 itself so stemming agrees with the search."""
+        ``bodies_fts``), asked of FTS5 itself so stemming agrees with the search. Each term's rows
+        are read whole and kept when among ``ids``: a ``rowid IN (...)`` beside the MATCH had FTS5
+        evaluate the match once per id, ten times slower on a task's 150 hits."""
         if table not in ("symbols_fts", "bodies_fts"):
             raise ValueError(table)
+        wanted = set(ids)
         found: dict[int, list[str]] = {}
-        marks = ",".join("?" * len(ids))
+        query = f"SELECT rowid FROM {table} WHERE {table} MATCH ?"
         for term in terms:
-            rows = self.conn.execute(
-                f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid IN ({marks})", (f'"{term}"', *ids)
-            )
-            for (sid,) in rows:
-                found.setdefault(int(sid), []).append(term)
+            for (sid,) in self.conn.execute(query, (f'"{term}"',)):
+                if sid in wanted:
+                    found.setdefault(int(sid), []).append(term)
         return found
 
     def _bm25(self, table: str, weights: str, match: str, limit: int) -> list[tuple[int, float]]:
