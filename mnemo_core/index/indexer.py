@@ -23,7 +23,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
@@ -66,6 +66,13 @@ CHUNK_SIZE = 8  # files per task sent to a worker
 MAX_WORKERS = 8
 PARALLEL_RESOLVE_MIN_FILES = 300  # below this, forking costs more than it saves
 RESOLVE_RUNS_PER_WORKER = 8  # small runs: edges are stored while later ones resolve, no worker idles long
+RUN_BYTES = 2_000_000  # at most about this much stored references a run: what a run holds stays bounded
+RUNS_IN_FLIGHT = 2  # runs sent to each worker ahead of the one whose edges are being stored
+# more symbols than this: resolve in one process. A forked worker copies the pages of the world it
+# touches (every object's reference count is written), so each one ends up holding about a copy of
+# it; a world takes about 1.2 kB a symbol (10 stdlib copies: 764k symbols), and three copies of
+# 250k symbols' stay under 1 GB
+FORK_MAX_SYMBOLS = 250_000
 DISCOVERY_META = "pytest_discovery"  # the pytest settings the stored test classification follows
 SKIPPED_META = (
     "skipped_files"  # files left out (generated, minified, ...) as last seen: path -> [size, mtime, why]
@@ -183,7 +190,6 @@ def _update(
     with store.transaction(durable=bool(known)):  # a first build has nothing to lose
         affected = store.files_with_edges_into([row.id for row in removed])
         _forget(store, removed, change)
-        refs: dict[int, str] = {}
         inherits: dict[int, tuple[RawRef, ...]] = {}
         with store.indexes_deferred("symbols"):
             # results are dropped once stored
@@ -207,7 +213,6 @@ def _update(
                 before = store.resolver_view(old.id) if change is not None and old and p.extract else NO_VIEW
                 file_id, _, dependents = _write_one(store, p, old)
                 if file_id is not None and p.refs is not None:
-                    refs[file_id] = p.refs.json
                     inherits[file_id] = p.inherits
                     affected |= dependents | {file_id}
                     if change is not None and p.extract is not None:
@@ -229,7 +234,7 @@ def _update(
         affected -= {row.id for row in removed}
         log.info("parsed and stored %d files in %.2fs", seen, time.perf_counter() - started)
         if affected or removed:
-            _resolve(store, affected, refs, inherits, len(known) + seen, change)
+            _resolve(store, affected, inherits, len(known) + seen, change)
             log.info("resolved %d files in %.2fs", len(affected), time.perf_counter() - started)
         if affected or removed or store.meta("commit") is None:
             store.set_meta("generation", str(store.generation() + 1))
@@ -449,54 +454,74 @@ def _write_one(store: Store, p: _Parsed, old: FileRow | None) -> tuple[int | Non
 def _resolve(
     store: Store,
     affected: set[int],
-    refs: dict[int, str],
     inherits: dict[int, tuple[RawRef, ...]],
     total_files: int,
     change: Reads | None,
 ) -> None:
-    """Resolve the references of ``affected`` files (``refs`` holds those just parsed, as JSON, and
-    ``inherits`` their base-class references). With a ``change``, the files whose base classes
-    come out otherwise make those that followed them resolve again too."""
+    """Resolve the references of ``affected`` files (``inherits`` holds the base-class references
+    of those just parsed). With a ``change``, the files whose base classes come out otherwise
+    make those that followed them resolve again too. The files' references are read from the
+    index a run at a time, and each run's edges and reads are stored as it comes: what is held
+    at once is the world and a few runs, not every file's references and keys."""
     started = time.perf_counter()
     bases = None
     if change is not None:
-        bases = _bases(store, affected, refs, inherits, preload=False)
+        bases = _bases(store, affected, inherits, preload=False)
         more = _rebased(store, affected, bases[1], change)
         if more or len(affected | more) > PRELOAD_SHARE * total_files:
             affected |= more
             bases = None
     preload = len(affected) > PRELOAD_SHARE * total_files
     with _collector_paused() if preload else nullcontext():
-        resolver, base_edges, wanted = bases or _bases(store, affected, refs, inherits, preload)
+        resolver, base_edges = bases or _bases(store, affected, inherits, preload)
         log.info("loaded the index and resolved base classes in %.2fs", time.perf_counter() - started)
         workers = min(os.cpu_count() or 1, MAX_WORKERS)
+        keys = _Keys(store, affected, resolver)
+        sizes = store.ref_sizes(affected)
         calls: Iterable[EdgeRow]
-        keys = {fid: reads.keys() for fid, reads in resolver.reads.items()}
-        if preload and workers > 1 and len(wanted) >= PARALLEL_RESOLVE_MIN_FILES and _can_fork():
-            calls = _resolve_forked(resolver, wanted, workers, store.root, keys)
+        small = len(resolver.world.symbols) <= FORK_MAX_SYMBOLS
+        if preload and small and workers > 1 and len(sizes) >= PARALLEL_RESOLVE_MIN_FILES and _can_fork():
+            runs = _runs(sizes, max(workers * RESOLVE_RUNS_PER_WORKER, sum(sizes.values()) // RUN_BYTES))
+            calls = _resolve_forked(store, resolver, runs, workers, keys)
         else:
-            calls = _edge_rows(resolver.resolve_calls({fid: _decoded(rows) for fid, rows in wanted.items()}))
-        store.replace_edges(affected, chain(base_edges, calls))
-        keys.update((fid, keys.get(fid, set()) | reads.keys()) for fid, reads in resolver.reads.items())
-        store.replace_deps(affected, ((key, fid) for fid, found in keys.items() for key in found))
+            calls = _resolve_here(store, resolver, _runs(sizes, sum(sizes.values()) // RUN_BYTES + 1), keys)
+        with store.indexes_deferred("deps"):
+            store.replace_edges(affected, chain(base_edges, calls))
+            keys.rest()
         log.info("resolved and stored calls in %.2fs", time.perf_counter() - started)
 
 
+class _Keys:
+    """What each resolved file read, stored as its run comes (a file's keys: what resolving its
+    base classes read, and its calls)."""
+
+    def __init__(self, store: Store, affected: set[int], resolver: Resolver) -> None:
+        self._store = store
+        self._bases = {fid: reads.keys() for fid, reads in resolver.reads.items()}
+        resolver.reads = {}
+        store.forget_deps(affected)
+
+    def add(self, found: dict[int, set[str]]) -> None:
+        """Store some files' keys (read by their calls)."""
+        rows = [(key, fid) for fid, keys in found.items() for key in keys | self._bases.pop(fid, set())]
+        self._store.add_deps(rows)
+
+    def rest(self) -> None:
+        """Store the keys of the files no run held."""
+        self.add({fid: set() for fid in list(self._bases)})
+
+
 def _bases(
-    store: Store,
-    affected: set[int],
-    refs: dict[int, str],
-    inherits: dict[int, tuple[RawRef, ...]],
-    preload: bool,
-) -> tuple[Resolver, list[EdgeRow], dict[int, RefRows]]:
+    store: Store, affected: set[int], inherits: dict[int, tuple[RawRef, ...]], preload: bool
+) -> tuple[Resolver, list[EdgeRow]]:
     """A resolver over the world with ``affected`` replaced, their base classes resolved (in file
     order: the order of a class's bases decides which base's member is found first)."""
     from mnemo_core.index.resolve import Resolver
 
-    wanted: dict[int, RefRows] = {fid: refs[fid] for fid in sorted(affected) if fid in refs}
-    wanted.update(store.refs_of(affected - set(refs)))
+    found: dict[int, list[Any]] = {fid: list(rs) for fid, rs in inherits.items() if fid in affected and rs}
+    found.update(store.inherit_refs(set(affected) - set(inherits)))
     resolver = Resolver(World(store, replaced_files=affected, preload=preload))
-    return resolver, _edge_rows(resolver.resolve_bases(_base_refs(wanted, inherits))), wanted
+    return resolver, _edge_rows(resolver.resolve_bases({fid: found[fid] for fid in sorted(found)}))
 
 
 def _rebased(store: Store, affected: set[int], resolved: list[EdgeRow], change: Reads) -> set[int]:
@@ -514,25 +539,6 @@ def _rebased(store: Store, affected: set[int], resolved: list[EdgeRow], change: 
     found = store.files_depending(Reads(bases=change.bases, subclasses=change.subclasses).keys()) - affected
     log.info("%d files followed base classes that changed", len(found))
     return found
-
-
-RefRows = str | list[Any]  # a file's references: stored JSON, or decoded rows
-
-
-def _decoded(rows: RefRows) -> list[Any]:
-    return json.loads(rows) if isinstance(rows, str) else rows
-
-
-def _base_refs(wanted: dict[int, RefRows], inherits: dict[int, tuple[RawRef, ...]]) -> dict[int, list[Any]]:
-    """Each file's base-class references: sent along by the parse, or picked from its stored rows."""
-    out: dict[int, list[Any]] = {}
-    for fid, rows in wanted.items():
-        if fid in inherits:
-            if inherits[fid]:
-                out[fid] = list(inherits[fid])
-        elif not isinstance(rows, str) or '["inherit"' in rows:  # spares decoding the rest
-            out[fid] = [r for r in _decoded(rows) if r[0] == "inherit"]
-    return out
 
 
 def _edge_rows(edges: list[tuple[Edge, int]]) -> list[EdgeRow]:
@@ -553,7 +559,7 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-_FORKED: tuple[Resolver, list[dict[int, RefRows]]] | None = None
+_FORKED: Resolver | None = None
 
 
 def _can_fork() -> bool:
@@ -562,46 +568,59 @@ def _can_fork() -> bool:
     return hasattr(os, "fork") and threading.active_count() == 1
 
 
+def _resolve_here(store: Store, resolver: Resolver, runs: list[list[int]], keys: _Keys) -> Iterator[EdgeRow]:
+    """Resolve calls in this process, a run of files at a time."""
+    for run in runs:
+        refs = store.refs_json(run)
+        edges = resolver.resolve_calls({fid: json.loads(refs[fid]) for fid in run})
+        keys.add({fid: reads.keys() for fid, reads in resolver.reads.items()})
+        resolver.reads = {}
+        yield from _edge_rows(edges)
+
+
 def _resolve_forked(
-    resolver: Resolver, wanted: dict[int, RefRows], workers: int, root: Path, keys: dict[int, set[str]]
+    store: Store, resolver: Resolver, runs: list[list[int]], workers: int, keys: _Keys
 ) -> Iterator[EdgeRow]:
-    """Resolve calls in forked workers that share the preloaded world. The files go out in runs of
-    about equal size, and each run's edges come back in file order while later runs are still
-    being resolved (the caller stores them meanwhile); what each file's resolution read is added
-    to ``keys``."""
+    """Resolve calls in forked workers that share the preloaded world. The runs go out a few at a
+    time (their references read from the index as they go), and each run's edges come back in
+    file order while later runs are still being resolved (the caller stores them meanwhile)."""
     global _FORKED
     resolver.prepare()
-    _FORKED = (resolver, _runs(wanted, workers * RESOLVE_RUNS_PER_WORKER))
+    _FORKED = resolver
     try:
-        with clean_start(root):
+        with clean_start(store.root):
             from multiprocessing import get_context
 
             pool = get_context("fork").Pool(workers, initializer=worker_init, initargs=(os.getpid(),))
         with pool:
-            for rows, read in pool.imap(_resolve_part, range(len(_FORKED[1]))):
-                for fid, found in read.items():
-                    keys[fid] = keys.get(fid, set()) | found
-                yield from rows
+            pending: deque[Any] = deque()
+            for run in chain(runs, [None] * RUNS_IN_FLIGHT * workers):
+                if run is not None:
+                    pending.append(pool.apply_async(_resolve_part, (store.refs_json(run),)))
+                if len(pending) >= RUNS_IN_FLIGHT * workers or (run is None and pending):
+                    rows, read = pending.popleft().get()
+                    keys.add(read)
+                    yield from rows
     finally:
         _FORKED = None
 
 
-def _runs(wanted: dict[int, RefRows], count: int) -> list[dict[int, RefRows]]:
-    """``wanted`` cut, in order, into about ``count`` runs of about equal total size."""
-    total = sum(len(rows) for rows in wanted.values())
-    runs: list[dict[int, RefRows]] = [{}]
+def _runs(sizes: dict[int, int], count: int) -> list[list[int]]:
+    """The files, in order, cut into about ``count`` runs of about equal total size."""
+    total = sum(sizes.values())
+    runs: list[list[int]] = [[]]
     size = 0
-    for fid, rows in wanted.items():
+    for fid in sorted(sizes):
         if size >= total * len(runs) / count:
-            runs.append({})
-        runs[-1][fid] = rows
-        size += len(rows)
+            runs.append([])
+        runs[-1].append(fid)
+        size += sizes[fid]
     return runs
 
 
-def _resolve_part(index: int) -> tuple[list[EdgeRow], dict[int, set[str]]]:
-    assert _FORKED is not None
-    resolver, parts = _FORKED
-    resolver.reads = {}  # the parent keeps what resolving the base classes read
-    edges = _edge_rows(resolver.resolve_calls({fid: _decoded(rows) for fid, rows in parts[index].items()}))
+def _resolve_part(refs: dict[int, str]) -> tuple[list[EdgeRow], dict[int, set[str]]]:
+    resolver = _FORKED
+    assert resolver is not None
+    resolver.reads = {}
+    edges = _edge_rows(resolver.resolve_calls({fid: json.loads(rows) for fid, rows in refs.items()}))
     return edges, {fid: reads.keys() for fid, reads in resolver.reads.items()}

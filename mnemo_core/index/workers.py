@@ -18,6 +18,7 @@ import signal
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -49,9 +50,11 @@ def parallel_map(
         except BaseException:
             pool.shutdown(wait=True, cancel_futures=True)
             raise
+    pending = deque(futures)  # each result let go once handed over: not every file's kept to the end
+    del futures
     try:
-        for future in futures:
-            yield future.result()
+        while pending:
+            yield pending.popleft().result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 

@@ -38,23 +38,35 @@ _RESOLVER_COLUMNS = ", ".join(_RESOLVER_FIELDS)
 
 
 def _symbol_rows(rows: Iterable[Sequence[Any]]) -> list[SymbolRow]:
-    """Rows of ``SELECT {_RESOLVER_COLUMNS}`` as SymbolRows."""
+    """Rows of ``SELECT {_RESOLVER_COLUMNS}`` as SymbolRows. A value met again (a kind, a file
+    id, a line, a parameter or base name, a name repeated across files) is kept once: a world of
+    a large repository holds a million rows, and most of their values repeat."""
+    same: dict[Any, Any] = {}
+    one = same.setdefault
+    split: dict[tuple[str, str], tuple[str, ...]] = {}
+
+    def words(text: str, sep: str | None) -> tuple[str, ...]:
+        found = split.get((text, sep or ""))
+        if found is None:
+            found = split[(text, sep or "")] = tuple(one(w, w) for w in text.split(sep))
+        return found
+
     return [
         SymbolRow(
             symbol_id,
-            file_id,
-            name,
-            kind,
-            parent_id,
+            one(file_id, file_id),
+            one(name, name),
+            one(kind, kind),
+            None if parent_id is None else one(parent_id, parent_id),
             bool(is_test),
             bool(is_test_case),
-            tuple(params.split()) if params else (),
-            tuple(decorators.split("\n")) if decorators else (),
-            returns,
-            tuple(supers.split()) if supers else (),
+            words(params, None) if params else (),
+            words(decorators, "\n") if decorators else (),
+            one(returns, returns),
+            words(supers, None) if supers else (),
             tuple(Field(*f) for f in json.loads(fields)) if fields else (),
-            start_line,
-            end_line,
+            one(start_line, start_line),
+            one(end_line, end_line),
         )
         for (
             symbol_id,
@@ -216,4 +228,27 @@ class ResolverReads(Connection):
                 (fid, json.loads(refs))
                 for fid, refs in self.conn.execute(f"SELECT id, refs FROM files {where}", args)
             )
+        return out
+
+    def ref_sizes(self, file_ids: Iterable[int]) -> dict[int, int]:
+        """The size of each of some files' stored references (JSON characters)."""
+        out: dict[int, int] = {}
+        for where, args in id_filters("id", file_ids):
+            out.update(self.conn.execute(f"SELECT id, length(refs) FROM files {where}", args))
+        return out
+
+    def refs_json(self, file_ids: Iterable[int]) -> dict[int, str]:
+        """The unresolved references of some files, as stored (JSON of ``RawRef``-shaped lists)."""
+        out: dict[int, str] = {}
+        for where, args in id_filters("id", file_ids):
+            out.update(self.conn.execute(f"SELECT id, refs FROM files {where}", args))
+        return out
+
+    def inherit_refs(self, file_ids: Iterable[int]) -> dict[int, list[Any]]:
+        """The base-class references of some files (those that have any), as ``RawRef``-shaped lists."""
+        out: dict[int, list[Any]] = {}
+        for where, args in id_filters("id", file_ids):
+            for fid, refs in self.conn.execute(f"SELECT id, refs FROM files {where}", args):
+                if '["inherit"' in refs:  # spares decoding the rest
+                    out[fid] = [r for r in json.loads(refs) if r[0] == "inherit"]
         return out

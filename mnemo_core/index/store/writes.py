@@ -289,9 +289,11 @@ class Writes(Connection):
         with self.indexes_deferred("edges"):
             self.conn.executemany("INSERT INTO edges VALUES (?,?,?,?,?,?,?)", edges)
 
-    def replace_deps(self, file_ids: Iterable[int], rows: Iterable[tuple[str, int]]) -> None:
-        """Swap what some files' resolution read, as ``(key, file id)`` rows, for new rows."""
+    def forget_deps(self, file_ids: Iterable[int]) -> None:
+        """Drop what some files' resolution read (they are resolved again)."""
         for where, args in id_filters("file_id", list(file_ids)):
             self.conn.execute(f"DELETE FROM deps {where}", args)
-        with self.indexes_deferred("deps"):
-            self.conn.executemany("INSERT INTO deps VALUES (?,?)", rows)
+
+    def add_deps(self, rows: Iterable[tuple[str, int]]) -> None:
+        """Add ``(key, file id)`` rows of what some files' resolution read."""
+        self.conn.executemany("INSERT INTO deps VALUES (?,?)", rows)

@@ -1,0 +1,200 @@
+"""Peak memory of a cold index as the repository grows: N copies of the standard library in one
+git repository (issue #42 item 4: ten copies, ~18,000 files, must index under 1 GB).
+
+The machine's stdlib ``.py`` files (``site-packages`` and ``__pycache__`` excluded, as in
+``index_speed``) are copied N times (``copy0/`` ... ``copyN-1/``) into a temporary directory, which
+is made a git repository with one commit. Then, as whole processes with ``--code`` first on
+``PYTHONPATH`` (this checkout by default):
+
+1. cold ``mnemo -v index --no-vectors .``: wall and CPU seconds (the process and every child),
+   the sampled peak RSS of the whole process tree (forked workers share most of their parent's
+   pages, so this is an upper bound), of its summed PSS (shared pages counted once) and of the
+   largest single process; and the peak of the tree's PSS within each phase the ``-v`` log names
+   (a phase runs from one log line to the next), so the phase that holds the peak shows;
+2. ``mnemo task`` for a few task texts: wall seconds each (warm: the index is built).
+
+Run: ``python bench/memory_corpus.py --copies 2 [--copies 4 ...] [--code DIR] [--keep DIR]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import _pss_kib, _tree_rss_kib, machine_info, machine_line, write_json
+from index_speed import copy_python_tree, make_git_repo
+
+NAME = "memory_corpus"
+HERE = Path(__file__).resolve().parent.parent
+SAMPLE_S = 0.1  # the tree's memory is sampled this often (phases last seconds)
+TASKS = (
+    "parse command line arguments into a namespace",
+    "retry the http connection when the socket times out",
+    "compress a file with gzip and write it to a tar archive",
+)
+FLOOR_MB = 1024  # the whole tree's peak at ten copies (issue #42 item 4)
+TASK_FLOOR_S = 2.0  # a query on that index
+
+
+@dataclass
+class _Sampler:
+    """The tree's RSS, PSS and largest process, sampled; phases named by the stderr lines seen."""
+
+    pid: int
+    phase: str = "start"
+    peak_rss: int = 0
+    peak_pss: int = 0
+    peak_one: int = 0
+    phases: dict[str, int] = field(default_factory=dict)  # phase -> peak PSS (KiB)
+    order: list[str] = field(default_factory=list)
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            sizes = _tree_rss_kib(self.pid)
+            pss = sum(_pss_kib(p) for p in sizes)
+            self.peak_rss = max(self.peak_rss, sum(sizes.values()))
+            self.peak_pss = max(self.peak_pss, pss)
+            self.peak_one = max(self.peak_one, *sizes.values(), 0)
+            if self.phase not in self.phases:
+                self.order.append(self.phase)
+            self.phases[self.phase] = max(self.phases.get(self.phase, 0), pss)
+            self.stop.wait(SAMPLE_S)
+
+
+def _phase_of(line: str) -> str:
+    """A log line as a phase name: its words, numbers and paths dropped."""
+    words = [w for w in line.removeprefix("mnemo: ").split() if w.isalpha()]
+    return " ".join(words[:6])
+
+
+def index_cold(code: Path, root: Path) -> dict[str, Any]:
+    """One cold ``mnemo index`` of ``root`` with ``code`` first on the path."""
+    shutil.rmtree(root / ".mnemo", ignore_errors=True)
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    cmd = [sys.executable, "-m", "mnemo_core.cli", "-v", "index", "--no-vectors", "."]
+    started = time.perf_counter()
+    before = os.times()
+    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    sampler = _Sampler(proc.pid)
+    thread = threading.Thread(target=sampler.run, daemon=True)
+    thread.start()
+    log = []
+    assert proc.stderr is not None and proc.stdout is not None
+    for line in proc.stderr:
+        log.append(f"{time.perf_counter() - started:7.1f}s {line.rstrip()}")
+        sampler.phase = _phase_of(line)
+    proc.stdout.read()
+    proc.wait()
+    wall = time.perf_counter() - started
+    sampler.stop.set()
+    thread.join()
+    after = os.times()
+    if proc.returncode != 0:
+        raise SystemExit(f"mnemo index failed ({proc.returncode}):\n" + "\n".join(log[-20:]))
+    return {
+        "wall_s": wall,
+        "cpu_s": after.children_user - before.children_user + after.children_system - before.children_system,
+        "peak_tree_rss_mb": sampler.peak_rss / 1024,
+        "peak_tree_pss_mb": sampler.peak_pss / 1024,
+        "peak_process_mb": sampler.peak_one / 1024,
+        "phases_pss_mb": {p: sampler.phases[p] / 1024 for p in sampler.order},
+        "log": log,
+    }
+
+
+def task_times(code: Path, root: Path) -> list[float]:
+    """Wall seconds of one whole ``mnemo task`` process per task text."""
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    out = []
+    for text in TASKS:
+        started = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "mnemo_core.cli", "task", "--no-memory", text],
+            cwd=root,
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+        out.append(time.perf_counter() - started)
+    return out
+
+
+def totals(root: Path) -> dict[str, int]:
+    """Files, symbols and edges of the built index."""
+    sys.path.insert(0, str(HERE))
+    import sqlite3
+
+    from mnemo_core.index.store import index_path
+
+    with sqlite3.connect(index_path(root)) as conn:
+        return {
+            table: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+            for table in ("files", "symbols", "edges")
+        }
+
+
+def make_corpus(stdlib: Path, root: Path, copies: int) -> None:
+    """``copies`` copies of the stdlib under ``root``, committed."""
+    if root.exists():
+        shutil.rmtree(root)
+    for i in range(copies):
+        copy_python_tree(stdlib, root / f"copy{i}")
+    make_git_repo(root)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--copies", type=int, action="append", help="stdlib copies (repeatable)")
+    parser.add_argument("--code", type=Path, default=HERE, help="the mnemo source tree to run")
+    parser.add_argument("--stdlib", type=Path, default=Path(sysconfig.get_paths()["stdlib"]))
+    parser.add_argument("--keep", type=Path, help="build the corpora here and keep them")
+    parser.add_argument("--log", action="store_true", help="print each index's -v log with times")
+    args = parser.parse_args()
+    workdir = args.keep or Path(tempfile.mkdtemp(prefix="mnemo-memory-"))
+    print(machine_line(machine_info()))
+    print(f"code: {args.code}")
+    results = []
+    try:
+        for copies in args.copies or [2]:
+            root = workdir / f"stdlib-x{copies}"
+            if not (root / ".git").is_dir():
+                make_corpus(args.stdlib, root, copies)
+            run = index_cold(args.code.resolve(), root)
+            run.update(copies=copies, **totals(root), task_s=task_times(args.code.resolve(), root))
+            results.append(run)
+            if args.log:
+                print("\n".join(run["log"]))
+            print(
+                f"x{copies}: {run['files']} files, {run['symbols']} symbols, {run['edges']} edges;"
+                f" wall {run['wall_s']:.1f} s, CPU {run['cpu_s']:.1f} s"
+                f" ({1000 * run['cpu_s'] / run['files']:.1f} ms a file);"
+                f" peak tree RSS {run['peak_tree_rss_mb']:.0f} MB, PSS {run['peak_tree_pss_mb']:.0f} MB,"
+                f" one process {run['peak_process_mb']:.0f} MB;"
+                f" task {', '.join(f'{s:.2f}' for s in run['task_s'])} s",
+                flush=True,
+            )
+            for phase, mb in run["phases_pss_mb"].items():
+                print(f"    {mb:7.0f} MB  {phase}")
+    finally:
+        if args.keep is None:
+            shutil.rmtree(workdir, ignore_errors=True)
+    write_json(NAME, {"runs": [{k: v for k, v in r.items() if k != "log"} for r in results]})
+    print(json.dumps({"floor_mb": FLOOR_MB, "task_floor_s": TASK_FLOOR_S}))
+
+
+if __name__ == "__main__":
+    main()
