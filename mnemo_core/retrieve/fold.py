@@ -1,26 +1,23 @@
-"""One answer per definition a reader would name: overloads and constructors folded, bundles, types demoted.
+"""One answer per definition a reader would name: overloads and constructors folded, types stepped back.
 
 Applied to a task's scored candidates (best first) of the languages other than Python (whose
 getters, setters and ``@overload`` stubs the score already handles), in this order:
 
-1. **Build output** (a bundle committed under ``dist/`` or ``build/``: axios's ``dist/axios.js``
-   repeats every function of ``lib/``) is demoted the way tests are, by ``GENERATED_DEMOTION``,
-   unless the task names the directory.
-2. **Types step back** (a class, struct, interface, trait, enum or type alias) by ``TYPE_DEMOTION``,
+1. **Types step back** (a class, struct, interface, trait, enum or type alias) by ``TYPE_DEMOTION``,
    on top of the score's kind prior: a task's change lands in a type's methods far more often than
    in the type itself, and the type spends a slot of the first ten on a name the task repeats
    (held out: R@10 and MRR up on all four repositories, bench/RESULTS.md, session 39).
 3. **Constructors fold into their class**: a constructor (``Foo.Foo`` in Java, C#, C++;
    ``constructor``, ``initialize``, ``__construct``) whose class is a candidate is dropped, and the
    class takes the better of the two scores.
-4. **Overloads fold**: of the candidates sharing a file and a qualified name (Java's five
+3. **Overloads fold**: of the candidates sharing a file and a qualified name (Java's five
    ``Response.header``), the best stays and the others go, unless one of them holds in its signature
    a term of the task the kept one lacks (the task named that overload).
 
-Files a generator marks (``Code generated ... DO NOT EDIT``, ``@generated``) never reach here: the
-index skips them (``index/files.py``).
+Build output, vendored and minified files are demoted before this, in every language, by one table
+(:mod:`mnemo_core.retrieve.vendored`).
 
-The demotion is a named multiplier of the ``Scored`` record, so ``mnemo why`` shows it, and ``why``
+The type's factor is a named multiplier of the ``Scored`` record, so ``mnemo why`` shows it, and ``why``
 on a folded candidate names the one that answers for it. Demoting a file's same-named definitions
 past the second (ripgrep's ``defs.rs``, a ``doc_long`` per flag) was measured and left out: it lost
 R@10 on ripgrep, where those definitions are what commits change (bench/RESULTS.md, session 38).
@@ -37,8 +34,6 @@ from mnemo_core.retrieve.keywords import Keywords
 from mnemo_core.retrieve.score import Scored
 
 UNFOLDED_LANGUAGES = frozenset({"python"})  # its overloads and properties are the score's business
-BUILD_OUTPUT_DIRS = frozenset({"dist", "build", "bundle", "bundles"})  # a bundler's copy of the source
-GENERATED_DEMOTION = 0.2  # generated code, like tests: context, never where a task's change is made
 TYPE_DEMOTION = 0.8  # a type (beside its kind prior) is context; its methods are where changes land
 
 
@@ -51,26 +46,13 @@ class Folded:
 
 
 def fold(scored: list[Scored], symbols: Mapping[int, Symbol], keywords: Keywords) -> Folded:
-    """The candidates with build output demoted and constructors and overloads folded, best first."""
+    """The candidates with types stepped back and constructors and overloads folded, best first."""
     named = _task_terms(keywords)
     into: dict[int, int] = {}
-    out = [_demote_build_output(s, symbols[s.symbol_id], named) for s in scored]
-    out = [_times(s, "type", TYPE_DEMOTION) if _is_type(symbols[s.symbol_id]) else s for s in out]
+    out = [_times(s, "type", TYPE_DEMOTION) if _is_type(symbols[s.symbol_id]) else s for s in scored]
     out = _fold_constructors(out, symbols, into)
     out = _fold_overloads(out, symbols, named, into)
     return Folded(sorted(out, key=lambda s: (-s.score, s.symbol_id)), into)
-
-
-def build_output_dir(path: str) -> str | None:
-    """The build-output directory (``dist/``, ``build/``) a path lies in, if any."""
-    return next((part for part in path.split("/")[:-1] if part.lower() in BUILD_OUTPUT_DIRS), None)
-
-
-def _demote_build_output(scored: Scored, symbol: Symbol, named: frozenset[str]) -> Scored:
-    directory = build_output_dir(symbol.path)
-    if directory is None or not _folds(symbol) or directory.lower() in named:
-        return scored
-    return _times(scored, "generated", GENERATED_DEMOTION)
 
 
 def is_constructor(symbol: Symbol, owner: Symbol) -> bool:

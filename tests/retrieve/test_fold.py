@@ -1,5 +1,5 @@
 """Folding in the task ranking, through the real index and ``mnemo task``: one answer per overload
-set, constructors in their class, a bundle under ``dist/`` demoted (``mnemo why`` says so)."""
+set, constructors in their class, types a step behind their methods (``mnemo why`` says so)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from helpers import make_repo
 
 from mnemo_core.cli import main
-from mnemo_core.retrieve.fold import GENERATED_DEMOTION, TYPE_DEMOTION
+from mnemo_core.retrieve.fold import TYPE_DEMOTION
 
 JAVA = """package web;
 
@@ -67,39 +67,6 @@ def test_an_overload_the_task_names_stays(tmp_path: Path, capsys: pytest.Capture
     repo = make_repo(tmp_path / "repo", {"src/web/Response.java": JAVA})
     names = [s["name"] for s in task_json(repo, "header with a List of values or one value", capsys)]
     assert names.count("Response.header") == 2  # the List one, and the one taking one value
-
-
-UTILS = """/** Whether a value is form data. */
-function isFormData(thing) {
-  return thing instanceof FormData;
-}
-module.exports = { isFormData };
-"""
-BUNDLE = """(function () {
-  /** Whether a value is form data. */
-  function isFormData(thing) {
-    return thing instanceof FormData;
-  }
-  window.axios = { isFormData };
-})();
-"""
-
-
-def test_a_bundle_under_dist_is_demoted_unless_the_task_names_it(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    repo = make_repo(tmp_path / "repo", {"lib/utils.js": UTILS, "dist/axios.js": BUNDLE})
-    first = task_json(repo, "form data check fails for a value", capsys)[0]
-    assert (first["path"], first["name"]) == ("lib/utils.js", "isFormData")
-
-    def why(task: str) -> dict[str, float]:
-        argv = ["why", "--repo", str(repo), "--format", "json", "--task", task, "dist/axios.js:isFormData"]
-        assert main(argv) == 0
-        multipliers: dict[str, float] = json.loads(capsys.readouterr().out)["multipliers"]
-        return multipliers
-
-    assert why("form data check")["generated"] == GENERATED_DEMOTION
-    assert "generated" not in why("form data check in the dist bundle")
 
 
 GO_SERVER = """package web
