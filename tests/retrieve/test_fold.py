@@ -63,6 +63,71 @@ def test_overloads_and_constructors_fold_into_one_answer(
     assert "Response" in names
 
 
+CONSTRUCTED = {
+    "typescript": (
+        "src/response.ts",
+        """export class Response {
+  status: number;
+  constructor(status: number) { this.status = status; }
+  header(name: string): Response { return this; }
+}
+""",
+        "Response.constructor",
+    ),
+    "ruby": (
+        "lib/web/response.rb",
+        """class Response
+  def initialize(status)
+    @status = status
+  end
+
+  def header(name)
+    self
+  end
+end
+""",
+        "Response.initialize",
+    ),
+    "php": (
+        "src/Response.php",
+        """<?php
+class Response {
+    private $status;
+    public function __construct($status) { $this->status = $status; }
+    public function header($name) { return $this; }
+}
+""",
+        "Response.__construct",
+    ),
+    "cpp": (
+        "src/response.cpp",
+        """class Response {
+public:
+    Response() : status(200) {}
+    Response(int status) : status(status) {}
+    Response& header(const char* name) { return *this; }
+    Response& header(const char* name, const char* value) { return *this; }
+private:
+    int status;
+};
+""",
+        "Response.Response",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", sorted(CONSTRUCTED))
+def test_a_constructor_answers_as_its_class_in_every_convention(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], language: str
+) -> None:
+    path, source, constructor = CONSTRUCTED[language]
+    repo = make_repo(tmp_path / "repo", {path: source})
+    names = [s["name"] for s in task_json(repo, "set a response header with a status", capsys)]
+    assert constructor not in names
+    assert "Response" in names
+    assert names.count("Response.header") == 1  # C++'s two overloads are one answer
+
+
 def test_an_overload_the_task_names_stays(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     repo = make_repo(tmp_path / "repo", {"src/web/Response.java": JAVA})
     names = [s["name"] for s in task_json(repo, "header with a List of values or one value", capsys)]
