@@ -15,9 +15,11 @@ factor) its symbols take, which ``mnemo why``, the JSON's ``multipliers`` and th
   average: a minifier's output; only files of at least ``MINIFIED_MIN_BYTES`` are read, once per
   size and time, and never Python's).
 
-A file is the first kind whose rules it meets, unless the task names the file or one of its
-directories. Files a generator marks (``Code generated ... DO NOT EDIT``, ``@generated``) never
-reach here: the index skips them (``index/files.py``).
+A file is the first kind whose rules it meets, unless the task names the file or the directory
+that made it so (``dist``, ``vendor``; another directory of its path does not count: a task about
+"browser environments" still demotes ``dist/browser/axios.cjs``). Files a generator marks
+(``Code generated ... DO NOT EDIT``, ``@generated``) never reach here: the index skips them
+(``index/files.py``).
 """
 
 from __future__ import annotations
@@ -81,34 +83,37 @@ BY_MULTIPLIER = {kind.multiplier: kind for kind in KINDS}
 
 
 def foreign_paths(root: Path, symbols: Iterable[Symbol], keywords: Keywords) -> dict[str, Foreign]:
-    """The files of ``symbols`` that hold code nobody here writes and the task does not name, each
-    with its kind."""
+    """The files of ``symbols`` that hold code nobody here writes and the task does not name (the
+    file, or the directory that made it so: ``dist`` but not ``browser`` for ``dist/browser/a.cjs``),
+    each with its kind."""
     named = _named(keywords)
     languages = {s.path: s.language for s in symbols}
     found = {}
     for path, language in languages.items():
-        if names_file(path, keywords) or any(part.lower() in named for part in path.split("/")[:-1]):
+        kind, directory = kind_of(root, path, language)
+        if kind is None or directory.lower() in named or names_file(path, keywords):
             continue
-        kind = kind_of(root, path, language)
-        if kind is not None:
-            found[path] = kind
+        found[path] = kind
     return found
 
 
-def kind_of(root: Path, path: str, language: str) -> Foreign | None:
-    """The first kind of :data:`KINDS` whose rules ``path`` meets (its file read only when a kind
-    asks about its lines and no rule of its name decided)."""
-    dirs = {part.lower() for part in path.split("/")[:-1]}
+def kind_of(root: Path, path: str, language: str) -> tuple[Foreign | None, str]:
+    """The first kind of :data:`KINDS` whose rules ``path`` meets, and the directory that met them
+    ("" for a name or a shape); its file is read only when no rule of its path decided."""
+    directories = path.split("/")[:-1]
     name = path.rsplit("/", 1)[-1].lower()
     for kind in KINDS:
         if language in kind.exempt:
             continue
-        if dirs & kind.dirs or name.endswith(kind.suffixes):
-            return kind
+        directory = next((part for part in directories if part.lower() in kind.dirs), None)
+        if directory is not None:
+            return kind, directory
+        if name.endswith(kind.suffixes):
+            return kind, ""
     for kind in KINDS:
         if kind.long_lines and language not in kind.exempt and minified(root, path):
-            return kind
-    return None
+            return kind, ""
+    return None, ""
 
 
 def minified(root: Path, path: str) -> bool:

@@ -72,6 +72,10 @@ def test_a_task_naming_the_file_or_directory_keeps_it() -> None:
     assert kinds(foreign_paths(root, paths, extract_keywords("upgrade `jquery.min.js` in dist"))) == {
         "pkg/vendor/six.py": "vendored"
     }
+    browser = [symbol("dist/browser/axios.cjs")]  # another directory of the path named: still build output
+    assert kinds(foreign_paths(root, browser, extract_keywords("fix browser environments"))) == {
+        "dist/browser/axios.cjs": "generated"
+    }
 
 
 def test_python_files_are_never_read_for_long_lines(tmp_path: Path) -> None:
