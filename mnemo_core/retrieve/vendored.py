@@ -12,8 +12,8 @@ factor) its symbols take, which ``mnemo why``, the JSON's ``multipliers`` and th
 - ``vendored``: a file in a directory that holds others' code (``vendor/``, ``third_party/``, ...);
 - ``minified``: a file whose name says it was minified (``jquery.min.js``, ``app-min.js``,
   ``*.bundle.js``) or whose lines are far longer than anyone writes (``MINIFIED_LINE_BYTES`` on
-  average: a minifier's output; only files of at least ``MINIFIED_MIN_BYTES`` are read, once per
-  size and time, and never Python's).
+  average: a minifier's output; only JavaScript and TypeScript files of at least
+  ``MINIFIED_MIN_BYTES`` are read, once per size and time).
 
 A file is the first kind whose rules it meets, unless the task names the file or the directory
 that made it so (``dist``, ``vendor``; another directory of its path does not count: a task about
@@ -51,7 +51,7 @@ class Foreign:
     said: str  # what the reasons and ``mnemo why`` call it
     dirs: frozenset[str] = frozenset()  # a path with one of these directories (any case) is it
     suffixes: tuple[str, ...] = ()  # a file name ending so (any case) is it
-    long_lines: bool = False  # a file whose lines are a minifier's is it
+    long_lines: frozenset[str] = frozenset()  # languages whose files are it when their lines are a minifier's
     exempt: frozenset[str] = frozenset()  # languages the kind never applies to
 
 
@@ -75,8 +75,8 @@ KINDS = (
         DEMOTION,
         "minified code (*.min.js, or lines a minifier writes)",
         suffixes=(".min.js", "-min.js", ".min.mjs", ".bundle.js", ".min.css"),
-        long_lines=True,
-        exempt=frozenset({"python"}),  # nobody ships minified Python: its files are never read here
+        # minifiers write JavaScript (and CSS, not indexed): no other language's file is read here
+        long_lines=frozenset({"javascript", "typescript", "tsx"}),
     ),
 )
 BY_MULTIPLIER = {kind.multiplier: kind for kind in KINDS}
@@ -111,7 +111,7 @@ def kind_of(root: Path, path: str, language: str) -> tuple[Foreign | None, str]:
         if name.endswith(kind.suffixes):
             return kind, ""
     for kind in KINDS:
-        if kind.long_lines and language not in kind.exempt and minified(root, path):
+        if language in kind.long_lines and minified(root, path):
             return kind, ""
     return None, ""
 

@@ -78,10 +78,13 @@ def test_a_task_naming_the_file_or_directory_keeps_it() -> None:
     }
 
 
-def test_python_files_are_never_read_for_long_lines(tmp_path: Path) -> None:
+def test_only_javascript_and_typescript_files_are_read_for_long_lines(tmp_path: Path) -> None:
     (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "table.py").write_text("TABLE = " + "1," * 5000 + "\n", encoding="utf-8")
-    assert foreign_paths(tmp_path, [symbol("pkg/table.py", "python")], extract_keywords("table")) == {}
+    table = {"pkg/table.py": "python", "pkg/table.go": "go", "pkg/table.ts": "typescript"}
+    for rel in table:
+        (tmp_path / rel).write_text("TABLE = " + "1," * 5000 + "\n", encoding="utf-8")
+    found = foreign_paths(tmp_path, [symbol(p, lang) for p, lang in table.items()], extract_keywords("x"))
+    assert kinds(found) == {"pkg/table.ts": "minified"}
 
 
 def test_the_vendored_multiplier_comes_after_tests() -> None:
@@ -149,5 +152,5 @@ def test_a_bundle_under_dist_is_demoted_unless_the_task_names_it_and_why_says_wh
         multipliers: dict[str, float] = json.loads(capsys.readouterr().out)["multipliers"]
         return multipliers
 
-    assert why("form data check") == {"generated": DEMOTION}
+    assert why("form data check")["generated"] == DEMOTION
     assert "generated" not in why("form data check in the dist bundle")
