@@ -47,6 +47,8 @@ MULTIPLIER_NAMES = {
     "generated": "build output (a bundle under dist/ or build/), and the task does not name it",
     "vendored": "vendored code (vendor/, third_party/), and the task does not name it",
     "minified": "minified code (*.min.js, or lines a minifier writes), and the task does not name it",
+    "type": "a type: its methods are where changes land",
+    "size": "the function's length: changes land in long functions more often than in one-liners",
 }
 
 

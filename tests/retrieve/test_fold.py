@@ -4,6 +4,7 @@ set, constructors in their class, types a step behind their methods (``mnemo why
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,8 @@ import pytest
 from helpers import make_repo
 
 from mnemo_core.cli import main
-from mnemo_core.retrieve.fold import TYPE_DEMOTION
+from mnemo_core.model import Symbol
+from mnemo_core.retrieve.fold import SIZE_BOUNDS, SIZE_REFERENCE_LINES, TYPE_DEMOTION, size_factor
 
 JAVA = """package web;
 
@@ -167,3 +169,45 @@ def test_a_type_steps_back_for_its_methods_except_in_python(
     assert "type" not in multipliers("shop/server.py:Server")  # Python's classes: the kind prior only
     names = [s["name"] for s in task_json(repo, task, capsys) if s["path"] == "web/server.go"]
     assert names.index("Server.Serve") < names.index("Server")
+
+
+SYMBOL = Symbol(1, "a.go", "f", "function", "go", "func f()", "", 1, 1, 10, False, False, True)
+
+
+def go_retry(lines: int) -> str:
+    body = "".join(f"\tattempts = attempts + {i} // retry the upload\n" for i in range(lines))
+    return f"func UploadRetry(attempts int) int {{\n{body}\treturn attempts\n}}\n"
+
+
+GO_UPLOAD = f"""package upload
+
+// RetryCount is how often an upload is tried.
+func RetryCount() int {{ return 3 }}
+
+{go_retry(30)}"""
+PY_UPLOAD = f"""def retry_count():
+    return 3
+
+
+def upload_retry(attempts):
+{"".join(f"    attempts = attempts + {i}  # retry the upload{chr(10)}" for i in range(30))}    return attempts
+"""
+
+
+def test_a_long_function_steps_ahead_of_a_one_liner_except_in_python(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert size_factor(replace(SYMBOL, end_line=1)) == SIZE_BOUNDS[0]
+    assert size_factor(replace(SYMBOL, end_line=SIZE_REFERENCE_LINES)) == 1.0
+    assert size_factor(replace(SYMBOL, end_line=500)) == SIZE_BOUNDS[1]
+    repo = make_repo(tmp_path / "repo", {"upload/upload.go": GO_UPLOAD, "shop/upload.py": PY_UPLOAD})
+
+    def multipliers(handle: str) -> dict[str, float]:
+        argv = ["why", "--repo", str(repo), "--format", "json", "--task", "retry the upload", handle]
+        assert main(argv) == 0
+        found: dict[str, float] = json.loads(capsys.readouterr().out)["multipliers"]
+        return found
+
+    assert multipliers("upload/upload.go:RetryCount")["size"] == SIZE_BOUNDS[0]
+    assert multipliers("upload/upload.go:UploadRetry")["size"] == SIZE_BOUNDS[1]
+    assert "size" not in multipliers("shop/upload.py:upload_retry")
