@@ -45,7 +45,10 @@ MULTIPLIER_NAMES = {
     "declaration": "a declaration without the implementation (overload or stub)",
     "useless": "said useless for a similar past task",
     "generated": "build output (a bundle under dist/ or build/), and the task does not name it",
-    "vendored": "vendored or minified code (vendor/, *.min.js), and the task does not name it",
+    "vendored": "vendored code (vendor/, third_party/), and the task does not name it",
+    "minified": "minified code (*.min.js, or lines a minifier writes), and the task does not name it",
+    "type": "a type: its methods are where changes land",
+    "size": "the function's length: changes land in long functions more often than in one-liners",
 }
 
 

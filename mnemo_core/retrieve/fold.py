@@ -1,15 +1,17 @@
-"""One answer per definition a reader would name: overloads and constructors folded, bundles, types demoted.
+"""One answer per definition a reader would name: overloads and constructors folded, types stepped back,
+longer functions ahead of one-liners.
 
 Applied to a task's scored candidates (best first) of the languages other than Python (whose
 getters, setters and ``@overload`` stubs the score already handles), in this order:
 
-1. **Build output** (a bundle committed under ``dist/`` or ``build/``: axios's ``dist/axios.js``
-   repeats every function of ``lib/``) is demoted the way tests are, by ``GENERATED_DEMOTION``,
-   unless the task names the directory.
-2. **Types step back** (a class, struct, interface, trait, enum or type alias) by ``TYPE_DEMOTION``,
+1. **Types step back** (a class, struct, interface, trait, enum or type alias) by ``TYPE_DEMOTION``,
    on top of the score's kind prior: a task's change lands in a type's methods far more often than
    in the type itself, and the type spends a slot of the first ten on a name the task repeats
    (held out: R@10 and MRR up on all four repositories, bench/RESULTS.md, session 39).
+2. **Size**: a function or method is multiplied by ``(lines / SIZE_REFERENCE_LINES) ** SIZE_EXPONENT``,
+   kept within ``SIZE_BOUNDS`` (x0.8 at 3 lines or fewer, x1.2 at 25 or more): changes land in long
+   functions more often than in one-line getters, while the body match (BM25, normalized by length)
+   and the name match favour short ones (bench/RESULTS.md, session 40).
 3. **Constructors fold into their class**: a constructor (``Foo.Foo`` in Java, C#, C++;
    ``constructor``, ``initialize``, ``__construct``) whose class is a candidate is dropped, and the
    class takes the better of the two scores.
@@ -17,13 +19,14 @@ getters, setters and ``@overload`` stubs the score already handles), in this ord
    ``Response.header``), the best stays and the others go, unless one of them holds in its signature
    a term of the task the kept one lacks (the task named that overload).
 
-Files a generator marks (``Code generated ... DO NOT EDIT``, ``@generated``) never reach here: the
-index skips them (``index/files.py``).
+Build output, vendored and minified files are demoted before this, in every language, by one table
+(:mod:`mnemo_core.retrieve.vendored`).
 
-The demotion is a named multiplier of the ``Scored`` record, so ``mnemo why`` shows it, and ``why``
-on a folded candidate names the one that answers for it. Demoting a file's same-named definitions
-past the second (ripgrep's ``defs.rs``, a ``doc_long`` per flag) was measured and left out: it lost
-R@10 on ripgrep, where those definitions are what commits change (bench/RESULTS.md, session 38).
+The type's and the size's factors are named multipliers of the ``Scored`` record, so ``mnemo why``
+shows them, and ``why`` on a folded candidate names the one that answers for it. Demoting a file's
+same-named definitions past the second (ripgrep's ``defs.rs``, a ``doc_long`` per flag) was measured
+and left out: it lost R@10 on ripgrep, where those definitions are what commits change
+(bench/RESULTS.md, session 38).
 """
 
 from __future__ import annotations
@@ -37,9 +40,12 @@ from mnemo_core.retrieve.keywords import Keywords
 from mnemo_core.retrieve.score import Scored
 
 UNFOLDED_LANGUAGES = frozenset({"python"})  # its overloads and properties are the score's business
-BUILD_OUTPUT_DIRS = frozenset({"dist", "build", "bundle", "bundles"})  # a bundler's copy of the source
-GENERATED_DEMOTION = 0.2  # generated code, like tests: context, never where a task's change is made
 TYPE_DEMOTION = 0.8  # a type (beside its kind prior) is context; its methods are where changes land
+# fitted on the four tuning repositories (every leave-one-out fold chose these; session 40)
+SIZE_REFERENCE_LINES = 10  # a function of this many lines keeps its score
+SIZE_EXPONENT = 0.2  # how fast the factor grows with the length
+SIZE_BOUNDS = (0.8, 1.2)  # never more than a type's step back, nor more ahead
+SIZED_KINDS = frozenset({"function", "method"})
 
 
 @dataclass(frozen=True)
@@ -51,32 +57,35 @@ class Folded:
 
 
 def fold(scored: list[Scored], symbols: Mapping[int, Symbol], keywords: Keywords) -> Folded:
-    """The candidates with build output demoted and constructors and overloads folded, best first."""
+    """The candidates with types stepped back and constructors and overloads folded, best first."""
     named = _task_terms(keywords)
     into: dict[int, int] = {}
-    out = [_demote_build_output(s, symbols[s.symbol_id], named) for s in scored]
-    out = [_times(s, "type", TYPE_DEMOTION) if _is_type(symbols[s.symbol_id]) else s for s in out]
+    out = [_times(s, "type", TYPE_DEMOTION) if _is_type(symbols[s.symbol_id]) else s for s in scored]
+    out = [_sized(s, symbols[s.symbol_id]) for s in out]
     out = _fold_constructors(out, symbols, into)
     out = _fold_overloads(out, symbols, named, into)
     return Folded(sorted(out, key=lambda s: (-s.score, s.symbol_id)), into)
-
-
-def build_output_dir(path: str) -> str | None:
-    """The build-output directory (``dist/``, ``build/``) a path lies in, if any."""
-    return next((part for part in path.split("/")[:-1] if part.lower() in BUILD_OUTPUT_DIRS), None)
-
-
-def _demote_build_output(scored: Scored, symbol: Symbol, named: frozenset[str]) -> Scored:
-    directory = build_output_dir(symbol.path)
-    if directory is None or not _folds(symbol) or directory.lower() in named:
-        return scored
-    return _times(scored, "generated", GENERATED_DEMOTION)
 
 
 def is_constructor(symbol: Symbol, owner: Symbol) -> bool:
     """Whether ``symbol`` is a constructor of the class ``owner`` in its language."""
     spec = language_for_path(symbol.path)
     return spec is not None and symbol.short_name in spec.hooks.constructors_of(owner.name)
+
+
+def size_factor(symbol: Symbol) -> float:
+    """The size multiplier of a function or method of ``symbol``'s length in lines."""
+    low, high = SIZE_BOUNDS
+    lines = max(1, symbol.end_line - symbol.start_line + 1)
+    grown: float = (lines / SIZE_REFERENCE_LINES) ** SIZE_EXPONENT
+    return min(high, max(low, grown))
+
+
+def _sized(scored: Scored, symbol: Symbol) -> Scored:
+    if symbol.kind not in SIZED_KINDS or not _folds(symbol):
+        return scored
+    factor = round(size_factor(symbol), 3)
+    return scored if factor == 1.0 else _times(scored, "size", factor)
 
 
 def _is_type(symbol: Symbol) -> bool:

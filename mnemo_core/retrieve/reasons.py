@@ -53,8 +53,8 @@ def task_reasons(ranking: TaskRanking, sid: int) -> list[str]:
     symbol = ranking.symbols[sid]
     if symbol.is_test and not ranking.keywords.about_tests:  # mirrors score.multipliers_for
         reasons.append("test code, demoted (the task is not about tests)")
-    elif symbol.path in ranking.vendored:
-        reasons.append("vendored or minified code, demoted (the task does not name its file)")
+    elif (foreign := ranking.foreign.get(symbol.path)) is not None:
+        reasons.append(f"{foreign.said}, demoted (the task does not name its file)")
     elif (directory := non_product_dir(symbol.path, ranking.keywords)) is not None:
         reasons.append(f"in {directory}/, demoted (not product code, and the task does not name it)")
     return reasons

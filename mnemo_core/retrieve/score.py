@@ -39,6 +39,7 @@ from mnemo_core.retrieve.keywords import Keywords
 from mnemo_core.retrieve.seeds import Seed
 
 if TYPE_CHECKING:
+    from mnemo_core.retrieve.vendored import Foreign
     from mnemo_core.retrieve.walk import WalkResult
 
 # Learned by ``python -m bench.quality.learn fit`` on the tuning repositories (coordinate ascent on
@@ -67,7 +68,6 @@ SEMANTIC_POOL = 30  # the best candidates compared by meaning (session 34: the t
 FILE_SEEDS = 5  # a file's relevance counts its best few matches, so big files do not win by size
 TEST_DEMOTION = 0.2  # test code, unless the task is about tests, is context rather than target
 NON_PRODUCT_DEMOTION = 0.2  # examples, docs, scripts and benchmarks, likewise, unless the task names them
-VENDORED_DEMOTION = 0.2  # vendored and minified files (``vendored.py``), likewise, unless the task names them
 MIN_NAMED_STEM = 4  # a shorter file name ("run", "cli") is too likely a word of the task
 _FILE_NAME_PARTS = re.compile(r"[./:\\]")
 NON_PRODUCT_DIRS = frozenset(
@@ -142,15 +142,15 @@ def generic_component(fan_in: int, lexical: float) -> float:
     return min(1.0, math.log1p(fan_in) / math.log1p(GENERIC_FAN_IN))
 
 
-def multipliers_for(symbol: Symbol, keywords: Keywords, vendored: bool = False) -> dict[str, float]:
-    """The factors applied after the weighted sum: test, vendored (``vendored``: its file holds others'
-    or minified code) and non-product demotion, the kind prior, and declarations without a body
-    (typing overloads, stub files)."""
+def multipliers_for(symbol: Symbol, keywords: Keywords, foreign: Foreign | None = None) -> dict[str, float]:
+    """The factors applied after the weighted sum: test, code nobody here writes (``foreign``: its
+    file's kind, ``vendored.py``: build output, vendored or minified) and non-product demotion, the
+    kind prior, and declarations without a body (typing overloads, stub files)."""
     factors = {}
     if symbol.is_test and not keywords.about_tests:
         factors["test"] = TEST_DEMOTION
-    elif vendored:
-        factors["vendored"] = VENDORED_DEMOTION
+    elif foreign is not None:
+        factors[foreign.multiplier] = foreign.factor
     elif non_product_dir(symbol.path, keywords):
         factors["non-product"] = NON_PRODUCT_DEMOTION
     if symbol.kind in KIND_PRIOR:
@@ -231,11 +231,12 @@ def candidate_parts(
     keywords: Keywords,
     session: Mapping[int, float] | None = None,
     useless: Mapping[int, float] | None = None,
-    vendored: frozenset[str] = frozenset(),
+    foreign: Mapping[str, Foreign] | None = None,
 ) -> list[Parts]:
     """Every candidate's parts, in the candidates' order (:func:`ranked` scores them). ``session``
     holds the session component of the candidates touched lately, ``useless`` the factor of those
-    said useless, ``vendored`` the paths of vendored and minified files (``vendored.py``)."""
+    said useless, ``foreign`` the files of build output, vendored or minified code and their kinds
+    (``vendored.py``)."""
     session = session or {}
     useless = useless or {}
     top_seed = max((s.score for s in seeds.values()), default=0.0) or 1.0
@@ -260,7 +261,7 @@ def candidate_parts(
             "session": session.get(sid, 0.0),
             "memory": _strength(seed, "memory"),
         }
-        multipliers = multipliers_for(symbols[sid], keywords, symbols[sid].path in vendored)
+        multipliers = multipliers_for(symbols[sid], keywords, (foreign or {}).get(symbols[sid].path))
         if sid in useless:
             multipliers["useless"] = useless[sid]
         out.append(Parts(sid, components, multipliers))

@@ -32,7 +32,7 @@ from mnemo_core.retrieve.score import (
     with_semantic,
 )
 from mnemo_core.retrieve.seeds import Channel, Ranked, Seed, Strengths, seed
-from mnemo_core.retrieve.vendored import vendored_paths
+from mnemo_core.retrieve.vendored import Foreign, foreign_paths
 from mnemo_core.retrieve.walk import WalkResult, hops_only, reach, walk
 from mnemo_core.semantic.channel import ABSENT, Meaning, VectorUse, meaning
 
@@ -61,7 +61,7 @@ class TaskRanking:
     now: float = field(default_factory=time.time)  # what the reasons' dates are told against
     meaning: Meaning = ABSENT  # the semantic channel's state and similarities
     folded_into: dict[int, int] = field(default_factory=dict)  # an overload or constructor -> its answer
-    vendored: frozenset[str] = frozenset()  # files of vendored or minified code, demoted
+    foreign: dict[str, Foreign] = field(default_factory=dict)  # build output, vendored, minified: demoted
 
 
 def parse_task(text: str) -> Keywords:
@@ -94,8 +94,8 @@ def rank_task(
     (the session and the task memory) adds the memory channel and the session component. The best
     product candidates are then compared with the task by meaning when the semantic channel has
     their vectors (``vectors="encode"`` encodes those missing: a benchmark's way to the same values
-    without indexing every commit). ``folded`` folds overloads and constructors and demotes generated
-    tables (:mod:`mnemo_core.retrieve.fold`); off only to measure what folding does."""
+    without indexing every commit). ``folded`` folds overloads and constructors and steps types back
+    (:mod:`mnemo_core.retrieve.fold`); off only to measure what folding does."""
     keywords = parse_task(text)
     recall = recall or Recall()
     memory = _memory_channel(recall) if recall.tasks else None
@@ -118,9 +118,9 @@ def rank_task(
     session = recall.session({sid: symbols[sid] for sid in candidates}) if recall.events else {}
     touched = {sid: touch.value for sid, touch in session.items()}
     useless = {sid: factor for sid, (factor, _) in recall.demoted.items()}
-    vendored = vendored_paths(root, (symbols[sid] for sid in candidates), keywords)
+    foreign = foreign_paths(root, (symbols[sid] for sid in candidates), keywords)
     factors = (candidates, top_seeds, result, fan_in, recency, reference, symbols, keywords, touched, useless)
-    parts = candidate_parts(*factors, vendored)
+    parts = candidate_parts(*factors, foreign)
     scored = ranked(parts)
     pool = [symbols[s.symbol_id] for s in scored[:SEMANTIC_POOL] if not symbols[s.symbol_id].is_test]
     wanted = vectors != "off" and (full_walk or WEIGHTS["semantic"] > 0)  # at 0 no encoder is loaded
@@ -148,7 +148,7 @@ def rank_task(
         recall,
         meaning=similar,
         folded_into=into,
-        vendored=vendored,
+        foreign=foreign,
     )
 
 

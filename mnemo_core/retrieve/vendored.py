@@ -1,22 +1,32 @@
-"""Code nobody in the repository writes: vendored libraries and minified files.
+"""Code nobody in the repository writes: build output, vendored libraries and minified files.
 
-A copy of jQuery committed beside a debugger's own script, a library under ``vendor/``: their
+A bundle committed under ``dist/`` (axios's ``dist/axios.js`` repeats every function of ``lib/``),
+a copy of jQuery committed beside a debugger's own script, a library under ``vendor/``: their
 functions match a task's words (a minified ``jb`` is one short line of many words) but a task is
-never done by editing them. Two signs mark such a file, whatever its language:
+never done by editing them. One table, :data:`KINDS`, holds every such kind of file: the path and
+shape rules that find it, the languages it never applies to, and the one multiplier (its name and
+factor) its symbols take, which ``mnemo why``, the JSON's ``multipliers`` and the reasons name:
 
-- it lies in a directory that holds others' code (``vendor/``, ``third_party/``, ...) or its name says it
-  was minified (``jquery.min.js``, ``app-min.js``, ``*.bundle.js``);
-- its lines are far longer than anyone writes (``MINIFIED_LINE_BYTES`` on average): a minifier's
-  output. Only files of at least ``MINIFIED_MIN_BYTES`` are read to tell, once per size and time.
+- ``generated``: build output, a file under ``dist/``, ``build/`` or ``bundle(s)/`` (not Python,
+  whose ``build/`` packages are source: pip's ``operations/build/``);
+- ``vendored``: a file in a directory that holds others' code (``vendor/``, ``third_party/``, ...);
+- ``minified``: a file whose name says it was minified (``jquery.min.js``, ``app-min.js``,
+  ``*.bundle.js``) or whose lines are far longer than anyone writes (``MINIFIED_LINE_BYTES`` on
+  average: a minifier's output; only JavaScript and TypeScript files of at least
+  ``MINIFIED_MIN_BYTES`` are read, once per size and time).
 
-Their symbols are demoted the way tests are (the multiplier ``vendored``), unless the task names the
-file or the directory. Build output (``dist/``, ``build/``) is :mod:`mnemo_core.retrieve.fold`'s.
+A file is the first kind whose rules it meets, unless the task names the file or the directory
+that made it so (``dist``, ``vendor``; another directory of its path does not count: a task about
+"browser environments" still demotes ``dist/browser/axios.cjs``). Files a generator marks
+(``Code generated ... DO NOT EDIT``, ``@generated``) never reach here: the index skips them
+(``index/files.py``).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from mnemo_core.fsread import MAX_SOURCE_BYTES, Refused, read_inside
@@ -25,33 +35,85 @@ from mnemo_core.model import Symbol
 from mnemo_core.retrieve.keywords import Keywords
 from mnemo_core.retrieve.score import names_file
 
-VENDORED_DIRS = frozenset(
-    {"vendor", "vendors", "vendored", "_vendor", "third_party", "thirdparty", "3rdparty", "bower_components"}
-)
-MINIFIED_SUFFIXES = (".min.js", "-min.js", ".min.mjs", ".bundle.js", ".min.css")
+DEMOTION = 0.2  # like tests: context, never where a task's change is made
 MINIFIED_LINE_BYTES = 250  # mean bytes per line: people write under 100, minifiers thousands
 MINIFIED_MIN_BYTES = 4096  # a smaller file is not worth a read: its symbols are few and short
-UNMINIFIED_LANGUAGES = frozenset({"python"})  # nobody ships minified Python: its files are never read here
 _MINIFIED: BoundedCache[tuple[str, str, int, int], bool] = BoundedCache(4096)
 
 
-def vendored_paths(root: Path, symbols: Iterable[Symbol], keywords: Keywords) -> frozenset[str]:
-    """The files of ``symbols`` that hold vendored or minified code the task does not name."""
+@dataclass(frozen=True)
+class Foreign:
+    """One kind of code nobody in the repository writes: how a file is found to be it, and the
+    multiplier its symbols take."""
+
+    multiplier: str  # its name in a candidate's multipliers (``mnemo why``, the JSON)
+    factor: float
+    said: str  # what the reasons and ``mnemo why`` call it
+    dirs: frozenset[str] = frozenset()  # a path with one of these directories (any case) is it
+    suffixes: tuple[str, ...] = ()  # a file name ending so (any case) is it
+    long_lines: frozenset[str] = frozenset()  # languages whose files are it when their lines are a minifier's
+    exempt: frozenset[str] = frozenset()  # languages the kind never applies to
+
+
+KINDS = (
+    Foreign(
+        "generated",
+        DEMOTION,
+        "build output (a bundle under dist/ or build/)",
+        dirs=frozenset({"dist", "build", "bundle", "bundles"}),
+        exempt=frozenset({"python"}),  # a Python ``build/`` is a package (pip's operations/build/)
+    ),
+    Foreign(
+        "vendored",
+        DEMOTION,
+        "vendored code (vendor/, third_party/)",
+        dirs=frozenset({"vendor", "vendors", "vendored", "_vendor", "third_party", "thirdparty"})
+        | {"3rdparty", "bower_components"},
+    ),
+    Foreign(
+        "minified",
+        DEMOTION,
+        "minified code (*.min.js, or lines a minifier writes)",
+        suffixes=(".min.js", "-min.js", ".min.mjs", ".bundle.js", ".min.css"),
+        # minifiers write JavaScript (and CSS, not indexed): no other language's file is read here
+        long_lines=frozenset({"javascript", "typescript", "tsx"}),
+    ),
+)
+BY_MULTIPLIER = {kind.multiplier: kind for kind in KINDS}
+
+
+def foreign_paths(root: Path, symbols: Iterable[Symbol], keywords: Keywords) -> dict[str, Foreign]:
+    """The files of ``symbols`` that hold code nobody here writes and the task does not name (the
+    file, or the directory that made it so: ``dist`` but not ``browser`` for ``dist/browser/a.cjs``),
+    each with its kind."""
     named = _named(keywords)
     languages = {s.path: s.language for s in symbols}
-    found = set()
+    found = {}
     for path, language in languages.items():
-        if names_file(path, keywords) or any(part.lower() in named for part in path.split("/")[:-1]):
+        kind, directory = kind_of(root, path, language)
+        if kind is None or directory.lower() in named or names_file(path, keywords):
             continue
-        by_name = vendored_dir(path) is not None or path.lower().endswith(MINIFIED_SUFFIXES)
-        if by_name or (language not in UNMINIFIED_LANGUAGES and minified(root, path)):
-            found.add(path)
-    return frozenset(found)
+        found[path] = kind
+    return found
 
 
-def vendored_dir(path: str) -> str | None:
-    """The directory of others' code that ``path`` lies in, if any."""
-    return next((part for part in path.split("/")[:-1] if part.lower() in VENDORED_DIRS), None)
+def kind_of(root: Path, path: str, language: str) -> tuple[Foreign | None, str]:
+    """The first kind of :data:`KINDS` whose rules ``path`` meets, and the directory that met them
+    ("" for a name or a shape); its file is read only when no rule of its path decided."""
+    directories = path.split("/")[:-1]
+    name = path.rsplit("/", 1)[-1].lower()
+    for kind in KINDS:
+        if language in kind.exempt:
+            continue
+        directory = next((part for part in directories if part.lower() in kind.dirs), None)
+        if directory is not None:
+            return kind, directory
+        if name.endswith(kind.suffixes):
+            return kind, ""
+    for kind in KINDS:
+        if language in kind.long_lines and minified(root, path):
+            return kind, ""
+    return None, ""
 
 
 def minified(root: Path, path: str) -> bool:

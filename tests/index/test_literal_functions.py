@@ -11,6 +11,7 @@ import pytest
 from helpers import indexed_symbols, make_repo
 
 from mnemo_core.index.indexer import index_repo
+from mnemo_core.index.store import Store
 
 DEFAULTS = """var defaults = {
   adapter: getDefaultAdapter(),
@@ -56,6 +57,19 @@ def test_object_literal_and_callback_functions_are_symbols(tmp_path: Path, suffi
     assert symbols[f"{path}:forEachMethodNoData"] == ("function", 16, 18)
     assert symbols[f"{path}:xhrAdapter.dispatchXhrRequest"] == ("function", 20, 22)
     assert f"{path}:adapter" not in symbols and f"{path}:hooks" not in symbols  # values, not functions
+    assert stored_tests(repo, path) == set()  # a callback handed to forEach or a Promise is product code
+
+
+def stored_tests(repo: Path, path: str) -> set[str]:
+    store = Store.open(repo)
+    try:
+        rows = store.conn.execute(
+            "SELECT s.name FROM symbols s JOIN files f ON f.id = s.file_id WHERE f.path = ? AND s.is_test",
+            (path,),
+        )
+        return {name for (name,) in rows}
+    finally:
+        store.close()
 
 
 def test_a_named_test_callback_stays_named_by_its_description(tmp_path: Path) -> None:
@@ -63,3 +77,4 @@ def test_a_named_test_callback_stays_named_by_its_description(tmp_path: Path) ->
     index_repo(repo)
     names = {key.split(":", 1)[1] for key, (kind, _, _) in indexed_symbols(repo).items() if kind != "module"}
     assert names == {"'defaults'", "'defaults'.'parses'"}
+    assert names <= stored_tests(repo, "test/defaults.test.js")

@@ -35,6 +35,7 @@ PATH_ALIASES = {"@/": "src/", "~/": "src/"}  # the usual tsconfig ``paths`` / bu
 SOURCE_ROOT = "src"  # a tsconfig ``baseUrl`` of ``src`` lets ``components/x`` name ``src/components/x``
 WORKSPACE_ROOTS = ("packages", "apps", "libs")  # where npm, pnpm and yarn workspaces usually keep packages
 TEST_CASE_CALLS = frozenset({"it", "test", "specify"})
+TEST_CALLS = TEST_CASE_CALLS | {"describe", "context", "suite"}  # a callback handed to these is test code
 _TEST_FILE = re.compile(r"\.(?:test|spec)\.[cm]?[jt]sx?$")
 _CALLBACK_TYPES = frozenset({"arrow_function", "function_expression"})
 _DECLARATION_TYPES = frozenset({"lexical_declaration", "variable_declaration"})
@@ -327,7 +328,7 @@ class EcmaScriptHooks(Hooks):
         collected: bool | None = None,
     ) -> tuple[bool, bool]:
         call = _test_call(definition.node)
-        if call is not None:
+        if call is not None and _call_name(call) in TEST_CALLS:  # a named callback elsewhere is product code
             return True, _call_name(call) in TEST_CASE_CALLS
         return in_test_file or (definition.parent is not None and definition.parent.is_test), False
 

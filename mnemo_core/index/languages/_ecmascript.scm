@@ -17,6 +17,13 @@
   left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
   right: (function_expression name: (identifier) @name))
   (#eq? @_module "module") (#eq? @_exports "exports")) @definition.function
+; ``module.exports = function (grunt) {...}``, ``export default (config) => ...``: a module's one
+; anonymous function, named as its module exports it (``exports``, ``default``)
+(expression_statement (assignment_expression
+  left: (member_expression object: (identifier) @_module property: (property_identifier) @name)
+  right: [(function_expression !name) (arrow_function)])
+  (#eq? @_module "module") (#eq? @name "exports")) @definition.function
+(export_statement "default" @name value: [(function_expression !name) (arrow_function)]) @definition.function
 ; methods assigned to an object or a prototype (``res.send = function send(body) {...}``,
 ; ``Router.prototype.route = function (path) {...}``): methods of ``res`` and ``Router``
 (expression_statement (assignment_expression
