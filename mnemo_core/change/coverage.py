@@ -13,8 +13,7 @@ class's whole body. A name defined several times in a file (a property's getter 
 ``if``/``else`` variants, ``@overload`` stubs) has the lines of the definitions the change touched,
 matched by rank when the file there defines the name as many times, else of all of them. Contexts name
 tests; each is mapped to a test symbol of the index (a parametrised test is its function; an inherited
-test method the base class's method, printed under the ids pytest ran it by, ``path::TestSub::test_x``;
-a test whose ``def`` is gone since from its file and its class's bases' is none, not its class). The
+test method the base class's method, printed under the ids pytest ran it by, ``path::TestSub::test_x``). The
 data vouches only for the tests it saw run: a test of the static graph that no context names (added
 since, renamed, or not part of that run) is kept beside them where the data agrees with its path, unless
 it is unchanged since in a file the data ran other tests of (it ran then, and reached nothing measured);
@@ -518,13 +517,9 @@ class _Defined:
     """Whether a file as it was at the commit the data was taken at defines a name (``def name``,
     ``class name``, at any depth)."""
 
-    def __init__(self, root: Path, sha: str | Snapshot) -> None:
+    def __init__(self, root: Path, sha: str) -> None:
         self._root, self._sha = root, sha
         self._words: dict[str, frozenset[str]] = {}
-
-    def now(self) -> _Defined:
-        """The same question of the working tree (the index's side)."""
-        return _Defined(self._root, Snapshot.WORKTREE)
 
     def __call__(self, path: str, name: str) -> bool:
         if path not in self._words:
@@ -538,7 +533,6 @@ class _TestLookup:
 
     def __init__(self, store: Store, discovery: PytestDiscovery, defined: _Defined) -> None:
         self._store, self._discovery, self._defined = store, discovery, defined
-        self._defined_now = defined.now()
         self._files: list[str] | None = None
         self._tests: list[str] | None = None
         self._symbols: dict[str, dict[str, Symbol]] = {}
@@ -620,31 +614,11 @@ class _TestLookup:
                 self._via_base.add((path, name))
                 return inherited
         parts = name.split(".")
-        if self._gone(path, symbols.get(owner), method or name):
-            return None
         for end in range(len(parts) - 1, 0, -1):
             symbol = symbols.get(".".join(parts[:end]))
             if symbol is not None and symbol.kind != "module":
                 return symbol.id
         return None
-
-    def _gone(self, path: str, owner: Symbol | None, name: str) -> bool:
-        """Whether a test's ``def`` was in its file (or its class's bases' files) at the data's
-        commit and is in none of them now: deleted or renamed since (its new self is a test new since),
-        not one its class makes at run time, so not its class's to stand for."""
-        paths = {path} | (self._base_paths(owner.id) if owner is not None else set())
-        then = any(self._defined(p, name) for p in paths)
-        return then and not any(self._defined_now(p, name) for p in paths)
-
-    def _base_paths(self, cls: int) -> set[str]:
-        """The files of the base classes of ``cls``, transitively."""
-        queue, seen, paths = [cls], {cls}, set()
-        while queue:
-            bases = [b for _, b in self._store.bases_of([queue.pop(0)], set()) if b not in seen]
-            paths |= {base.path for base in self._store.symbols_by_ids(bases).values()}
-            seen.update(bases)
-            queue.extend(bases)
-        return paths
 
     def _inherited(self, cls: int, method: str) -> int | None:
         """The test ``method`` of the nearest base class of ``cls`` that defines it (breadth first

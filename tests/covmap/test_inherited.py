@@ -50,24 +50,3 @@ def test_an_inherited_test_runs_under_its_subclass_ids(
     ]
     ran = run_pytest(root, *tests)
     assert ran.returncode == 0 and "4 passed" in ran.stdout, ran.stdout
-
-
-def test_a_test_deleted_since_the_map_does_not_stand_for_its_class(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    more = "from pkg.calc import add, clamp\n\n\nclass TestMore:\n    def test_small(self):\n"
-    more += "        assert clamp(3) == 3\n\n    def test_sum(self):\n        assert add(2, 2) == 4\n"
-    root = make_repo(tmp_path / "repo", {**PROJECT, "tests/test_more.py": more})
-    recorded = run_pytest(root, "--mnemo-record")
-    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
-    kept = more.replace("    def test_small(self):\n        assert clamp(3) == 3\n\n", "")
-    change(root, {"tests/test_more.py": kept}, "TestMore.test_small deleted since the map")
-    change(root, {"src/pkg/calc.py": CALC.replace("return LIMIT\n", "return LIMIT - 1\n")})
-    assert main(["tests", "HEAD~1", "--repo", str(root), "--no-memory"]) == 0
-    tests = capsys.readouterr().out.split()
-    # the map saw test_small run clamp; it is gone, and TestMore's other test never ran clamp
-    assert sorted(tests) == [
-        "tests/test_calc.py::TestMore::test_small",
-        "tests/test_calc.py::test_big",
-        "tests/test_calc.py::test_clamp",
-    ]
