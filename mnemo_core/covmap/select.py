@@ -27,7 +27,7 @@ the map's, to the id (the order ``covmap.fast`` gives the same tests).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from fnmatch import fnmatch
 from pathlib import Path, PurePosixPath
@@ -38,7 +38,7 @@ from mnemo_core.change.diffmap import ChangedSymbol
 from mnemo_core.change.ownlines import own_line_sets
 from mnemo_core.covmap.fast import function_failures
 from mnemo_core.covmap.record import line_map
-from mnemo_core.covmap.since import test_group, tests_since
+from mnemo_core.covmap.since import PYTHON_SUFFIXES, TestIds, test_group, tests_since
 from mnemo_core.covmap.store import CoverageMap, map_path, reading
 from mnemo_core.index.store import Store
 from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, Evidence, Impact, ScoredSymbol, Symbol
@@ -46,12 +46,10 @@ from mnemo_core.render import test_id
 from mnemo_core.vcs.diff import ChangeStatus, FileChange, files_at
 from mnemo_core.vcs.refs import Snapshot
 
-PYTHON_SUFFIXES = (".py", ".pyi")
 DOCUMENTATION = ("docs/*", "doc/*", "*.md", "*.rst", "LICENSE*", "AUTHORS*", ".github/*", ".gitignore")
 CONFTEST = "conftest.py"
 RULE_WEIGHT = 0.5  # a test a rule adds scores like a test two hops away: below those the map saw run the code
 EVERYTHING_WEIGHT = 0.1  # the rest of the suite, when the change cannot be decided
-_Lookup = Callable[[Iterable[str]], set[int]]  # node ids -> the test symbols of the index they name
 TIER_RAN_LINE, TIER_RAN_SYMBOL, TIER_SURE, TIER_POSSIBLE, TIER_REST = range(5)
 
 
@@ -104,7 +102,7 @@ def _by_file(
     changes: list[FileChange],
     changed: list[ChangedSymbol],
     coverage_map: CoverageMap,
-    ids: _Lookup,
+    ids: TestIds,
     found: _Found,
 ) -> None:
     """The rules that look at whole files: conftest, test files' and modules' top-level code,
@@ -152,7 +150,7 @@ def _by_symbol(
     root: Path,
     changed: list[ChangedSymbol],
     coverage_map: CoverageMap,
-    ids: _Lookup,
+    ids: TestIds,
     found: _Found,
     commit: str,
 ) -> None:
@@ -177,7 +175,7 @@ def _edited_tests(
     store: Store,
     root: Path,
     change: tuple[list[ChangedSymbol], set[tuple[str, str]]],
-    lookup: tuple[CoverageMap, _Lookup],
+    lookup: tuple[CoverageMap, TestIds],
     sides: tuple[str, str | Snapshot],
     found: _Found,
 ) -> None:
@@ -196,7 +194,7 @@ def _unreached(
     impact: Impact,
     changed: list[ChangedSymbol],
     coverage_map: CoverageMap,
-    ids: _Lookup,
+    ids: TestIds,
     found: _Found,
     commit: str,
 ) -> None:
@@ -229,7 +227,7 @@ def _ran_changed_lines(
     root: Path,
     changes: list[FileChange],
     coverage_map: CoverageMap,
-    ids: _Lookup,
+    ids: TestIds,
     base: str,
     commit: str,
 ) -> set[int]:

@@ -33,14 +33,14 @@ from mnemo_core.vcs.refs import Snapshot
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_Lookup = Callable[[Iterable[str]], set[int]]  # node ids -> the test symbols of the index they name
+TestIds = Callable[[Iterable[str]], set[int]]  # node ids -> the test symbols of the index they name
 
 
 def tests_since(
     store: Store,
     root: Path,
     coverage_map: CoverageMap,
-    ids: _Lookup,
+    ids: TestIds,
     sides: tuple[str, str | Snapshot],
     reached: set[tuple[str, str]],
 ) -> list[Symbol]:
@@ -71,7 +71,7 @@ def tests_since(
     ]
 
 
-def _groups_seen(store: Store, coverage_map: CoverageMap, ids: _Lookup) -> set[tuple[str, str]]:
+def _groups_seen(store: Store, coverage_map: CoverageMap, ids: TestIds) -> set[tuple[str, str]]:
     """The groups (``test_group``) of the tests the map saw run."""
     seen = store.symbols_by_ids(ids(coverage_map.measured_contexts())).values()
     return {test_group(s) for s in seen if s.is_test_case}
@@ -88,7 +88,7 @@ def _unchanged(
     sides: tuple[str, str | Snapshot],
     tests: list[Symbol],
     coverage_map: CoverageMap,
-    ids: _Lookup,
+    ids: TestIds,
 ) -> set[int]:
     """Of ``tests``, those defined as a namesake was at the map's commit in a file changed since,
     and whose id in the map leads to them (the map saw them run as they are)."""

@@ -79,7 +79,6 @@ KINDS = (
         long_lines=frozenset({"javascript", "typescript", "tsx"}),
     ),
 )
-BY_MULTIPLIER = {kind.multiplier: kind for kind in KINDS}
 
 
 def foreign_paths(root: Path, symbols: Iterable[Symbol], keywords: Keywords) -> dict[str, Foreign]:

@@ -18,7 +18,7 @@ from mnemo_core.retrieve.keywords import extract_keywords
 from mnemo_core.retrieve.reasons import task_reasons
 from mnemo_core.retrieve.score import multipliers_for
 from mnemo_core.retrieve.task import rank_task
-from mnemo_core.retrieve.vendored import BY_MULTIPLIER, DEMOTION, MINIFIED_MIN_BYTES, Foreign, foreign_paths
+from mnemo_core.retrieve.vendored import DEMOTION, KINDS, MINIFIED_MIN_BYTES, Foreign, foreign_paths
 from tests.helpers import make_repo
 
 READABLE_JS = "".join(f"function step{i}(value) {{\n  return value + {i};\n}}\n\n" for i in range(300))
@@ -89,7 +89,7 @@ def test_only_javascript_and_typescript_files_are_read_for_long_lines(tmp_path: 
 
 def test_the_vendored_multiplier_comes_after_tests() -> None:
     keywords = extract_keywords("retry the upload")
-    vendored = BY_MULTIPLIER["vendored"]
+    vendored = next(kind for kind in KINDS if kind.multiplier == "vendored")
     assert multipliers_for(symbol("a/lib.js"), keywords, vendored) == {"vendored": DEMOTION}
     test = replace(symbol("tests/lib.js"), is_test=True)
     assert "vendored" not in multipliers_for(test, keywords, vendored)

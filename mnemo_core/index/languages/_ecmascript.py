@@ -328,8 +328,9 @@ class EcmaScriptHooks(Hooks):
         collected: bool | None = None,
     ) -> tuple[bool, bool]:
         call = _test_call(definition.node)
-        if call is not None and _call_name(call) in TEST_CALLS:  # a named callback elsewhere is product code
-            return True, _call_name(call) in TEST_CASE_CALLS
+        name = _call_name(call) if call is not None else None
+        if name in TEST_CALLS:  # a named callback handed to anything else is product code
+            return True, name in TEST_CASE_CALLS
         return in_test_file or (definition.parent is not None and definition.parent.is_test), False
 
     def is_exported(self, definition: Definition) -> bool:

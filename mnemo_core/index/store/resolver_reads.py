@@ -222,13 +222,7 @@ class ResolverReads(Connection):
 
     def refs_of(self, file_ids: Iterable[int]) -> dict[int, list[Any]]:
         """The unresolved references of some files, as ``RawRef``-shaped lists."""
-        out: dict[int, list[Any]] = {}
-        for where, args in id_filters("id", file_ids):
-            out.update(
-                (fid, json.loads(refs))
-                for fid, refs in self.conn.execute(f"SELECT id, refs FROM files {where}", args)
-            )
-        return out
+        return {fid: json.loads(refs) for fid, refs in self.refs_json(file_ids).items()}
 
     def ref_sizes(self, file_ids: Iterable[int]) -> dict[int, int]:
         """The size of each of some files' stored references (JSON characters)."""
