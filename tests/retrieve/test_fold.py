@@ -6,28 +6,14 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import pytest
 from helpers import make_repo
 
 from mnemo_core.cli import main
-from mnemo_core.index.indexer import index_repo
 from mnemo_core.model import Symbol
-from mnemo_core.pipelines import recency_lookup
-from mnemo_core.repository import Repository
-from mnemo_core.retrieve.fold import (
-    PYTHON_SIZE_EXPONENT,
-    PYTHON_SIZE_REFERENCE_LINES,
-    SIZE_BOUNDS,
-    SIZE_REFERENCE_LINES,
-    TYPE_DEMOTION,
-    size_factor,
-    sized_by_meaning,
-)
-from mnemo_core.retrieve.score import Scored
-from mnemo_core.retrieve.task import rank_task
-from mnemo_core.semantic.encoder import available
+from mnemo_core.retrieve.fold import SIZE_BOUNDS, SIZE_REFERENCE_LINES, TYPE_DEMOTION, size_factor
 
 JAVA = """package web;
 
@@ -225,35 +211,3 @@ def test_a_long_function_steps_ahead_of_a_one_liner_except_in_python(
     assert multipliers("upload/upload.go:RetryCount")["size"] == SIZE_BOUNDS[0]
     assert multipliers("upload/upload.go:UploadRetry")["size"] == SIZE_BOUNDS[1]
     assert "size" not in multipliers("shop/upload.py:upload_retry")
-
-
-def test_python_functions_are_sized_only_where_compared_by_meaning() -> None:
-    short = replace(SYMBOL, id=1, path="a.py", language="python", end_line=1)
-    long = replace(SYMBOL, id=2, path="a.py", language="python", end_line=40)
-    go = replace(SYMBOL, id=3, end_line=1)
-    symbols = {s.id: s for s in (short, long, go)}
-    ranking = [Scored(1, 1.0, {}, {}), Scored(3, 0.95, {}, {}), Scored(2, 0.9, {}, {})]
-    sized = {s.symbol_id: s for s in sized_by_meaning(ranking, symbols)}
-    low = round(size_factor(short, PYTHON_SIZE_REFERENCE_LINES, PYTHON_SIZE_EXPONENT), 3)
-    assert SIZE_BOUNDS[0] < low < 1.0 and sized[1].multipliers == {"size": low}
-    assert sized[2].multipliers == {"size": SIZE_BOUNDS[1]}
-    assert sized[3] == ranking[1]  # another language is fold's business
-    assert [s.symbol_id for s in sized_by_meaning(ranking, symbols)] == [2, 3, 1]
-
-
-@pytest.mark.skipif(not available(), reason="the semantic extra is not installed")
-def test_a_python_ranking_is_sized_with_the_semantic_channel_and_not_without(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo", {"shop/upload.py": PY_UPLOAD})
-    index_repo(repo)
-    opened = Repository.open(repo)
-    try:
-
-        def multipliers(vectors: Literal["encode", "off"]) -> dict[str, dict[str, float]]:
-            lookup = recency_lookup(opened)
-            ranking = rank_task(opened.store, repo, "retry the upload", lookup, vectors=vectors)
-            return {ranking.symbols[s.symbol_id].name: s.multipliers for s in ranking.scored}
-
-        assert multipliers("encode")["upload_retry"] == {"size": SIZE_BOUNDS[1]}
-        assert multipliers("off")["upload_retry"] == {}
-    finally:
-        opened.close()
