@@ -11,8 +11,7 @@ getters, setters and ``@overload`` stubs the score already handles), in this ord
 2. **Size**: a function or method is multiplied by ``(lines / SIZE_REFERENCE_LINES) ** SIZE_EXPONENT``,
    kept within ``SIZE_BOUNDS`` (x0.8 at 3 lines or fewer, x1.2 at 25 or more): changes land in long
    functions more often than in one-line getters, while the body match (BM25, normalized by length)
-   and the name match favour short ones (bench/RESULTS.md, session 40). Python's functions get a
-   gentler factor (:func:`sized_by_meaning`) where the semantic channel compared the candidates.
+   and the name match favour short ones (bench/RESULTS.md, session 40).
 3. **Constructors fold into their class**: a constructor (``Foo.Foo`` in Java, C#, C++;
    ``constructor``, ``initialize``, ``__construct``) whose class is a candidate is dropped, and the
    class takes the better of the two scores.
@@ -47,12 +46,6 @@ SIZE_REFERENCE_LINES = 10  # a function of this many lines keeps its score
 SIZE_EXPONENT = 0.2  # how fast the factor grows with the length
 SIZE_BOUNDS = (0.8, 1.2)  # never more than a type's step back, nor more ahead
 SIZED_KINDS = frozenset({"function", "method"})
-# Python's functions step ahead by length too, more gently, but only in a ranking whose candidates were
-# compared by meaning: fitted leave-one-out on the Python tuning repositories with the semantic
-# channel (R@10 up), while without it the rule lost on every fold that chose it (session 41)
-PYTHON_SIZE_REFERENCE_LINES = 5
-PYTHON_SIZE_EXPONENT = 0.1
-PYTHON_LANGUAGES = frozenset({"python"})
 
 
 @dataclass(frozen=True)
@@ -80,28 +73,12 @@ def is_constructor(symbol: Symbol, owner: Symbol) -> bool:
     return spec is not None and symbol.short_name in spec.hooks.constructors_of(owner.name)
 
 
-def size_factor(
-    symbol: Symbol, reference_lines: int = SIZE_REFERENCE_LINES, exponent: float = SIZE_EXPONENT
-) -> float:
+def size_factor(symbol: Symbol) -> float:
     """The size multiplier of a function or method of ``symbol``'s length in lines."""
     low, high = SIZE_BOUNDS
     lines = max(1, symbol.end_line - symbol.start_line + 1)
-    grown: float = (lines / reference_lines) ** exponent
+    grown: float = (lines / SIZE_REFERENCE_LINES) ** SIZE_EXPONENT
     return min(high, max(low, grown))
-
-
-def sized_by_meaning(scored: list[Scored], symbols: Mapping[int, Symbol]) -> list[Scored]:
-    """A ranking whose candidates were compared by meaning, with Python's functions and methods
-    multiplied by their size factor (``PYTHON_SIZE_*``), best first; other languages' sizes are
-    :func:`fold`'s."""
-    out = []
-    for s in scored:
-        symbol = symbols[s.symbol_id]
-        if symbol.kind in SIZED_KINDS and symbol.language in PYTHON_LANGUAGES:
-            factor = round(size_factor(symbol, PYTHON_SIZE_REFERENCE_LINES, PYTHON_SIZE_EXPONENT), 3)
-            s = s if factor == 1.0 else _times(s, "size", factor)
-        out.append(s)
-    return sorted(out, key=lambda s: (-s.score, s.symbol_id))
 
 
 def _sized(scored: Scored, symbol: Symbol) -> Scored:

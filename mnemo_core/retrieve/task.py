@@ -16,7 +16,7 @@ from pathlib import Path
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.store import Store
 from mnemo_core.model import Symbol
-from mnemo_core.retrieve.fold import UNFOLDED_LANGUAGES, fold, sized_by_meaning
+from mnemo_core.retrieve.fold import UNFOLDED_LANGUAGES, fold
 from mnemo_core.retrieve.graphcache import graph_for
 from mnemo_core.retrieve.history import history_channel
 from mnemo_core.retrieve.keywords import Keywords, extract_keywords
@@ -126,7 +126,7 @@ def rank_task(
     wanted = vectors != "off" and (full_walk or WEIGHTS["semantic"] > 0)  # at 0 no encoder is loaded
     similar = meaning(store, root, text, pool, vectors) if wanted else ABSENT
     if similar.similarity:
-        scored = sized_by_meaning(with_semantic(scored, parts, similar.similarity), symbols)
+        scored = with_semantic(scored, parts, similar.similarity)
     into: dict[int, int] = {}
     if folded and any(s.language not in UNFOLDED_LANGUAGES for s in symbols.values()):
         result_folded = fold(scored, symbols, keywords)
