@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import gc
 import logging
 import os
 import sys
@@ -21,22 +22,34 @@ from typing import NoReturn
 
 from mnemo_core import __version__
 from mnemo_core.boundary import guarded
-from mnemo_core.commands import COMMANDS
+from mnemo_core.commands import command_modules
 from mnemo_core.commands.common import close_engines
 from mnemo_core.terminal import escaped_output
 
+# objects allocated between two garbage collections (Python's default is 700): a query allocates
+# fewer (its imports are most of them) and never stops to collect, ~20 ms of its CPU on flask; a long
+# index still collects, in larger batches
+YOUNG_OBJECTS_PER_COLLECTION = 100_000
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every command registered."""
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser: with only the verb the command line ``argv`` names registered, else
+    (no command line, or no verb in it: the help, or an error that lists them) every verb."""
     parser = argparse.ArgumentParser(
         prog="mnemo", description="Which code matters here: ranked, budgeted, explained."
     )
     parser.add_argument("--version", action="version", version=f"mnemo {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what the engine does")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in COMMANDS:
+    for command in command_modules(None if argv is None else _verb(argv)):
         command.register(sub)
     return parser
+
+
+def _verb(argv: Sequence[str]) -> str | None:
+    """The verb of a command line: its first word that is no option (no option before the verb
+    takes a value)."""
+    return next((word for word in argv if not word.startswith("-")), None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -46,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser(sys.argv[1:] if argv is None else argv).parse_args(argv)
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
         format="mnemo: %(message)s",
@@ -71,6 +84,7 @@ def _command(args: argparse.Namespace) -> int:
 
 def run() -> NoReturn:
     """The ``mnemo`` program: :func:`main` on the process's command line, then :func:`exit_now`."""
+    gc.set_threshold(YOUNG_OBJECTS_PER_COLLECTION, *gc.get_threshold()[1:])
     exit_now(main())
 
 
