@@ -34,12 +34,17 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from mnemo_core.index.languages import language_for_path, registry
-from mnemo_core.index.world import SCOPED, SEP, STARRED, Reads, name_keys
+from mnemo_core.index.store.resolver_reads import VIEW_FIELDS
+from mnemo_core.index.world import DETAILS, SCOPED, SEP, STARRED, Reads, name_keys
 from mnemo_core.model import CLASS_KINDS, RawImport
 
 FileView = tuple[dict[int, tuple[Any, ...]], str, str | None]  # resolver_view: symbols, imports, exports
 NO_VIEW: FileView = ({}, "[]", None)
-_NAME, _KIND, _PARENT, _SUPERS = 1, 2, 3, 9  # where a viewed symbol row holds these
+_NAME, _KIND, _PARENT, _SUPERS, _FIELDS = map(  # where a viewed symbol row holds these
+    VIEW_FIELDS.index, ("name", "kind", "parent_id", "supers", "fields")
+)
+_CORE = VIEW_FIELDS.index("params")  # the columns before it are a symbol's ``y`` key (its core)
+_DETAIL_AT = {letter: VIEW_FIELDS.index(column) for letter, column in DETAILS.items()}  # a row's DETAILS
 _LINE = RawImport._fields.index("line")  # an import's line: only the file's own references are placed by line
 _PACKAGE_STEMS = frozenset({"__init__", "index", "mod"})  # a file that stands for its directory
 STAR = "*"  # a fixture name key for "any name": an added file imports with a wildcard
@@ -59,7 +64,8 @@ def note_file(
     added_or_removed = (before is NO_VIEW) != (after is NO_VIEW)
     if old != new or added_or_removed:
         change.files.add(file_id)
-    change.symbols.update(sid for sid in old.keys() | new.keys() if old.get(sid) != new.get(sid))
+    for sid in old.keys() | new.keys():
+        _note_symbol(change, sid, old.get(sid), new.get(sid))
     old_top, new_top = _top(old), _top(new)
     change.top.update(
         (file_id, name) for name in old_top.keys() | new_top.keys() if old_top.get(name) != new_top.get(name)
@@ -95,6 +101,32 @@ def note_file(
         change.bases.add(file_id)
         change.packages.add((language, hooks.package_of(path)))
         change.fixtures.update((path, name) for name in _defined(after))
+
+
+def _note_symbol(change: Reads, sid: int, old: tuple[Any, ...] | None, new: tuple[Any, ...] | None) -> None:
+    """What differs of one symbol, column by column as ``World`` notes its reads: its core (name,
+    kind, parent, test flags; or the symbol itself, come or gone), each of ``DETAILS``, and its
+    typings attribute by attribute."""
+    if old == new:
+        return
+    if old is None or new is None or old[:_CORE] != new[:_CORE]:
+        change.symbols.add(sid)
+    if old is None or new is None:  # every read of a symbol notes its core too
+        return
+    change.details.update((letter, sid) for letter, at in _DETAIL_AT.items() if old[at] != new[at])
+    if old[_FIELDS] != new[_FIELDS]:
+        before, after = _typings(old[_FIELDS]), _typings(new[_FIELDS])
+        change.attributes.update(
+            (sid, name) for name in before.keys() | after.keys() if before.get(name) != after.get(name)
+        )
+
+
+def _typings(fields: str | None) -> dict[str, list[Any]]:
+    """A class's stored typed attributes (JSON ``Field`` rows) by attribute name, in order."""
+    out: dict[str, list[Any]] = {}
+    for row in json.loads(fields) if fields else []:
+        out.setdefault(row[0], []).append(row)
+    return out
 
 
 def _derived_methods(

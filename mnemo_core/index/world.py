@@ -45,6 +45,32 @@ class SymbolRow:
     end_line: int = 0
 
 
+class SymbolCore(Protocol):
+    """What ``World.symbol`` gives of a symbol and notes as read (key ``y``). Its parameters,
+    decorators, return type, bases as written and typed attributes are read through
+    ``World.params``, ``decorators``, ``returns``, ``supers`` and ``fields_named``, each noted
+    apart: a class that gains a typed attribute changes nothing for the readers of its name."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def file_id(self) -> int: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def kind(self) -> SymbolKind: ...
+    @property
+    def parent_id(self) -> int | None: ...
+    @property
+    def is_test(self) -> bool: ...
+    @property
+    def is_test_case(self) -> bool: ...
+    @property
+    def start_line(self) -> int: ...
+    @property
+    def end_line(self) -> int: ...
+
+
 class WorldSource(Protocol):
     """Where the world reads from (the index store)."""
 
@@ -60,6 +86,8 @@ class WorldSource(Protocol):
 
 
 SEP = "\t"  # between the parts of a stored key
+# the symbol columns read (and noted) one by one, by their key letter: ``World.params`` etc.
+DETAILS = {"p": "params", "d": "decorators", "r": "returns", "s": "supers"}
 SUBCLASSES_KEY = "sub"  # every class's subclasses: changes with any resolved base
 
 
@@ -92,7 +120,9 @@ class Reads:
     owner: int = -1
     files: set[int] = field(default_factory=set)  # every top-level name of a file (its symbols, walked)
     top: set[tuple[int, str]] = field(default_factory=set)  # a file's symbols of a name ("": its module's)
-    symbols: set[int] = field(default_factory=set)  # a symbol's kind, parameters, types... (lines aside)
+    symbols: set[int] = field(default_factory=set)  # a symbol's name, kind, parent and test flags
+    details: set[tuple[str, int]] = field(default_factory=set)  # (DETAILS letter, symbol): one column
+    attributes: set[tuple[int, str]] = field(default_factory=set)  # a class's typings of one attribute
     members: set[tuple[str, str, str]] = field(default_factory=set)  # (language, scope, class): members
     classes: set[tuple[str, str, str]] = field(default_factory=set)  # (language, scope, name): classes
     names: set[tuple[str, str, bool]] = field(default_factory=set)  # ``named`` keys, the whole list
@@ -123,6 +153,8 @@ class Reads:
         keys = {f"f{SEP}{f}" for f in self.files}
         keys.update(f"t{SEP}{f}{SEP}{name}" for f, name in self.top)
         keys.update(f"y{SEP}{s}" for s in self.symbols)
+        keys.update(f"y{letter}{SEP}{s}" for letter, s in self.details)
+        keys.update(f"yf{SEP}{s}{SEP}{name}" for s, name in self.attributes)
         keys.update(SEP.join(("m", *member)) for member in self.members)
         keys.update(SEP.join(("c", *cls)) for cls in self.classes)
         keys.update(name_key(*name) for name in self.names)
@@ -148,6 +180,8 @@ _READ_SETS = (
     "files",
     "top",
     "symbols",
+    "details",
+    "attributes",
     "members",
     "classes",
     "names",
@@ -356,8 +390,8 @@ class World:
             self._loaded_scopes.add(scope)
             self._load(self.scope_files.get(scope, ()))
 
-    def symbol(self, symbol_id: int) -> SymbolRow:
-        """A symbol by id, loading its file when needed."""
+    def symbol(self, symbol_id: int) -> SymbolCore:
+        """A symbol by id, loading its file when needed (its other columns: ``params`` etc.)."""
         found = self.symbols.get(symbol_id)
         if found is None:
             self._load(self.source.symbol_files([symbol_id]).values())
@@ -366,6 +400,45 @@ class World:
         if reads is not None and found.file_id != reads.owner:
             reads.symbols.add(symbol_id)
         return found
+
+    def _detail(self, symbol_id: int, letter: str) -> SymbolRow:
+        row = self.symbols.get(symbol_id)
+        if row is None:
+            self.symbol(symbol_id)
+            row = self.symbols[symbol_id]
+        reads = self.reads
+        if reads is not None and row.file_id != reads.owner:
+            reads.symbols.add(symbol_id)  # a symbol that goes changes its ``y`` key: its readers see it
+            reads.details.add((letter, symbol_id))
+        return row
+
+    def params(self, symbol_id: int) -> tuple[str, ...]:
+        """A symbol's parameters."""
+        return self._detail(symbol_id, "p").params
+
+    def decorators(self, symbol_id: int) -> tuple[str, ...]:
+        """A symbol's decorators as written."""
+        return self._detail(symbol_id, "d").decorators
+
+    def returns(self, symbol_id: int) -> str:
+        """A callable's declared (or constructed) return type."""
+        return self._detail(symbol_id, "r").returns
+
+    def supers(self, symbol_id: int) -> tuple[str, ...]:
+        """A class's bases as written; a method's base methods it calls via ``super()``."""
+        return self._detail(symbol_id, "s").supers
+
+    def fields_named(self, symbol_id: int, attribute: str) -> list[Field]:
+        """A class's typings of one attribute of its instances."""
+        row = self.symbols.get(symbol_id)
+        if row is None:
+            self.symbol(symbol_id)
+            row = self.symbols[symbol_id]
+        reads = self.reads
+        if reads is not None and row.file_id != reads.owner:
+            reads.symbols.add(symbol_id)
+            reads.attributes.add((symbol_id, attribute))
+        return [f for f in row.fields if f.name == attribute]
 
     def top(self, file_id: int) -> dict[str, list[int]]:
         """A file's symbols by qualified name (all of them are read: see ``top_named``)."""

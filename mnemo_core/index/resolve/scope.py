@@ -74,8 +74,10 @@ class Scope:
         if not hooks.receiver_is_first_param:
             return False
         src = self._source(file_id, scope)
-        symbol = self.world.symbol(src) if src is not None else None
-        return bool(symbol and symbol.kind == "method" and symbol.params and symbol.params[0] == receiver)
+        if src is None or self.world.symbol(src).kind != "method":
+            return False
+        params = self.world.params(src)
+        return bool(params and params[0] == receiver)
 
     def _member_of(self, target: Lookup, name: str) -> Lookup:
         w = self.world
@@ -182,7 +184,7 @@ class Scope:
             owner = top.get(prefix)
             if owner and w.symbol(owner[0]).kind in CLASS_KINDS:
                 continue
-            if owner and name in w.symbol(owner[0]).params:
+            if owner and name in w.params(owner[0]):
                 return PARAMETER  # shadows every outer name
             ids = top.get(f"{prefix}.{name}")
             if ids:
