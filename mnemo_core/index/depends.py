@@ -1,14 +1,16 @@
 """What a change of the tree changes for resolution, as the keys ``World.reads`` notes.
 
 Resolving a file notes what it read of other files (the keys stored in the ``deps`` table): a
-file's symbols of one qualified name (``t``), or all of them (``f``); a symbol's kind, parameters,
-types and decorators (``y``: lines aside, only a file's own references are placed by line); a
-class's members and the classes of a name in a member scope (``m``, ``c``); the repository-wide
-names it counted (``n``: the by-name fallback depends on how many definitions a name has, not
-only whether one exists); a file's imports as written and what they bind (``x``, ``b``); whose
-base classes it followed (``i``); which names it asked were properties (``p``); a package's files
-(``k``); a fixture looked for where no file is (``fx``); path lookups (``q``: a submodule, a module
-by dotted name); every class's subclasses (``sub``); the classes naming bases that define a
+file's symbols of one qualified name (``t``), or all of them (``f``); a symbol's name, kind, parent
+and test flags (``y``: lines aside, only a file's own references are placed by line), and apart
+from these its parameters, decorators, return type and bases as written (``yp``, ``yd``, ``yr``,
+``ys``) and its typings of one attribute (``yf``); a class's members and the classes of a name in a
+member scope (``m``, ``c``); the repository-wide names it counted (``n``: the by-name fallback
+depends on how many definitions a name has, not only whether one exists); a file's imports as
+written and what they bind (``x``, ``b``); which classes' resolved base classes it followed (``i``,
+one key a class); which names it asked were properties (``p``); a package's files (``k``); a
+fixture looked for where no file is (``fx``); path lookups (``q``: a submodule, a module by dotted
+name); every class's subclasses (``sub``); the classes naming bases that define a
 method of a name (``ne``). A change is described by the same keys:
 
 - a file re-parsed, added or removed: the symbols whose rows differ, the names whose symbols
@@ -19,7 +21,7 @@ method of a name (``ne``). A change is described by the same keys:
   the stored path lookups that now answer otherwise (each looked up under the old and the new
   list of paths);
 - the short names that became or stopped being a property;
-- after the base classes of the files resolved again: the files whose ``inherits`` edges differ
+- after the base classes of the files resolved again: the classes whose ``inherits`` edges differ
   (and so every class's subclasses).
 
 Only the files whose stored keys meet these are resolved again: a file re-parsed to the same
@@ -35,7 +37,7 @@ from typing import Any
 
 from mnemo_core.index.languages import language_for_path, registry
 from mnemo_core.index.store.resolver_reads import VIEW_FIELDS
-from mnemo_core.index.world import DETAILS, SCOPED, SEP, STARRED, Reads, name_keys
+from mnemo_core.index.world import DETAILS, SCOPED, SEP, STARRED, Reads, module_index, name_keys
 from mnemo_core.model import CLASS_KINDS, RawImport
 
 FileView = tuple[dict[int, tuple[Any, ...]], str, str | None]  # resolver_view: symbols, imports, exports
@@ -98,7 +100,7 @@ def note_file(
         change.exports.add(file_id)
     if added_or_removed:
         change.top.add((file_id, ""))
-        change.bases.add(file_id)
+        change.bases.update(old.keys() | new.keys())  # its classes' base classes come or go
         change.packages.add((language, hooks.package_of(path)))
         change.fixtures.update((path, name) for name in _defined(after))
 
@@ -258,7 +260,7 @@ class _Indexes:
         if language not in self._built:
             fam = family(language)
             mine = [p for p in self._paths if (spec := language_for_path(p)) and family(spec.name) == fam]
-            self._built[language] = registry()[language].hooks.module_index(mine)
+            self._built[language] = module_index(registry()[language].hooks, fam, mine)
         return self._built[language]
 
     def imported(self, language: str, path: str, imp: RawImport) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -111,6 +111,22 @@ def name_keys(family: str, name: str, kind: str) -> set[tuple[str, str, bool]]:
     return {key} if key is not None else set()
 
 
+SHARED_MODULE_INDEXES = 2  # import lookups kept for the next world: a move builds the old and new paths'
+_module_indexes: dict[tuple[str, tuple[str, ...]], object] = {}
+
+
+def module_index(hooks: Hooks, family: str, paths: Iterable[str]) -> object:
+    """The import lookup over some paths of a module family, built once per list of paths: a
+    move's worlds and its comparison of imports under the old and new paths share them."""
+    key = (family, tuple(sorted(paths)))
+    found = _module_indexes.get(key)
+    if found is None:
+        while len(_module_indexes) >= SHARED_MODULE_INDEXES:
+            del _module_indexes[next(iter(_module_indexes))]
+        found = _module_indexes[key] = hooks.module_index(key[1])
+    return found
+
+
 @dataclass
 class Reads:
     """What resolving one file (``owner``) read of the world: the keys its edges depend on (see
@@ -134,7 +150,7 @@ class Reads:
     exports: set[int] = field(default_factory=set)  # a module's declared public names
     imports: set[int] = field(default_factory=set)  # a file's imports and exports as written
     bindings: set[int] = field(default_factory=set)  # what a file's imports resolve to
-    bases: set[int] = field(default_factory=set)  # the base classes resolved from a file
+    bases: set[int] = field(default_factory=set)  # the classes whose resolved base classes it read
     properties: set[str] = field(default_factory=set)  # whether a short name is a property
     packages: set[tuple[str, str]] = field(default_factory=set)  # a package's files
     fixtures: set[tuple[str, str]] = field(default_factory=set)  # (path, name) looked for where no file is
@@ -166,7 +182,7 @@ class Reads:
         keys.update(f"e{SEP}{f}" for f in self.exports)
         keys.update(f"x{SEP}{f}" for f in self.imports)
         keys.update(f"b{SEP}{f}" for f in self.bindings)
-        keys.update(f"i{SEP}{f}" for f in self.bases)
+        keys.update(f"i{SEP}{c}" for c in self.bases)
         keys.update(f"p{SEP}{name}" for name in self.properties)
         keys.update(f"k{SEP}{lang}{SEP}{package}" for lang, package in self.packages)
         keys.update(SEP.join(("fx", *fixture)) for fixture in self.fixtures)
@@ -522,7 +538,7 @@ class World:
         family = self._family(language)
         if family not in self._module_indexes:
             paths = [f.path for f in self.files.values() if self._family(f.language) == family]
-            self._module_indexes[family] = self._hooks[language].module_index(paths)
+            self._module_indexes[family] = module_index(self._hooks[language], family, paths)
         return self._module_indexes[family]
 
     def _paths_to_ids(self, paths: list[str]) -> tuple[int, ...]:
@@ -663,10 +679,8 @@ class World:
         come out the same whichever files are resolved together)."""
         if self.bases_hidden:
             return []
-        if self.reads is not None:
-            owner = self._file_of(class_id)
-            if owner != self.reads.owner:
-                self.reads.bases.add(owner)
+        if self.reads is not None and self._file_of(class_id) != self.reads.owner:
+            self.reads.bases.add(class_id)
         found = self._bases.get(class_id)
         if found is None:
             found = (
