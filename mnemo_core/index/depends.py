@@ -32,6 +32,7 @@ only what its callers read of it.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -227,7 +228,7 @@ def note_paths(
             change.modules.add((kind, path, name))
 
 
-def _path_words(before: Iterable[str], after: Iterable[str]) -> set[str]:
+def _path_words(before: Iterable[str], after: Iterable[str]) -> re.Pattern[str]:
     """The names an import may reach an added or removed file by: its stem (a package's
     ``__init__.py``, ``index.js``, ``mod.rs``: its directory's name), and the name of a directory
     that appeared or emptied (a Go package, a namespace package)."""
@@ -239,13 +240,13 @@ def _path_words(before: Iterable[str], after: Iterable[str]) -> set[str]:
         words.add(parts[-2] if stem in _PACKAGE_STEMS and len(parts) > 1 else stem)
     dirs = {p.rsplit("/", 1)[0] for p in old if "/" in p} ^ {p.rsplit("/", 1)[0] for p in new if "/" in p}
     words.update(d.rsplit("/", 1)[-1] for d in dirs)
-    return words
+    return re.compile("|".join(map(re.escape, sorted(words, key=len, reverse=True))))
 
 
-def _may_name(words: set[str], *texts: str) -> bool:
+def _may_name(words: re.Pattern[str], *texts: str) -> bool:
     """Whether an import (its module and name as written) names any of the words: one that names
     none resolves to no added or removed file, before or after."""
-    return any(word in text for text in texts for word in words)
+    return any(words.search(text) for text in texts)
 
 
 class _Indexes:
