@@ -191,9 +191,9 @@ class Scope:
             binding = bindings.scoped[prefix].get(name) if prefix in bindings.scoped else None
             if binding is not None:
                 return self._bound(binding) if binding.modules else EXTERNAL
-        ids = w.top_named(file_id, name)
-        if ids:
-            return Lookup(ids, "local")
+        local = w.top_named(file_id, name)
+        if local:
+            return Lookup(local, "local")
         binding = bindings.names.get(name)
         if binding is not None:
             return self._bound(binding) if binding.modules else EXTERNAL
