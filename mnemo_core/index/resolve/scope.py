@@ -185,9 +185,9 @@ class Scope:
                 continue
             if owner and name in w.params(owner[0]):
                 return PARAMETER  # shadows every outer name
-            ids = w.top_named(file_id, f"{prefix}.{name}")
-            if ids:
-                return Lookup(ids, "local")
+            inner = w.top_named(file_id, f"{prefix}.{name}")
+            if inner:
+                return Lookup(inner, "local")
             binding = bindings.scoped[prefix].get(name) if prefix in bindings.scoped else None
             if binding is not None:
                 return self._bound(binding) if binding.modules else EXTERNAL
