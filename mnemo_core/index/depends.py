@@ -211,7 +211,8 @@ def note_paths(
         if path not in before or family(language) not in moved or fid in change.bindings:
             continue
         for imp in (RawImport(*row) for row in json.loads(imports.get(fid, "[]"))):
-            if not _may_name(words, imp.module, imp.name):
+            relative = imp.level or imp.module.startswith(".")  # names its target by the importer's path
+            if not _may_name(words, imp.module, imp.name, *((path,) if relative else ())):
                 continue
             if old.imported(language, path, imp) != new.imported(language, path, imp):
                 change.bindings.add(fid)

@@ -286,6 +286,7 @@ def _depending(store: Store, change: Reads, known: dict[str, FileRow], propertie
         if min(after, after - change.deltas.get(key, 0)) <= AMBIGUOUS_LIMIT:
             change.counted.add(key)
     found = store.files_depending(change.keys())
+    found |= change.bindings & set(languages)  # a file whose own imports bind elsewhere now
     for path in {path for path, name in change.fixtures if name == STAR}:  # any fixture looked for there
         found |= store.files_depending_prefix(SEP.join(("fx", path, "")))
     log.info("%d files read what changed", len(found))

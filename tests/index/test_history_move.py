@@ -60,6 +60,10 @@ FIRST = {
         "import pytest\n\n@pytest.fixture\ndef user():\n    return 1\n\ndef admin():\n    return 2\n"
     ),
     "tests/test_admin.py": "def test_admin(admin):\n    assert admin\n",
+    "app/sub/mod.py": (  # a package __init__ comes that its relative import names by path only
+        "from . import thing\n\ndef go():\n    return thing()\n"
+    ),
+    "app/sub/other.py": "def other():\n    return 1\n",
     "tests/sub/test_near.py": "def test_near(user):\n    assert user\n",  # a nearer fixture comes
     "tests/test_service.py": (
         "from app.service import register\n\ndef test_register(user):\n    assert register()\n"
@@ -84,6 +88,7 @@ SECOND = {  # names appear and get ambiguous, bases move, modules appear, a prop
         "from app.bases import A\nfrom app.bases2 import B\n\ndef make() -> B:\n    return B()\n"
     ),
     "tests/sub/conftest.py": "import pytest\n\n@pytest.fixture\ndef user():\n    return 2\n",
+    "app/sub/__init__.py": "def thing():\n    return 1\n",
     "app/holder.py": (
         "from app.bases import A\nfrom app.bases2 import B\n\nclass Holder:\n    def __init__(self):\n"
         "        self.part = B()\n        self.keep = A()\n"
