@@ -486,7 +486,7 @@ class PythonHooks(Hooks):
         if imp.module == SELF_MODULE and not imp.level:
             return [importer]
         if imp.level:
-            base = PurePosixPath(importer).parent.parts
+            base = tuple(importer.split("/")[:-1])  # its directory's parts (a normalised path)
             base = base[: len(base) - (imp.level - 1)] if imp.level > 1 else base
             target = (*base, *imp.module.split(".")) if imp.module else base
             hits = index.by_suffix.get(".".join(target), [])
