@@ -210,3 +210,28 @@ def test_a_signature_is_keyed_apart_from_its_symbol(tmp_path: Path) -> None:
     keys = change.keys()
     assert f"yp\t{sid}" in keys
     assert f"y\t{sid}" not in keys
+
+
+def test_a_class_that_moves_its_bases_resolves_only_its_followers(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    two = (
+        "from app.bases import A\nfrom app.bases2 import B\n\n"
+        "class One(A):\n    pass\n\nclass Two(A):\n    pass\n"
+    )
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "app/__init__.py": "",
+            "app/bases.py": FIRST["app/bases.py"],
+            "app/bases2.py": FIRST["app/bases2.py"],
+            "app/two.py": two,
+            "app/use.py": "from app.two import Two\n\ndef go(t: Two):\n    return t.hello()\n",
+        },
+    )
+    index_repo(repo)
+    commit(repo, {"app/two.py": two.replace("class One(A)", "class One(B)")}, "One's base moves")
+    with caplog.at_level("INFO", logger="mnemo_core.index.indexer"):
+        index_repo(repo)
+    assert "0 files followed base classes that changed" in caplog.text  # use.py follows Two only
+    assert "resolved 1 files" in caplog.text
