@@ -258,6 +258,11 @@ def _ordered(
     listed = {s.symbol.id for s in (*impact.tests, *impact.possible_tests)}
     symbols = store.symbols_by_ids(set(found.tests) - listed)
     added = [_added(symbols[sid], why) for sid, why in found.tests.items() if sid in symbols]
+    impact = replace(
+        impact,
+        tests=tuple(_as_itself(s, found) for s in impact.tests),
+        possible_tests=tuple(_as_itself(s, found) for s in impact.possible_tests),
+    )
     everything = set(store.test_cases_under("")) - listed - set(found.tests) if found.everything else set()
     why = f"every test runs: {found.everything}"
     rest = [
@@ -285,6 +290,15 @@ def _ordered(
     sure = tuple(s for s in ordered if tier(s) <= TIER_SURE)
     possible = tuple(s for s in ordered if tier(s) > TIER_SURE)
     return replace(impact, tests=sure, possible_tests=possible)
+
+
+def _as_itself(test: ScoredSymbol, found: _Found) -> ScoredSymbol:
+    """A test listed by the ids the map saw run the change (a subclass's run of an inherited test)
+    that a rule also adds (edited since, ran a changed file): the rule takes the test itself, so it
+    runs under its own id too."""
+    if test.symbol.id not in found.tests or not test.runs or not test.symbol.is_test_case:
+        return test
+    return replace(test, runs=tuple(sorted({*test.runs, test_id(test)})))
 
 
 def _added(symbol: Symbol, why: str, weight: float = RULE_WEIGHT, possible: bool = False) -> ScoredSymbol:
