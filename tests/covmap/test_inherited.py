@@ -102,3 +102,22 @@ def test_a_test_the_map_saw_under_a_subclass_and_the_static_graph_reaches_keeps_
     assert "tests/test_base.py::TestBase::test_calc" in tests  # pytest runs it, and it calls scale
     ran = run_pytest(root, *tests)
     assert ran.returncode == 0, ran.stdout
+
+
+def test_a_rule_that_takes_the_tests_that_ran_a_file_names_inherited_tests_by_their_run_ids(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = {**PROJECT, "tests/__init__.py": "", "tests/checks.py": CHECKS}
+    files["tests/test_one.py"] = "from tests.checks import Checks\n\n\nclass TestOne(Checks):\n    pass\n"
+    root = make_repo(tmp_path / "repo", files)
+    recorded = run_pytest(root, "--mnemo-record")
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    change(root, {"src/pkg/extra.py": "X = 1\n"}, "since the map")
+    # module-level code: no test's lines, so the tests that ran the file
+    change(root, {"src/pkg/calc.py": CALC.replace("LIMIT = 10", "LIMIT = 10\nOTHER = 2")})
+    assert main(["tests", "HEAD~1", "--repo", str(root), "--no-memory"]) == 0
+    tests = capsys.readouterr().out.split()
+    assert "tests/test_one.py::TestOne::test_clamp" in tests
+    assert not [t for t in tests if t.startswith("tests/checks.py")]  # pytest: "not found", and runs nothing
+    ran = run_pytest(root, *tests)
+    assert ran.returncode == 0, ran.stdout
