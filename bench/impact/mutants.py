@@ -3,8 +3,9 @@
 For each repository (at its pinned commit, ``repos.py``): its suite is recorded once into mnemo's
 coverage map (``pytest --mnemo-record``) and into pytest-testmon's database (``pytest --testmon``).
 Then functions of the measured code that some test ran are sampled (seeded), and each gets one
-mutant, committed on top of the pinned commit: a comparison flipped (``==`` <-> ``!=``, ``<`` <->
-``>=``, ...), a ``return X`` made ``return None``, or a statement that is a call dropped (``pass``).
+mutant (a class sampled whole is mutated in one of its methods, and the mutant is that method's),
+committed on top of the pinned commit: a comparison flipped (``==`` <-> ``!=``, ``<`` <-> ``>=``,
+...), a ``return X`` made ``return None``, or a statement that is a call dropped (``pass``).
 The **ground truth** is the set of tests that fail when the tests that covered the function (per the
 map) run on the mutant and passed on the base code; a mutant no test fails is "survived" and scored for
 nothing. The covering tests run first on the base code, to learn the CPU time they take there: on the
@@ -229,11 +230,25 @@ def _sample(
         mutated = _mutate(source, lines, rng)
         if mutated is None:
             continue
+        owner, lines = innermost(own_line_sets(path, (root / path).read_bytes()), mutated[1], (name, lines))
         tests = {t for n in lines for t in covered[path].get(n, ())}
-        chosen.append((Mutant(path, name, *mutated), tests))
+        chosen.append((Mutant(path, owner, *mutated), tests))
         if len(chosen) == count:
             break
     return chosen
+
+
+def innermost(
+    definitions: dict[str, list[frozenset[int]]], line: int, sampled: tuple[str, frozenset[int]]
+) -> tuple[str, frozenset[int]]:
+    """The definition whose own lines hold ``line`` and are fewest: the mutated function. A class's
+    own lines are its whole body (``change.ownlines``), so a class sampled as a whole is mutated in
+    one of its methods, which the tests that ran any line of the class did not all run."""
+    holding = [(len(s), n, s) for n, spans in definitions.items() for s in spans if line in s]
+    if not holding:
+        return sampled
+    _, name, lines = min(holding)
+    return name, lines
 
 
 def _expanded(selection: list[str], suite: list[str]) -> list[str]:

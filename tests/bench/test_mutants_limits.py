@@ -6,7 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from bench.impact.mutants import hung_limit, run_limited
+from bench.impact.mutants import hung_limit, innermost, run_limited
+from mnemo_core.change.ownlines import own_line_sets
 
 # pytest-timeout is installed in the measured repositories' venvs, not here: an option of the same
 # name that does nothing lets the real command line run (the wall limit is not what is tested)
@@ -39,3 +40,10 @@ def test_a_run_past_its_cpu_budget_is_hung(tmp_path: Path) -> None:
     assert done.failing is None
     assert done.cpu_s > 0.5  # the kernel checks the cap at its own tick
     assert hung_limit(done.cpu_s) > done.cpu_s
+
+
+def test_a_class_sampled_whole_is_mutated_in_its_method() -> None:
+    source = b"class Box:\n    size = 1\n\n    def grow(self):\n        return self.size + 1\n"
+    definitions = own_line_sets("pkg/box.py", source)
+    assert innermost(definitions, 5, ("Box", definitions["Box"][0])) == ("Box.grow", frozenset({5}))
+    assert innermost(definitions, 2, ("Box", definitions["Box"][0]))[0] == "Box"  # the class's own code
