@@ -128,7 +128,10 @@ def _by_file(
         old = change.old_path or path
         if PurePosixPath(path).name == CONFTEST:
             directory = path.rpartition("/")[0]
-            found.add(store.test_cases_under(directory), f"{path} changed: the tests under it")
+            why = f"{path} changed: the tests under it"
+            found.add(store.test_cases_under(directory), why)
+            # and those the map saw run there by other ids (an inherited test, a subclass's run)
+            found.ran({c for c in coverage_map.measured_contexts() if _under(c, directory)}, lookup, why)
         elif change.status == ChangeStatus.DELETED or (change.status == ChangeStatus.RENAMED and old != path):
             found.ran(
                 coverage_map.tests_in_file(old), lookup, f"{old} was deleted or moved: the tests that ran it"
@@ -146,6 +149,11 @@ def _by_file(
         if change.status == ChangeStatus.ADDED:
             tests = [s.id for s in store.symbols_in_file(path) if s.is_test_case]
             found.add(tests, f"{path} is new")
+
+
+def _under(context: str, directory: str) -> bool:
+    """Whether a map's node id names a test in a file under ``directory`` ("" for the root)."""
+    return not directory or context.startswith(f"{directory}/")
 
 
 def _runs_at_import(c: ChangedSymbol) -> bool:

@@ -121,3 +121,20 @@ def test_a_rule_that_takes_the_tests_that_ran_a_file_names_inherited_tests_by_th
     assert not [t for t in tests if t.startswith("tests/checks.py")]  # pytest: "not found", and runs nothing
     ran = run_pytest(root, *tests)
     assert ran.returncode == 0, ran.stdout
+
+
+def test_a_conftest_change_takes_the_inherited_tests_under_it_by_their_run_ids(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = {**PROJECT, "tests/__init__.py": "", "tests/checks.py": CHECKS}
+    files["tests/test_one.py"] = "from tests.checks import Checks\n\n\nclass TestOne(Checks):\n    pass\n"
+    root = make_repo(tmp_path / "repo", files)
+    recorded = run_pytest(root, "--mnemo-record")
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    change(root, {"src/pkg/extra.py": "X = 1\n"}, "since the map")
+    conftest = str(PROJECT["tests/conftest.py"]).replace("return 100", "return 200")
+    change(root, {"tests/conftest.py": conftest})
+    assert main(["tests", "HEAD~1", "--repo", str(root), "--no-memory"]) == 0
+    tests = capsys.readouterr().out.split()
+    assert {"tests/test_one.py::TestOne::test_add", "tests/test_one.py::TestOne::test_clamp"} <= set(tests)
+    assert not [t for t in tests if t.startswith("tests/checks.py")]
