@@ -63,6 +63,7 @@ NAME_MATCH_MAX = 0.5
 SURE_FROM = 0.5
 MAX_NAME_MATCHES = 2  # a path through more name-only links is more likely wrong than right
 HOP_DECAY = 0.6  # each hop away from the change makes a dependency less likely to break
+OWN_RUN = ""  # in a test's ``runs``: its own id too (merged with a reach naming no runs: it runs as itself)
 TEST_DEPTH = 12  # tests reach the code they exercise through helpers, fixtures and layers
 # receiver assumptions kept per symbol: each layer of overrides a path climbs multiplies them
 # (six layers of eight overrides: 32,768 for one method), so only the strongest are walked on
@@ -101,7 +102,7 @@ class Reach:
     receiver: int | None = None  # the class the last run of "dispatches to" hops went down to
     confidence: float = 1.0  # of the least sure edge of ``path``
     resolution: PathResolution = "changed"  # how that edge was resolved ("changed": the change itself)
-    runs: tuple[str, ...] = ()  # a test file: the pytest ids of the tests it made at run time that ran it
+    runs: tuple[str, ...] = ()  # the pytest ids that ran it (tests made at run time, a subclass's); OWN_RUN
 
 
 @dataclass(slots=True)
@@ -493,7 +494,11 @@ def _blast_radius(
         {*every, *on_paths, *changed}
     )  # a test's path names helpers beyond ``depth``
     sure_tests.update(
-        {c: Reach(c, 0, 1.0, (c,), ()) for c in changed if c in symbols and symbols[c].is_test_case}
+        {
+            c: Reach(c, 0, 1.0, (c,), (), runs=_with_own(sure_tests[c].runs) if c in sure_tests else ())
+            for c in changed
+            if c in symbols and symbols[c].is_test_case
+        }
     )
     possible_tests = {t: r for t, r in possible_tests.items() if t not in sure_tests}
     changed_set = set(changed)
@@ -561,8 +566,15 @@ def _union(groups: Iterable[dict[int, Reach]]) -> dict[int, Reach]:
             if known is None or _strongest_first(r) < _strongest_first(known):
                 merged[sid] = r
             if known is not None and (known.runs or r.runs):
-                merged[sid] = replace(merged[sid], runs=tuple(sorted({*known.runs, *r.runs})))
+                runs = (*known.runs, *r.runs) if known.runs and r.runs else _with_own((*known.runs, *r.runs))
+                merged[sid] = replace(merged[sid], runs=tuple(sorted(set(runs))))
     return merged
+
+
+def _with_own(runs: tuple[str, ...]) -> tuple[str, ...]:
+    """A test's run ids and its own id (``OWN_RUN``), where a reach that names none joins them: the
+    static graph (or the change, editing the test) reaches it whatever id pytest runs it by."""
+    return tuple(sorted({*runs, OWN_RUN})) if runs else runs
 
 
 def _strongest_first(r: Reach) -> tuple[float, int, int]:
