@@ -469,10 +469,11 @@ def _sure_tests_of(
 
 
 def _tests_of(store: Store, sid: int) -> ReachingTests:
+    # every test first: the sure walk then reads its steps from the wider walk's (``Steps``)
+    every = _tests_walked(store, sid, 0.0, None) if _inside_test(store, sid) is None else None
     sure = _sure_tests_of(store, sid, (str(store.path), store.generation(), sid))
-    if _inside_test(store, sid) is not None:
+    if every is None:
         return ReachingTests(sure, {})
-    every = _tests_walked(store, sid, 0.0, None)
     return ReachingTests(sure, {t: r for t, r in every.items() if t not in sure})
 
 
@@ -547,8 +548,8 @@ def _blast_radius(
 ) -> BlastRadius:
     own = store.symbols_by_ids(changed)
     code = [c for c in changed if c not in own or not own[c].is_test]  # what calls test code is no radius
+    every = walk_back(store, code, depth)  # first: the sure walks read their steps from its (``Steps``)
     sure = walk_back(store, [c for c in code if c not in unseen], depth, min_confidence=SURE_FROM)
-    every = walk_back(store, code, depth)
     tests_of = tests_reaching(store, [c for c in changed if c not in given])
     tests_of.update({c: given[c] for c in changed if c in given})
     sure_tests = _union(r.sure for r in tests_of.values())

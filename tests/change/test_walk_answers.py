@@ -1,6 +1,7 @@
 """The walks' answers where they are computed by shorter roads: a symbol's tests, walked for tests
-alone, are the test cases of its whole walk with their paths; a flag the function assigns before
-its ``if`` is no opt-in, one it assigns only after the ``if`` still is."""
+alone, are the test cases of its whole walk with their paths; a symbol's steps over sure edges,
+read from those over every edge, are those read alone; a flag the function assigns before its
+``if`` is no opt-in, one it assigns only after the ``if`` still is."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ from pathlib import Path
 from helpers import commit, impacted_test_names, make_repo
 
 from mnemo_core.change import impact
+from mnemo_core.change.flags import OptInFlags
 from mnemo_core.change.impact import SURE_FROM, TEST_DEPTH, walk_back
+from mnemo_core.change.receivers import ReceiverNames
+from mnemo_core.change.steps import Steps, _step, _step_order
 from mnemo_core.engine import Engine
 from mnemo_core.index.store import Store
 
@@ -25,6 +29,9 @@ SHAPES = {
         "\n"
         "def report(shapes):\n"
         "    return [s.describe() for s in shapes]\n"
+        "\n"
+        "def total(shapes):\n"
+        "    return sum(s.area() for s in shapes)\n"
     ),
     "shapes/kinds.py": (
         "from shapes.base import Shape\n"
@@ -63,16 +70,23 @@ SHAPES = {
         "\n"
         "    def test_report(self):\n"
         "        assert len(report(self.shapes)) == 2\n"
+        "\n"
+        "def test_total():\n"
+        "    assert total([Square(1)]) == 1\n"
     ),
 }
 
 
-def test_the_tests_of_a_symbol_are_the_test_cases_of_its_whole_walk_with_their_paths(tmp_path: Path) -> None:
+def _indexed(tmp_path: Path) -> Store:
     root = make_repo(tmp_path / "r", SHAPES)
     commit(root, {"README": "x\n"}, "second")
     with Engine.open(root) as engine:
         engine.index()
-    store = Store.open(root, create=False)
+    return Store.open(root, create=False)
+
+
+def test_the_tests_of_a_symbol_are_the_test_cases_of_its_whole_walk_with_their_paths(tmp_path: Path) -> None:
+    store = _indexed(tmp_path)
     symbols = [s for path in SHAPES for s in store.symbols_in_file(path) if s.kind != "module"]
     cases = {s.id for s in symbols if s.is_test_case}
     walked = 0
@@ -88,6 +102,20 @@ def test_the_tests_of_a_symbol_are_the_test_cases_of_its_whole_walk_with_their_p
         assert found.possible == {t: r for t, r in expected_every.items() if t not in expected_sure}
         walked += bool(expected_sure)
     assert walked >= 6  # the fixture's methods, dispatches and helpers each reach tests
+
+
+def test_a_symbols_sure_steps_read_from_its_steps_over_every_edge_are_those_read_alone(
+    tmp_path: Path,
+) -> None:
+    store = _indexed(tmp_path)
+    ids = sorted(s.id for path in SHAPES for s in store.symbols_in_file(path))
+    for readers in ((None, None), (ReceiverNames(store), OptInFlags(store))):
+        alone = {
+            n: sorted(_step(store, [n], SURE_FROM, *readers), key=_step_order) for n in ids
+        }  # read directly, past every cache
+        every = Steps(store, 0.0)(ids, *readers)
+        assert any(step.confidence < SURE_FROM for step in every)  # a name shared by three methods
+        assert {n: Steps(store, SURE_FROM)([n], *readers) for n in ids} == alone
 
 
 FLAGS = {
