@@ -210,13 +210,14 @@ def _extend(
     candidates: dict[State, _Path] = {}
     firsts = {node: [(o, o.label) for o in group] for node, group in origins.items()}
     for node, dependant, label, confidence, into, on_self, resolution in steps:
+        if (dependant, _NOTHING) in reached:
+            continue  # reached sooner assuming nothing: no path through this step is kept (below)
         overrides = label == "overrides"
         past_decorator = label not in AFTER_DECORATOR
         subclasses = label == SUBCLASSES
         dispatches = label == DISPATCHES_TO
         name_match = is_name_match(confidence)
         assumed = frozenset({into}) if into is not None and into in assumable else None
-        known_plain = (dependant, _NOTHING) in reached
         for origin, first in firsts[node]:
             _, depth, weight, _, _, name_matches, assumes, receiver, weakest, weakest_how = origin
             if overrides and first == DISPATCHES_TO:
@@ -232,12 +233,12 @@ def _extend(
                 continue
             if assumed is not None:
                 assumes = assumes | assumed
-            if assumes and known_plain:
-                continue  # already reached without assuming anything, and sooner
-            weight = weight * confidence * HOP_DECAY  # in this order: the same float every run
             state = (dependant, assumes)
-            known = reached.get(state) or candidates.get(state)
-            if known is not None and (known.weight >= weight or known.depth < hop):
+            if state in reached:
+                continue  # reached sooner
+            weight = weight * confidence * HOP_DECAY  # in this order: the same float every run
+            known = candidates.get(state)
+            if known is not None and known.weight >= weight:
                 continue
             if dispatches:
                 receiver = receiver if first == DISPATCHES_TO else into.symbol if into else None
