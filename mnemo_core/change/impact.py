@@ -164,7 +164,8 @@ def _walk(
         if needs is not None:
             needs.add((s.into, assumes_class(s), s.label != PASSES) for s in steps if s.into is not None)
         assumable = needs.needed if needs is not None else set()
-        candidates = _bounded(_extend(reached, origins, steps, hop, assumable, readers.related), states)
+        extended = _extend(reached, origins, steps, hop, assumable, readers.related, states)
+        candidates = _bounded(extended, states)
         if stop_at_tests and candidates:
             symbols = store.symbols_by_ids({sid for sid, _ in candidates})
             test_cases |= {sid for sid, s in symbols.items() if s.is_test_case}
@@ -204,9 +205,12 @@ def _extend(
     hop: int,
     assumable: set[Assumption],
     related: _Kinship,
+    states: Counter[int],
 ) -> dict[State, _Path]:
-    """The states one hop further, each with its strongest path. (The walks' inner loop: what a
-    step decides alone is settled once per step, what an origin's path begins with once per hop.)"""
+    """The states one hop further, each with its strongest path, but those that assume something
+    of a symbol with ``MAX_ASSUMPTIONS`` such states already (``states``: ``_bounded`` keeps none
+    of them). (The walks' inner loop: what a step decides alone is settled once per step, what an
+    origin's path begins with once per hop.)"""
     candidates: dict[State, _Path] = {}
     firsts = {node: [(o, o.label) for o in group] for node, group in origins.items()}
     for node, dependant, label, confidence, into, on_self, resolution in steps:
@@ -218,6 +222,9 @@ def _extend(
         dispatches = label == DISPATCHES_TO
         name_match = is_name_match(confidence)
         assumed = frozenset({into}) if into is not None and into in assumable else None
+        full = states.get(dependant, 0) >= MAX_ASSUMPTIONS
+        if full and assumed is not None:
+            continue  # every path through it assumes something of a symbol with no room left
         for origin, first in firsts[node]:
             _, depth, weight, _, _, name_matches, assumes, receiver, weakest, weakest_how = origin
             if overrides and first == DISPATCHES_TO:
@@ -233,6 +240,8 @@ def _extend(
                 continue
             if assumed is not None:
                 assumes = assumes | assumed
+            elif full and assumes:
+                continue
             state = (dependant, assumes)
             if state in reached:
                 continue  # reached sooner
