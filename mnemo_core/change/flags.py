@@ -62,6 +62,7 @@ class OptInFlags:
         self._key = (str(store.path), store.generation())
         self._sources: SourceCache | None = None
         self._seen: dict[int, dict[int, Assumption]] = {}
+        self._inits: dict[int, str] = {}  # each class's ``__init__`` signature
 
     def guard(self, caller: Symbol, line: int) -> Assumption | None:
         """The assumption of the ``if`` whose body holds ``caller``'s call at ``line``, if any."""
@@ -116,10 +117,13 @@ class OptInFlags:
 
     def _init_of(self, method: Symbol) -> str:
         """The signature of the ``__init__`` of the class ``method`` is defined in ("" if none)."""
-        if method.parent_id is None:
+        cls = method.parent_id
+        if cls is None:
             return ""
-        members = self._store.children_of({method.parent_id}).get(method.parent_id, [])
-        return next((m.signature for m in members if m.short_name == "__init__"), "")
+        if cls not in self._inits:
+            members = self._store.children_of({cls}).get(cls, [])
+            self._inits[cls] = next((m.signature for m in members if m.short_name == "__init__"), "")
+        return self._inits[cls]
 
 
 def _indent(line: str) -> int:
@@ -151,4 +155,4 @@ def _first_assignments(lines: list[str], start: int, end: int) -> dict[str, int]
 def _off_by_default(signature: str, flag: str) -> bool:
     """Whether ``signature`` has a parameter ``flag`` whose default is ``False`` (a ``None`` default
     is mostly an object the code itself hands over)."""
-    return _false_default(flag).search(signature) is not None
+    return flag in signature and _false_default(flag).search(signature) is not None
