@@ -22,7 +22,7 @@ from mnemo_core.retrieve.pack import Piece, pack
 from mnemo_core.retrieve.reasons import task_reasons
 from mnemo_core.retrieve.recall import Recall
 from mnemo_core.retrieve.recency import RecencyLookup, git_recency
-from mnemo_core.retrieve.score import SEMANTIC_POOL, WEIGHTS
+from mnemo_core.retrieve.score import SEMANTIC_POOL, weights_for
 from mnemo_core.retrieve.snippets import SourceCache, header, token_costs
 from mnemo_core.retrieve.task import TaskRanking, rank_task
 from mnemo_core.vcs.git import Sha, require_toplevel
@@ -369,7 +369,7 @@ def _explanation(ranking: TaskRanking, target: Symbol, text: str) -> Explanation
     components = scored[1].components if scored else {}
     contributions = tuple(
         Contribution(name, components.get(name, 0.0), weight, round(components.get(name, 0.0) * weight, 4))
-        for name, weight in WEIGHTS.items()
+        for name, weight in weights_for(target.language).items()
     )
     notes += _memory_notes(ranking, sid)
     notes.append(_meaning_note(ranking, sid))

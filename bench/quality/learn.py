@@ -114,6 +114,9 @@ def collect(repos: Sequence[BenchRepo], workdir: Path, count: int | None = None)
                     {
                         "key": ranking.symbols[s.symbol_id].key,
                         "kind": ranking.symbols[s.symbol_id].kind,
+                        "lines": ranking.symbols[s.symbol_id].end_line
+                        - ranking.symbols[s.symbol_id].start_line
+                        + 1,
                         "components": s.components,
                         "multipliers": s.multipliers,
                         "ranks": _channel_ranks(ranking, s.symbol_id),

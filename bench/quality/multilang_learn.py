@@ -25,7 +25,7 @@ from bench.quality.multilang_tasks import MultiTask, Ranked, as_keys, load
 from mnemo_core.model import Symbol
 from mnemo_core.retrieve.fold import fold
 from mnemo_core.retrieve.keywords import Keywords
-from mnemo_core.retrieve.score import WEIGHTS, Scored
+from mnemo_core.retrieve.score import LEARNED_ON, WEIGHTS, Scored, weights_for
 
 LIMIT = 100
 FOLDED = 300  # candidates folded per trial (deeper ones reach the first 100 only by a class
@@ -52,6 +52,7 @@ class Case:
     matrix: np.ndarray  # candidates x COMPONENTS
     factor: np.ndarray  # each candidate's product of multipliers
     types: np.ndarray  # 1.0 where the candidate is a type (class, struct, interface, ...)
+    learned_on: np.ndarray  # True where the candidate's language is one WEIGHTS were learned on (Python)
     keys: dict[int, str]  # symbol id -> its benchmark key (functions, methods and types only)
 
 
@@ -62,13 +63,14 @@ def case_of(
     matrix = np.array([[s.components.get(n, 0.0) for n in COMPONENTS] for s in scored], dtype=float)
     factor = np.array([float(np.prod(list(s.multipliers.values()) or [1.0])) for s in scored])
     types = np.array([float(symbols[s.symbol_id].kind in TYPE_KINDS) for s in scored])
+    learned_on = np.array([symbols[s.symbol_id].language in LEARNED_ON for s in scored], dtype=bool)
     keys = {}
     for s in scored:
         symbol = symbols[s.symbol_id]
         if symbol.kind in RANKED_KINDS:
             item = Ranked(symbol.path, symbol.short_name, symbol.start_line, symbol.end_line)
             keys[s.symbol_id] = as_keys([item], task.truth)[0]
-    return Case(repo, task, scored, symbols, kw, matrix, factor, types, keys)
+    return Case(repo, task, scored, symbols, kw, matrix, factor, types, learned_on, keys)
 
 
 def load_cases(cache: Path, count: int, seed: int, window: int) -> list[Case]:
@@ -84,10 +86,13 @@ def load_cases(cache: Path, count: int, seed: int, window: int) -> list[Case]:
 
 
 def metrics(case: Case, weights: Mapping[str, float]) -> dict[str, float]:
-    """The folded ranking's metrics under ``weights`` (the best ``FOLDED`` candidates folded)."""
+    """The folded ranking's metrics under ``weights`` (the best ``FOLDED`` candidates folded): the
+    weights of the languages other than Python; a Python candidate keeps ``WEIGHTS``."""
     vector = np.array([weights.get(n, 0.0) for n in COMPONENTS])
+    learned = np.array([WEIGHTS[n] for n in COMPONENTS])
     type_factor = 1.0 + case.types * (weights.get(TYPE_FACTOR, 1.0) - 1.0)
-    scores = (case.matrix @ vector) * case.factor * type_factor
+    sums = np.where(case.learned_on, case.matrix @ learned, case.matrix @ vector)
+    scores = sums * case.factor * type_factor
     order = np.lexsort((np.arange(len(scores)), -scores))[:FOLDED]
     top = [replace(case.scored[i], score=float(scores[i])) for i in order]
     folded = fold(top, case.symbols, case.keywords).scored
@@ -139,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     cases = load_cases(args.cache, args.tasks, args.seed, args.window)
     print(f"{len(cases)} cached tasks", file=sys.stderr)
-    start = {**WEIGHTS, TYPE_FACTOR: 1.0}
+    start = {**weights_for("go"), TYPE_FACTOR: 1.0}  # every language but Python's
     print(
         f"product weights: objective {objective(cases, start):.4f}\n{show('product', per_repo(cases, start))}"
     )

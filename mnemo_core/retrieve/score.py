@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from mnemo_core.model import Symbol
@@ -64,6 +64,13 @@ WEIGHTS = {
     # and on three of the four folds; 0 without the optional channel or a vector (no effect then).
     "semantic": 0.5,  # similar in meaning to the task: the cosine of their vectors
 }
+# Where another language's code ranks better under other weights: the values that differ from the
+# ones above, which were learned on Python. Outside Python the full-text match of a name, signature
+# and docstring is no penalty, and a candidate near a seed in the graph steps ahead a little (every
+# leave-one-out fold of the multi-language tuning repositories chose these; each gained on the
+# held-out ones, bench/RESULTS.md, session 41).
+LEARNED_ON = frozenset({"python"})  # the languages WEIGHTS were fitted on
+OTHER_LANGUAGES = {"text": 0.0, "proximity": 0.02}
 SEMANTIC_POOL = 30  # the best candidates compared by meaning (session 34: the top 30 kept most of the gain)
 FILE_SEEDS = 5  # a file's relevance counts its best few matches, so big files do not win by size
 TEST_DEMOTION = 0.2  # test code, unless the task is about tests, is context rather than target
@@ -210,14 +217,24 @@ def file_relevance(
     return {path: total / best for path, total in sums.items()}
 
 
+_OTHER_WEIGHTS = {**WEIGHTS, **OTHER_LANGUAGES}
+
+
+def weights_for(language: str) -> Mapping[str, float]:
+    """The weights a symbol of ``language`` is scored by: ``WEIGHTS``, with ``OTHER_LANGUAGES``
+    over them outside the languages they were learned on."""
+    return WEIGHTS if language in LEARNED_ON else _OTHER_WEIGHTS
+
+
 @dataclass(frozen=True, slots=True)
 class Parts:
-    """A candidate's unweighted components but the semantic one, and its multipliers: what the
-    semantic channel's cosines are added to without computing the rest again."""
+    """A candidate's unweighted components but the semantic one, its multipliers, and the weights of
+    its language: what the semantic channel's cosines are added to without computing the rest again."""
 
     symbol_id: int
     components: dict[str, float]
     multipliers: dict[str, float]
+    weights: Mapping[str, float] = field(default_factory=lambda: WEIGHTS)
 
 
 def candidate_parts(
@@ -264,7 +281,7 @@ def candidate_parts(
         multipliers = multipliers_for(symbols[sid], keywords, (foreign or {}).get(symbols[sid].path))
         if sid in useless:
             multipliers["useless"] = useless[sid]
-        out.append(Parts(sid, components, multipliers))
+        out.append(Parts(sid, components, multipliers, weights_for(symbols[sid].language)))
     return out
 
 
@@ -275,7 +292,7 @@ def ranked(parts: list[Parts], semantic: Mapping[int, float] | None = None) -> l
     scored = []
     for part in parts:
         components = {**part.components, "semantic": max(0.0, semantic.get(part.symbol_id, 0.0))}
-        total = sum(WEIGHTS[name] * value for name, value in components.items())
+        total = sum(part.weights[name] * value for name, value in components.items())
         for factor in part.multipliers.values():
             total *= factor
         rounded = {k: round(v, 4) for k, v in components.items()}

@@ -15,7 +15,7 @@ from bench.quality.multilang_learn import TYPE_FACTOR, case_of, metrics
 from bench.quality.multilang_tasks import MultiTask, Truth, as_keys
 from mnemo_core.index.indexer import index_repo
 from mnemo_core.repository import Repository
-from mnemo_core.retrieve.score import WEIGHTS
+from mnemo_core.retrieve.score import weights_for
 
 SERVER = """package web
 
@@ -52,5 +52,5 @@ def test_a_cached_ranking_rescored_by_the_product_weights_scores_as_the_product(
     task = MultiTask("0" * 40, "1" * 40, 0, TASK, truth)
     case = case_of("gin", task, *pickle.loads(cache.read_bytes()))
     expected = task_metrics(as_keys(product, truth), [t.key for t in truth])
-    assert metrics(case, {**WEIGHTS, TYPE_FACTOR: 1.0}) == expected
+    assert metrics(case, {**weights_for("go"), TYPE_FACTOR: 1.0}) == expected
     assert expected["R@10"] == 1.0

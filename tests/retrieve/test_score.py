@@ -1,15 +1,26 @@
-"""The multipliers of the composite score: non-product code is demoted unless the task names it."""
+"""The composite score: non-product code is demoted unless the task names it; each language is scored
+by its own weights."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
+from helpers import make_repo
+
+from mnemo_core.cli import main
 from mnemo_core.model import Symbol
 from mnemo_core.retrieve.keywords import extract_keywords
 from mnemo_core.retrieve.score import (
     NON_PRODUCT_DEMOTION,
+    OTHER_LANGUAGES,
+    WEIGHTS,
     Parts,
     multipliers_for,
     non_product_dir,
     ranked,
+    weights_for,
     with_semantic,
 )
 
@@ -62,3 +73,41 @@ def test_adding_the_cosines_afterwards_scores_as_one_pass_does() -> None:
     once = ranked(parts, semantic)
     assert with_semantic(ranked(parts), parts, semantic) == once
     assert [s.symbol_id for s in once[:2]] != [s.symbol_id for s in ranked(parts)[:2]]
+
+
+def test_a_language_scores_by_its_own_weights() -> None:
+    parts = [
+        Parts(1, {"text": 1.0, "body": 0.5}, {}, weights_for("python")),
+        Parts(2, {"text": 1.0, "body": 0.5}, {}, weights_for("go")),
+    ]
+    python, go = sorted(ranked(parts), key=lambda s: s.symbol_id)
+    assert python.score == pytest.approx(WEIGHTS["text"] + 0.5 * WEIGHTS["body"])
+    assert go.score == pytest.approx(OTHER_LANGUAGES["text"] + 0.5 * WEIGHTS["body"])
+    assert weights_for("python") is WEIGHTS
+    assert {n: w for n, w in weights_for("rust").items() if w != WEIGHTS[n]} == OTHER_LANGUAGES
+
+
+GO_ROUTER = """package web
+
+// Route finds the handler of a request path.
+func Route(path string) string { return path }
+"""
+PY_ROUTER = '''def route(path):
+    """Find the handler of a request path."""
+    return path
+'''
+
+
+def test_why_shows_the_weights_of_the_symbols_language(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = make_repo(tmp_path / "repo", {"web/router.go": GO_ROUTER, "web/router.py": PY_ROUTER})
+
+    def text_weight(handle: str) -> float:
+        argv = ["why", "--repo", str(repo), "--format", "json", "--task", "route a request path", handle]
+        assert main(argv) == 0
+        weight: float = json.loads(capsys.readouterr().out)["components"]["text"]["weight"]
+        return weight
+
+    assert text_weight("web/router.py:route") == WEIGHTS["text"]
+    assert text_weight("web/router.go:Route") == OTHER_LANGUAGES["text"]
