@@ -13,6 +13,7 @@ mnemo's defaults.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import threading
 import time
@@ -23,22 +24,17 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
 from mnemo_core import lookup, pipelines
-from mnemo_core.at_commit import CommitTree, open_commit_tree
 from mnemo_core.config import Config, load_config
-from mnemo_core.defaults import DEFAULT_BUDGET, DEFAULT_DEPTH, DEFAULT_FILES_DEPTH
+from mnemo_core.defaults import (
+    BLAST_DEPTH,
+    DEFAULT_BUDGET,
+    DEFAULT_DEPTH,
+    DEFAULT_FILES_DEPTH,
+    DEFAULT_HISTORY,
+)
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.indexer import Progress
 from mnemo_core.index.languages import registry
-from mnemo_core.insight import (
-    BLAST_DEPTH,
-    LENS_KINDS,
-    LastChange,
-    Lens,
-    SymbolCard,
-    file_lenses,
-    symbol_at,
-    symbol_card,
-)
 from mnemo_core.lookup import Hop
 from mnemo_core.memory import Memory
 from mnemo_core.model import ContextPack, Explanation, Feedback, IndexStats, ScoredSymbol, Symbol
@@ -46,17 +42,27 @@ from mnemo_core.pipelines import Call
 from mnemo_core.repository import Repository, recovering
 from mnemo_core.retrieve.recall import Recall
 from mnemo_core.retrieve.score import is_declaration
-from mnemo_core.semantic.vectors import VectorPlan
-from mnemo_core.symbol_history import SymbolHistory, known_history, symbol_history
 from mnemo_core.vcs.git import head_commit
-from mnemo_core.vcs.linelog import DEFAULT_LIMIT as DEFAULT_HISTORY
 from mnemo_core.vcs.refs import resolve_range, resolve_ref
 from mnemo_core.vcs.state import git_state
 
 if TYPE_CHECKING:
+    from mnemo_core.at_commit import CommitTree
     from mnemo_core.card_worker import CardWorker
     from mnemo_core.change.measured import CoverageSource
-    from mnemo_core.semantic.vectors import VectorStats
+    from mnemo_core.insight import LENS_KINDS, LastChange, Lens, SymbolCard
+    from mnemo_core.semantic.vectors import VectorPlan, VectorStats
+    from mnemo_core.symbol_history import SymbolHistory
+
+# what the front ends import from here but a query never needs: loaded on first use (PEP 562)
+_ON_FIRST_USE = {
+    "LENS_KINDS": "mnemo_core.insight",
+    "LastChange": "mnemo_core.insight",
+    "Lens": "mnemo_core.insight",
+    "SymbolCard": "mnemo_core.insight",
+    "SymbolHistory": "mnemo_core.symbol_history",
+    "VectorPlan": "mnemo_core.semantic.vectors",
+}
 
 __all__ = [
     "BLAST_DEPTH",
@@ -86,6 +92,13 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+
+def __getattr__(name: str) -> Any:
+    """A name the front ends import from here, from the module that defines it (see ``_ON_FIRST_USE``)."""
+    if name not in _ON_FIRST_USE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_ON_FIRST_USE[name]), name)
 
 
 async def watch_async(root: Path, changed: Callable[[list[str]], None]) -> None:
@@ -169,6 +182,8 @@ class Engine:
         root = Repository.open(path, plain).root
         if at is None:
             return cls(root, update_index, memory, progress=progress)
+        from mnemo_core.at_commit import open_commit_tree
+
         tree = open_commit_tree(root, at)
         try:
             engine = cls(tree.root, update_index, memory=False, progress=progress)
@@ -324,11 +339,15 @@ class Engine:
     def symbol_history(self, symbol: Symbol, limit: int = DEFAULT_HISTORY) -> SymbolHistory:
         """The newest ``limit`` commits that changed one symbol's lines (``git log -L``; the answer
         is remembered for ``known_history``)."""
+        from mnemo_core.symbol_history import symbol_history
+
         return symbol_history(self.repository, symbol, limit)
 
     def known_history(self, symbol: Symbol, limit: int = DEFAULT_HISTORY) -> SymbolHistory | None:
         """``symbol_history`` when this process has already read it for the same HEAD and file
         (None otherwise): no git process, fit for a hover."""
+        from mnemo_core.symbol_history import known_history
+
         return known_history(self.repository, symbol, limit)
 
     def _walk(self, handle: str, direction: Direction, depth: int) -> Walk:
@@ -468,6 +487,8 @@ class Engine:
         if not self.memory.enabled:
             return
         self._fresh()
+        from mnemo_core.insight import symbol_at
+
         relative = self.repository.relpath(path)
         if not lines:
             self.memory.touched_file(kind, relative)
@@ -500,6 +521,8 @@ class Engine:
     def symbol_at(self, path: str, line: int, word: str | None = None) -> Symbol | None:
         """The symbol at a position (1-based line): the one ``word`` names there, else the
         innermost definition around the line."""
+        from mnemo_core.insight import symbol_at
+
         self._fresh()
         return symbol_at(self.repository, path, line, word)
 
@@ -509,6 +532,8 @@ class Engine:
         return self._definition(path, line, word)
 
     def _definition(self, path: str, line: int, word: str | None) -> Symbol:
+        from mnemo_core.insight import symbol_at
+
         symbol = symbol_at(self.repository, path, line, word)
         if symbol is None or symbol.kind == "module":
             raise MnemoError(f"no definition at {path}:{line}; put the cursor on a function, class or call")
@@ -517,6 +542,8 @@ class Engine:
     def card(self, symbol: Symbol, walks: bool = True) -> SymbolCard:
         """The hover card of a symbol: callers, blast radius, tests, last change (without
         ``walks``, a quick card from the index alone: callers only, ``walked`` False)."""
+        from mnemo_core.insight import symbol_card
+
         self._fresh()
         return symbol_card(self.repository, symbol, walks)
 
@@ -527,6 +554,8 @@ class Engine:
 
     def lenses(self, path: str) -> list[Lens]:
         """The code lenses of a file: callers, tests and last change of each function and class."""
+        from mnemo_core.insight import file_lenses
+
         self._fresh()
         return file_lenses(self.repository, path)
 

@@ -14,6 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from mnemo_core.defaults import BLAST_DEPTH
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.store import Store
 from mnemo_core.memo import BoundedCache
@@ -27,7 +28,6 @@ if TYPE_CHECKING:  # the graph walks load when a card or a lens is asked for, no
 
 TOP_CALLERS = 5
 TOP_TESTS = 5
-BLAST_DEPTH = 3
 LENS_KINDS = CALLABLE_KINDS | CLASS_KINDS
 GRAPH_FACTS_CACHED = 64  # files whose lens graph facts are kept (an editor's open files, and then some)
 GraphFacts = tuple[dict[int, int], dict[int, int]]  # caller counts, counts of reaching tests

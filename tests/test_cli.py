@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+import importlib
 import json
 import re
 from pathlib import Path
@@ -10,7 +12,8 @@ from typing import Any
 import pytest
 from helpers import CART_FILES, commit, make_repo, write_files
 
-from mnemo_core.cli import main
+from mnemo_core.cli import build_parser, main
+from mnemo_core.commands import MODULES, VERBS
 
 FILES = CART_FILES
 
@@ -153,3 +156,19 @@ def test_a_symbol_named_by_its_module_s_dotted_name(repo: Path, capsys: pytest.C
     assert {h["name"] for h in json.loads(capsys.readouterr().out)["hops"]} == {"Cart.items", "total"}
     assert main(["callers", "shop.pricing.totl", "--repo", str(repo)]) == 1
     assert "no symbol named 'shop.pricing.totl' in the index; did you mean total?" in capsys.readouterr().err
+
+
+def test_each_verb_is_registered_by_the_module_the_table_names() -> None:
+    for name in MODULES:
+        sub = argparse.ArgumentParser().add_subparsers()
+        importlib.import_module(f"mnemo_core.commands.{name}").register(sub)
+        assert set(sub.choices) == {verb for verb, owner in VERBS.items() if owner == name}
+
+
+def test_a_command_line_registers_its_verb_alone_and_the_help_every_verb() -> None:
+    def verbs(parser: argparse.ArgumentParser) -> set[str]:
+        return set(next(a for a in parser._actions if a.dest == "command").choices)  # type: ignore[arg-type]
+
+    assert verbs(build_parser(["-v", "why", "--task", "x", "f"])) == {"task", "why"}
+    assert verbs(build_parser(["--help"])) == verbs(build_parser()) == set(VERBS)
+    assert verbs(build_parser(["taks", "x"])) == set(VERBS)  # a misspelt verb: the error lists them all

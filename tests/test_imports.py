@@ -24,6 +24,15 @@ with contextlib.redirect_stdout(io.StringIO()):
 print(json.dumps(sorted(m for m in sys.modules if m.startswith("mnemo_core") or m == "coverage")))
 """
 CHANGE_ANALYSIS = ("mnemo_core.change.", "mnemo_core.vcs.blame")
+TASK_NEEDS_NONE = (
+    "mnemo_core.commands.change",
+    "mnemo_core.commands.index",
+    "mnemo_core.insight",
+    "mnemo_core.symbol_history",
+    "mnemo_core.vcs.linelog",
+    "mnemo_core.index.languages.go",
+    "mnemo_core.index.languages.rust",
+)
 # the coverage reader (coverage.py's API, the measured commit's extraction) and the map's selection
 COVERAGE_CODE = ("mnemo_core.change.coverage", "mnemo_core.covmap.select", "mnemo_core.covmap.record")
 
@@ -52,9 +61,13 @@ def test_version_loads_no_engine() -> None:
 
 def test_task_loads_no_change_analysis(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", CART_FILES)
+    _loaded("index", "--no-vectors", str(repo))  # a warm index, as a query mostly finds it
     loaded = _loaded("task", "add an item to the cart", "--repo", str(repo), "--no-memory")
     assert "mnemo_core.retrieve.task" in loaded  # the task ran
     assert not [m for m in loaded if m.startswith(CHANGE_ANALYSIS)]
+    # nor another verb's command, the editor's cards and lenses, a symbol's history, another commit's
+    # tree, or the display conventions of languages it did not show
+    assert not [m for m in loaded if m.startswith(TASK_NEEDS_NONE)]
 
 
 def test_pr_loads_change_analysis(tmp_path: Path) -> None:

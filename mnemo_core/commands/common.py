@@ -12,6 +12,7 @@ if TYPE_CHECKING:  # building the parser imports no engine code (``mnemo --versi
     from mnemo_core.engine import Engine
     from mnemo_core.model import ContextPack, Symbol
 
+_OPENED: list[Engine] = []  # the engines the running command opened: closed when it ends
 BUDGET_HELP = f"token budget (default: budget in [tool.mnemo] or mnemo.toml, else {DEFAULT_BUDGET})"
 
 
@@ -79,7 +80,19 @@ def open_engine(args: argparse.Namespace) -> Engine:
     from mnemo_core.engine import Engine
 
     memory = False if getattr(args, "no_memory", False) else None
-    return Engine.open(args.repo, memory=memory, at=getattr(args, "at", None))
+    return opened(Engine.open(args.repo, memory=memory, at=getattr(args, "at", None)))
+
+
+def opened(engine: Engine) -> Engine:
+    """``engine``, closed when the command ends (by ``close_engines``)."""
+    _OPENED.append(engine)
+    return engine
+
+
+def close_engines() -> None:
+    """Close the engines the command opened: their index and memory connections, their files."""
+    while _OPENED:
+        _OPENED.pop().close()
 
 
 def print_at(engine: Engine) -> None:

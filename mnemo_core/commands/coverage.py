@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from mnemo_core.commands.common import add_format_argument, add_repo_argument, print_json
+from mnemo_core.commands.common import add_format_argument, add_repo_argument, opened, print_json
 
 if TYPE_CHECKING:  # building the parser imports no engine code (``mnemo --version``)
     from mnemo_core.engine import Engine
@@ -51,4 +51,4 @@ def _engine(args: argparse.Namespace) -> Engine:
     """The repository's engine, without memory or an index update: the map is all these verbs read."""
     from mnemo_core.engine import Engine
 
-    return Engine.open(args.repo, update_index=False, memory=False)
+    return opened(Engine.open(args.repo, update_index=False, memory=False))

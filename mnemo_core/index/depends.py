@@ -1,14 +1,16 @@
 """What a change of the tree changes for resolution, as the keys ``World.reads`` notes.
 
 Resolving a file notes what it read of other files (the keys stored in the ``deps`` table): a
-file's symbols of one qualified name (``t``), or all of them (``f``); a symbol's kind, parameters,
-types and decorators (``y``: lines aside, only a file's own references are placed by line); a
-class's members and the classes of a name in a member scope (``m``, ``c``); the repository-wide
-names it counted (``n``: the by-name fallback depends on how many definitions a name has, not
-only whether one exists); a file's imports as written and what they bind (``x``, ``b``); whose
-base classes it followed (``i``); which names it asked were properties (``p``); a package's files
-(``k``); a fixture looked for where no file is (``fx``); path lookups (``q``: a submodule, a module
-by dotted name); every class's subclasses (``sub``); the classes naming bases that define a
+file's symbols of one qualified name (``t``), or all of them (``f``); a symbol's name, kind, parent
+and test flags (``y``: lines aside, only a file's own references are placed by line), and apart
+from these its parameters, decorators, return type and bases as written (``yp``, ``yd``, ``yr``,
+``ys``) and its typings of one attribute (``yf``); a class's members and the classes of a name in a
+member scope (``m``, ``c``); the repository-wide names it counted (``n``: the by-name fallback
+depends on how many definitions a name has, not only whether one exists); a file's imports as
+written and what they bind (``x``, ``b``); which classes' resolved base classes it followed (``i``,
+one key a class); which names it asked were properties (``p``); a package's files (``k``); a
+fixture looked for where no file is (``fx``); path lookups (``q``: a submodule, a module by dotted
+name); every class's subclasses (``sub``); the classes naming bases that define a
 method of a name (``ne``). A change is described by the same keys:
 
 - a file re-parsed, added or removed: the symbols whose rows differ, the names whose symbols
@@ -19,7 +21,7 @@ method of a name (``ne``). A change is described by the same keys:
   the stored path lookups that now answer otherwise (each looked up under the old and the new
   list of paths);
 - the short names that became or stopped being a property;
-- after the base classes of the files resolved again: the files whose ``inherits`` edges differ
+- after the base classes of the files resolved again: the classes whose ``inherits`` edges differ
   (and so every class's subclasses).
 
 Only the files whose stored keys meet these are resolved again: a file re-parsed to the same
@@ -30,16 +32,22 @@ only what its callers read of it.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from mnemo_core.index.languages import language_for_path, registry
-from mnemo_core.index.world import SCOPED, SEP, STARRED, Reads, name_keys
+from mnemo_core.index.store.resolver_reads import VIEW_FIELDS
+from mnemo_core.index.world import DETAILS, SCOPED, SEP, STARRED, Reads, module_index, name_keys
 from mnemo_core.model import CLASS_KINDS, RawImport
 
 FileView = tuple[dict[int, tuple[Any, ...]], str, str | None]  # resolver_view: symbols, imports, exports
 NO_VIEW: FileView = ({}, "[]", None)
-_NAME, _KIND, _PARENT, _SUPERS = 1, 2, 3, 9  # where a viewed symbol row holds these
+_NAME, _KIND, _PARENT, _SUPERS, _FIELDS = map(  # where a viewed symbol row holds these
+    VIEW_FIELDS.index, ("name", "kind", "parent_id", "supers", "fields")
+)
+_CORE = VIEW_FIELDS.index("params")  # the columns before it are a symbol's ``y`` key (its core)
+_DETAIL_AT = {letter: VIEW_FIELDS.index(column) for letter, column in DETAILS.items()}  # a row's DETAILS
 _LINE = RawImport._fields.index("line")  # an import's line: only the file's own references are placed by line
 _PACKAGE_STEMS = frozenset({"__init__", "index", "mod"})  # a file that stands for its directory
 STAR = "*"  # a fixture name key for "any name": an added file imports with a wildcard
@@ -59,7 +67,8 @@ def note_file(
     added_or_removed = (before is NO_VIEW) != (after is NO_VIEW)
     if old != new or added_or_removed:
         change.files.add(file_id)
-    change.symbols.update(sid for sid in old.keys() | new.keys() if old.get(sid) != new.get(sid))
+    for sid in old.keys() | new.keys():
+        _note_symbol(change, sid, old.get(sid), new.get(sid))
     old_top, new_top = _top(old), _top(new)
     change.top.update(
         (file_id, name) for name in old_top.keys() | new_top.keys() if old_top.get(name) != new_top.get(name)
@@ -92,9 +101,35 @@ def note_file(
         change.exports.add(file_id)
     if added_or_removed:
         change.top.add((file_id, ""))
-        change.bases.add(file_id)
+        change.bases.update(old.keys() | new.keys())  # its classes' base classes come or go
         change.packages.add((language, hooks.package_of(path)))
         change.fixtures.update((path, name) for name in _defined(after))
+
+
+def _note_symbol(change: Reads, sid: int, old: tuple[Any, ...] | None, new: tuple[Any, ...] | None) -> None:
+    """What differs of one symbol, column by column as ``World`` notes its reads: its core (name,
+    kind, parent, test flags; or the symbol itself, come or gone), each of ``DETAILS``, and its
+    typings attribute by attribute."""
+    if old == new:
+        return
+    if old is None or new is None or old[:_CORE] != new[:_CORE]:
+        change.symbols.add(sid)
+    if old is None or new is None:  # every read of a symbol notes its core too
+        return
+    change.details.update((letter, sid) for letter, at in _DETAIL_AT.items() if old[at] != new[at])
+    if old[_FIELDS] != new[_FIELDS]:
+        before, after = _typings(old[_FIELDS]), _typings(new[_FIELDS])
+        change.attributes.update(
+            (sid, name) for name in before.keys() | after.keys() if before.get(name) != after.get(name)
+        )
+
+
+def _typings(fields: str | None) -> dict[str, list[Any]]:
+    """A class's stored typed attributes (JSON ``Field`` rows) by attribute name, in order."""
+    out: dict[str, list[Any]] = {}
+    for row in json.loads(fields) if fields else []:
+        out.setdefault(row[0], []).append(row)
+    return out
 
 
 def _derived_methods(
@@ -176,7 +211,8 @@ def note_paths(
         if path not in before or family(language) not in moved or fid in change.bindings:
             continue
         for imp in (RawImport(*row) for row in json.loads(imports.get(fid, "[]"))):
-            if not _may_name(words, imp.module, imp.name):
+            relative = imp.level or imp.module.startswith(".")  # names its target by the importer's path
+            if not _may_name(words, imp.module, imp.name, *((path,) if relative else ())):
                 continue
             if old.imported(language, path, imp) != new.imported(language, path, imp):
                 change.bindings.add(fid)
@@ -193,7 +229,7 @@ def note_paths(
             change.modules.add((kind, path, name))
 
 
-def _path_words(before: Iterable[str], after: Iterable[str]) -> set[str]:
+def _path_words(before: Iterable[str], after: Iterable[str]) -> re.Pattern[str]:
     """The names an import may reach an added or removed file by: its stem (a package's
     ``__init__.py``, ``index.js``, ``mod.rs``: its directory's name), and the name of a directory
     that appeared or emptied (a Go package, a namespace package)."""
@@ -205,13 +241,13 @@ def _path_words(before: Iterable[str], after: Iterable[str]) -> set[str]:
         words.add(parts[-2] if stem in _PACKAGE_STEMS and len(parts) > 1 else stem)
     dirs = {p.rsplit("/", 1)[0] for p in old if "/" in p} ^ {p.rsplit("/", 1)[0] for p in new if "/" in p}
     words.update(d.rsplit("/", 1)[-1] for d in dirs)
-    return words
+    return re.compile("|".join(map(re.escape, sorted(words, key=len, reverse=True))))
 
 
-def _may_name(words: set[str], *texts: str) -> bool:
+def _may_name(words: re.Pattern[str], *texts: str) -> bool:
     """Whether an import (its module and name as written) names any of the words: one that names
     none resolves to no added or removed file, before or after."""
-    return any(word in text for text in texts for word in words)
+    return any(words.search(text) for text in texts)
 
 
 class _Indexes:
@@ -226,7 +262,7 @@ class _Indexes:
         if language not in self._built:
             fam = family(language)
             mine = [p for p in self._paths if (spec := language_for_path(p)) and family(spec.name) == fam]
-            self._built[language] = registry()[language].hooks.module_index(mine)
+            self._built[language] = module_index(registry()[language].hooks, fam, mine)
         return self._built[language]
 
     def imported(self, language: str, path: str, imp: RawImport) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -286,6 +286,7 @@ def _depending(store: Store, change: Reads, known: dict[str, FileRow], propertie
         if min(after, after - change.deltas.get(key, 0)) <= AMBIGUOUS_LIMIT:
             change.counted.add(key)
     found = store.files_depending(change.keys())
+    found |= change.bindings & set(languages)  # a file whose own imports bind elsewhere now
     for path in {path for path, name in change.fixtures if name == STAR}:  # any fixture looked for there
         found |= store.files_depending_prefix(SEP.join(("fx", path, "")))
     log.info("%d files read what changed", len(found))
@@ -527,12 +528,15 @@ def _bases(
 def _rebased(store: Store, affected: set[int], resolved: list[EdgeRow], change: Reads) -> set[int]:
     """The files that followed base classes which now come out otherwise: the affected files'
     base classes, resolved again (a world shows none while they resolve, so they depend on no
-    other file's), compared with the stored ones."""
-    now: dict[int, set[tuple[int, int]]] = {}
-    for src, dst, *_, fid in resolved:
-        now.setdefault(fid, set()).add((src, dst))
-    stored = store.inherits_by_file(affected)
-    change.bases |= {fid for fid in affected if now.get(fid, set()) != stored.get(fid, set())}
+    other file's), compared class by class with the stored ones."""
+    now: dict[int, set[int]] = {}
+    for src, dst, *_ in resolved:
+        now.setdefault(src, set()).add(dst)
+    stored: dict[int, set[int]] = {}
+    for pairs in store.inherits_by_file(affected).values():
+        for src, dst in pairs:
+            stored.setdefault(src, set()).add(dst)
+    change.bases |= {cls for cls in now.keys() | stored.keys() if now.get(cls) != stored.get(cls)}
     change.subclasses = change.subclasses or bool(change.bases)
     if not change.bases and not change.subclasses:
         return set()

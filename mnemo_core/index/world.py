@@ -45,6 +45,32 @@ class SymbolRow:
     end_line: int = 0
 
 
+class SymbolCore(Protocol):
+    """What ``World.symbol`` gives of a symbol and notes as read (key ``y``). Its parameters,
+    decorators, return type, bases as written and typed attributes are read through
+    ``World.params``, ``decorators``, ``returns``, ``supers`` and ``fields_named``, each noted
+    apart: a class that gains a typed attribute changes nothing for the readers of its name."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def file_id(self) -> int: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def kind(self) -> SymbolKind: ...
+    @property
+    def parent_id(self) -> int | None: ...
+    @property
+    def is_test(self) -> bool: ...
+    @property
+    def is_test_case(self) -> bool: ...
+    @property
+    def start_line(self) -> int: ...
+    @property
+    def end_line(self) -> int: ...
+
+
 class WorldSource(Protocol):
     """Where the world reads from (the index store)."""
 
@@ -60,6 +86,8 @@ class WorldSource(Protocol):
 
 
 SEP = "\t"  # between the parts of a stored key
+# the symbol columns read (and noted) one by one, by their key letter: ``World.params`` etc.
+DETAILS = {"p": "params", "d": "decorators", "r": "returns", "s": "supers"}
 SUBCLASSES_KEY = "sub"  # every class's subclasses: changes with any resolved base
 
 
@@ -83,6 +111,22 @@ def name_keys(family: str, name: str, kind: str) -> set[tuple[str, str, bool]]:
     return {key} if key is not None else set()
 
 
+SHARED_MODULE_INDEXES = 2  # import lookups kept for the next world: a move builds the old and new paths'
+_module_indexes: dict[tuple[str, tuple[str, ...]], object] = {}
+
+
+def module_index(hooks: Hooks, family: str, paths: Iterable[str]) -> object:
+    """The import lookup over some paths of a module family, built once per list of paths: a
+    move's worlds and its comparison of imports under the old and new paths share them."""
+    key = (family, tuple(sorted(paths)))
+    found = _module_indexes.get(key)
+    if found is None:
+        while len(_module_indexes) >= SHARED_MODULE_INDEXES:
+            del _module_indexes[next(iter(_module_indexes))]
+        found = _module_indexes[key] = hooks.module_index(key[1])
+    return found
+
+
 @dataclass
 class Reads:
     """What resolving one file (``owner``) read of the world: the keys its edges depend on (see
@@ -92,7 +136,9 @@ class Reads:
     owner: int = -1
     files: set[int] = field(default_factory=set)  # every top-level name of a file (its symbols, walked)
     top: set[tuple[int, str]] = field(default_factory=set)  # a file's symbols of a name ("": its module's)
-    symbols: set[int] = field(default_factory=set)  # a symbol's kind, parameters, types... (lines aside)
+    symbols: set[int] = field(default_factory=set)  # a symbol's name, kind, parent and test flags
+    details: set[tuple[str, int]] = field(default_factory=set)  # (DETAILS letter, symbol): one column
+    attributes: set[tuple[int, str]] = field(default_factory=set)  # a class's typings of one attribute
     members: set[tuple[str, str, str]] = field(default_factory=set)  # (language, scope, class): members
     classes: set[tuple[str, str, str]] = field(default_factory=set)  # (language, scope, name): classes
     names: set[tuple[str, str, bool]] = field(default_factory=set)  # ``named`` keys, the whole list
@@ -104,7 +150,7 @@ class Reads:
     exports: set[int] = field(default_factory=set)  # a module's declared public names
     imports: set[int] = field(default_factory=set)  # a file's imports and exports as written
     bindings: set[int] = field(default_factory=set)  # what a file's imports resolve to
-    bases: set[int] = field(default_factory=set)  # the base classes resolved from a file
+    bases: set[int] = field(default_factory=set)  # the classes whose resolved base classes it read
     properties: set[str] = field(default_factory=set)  # whether a short name is a property
     packages: set[tuple[str, str]] = field(default_factory=set)  # a package's files
     fixtures: set[tuple[str, str]] = field(default_factory=set)  # (path, name) looked for where no file is
@@ -123,6 +169,8 @@ class Reads:
         keys = {f"f{SEP}{f}" for f in self.files}
         keys.update(f"t{SEP}{f}{SEP}{name}" for f, name in self.top)
         keys.update(f"y{SEP}{s}" for s in self.symbols)
+        keys.update(f"y{letter}{SEP}{s}" for letter, s in self.details)
+        keys.update(f"yf{SEP}{s}{SEP}{name}" for s, name in self.attributes)
         keys.update(SEP.join(("m", *member)) for member in self.members)
         keys.update(SEP.join(("c", *cls)) for cls in self.classes)
         keys.update(name_key(*name) for name in self.names)
@@ -134,7 +182,7 @@ class Reads:
         keys.update(f"e{SEP}{f}" for f in self.exports)
         keys.update(f"x{SEP}{f}" for f in self.imports)
         keys.update(f"b{SEP}{f}" for f in self.bindings)
-        keys.update(f"i{SEP}{f}" for f in self.bases)
+        keys.update(f"i{SEP}{c}" for c in self.bases)
         keys.update(f"p{SEP}{name}" for name in self.properties)
         keys.update(f"k{SEP}{lang}{SEP}{package}" for lang, package in self.packages)
         keys.update(SEP.join(("fx", *fixture)) for fixture in self.fixtures)
@@ -148,6 +196,8 @@ _READ_SETS = (
     "files",
     "top",
     "symbols",
+    "details",
+    "attributes",
     "members",
     "classes",
     "names",
@@ -356,8 +406,8 @@ class World:
             self._loaded_scopes.add(scope)
             self._load(self.scope_files.get(scope, ()))
 
-    def symbol(self, symbol_id: int) -> SymbolRow:
-        """A symbol by id, loading its file when needed."""
+    def symbol(self, symbol_id: int) -> SymbolCore:
+        """A symbol by id, loading its file when needed (its other columns: ``params`` etc.)."""
         found = self.symbols.get(symbol_id)
         if found is None:
             self._load(self.source.symbol_files([symbol_id]).values())
@@ -366,6 +416,45 @@ class World:
         if reads is not None and found.file_id != reads.owner:
             reads.symbols.add(symbol_id)
         return found
+
+    def _detail(self, symbol_id: int, letter: str) -> SymbolRow:
+        row = self.symbols.get(symbol_id)
+        if row is None:
+            self.symbol(symbol_id)
+            row = self.symbols[symbol_id]
+        reads = self.reads
+        if reads is not None and row.file_id != reads.owner:
+            reads.symbols.add(symbol_id)  # a symbol that goes changes its ``y`` key: its readers see it
+            reads.details.add((letter, symbol_id))
+        return row
+
+    def params(self, symbol_id: int) -> tuple[str, ...]:
+        """A symbol's parameters."""
+        return self._detail(symbol_id, "p").params
+
+    def decorators(self, symbol_id: int) -> tuple[str, ...]:
+        """A symbol's decorators as written."""
+        return self._detail(symbol_id, "d").decorators
+
+    def returns(self, symbol_id: int) -> str:
+        """A callable's declared (or constructed) return type."""
+        return self._detail(symbol_id, "r").returns
+
+    def supers(self, symbol_id: int) -> tuple[str, ...]:
+        """A class's bases as written; a method's base methods it calls via ``super()``."""
+        return self._detail(symbol_id, "s").supers
+
+    def fields_named(self, symbol_id: int, attribute: str) -> list[Field]:
+        """A class's typings of one attribute of its instances."""
+        row = self.symbols.get(symbol_id)
+        if row is None:
+            self.symbol(symbol_id)
+            row = self.symbols[symbol_id]
+        reads = self.reads
+        if reads is not None and row.file_id != reads.owner:
+            reads.symbols.add(symbol_id)
+            reads.attributes.add((symbol_id, attribute))
+        return [f for f in row.fields if f.name == attribute]
 
     def top(self, file_id: int) -> dict[str, list[int]]:
         """A file's symbols by qualified name (all of them are read: see ``top_named``)."""
@@ -449,7 +538,7 @@ class World:
         family = self._family(language)
         if family not in self._module_indexes:
             paths = [f.path for f in self.files.values() if self._family(f.language) == family]
-            self._module_indexes[family] = self._hooks[language].module_index(paths)
+            self._module_indexes[family] = module_index(self._hooks[language], family, paths)
         return self._module_indexes[family]
 
     def _paths_to_ids(self, paths: list[str]) -> tuple[int, ...]:
@@ -590,10 +679,8 @@ class World:
         come out the same whichever files are resolved together)."""
         if self.bases_hidden:
             return []
-        if self.reads is not None:
-            owner = self._file_of(class_id)
-            if owner != self.reads.owner:
-                self.reads.bases.add(owner)
+        if self.reads is not None and self._file_of(class_id) != self.reads.owner:
+            self.reads.bases.add(class_id)
         found = self._bases.get(class_id)
         if found is None:
             found = (

@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 from helpers import commit, git, make_repo
 
+from mnemo_core.index.depends import note_file
 from mnemo_core.index.indexer import index_repo
-from mnemo_core.index.store import index_path
+from mnemo_core.index.store import Store, index_path
 from mnemo_core.index.store.snapshot import snapshot
+from mnemo_core.index.world import Reads, World
 
 FIRST = {
     "app/__init__.py": "",
@@ -42,7 +44,26 @@ FIRST = {
         "from app.bases import A\nfrom app.bases2 import B\n\ndef make() -> A:\n    return A()\n"
     ),
     "app/client.py": "from app.factory import make\n\ndef run():\n    return make().hello()\n",
-    "tests/conftest.py": "import pytest\n\n@pytest.fixture\ndef user():\n    return 1\n",
+    "app/holder.py": (  # what one attribute holds changes (a symbol's typings, key ``yf``)
+        "from app.bases import A\nfrom app.bases2 import B\n\nclass Holder:\n    def __init__(self):\n"
+        "        self.part = A()\n        self.keep = A()\n"
+    ),
+    "app/holder_use.py": "from app.holder import Holder\n\ndef go(h: Holder):\n    return h.part.hello()\n",
+    "app/local.py": (  # its base turns external (a symbol's bases as written, key ``ys``)
+        "from requests import Session\n\nclass Local(dict):\n    def fetch_all(self):\n        return 1\n"
+    ),
+    "app/local_use.py": (  # calls back its protected method once Local extends an external class
+        "from app.local import Local\n\nclass Sub(Local):\n    def _hook(self):\n        return 1\n\n"
+        "    def go(self):\n        return self.send()\n"
+    ),
+    "tests/conftest.py": (  # admin turns a fixture (a symbol's decorators, key ``yd``)
+        "import pytest\n\n@pytest.fixture\ndef user():\n    return 1\n\ndef admin():\n    return 2\n"
+    ),
+    "tests/test_admin.py": "def test_admin(admin):\n    assert admin\n",
+    "app/sub/mod.py": (  # a package __init__ comes that its relative import names by path only
+        "from . import thing\n\ndef go():\n    return thing()\n"
+    ),
+    "app/sub/other.py": "def other():\n    return 1\n",
     "tests/sub/test_near.py": "def test_near(user):\n    assert user\n",  # a nearer fixture comes
     "tests/test_service.py": (
         "from app.service import register\n\ndef test_register(user):\n    assert register()\n"
@@ -67,6 +88,18 @@ SECOND = {  # names appear and get ambiguous, bases move, modules appear, a prop
         "from app.bases import A\nfrom app.bases2 import B\n\ndef make() -> B:\n    return B()\n"
     ),
     "tests/sub/conftest.py": "import pytest\n\n@pytest.fixture\ndef user():\n    return 2\n",
+    "app/sub/__init__.py": "def thing():\n    return 1\n",
+    "app/holder.py": (
+        "from app.bases import A\nfrom app.bases2 import B\n\nclass Holder:\n    def __init__(self):\n"
+        "        self.part = B()\n        self.keep = A()\n"
+    ),
+    "app/local.py": (
+        "from requests import Session\n\nclass Local(Session):\n    def fetch_all(self):\n        return 1\n"
+    ),
+    "tests/conftest.py": (
+        "import pytest\n\n@pytest.fixture\ndef user():\n    return 1\n\n@pytest.fixture\ndef admin():\n"
+        "    return 2\n"
+    ),
 }
 THIRD = {  # only a body changes: nothing others read differs
     "app/views.py": (
@@ -119,4 +152,86 @@ def test_a_body_change_resolves_only_its_file(
     with caplog.at_level("INFO", logger="mnemo_core.index.indexer"):
         index_repo(repo)
     assert "0 files read what changed" in caplog.text
+    assert "resolved 1 files" in caplog.text
+
+
+def test_a_new_typed_attribute_resolves_no_reader_of_the_others(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    holder = "from app.bases import A\n\nclass Holder:\n    def __init__(self):\n        self.part = A()\n"
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "app/__init__.py": "",
+            "app/bases.py": FIRST["app/bases.py"],
+            "app/holder.py": holder,
+            "app/use.py": "from app.holder import Holder\n\ndef go(h: Holder):\n    return h.part.hello()\n",
+        },
+    )
+    index_repo(repo)
+    commit(repo, {"app/holder.py": holder + "        self.extra = A()\n"}, "an attribute more")
+    with caplog.at_level("INFO", logger="mnemo_core.index.indexer"):
+        index_repo(repo)
+    assert "0 files read what changed" in caplog.text
+    assert "resolved 1 files" in caplog.text
+
+
+def test_a_signature_is_keyed_apart_from_its_symbol(tmp_path: Path) -> None:
+    """A reader of a function's parameters notes them apart (``yp``); a change of them alone
+    changes that key, not the function's own (``y``), which its callers read."""
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "app/__init__.py": "",
+            "app/f.py": "def make(kind):\n    return 1\n",
+            "app/g.py": "from app.f import make\n\ndef go():\n    return make(1)\n",
+        },
+    )
+    index_repo(repo)
+    store = Store.open(repo)
+    try:
+        f, g = store.files()["app/f.py"].id, store.files()["app/g.py"].id
+        before = store.resolver_view(f)
+        (sid,) = [s for s, row in before[0].items() if row[1] == "make"]
+        world = World(store, set())
+        world.reads = Reads(owner=g)
+        assert world.params(sid) == ("kind",)
+        assert {f"y\t{sid}", f"yp\t{sid}"} <= world.reads.keys()
+    finally:
+        store.close()
+    commit(repo, {"app/f.py": "def make(kind, more):\n    return 1\n"}, "a parameter more")
+    index_repo(repo)
+    store = Store.open(repo)
+    try:
+        change = Reads()
+        note_file(change, f, "python", "app/f.py", before, store.resolver_view(f))
+    finally:
+        store.close()
+    keys = change.keys()
+    assert f"yp\t{sid}" in keys
+    assert f"y\t{sid}" not in keys
+
+
+def test_a_class_that_moves_its_bases_resolves_only_its_followers(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    two = (
+        "from app.bases import A\nfrom app.bases2 import B\n\n"
+        "class One(A):\n    pass\n\nclass Two(A):\n    pass\n"
+    )
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "app/__init__.py": "",
+            "app/bases.py": FIRST["app/bases.py"],
+            "app/bases2.py": FIRST["app/bases2.py"],
+            "app/two.py": two,
+            "app/use.py": "from app.two import Two\n\ndef go(t: Two):\n    return t.hello()\n",
+        },
+    )
+    index_repo(repo)
+    commit(repo, {"app/two.py": two.replace("class One(A)", "class One(B)")}, "One's base moves")
+    with caplog.at_level("INFO", logger="mnemo_core.index.indexer"):
+        index_repo(repo)
+    assert "0 files followed base classes that changed" in caplog.text  # use.py follows Two only
     assert "resolved 1 files" in caplog.text

@@ -13,21 +13,28 @@ in the text, Markdown and JSON answers (``display_name``) follows the language's
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
+from functools import cache
 
-from mnemo_core.index.languages import cpp, go, ruby, rust
 from mnemo_core.model import Symbol
 
 Namer = Callable[[Symbol], str]
-NAMERS: dict[str, Namer] = {
-    "go": go.display_name,
-    "ruby": ruby.display_name,
-    "rust": rust.display_name,
-    "cpp": cpp.display_name,
-}
+# the languages with a convention of their own, and the module (of this package) whose
+# ``display_name`` follows it: imported when an answer first shows one of their symbols
+NAMER_MODULES = {"go": "go", "ruby": "ruby", "rust": "rust", "cpp": "cpp"}
 
 
 def display_name(symbol: Symbol) -> str:
     """The symbol's name in its language's convention (the indexed name where it has none)."""
-    namer = NAMERS.get(symbol.language)
-    return namer(symbol) if namer is not None and symbol.kind != "module" else symbol.name
+    if symbol.language not in NAMER_MODULES or symbol.kind == "module":
+        return symbol.name
+    return namer(symbol.language)(symbol)
+
+
+@cache
+def namer(language: str) -> Namer:
+    """The ``display_name`` of a language that has a convention of its own."""
+    module = importlib.import_module(f"{__package__}.{NAMER_MODULES[language]}")
+    named: Namer = module.display_name
+    return named

@@ -470,14 +470,15 @@ class PythonHooks(Hooks):
     def module_index(self, paths: Iterable[str]) -> ModuleIndex:
         """Every dotted suffix of every module path -> the files it may name."""
         index = ModuleIndex()
-        for path in paths:
+        for path in paths:  # repository paths: '/'-separated, relative, normalised (no PurePosixPath)
             parts = module_parts(path)
-            if PurePosixPath(path).stem == "__init__":
-                index.packages.add(str(PurePosixPath(path).parent))
+            directory, _, name = path.rpartition("/")
+            if name.rsplit(".", 1)[0] == "__init__":
+                index.packages.add(directory or ".")
             for i in range(len(parts)):
                 index.by_suffix[".".join(parts[i:])].append(path)
         for candidates in index.by_suffix.values():
-            candidates.sort(key=lambda p: (len(PurePosixPath(p).parts), p.endswith(".pyi"), p))
+            candidates.sort(key=lambda p: (p.count("/"), p.endswith(".pyi"), p))
         return index
 
     def resolve_module(self, importer: str, imp: RawImport, index: object) -> list[str]:
@@ -485,7 +486,7 @@ class PythonHooks(Hooks):
         if imp.module == SELF_MODULE and not imp.level:
             return [importer]
         if imp.level:
-            base = PurePosixPath(importer).parent.parts
+            base = tuple(importer.split("/")[:-1])  # its directory's parts (a normalised path)
             base = base[: len(base) - (imp.level - 1)] if imp.level > 1 else base
             target = (*base, *imp.module.split(".")) if imp.module else base
             hits = index.by_suffix.get(".".join(target), [])

@@ -20,7 +20,7 @@ from mnemo_core.index.resolve.records import (
     is_edge,
 )
 from mnemo_core.index.resolve.types import Types, type_names, union_groups, variable_types
-from mnemo_core.index.world import Reads, SymbolRow, World
+from mnemo_core.index.world import Reads, World
 from mnemo_core.model import (
     CALLABLE_KINDS,
     CLASS_KINDS,
@@ -52,14 +52,14 @@ def _implicit_calls(refs: Sequence[RefRow]) -> list[RefRow]:
     return [r for r in refs if r[0] in ("call", *IMPLICIT_CALL_KINDS)]
 
 
-def _is_setter(symbol: SymbolRow) -> bool:
-    """Whether a property member is its setter (``@name.setter``)."""
-    return any(d.endswith(".setter") for d in symbol.decorators)
+def _is_setter(decorators: tuple[str, ...]) -> bool:
+    """Whether a property member is its setter (``@name.setter``), by its decorators."""
+    return any(d.endswith(".setter") for d in decorators)
 
 
-def _returns_self(function: SymbolRow) -> bool:
-    """Whether a method declares it returns ``Self`` (its receiver's class)."""
-    return bool(_SELF_RETURN.search(function.returns))
+def _returns_self(returns: str) -> bool:
+    """Whether a method's declared return type is ``Self`` (its receiver's class)."""
+    return bool(_SELF_RETURN.search(returns))
 
 
 def _single_call(receiver: str) -> str | None:
@@ -321,7 +321,7 @@ class Calls(Types):
         reads, w.reads = w.reads, None
         try:
             owners = {w.symbol(m).parent_id for m in w.named(language, name, True)} - {None}
-            derived = [c for c in sorted(o for o in owners if o is not None) if w.symbol(c).supers]
+            derived = [c for c in sorted(o for o in owners if o is not None) if w.supers(c)]
         finally:
             w.reads = reads
         if reads is not None:
@@ -340,23 +340,29 @@ class Calls(Types):
         found = self._resolve_call(here, RawRef("call", name, owner, scope, 0))
         if any(self.world.symbol(i).kind in CLASS_KINDS for i in found.ids):
             return None  # ``Client().get()``: the class built, as a receiver (``_resolve_receiver``)
-        declared = [self.world.symbol(i) for i in found.ids]
+        w = self.world
         classes = self._declared_returns(here, found.ids)
-        classes += [s.parent_id for s in declared if _returns_self(s) and s.parent_id is not None]
+        classes += [
+            parent
+            for i in found.ids
+            if _returns_self(w.returns(i)) and (parent := w.symbol(i).parent_id) is not None
+        ]
         if classes:
             return Lookup(classes, "typed")
-        if declared and all(s.kind in CALLABLE_KINDS and self._returns_builtin(s) for s in declared):
+        callables = [i for i in found.ids if w.symbol(i).kind in CALLABLE_KINDS]
+        if found.ids and len(callables) == len(found.ids) and all(map(self._returns_builtin, callables)):
             return EXTERNAL
         return None
 
-    def _returns_builtin(self, function: SymbolRow) -> bool:
+    def _returns_builtin(self, function: int) -> bool:
         """Whether a function's declared return type names only built-in types (``-> str``,
         ``-> list[str] | None``): their methods never run the repository's code. A library's type
         may (itsdangerous' ``dumps`` calls the serializer it was handed), so it does not count."""
-        if not function.returns or function.returns.endswith(RESULT_MARK):
+        returns = self.world.returns(function)
+        if not returns or returns.endswith(RESULT_MARK):
             return False
-        hooks = self.world.hooks(function.file_id)
-        names = type_names(function.returns, hooks)
+        hooks = self.world.hooks(self.world.symbol(function).file_id)
+        names = type_names(returns, hooks)
         return bool(names) and all(n in hooks.builtin_names for n in names)
 
     def _called_value(self, here: FileScope, scope: str, variable: str) -> Lookup:
@@ -389,8 +395,8 @@ class Calls(Types):
         props = [
             m
             for m in members
-            if any(d.rsplit(".", 1)[-1] in decorators for d in self.world.symbol(m).decorators)
-            and _is_setter(self.world.symbol(m)) == (ref.kind == "write")
+            if any(d.rsplit(".", 1)[-1] in decorators for d in self.world.decorators(m))
+            and _is_setter(self.world.decorators(m)) == (ref.kind == "write")
         ]
         return Lookup(props, "self" if on_self else "typed") if props else EXTERNAL
 
@@ -457,7 +463,7 @@ class Calls(Types):
                 hooks = w.hooks(symbol.file_id)
                 external = any(
                     self._resolve_dotted(symbol.file_id, symbol.name, base).how == "external"
-                    for base in symbol.supers
+                    for base in w.supers(class_id)
                     if base.rsplit(".", 1)[-1] not in hooks.neutral_bases
                     and base.split(".", 1)[0] not in hooks.builtin_names
                 )
@@ -487,7 +493,7 @@ class Calls(Types):
                     dispatched += methods
                 elif short not in hooks.constructor_names:
                     protected = short.startswith("_") and not short.startswith("__")
-                    found += [m for m in methods if protected or short in w.symbol(m).supers]
+                    found += [m for m in methods if protected or short in w.supers(m)]
         if dispatched:
             return Lookup(list(dict.fromkeys(dispatched + found)), "dispatch")
         return Lookup(found, "callback") if found else EXTERNAL

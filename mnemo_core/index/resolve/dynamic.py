@@ -226,11 +226,10 @@ class Dynamic(Types):
         for e in calls:
             if e.resolution == "name" or e.type != "calls":
                 continue
-            decorated = w.symbol(e.src)
-            if not decorated.decorators or decorated.kind not in CALLABLE_KINDS:
+            if w.symbol(e.src).kind not in CALLABLE_KINDS or not w.decorators(e.src):
                 continue
             decorator = w.symbol(e.dst)
-            written = {mark_name(d) for d in decorated.decorators}
+            written = {mark_name(d) for d in w.decorators(e.src)}
             if decorator.kind in CALLABLE_KINDS and decorator.name.rsplit(".", 1)[-1] in written:
                 edges.append(Edge(e.dst, e.src, "references", "decorator", CONFIDENCE["decorator"], e.line))
         return edges

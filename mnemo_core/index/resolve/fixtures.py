@@ -36,10 +36,10 @@ class Fixtures(Scope):
         edges = []
         for ids in w.top(file_id).values():
             for sid in ids:
-                s = w.symbol(sid)
-                if not s.params or not (s.is_test_case or hooks.is_fixture(s.decorators)):
+                params = w.params(sid)
+                if not params or not (w.symbol(sid).is_test_case or hooks.is_fixture(w.decorators(sid))):
                     continue
-                for param in s.params:
+                for param in params:
                     fixture = self._find_fixture(file_id, param)
                     if fixture is not None and fixture != sid:
                         edges.append(Edge(sid, fixture, "calls", "fixture", CONFIDENCE["fixture"], 0))
@@ -56,7 +56,7 @@ class Fixtures(Scope):
             if found is None:
                 continue
             for sid in w.top_named(found.id, name) or self._imported(found.id, name):
-                if hooks.is_fixture(w.symbol(sid).decorators):
+                if hooks.is_fixture(w.decorators(sid)):
                     return sid
         return None
 

@@ -74,8 +74,10 @@ class Scope:
         if not hooks.receiver_is_first_param:
             return False
         src = self._source(file_id, scope)
-        symbol = self.world.symbol(src) if src is not None else None
-        return bool(symbol and symbol.kind == "method" and symbol.params and symbol.params[0] == receiver)
+        if src is None or self.world.symbol(src).kind != "method":
+            return False
+        params = self.world.params(src)
+        return bool(params and params[0] == receiver)
 
     def _member_of(self, target: Lookup, name: str) -> Lookup:
         w = self.world
@@ -174,24 +176,24 @@ class Scope:
 
     def _resolve_bare(self, file_id: int, scope: str, name: str) -> Lookup:
         w = self.world
-        top = w.top(file_id)
         bindings = w.bindings(file_id)
         parts = scope.split(".") if scope else []
         for i in range(len(parts), 0, -1):
             prefix = ".".join(parts[:i])
-            owner = top.get(prefix)
+            owner = w.top_named(file_id, prefix)  # name by name: another file's other names aside
             if owner and w.symbol(owner[0]).kind in CLASS_KINDS:
                 continue
-            if owner and name in w.symbol(owner[0]).params:
+            if owner and name in w.params(owner[0]):
                 return PARAMETER  # shadows every outer name
-            ids = top.get(f"{prefix}.{name}")
-            if ids:
-                return Lookup(ids, "local")
+            inner = w.top_named(file_id, f"{prefix}.{name}")
+            if inner:
+                return Lookup(inner, "local")
             binding = bindings.scoped[prefix].get(name) if prefix in bindings.scoped else None
             if binding is not None:
                 return self._bound(binding) if binding.modules else EXTERNAL
-        if name in top:
-            return Lookup(top[name], "local")
+        local = w.top_named(file_id, name)
+        if local:
+            return Lookup(local, "local")
         binding = bindings.names.get(name)
         if binding is not None:
             return self._bound(binding) if binding.modules else EXTERNAL

@@ -164,7 +164,7 @@ class Types(Fixtures, ABC):
         if self._parameter_of(here.file_id, scope, receiver) is None:
             return []
         fixture = self._find_fixture(here.file_id, receiver)
-        if fixture is None or not self.world.symbol(fixture).returns:
+        if fixture is None or not self.world.returns(fixture):
             return []
         return self._classes_returned_by(here, fixture)
 
@@ -174,7 +174,7 @@ class Types(Fixtures, ABC):
         parts = scope.split(".") if scope else []
         for i in range(len(parts), 0, -1):
             ids = self.world.top_named(file_id, ".".join(parts[:i]))
-            if ids and name in self.world.symbol(ids[0]).params:
+            if ids and name in self.world.params(ids[0]):
                 return ids[0]
         return None
 
@@ -229,7 +229,7 @@ class Types(Fixtures, ABC):
     def _typed_field(self, cls: int, attribute: str) -> tuple[int, list[Field]] | None:
         """The first class of a lineage whose code types the attribute, with its typings."""
         for owner in self.world.lineage([cls]):
-            fields = [f for f in self.world.symbol(owner).fields if f.name == attribute]
+            fields = self.world.fields_named(owner, attribute)
             if fields:
                 return owner, fields
         return None
@@ -272,8 +272,7 @@ class Types(Fixtures, ABC):
         """The classes the callables among ``targets`` declare (or construct) as their result."""
         classes: list[int] = []
         for target in targets:
-            symbol = self.world.symbol(target)
-            if symbol.returns and symbol.kind in CALLABLE_KINDS:
+            if self.world.symbol(target).kind in CALLABLE_KINDS and self.world.returns(target):
                 classes += self._classes_returned_by(here, target)
         return classes
 
@@ -281,8 +280,9 @@ class Types(Fixtures, ABC):
         """The classes a function's return type names, or those of the call whose result it returns
         (resolved in the function's file, whose variables are unknown unless it is ``here``)."""
         symbol = self.world.symbol(function)
-        if not symbol.returns.endswith(RESULT_MARK):
-            return self._classes_in(symbol.file_id, "", symbol.returns)
+        returns = self.world.returns(function)
+        if not returns.endswith(RESULT_MARK):
+            return self._classes_in(symbol.file_id, "", returns)
         if function in self._returning:
             return []  # a function returning its own result, directly or through others
         self._returning.add(function)
@@ -292,7 +292,7 @@ class Types(Fixtures, ABC):
                 if symbol.file_id == here.file_id
                 else FileScope.of(symbol.file_id, self.world.hooks(symbol.file_id))
             )
-            return self._returned_classes(there, symbol.name, symbol.returns[: -len(RESULT_MARK)])
+            return self._returned_classes(there, symbol.name, returns[: -len(RESULT_MARK)])
         finally:
             self._returning.discard(function)
 

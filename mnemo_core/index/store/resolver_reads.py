@@ -35,6 +35,8 @@ _RESOLVER_FIELDS = (  # the columns a SymbolRow is read from, in the order _symb
     "end_line",
 )
 _RESOLVER_COLUMNS = ", ".join(_RESOLVER_FIELDS)
+# a symbol's columns in ``resolver_view`` (lines aside: only a file's own references are placed by line)
+VIEW_FIELDS = tuple(f for f in _RESOLVER_FIELDS if f not in ("id", "start_line", "end_line"))
 
 
 def _symbol_rows(rows: Iterable[Sequence[Any]]) -> list[SymbolRow]:
@@ -135,7 +137,7 @@ class ResolverReads(Connection):
     def resolver_view(self, file_id: int) -> tuple[dict[int, tuple[Any, ...]], str, str | None]:
         """What other files' resolution can see of a file: its symbols as the resolver reads them
         (their lines aside: only the file's own references are placed by line), imports, exports."""
-        fields = ", ".join(f for f in _RESOLVER_FIELDS if f not in ("id", "start_line", "end_line"))
+        fields = ", ".join(VIEW_FIELDS)
         symbols = {
             row[0]: tuple(row[1:])
             for row in self.conn.execute(f"SELECT id, {fields} FROM symbols WHERE file_id=?", (file_id,))

@@ -21,8 +21,9 @@ from mnemo_core.statedir import state_dir
 # (every file parsed again), so bump it only when a table or the extractor's output changes
 SCHEMA_VERSION = 79
 # what is derived from the stored parse (the resolver's edges): an index of another analysis version
-# is resolved again from its stored references, no file parsed again; bump it for a heuristic
-ANALYSIS_VERSION = 1
+# is resolved again from its stored references, no file parsed again; bump it for a heuristic, or
+# when what the ``deps`` keys stand for changes (2: a symbol's columns keyed apart)
+ANALYSIS_VERSION = 2
 ANALYSIS_META = "analysis"  # the meta key that holds the analysis version an index was resolved by
 DB_NAME = "index.db"
 BUSY_TIMEOUT_S = 5.0
