@@ -3,10 +3,15 @@
 For each repository (at its pinned commit, ``repos.py``): its suite is recorded once into mnemo's
 coverage map (``pytest --mnemo-record``) and into pytest-testmon's database (``pytest --testmon``).
 Then functions of the measured code that some test ran are sampled (seeded), and each gets one
-mutant, committed on top of the pinned commit: a comparison flipped (``==`` <-> ``!=``, ``<`` <->
-``>=``, ...), a ``return X`` made ``return None``, or a statement that is a call dropped (``pass``).
+mutant (a class sampled whole is mutated in one of its methods, and the mutant is that method's),
+committed on top of the pinned commit: a comparison flipped (``==`` <-> ``!=``, ``<`` <-> ``>=``,
+...), a ``return X`` made ``return None``, or a statement that is a call dropped (``pass``).
 The **ground truth** is the set of tests that fail when the tests that covered the function (per the
-map) run on the mutant; a mutant no test fails is "survived" and scored for nothing.
+map) run on the mutant and passed on the base code; a mutant no test fails is "survived" and scored for
+nothing. The covering tests run first on the base code, to learn the CPU time they take there: on the
+mutant a test phase may spend ``TEST_CPU_S`` CPU seconds (``plugin/mnemo_cpu_limit.py``) and the whole
+run ``HUNG_FACTOR`` times the base's CPU plus ``HUNG_SLACK_S``, past which the mutant is "hung" and left
+out. Both are CPU time, so how loaded the machine is does not decide which mutants are scored.
 
 Per mutant, five selections: ``mnemo tests HEAD~1`` with the map recorded at the base (its order);
 the same with a map recorded ``STALE_BACK`` first-parent commits before the base (that commit's own
@@ -29,6 +34,7 @@ import json
 import os
 import random
 import re
+import resource
 import shutil
 import sqlite3
 import statistics
@@ -53,10 +59,13 @@ from mnemo_core.covmap.select import selection_order
 from mnemo_core.covmap.store import map_path, reading
 
 MNEMO = Path(__file__).resolve().parents[2]
-REQUIREMENTS = ("pytest-testmon==2.2.0", "pytest-timeout==2.4.0")  # testmon, and a mutant that hangs a test
-TEST_TIMEOUT = "5"  # seconds a test may take on a mutant (an endless loop fails it instead)
+REQUIREMENTS = ("pytest-testmon==2.2.0", "pytest-timeout==2.4.0")  # testmon, and a test blocked for good
+PLUGIN_DIR = Path(__file__).resolve().parent / "plugin"  # mnemo_cpu_limit, loaded into the measured suite
+TEST_CPU_S = "5"  # CPU seconds a test phase may spend on a mutant (an endless loop fails it instead)
+TEST_WALL_S = "120"  # wall seconds a test may take: only a test blocked without spending CPU gets there
 FAST_FAILURE = 0.1  # the floor's "first failing test in the first 10 % of the selection"
-HUNG_S = 120  # a mutant whose covering tests take longer in all is "hung" and left out
+HUNG_FACTOR = 3  # a mutant whose covering tests spend more than this times their CPU at the base ...
+HUNG_SLACK_S = 60  # ... plus this many CPU seconds (a dozen tests looping to their limit) is "hung"
 SEED = 39  # the issue's number: one fixed sample per repository
 FLIPS = (("==", "!="), ("!=", "=="), ("<=", ">"), (">=", "<"), (" < ", " >= "), (" > ", " <= "))
 FAILED = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.M)
@@ -87,7 +96,8 @@ class Scored:
 def _env(first: Path | None = None) -> dict[str, str]:
     """The environment of a run: mnemo (this checkout) on the path, ``first`` ahead of it."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env["PYTHONPATH"] = str(MNEMO) if first is None else f"{first}{os.pathsep}{MNEMO}"
+    paths = [str(MNEMO), str(PLUGIN_DIR)] if first is None else [str(first), str(MNEMO), str(PLUGIN_DIR)]
+    env["PYTHONPATH"] = os.pathsep.join(paths)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env
 
@@ -104,6 +114,63 @@ def _pytest(
         timeout=limit,
         check=False,
     )
+
+
+@dataclass(frozen=True)
+class Limited:
+    """One run of tests under a CPU budget: the failing ids, or None when the budget (or the wall
+    bound, for a run blocked without spending CPU) was reached; the CPU seconds the run spent."""
+
+    failing: set[str] | None
+    cpu_s: float
+
+
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _cpu_bounded(cpu_s: float) -> Any:
+    """A ``preexec_fn`` capping the child's CPU time: past ``cpu_s`` the kernel sends SIGXCPU (which
+    ends a Python process), a second later SIGKILL."""
+    soft = max(1, int(cpu_s))
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
+
+    return limit
+
+
+def run_limited(python: Path, root: Path, args: tuple[str, ...], tests: list[str], cpu_s: float) -> Limited:
+    """The tests' run with per-test CPU and wall limits and ``cpu_s`` CPU seconds for the whole run.
+
+    The budget is CPU time, not wall time, so which mutants count as hung does not depend on how
+    loaded the machine is (the wall bound, ``TIMEOUT_S``, is only for a run blocked for good)."""
+    before = _children_cpu()
+    command = [str(python), "-m", "pytest", "-q", "-rfE", "-p", "no:randomly", "-p", "mnemo_cpu_limit"]
+    limits = ["--cpu-limit", TEST_CPU_S, "--timeout", TEST_WALL_S]
+    try:
+        done = subprocess.run(
+            [*command, *args, *limits, *tests],
+            cwd=root,
+            env=_env(),
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_S,
+            check=False,
+            preexec_fn=_cpu_bounded(cpu_s),
+        )
+    except subprocess.TimeoutExpired:
+        return Limited(None, _children_cpu() - before)
+    spent = _children_cpu() - before
+    if done.returncode < 0:  # killed: SIGXCPU or SIGKILL at the CPU cap
+        return Limited(None, spent)
+    return Limited(set(FAILED.findall(done.stdout)), spent)
+
+
+def hung_limit(base_cpu_s: float) -> float:
+    """The CPU seconds a mutant's run may spend, from what the same tests spent on the base code."""
+    return HUNG_FACTOR * base_cpu_s + HUNG_SLACK_S
 
 
 def _mnemo(root: Path, *args: str) -> str:
@@ -163,11 +230,25 @@ def _sample(
         mutated = _mutate(source, lines, rng)
         if mutated is None:
             continue
+        owner, lines = innermost(own_line_sets(path, (root / path).read_bytes()), mutated[1], (name, lines))
         tests = {t for n in lines for t in covered[path].get(n, ())}
-        chosen.append((Mutant(path, name, *mutated), tests))
+        chosen.append((Mutant(path, owner, *mutated), tests))
         if len(chosen) == count:
             break
     return chosen
+
+
+def innermost(
+    definitions: dict[str, list[frozenset[int]]], line: int, sampled: tuple[str, frozenset[int]]
+) -> tuple[str, frozenset[int]]:
+    """The definition whose own lines hold ``line`` and are fewest: the mutated function. A class's
+    own lines are its whole body (``change.ownlines``), so a class sampled as a whole is mutated in
+    one of its methods, which the tests that ran any line of the class did not all run."""
+    holding = [(len(s), n, s) for n, spans in definitions.items() for s in spans if line in s]
+    if not holding:
+        return sampled
+    _, name, lines = min(holding)
+    return name, lines
 
 
 def _expanded(selection: list[str], suite: list[str]) -> list[str]:
@@ -285,19 +366,19 @@ def run_repo(name: str, workdir: Path, count: int, columns: tuple[str, ...] = SE
     covered_sets = {p: {n: set(ts) for n, ts in lines.items()} for p, lines in covered.items()}
     results: list[dict[str, object]] = []
     for mutant, tests in _sample(root, package_sources(repo, root), covered_sets, count):
+        base = run_limited(python, root, args, sorted(tests), TIMEOUT_S)
         source = (root / mutant.path).read_text(encoding="utf-8").splitlines(keepends=True)
         source[mutant.line - 1] = mutant.text + "\n"
         (root / mutant.path).write_text("".join(source), encoding="utf-8")
         git(root, "commit", "-q", "-am", f"mutant {mutant.kind} in {mutant.function}")
-        hung = False
-        try:
-            ran = _pytest(python, root, *args, "--timeout", TEST_TIMEOUT, *sorted(tests), limit=HUNG_S)
-            failing = _failing_items(set(FAILED.findall(ran.stdout)), everything)
-        except subprocess.TimeoutExpired:
-            failing, hung = set(), True
+        ran = run_limited(python, root, args, sorted(tests), hung_limit(base.cpu_s))
+        at_base = _failing_items(base.failing or set(), everything)  # broken already: no evidence
+        failing = set() if ran.failing is None else _failing_items(ran.failing, everything) - at_base
         exact = len(_expanded(sorted(tests), everything))
         row: dict[str, Any] = {"mutant": mutant.__dict__, "covering": exact, "failing": len(failing)}
-        row["hung"] = hung
+        row["failing_at_base"] = len(at_base)
+        row["hung"] = ran.failing is None
+        row["cpu_s"] = {"base": round(base.cpu_s, 1), "mutant": round(ran.cpu_s, 1)}
         if failing:
             chosen = {**_selections(root, python, maps, saved, args), "all": everything}
             for label in columns:
@@ -318,7 +399,9 @@ def summary(report: dict[str, Any]) -> list[str]:
     exact base coverage (median, and the total's ratio), first-failure rank (median) and in 10 %."""
     rows = [r for r in report["mutants"] if r.get("all")]
     hung = sum(1 for r in report["mutants"] if r["hung"])
+    at_base = sum(r.get("failing_at_base", 0) for r in report["mutants"])
     head = f"{report['repo']}: {len(report['mutants'])} mutants ({hung} hung), {len(rows)} broke a test"
+    head += f" ({at_base} covering tests failed on the base code too and are not counted)"
     lines = [f"{head}, suite {report['suite']}"]
     for label in SELECTIONS:
         scored = [r[label] for r in rows if label in r]

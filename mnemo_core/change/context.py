@@ -27,7 +27,7 @@ from mnemo_core.change.dynamic import (
     reached_dynamically,
     uncalled,
 )
-from mnemo_core.change.impact import BlastRadius, Reach, blast_radius, folded
+from mnemo_core.change.impact import OWN_RUN, BlastRadius, Reach, blast_radius, folded
 from mnemo_core.change.measured import (
     CALLS_NEW,
     CO_RAN,
@@ -496,8 +496,14 @@ def _reach_symbol(r: Reach, blast: BlastRadius, history: _History, role: str) ->
         evidence=Evidence(
             r.resolution, r.confidence, path, role == "possible", "coverage" if covered else "static"
         ),
-        runs=r.runs,
+        runs=_runs(r, sym),
     )
+
+
+def _runs(r: Reach, sym: Symbol) -> tuple[str, ...]:
+    """The ids the test is printed by: its runs, ``OWN_RUN`` as its own id (a test pytest collects)."""
+    own = (symbol_test_id(sym),) if OWN_RUN in r.runs and sym.is_test_case else ()
+    return tuple(sorted({*(i for i in r.runs if i != OWN_RUN), *own}))
 
 
 def _coverage_reason(r: Reach, symbols: dict[int, Symbol]) -> str:

@@ -133,10 +133,19 @@ def _complete(data: CoverageReader) -> bool:
     return bool(getattr(data, "complete", False))
 
 
-def test_lookup(store: Store, root: Path, sha: str) -> Callable[[Iterable[str]], set[int]]:
-    """Contexts (pytest node ids, dotted names) -> the test symbols of the index they name, with the
-    test files of the data's commit ``sha`` (see ``_TestLookup``)."""
-    return _TestLookup(store, read_discovery(root), _Defined(root, sha)).ids
+class TestLookup(NamedTuple):
+    """Contexts (pytest node ids, dotted names) -> the test symbols of the index they name (``ids``),
+    and of those, the ids pytest ran a test by where they are not its own (``made``: call it after
+    ``ids`` with the same contexts; see ``_TestLookup.made``)."""
+
+    ids: Callable[[Iterable[str]], set[int]]
+    made: Callable[[Iterable[str]], dict[int, set[str]]]
+
+
+def test_lookup(store: Store, root: Path, sha: str) -> TestLookup:
+    """The lookup of tests by context, with the test files of the data's commit ``sha``."""
+    lookup = _TestLookup(store, read_discovery(root), _Defined(root, sha))
+    return TestLookup(lookup.ids, lookup.made)
 
 
 class _Runs:

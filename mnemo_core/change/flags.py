@@ -62,6 +62,7 @@ class OptInFlags:
         self._key = (str(store.path), store.generation())
         self._sources: SourceCache | None = None
         self._seen: dict[int, dict[int, Assumption]] = {}
+        self._inits: dict[int, str] = {}  # each class's ``__init__`` signature
 
     def guard(self, caller: Symbol, line: int) -> Assumption | None:
         """The assumption of the ``if`` whose body holds ``caller``'s call at ``line``, if any."""
@@ -83,11 +84,14 @@ class OptInFlags:
         lines = self._sources.lines(caller.path)
         guarded: dict[int, Assumption] = {}
         end = min(caller.end_line, len(lines))
+        assigned: dict[str, int] | None = None  # read when a guard first needs it
         for at in range(caller.start_line, end):  # 0-based index of the line after the ``def``
             stripped = lines[at].strip()
             if not stripped.startswith(("if ", "elif ")):
                 continue
-            assumed = self._flag(caller, lines, at, stripped) or syntax_guard(stripped)
+            if assigned is None and GUARD.fullmatch(stripped):
+                assigned = _first_assignments(lines, caller.start_line, end)
+            assumed = self._flag(caller, at, stripped, assigned or {}) or syntax_guard(stripped)
             if assumed is None:
                 continue
             indent, body, inner = _indent(lines[at]), at + 1, None
@@ -99,35 +103,37 @@ class OptInFlags:
                 body += 1
         return guarded
 
-    def _flag(self, caller: Symbol, lines: list[str], at: int, stripped: str) -> Assumption | None:
-        """The opt-in flag the ``if`` on line ``at`` tests, if it tests one."""
+    def _flag(self, caller: Symbol, at: int, stripped: str, assigned: dict[str, int]) -> Assumption | None:
+        """The opt-in flag the ``if`` on line ``at`` tests, if it tests one (``assigned``: the
+        first line of the caller that assigns each name)."""
         found = GUARD.fullmatch(stripped)
         if found is None or len(found.group(2)) < MIN_FLAG_CHARS:
             return None
         flag, on_self = found.group(2), bool(found.group(1))
-        if not on_self and _assigns(lines[caller.start_line : at], flag):
+        if not on_self and assigned.get(flag, at) < at:
             return None  # the function sets it itself: no test need pass it
         signature = self._init_of(caller) if on_self else caller.signature
         return Assumption.flag(flag) if _off_by_default(signature, flag) else None
 
     def _init_of(self, method: Symbol) -> str:
         """The signature of the ``__init__`` of the class ``method`` is defined in ("" if none)."""
-        if method.parent_id is None:
+        cls = method.parent_id
+        if cls is None:
             return ""
-        members = self._store.children_of({method.parent_id}).get(method.parent_id, [])
-        return next((m.signature for m in members if m.short_name == "__init__"), "")
+        if cls not in self._inits:
+            members = self._store.children_of({cls}).get(cls, [])
+            self._inits[cls] = next((m.signature for m in members if m.short_name == "__init__"), "")
+        return self._inits[cls]
 
 
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
+# a line that assigns a name (``name = ...``, ``name: int = ...``, ``name += ...``): the name is the
+# whole word the line starts with, since what follows it is never a word character
+ASSIGNMENT = re.compile(r"\s*(\w+)\s*(?::[^=]*)?[-+|&]?=(?!=)")
 PATTERNS_CACHED = 4096  # names whose patterns stay compiled: re's own cache (512) churns on big changes
-
-
-@lru_cache(maxsize=PATTERNS_CACHED)
-def _assignment(name: str) -> re.Pattern[str]:
-    return re.compile(rf"\s*{re.escape(name)}\s*(?::[^=]*)?[-+|&]?=(?!=)")
 
 
 @lru_cache(maxsize=PATTERNS_CACHED)
@@ -136,13 +142,17 @@ def _false_default(flag: str) -> re.Pattern[str]:
     return re.compile(rf"\b{re.escape(flag)}\s*{annotation}=\s*False\b")
 
 
-def _assigns(lines: list[str], name: str) -> bool:
-    """Whether ``lines`` assign ``name`` (``name = ...``, ``name += ...``)."""
-    assignment = _assignment(name)
-    return any(assignment.match(line) for line in lines)
+def _first_assignments(lines: list[str], start: int, end: int) -> dict[str, int]:
+    """The first of ``lines[start:end]`` that assigns each name, by index (one pass for every
+    guard of a function)."""
+    first: dict[str, int] = {}
+    for at in range(start, end):
+        if (found := ASSIGNMENT.match(lines[at])) is not None:
+            first.setdefault(found.group(1), at)
+    return first
 
 
 def _off_by_default(signature: str, flag: str) -> bool:
     """Whether ``signature`` has a parameter ``flag`` whose default is ``False`` (a ``None`` default
     is mostly an object the code itself hands over)."""
-    return _false_default(flag).search(signature) is not None
+    return flag in signature and _false_default(flag).search(signature) is not None

@@ -63,6 +63,7 @@ NAME_MATCH_MAX = 0.5
 SURE_FROM = 0.5
 MAX_NAME_MATCHES = 2  # a path through more name-only links is more likely wrong than right
 HOP_DECAY = 0.6  # each hop away from the change makes a dependency less likely to break
+OWN_RUN = ""  # in a test's ``runs``: its own id too (merged with a reach naming no runs: it runs as itself)
 TEST_DEPTH = 12  # tests reach the code they exercise through helpers, fixtures and layers
 # receiver assumptions kept per symbol: each layer of overrides a path climbs multiplies them
 # (six layers of eight overrides: 32,768 for one method), so only the strongest are walked on
@@ -101,7 +102,7 @@ class Reach:
     receiver: int | None = None  # the class the last run of "dispatches to" hops went down to
     confidence: float = 1.0  # of the least sure edge of ``path``
     resolution: PathResolution = "changed"  # how that edge was resolved ("changed": the change itself)
-    runs: tuple[str, ...] = ()  # a test file: the pytest ids of the tests it made at run time that ran it
+    runs: tuple[str, ...] = ()  # the pytest ids that ran it (tests made at run time, a subclass's); OWN_RUN
 
 
 @dataclass(slots=True)
@@ -131,8 +132,20 @@ def walk_back(
     way to tests, paths that assume different receiver classes are walked apart, and each test keeps
     its strongest path among those it gives evidence for. Edges below ``min_confidence`` are not
     followed. With a ``budget``, the walk stops after the hop that spends it (``budget.cut``)."""
+    return _strongest(store, *_walk(store, changed, depth, stop_at_tests, min_confidence, budget))
+
+
+def _walk(
+    store: Store,
+    changed: Iterable[int],
+    depth: int,
+    stop_at_tests: bool,
+    min_confidence: float,
+    budget: WalkBudget | None,
+) -> tuple[dict[State, _Path], set[int]]:
+    """``walk_back``'s states, each with its strongest path, and the test cases among them."""
     reached: dict[State, _Path] = {
-        (c, _NOTHING): _Path(c, 0, 1.0, (c,), (), 0, _NOTHING, None, 1.0, "changed") for c in changed
+        (c, _NOTHING): _Path(c, 0, 1.0, None, "", 0, _NOTHING, None, 1.0, "changed") for c in changed
     }
     states: Counter[int] = Counter()  # per symbol, the states that assume classes so far
     frontier = sorted(reached, key=_state_order)
@@ -152,7 +165,8 @@ def walk_back(
         if needs is not None:
             needs.add((s.into, assumes_class(s), s.label != PASSES) for s in steps if s.into is not None)
         assumable = needs.needed if needs is not None else set()
-        candidates = _bounded(_extend(reached, origins, steps, hop, assumable, readers.related), states)
+        extended = _extend(reached, origins, steps, hop, assumable, readers.related, states)
+        candidates = _bounded(extended, states)
         if stop_at_tests and candidates:
             symbols = store.symbols_by_ids({sid for sid, _ in candidates})
             test_cases |= {sid for sid, s in symbols.items() if s.is_test_case}
@@ -160,23 +174,29 @@ def walk_back(
         if budget is not None and budget.spend(len(candidates)):
             break
         frontier = sorted((state for state in candidates if state[0] not in test_cases), key=_state_order)
-    return _strongest(store, reached, test_cases)
+    return reached, test_cases
 
 
 class _Path(NamedTuple):
-    """A path being walked: ``Reach`` up to ``resolution``, as a tuple (a walk makes tens of thousands
-    of them, and builds a ``Reach`` only for the paths it answers with)."""
+    """A path being walked: ``Reach`` up to ``resolution``, as a tuple, each linked to the path it
+    extends (a walk makes tens of thousands of them, and spells out the symbols and labels of a path
+    only for those it answers with: ``_reach``)."""
 
     symbol_id: int
     depth: int
     weight: float
-    path: tuple[int, ...]
-    labels: tuple[str, ...]
+    prev: _Path | None  # the path one hop shorter, from the dependency of ``symbol_id`` (None: the change)
+    label: str  # how ``symbol_id`` depends on ``prev``'s symbol ("" for the change)
     name_matches: int
     assumes: frozenset[Assumption]
     receiver: int | None
     confidence: float
     resolution: PathResolution
+
+
+# a path made from its fields in C: a named tuple's own constructor is Python code, called once per
+# state a walk reaches (a tenth of a walk's time)
+_new_path = tuple.__new__
 
 
 def _extend(
@@ -186,21 +206,28 @@ def _extend(
     hop: int,
     assumable: set[Assumption],
     related: _Kinship,
+    states: Counter[int],
 ) -> dict[State, _Path]:
-    """The states one hop further, each with its strongest path. (The walks' inner loop: what a
-    step decides alone is settled once per step, what an origin's path begins with once per hop.)"""
+    """The states one hop further, each with its strongest path, but those that assume something
+    of a symbol with ``MAX_ASSUMPTIONS`` such states already (``states``: ``_bounded`` keeps none
+    of them). (The walks' inner loop: what a step decides alone is settled once per step, what an
+    origin's path begins with once per hop.)"""
     candidates: dict[State, _Path] = {}
-    firsts = {node: [(o, o.labels[0] if o.labels else "") for o in group] for node, group in origins.items()}
+    firsts = {node: [(o, o.label) for o in group] for node, group in origins.items()}
     for node, dependant, label, confidence, into, on_self, resolution in steps:
+        if (dependant, _NOTHING) in reached:
+            continue  # reached sooner assuming nothing: no path through this step is kept (below)
         overrides = label == "overrides"
         past_decorator = label not in AFTER_DECORATOR
         subclasses = label == SUBCLASSES
         dispatches = label == DISPATCHES_TO
         name_match = is_name_match(confidence)
         assumed = frozenset({into}) if into is not None and into in assumable else None
-        known_plain = (dependant, _NOTHING) in reached
+        full = states.get(dependant, 0) >= MAX_ASSUMPTIONS
+        if full and assumed is not None:
+            continue  # every path through it assumes something of a symbol with no room left
         for origin, first in firsts[node]:
-            _, depth, weight, path, labels, name_matches, assumes, receiver, weakest, weakest_how = origin
+            _, depth, weight, _, _, name_matches, assumes, receiver, weakest, weakest_how = origin
             if overrides and first == DISPATCHES_TO:
                 continue  # up to a base method, then down to a sibling override: another class
             if past_decorator and first == _DECORATOR:
@@ -214,12 +241,14 @@ def _extend(
                 continue
             if assumed is not None:
                 assumes = assumes | assumed
-            if assumes and known_plain:
-                continue  # already reached without assuming anything, and sooner
-            weight = weight * confidence * HOP_DECAY  # in this order: the same float every run
+            elif full and assumes:
+                continue
             state = (dependant, assumes)
-            known = reached.get(state) or candidates.get(state)
-            if known is not None and (known.weight >= weight or known.depth < hop):
+            if state in reached:
+                continue  # reached sooner
+            weight = weight * confidence * HOP_DECAY  # in this order: the same float every run
+            known = candidates.get(state)
+            if known is not None and known.weight >= weight:
                 continue
             if dispatches:
                 receiver = receiver if first == DISPATCHES_TO else into.symbol if into else None
@@ -227,17 +256,20 @@ def _extend(
                 receiver = None
             if depth == 0 or confidence < weakest:
                 weakest, weakest_how = confidence, resolution
-            candidates[state] = _Path(
-                dependant,
-                hop,
-                weight,
-                (dependant, *path),
-                (label, *labels),
-                name_matches,
-                assumes,
-                receiver,
-                weakest,
-                weakest_how,
+            candidates[state] = _new_path(
+                _Path,
+                (
+                    dependant,
+                    hop,
+                    weight,
+                    origin,
+                    label,
+                    name_matches,
+                    assumes,
+                    receiver,
+                    weakest,
+                    weakest_how,
+                ),
             )
     return candidates
 
@@ -252,9 +284,11 @@ def _bounded(candidates: dict[State, _Path], states: Counter[int]) -> dict[State
         if state[1]:
             by_symbol.setdefault(state[0], []).append(state)
     for sid, options in by_symbol.items():
-        room = max(MAX_ASSUMPTIONS - states[sid], 0)
-        if len(options) > room:
-            options.sort(key=lambda s: (-candidates[s].weight, len(s[1]), _state_order(s)))
+        room = MAX_ASSUMPTIONS - states[sid]
+        if room <= 0:
+            continue  # full: none is kept, whatever their order
+        if len(options) > room:  # one symbol's: ordered by weight, then by their assumptions
+            options.sort(key=lambda s: (-candidates[s].weight, len(s[1]), _assumptions_order(s[1])))
             del options[room:]
         states[sid] += len(options)
         kept.update((state, candidates[state]) for state in options)
@@ -310,10 +344,46 @@ def _strongest(store: Store, reached: dict[State, _Path], test_cases: set[int]) 
         paths.setdefault(state[0], []).append(reached[state])
     for options in paths.values():
         options.sort(key=lambda r: (r.depth, -r.weight))
-    found = {sid: Reach(*options[0]) for sid, options in paths.items() if sid not in test_cases}
-    tests = {sid: paths[sid] for sid in sorted(test_cases)}
+    found = {sid: _reach(options[0]) for sid, options in paths.items() if sid not in test_cases}
+    return found | _strongest_tests(store, {sid: paths[sid] for sid in test_cases})
+
+
+def _strongest_tests(store: Store, paths: Mapping[int, list[_Path]]) -> dict[int, Reach]:
+    """Each test's shortest (then strongest) path among those it gives evidence for, tests in id
+    order (``paths``: each test's states, in any order)."""
+    tests = {sid: sorted(paths[sid], key=_path_order) for sid in sorted(paths)}
     chosen = evidenced(store, {sid: [r.assumes for r in options] for sid, options in tests.items()})
-    return found | {sid: Reach(*tests[sid][i]) for sid, i in chosen.items()}
+    return {sid: _reach(tests[sid][i]) for sid, i in chosen.items()}
+
+
+def _reach(walked: _Path) -> Reach:
+    """A walked path as an answer: its symbols from ``walked``'s back to the change, and how each
+    depends on the next."""
+    path: list[int] = []
+    labels: list[str] = []
+    at: _Path | None = walked
+    while at is not None:
+        path.append(at.symbol_id)
+        if at.prev is not None:
+            labels.append(at.label)
+        at = at.prev
+    return Reach(
+        walked.symbol_id,
+        walked.depth,
+        walked.weight,
+        tuple(path),
+        tuple(labels),
+        walked.name_matches,
+        walked.assumes,
+        walked.receiver,
+        walked.confidence,
+        walked.resolution,
+    )
+
+
+def _path_order(path: _Path) -> tuple[int, float, AssumptionOrder]:
+    """The order ``_strongest`` gives one symbol's paths: shortest, strongest, then by assumptions."""
+    return (path.depth, -path.weight, _assumptions_order(path.assumes) if path.assumes else ())
 
 
 AssumptionOrder = tuple[tuple[str, int, tuple[str, ...]], ...]
@@ -403,18 +473,32 @@ def _sure_tests_of(
         return _SURE.put(key, ({inside.symbol_id: inside}, 0))[0]
     counting = budget if budget is not None else WalkBudget(UNBOUNDED)
     before = counting.states
-    tests = _test_cases(store, walk_back(store, [sid], TEST_DEPTH, True, SURE_FROM, counting), sid)
+    tests = _tests_walked(store, sid, SURE_FROM, counting)
     if counting.cut:
         return tests  # partial: not remembered
     return _SURE.put(key, (tests, before - counting.states))[0]
 
 
 def _tests_of(store: Store, sid: int) -> ReachingTests:
+    # every test first: the sure walk then reads its steps from the wider walk's (``Steps``)
+    every = _tests_walked(store, sid, 0.0, None) if _inside_test(store, sid) is None else None
     sure = _sure_tests_of(store, sid, (str(store.path), store.generation(), sid))
-    if _inside_test(store, sid) is not None:
+    if every is None:
         return ReachingTests(sure, {})
-    every = _test_cases(store, walk_back(store, [sid], TEST_DEPTH, True), sid)
     return ReachingTests(sure, {t: r for t, r in every.items() if t not in sure})
+
+
+def _tests_walked(
+    store: Store, sid: int, min_confidence: float, budget: WalkBudget | None
+) -> dict[int, Reach]:
+    """The test cases of ``walk_back`` from ``sid`` to tests, but ``sid`` itself: the tests
+    ``_strongest`` answers with, without the paths of the other symbols the walk crossed."""
+    reached, test_cases = _walk(store, [sid], TEST_DEPTH, True, min_confidence, budget)
+    paths: dict[int, list[_Path]] = {t: [] for t in test_cases}
+    for state, path in reached.items():
+        if state[0] in paths:
+            paths[state[0]].append(path)
+    return {t: r for t, r in _strongest_tests(store, paths).items() if t != sid}
 
 
 def _inside_test(store: Store, sid: int) -> Reach | None:
@@ -431,13 +515,6 @@ def _inside_test(store: Store, sid: int) -> Reach | None:
             hops = len(path) - 1
             return Reach(symbol.id, hops, HOP_DECAY**hops, tuple(path), ("defines",) * hops)
     return None
-
-
-def _test_cases(store: Store, reached: dict[int, Reach], origin: int) -> dict[int, Reach]:
-    symbols = store.symbols_by_ids(reached)
-    return {
-        sid: r for sid, r in reached.items() if sid != origin and sid in symbols and symbols[sid].is_test_case
-    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -482,8 +559,8 @@ def _blast_radius(
 ) -> BlastRadius:
     own = store.symbols_by_ids(changed)
     code = [c for c in changed if c not in own or not own[c].is_test]  # what calls test code is no radius
+    every = walk_back(store, code, depth)  # first: the sure walks read their steps from its (``Steps``)
     sure = walk_back(store, [c for c in code if c not in unseen], depth, min_confidence=SURE_FROM)
-    every = walk_back(store, code, depth)
     tests_of = tests_reaching(store, [c for c in changed if c not in given])
     tests_of.update({c: given[c] for c in changed if c in given})
     sure_tests = _union(r.sure for r in tests_of.values())
@@ -493,7 +570,11 @@ def _blast_radius(
         {*every, *on_paths, *changed}
     )  # a test's path names helpers beyond ``depth``
     sure_tests.update(
-        {c: Reach(c, 0, 1.0, (c,), ()) for c in changed if c in symbols and symbols[c].is_test_case}
+        {
+            c: Reach(c, 0, 1.0, (c,), (), runs=_with_own(sure_tests[c].runs) if c in sure_tests else ())
+            for c in changed
+            if c in symbols and symbols[c].is_test_case
+        }
     )
     possible_tests = {t: r for t, r in possible_tests.items() if t not in sure_tests}
     changed_set = set(changed)
@@ -561,8 +642,15 @@ def _union(groups: Iterable[dict[int, Reach]]) -> dict[int, Reach]:
             if known is None or _strongest_first(r) < _strongest_first(known):
                 merged[sid] = r
             if known is not None and (known.runs or r.runs):
-                merged[sid] = replace(merged[sid], runs=tuple(sorted({*known.runs, *r.runs})))
+                runs = (*known.runs, *r.runs) if known.runs and r.runs else _with_own((*known.runs, *r.runs))
+                merged[sid] = replace(merged[sid], runs=tuple(sorted(set(runs))))
     return merged
+
+
+def _with_own(runs: tuple[str, ...]) -> tuple[str, ...]:
+    """A test's run ids and its own id (``OWN_RUN``), where a reach that names none joins them: the
+    static graph (or the change, editing the test) reaches it whatever id pytest runs it by."""
+    return tuple(sorted({*runs, OWN_RUN})) if runs else runs
 
 
 def _strongest_first(r: Reach) -> tuple[float, int, int]:

@@ -100,12 +100,26 @@ class ErrorMessages:
 
 def exception_classes(store: Store, classes: Iterable[int]) -> frozenset[int]:
     """The exception classes among ``classes``: those with an ancestor (in the repository, or
-    itself) whose bases look like an exception's. A dispatch into one needs no evidence."""
-    return frozenset(
-        cls
-        for cls in classes
-        if any(
-            EXCEPTION_BASE.search(s.signature.partition("(")[2])
-            for s in store.symbols_by_ids(hierarchy(store, cls, "out")).values()
-        )
+    itself) whose bases look like an exception's. A dispatch into one needs no evidence. (Known per
+    index generation: every hop of a walk to tests asks it of its classes, twice.)"""
+    generation = store.generation()
+    found = []
+    for cls in classes:
+        key = (str(store.path), generation, cls)
+        known = _EXCEPTIONS.get(key)
+        if known is None:
+            known = _EXCEPTIONS.put(key, _is_exception(store, cls))
+        if known:
+            found.append(cls)
+    return frozenset(found)
+
+
+EXCEPTIONS_CACHED = 20_000  # classes known to be exceptions or not
+_EXCEPTIONS: BoundedCache[tuple[str, int, int], bool] = BoundedCache(EXCEPTIONS_CACHED)
+
+
+def _is_exception(store: Store, cls: int) -> bool:
+    return any(
+        EXCEPTION_BASE.search(s.signature.partition("(")[2])
+        for s in store.symbols_by_ids(hierarchy(store, cls, "out")).values()
     )

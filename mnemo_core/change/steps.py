@@ -396,7 +396,10 @@ class Steps:
     """``_step`` of a frontier in ``_step_order``, from each symbol's own steps (kept sorted), read
     once per index generation: a symbol's steps do not depend on the rest of the frontier, and the
     walks of one answer (a change's symbols, a fallback's module neighbours) cross the same callers
-    and helpers again. The order puts the frontier's symbol first, so the lists join in order."""
+    and helpers again. The order puts the frontier's symbol first, so the lists join in order. A
+    symbol's steps over edges of some confidence or more are those of every edge (when known) whose
+    step is that sure: ``_step`` leaves out each weaker edge alone, and what a kept step assumes reads
+    only its own edge, symbols and call site."""
 
     def __init__(self, store: Store, min_confidence: float) -> None:
         self._store = store
@@ -409,6 +412,14 @@ class Steps:
         nodes = sorted(frontier)
         known = {node: _STEPS.get((*self._key, to_tests, node)) for node in nodes}
         missing = [node for node, steps in known.items() if steps is None]
+        if missing and self._key[2] > 0:  # a wider walk's steps hold these: those of surer edges
+            wider = (self._key[0], self._key[1], 0.0, to_tests)
+            for node in missing:
+                wide = _STEPS.get((*wider, node))
+                if wide is not None:
+                    sure = tuple(step for step in wide if step.confidence >= self._key[2])
+                    known[node] = _STEPS.put((*self._key, to_tests, node), sure)
+            missing = [node for node, steps in known.items() if steps is None]
         if missing:
             fresh: dict[int, list[Step]] = {node: [] for node in missing}
             for step in _step(self._store, missing, self._key[2], receivers, flags):

@@ -28,12 +28,12 @@ the map's, to the id (the order ``covmap.fast`` gives the same tests).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatch
 from pathlib import Path, PurePosixPath
 
 from mnemo_core.change.context import ChangeAnalysis
-from mnemo_core.change.coverage import CoverageSource, test_lookup
+from mnemo_core.change.coverage import CoverageSource, TestLookup, test_lookup
 from mnemo_core.change.diffmap import ChangedSymbol
 from mnemo_core.change.ownlines import own_line_sets
 from mnemo_core.covmap.fast import function_failures
@@ -55,14 +55,24 @@ TIER_RAN_LINE, TIER_RAN_SYMBOL, TIER_SURE, TIER_POSSIBLE, TIER_REST = range(5)
 
 @dataclass
 class _Found:
-    """Tests a rule added (test symbol id -> reason), and why everything runs, if it must."""
+    """Tests a rule added (test symbol id -> reason), the ids pytest ran those the map names by
+    where they are not their own (a subclass's run of an inherited test), and why everything runs,
+    if it must."""
 
     tests: dict[int, str]
     everything: str | None = None
+    runs: dict[int, set[str]] = field(default_factory=dict)
 
     def add(self, ids: Iterable[int], reason: str) -> None:
         for sid in ids:
             self.tests.setdefault(sid, reason)
+
+    def ran(self, contexts: Iterable[str], lookup: TestLookup, reason: str) -> None:
+        """The tests of the map's ``contexts``, by the ids pytest ran them under."""
+        contexts = set(contexts)
+        self.add(lookup.ids(contexts), reason)
+        for sid, runs in lookup.made(contexts).items():
+            self.runs.setdefault(sid, set()).update(runs)
 
 
 def widen(
@@ -78,15 +88,15 @@ def widen(
     changes, changed = change
     with reading(source.path) as coverage_map:
         commit = coverage_map.commit or source.commit
-        ids = test_lookup(store, root, commit)
+        lookup = test_lookup(store, root, commit)
         found = _Found({})
-        _by_file(store, changes, changed, coverage_map, ids, found)
-        _by_symbol(root, changed, coverage_map, ids, found, commit)
+        _by_file(store, changes, changed, coverage_map, lookup, found)
+        _by_symbol(root, changed, coverage_map, lookup, found, commit)
         reached = {test_group(t.symbol) for t in analysis.impact.tests}
         reached |= {test_group(t) for t in store.symbols_by_ids(set(found.tests)).values()}
-        _edited_tests(store, root, (changed, reached), (coverage_map, ids), (commit, sides[1]), found)
-        _unreached(root, analysis.impact, changed, coverage_map, ids, found, commit)
-        first = _ran_changed_lines(root, changes, coverage_map, ids, sides[0], commit)
+        _edited_tests(store, root, (changed, reached), (coverage_map, lookup.ids), (commit, sides[1]), found)
+        _unreached(root, analysis.impact, changed, coverage_map, lookup, found, commit)
+        first = _ran_changed_lines(root, changes, coverage_map, lookup.ids, sides[0], commit)
         failures = coverage_map.failures()
     impact = _ordered(store, analysis.impact, found, first, failures)
     notes = [*analysis.notes]
@@ -102,7 +112,7 @@ def _by_file(
     changes: list[FileChange],
     changed: list[ChangedSymbol],
     coverage_map: CoverageMap,
-    ids: TestIds,
+    lookup: TestLookup,
     found: _Found,
 ) -> None:
     """The rules that look at whole files: conftest, test files' and modules' top-level code,
@@ -118,23 +128,32 @@ def _by_file(
         old = change.old_path or path
         if PurePosixPath(path).name == CONFTEST:
             directory = path.rpartition("/")[0]
-            found.add(store.test_cases_under(directory), f"{path} changed: the tests under it")
+            why = f"{path} changed: the tests under it"
+            found.add(store.test_cases_under(directory), why)
+            # and those the map saw run there by other ids (an inherited test, a subclass's run)
+            found.ran({c for c in coverage_map.measured_contexts() if _under(c, directory)}, lookup, why)
         elif change.status == ChangeStatus.DELETED or (change.status == ChangeStatus.RENAMED and old != path):
-            found.add(
-                ids(coverage_map.tests_in_file(old)), f"{old} was deleted or moved: the tests that ran it"
+            found.ran(
+                coverage_map.tests_in_file(old), lookup, f"{old} was deleted or moved: the tests that ran it"
             )
         elif path in module_changed and path in test_files:
             tests = [s.id for s in store.symbols_in_file(path) if s.is_test_case]
             found.add(tests, f"code of {path} outside its functions changed: its tests")
         elif path in module_changed:
-            found.add(
-                ids(coverage_map.tests_in_file(old)),
+            found.ran(
+                coverage_map.tests_in_file(old),
+                lookup,
                 f"code of {path} outside its functions changed (it runs at import, in no test): "
                 f"the tests that ran {path}",
             )
         if change.status == ChangeStatus.ADDED:
             tests = [s.id for s in store.symbols_in_file(path) if s.is_test_case]
             found.add(tests, f"{path} is new")
+
+
+def _under(context: str, directory: str) -> bool:
+    """Whether a map's node id names a test in a file under ``directory`` ("" for the root)."""
+    return not directory or context.startswith(f"{directory}/")
 
 
 def _runs_at_import(c: ChangedSymbol) -> bool:
@@ -150,7 +169,7 @@ def _by_symbol(
     root: Path,
     changed: list[ChangedSymbol],
     coverage_map: CoverageMap,
-    ids: TestIds,
+    lookup: TestLookup,
     found: _Found,
     commit: str,
 ) -> None:
@@ -168,7 +187,7 @@ def _by_symbol(
         if lines:
             by_line = coverage_map.contexts_by_lineno(path)
             ran = {t for n in lines for t in by_line.get(n, ())}
-            found.add(ids(ran), f"ran {name}, which the change {c.status}")
+            found.ran(ran, lookup, f"ran {name}, which the change {c.status}")
 
 
 def _edited_tests(
@@ -194,7 +213,7 @@ def _unreached(
     impact: Impact,
     changed: list[ChangedSymbol],
     coverage_map: CoverageMap,
-    ids: TestIds,
+    lookup: TestLookup,
     found: _Found,
     commit: str,
 ) -> None:
@@ -217,8 +236,9 @@ def _unreached(
         content = contents.get(symbol.path)
         if content is not None and symbol.name in own_line_sets(symbol.path, content):
             continue
-        found.add(
-            ids(coverage_map.tests_in_file(symbol.path)),
+        found.ran(
+            coverage_map.tests_in_file(symbol.path),
+            lookup,
             f"nothing reaches {symbol.name}, new since the coverage map: the tests that ran its file",
         )
 
@@ -257,11 +277,21 @@ def _ordered(
 ) -> Impact:
     listed = {s.symbol.id for s in (*impact.tests, *impact.possible_tests)}
     symbols = store.symbols_by_ids(set(found.tests) - listed)
-    added = [_added(symbols[sid], why) for sid, why in found.tests.items() if sid in symbols]
+    added = [
+        _added(symbols[sid], why, found.runs.get(sid, ()))
+        for sid, why in found.tests.items()
+        if sid in symbols
+    ]
+    impact = replace(
+        impact,
+        tests=tuple(_as_itself(s, found) for s in impact.tests),
+        possible_tests=tuple(_as_itself(s, found) for s in impact.possible_tests),
+    )
     everything = set(store.test_cases_under("")) - listed - set(found.tests) if found.everything else set()
     why = f"every test runs: {found.everything}"
     rest = [
-        _added(s, why, EVERYTHING_WEIGHT, possible=True) for s in store.symbols_by_ids(everything).values()
+        _added(s, why, weight=EVERYTHING_WEIGHT, possible=True)
+        for s in store.symbols_by_ids(everything).values()
     ]
     candidates = [*impact.tests, *added, *impact.possible_tests, *rest]
 
@@ -287,7 +317,19 @@ def _ordered(
     return replace(impact, tests=sure, possible_tests=possible)
 
 
-def _added(symbol: Symbol, why: str, weight: float = RULE_WEIGHT, possible: bool = False) -> ScoredSymbol:
+def _as_itself(test: ScoredSymbol, found: _Found) -> ScoredSymbol:
+    """A test listed by the ids the map saw run the change (a subclass's run of an inherited test)
+    that a rule also adds: under the ids the rule's map contexts name too, or, for a rule that takes
+    the test itself (edited since, its file new), its own id too (pytest runs it as itself)."""
+    if test.symbol.id not in found.tests or not test.runs:
+        return test
+    more = found.runs.get(test.symbol.id) or ({test_id(test)} if test.symbol.is_test_case else set())
+    return replace(test, runs=tuple(sorted({*test.runs, *more})))
+
+
+def _added(
+    symbol: Symbol, why: str, runs: Iterable[str] = (), weight: float = RULE_WEIGHT, possible: bool = False
+) -> ScoredSymbol:
     return ScoredSymbol(
         symbol,
         weight,
@@ -295,6 +337,7 @@ def _added(symbol: Symbol, why: str, weight: float = RULE_WEIGHT, possible: bool
         (why,),
         distance=1,
         evidence=Evidence("coverage", 1.0, why, possible, "coverage"),
+        runs=tuple(sorted(runs)),
     )
 
 

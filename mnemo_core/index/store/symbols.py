@@ -33,6 +33,9 @@ _SYMBOL_FIELDS = (  # the columns a Symbol is read from, in the order _symbol un
 )
 _FILE_SIDE = frozenset({"path", "language"})  # the columns a symbol row takes from its file
 _SYMBOL_COLUMNS = ", ".join(f"{'f' if c in _FILE_SIDE else 's'}.{c}" for c in _SYMBOL_FIELDS)
+# an edge made from its row in C: a named tuple's own constructor is Python code, and the walks to
+# tests read tens of thousands of edges
+_new_edge = tuple.__new__
 
 
 def _symbol(row: Sequence[Any]) -> Symbol:
@@ -206,7 +209,7 @@ class SymbolReads(Connection):
                 f"SELECT src, dst, type, resolution, confidence, line FROM edges WHERE {column} IN ({marks})",
                 chunk,
             )
-            out.extend(Edge(*r) for r in rows)
+            out.extend([_new_edge(Edge, r) for r in rows])  # the row's columns in Edge's order
         return out
 
     def all_edges(self) -> list[tuple[int, int, str, float]]:
