@@ -7,6 +7,7 @@ A cold build preloads everything in a handful of bulk queries instead.
 
 from __future__ import annotations
 
+import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -329,7 +330,6 @@ class World:
             self.scope_files[(language, hooks.member_scope(path))].append(fid)
             self.package_files[(language, hooks.package_of(path))].append(fid)
         self.symbols: dict[int, SymbolRow] = {}
-        self._indexed: set[int] = set()  # symbols filed under their file, scope and class
         self._top: dict[int, dict[str, list[int]]] = {}
         self._module_symbol: dict[int, int] = {}
         self._members: dict[tuple[str, str, str], dict[str, list[int]]] = defaultdict(
@@ -386,9 +386,8 @@ class World:
     def _index(self, rows: Iterable[SymbolRow]) -> None:
         for s in sorted(rows, key=lambda r: r.id):
             f = self.files.get(s.file_id)
-            if f is None or s.id in self._indexed:
+            if f is None:  # (each file is indexed once: ``_load`` takes those not in ``_top``)
                 continue
-            self._indexed.add(s.id)
             self.symbols[s.id] = s
             if s.kind == "module":
                 self._module_symbol[f.id] = s.id
@@ -398,7 +397,7 @@ class World:
             if s.kind in CLASS_KINDS or (s.kind == "namespace" and self._hooks[f.language].global_namespace):
                 self._classes[(*scope, s.name)].append(s.id)  # a Ruby module is also a mixin
             if "." in s.name:
-                owner, short = s.name.rsplit(".", 1)
+                owner, short = map(sys.intern, s.name.rsplit(".", 1))  # kept once: a name repeats
                 self._members[(*scope, owner)][short].append(s.id)
 
     def _ensure_scope(self, scope: tuple[str, str]) -> None:

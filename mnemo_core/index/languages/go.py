@@ -20,7 +20,9 @@ from mnemo_core.index.languages.base import (
     TestConventions,
     alternatives,
     clean_comment,
+    name_spans,
     node_text,
+    reads_at,
     reads_matching,
 )
 from mnemo_core.model import RawImport, Symbol
@@ -37,6 +39,13 @@ _DECLARED_BY = {  # a parent whose field names its own identifier: a declaration
 _TEST_FUNCTION = re.compile(r"^(?:Test|Benchmark|Example|Fuzz)(?:[A-Z0-9_]|$)")
 _MAJOR_VERSION = re.compile(r"^v\d+$")
 _VERSION_SUFFIX = re.compile(r"\.v\d+$")
+_EXPORTED = rb"[A-Z][A-Za-z0-9_]*"  # an exported name as a bytes pattern (ASCII; ``\b`` bounds it)
+# a whole word that is an exported name, not right after a ``.`` (there the grammar has a selector's
+# field or a qualified type's name, never a bare identifier: half of a Go file's capitalised words)
+_EXPORTED_WORD = re.compile(rb"(?<!\.)\b" + _EXPORTED + rb"\b")
+_WORD_END = re.compile(rb"\b")  # a name read bare: the name is the whole word
+_EXPORTED_ATTRIBUTE = re.compile(rb"\." + _EXPORTED + rb"\b")  # ``mux.ErrNotFound``: a package's export
+_WORD = re.compile(rb"[A-Za-z0-9_]+")  # a name that ``\b`` sees as one word
 STDLIB_ROOTS = frozenset(
     {
         "archive",
@@ -198,12 +207,21 @@ class GoHooks(Hooks):
         """A package-level constant read by bare name: one of this file's (``names``), or an exported
         one of the package's other files (a capitalised name, resolved in the package); and an
         imported package's exported one (``mux.ErrNotFound``)."""
-        exported = rb"[A-Z][A-Za-z0-9_]*"
-        bare = rb"\b(?:" + (alternatives(names) + rb"|" if names else b"") + exported + rb")\b"
-        found = reads_matching(root, source, bare, _is_bare_read)
+        if all(_WORD.fullmatch(n.encode()) for n in names):
+            # each match is a whole word (an exported name or one of ``names``): found with patterns
+            # compiled once, not one compiled per file's names (that compilation cost most of the scan)
+            spans = sorted(
+                {m.span() for m in _EXPORTED_WORD.finditer(source)} | {*name_spans(source, names, _WORD_END)}
+            )
+            found = reads_at(root, source, spans, _is_bare_read)
+        else:  # a name ``\b`` does not see as one word: the alternatives' order decides, as written
+            found = reads_matching(
+                root, source, rb"\b(?:" + alternatives(names) + rb"|" + _EXPORTED + rb")\b", _is_bare_read
+            )
         if modules:
-            qualified = rb"\b(?:" + alternatives(modules) + rb")\." + exported + rb"\b"
-            found += reads_matching(root, source, qualified, _is_package_read)
+            found += reads_at(
+                root, source, name_spans(source, modules, _EXPORTED_ATTRIBUTE), _is_package_read
+            )
         return found
 
     def params(self, definition: Definition) -> tuple[str, ...]:
