@@ -104,15 +104,22 @@ def test_a_test_the_map_saw_under_a_subclass_and_the_static_graph_reaches_keeps_
     assert ran.returncode == 0, ran.stdout
 
 
-def test_a_rule_that_takes_the_tests_that_ran_a_file_names_inherited_tests_by_their_run_ids(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _checks_inherited_by_test_one(tmp_path: Path) -> Path:
+    """A repository whose ``tests/checks.py`` (not collected) is run by ``TestOne``, with a map
+    recorded one commit before the base."""
     files = {**PROJECT, "tests/__init__.py": "", "tests/checks.py": CHECKS}
     files["tests/test_one.py"] = "from tests.checks import Checks\n\n\nclass TestOne(Checks):\n    pass\n"
     root = make_repo(tmp_path / "repo", files)
     recorded = run_pytest(root, "--mnemo-record")
     assert recorded.returncode == 0, recorded.stdout + recorded.stderr
     change(root, {"src/pkg/extra.py": "X = 1\n"}, "since the map")
+    return root
+
+
+def test_a_rule_that_takes_the_tests_that_ran_a_file_names_inherited_tests_by_their_run_ids(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _checks_inherited_by_test_one(tmp_path)
     # module-level code: no test's lines, so the tests that ran the file
     change(root, {"src/pkg/calc.py": CALC.replace("LIMIT = 10", "LIMIT = 10\nOTHER = 2")})
     assert main(["tests", "HEAD~1", "--repo", str(root), "--no-memory"]) == 0
@@ -126,12 +133,7 @@ def test_a_rule_that_takes_the_tests_that_ran_a_file_names_inherited_tests_by_th
 def test_a_conftest_change_takes_the_inherited_tests_under_it_by_their_run_ids(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    files = {**PROJECT, "tests/__init__.py": "", "tests/checks.py": CHECKS}
-    files["tests/test_one.py"] = "from tests.checks import Checks\n\n\nclass TestOne(Checks):\n    pass\n"
-    root = make_repo(tmp_path / "repo", files)
-    recorded = run_pytest(root, "--mnemo-record")
-    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
-    change(root, {"src/pkg/extra.py": "X = 1\n"}, "since the map")
+    root = _checks_inherited_by_test_one(tmp_path)
     conftest = str(PROJECT["tests/conftest.py"]).replace("return 100", "return 200")
     change(root, {"tests/conftest.py": conftest})
     assert main(["tests", "HEAD~1", "--repo", str(root), "--no-memory"]) == 0
