@@ -35,7 +35,7 @@ def test_names_containing_several_fragments_in_one_scan(tmp_path: Path) -> None:
         tmp_path / "repo", {"pkg/walks.py": source, "tests/test_walks.py": source, "b.py": source}
     )
     index_repo(repo)
-    fragments = ["walker", "Breadth", "first", "unused", "ünï"]
+    fragments = ["walker", "Breadth", "first", "unused", "ünï", "R_O", "S_", "%"]
     store = Store.open(repo)
     try:
         each = store.symbols_containing_each(fragments, limit=4)
@@ -45,6 +45,8 @@ def test_names_containing_several_fragments_in_one_scan(tmp_path: Path) -> None:
     assert each == one_by_one
     assert [s.short_name for s in each["walker"]] == ["walkers", "walkers", "walker_of", "walker_of"]
     assert each["unused"] == [] and each["ünï"] == []  # "unused" is only ever a whole name here
+    assert {s.short_name for s in each["R_O"]} == {"walker_of"}  # "_" and "%" are themselves, case aside
+    assert each["S_"] == [] and each["%"] == []  # an unescaped pattern: "st", every name
 
 
 NAMES = ["walker", "walkers", "walker_of", "breadth_first", "first_breadth_walker", "unused"]

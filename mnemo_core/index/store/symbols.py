@@ -38,6 +38,14 @@ _SYMBOL_COLUMNS = ", ".join(f"{'f' if c in _FILE_SIDE else 's'}.{c}" for c in _S
 _new_edge = tuple.__new__
 
 
+def _containing(fragment: str) -> str:
+    """A LIKE pattern (escape ``\\``) for names that contain ``fragment``. LIKE folds ASCII case
+    and nothing else, as SQLite's ``lower`` does, and compares without building a lowered copy of
+    every name: a third of ``instr(lower(name), ?)``'s time over a large index."""
+    escaped = fragment.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
 def _symbol(row: Sequence[Any]) -> Symbol:
     """A row of ``SELECT {_SYMBOL_COLUMNS}`` as a Symbol."""
     (
@@ -275,13 +283,12 @@ class SymbolReads(Connection):
 
     def symbols_containing(self, fragment: str, limit: int) -> list[Symbol]:
         """Symbols whose short name contains ``fragment`` (case-insensitive), shortest names first."""
-        pattern = fragment.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         rows = self.conn.execute(
             f"SELECT {_SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id"
-            " WHERE lower(s.short_name) LIKE ? ESCAPE '\\' AND lower(s.short_name) != ?"
+            " WHERE s.short_name LIKE ? ESCAPE '\\' AND lower(s.short_name) != ?"
             " AND s.kind != 'module'"
             " ORDER BY s.is_test, length(s.short_name), f.path, s.start_line LIMIT ?",
-            (f"%{pattern}%", fragment.lower(), limit),
+            (_containing(fragment), fragment.lower(), limit),
         )
         return [_symbol(r) for r in rows]
 
@@ -291,11 +298,11 @@ class SymbolReads(Connection):
         lowered = {fragment: fragment.lower() for fragment in fragments}
         if not lowered:
             return {}
-        where = " OR ".join("instr(lower(s.short_name), ?) > 0" for _ in lowered)
+        where = " OR ".join("s.short_name LIKE ? ESCAPE '\\'" for _ in lowered)
         rows = self.conn.execute(
             "SELECT s.id, lower(s.short_name), s.is_test, length(s.short_name), f.path, s.start_line"
             f" FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.kind != 'module' AND ({where})",
-            tuple(lowered.values()),
+            tuple(_containing(low) for low in lowered.values()),
         ).fetchall()
         rows.sort(key=lambda r: (r[2], r[3], r[4], r[5]))
         chosen = {
