@@ -58,11 +58,12 @@ def graph_for(store: Store) -> Graph:
         if graph is not None:
             _graphs.move_to_end(key)
             return graph
-    path = store.path.parent / f"{FILE_PREFIX}{store.index_id()}-{generation}{FILE_SUFFIX}"
+    prefix = f"{FILE_PREFIX}{store.index_id()}-"  # this index's files, whatever their generation
+    path = store.path.parent / f"{prefix}{generation}{FILE_SUFFIX}"
     graph = _load(path)
     if graph is None:
         graph = build_graph(store.all_edges())
-        _save(graph, path)
+        _save(graph, path, prefix)
     with _lock:
         _graphs[key] = graph
         while len(_graphs) > CACHED_GRAPHS:
@@ -124,7 +125,7 @@ def _consistent(arrays: dict[str, array[Any]]) -> bool:
     return len(arrays["walk_data"]) == len(arrays["walk_indices"])
 
 
-def _save(graph: Graph, path: Path) -> None:
+def _save(graph: Graph, path: Path, prefix: str) -> None:
     parts = (
         graph.ids,
         graph.walk.indptr,
@@ -146,8 +147,6 @@ def _save(graph: Graph, path: Path) -> None:
     except OSError as exc:
         log.info("graph cache not written to %s: %s", path.parent, exc)
         return
-    # the directory's other graphs: older generations, and those of an index rebuilt since (one
-    # index a directory, whose new name no older file carries)
-    for old in path.parent.glob(f"{FILE_PREFIX}*"):
+    for old in path.parent.glob(f"{prefix}*"):
         if old != path and old.suffix in (FILE_SUFFIX, ".npz"):
             old.unlink(missing_ok=True)

@@ -53,18 +53,6 @@ def test_a_new_generation_replaces_the_file_and_a_damaged_file_is_rebuilt(tmp_pa
     store.close()
 
 
-def test_the_graph_of_an_index_rebuilt_since_is_removed(tmp_path: Path) -> None:
-    (tmp_path / "m.py").write_text(SOURCE, encoding="utf-8")
-    index_repo(tmp_path)
-    fresh_graph(tmp_path)[0].close()
-    (tmp_path / ".mnemo" / "index.db").unlink()  # as a rebuild for another schema does
-    index_repo(tmp_path)
-    store, _ = fresh_graph(tmp_path)
-    current = tmp_path / ".mnemo" / f"graph-{store.index_id()}-{store.generation()}.bin"
-    store.close()
-    assert list((tmp_path / ".mnemo").glob("graph-*.bin")) == [current]
-
-
 def test_arrays_that_do_not_form_the_graph_are_rebuilt(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text(SOURCE, encoding="utf-8")
     index_repo(tmp_path)
