@@ -9,7 +9,6 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-MODULES = ("index", "stats", "find", "graph", "history", "task", "feedback", "change", "coverage")
 VERBS = {  # verb -> the module of this package that registers it (a test holds it to ``register``)
     "index": "index",
     "stats": "stats",
@@ -25,6 +24,7 @@ VERBS = {  # verb -> the module of this package that registers it (a test holds 
     "tests": "change",
     "coverage": "coverage",
 }
+MODULES = tuple(dict.fromkeys(VERBS.values()))  # each module once, in help order
 
 
 def command_modules(verb: str | None = None) -> list[ModuleType]:
