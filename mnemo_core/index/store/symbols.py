@@ -370,6 +370,10 @@ class SymbolReads(Connection):
             )
         return out
 
+    def file_count(self) -> int:
+        """Files in the index (their path index is counted: no row of symbols or edges is read)."""
+        return int(self.conn.execute("SELECT count(*) FROM files").fetchone()[0])
+
     def totals(self) -> tuple[int, int, int]:
         """(files, symbols, edges) in the index, ``contains`` edges included."""
         row = self.conn.execute(
