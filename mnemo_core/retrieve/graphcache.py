@@ -36,13 +36,14 @@ from pathlib import Path
 from typing import SupportsIndex
 
 from mnemo_core.index.store import Store
+from mnemo_core.index.store.derived import GRAPH_PREFIX, GRAPH_SUFFIXES
 from mnemo_core.retrieve.walk import Csr, Graph, Ints, build_graph
 
 log = logging.getLogger(__name__)
 
 CACHED_GRAPHS = 4  # a language server serves one workspace; a benchmark walks a few repositories
-FILE_PREFIX = "graph-"
-FILE_SUFFIX = ".bin"
+FILE_PREFIX = GRAPH_PREFIX
+FILE_SUFFIX = GRAPH_SUFFIXES[0]
 MAGIC = f"mnemo graph 2 {sys.byteorder[0]}\n".encode()  # 16 bytes; a file of the other byte order is rebuilt
 _ARRAYS = 7  # ids; the walk's indptr, indices, data; the directed matrix's (64-bit ints, data floats)
 _HEADER = struct.Struct(f"=16s16sq{_ARRAYS}q")  # magic, index id, generation, lengths: 8-byte aligned
@@ -172,5 +173,5 @@ def _save(graph: Graph, path: Path, prefix: str, stamp: tuple[bytes, int]) -> No
         log.info("graph cache not written to %s: %s", path.parent, exc)
         return
     for old in path.parent.glob(f"{prefix}*"):
-        if old != path and old.suffix in (FILE_SUFFIX, ".npz"):
+        if old != path and old.suffix in GRAPH_SUFFIXES:
             old.unlink(missing_ok=True)

@@ -107,3 +107,27 @@ def test_a_task_whose_walk_weights_are_zero_never_imports_numpy(tmp_path: Path) 
     ).stdout.splitlines()
     assert out[0] == "['upload_file', 'retry_upload', 'checksum'] False", out
     assert out[1] == "3 True 1 True", "why walks (numpy), and ranks as the task did"
+
+
+def test_a_rebuild_under_a_new_id_removes_the_old_graph_and_nothing_planted(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(SOURCE, encoding="utf-8")
+    index_repo(tmp_path)
+    store, _ = fresh_graph(tmp_path)
+    directory = tmp_path / ".mnemo"
+    old_id = store.index_id()
+    (ours,) = directory.glob(f"graph-{old_id}-*.bin")
+    older = directory / f"graph-{old_id}-1.npz"  # what an older mnemo left for the same index
+    older.write_bytes(b"PK\x03\x04")
+    planted = ["graph-1.npz", "graph-none-1.npz", "graph-0123456789abcdef-3.bin", f"graph-{old_id}-x.bin"]
+    for name in planted:
+        (directory / name).write_bytes(b"not a graph")
+    with store.transaction():
+        store.conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema'")  # built by an old mnemo
+    store.close()
+    index_repo(tmp_path)  # rebuilt: a new index id
+    store, _ = fresh_graph(tmp_path)
+    assert store.index_id() != old_id and not ours.exists() and not older.exists()
+    assert sorted(p.name for p in directory.glob("graph-*")) == sorted(
+        [*planted, f"graph-{store.index_id()}-{store.generation()}.bin"]
+    )
+    store.close()
