@@ -115,10 +115,13 @@ def test_a_rebuild_under_a_new_id_removes_the_old_graph_and_nothing_planted(tmp_
     store, _ = fresh_graph(tmp_path)
     directory = tmp_path / ".mnemo"
     old_id = store.index_id()
-    (ours,) = directory.glob(f"graph-{old_id}-*.bin")
+    store.symbols_containing_each(["abcdef"], 3)  # the name channel's distinct names, saved too
+    ours = [*directory.glob(f"graph-{old_id}-*.bin"), *directory.glob(f"names-{old_id}-*.txt")]
+    assert len(ours) == 2
     older = directory / f"graph-{old_id}-1.npz"  # what an older mnemo left for the same index
     older.write_bytes(b"PK\x03\x04")
     planted = ["graph-1.npz", "graph-none-1.npz", "graph-0123456789abcdef-3.bin", f"graph-{old_id}-x.bin"]
+    planted += ["names-0123456789abcdef-3.txt", f"names-{old_id}-2.txt.bak"]
     for name in planted:
         (directory / name).write_bytes(b"not a graph")
     with store.transaction():
@@ -126,8 +129,8 @@ def test_a_rebuild_under_a_new_id_removes_the_old_graph_and_nothing_planted(tmp_
     store.close()
     index_repo(tmp_path)  # rebuilt: a new index id
     store, _ = fresh_graph(tmp_path)
-    assert store.index_id() != old_id and not ours.exists() and not older.exists()
-    assert sorted(p.name for p in directory.glob("graph-*")) == sorted(
+    assert store.index_id() != old_id and not any(p.exists() for p in [*ours, older])
+    assert sorted(p.name for p in [*directory.glob("graph-*"), *directory.glob("names-*")]) == sorted(
         [*planted, f"graph-{store.index_id()}-{store.generation()}.bin"]
     )
     store.close()

@@ -1,6 +1,7 @@
 """Files derived from an index, kept beside it and named after it.
 
-A derived file (the graph cache: ``graph-<index id>-<generation>.bin``) carries the random id the
+A derived file (the graph cache, ``graph-<index id>-<generation>.bin``, and the distinct short
+names, ``names-<index id>-<generation>.txt``) carries the random id the
 index was given when it was created, so a file of the same name committed to a repository's
 ``.mnemo/`` never passes for one of ours. When an index is rebuilt under a new id (another schema
 version), the files named after the old id are mnemo's own and nothing reads them any more: the
@@ -20,6 +21,9 @@ log = logging.getLogger(__name__)
 
 GRAPH_PREFIX = "graph-"  # graph-<index id>-<generation><suffix>
 GRAPH_SUFFIXES = (".bin", ".npz")  # the cache's file, and the one it replaced
+NAMES_PREFIX = "names-"  # names-<index id>-<generation><suffix>: the distinct short names
+NAMES_SUFFIX = ".txt"
+_DERIVED = ((GRAPH_PREFIX, GRAPH_SUFFIXES), (NAMES_PREFIX, (NAMES_SUFFIX,)))
 INDEX_ID = re.compile(r"[0-9a-f]{16}")  # os.urandom(8).hex(), as schema.create_schema names an index
 
 
@@ -37,7 +41,12 @@ def remove_derived(directory: Path, index_id: str | None) -> None:
     """Remove the files derived from the index ``index_id`` in ``directory`` (nothing for None)."""
     if index_id is None:
         return
-    ours = re.compile(rf"{GRAPH_PREFIX}{index_id}-[0-9]+(?:{'|'.join(map(re.escape, GRAPH_SUFFIXES))})")
+    ours = re.compile(
+        "|".join(
+            rf"{re.escape(prefix)}{index_id}-[0-9]+(?:{'|'.join(map(re.escape, suffixes))})"
+            for prefix, suffixes in _DERIVED
+        )
+    )
     try:
         with os.scandir(directory) as entries:
             names = [entry.name for entry in entries if entry.is_file(follow_symlinks=False)]
