@@ -358,13 +358,16 @@ class SymbolReads(Connection):
         return [_symbol(r) for r in rows]
 
     def children_of(self, ids: Iterable[int]) -> dict[int, list[Symbol]]:
-        """Direct members of some symbols, in line order."""
+        """Direct members of some symbols, in line order. A member lies in its parent's file (the
+        indexer nests symbols within a file), so the parents' files pick the rows through the file
+        index: parent_id has none, and a scan of every symbol cost 0.4 s on four stdlib copies."""
         out: dict[int, list[Symbol]] = {}
         for where, args in id_filters("s.parent_id", list(ids)):
+            parents = f"SELECT p.file_id FROM symbols p WHERE p.id IN ({','.join('?' * len(args))})"
             rows = self.conn.execute(
                 f"SELECT {_SYMBOL_COLUMNS} FROM symbols s JOIN files f ON f.id = s.file_id {where}"
-                " ORDER BY s.start_line",
-                args,
+                f" AND s.file_id IN ({parents}) ORDER BY s.start_line",
+                [*args, *args],
             )
             for r in rows:
                 symbol = _symbol(r)
