@@ -44,7 +44,9 @@ def answer(code: Path, root: Path, text: str) -> tuple[dict[str, float], Any]:
     env = {**os.environ, "PYTHONPATH": str(code)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # a user's installed mnemo has its bytecode cached
     cmd = [sys.executable, "-m", "mnemo_core.cli", "task", "--repo", str(root), "--no-memory"]
-    run = check_run(run_measured([*cmd, "--format", "json", text], env=env), f"mnemo task on {root}")
+    # from the repository, as a user runs it: ``python -m`` puts the working directory first on the path
+    run = run_measured([*cmd, "--format", "json", text], cwd=root, env=env)
+    check_run(run, f"mnemo task on {root}")
     figures = {"wall_s": run.wall_s, "cpu_s": run.cpu_s, "peak_mb": run.peak_tree_rss_kib / 1024}
     return figures, _scrub(json.loads(run.stdout), str(root))
 
