@@ -174,4 +174,7 @@ def _save(graph: Graph, path: Path, prefix: str, stamp: tuple[bytes, int]) -> No
         return
     for old in path.parent.glob(f"{prefix}*"):
         if old != path and old.suffix in GRAPH_SUFFIXES:
-            old.unlink(missing_ok=True)
+            try:
+                old.unlink(missing_ok=True)
+            except OSError as exc:  # another process may still map it where that forbids removal
+                log.info("old graph cache %s not removed: %s", old, exc)
