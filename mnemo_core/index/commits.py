@@ -1,25 +1,41 @@
 """Keep the index's memory of past commits in step with HEAD, for the history channel.
 
 The index remembers the newest ``MAX_COMMITS`` non-merge commits reachable from HEAD: their
-messages and the files each touched (``vcs.changes``). When HEAD moves forward, only the new commits are read;
-when it moves anywhere else (a checkout of an older commit, a rebase), the memory is rebuilt, so
-it never holds a commit that HEAD cannot reach: a task is never answered from its own future.
+messages and the files each touched (``vcs.changes``). When HEAD moves forward, only the new commits are read.
+When it moves anywhere else (a checkout of an older commit, a rebase), the memory is brought to
+what a cold read at the new HEAD would hold, so it never holds a commit that HEAD cannot reach (a
+task is never answered from its own future): git lists the new HEAD's window of commits (shas
+only, about half the cost of reading it), the remembered commits outside it are forgotten, and only
+the ones the memory lacks are read. Commit ids follow the window's order as a cold read gives them
+(oldest lowest: "a file's newest commit" is its largest id), so the commits read go below or above
+the kept ones; when they would fall between (another branch), the memory is read again whole.
 """
 
 from __future__ import annotations
 
+import logging
+from dataclasses import dataclass
 from pathlib import Path
 
 from mnemo_core.index.languages import source_extensions
 from mnemo_core.index.store import Store
-from mnemo_core.vcs.changes import LoggedCommit, commit_log
+from mnemo_core.vcs.changes import LoggedCommit, commit_log, logged_commits, window_shas
 from mnemo_core.vcs.git import head_commit, is_ancestor
 
 MAX_COMMITS = 5000  # years of an active project; one cheap pass (about 0.1 s per thousand)
 HEAD_KEY = "history_head"
 
+log = logging.getLogger(__name__)
 
-News = tuple[str, list[LoggedCommit], bool]  # HEAD, the commits it gained, whether they replace the memory
+
+@dataclass(frozen=True, slots=True)
+class News:
+    """What HEAD's memory of commits gains (newest first) and keeps."""
+
+    head: str
+    commits: list[LoggedCommit]
+    keep: frozenset[str] | None  # the remembered commits to keep (None: all, HEAD moved forward)
+    below: bool = False  # the commits gained are older than every one kept
 
 
 def last_head(store: Store) -> str | None:
@@ -27,24 +43,37 @@ def last_head(store: Store) -> str | None:
     return store.meta(HEAD_KEY) or None
 
 
-def read_new_commits(root: Path, old: str | None) -> News | None:
-    """The commits HEAD gained since ``old``, or None when nothing changed or there is no history.
-    Runs git only (no database): safe in a thread beside the parse."""
+def read_new_commits(root: Path, old: str | None, kept: frozenset[str] = frozenset()) -> News | None:
+    """The commits HEAD gained since ``old``, or None when nothing changed or there is no history;
+    ``kept``: the shas remembered. Runs git only (no database): safe in a thread beside the parse."""
     head = head_commit(root)
     if head is None or head == old:
         return None
-    rebuild = old is None or not is_ancestor(root, old, head)
-    revisions = head if rebuild else f"{old}..{head}"
-    return head, commit_log(root, revisions, MAX_COMMITS, source_extensions()), rebuild
+    extensions = source_extensions()
+    if old is not None and is_ancestor(root, old, head):
+        return News(head, commit_log(root, f"{old}..{head}", MAX_COMMITS, extensions), None)
+    if old is None or not kept:
+        return News(head, commit_log(root, head, MAX_COMMITS, extensions), frozenset())
+    window = window_shas(root, head, MAX_COMMITS, extensions)
+    lacking = [sha for sha in window if sha not in kept]
+    log.info("history: read %d of a window of %d commits", len(lacking), len(window))
+    gained = logged_commits(root, lacking, extensions)
+    order = {sha: n for n, sha in enumerate(window)}
+    kept_at = [order[sha] for sha in kept if sha in order]
+    gained_at = [order[c.sha] for c in gained]
+    if not kept_at or not gained_at or max(gained_at) < min(kept_at):
+        return News(head, gained, frozenset(window))
+    if min(gained_at) > max(kept_at):
+        return News(head, gained, frozenset(window), below=True)
+    return News(head, commit_log(root, head, MAX_COMMITS, extensions), frozenset())
 
 
 def remember(store: Store, news: News | None) -> None:
     """Store what ``read_new_commits`` found (inside the caller's transaction)."""
     if news is None:
         return
-    head, changes, rebuild = news
-    if rebuild:
-        store.forget_commits()
-    store.add_commits(reversed(changes))  # oldest first: ids grow with time
+    if news.keep is not None:
+        store.forget_commits_but(news.keep)
+    store.add_commits(reversed(news.commits), below=news.below)  # oldest first: ids grow with time
     store.forget_commits(keep=MAX_COMMITS)
-    store.set_meta(HEAD_KEY, head)
+    store.set_meta(HEAD_KEY, news.head)

@@ -318,9 +318,9 @@ def partial_files(store: Store) -> dict[str, str]:
 class _Reading(threading.Thread):
     """The commits HEAD gained, read by git in a thread while the files are parsed."""
 
-    def __init__(self, root: Path, old: str | None) -> None:
+    def __init__(self, root: Path, old: str | None, kept: frozenset[str]) -> None:
         super().__init__(name="mnemo-history", daemon=True)
-        self._args = (root, old)
+        self._args = (root, old, kept)
         self._news: News | None = None
         self._error: GitError | None = None
 
@@ -338,7 +338,8 @@ class _Reading(threading.Thread):
 
 
 def _reading_commits(root: Path, store: Store) -> _Reading:
-    reading = _Reading(root, last_head(store))
+    old = last_head(store)
+    reading = _Reading(root, old, store.commit_shas() if old is not None else frozenset())
     reading.start()
     return reading
 
