@@ -9,21 +9,25 @@ only, about half the cost of reading it), the remembered commits outside it are 
 the ones the memory lacks are read. Commit ids follow the window's order as a cold read gives them
 (oldest lowest: "a file's newest commit" is its largest id), so the commits read go below or above
 the kept ones; when they would fall between (another branch), the memory is read again whole.
+The commits walked and left out (sweeps of many files) are remembered by sha, so they are not
+read again either.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
 
 from mnemo_core.index.languages import source_extensions
 from mnemo_core.index.store import Store
-from mnemo_core.vcs.changes import LoggedCommit, commit_log, logged_commits, window_shas
+from mnemo_core.vcs.changes import LoggedCommit, logged_commits, read_log, window_shas
 from mnemo_core.vcs.git import head_commit, is_ancestor
 
 MAX_COMMITS = 5000  # years of an active project; one cheap pass (about 0.1 s per thousand)
 HEAD_KEY = "history_head"
+SKIPPED_KEY = "history_skipped"  # the shas walked and not remembered (sweeps): JSON list
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +39,7 @@ class News:
     head: str
     commits: list[LoggedCommit]
     keep: frozenset[str] | None  # the remembered commits to keep (None: all, HEAD moved forward)
+    skipped: frozenset[str]  # the shas walked and not remembered (sweeps)
     below: bool = False  # the commits gained are older than every one kept
 
 
@@ -43,29 +48,45 @@ def last_head(store: Store) -> str | None:
     return store.meta(HEAD_KEY) or None
 
 
-def read_new_commits(root: Path, old: str | None, kept: frozenset[str] = frozenset()) -> News | None:
+def skipped_commits(store: Store) -> frozenset[str]:
+    """The shas walked at the last reads and not remembered."""
+    return frozenset(json.loads(store.meta(SKIPPED_KEY) or "[]"))
+
+
+def read_new_commits(
+    root: Path, old: str | None, kept: frozenset[str] = frozenset(), skipped: frozenset[str] = frozenset()
+) -> News | None:
     """The commits HEAD gained since ``old``, or None when nothing changed or there is no history;
-    ``kept``: the shas remembered. Runs git only (no database): safe in a thread beside the parse."""
+    ``kept``: the shas remembered, ``skipped``: those walked and left out. Runs git only (no
+    database): safe in a thread beside the parse."""
     head = head_commit(root)
     if head is None or head == old:
         return None
     extensions = source_extensions()
     if old is not None and is_ancestor(root, old, head):
-        return News(head, commit_log(root, f"{old}..{head}", MAX_COMMITS, extensions), None)
+        gained, dropped = read_log(root, f"{old}..{head}", MAX_COMMITS, extensions)
+        return News(head, gained, None, skipped | set(dropped))
     if old is None or not kept:
-        return News(head, commit_log(root, head, MAX_COMMITS, extensions), frozenset())
+        return _whole(root, head)
     window = window_shas(root, head, MAX_COMMITS, extensions)
-    lacking = [sha for sha in window if sha not in kept]
+    lacking = [sha for sha in window if sha not in kept and sha not in skipped]
     log.info("history: read %d of a window of %d commits", len(lacking), len(window))
-    gained = logged_commits(root, lacking, extensions)
+    gained, dropped = logged_commits(root, lacking, extensions)
     order = {sha: n for n, sha in enumerate(window)}
     kept_at = [order[sha] for sha in kept if sha in order]
     gained_at = [order[c.sha] for c in gained]
+    walked = (skipped & order.keys()) | set(dropped)
     if not kept_at or not gained_at or max(gained_at) < min(kept_at):
-        return News(head, gained, frozenset(window))
+        return News(head, gained, frozenset(window), walked)
     if min(gained_at) > max(kept_at):
-        return News(head, gained, frozenset(window), below=True)
-    return News(head, commit_log(root, head, MAX_COMMITS, extensions), frozenset())
+        return News(head, gained, frozenset(window), walked, below=True)
+    return _whole(root, head)
+
+
+def _whole(root: Path, head: str) -> News:
+    """The memory read again whole."""
+    gained, dropped = read_log(root, head, MAX_COMMITS, source_extensions())
+    return News(head, gained, frozenset(), frozenset(dropped))
 
 
 def remember(store: Store, news: News | None) -> None:
@@ -77,3 +98,4 @@ def remember(store: Store, news: News | None) -> None:
     store.add_commits(reversed(news.commits), below=news.below)  # oldest first: ids grow with time
     store.forget_commits(keep=MAX_COMMITS)
     store.set_meta(HEAD_KEY, news.head)
+    store.set_meta(SKIPPED_KEY, json.dumps(sorted(news.skipped)))

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mnemo_core.errors import MnemoError
-from mnemo_core.index.commits import News, last_head, read_new_commits, remember
+from mnemo_core.index.commits import News, last_head, read_new_commits, remember, skipped_commits
 from mnemo_core.index.depends import NO_VIEW, STAR, family, note_file, note_paths
 from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery, read_discovery
 from mnemo_core.index.files import list_files, read_source
@@ -318,9 +318,9 @@ def partial_files(store: Store) -> dict[str, str]:
 class _Reading(threading.Thread):
     """The commits HEAD gained, read by git in a thread while the files are parsed."""
 
-    def __init__(self, root: Path, old: str | None, kept: frozenset[str]) -> None:
+    def __init__(self, root: Path, old: str | None, kept: frozenset[str], skipped: frozenset[str]) -> None:
         super().__init__(name="mnemo-history", daemon=True)
-        self._args = (root, old, kept)
+        self._args = (root, old, kept, skipped)
         self._news: News | None = None
         self._error: GitError | None = None
 
@@ -339,7 +339,8 @@ class _Reading(threading.Thread):
 
 def _reading_commits(root: Path, store: Store) -> _Reading:
     old = last_head(store)
-    reading = _Reading(root, old, store.commit_shas() if old is not None else frozenset())
+    known = (store.commit_shas(), skipped_commits(store)) if old is not None else (frozenset(), frozenset())
+    reading = _Reading(root, old, *known)
     reading.start()
     return reading
 

@@ -25,9 +25,10 @@ def _commits(root: Path) -> object:
 
 def _cold(tmp_path: Path, repo: Path, rev: str) -> object:
     cold = tmp_path / f"cold-{rev}"
-    git(tmp_path, "clone", "-q", str(repo), str(cold))
-    git(cold, "checkout", "-q", rev)
-    index_repo(cold)
+    if not cold.exists():
+        git(tmp_path, "clone", "-q", str(repo), str(cold))
+        git(cold, "checkout", "-q", rev)
+        index_repo(cold)
     return _commits(cold)
 
 
@@ -58,6 +59,12 @@ def test_moves_keep_the_window_a_cold_read_gives(
     git(root, "checkout", "-q", revs[7])  # forward again
     index_repo(root)
     assert _commits(root) == _cold(tmp_path, root, revs[7])
+    git(root, "checkout", "-q", revs[5])  # back again: the sweep is known, one older commit is read
+    caplog.clear()
+    with caplog.at_level("INFO", logger="mnemo_core.index.commits"):
+        index_repo(root)
+    assert "history: read 1 of a window of 4 commits" in caplog.text
+    assert _commits(root) == _cold(tmp_path, root, revs[5])
     git(root, "checkout", "-q", "-b", "side", revs[4])  # another branch: newer and older commits both
     commit(root, {"app/b.py": "B = 1\n"}, "a side change", date="2025-02-01T00:00:00")
     index_repo(root)
