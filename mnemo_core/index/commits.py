@@ -1,16 +1,17 @@
 """Keep the index's memory of past commits in step with HEAD, for the history channel.
 
 The index remembers the newest ``MAX_COMMITS`` non-merge commits reachable from HEAD: their
-messages and the files each touched (``vcs.changes``). When HEAD moves forward, only the new commits are read.
-When it moves anywhere else (a checkout of an older commit, a rebase), the memory is brought to
-what a cold read at the new HEAD would hold, so it never holds a commit that HEAD cannot reach (a
-task is never answered from its own future): git lists the new HEAD's window of commits (shas
-only, about half the cost of reading it), the remembered commits outside it are forgotten, and only
-the ones the memory lacks are read. Commit ids follow the window's order as a cold read gives them
-(oldest lowest: "a file's newest commit" is its largest id), so the commits read go below or above
-the kept ones; when they would fall between (another branch), the memory is read again whole.
-The commits walked and left out (sweeps of many files) are remembered by sha, so they are not
-read again either.
+messages and the files each touched (``vcs.changes``). When HEAD moves forward, only the new
+commits are read (and when the window then holds more than ``MAX_COMMITS``, the new HEAD's window
+is listed as below, to find the ones to forget). When it moves anywhere else (a checkout of an
+older commit, a rebase), the memory is brought to what a cold read at the new HEAD would hold, so
+it never holds a commit that HEAD cannot reach (a task is never answered from its own future):
+git lists the new HEAD's window of commits (shas only, about half the cost of reading it), the
+remembered commits outside it are forgotten, and only the ones the memory lacks are read. Commit
+ids follow the window's order as a cold read gives them (oldest lowest: "a file's newest commit"
+is its largest id), so the commits read go below or above the kept ones; when they would fall
+between (another branch), the memory is read again whole. The commits walked and left out
+(sweeps of many files) are remembered by sha, so they are not read again either.
 """
 
 from __future__ import annotations
@@ -63,16 +64,22 @@ def read_new_commits(
     if head is None or head == old:
         return None
     extensions = source_extensions()
+    read: dict[str, LoggedCommit | None] = {}  # commits read already (None: walked and left out)
     if old is not None and is_ancestor(root, old, head):
         gained, dropped = read_log(root, f"{old}..{head}", MAX_COMMITS, extensions)
-        return News(head, gained, None, skipped | set(dropped))
+        if len(kept) + len(skipped) + len(gained) + len(dropped) <= MAX_COMMITS:  # the window holds all
+            return News(head, gained, None, skipped | set(dropped))
+        read = {c.sha: c for c in gained} | dict.fromkeys(dropped)  # the window's tail moves: as below
     if old is None or not kept:
         return _whole(root, head)
     window = window_shas(root, head, MAX_COMMITS, extensions)
+    order = {sha: n for n, sha in enumerate(window)}
     lacking = [sha for sha in window if sha not in kept and sha not in skipped]
     log.info("history: read %d of a window of %d commits", len(lacking), len(window))
-    gained, dropped = logged_commits(root, lacking, extensions)
-    order = {sha: n for n, sha in enumerate(window)}
+    gained, dropped = logged_commits(root, [sha for sha in lacking if sha not in read], extensions)
+    gained += [c for sha in lacking if (c := read.get(sha)) is not None]
+    dropped += [sha for sha in lacking if sha in read and read[sha] is None]
+    gained.sort(key=lambda c: order[c.sha])
     kept_at = [order[sha] for sha in kept if sha in order]
     gained_at = [order[c.sha] for c in gained]
     walked = (skipped & order.keys()) | set(dropped)

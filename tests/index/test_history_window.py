@@ -39,7 +39,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[st
     revs = [git(root, "rev-parse", "HEAD").strip()]
     for n in range(1, 8):
         files: dict[str, str | bytes | None] = {"app/a.py": f"def a():\n    return {n}\n"}
-        if n == 3:  # a sweep inside the window: walked by git, never remembered
+        if n == 5:  # a sweep inside the window: walked by git, never remembered
             files.update({f"app/s{i}.py": f"S = {i}\n" for i in range(SWEEP)})
         commit(root, files, f"change number {n}", date=f"2025-01-{n + 1:02d}T00:00:00")
         revs.append(git(root, "rev-parse", "HEAD").strip())
@@ -51,19 +51,19 @@ def test_moves_keep_the_window_a_cold_read_gives(
 ) -> None:
     root, revs = repo
     index_repo(root)
-    git(root, "checkout", "-q", revs[5])  # back: two commits forgotten, two older ones read
+    git(root, "checkout", "-q", revs[5])  # back: two commits forgotten, two older ones read (not the sweep)
     with caplog.at_level("INFO", logger="mnemo_core.index.commits"):
         index_repo(root)
     assert "history: read 2 of a window of 4 commits" in caplog.text
     assert _commits(root) == _cold(tmp_path, root, revs[5])
-    git(root, "checkout", "-q", revs[7])  # forward again
+    git(root, "checkout", "-q", revs[7])  # forward: the window's tail moves, past the sweep
     index_repo(root)
     assert _commits(root) == _cold(tmp_path, root, revs[7])
-    git(root, "checkout", "-q", revs[5])  # back again: the sweep is known, one older commit is read
+    git(root, "checkout", "-q", revs[5])  # back again
     caplog.clear()
     with caplog.at_level("INFO", logger="mnemo_core.index.commits"):
         index_repo(root)
-    assert "history: read 1 of a window of 4 commits" in caplog.text
+    assert "history: read 2 of a window of 4 commits" in caplog.text
     assert _commits(root) == _cold(tmp_path, root, revs[5])
     git(root, "checkout", "-q", "-b", "side", revs[4])  # another branch: newer and older commits both
     commit(root, {"app/b.py": "B = 1\n"}, "a side change", date="2025-02-01T00:00:00")
