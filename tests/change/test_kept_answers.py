@@ -4,6 +4,8 @@ depends on moved, on real repositories."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -136,3 +138,32 @@ def test_dates_read_the_same_until_a_word_or_the_churn_window_moves() -> None:
     window_edge = made - 90 * DAY_S + 30  # inside the churn window when made, outside a minute later
     assert not still_reads_the_same(made, made + 60, (window_edge,))
     assert still_reads_the_same(made, made + 3 * DAY_S, ())
+
+
+_PROBE = """
+import contextlib, io, json, sys
+from mnemo_core.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    main(sys.argv[1:])
+print(json.dumps(sorted(m for m in sys.modules if m.startswith("mnemo_core"))))
+"""
+ANALYSIS = ("mnemo_core.change.impact", "mnemo_core.change.context", "mnemo_core.change.diffmap")
+
+
+def test_a_kept_answer_loads_no_analysis(tmp_path: Path) -> None:
+    root = _repo(tmp_path)
+    code = Path(__file__).resolve().parents[2]
+    env = {"PYTHONPATH": str(code), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+
+    def loaded() -> list[str]:
+        argv = ["pr", "--base", "HEAD~1", "--format", "json", "--repo", str(root)]
+        run = subprocess.run(
+            [sys.executable, "-c", _PROBE, *argv], capture_output=True, text=True, check=True, env=env
+        )
+        modules: list[str] = json.loads(run.stdout.splitlines()[-1])
+        return modules
+
+    first, second = loaded(), loaded()
+    assert set(ANALYSIS) <= set(first)  # computed
+    assert "mnemo_core.change.answers" in second
+    assert not [m for m in second if m in ANALYSIS or m == "mnemo_core.vcs.blame"]  # read back
