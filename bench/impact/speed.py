@@ -75,7 +75,10 @@ def mnemo_command(code: Path | None = None) -> Mnemo:
     if code is not None:  # byte-compiled and cached, as an installed package is (not a sandbox's habit)
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(code / "mnemo_core")], check=True)
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        return Mnemo((sys.executable, "-m", "mnemo_core.cli"), {**env, "PYTHONPATH": str(code)})
+        # PYTHONSAFEPATH: `python -m` would put the working directory first on the path, so a
+        # bench run from a checkout of mnemo measured that checkout's code, not ``code``'s
+        safe = {"PYTHONPATH": str(code), "PYTHONSAFEPATH": "1"}
+        return Mnemo((sys.executable, "-m", "mnemo_core.cli"), {**env, **safe})
     found = shutil.which("mnemo")
     if found is None:
         raise SystemExit("mnemo is not on PATH: pip install -e . first")
