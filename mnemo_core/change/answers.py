@@ -31,6 +31,7 @@ import re
 import time
 from dataclasses import dataclass, fields, replace
 from functools import cache
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -191,10 +192,17 @@ def _prune(directory: Path, index_id: str, generation: int) -> None:
 # -- the pack as JSON and back: every field, in order (the rendered JSON leaves some out) ------------
 
 
+_RECORDS = (ContextPack, Impact, ScoredSymbol, Symbol, Evidence, LeftReference)
+_VALUES = {kind: attrgetter(*(f.name for f in fields(kind))) for kind in _RECORDS}  # each, in order
+
+
 def _plain(value: Any) -> Any:
-    if isinstance(value, ContextPack | Impact | ScoredSymbol | Symbol | Evidence | LeftReference):
-        return [_plain(getattr(value, f.name)) for f in fields(value)]
-    if isinstance(value, tuple | list):
+    """A record as the list of its fields (records within made plain too); JSON writes a tuple of
+    plain values as it is."""
+    values = _VALUES.get(type(value))
+    if values is not None:
+        return [_plain(v) for v in values(value)]
+    if type(value) is tuple and value and type(value[0]) in _VALUES:
         return [_plain(v) for v in value]
     return value
 
