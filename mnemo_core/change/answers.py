@@ -12,13 +12,14 @@ the staged change, is a function of
   index file, HEAD, the depth and the budget, the repository's path;
 - mnemo's own code (the path, size and modification time of each of its modules).
 
-Those make the key; the file is named after the index and generation, so an older generation's
-entries are removed when a newer one is written. The answer also reads the clock: relative dates
-("3 days ago") and the blame's churn window. An entry keeps the time it was made and the commit
-times it rendered, and is used only while each of those renders the same and sits on the same
-side of the churn window. Coverage data (a file or the coverage map) and the working tree's change
-(untracked and unindexed files are part of it, and none is in the key) are never kept. An entry
-that cannot be read, of another format or another key is a miss; disk trouble costs speed only.
+Those make the key; the file is named after the index and generation, so the entries of an older
+generation, or of an index rebuilt since, are removed when a newer one is written. The answer also
+reads the clock: relative dates ("3 days ago") and the blame's churn window. An entry keeps the
+time it was made and the commit times it rendered, and is used only while each of those renders
+the same and sits on the same side of the churn window. Coverage data (a file or the coverage
+map) and the working tree's change (untracked and unindexed files are part of it, and none is in
+the key) are never kept. An entry that cannot be read, of another format or another key is a
+miss; disk trouble costs speed only.
 """
 
 from __future__ import annotations
@@ -175,13 +176,14 @@ def _code() -> str:
 
 
 def _prune(directory: Path, index_id: str, generation: int) -> None:
-    """Remove this index's entries of other generations, and all but the newest ``KEPT`` of this one."""
+    """Remove the entries of other generations and of other indexes (one index a state directory:
+    another name is an index rebuilt since), and all but the newest ``KEPT`` of this generation."""
     current = []
     for entry in os.scandir(directory):
         match = _ENTRY.fullmatch(entry.name)
-        if match is None or match.group(1) != index_id or not entry.is_file(follow_symlinks=False):
+        if match is None or not entry.is_file(follow_symlinks=False):
             continue
-        if int(match.group(2)) != generation:
+        if match.group(1) != index_id or int(match.group(2)) != generation:
             os.unlink(entry.path)
         else:
             current.append((entry.stat(follow_symlinks=False).st_mtime_ns, entry.path))

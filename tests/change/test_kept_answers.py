@@ -167,3 +167,15 @@ def test_a_kept_answer_loads_no_analysis(tmp_path: Path) -> None:
     assert set(ANALYSIS) <= set(first)  # computed
     assert "mnemo_core.change.answers" in second
     assert not [m for m in second if m in ANALYSIS or m == "mnemo_core.vcs.blame"]  # read back
+
+
+def test_a_rebuilt_index_leaves_no_entry_of_the_old_one(tmp_path: Path) -> None:
+    root = _repo(tmp_path)
+    Engine.open(root).pr(base="HEAD~1")
+    old = _entries(root)
+    index_path(root).unlink()  # as a rebuild for another schema does: a new index, a new name
+    planted = index_path(root).parent / SUBDIR / "notes.json"  # not an entry's name: left alone
+    planted.write_text("{}", encoding="utf-8")
+    Engine.open(root).pr(base="HEAD~1")
+    kept = _entries(root)
+    assert len(old) == 1 and len(kept) == 2 and old[0] not in kept and planted in kept
