@@ -214,7 +214,13 @@ def for_pr(
     pack, analysis = _analysed_answer(
         call, "pr", described, changed, files, depth, budget, base_sha, notes, coverage, widening
     )
-    if question is not None and changes:  # "no changes" may speak of the working tree: never kept
+    # "no changes" may speak of the working tree: never kept; nor an answer whose staged content
+    # moved while it was computed
+    if (
+        question is not None
+        and changes
+        and question == _question(call, base_sha, head_sha, staged, depth, budget)
+    ):
         from mnemo_core.change.answers import Kept, keep
 
         keep(call.repo.store, question, generation, Kept(pack, analysis.made, analysis.dated))
