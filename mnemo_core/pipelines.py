@@ -278,7 +278,10 @@ def for_files(
         raise MnemoError(f"no such file: {', '.join(missing)}")
     changed, files = file_symbols_as_changed(repo.store, relative)
     query = " ".join(relative)
-    return _change_answer(call, "files", query, changed, files, depth, budget, call.commit, None, coverage)
+    pack, _ = _analysed_answer(
+        call, "files", query, changed, files, depth, budget, call.commit, None, coverage
+    )
+    return pack
 
 
 def for_symbol(call: Call, symbol: Symbol, depth: int, budget: int) -> ContextPack:
@@ -299,25 +302,8 @@ def for_symbol(call: Call, symbol: Symbol, depth: int, budget: int) -> ContextPa
         symbol.is_test_case,
     )
     summary = FileSummary(symbol.path, "selected", None, symbol.language, 1)
-    return _change_answer(call, "files", symbol.key, [selected], [summary], depth, budget, call.commit)
-
-
-def _change_answer(
-    call: Call,
-    mode: Literal["files", "pr"],
-    query: str,
-    changed: list[ChangedSymbol],
-    files: list[FileSummary],
-    depth: int,
-    budget: int,
-    base: str | None,
-    notes: list[str] | None = None,
-    coverage: CoverageSource | None = None,
-    widening: Widening | None = None,
-) -> ContextPack:
-    return _analysed_answer(
-        call, mode, query, changed, files, depth, budget, base, notes, coverage, widening
-    )[0]
+    pack, _ = _analysed_answer(call, "files", symbol.key, [selected], [summary], depth, budget, call.commit)
+    return pack
 
 
 def _analysed_answer(

@@ -6,9 +6,13 @@ import os
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 DEFAULT_DATE = "2026-01-01T12:00:00+00:00"
 AUTHOR = ("Ada Tester", "ada@example.com")
+
+if TYPE_CHECKING:
+    from mnemo_core.index.store.snapshot import Snapshot
 
 
 def git(repo: Path, *args: str, env: Mapping[str, str] | None = None) -> str:
@@ -119,6 +123,31 @@ def indexed_symbols(root: Path) -> dict[str, tuple[str, int, int]]:
         return {f"{path}:{name}": (kind, start, end) for path, name, kind, start, end in rows}
     finally:
         store.close()
+
+
+def index_snapshot(root: Path) -> Snapshot:
+    """The snapshot (``index.store.snapshot``) of an indexed repository: what two indexes must
+    share to be equal."""
+    import sqlite3
+
+    from mnemo_core.index.store import index_path
+    from mnemo_core.index.store.snapshot import snapshot
+
+    with sqlite3.connect(index_path(root)) as conn:
+        return snapshot(conn)
+
+
+def cold_snapshot(tmp_path: Path, repo: Path, rev: str) -> Snapshot:
+    """The snapshot of a cold index of ``repo`` at ``rev``, in a clone of its own (made and indexed
+    once per revision and ``tmp_path``)."""
+    from mnemo_core.index.indexer import index_repo
+
+    cold = tmp_path / f"cold-{rev}"
+    if not cold.exists():
+        git(tmp_path, "clone", "-q", str(repo), str(cold))
+        git(cold, "checkout", "-q", rev)
+        index_repo(cold)
+    return index_snapshot(cold)
 
 
 # A small application and its tests: the fixture repository of the language-server and MCP tests.

@@ -3,16 +3,14 @@ same tree, and resolves again only the files whose resolution read what differs.
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers import commit, git, make_repo
+from helpers import cold_snapshot, commit, git, index_snapshot, make_repo
 
 from mnemo_core.index.depends import note_file
 from mnemo_core.index.indexer import index_repo
-from mnemo_core.index.store import Store, index_path
-from mnemo_core.index.store.snapshot import snapshot
+from mnemo_core.index.store import Store
 from mnemo_core.index.world import Reads, World
 
 FIRST = {
@@ -109,19 +107,6 @@ THIRD = {  # only a body changes: nothing others read differs
 }
 
 
-def _snapshot(root: Path) -> object:
-    with sqlite3.connect(index_path(root)) as conn:
-        return snapshot(conn)
-
-
-def _cold(tmp_path: Path, repo: Path, rev: str) -> object:
-    cold = tmp_path / f"cold-{rev}"
-    git(tmp_path, "clone", "-q", str(repo), str(cold))
-    git(cold, "checkout", "-q", rev)
-    index_repo(cold)
-    return _snapshot(cold)
-
-
 @pytest.fixture
 def history(tmp_path: Path) -> tuple[Path, list[str]]:
     repo = make_repo(tmp_path / "repo", FIRST)
@@ -135,11 +120,11 @@ def history(tmp_path: Path) -> tuple[Path, list[str]]:
 def test_back_and_forth_equals_a_cold_index(tmp_path: Path, history: tuple[Path, list[str]]) -> None:
     repo, revs = history
     index_repo(repo)
-    colds = {rev: _cold(tmp_path, repo, rev) for rev in revs}
+    colds = {rev: cold_snapshot(tmp_path, repo, rev) for rev in revs}
     for rev in (revs[0], revs[2], revs[1], revs[0], revs[1], revs[2]):
         git(repo, "checkout", "-q", rev)
         index_repo(repo)
-        assert _snapshot(repo).differences(colds[rev]) == [], rev  # type: ignore[attr-defined]
+        assert index_snapshot(repo).differences(colds[rev]) == [], rev
 
 
 def test_a_body_change_resolves_only_its_file(

@@ -3,33 +3,16 @@ holds, in the same order, with only the commits the memory lacked read from git.
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers import commit, git, make_repo
+from helpers import cold_snapshot, commit, git, index_snapshot, make_repo
 
 from mnemo_core.index import commits as commits_module
 from mnemo_core.index.indexer import index_repo
-from mnemo_core.index.store import index_path
-from mnemo_core.index.store.snapshot import snapshot
 
 WINDOW = 4  # commits remembered: fewer than the repository has, so a move shifts the window
 SWEEP = 31  # files one commit touches: past ``vcs.changes.MAX_FILES``, a sweep the memory leaves out
-
-
-def _commits(root: Path) -> object:
-    with sqlite3.connect(index_path(root)) as conn:
-        return snapshot(conn).commits
-
-
-def _cold(tmp_path: Path, repo: Path, rev: str) -> object:
-    cold = tmp_path / f"cold-{rev}"
-    if not cold.exists():
-        git(tmp_path, "clone", "-q", str(repo), str(cold))
-        git(cold, "checkout", "-q", rev)
-        index_repo(cold)
-    return _commits(cold)
 
 
 @pytest.fixture
@@ -55,20 +38,20 @@ def test_moves_keep_the_window_a_cold_read_gives(
     with caplog.at_level("INFO", logger="mnemo_core.index.commits"):
         index_repo(root)
     assert "history: read 2 of a window of 4 commits" in caplog.text
-    assert _commits(root) == _cold(tmp_path, root, revs[5])
+    assert index_snapshot(root).commits == cold_snapshot(tmp_path, root, revs[5]).commits
     git(root, "checkout", "-q", revs[7])  # forward: the window's tail moves, past the sweep
     index_repo(root)
-    assert _commits(root) == _cold(tmp_path, root, revs[7])
+    assert index_snapshot(root).commits == cold_snapshot(tmp_path, root, revs[7]).commits
     git(root, "checkout", "-q", revs[5])  # back again
     caplog.clear()
     with caplog.at_level("INFO", logger="mnemo_core.index.commits"):
         index_repo(root)
     assert "history: read 2 of a window of 4 commits" in caplog.text
-    assert _commits(root) == _cold(tmp_path, root, revs[5])
+    assert index_snapshot(root).commits == cold_snapshot(tmp_path, root, revs[5]).commits
     git(root, "checkout", "-q", "-b", "side", revs[4])  # another branch: newer and older commits both
     commit(root, {"app/b.py": "B = 1\n"}, "a side change", date="2025-02-01T00:00:00")
     index_repo(root)
-    assert _commits(root) == _cold(tmp_path, root, "side")
+    assert index_snapshot(root).commits == cold_snapshot(tmp_path, root, "side").commits
     git(root, "checkout", "-q", revs[1])  # back past the sweep, to fewer commits than the window
     index_repo(root)
-    assert _commits(root) == _cold(tmp_path, root, revs[1])
+    assert index_snapshot(root).commits == cold_snapshot(tmp_path, root, revs[1]).commits

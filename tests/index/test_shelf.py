@@ -8,14 +8,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from helpers import commit, git, make_repo
+from helpers import cold_snapshot, commit, git, index_snapshot, make_repo
 
 from mnemo_core.index.extract import extract
 from mnemo_core.index.indexer import index_repo
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.store import encode_refs, index_path
 from mnemo_core.index.store.shelf import Shelved, decode, encode
-from mnemo_core.index.store.snapshot import snapshot
 
 SOURCE = '''"""Module doc."""
 from .models import User as U
@@ -61,20 +60,6 @@ def test_a_kept_extraction_decodes_to_what_was_extracted() -> None:
     assert decode(encode(kept)) == kept
 
 
-def _snapshot(root: Path) -> object:
-    with sqlite3.connect(index_path(root)) as conn:
-        return snapshot(conn)
-
-
-def _cold(tmp_path: Path, repo: Path, rev: str) -> object:
-    cold = tmp_path / f"cold-{rev}"
-    if not cold.exists():
-        git(tmp_path, "clone", "-q", str(repo), str(cold))
-        git(cold, "checkout", "-q", rev)
-        index_repo(cold)
-    return _snapshot(cold)
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> tuple[Path, list[str]]:
     root = make_repo(tmp_path / "repo", FIRST)
@@ -98,13 +83,13 @@ def test_content_seen_before_is_not_parsed_again(
         stats = index_repo(root)
     assert "1 files taken from the kept extractions, not parsed" in caplog.text
     assert stats.parsed == 1
-    assert _snapshot(root).differences(_cold(tmp_path, root, first)) == []  # type: ignore[attr-defined]
+    assert index_snapshot(root).differences(cold_snapshot(tmp_path, root, first)) == []
     git(root, "checkout", "-q", second)
     caplog.clear()
     with caplog.at_level("INFO", logger="mnemo_core.index.indexer"):
         index_repo(root)
     assert "2 files taken from the kept extractions, not parsed" in caplog.text
-    assert _snapshot(root).differences(_cold(tmp_path, root, second)) == []  # type: ignore[attr-defined]
+    assert index_snapshot(root).differences(cold_snapshot(tmp_path, root, second)) == []
 
 
 def test_a_kept_extraction_that_does_not_decode_is_parsed_instead(
@@ -120,4 +105,4 @@ def test_a_kept_extraction_that_does_not_decode_is_parsed_instead(
         conn.execute("UPDATE shelf SET data = x'00ff'")
     git(root, "checkout", "-q", first)
     index_repo(root)
-    assert _snapshot(root).differences(_cold(tmp_path, root, first)) == []  # type: ignore[attr-defined]
+    assert index_snapshot(root).differences(cold_snapshot(tmp_path, root, first)) == []
