@@ -31,6 +31,8 @@ from mnemo_core.vcs.refs import Snapshot, default_base_name, merge_base, resolve
 if TYPE_CHECKING:  # the change pipelines load their modules when they run: a task never needs them
     from pathlib import Path
 
+    from mnemo_core.change.answers import Question
+    from mnemo_core.change.context import ChangeAnalysis
     from mnemo_core.change.diffmap import ChangedSymbol, FileSummary
     from mnemo_core.change.measured import CoverageSource
     from mnemo_core.vcs.diff import FileChange
@@ -183,14 +185,19 @@ def for_pr(
     """The blast radius of a change: ``base..head`` (default: the merge-base with the default
     branch, to HEAD), the staged change, or the working tree against HEAD. With ``coverage``, the
     tests of the changed symbols it measured are those that ran them."""
-    from mnemo_core.change.diffmap import changed_symbols
-    from mnemo_core.vcs.diff import changed_files, skipped_note
-
     root = require_toplevel(call.repo.root)
     target: str | Snapshot = (
         Snapshot.STAGED if staged else Snapshot.WORKTREE if worktree else (head or "HEAD")
     )
     base_sha, head_sha = _commits_of(call, base, target)
+    question = _question(call, base_sha, head_sha, staged, depth, budget) if coverage is None else None
+    kept = _recalled(call, question)
+    if kept is not None:
+        return kept
+    from mnemo_core.change.diffmap import changed_symbols  # not needed for a kept answer
+    from mnemo_core.vcs.diff import changed_files, skipped_note
+
+    generation = call.repo.store.generation()
     new = head_sha or target
     changes = changed_files(root, base_sha, new)
     described = _describe_range(base_sha, target)
@@ -204,9 +211,43 @@ def for_pr(
     if not changes:
         notes.append(f"no changes in {described}{_uncommitted(root, target, head)}")
     widening = (changes, changed, (base_sha or "HEAD", new)) if coverage and coverage.is_map else None
-    return _change_answer(
+    pack, analysis = _analysed_answer(
         call, "pr", described, changed, files, depth, budget, base_sha, notes, coverage, widening
     )
+    # "no changes" may speak of the working tree: never kept; nor an answer whose staged content
+    # moved while it was computed
+    if (
+        question is not None
+        and changes
+        and question == _question(call, base_sha, head_sha, staged, depth, budget)
+    ):
+        from mnemo_core.change.answers import Kept, keep
+
+        keep(call.repo.store, question, generation, Kept(pack, analysis.made, analysis.dated))
+    return pack
+
+
+def _question(
+    call: Call, base: Sha | None, head: Sha | None, staged: bool, depth: int, budget: int
+) -> Question | None:
+    """What a change's answer depends on besides the index (``change.answers``), or None when it
+    is not kept: the working tree's change, or a staged one whose git index file cannot be read."""
+    from mnemo_core.change.answers import Question, staged_digest
+
+    digest = staged_digest(call.repo.root) if staged else None
+    if head is None and digest is None:
+        return None
+    return Question(str(call.repo.root), call.commit, base, head, digest, depth, budget)
+
+
+def _recalled(call: Call, question: Question | None) -> ContextPack | None:
+    """The kept answer to ``question``, its time this call's, or None."""
+    if question is None:
+        return None
+    from mnemo_core.change.answers import answered, recall
+
+    pack = recall(call.repo.store, question)
+    return None if pack is None else answered(pack, call.started)
 
 
 def _uncommitted(root: Path, target: str | Snapshot, head: str | None) -> str:
@@ -274,6 +315,24 @@ def _change_answer(
     coverage: CoverageSource | None = None,
     widening: Widening | None = None,
 ) -> ContextPack:
+    return _analysed_answer(
+        call, mode, query, changed, files, depth, budget, base, notes, coverage, widening
+    )[0]
+
+
+def _analysed_answer(
+    call: Call,
+    mode: Literal["files", "pr"],
+    query: str,
+    changed: list[ChangedSymbol],
+    files: list[FileSummary],
+    depth: int,
+    budget: int,
+    base: str | None,
+    notes: list[str] | None = None,
+    coverage: CoverageSource | None = None,
+    widening: Widening | None = None,
+) -> tuple[ContextPack, ChangeAnalysis]:
     from mnemo_core.change.context import analyse
 
     analysis = analyse(call.repo.store, call.repo.root, changed, files, depth, base, coverage)
@@ -285,7 +344,7 @@ def _change_answer(
     symbols = fit_budget(call.repo, analysis.ranked, budget)
     impact = analysis.impact
     notes_all = (*(notes or ()), *analysis.notes)  # the range's, then where the tests came from
-    return answer(call, mode, query, budget, symbols, impact_counts(impact), impact, notes_all)
+    return answer(call, mode, query, budget, symbols, impact_counts(impact), impact, notes_all), analysis
 
 
 def impact_counts(impact: Impact) -> dict[str, int]:

@@ -48,7 +48,13 @@ from mnemo_core.model import (
     Symbol,
     symbol_test_id,
 )
-from mnemo_core.vcs.blame import Blame, blame_files, churn_in_ranges, newest_commit_in_ranges
+from mnemo_core.vcs.blame import (
+    Blame,
+    blame_files,
+    churn_in_ranges,
+    newest_commit_in_ranges,
+    times_in_ranges,
+)
 from mnemo_core.vcs.history import relative_date
 
 BLAME_CALLER_FILES = 8  # line-level history for the files of the strongest callers only
@@ -69,6 +75,8 @@ class ChangeAnalysis:
     ranked: list[ScoredSymbol]
     dangling: list[Dangling]
     notes: tuple[str, ...] = ()  # where the tests came from, when coverage data was given
+    made: int = 0  # when the answer was made (Unix seconds): its relative dates are as of then
+    dated: tuple[int, ...] = ()  # the commit times its relative dates and churn were read from
 
 
 def analyse(
@@ -190,7 +198,8 @@ def analyse(
     ranked: dict[int, ScoredSymbol] = {}
     for s in (*changed_scored, *callers, *tests):  # a test the change adds is listed once, as changed
         ranked.setdefault(s.symbol.id, s)
-    return ChangeAnalysis(impact, list(ranked.values()), dangling, notes)
+    dated = tuple(sorted(history.dated))
+    return ChangeAnalysis(impact, list(ranked.values()), dangling, notes, history.now, dated)
 
 
 @dataclass(frozen=True)
@@ -321,6 +330,7 @@ class _History:
         self, root: Path, base: str | None, changed: list[ChangedSymbol], blast: BlastRadius
     ) -> None:
         self.now = int(time.time())
+        self.dated: set[int] = set()  # the commit times the answer's words depend on (``change.answers``)
         self.churn: dict[str, int] = {}
         self.base_blame: dict[str, Blame] = {}
         self.head_blame: dict[str, Blame] = {}
@@ -333,6 +343,7 @@ class _History:
             blame = self.base_blame.get(c.old_path or "")
             if blame and c.old_lines:
                 self.churn[c.key] = churn_in_ranges(blame, [c.old_lines], self.now)
+                self.dated |= times_in_ranges(blame, [c.old_lines])
 
     def last_change(self, path: str | None, lines: tuple[int, int] | None, base_side: bool) -> str | None:
         blame = (self.base_blame if base_side else self.head_blame).get(path or "")
@@ -342,6 +353,7 @@ class _History:
         if commit.uncommitted:
             return "has uncommitted edits"
         when = relative_date(commit.time, self.now)
+        self.dated.add(commit.time)
         return f"last changed {when} by {commit.author} ({commit.sha[:7]}: {commit.summary})"
 
 

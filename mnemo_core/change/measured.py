@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from mnemo_core.change.impact import ReachingTests
 from mnemo_core.config import Config
 from mnemo_core.errors import MnemoError
 from mnemo_core.model import PathResolution
+
+if TYPE_CHECKING:  # the walks load with the analysis: a kept answer (``change.answers``) needs none
+    from mnemo_core.change.impact import ReachingTests
 
 DEFAULT_COMMIT = "HEAD"  # coverage is usually taken on the checked-out commit
 CO_RAN = "co-ran"  # the label of a new test's hop to a symbol the tests of its class ran (``CO_RUN_PEERS``)

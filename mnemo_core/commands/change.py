@@ -121,8 +121,6 @@ def _base_and_head(engine: Engine, args: argparse.Namespace) -> tuple[str | None
 
 
 def run_pr(args: argparse.Namespace) -> int:
-    from mnemo_core.render_review import Links, comment_markdown
-
     engine = open_engine(args)
     base, head = _base_and_head(engine, args)
     pack = engine.pr(
@@ -136,6 +134,8 @@ def run_pr(args: argparse.Namespace) -> int:
         coverage_commit=args.coverage_commit,
     )
     if args.format == "markdown":  # the pull-request comment mnemo-ci posts, for any CI
+        from mnemo_core.render_review import Links, comment_markdown
+
         print(comment_markdown(pack, Links(args.links) if args.links else None), end="")
     else:
         print(render_pack(args.format, pack))

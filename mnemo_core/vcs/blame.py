@@ -296,6 +296,12 @@ def churn_in_ranges(
     return len({c.sha for c in _in_ranges(blame, ranges) if not c.uncommitted and c.time >= cutoff})
 
 
+def times_in_ranges(blame: Sequence[BlameLine], ranges: Iterable[tuple[int, int]]) -> set[int]:
+    """The author times of the commits on lines of ``ranges`` (uncommitted edits left out): what
+    :func:`churn_in_ranges` counts by its window."""
+    return {c.time for c in _in_ranges(blame, ranges) if not c.uncommitted}
+
+
 def _encode(blame: Blame) -> object:
     """Run-length form: distinct records once, then ``[record index, line count]`` runs."""
     records: dict[BlameLine, int] = {}

