@@ -15,6 +15,7 @@ from mnemo_core.retrieve.keywords import extract_keywords
 from mnemo_core.retrieve.score import (
     NON_PRODUCT_DEMOTION,
     OTHER_LANGUAGES,
+    SEMANTIC_FLOOR,
     WEIGHTS,
     Parts,
     multipliers_for,
@@ -73,6 +74,16 @@ def test_adding_the_cosines_afterwards_scores_as_one_pass_does() -> None:
     once = ranked(parts, semantic)
     assert with_semantic(ranked(parts), parts, semantic) == once
     assert [s.symbol_id for s in once[:2]] != [s.symbol_id for s in ranked(parts)[:2]]
+
+
+def test_a_cosine_counts_by_how_far_it_exceeds_the_floor() -> None:
+    parts = [Parts(sid, {"lexical": 0.5}, {}) for sid in (1, 2, 3)]
+    cosines = {1: SEMANTIC_FLOOR - 0.05, 2: SEMANTIC_FLOOR + 0.3}
+    scored = {s.symbol_id: s for s in ranked(parts, cosines)}
+    assert scored[1].components["semantic"] == 0.0
+    assert scored[1].score == scored[3].score
+    assert scored[2].components["semantic"] == pytest.approx(0.3)
+    assert scored[2].score == pytest.approx(scored[3].score + WEIGHTS["semantic"] * 0.3)
 
 
 def test_a_language_scores_by_its_own_weights() -> None:
