@@ -2,7 +2,7 @@
 and weight outside Python, chosen on the multi-language tuning repositories only.
 
 ``collect`` runs ``python -m bench.quality.multilang --repos tuning --semantic --cache CACHE`` with
-``SEMANTIC_FLOOR`` at 0, so each cached candidate's semantic component is its cosine with the task
+every semantic floor at 0, so each cached candidate's semantic component is its cosine with the task
 (the best ``SEMANTIC_POOL`` product candidates have one). ``replay`` re-scores the cached tasks over
 a grid of pool x floor x weight (the pool: the best product candidates of the ranking without the
 channel, as ``retrieve.task`` takes them), folds them as the product does and scores them as the
@@ -82,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from bench.quality import multilang
         from mnemo_core.retrieve import score
 
-        score.SEMANTIC_FLOOR = 0.0  # the cache keeps the cosine itself
+        score.SEMANTIC_FLOOR = score.OTHER_SEMANTIC_FLOOR = 0.0  # the cache keeps the cosine itself
         return multilang.main(["--repos", "tuning", "--semantic", "--cache", str(args.cache)])
     cases = load_cases(args.cache, DEFAULT_TASKS, DEFAULT_SEED, DEFAULT_WINDOW)
     print(f"{len(cases)} cached tasks", file=sys.stderr)

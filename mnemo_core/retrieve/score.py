@@ -20,8 +20,9 @@ test code and the task is not about tests, and by a prior for kinds that are rar
   (``recall.py``); 0 when memory is off or the symbol was not touched lately.
 - memory: how strongly similar past tasks recall the symbol as useful, scaled so the best has 1.
 - semantic: how far the cosine between the task's and the symbol's vectors (the optional semantic
-  channel, ``mnemo_core/semantic``) exceeds ``SEMANTIC_FLOOR``, for the best ``SEMANTIC_POOL``
-  product candidates by the other components; 0 without the channel or the symbol's vector.
+  channel, ``mnemo_core/semantic``) exceeds the floor of the symbol's language
+  (``semantic_floor_for``), for the best ``SEMANTIC_POOL`` product candidates by the other
+  components; 0 without the channel or the symbol's vector.
 
 A symbol said useless for a similar past task is multiplied by the ``useless`` factor.
 """
@@ -72,7 +73,10 @@ WEIGHTS = {
 LEARNED_ON = frozenset({"python"})  # the languages WEIGHTS were fitted on
 OTHER_LANGUAGES = {"text": 0.0, "proximity": 0.02}
 SEMANTIC_POOL = 100  # the best product candidates compared by meaning (every fold chose 100 over 30)
-SEMANTIC_FLOOR = 0.2  # a cosine counts by how far it exceeds this: below it, MiniLM's cosines say little
+SEMANTIC_FLOOR = 0.2  # in Python a cosine counts by how far it exceeds this: below it, MiniLM's say little
+# Outside Python the cosine counts whole: every leave-one-out fold of the multi-language tuning
+# repositories chose no floor (with the pool and weight above; bench/RESULTS.md, session 42).
+OTHER_SEMANTIC_FLOOR = 0.0
 FILE_SEEDS = 5  # a file's relevance counts its best few matches, so big files do not win by size
 TEST_DEMOTION = 0.2  # test code, unless the task is about tests, is context rather than target
 NON_PRODUCT_DEMOTION = 0.2  # examples, docs, scripts and benchmarks, likewise, unless the task names them
@@ -227,15 +231,23 @@ def weights_for(language: str) -> Mapping[str, float]:
     return WEIGHTS if language in LEARNED_ON else _OTHER_WEIGHTS
 
 
+def semantic_floor_for(language: str) -> float:
+    """The cosine a symbol of ``language`` must exceed for its semantic component to count:
+    ``SEMANTIC_FLOOR`` in the languages the weights were learned on, ``OTHER_SEMANTIC_FLOOR`` elsewhere."""
+    return SEMANTIC_FLOOR if language in LEARNED_ON else OTHER_SEMANTIC_FLOOR
+
+
 @dataclass(frozen=True, slots=True)
 class Parts:
-    """A candidate's unweighted components but the semantic one, its multipliers, and the weights of
-    its language: what the semantic channel's cosines are added to without computing the rest again."""
+    """A candidate's unweighted components but the semantic one, its multipliers, and the weights and
+    semantic floor of its language: what the semantic channel's cosines are added to without
+    computing the rest again."""
 
     symbol_id: int
     components: dict[str, float]
     multipliers: dict[str, float]
     weights: Mapping[str, float] = field(default_factory=lambda: WEIGHTS)
+    floor: float = SEMANTIC_FLOOR
 
 
 def candidate_parts(
@@ -282,7 +294,8 @@ def candidate_parts(
         multipliers = multipliers_for(symbols[sid], keywords, (foreign or {}).get(symbols[sid].path))
         if sid in useless:
             multipliers["useless"] = useless[sid]
-        out.append(Parts(sid, components, multipliers, weights_for(symbols[sid].language)))
+        language = symbols[sid].language
+        out.append(Parts(sid, components, multipliers, weights_for(language), semantic_floor_for(language)))
     return out
 
 
@@ -292,7 +305,8 @@ def ranked(parts: list[Parts], semantic: Mapping[int, float] | None = None) -> l
     semantic = semantic or {}
     scored = []
     for part in parts:
-        components = {**part.components, "semantic": semantic_component(semantic.get(part.symbol_id))}
+        cosine = semantic.get(part.symbol_id)
+        components = {**part.components, "semantic": semantic_component(cosine, part.floor)}
         total = sum(part.weights[name] * value for name, value in components.items())
         for factor in part.multipliers.values():
             total *= factor
@@ -312,10 +326,9 @@ def with_semantic(scored: list[Scored], parts: list[Parts], semantic: Mapping[in
     return out
 
 
-def semantic_component(cosine: float | None) -> float:
-    """How much closer in meaning than ``SEMANTIC_FLOOR`` a candidate is to the task (0 without a
-    cosine)."""
-    return max(0.0, cosine - SEMANTIC_FLOOR) if cosine is not None else 0.0
+def semantic_component(cosine: float | None, floor: float = SEMANTIC_FLOOR) -> float:
+    """How much closer in meaning than ``floor`` a candidate is to the task (0 without a cosine)."""
+    return max(0.0, cosine - floor) if cosine is not None else 0.0
 
 
 def _strength(seed: Seed | None, channel: str) -> float:
