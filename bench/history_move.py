@@ -8,7 +8,9 @@ that tree first on ``PYTHONPATH``; the semantic vectors, keyed by text, are left
 
 1. cold: ``mnemo index`` of the clone at its HEAD (the state directory removed first);
 2. back: ``git checkout HEAD~N`` then ``mnemo index``;
-3. forward: ``git checkout`` the first HEAD again then ``mnemo index``.
+3. forward: ``git checkout`` the first HEAD again then ``mnemo index``;
+4. with ``--again``, back and forward once more ("back again", "forward again"): the files of
+   both trees were parsed by an update before, so they come from the index's kept extractions.
 
 Each timing is wall seconds and the CPU seconds (user + system) of the process and its children,
 with the largest RSS of any child so far (``ru_maxrss`` of the children: cumulative, an upper
@@ -33,7 +35,8 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent.parent
-_LOGGED = ("read what changed", "followed base classes", "parsed and stored", "resolved ")  # -v lines shown
+_LOGGED = ("read what changed", "followed base classes", "parsed and stored", "resolved ", "kept extractions")
+STEPS = ("cold", "back", "forward", "back again", "forward again")
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -88,15 +91,26 @@ def _round(code: Path, label: str, args: argparse.Namespace) -> dict[str, tuple[
     cold = _snapshot(repo) if check else None
     _git(repo, "checkout", "-q", f"HEAD~{args.back}")
     out["back"] = _index(code, repo)
+    cold_back = None
     if check:
         moved = _snapshot(repo)
         there = _clone(args.repo, Path(args.workdir) / f"{label}-cold-back", f"{head}~{args.back}")
         _index(code, there)
-        _report(f"{label} at HEAD~{args.back}", moved, _snapshot(there))
+        cold_back = _snapshot(there)
+        _report(f"{label} at HEAD~{args.back}", moved, cold_back)
     _git(repo, "checkout", "-q", head)
     out["forward"] = _index(code, repo)
     if cold is not None:
         _report(f"{label} back at HEAD", _snapshot(repo), cold)
+    if args.again:
+        _git(repo, "checkout", "-q", f"HEAD~{args.back}")
+        out["back again"] = _index(code, repo)
+        if cold_back is not None:
+            _report(f"{label} at HEAD~{args.back} again", _snapshot(repo), cold_back)
+        _git(repo, "checkout", "-q", head)
+        out["forward again"] = _index(code, repo)
+        if cold is not None:
+            _report(f"{label} back at HEAD again", _snapshot(repo), cold)
     return out
 
 
@@ -117,6 +131,7 @@ def main() -> None:
     parser.add_argument("--code", help="another mnemo source tree to pair with this one")
     parser.add_argument("--workdir", default="/tmp/history_move")
     parser.add_argument("--check", action="store_true", help="compare the moved indexes with cold ones")
+    parser.add_argument("--again", action="store_true", help="move back and forward a second time")
     args = parser.parse_args()
     codes = [("new", HERE)] + ([("base", Path(args.code).resolve())] if args.code else [])
     results: dict[str, list[dict[str, tuple[float, float, float]]]] = {label: [] for label, _ in codes}
@@ -126,7 +141,7 @@ def main() -> None:
     print("| code | step | wall s | CPU s | largest RSS so far MB | CPU / cold CPU |")
     print("|---|---|---:|---:|---:|---:|")
     for label, runs in results.items():
-        for step in ("cold", "back", "forward"):
+        for step in STEPS[: 5 if args.again else 3]:
             walls, cpus, rss = zip(*(run[step] for run in runs), strict=True)
             share = sorted(run[step][1] / run["cold"][1] for run in runs)[len(runs) // 2]
             print(

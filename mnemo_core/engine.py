@@ -254,7 +254,7 @@ class Engine:
         """Whether the index holds a finished build (without updating it): files, and the commit it
         was built at (a first build commits its files as it goes, and the commit at its end)."""
         store = self.repository.store
-        return store.totals()[0] > 0 and store.meta("commit") is not None
+        return store.file_count() > 0 and store.meta("commit") is not None
 
     def stats(self) -> dict[str, Any]:
         """What the index holds: files by language, symbols by kind, edges by type and resolution."""

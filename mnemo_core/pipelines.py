@@ -98,7 +98,7 @@ def answer(
         stats={
             "elapsed_ms": round((time.perf_counter() - call.started) * 1000),
             **counts,
-            "index_files": call.repo.store.totals()[0],
+            "index_files": call.repo.store.file_count(),
         },
         notes=notes,
     )

@@ -110,8 +110,9 @@ def coverage_evidence(
             for sid, tests in ran.of(wanted, touched).items()
         }
         found |= _through_callers(store, ran, [s for s in wanted if s.id not in found])
-        if not _complete(data):  # a complete map's unseen tests are new since: ``covmap.select`` adds them
-            found = _with_unseen_tests(store, found, ran)
+        # a complete map's unseen tests are new since: ``covmap.select`` adds those of a class that ran
+        # the change, and they are kept here on their static path alone (not by their class's peers)
+        found = _with_unseen_tests(store, found, ran, by_peers=not _complete(data))
     what = "mnemo's coverage map" if source.is_map else "coverage data"
     note = (
         f"tests of {len(found)} of {len(wanted)} changed symbols from {what} taken at {sha[:10]} "
@@ -357,7 +358,9 @@ def _old_line(line: int, hunks: list[Hunk]) -> int | None:
     return line - offset
 
 
-def _with_unseen_tests(store: Store, found: dict[int, ReachingTests], ran: _Runs) -> dict[int, ReachingTests]:
+def _with_unseen_tests(
+    store: Store, found: dict[int, ReachingTests], ran: _Runs, by_peers: bool = True
+) -> dict[int, ReachingTests]:
     """Add to each symbol's tests those the coverage data never saw run (added or renamed since, or
     left out of that run): it can vouch only for the tests it saw. Such a test is kept when the data
     agrees it leads to the symbol:
@@ -370,7 +373,8 @@ def _with_unseen_tests(store: Store, found: dict[int, ReachingTests], ran: _Runs
       through its fixtures and helpers: ``self.parser.parse(...)`` on an attribute of unknown type),
       when more than ``CO_RUN_PEERS`` of the tests of its class the data saw that, like it, call
       nothing the index resolves (``MIN_PEERS`` at least) ran the symbol: a test of ``v.scan(...)``
-      beside others of ``v.scan(...)``, not a test of the standard library beside tests of the code.
+      beside others of ``v.scan(...)``, not a test of the standard library beside tests of the code
+      (not ``by_peers``: a complete map's class peers are ``covmap.since``'s).
     """
     static = tests_reaching(store, found)
     seen = ran.seen()
@@ -385,8 +389,8 @@ def _with_unseen_tests(store: Store, found: dict[int, ReachingTests], ran: _Runs
         for sid in found
     }
     between = {n for reaches in candidates.values() for r in reaches.values() for n in r.path[1:-1]}
-    entries = _entries(store, unseen)
-    peers = _peers(store, {t for t in unseen if not entries[t]}, seen)
+    entries = _entries(store, unseen) if by_peers else {}
+    peers = _peers(store, {t for t in unseen if by_peers and not entries[t]}, seen)
     alike = _entries(store, {p for group in peers.values() for p in group})
     peers = {t: {p for p in group if not alike[p]} for t, group in peers.items()}
     grouped = sorted(t for t, group in peers.items() if len(group) >= MIN_PEERS)

@@ -15,7 +15,7 @@ matter, and only those that really are new:
   change), or added beside tests the map saw run. A test added in a group the map saw no test of
   (a class new since) is selected in a test file the change reaches: nothing says what it runs.
   In a test file of which the map saw no test (all of it new), every one. Elsewhere they are the
-  static graph's to reach, as with no map.
+  static graph's to reach, on a path the map agrees with (``change.coverage``'s ``CO_RUN``).
 """
 
 from __future__ import annotations

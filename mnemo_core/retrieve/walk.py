@@ -17,7 +17,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from mnemo_core.blas import one_blas_thread
 
@@ -45,6 +45,8 @@ EDGE_WEIGHTS = {
 HITS_EDGE_TYPES = frozenset({"calls", "inherits", "overrides"})
 
 EdgeRow = tuple[int, int, str, float]
+Ints: TypeAlias = "array[int] | memoryview[int]"  # built in memory, or read in place from the cache file
+Floats: TypeAlias = "array[float] | memoryview[float]"
 
 
 @dataclass(frozen=True)
@@ -52,9 +54,9 @@ class Csr:
     """A square sparse matrix in compressed-row form: row i is ``indices[indptr[i]:indptr[i+1]]``
     (64-bit integers and floats)."""
 
-    indptr: array[int]
-    indices: array[int]
-    data: array[float]
+    indptr: Ints
+    indices: Ints
+    data: Floats
 
     @classmethod
     def from_entries(cls, rows: np.ndarray, cols: np.ndarray, data: np.ndarray, size: int) -> Csr:
@@ -81,7 +83,7 @@ class Csr:
 
         indptr = np.frombuffer(self.indptr, dtype=np.int64)
         indices = np.frombuffer(self.indices, dtype=np.int64)
-        data = np.frombuffer(self.data, dtype=np.float64)
+        data = np.frombuffer(memoryview(self.data), dtype=np.float64)  # numpy types no float views
         picked = np.asarray(nodes, dtype=np.int64)
         local = np.full(len(indptr) - 1, -1, dtype=np.int64)
         local[picked] = np.arange(len(picked))
@@ -111,8 +113,8 @@ def float_array(values: np.ndarray) -> array[float]:
 class Graph:
     """The symbol graph as sparse matrices over a dense numbering of symbol ids."""
 
-    ids: array[int]  # dense index -> symbol id
-    index: dict[int, int]  # symbol id -> dense index
+    ids: Ints  # dense index -> symbol id, ascending
+    index: Mapping[int, int]  # symbol id -> dense index
     walk: Csr  # walk[i, j]: weight of stepping from i to j
     directed: Csr  # directed[i, j] = 1 when i calls, inherits from or overrides j
 

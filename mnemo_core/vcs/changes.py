@@ -74,22 +74,63 @@ class LoggedCommit:
 def commit_log(root: Path, revisions: str, max_commits: int, extensions: Sequence[str]) -> list[LoggedCommit]:
     """The newest ``max_commits`` non-merge commits of ``revisions`` (``HEAD`` or ``old..HEAD``) that
     touch files with one of ``extensions``, newest first; sweeps of many files are left out."""
+    return read_log(root, revisions, max_commits, extensions)[0]
+
+
+def read_log(
+    root: Path, revisions: str, max_commits: int, extensions: Sequence[str]
+) -> tuple[list[LoggedCommit], list[str]]:
+    """``commit_log``, and the shas it walked and left out (sweeps)."""
+    out = run_git(root, "log", *_LOG_ARGS, f"--max-count={max_commits}", revisions, "--", *_specs(extensions))
+    return _logged(out)
+
+
+def window_shas(root: Path, revision: str, max_commits: int, extensions: Sequence[str]) -> list[str]:
+    """The shas ``commit_log`` of ``revision`` walks (sweeps included), newest first: the same walk
+    without the file lists and messages, about half its cost."""
     out = run_git(
         root,
         "log",
-        "-z",
-        "--name-only",
         "--no-merges",
-        "--no-renames",
-        "--no-show-signature",
-        "--no-relative",
+        "--format=%H",
         f"--max-count={max_commits}",
-        f"--format={_LOG_FORMAT}",
-        revisions,
+        revision,
         "--",
-        *(f"*{ext}" for ext in extensions),
+        *_specs(extensions),
     )
-    commits = []
+    return out.decode("ascii").split()
+
+
+def logged_commits(
+    root: Path, shas: Sequence[str], extensions: Sequence[str]
+) -> tuple[list[LoggedCommit], list[str]]:
+    """``read_log``'s records of the given commits alone (in the order given)."""
+    if not shas:
+        return [], []
+    stdin = "".join(f"{sha}\n" for sha in shas).encode("ascii")
+    out = run_git(
+        root, "log", "--stdin", "--no-walk=unsorted", *_LOG_ARGS, "--", *_specs(extensions), input_bytes=stdin
+    )
+    return _logged(out)
+
+
+_LOG_ARGS = (
+    "-z",
+    "--name-only",
+    "--no-merges",
+    "--no-renames",
+    "--no-show-signature",
+    "--no-relative",
+    f"--format={_LOG_FORMAT}",
+)
+
+
+def _specs(extensions: Sequence[str]) -> list[str]:
+    return [f"*{ext}" for ext in extensions]
+
+
+def _logged(out: bytes) -> tuple[list[LoggedCommit], list[str]]:
+    commits, left_out = [], []
     for record in out.split(_RECORD)[1:]:
         sha, when, author, message, names = record.split(_FIELD, 4)
         paths = tuple(decode_path(p) for p in names.lstrip(b"\n\0").split(b"\0") if p)
@@ -97,7 +138,9 @@ def commit_log(root: Path, revisions: str, max_commits: int, extensions: Sequenc
             commits.append(
                 LoggedCommit(sha.decode(), int(when), _text(author), clean_message(_text(message)), paths)
             )
-    return commits
+        else:
+            left_out.append(sha.decode())
+    return commits, left_out
 
 
 def attributes_text() -> str:

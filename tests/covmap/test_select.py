@@ -168,3 +168,24 @@ def test_a_test_added_since_the_map_runs_when_its_class_reaches_the_change_or_is
         "tests/test_calc.py::test_add",
         "tests/test_calc.py::test_double",
     ]
+
+
+def test_a_test_added_since_the_map_that_calls_the_change_runs_whatever_its_class_ran(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    calc_tests = (repo / "tests" / "test_calc.py").read_text()
+    added = (
+        "\n    def test_sum(self):\n        assert add(2, 2) == 4\n"
+        "\n    def test_tiny(self):\n        assert clamp(1) == 1\n"
+    )
+    change(repo, {"tests/test_calc.py": calc_tests + added}, "two tests of TestMore added since the map")
+    change(repo, {"src/pkg/calc.py": CALC.replace("return a + b", "return b + a")})
+    tests, _ = _selected(repo, capsys, "HEAD~1")
+    # TestMore's tests the map saw ran clamp, not add: test_sum calls add itself (the static graph's
+    # path, one call; it was dropped), and test_tiny, added beside it, goes with its class
+    assert sorted(tests) == [
+        "tests/test_calc.py::TestMore::test_sum",
+        "tests/test_calc.py::TestMore::test_tiny",
+        "tests/test_calc.py::test_add",
+        "tests/test_calc.py::test_double",
+    ]

@@ -53,20 +53,34 @@ def test_a_new_generation_replaces_the_file_and_a_damaged_file_is_rebuilt(tmp_pa
     store.close()
 
 
-def test_arrays_that_do_not_form_the_graph_are_rebuilt(tmp_path: Path) -> None:
+def test_a_file_that_is_not_this_generations_graph_is_rebuilt(tmp_path: Path) -> None:
+    """The arrays are read in place, not scanned: what is checked is the header's stamp (the
+    index id and generation it was built from), the size and the row pointers' ends."""
     (tmp_path / "m.py").write_text(SOURCE, encoding="utf-8")
+    index_repo(tmp_path)
+    store, _ = fresh_graph(tmp_path)
+    older = (tmp_path / ".mnemo" / f"graph-{store.index_id()}-{store.generation()}.bin").read_bytes()
+    store.close()
+    (tmp_path / "m.py").write_text(SOURCE + "\n\ndef d():\n    a()\n", encoding="utf-8")
     index_repo(tmp_path)
     store, built = fresh_graph(tmp_path)
     path = tmp_path / ".mnemo" / f"graph-{store.index_id()}-{store.generation()}.bin"
     good = path.read_bytes()
-    header = len(graphcache.MAGIC) + graphcache._LENGTHS.size
-    lengths = graphcache._LENGTHS.unpack_from(good, len(graphcache.MAGIC))
-    start = header + 8 * (lengths[0] + lengths[1])  # the walk's first column index
-    out_of_bounds = good[:start] + struct.pack("<q", 100) + good[start + 8 :]
-    for damaged in (out_of_bounds, good[:-8], b"not a graph" + good):
+    header = graphcache._HEADER.size
+    lengths = graphcache._HEADER.unpack_from(good)[3:]
+    last_pointer = header + 8 * (lengths[0] + lengths[1] - 1)  # the walk's row pointers' end
+    short_rows = good[:last_pointer] + struct.pack("=q", lengths[2] - 1) + good[last_pointer + 8 :]
+    foreign = good[:16] + b"0123456789abcdef" + good[32:]
+    for damaged in (older, foreign, short_rows, good[:-8], b"not a graph" + good, b""):
         path.write_bytes(damaged)
         graphcache._graphs.clear()
-        assert graphcache.graph_for(store).walk.indices == built.walk.indices
+        loaded = graphcache.graph_for(store)
+        assert loaded.walk.indices == built.walk.indices and len(loaded.ids) == 5
+        assert path.read_bytes() == good, "rebuilt and written again"
+    graphcache._graphs.clear()
+    loaded = graphcache.graph_for(store)
+    assert isinstance(loaded.ids, memoryview), "a good file is read in place"
+    assert [loaded.index[sid] for sid in built.ids] == list(range(5)) and 10**9 not in loaded.index
     store.close()
 
 
@@ -93,3 +107,30 @@ def test_a_task_whose_walk_weights_are_zero_never_imports_numpy(tmp_path: Path) 
     ).stdout.splitlines()
     assert out[0] == "['upload_file', 'retry_upload', 'checksum'] False", out
     assert out[1] == "3 True 1 True", "why walks (numpy), and ranks as the task did"
+
+
+def test_a_rebuild_under_a_new_id_removes_the_old_graph_and_nothing_planted(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(SOURCE, encoding="utf-8")
+    index_repo(tmp_path)
+    store, _ = fresh_graph(tmp_path)
+    directory = tmp_path / ".mnemo"
+    old_id = store.index_id()
+    store.symbols_containing_each(["abcdef"], 3)  # the name channel's distinct names, saved too
+    ours = [*directory.glob(f"graph-{old_id}-*.bin"), *directory.glob(f"names-{old_id}-*.txt")]
+    assert len(ours) == 2
+    older = directory / f"graph-{old_id}-1.npz"  # what an older mnemo left for the same index
+    older.write_bytes(b"PK\x03\x04")
+    planted = ["graph-1.npz", "graph-none-1.npz", "graph-0123456789abcdef-3.bin", f"graph-{old_id}-x.bin"]
+    planted += ["names-0123456789abcdef-3.txt", f"names-{old_id}-2.txt.bak"]
+    for name in planted:
+        (directory / name).write_bytes(b"not a graph")
+    with store.transaction():
+        store.conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema'")  # built by an old mnemo
+    store.close()
+    index_repo(tmp_path)  # rebuilt: a new index id
+    store, _ = fresh_graph(tmp_path)
+    assert store.index_id() != old_id and not any(p.exists() for p in [*ours, older])
+    assert sorted(p.name for p in [*directory.glob("graph-*"), *directory.glob("names-*")]) == sorted(
+        [*planted, f"graph-{store.index_id()}-{store.generation()}.bin"]
+    )
+    store.close()

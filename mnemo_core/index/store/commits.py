@@ -45,12 +45,17 @@ class Commits(Search):
     """Commit memory: past commits, what each changed, and each file's history."""
 
     # -- history ----------------------------------------------------------------------------
-    def add_commits(self, commits: Iterable[LoggedCommit]) -> None:
-        """Remember past commits (oldest first, so ids grow with time)."""
-        for commit in commits:
+    def add_commits(self, commits: Iterable[LoggedCommit], below: bool = False) -> None:
+        """Remember past commits (oldest first, so ids grow with time); ``below``: older than every
+        remembered one, so their ids go below the remembered ones'."""
+        ordered = reversed(list(commits)) if below else commits
+        lowest = self.conn.execute("SELECT coalesce(min(id), 1) FROM commits").fetchone()[0]
+        for commit in ordered:
+            if below:
+                lowest -= 1
             cur = self.conn.execute(
-                "INSERT OR IGNORE INTO commits(sha, time, author, subject) VALUES (?,?,?,?)",
-                (commit.sha, commit.time, commit.author, commit.subject),
+                "INSERT OR IGNORE INTO commits(id, sha, time, author, subject) VALUES (?,?,?,?,?)",
+                (lowest if below else None, commit.sha, commit.time, commit.author, commit.subject),
             )
             if cur.rowcount:
                 self.conn.execute(
@@ -67,6 +72,18 @@ class Commits(Search):
         for table, column in (("commits_fts", "rowid"), ("commit_files", "commit_id")):
             self.conn.execute(f"DELETE FROM {table} WHERE {column} IN (SELECT id FROM commits {where})")
         self.conn.execute(f"DELETE FROM commits {where}")
+
+    def commit_shas(self) -> frozenset[str]:
+        """The shas of the remembered commits."""
+        return frozenset(sha for (sha,) in self.conn.execute("SELECT sha FROM commits"))
+
+    def forget_commits_but(self, keep: frozenset[str]) -> None:
+        """Forget every remembered commit whose sha is not in ``keep``."""
+        gone = [cid for cid, sha in self.conn.execute("SELECT id, sha FROM commits") if sha not in keep]
+        for chunk in chunks(gone):
+            marks = ",".join("?" * len(chunk))
+            for table, column in (("commits_fts", "rowid"), ("commit_files", "commit_id"), ("commits", "id")):
+                self.conn.execute(f"DELETE FROM {table} WHERE {column} IN ({marks})", chunk)
 
     def similar_commits(self, match: str, limit: int) -> list[PastCommit]:
         """Remembered commits whose messages match an FTS5 expression, best BM25 first."""

@@ -19,6 +19,7 @@ from mnemo_core.index.recovery import (
     quarantine,
     writable,
 )
+from mnemo_core.index.store.derived import index_id_of, remove_derived
 from mnemo_core.index.store.schema import (
     INDEXES,
     SCHEMA_VERSION,
@@ -87,6 +88,7 @@ class Connection:
         if version == SCHEMA_VERSION:
             return cls(conn, path, root)
         if version is not None:
+            old_id = index_id_of(conn) if version >= 0 else None  # a damaged or foreign file's is not ours
             conn.close()
             if version < 0:
                 quarantine(path, reason or "not an index of mnemo")
@@ -100,6 +102,7 @@ class Connection:
                 )
                 for suffix in ("", *SIDE_FILES):  # mnemo's own file, rewritable: nothing to keep
                     Path(f"{path}{suffix}").unlink(missing_ok=True)
+                remove_derived(path.parent, old_id)
             conn = connect(path)
         with transaction(conn):
             if schema_version(conn) is None:  # another process may have created it meanwhile

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from mnemo_core.index.store.commits import Commits
 from mnemo_core.index.store.resolver_reads import ResolverReads
+from mnemo_core.index.store.shelf import Shelf
 from mnemo_core.index.store.symbols import SymbolReads
 from mnemo_core.index.store.writes import Writes
 
 
-class Store(Writes, ResolverReads, SymbolReads, Commits):
+class Store(Writes, ResolverReads, SymbolReads, Commits, Shelf):
     """An open index database."""

@@ -3,8 +3,8 @@ to date through history equals a cold index of the same tree.
 
 Symbol ids differ between two indexes of one tree (an updated one keeps the ids of earlier runs),
 so every row is named by what it is: a symbol by (path, qualified name, kind, first line), an
-edge by its two symbols, a full-text row by its symbol. Two snapshots are equal when the indexes
-answer every query alike.
+edge by its two symbols, a full-text row by its symbol, a remembered commit by its sha and its
+rank in id order. Two snapshots are equal when the indexes answer every query alike.
 """
 
 from __future__ import annotations
@@ -26,11 +26,12 @@ class Snapshot:
     edges: Counter[tuple[object, ...]]
     fts: Counter[tuple[object, ...]]
     bodies: Counter[tuple[object, ...]]
+    commits: Counter[tuple[object, ...]]  # by their order (ids rank them: "a file's newest commit")
 
     def differences(self, other: Snapshot) -> list[str]:
         """One line per table that differs (with a few rows on each side); empty when equal."""
         out = []
-        for table in ("files", "symbols", "edges", "fts", "bodies"):
+        for table in ("files", "symbols", "edges", "fts", "bodies", "commits"):
             mine, theirs = getattr(self, table), getattr(other, table)
             if mine == theirs:
                 continue
@@ -78,4 +79,14 @@ def snapshot(conn: sqlite3.Connection) -> Snapshot:
     bodies: Counter[tuple[object, ...]] = Counter(
         (keys.get(row[0]), row[1]) for row in conn.execute("SELECT rowid, body FROM bodies_fts")
     )
-    return Snapshot(files, symbols, edges, fts, bodies)
+    messages = dict(conn.execute("SELECT rowid, message FROM commits_fts"))
+    touched: dict[int, list[str]] = {}
+    for cid, path in conn.execute("SELECT commit_id, path FROM commit_files ORDER BY commit_id, path"):
+        touched.setdefault(cid, []).append(path)
+    commits: Counter[tuple[object, ...]] = Counter(
+        (rank, sha, time, author, subject, messages.get(cid), tuple(touched.get(cid, ())))
+        for rank, (cid, sha, time, author, subject) in enumerate(
+            conn.execute("SELECT id, sha, time, author, subject FROM commits ORDER BY id")
+        )
+    )
+    return Snapshot(files, symbols, edges, fts, bodies, commits)
