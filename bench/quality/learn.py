@@ -4,7 +4,9 @@ generalise by leave-one-repository-out cross-validation.
 ``collect`` runs every task of the tuning repositories through the pipeline once and stores, per
 task, its ground truth and every ranked candidate with its score components and multipliers (the
 components do not depend on the weights, so any weighting can be replayed from them in
-milliseconds). ``fit`` then searches the weights by coordinate ascent on the objective the
+milliseconds), and the cosine of every product candidate with the task (``cosine``: the semantic
+channel's pool, its size and its scaling, can be replayed beyond the pool the pipeline compared).
+``fit`` then searches the weights by coordinate ascent on the objective the
 benchmark reports (mean of R@10 and MRR, averaged per repository so each counts the same): in
 each round, every weight is tried at a few multiples and offsets of its value and the best change
 is kept, until no change helps (from several starts, see ``fit``). It fits once per fold, leaving
@@ -84,6 +86,7 @@ def collect(repos: Sequence[BenchRepo], workdir: Path, count: int | None = None)
     from mnemo_core.pipelines import recency_lookup
     from mnemo_core.repository import Repository
     from mnemo_core.retrieve.task import rank_task
+    from mnemo_core.semantic.channel import meaning
 
     for spec in repos:
         clone = working_clone(spec, DEFAULT_MIRRORS, workdir)
@@ -107,6 +110,10 @@ def collect(repos: Sequence[BenchRepo], workdir: Path, count: int | None = None)
                 except MnemoError:
                     rows.append(row)
                     continue
+                product = [ranking.symbols[s.symbol_id] for s in ranking.scored]
+                cosines = meaning(
+                    repo.store, repo.root, task.text, [s for s in product if not s.is_test], "encode"
+                ).similarity
                 row["seeds"] = [
                     {h.channel: h.rank for h in s.hits} for s in list(ranking.seeds.values())[:TOP_SEEDS_KEPT]
                 ]
@@ -120,6 +127,7 @@ def collect(repos: Sequence[BenchRepo], workdir: Path, count: int | None = None)
                         "components": s.components,
                         "multipliers": s.multipliers,
                         "ranks": _channel_ranks(ranking, s.symbol_id),
+                        "cosine": cosines.get(s.symbol_id),
                     }
                     for s in ranking.scored
                     if ranking.symbols[s.symbol_id].kind in RANKED_KINDS

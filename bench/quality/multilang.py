@@ -51,6 +51,7 @@ from mnemo_core.repository import Repository
 from mnemo_core.retrieve.fold import fold
 from mnemo_core.retrieve.score import Scored
 from mnemo_core.retrieve.task import rank_task
+from mnemo_core.semantic.channel import VectorUse
 
 CHECKOUT = Path(__file__).resolve().parents[2]  # the mnemo checkout whose code is measured
 OUT_DIR = CHECKOUT / "bench" / "out"
@@ -169,14 +170,15 @@ class TagCorpus:
 
 # -- running ----------------------------------------------------------------------------------
 def in_process(
-    repo: Repository, text: str, cache: Path | None = None
+    repo: Repository, text: str, cache: Path | None = None, vectors: VectorUse = "off"
 ) -> dict[str, tuple[list[Ranked], float]]:
-    """mnemo's ranking in process, unfolded and folded (one ``rank_task``; vectors off, as a default
-    install ranks), with the milliseconds each took. ``cache``: where to pickle the unfolded ranking
-    (its candidates' components, symbols and keywords) for :mod:`bench.quality.multilang_learn`."""
+    """mnemo's ranking in process, unfolded and folded (one ``rank_task``; by default vectors off, as
+    a default install ranks; ``"encode"``: with the semantic channel, its missing vectors encoded),
+    with the milliseconds each took. ``cache``: where to pickle the unfolded ranking (its candidates'
+    components, symbols and keywords) for :mod:`bench.quality.multilang_learn`."""
     started = time.perf_counter()
     try:
-        ranking = rank_task(repo.store, repo.root, text, recency_lookup(repo), vectors="off", folded=False)
+        ranking = rank_task(repo.store, repo.root, text, recency_lookup(repo), vectors=vectors, folded=False)
     except MnemoError:
         return {name: ([], 0.0) for name in RANKERS if name != "bm25"}
     if cache is not None:
@@ -198,7 +200,12 @@ def in_process(
 
 
 def run_repo(
-    repo: LangRepo, tasks: Sequence[MultiTask], clone: Path, cli: bool, cache: Path | None = None
+    repo: LangRepo,
+    tasks: Sequence[MultiTask],
+    clone: Path,
+    cli: bool,
+    cache: Path | None = None,
+    vectors: VectorUse = "off",
 ) -> list[dict[str, Any]]:
     """Every task of one repository, oldest first: each ranking's metrics and mnemo's time; with
     ``cache``, a tuning repository's unfolded rankings pickled there, one file per task."""
@@ -215,7 +222,7 @@ def run_repo(
             corpus.update(clone)
             truth = [t.key for t in task.truth]
             kept = cache / f"{repo.name}-{task.id[:12]}.pickle" if cache and not repo.held_out else None
-            lists = in_process(opened, task.text, kept)
+            lists = in_process(opened, task.text, kept, vectors)
             if cli:
                 lists["mnemo"] = mnemo_ranking(clone, task.text)
             lists["bm25"] = (corpus.rank(task.text), 0.0)
@@ -334,6 +341,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only-mine", action="store_true", help="(re)mine the task files and stop")
     parser.add_argument("--cache", type=Path, help="pickle the tuning tasks' rankings here (for learning)")
     parser.add_argument(
+        "--semantic",
+        action="store_true",
+        help="rank with the semantic channel (the extra installed; missing vectors encoded)",
+    )
+    parser.add_argument(
         "--dump", type=int, default=0, help="print the N worst tasks of each tuning repository"
     )
     args = parser.parse_args(argv)
@@ -344,7 +356,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{repo.name}: {len(tasks)} tasks", file=sys.stderr, flush=True)
         if args.only_mine:
             continue
-        records = run_repo(repo, tasks, clone, args.cli, args.cache)
+        vectors: VectorUse = "encode" if args.semantic else "off"
+        records = run_repo(repo, tasks, clone, args.cli, args.cache, vectors)
         rows[repo.name] = {**summary(records), "tasks": {"n": float(len(records))}}
         OUT_DIR.mkdir(parents=True, exist_ok=True)
         kept = [] if repo.held_out else records

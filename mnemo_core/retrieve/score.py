@@ -19,9 +19,10 @@ test code and the task is not about tests, and by a prior for kinds that are rar
 - session: what this session just touched (returned, opened, hovered, edited), decayed and capped
   (``recall.py``); 0 when memory is off or the symbol was not touched lately.
 - memory: how strongly similar past tasks recall the symbol as useful, scaled so the best has 1.
-- semantic: the cosine between the task's and the symbol's vectors (the optional semantic channel,
-  ``mnemo_core/semantic``), for the best ``SEMANTIC_POOL`` candidates by the other components; 0
-  without the channel or the symbol's vector.
+- semantic: how far the cosine between the task's and the symbol's vectors (the optional semantic
+  channel, ``mnemo_core/semantic``) exceeds the floor of the symbol's language
+  (``semantic_floor_for``), for the best ``SEMANTIC_POOL`` product candidates by the other
+  components; 0 without the channel or the symbol's vector.
 
 A symbol said useless for a similar past task is multiplied by the ``useless`` factor.
 """
@@ -60,9 +61,9 @@ WEIGHTS = {
     # that memory reorders the task's own matches rather than outvoting them.
     "session": 0.05,  # touched in this session: a nudge worth about a good file match, not a body match
     "memory": 0.20,  # useful for a similar past task: said by a person or a landed commit, so strong
-    # Probed (session 37) on four tuning repositories, 25 tasks each: 0.5 best on all four together
-    # and on three of the four folds; 0 without the optional channel or a vector (no effect then).
-    "semantic": 0.5,  # similar in meaning to the task: the cosine of their vectors
+    # Chosen with SEMANTIC_POOL and SEMANTIC_FLOOR on three tuning repositories (session 42: every
+    # leave-one-out fold chose 0.75); 0 without the optional channel or a vector (no effect then).
+    "semantic": 0.75,  # similar in meaning to the task: its vector's cosine with the task's, above a floor
 }
 # Where another language's code ranks better under other weights: the values that differ from the
 # ones above, which were learned on Python. Outside Python the full-text match of a name, signature
@@ -71,7 +72,11 @@ WEIGHTS = {
 # held-out ones, bench/RESULTS.md, session 41).
 LEARNED_ON = frozenset({"python"})  # the languages WEIGHTS were fitted on
 OTHER_LANGUAGES = {"text": 0.0, "proximity": 0.02}
-SEMANTIC_POOL = 30  # the best candidates compared by meaning (session 34: the top 30 kept most of the gain)
+SEMANTIC_POOL = 100  # the best product candidates compared by meaning (every fold chose 100 over 30)
+SEMANTIC_FLOOR = 0.2  # in Python a cosine counts by how far it exceeds this: below it, MiniLM's say little
+# Outside Python the cosine counts whole: every leave-one-out fold of the multi-language tuning
+# repositories chose no floor (with the pool and weight above; bench/RESULTS.md, session 42).
+OTHER_SEMANTIC_FLOOR = 0.0
 FILE_SEEDS = 5  # a file's relevance counts its best few matches, so big files do not win by size
 TEST_DEMOTION = 0.2  # test code, unless the task is about tests, is context rather than target
 NON_PRODUCT_DEMOTION = 0.2  # examples, docs, scripts and benchmarks, likewise, unless the task names them
@@ -226,15 +231,23 @@ def weights_for(language: str) -> Mapping[str, float]:
     return WEIGHTS if language in LEARNED_ON else _OTHER_WEIGHTS
 
 
+def semantic_floor_for(language: str) -> float:
+    """The cosine a symbol of ``language`` must exceed for its semantic component to count:
+    ``SEMANTIC_FLOOR`` in the languages the weights were learned on, ``OTHER_SEMANTIC_FLOOR`` elsewhere."""
+    return SEMANTIC_FLOOR if language in LEARNED_ON else OTHER_SEMANTIC_FLOOR
+
+
 @dataclass(frozen=True, slots=True)
 class Parts:
-    """A candidate's unweighted components but the semantic one, its multipliers, and the weights of
-    its language: what the semantic channel's cosines are added to without computing the rest again."""
+    """A candidate's unweighted components but the semantic one, its multipliers, and the weights and
+    semantic floor of its language: what the semantic channel's cosines are added to without
+    computing the rest again."""
 
     symbol_id: int
     components: dict[str, float]
     multipliers: dict[str, float]
     weights: Mapping[str, float] = field(default_factory=lambda: WEIGHTS)
+    floor: float = SEMANTIC_FLOOR
 
 
 def candidate_parts(
@@ -281,7 +294,8 @@ def candidate_parts(
         multipliers = multipliers_for(symbols[sid], keywords, (foreign or {}).get(symbols[sid].path))
         if sid in useless:
             multipliers["useless"] = useless[sid]
-        out.append(Parts(sid, components, multipliers, weights_for(symbols[sid].language)))
+        language = symbols[sid].language
+        out.append(Parts(sid, components, multipliers, weights_for(language), semantic_floor_for(language)))
     return out
 
 
@@ -291,7 +305,8 @@ def ranked(parts: list[Parts], semantic: Mapping[int, float] | None = None) -> l
     semantic = semantic or {}
     scored = []
     for part in parts:
-        components = {**part.components, "semantic": max(0.0, semantic.get(part.symbol_id, 0.0))}
+        cosine = semantic.get(part.symbol_id)
+        components = {**part.components, "semantic": semantic_component(cosine, part.floor)}
         total = sum(part.weights[name] * value for name, value in components.items())
         for factor in part.multipliers.values():
             total *= factor
@@ -309,6 +324,11 @@ def with_semantic(scored: list[Scored], parts: list[Parts], semantic: Mapping[in
     out = [fresh.get(s.symbol_id, s) for s in scored]
     out.sort(key=lambda s: (-s.score, s.symbol_id))
     return out
+
+
+def semantic_component(cosine: float | None, floor: float = SEMANTIC_FLOOR) -> float:
+    """How much closer in meaning than ``floor`` a candidate is to the task (0 without a cosine)."""
+    return max(0.0, cosine - floor) if cosine is not None else 0.0
 
 
 def _strength(seed: Seed | None, channel: str) -> float:

@@ -122,7 +122,7 @@ def rank_task(
     factors = (candidates, top_seeds, result, fan_in, recency, reference, symbols, keywords, touched, useless)
     parts = candidate_parts(*factors, foreign)
     scored = ranked(parts)
-    pool = [symbols[s.symbol_id] for s in scored[:SEMANTIC_POOL] if not symbols[s.symbol_id].is_test]
+    pool = [symbols[s.symbol_id] for s in scored if not symbols[s.symbol_id].is_test][:SEMANTIC_POOL]
     wanted = vectors != "off" and (full_walk or WEIGHTS["semantic"] > 0)  # at 0 no encoder is loaded
     similar = meaning(store, root, text, pool, vectors) if wanted else ABSENT
     if similar.similarity:

@@ -15,11 +15,14 @@ from mnemo_core.retrieve.keywords import extract_keywords
 from mnemo_core.retrieve.score import (
     NON_PRODUCT_DEMOTION,
     OTHER_LANGUAGES,
+    OTHER_SEMANTIC_FLOOR,
+    SEMANTIC_FLOOR,
     WEIGHTS,
     Parts,
     multipliers_for,
     non_product_dir,
     ranked,
+    semantic_floor_for,
     weights_for,
     with_semantic,
 )
@@ -73,6 +76,29 @@ def test_adding_the_cosines_afterwards_scores_as_one_pass_does() -> None:
     once = ranked(parts, semantic)
     assert with_semantic(ranked(parts), parts, semantic) == once
     assert [s.symbol_id for s in once[:2]] != [s.symbol_id for s in ranked(parts)[:2]]
+
+
+def test_a_cosine_counts_by_how_far_it_exceeds_the_floor() -> None:
+    parts = [Parts(sid, {"lexical": 0.5}, {}) for sid in (1, 2, 3)]
+    cosines = {1: SEMANTIC_FLOOR - 0.05, 2: SEMANTIC_FLOOR + 0.3}
+    scored = {s.symbol_id: s for s in ranked(parts, cosines)}
+    assert scored[1].components["semantic"] == 0.0
+    assert scored[1].score == scored[3].score
+    assert scored[2].components["semantic"] == pytest.approx(0.3)
+    assert scored[2].score == pytest.approx(scored[3].score + WEIGHTS["semantic"] * 0.3)
+
+
+def test_outside_python_a_cosine_counts_above_its_own_floor() -> None:
+    cosine = SEMANTIC_FLOOR - 0.05
+    parts = [
+        Parts(1, {"lexical": 0.5}, {}, weights_for("python"), semantic_floor_for("python")),
+        Parts(2, {"lexical": 0.5}, {}, weights_for("go"), semantic_floor_for("go")),
+    ]
+    python, go = sorted(ranked(parts, {1: cosine, 2: cosine}), key=lambda s: s.symbol_id)
+    assert python.components["semantic"] == 0.0
+    assert go.components["semantic"] == pytest.approx(cosine - OTHER_SEMANTIC_FLOOR)
+    counted = cosine - OTHER_SEMANTIC_FLOOR
+    assert go.score == pytest.approx(python.score + weights_for("go")["semantic"] * counted)
 
 
 def test_a_language_scores_by_its_own_weights() -> None:
