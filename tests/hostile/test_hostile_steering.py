@@ -52,16 +52,19 @@ def two_commits(root: Path, planted: dict[str, str | bytes]) -> Path:
 
 
 def run_all(root: Path, capsys: pytest.CaptureFixture[str]) -> str:
-    """Every verb that writes state: index, task (memory), find at an older commit (``--at`` tree)."""
+    """Every verb that writes state: index, task (memory), find at an older commit (``--at`` tree),
+    pr twice (the answer kept, then read back)."""
     for argv in (["index", str(root)], ["task", "double a number", "--repo", str(root)]):
         assert main(argv) == 0
     assert main(["find", "helper", "--at", "HEAD~1", "--repo", str(root)]) == 0
+    for _ in range(2):
+        assert main(["pr", "--base", "HEAD~1", "--repo", str(root)]) == 0
     return capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
     "link",
-    [".mnemo", ".mnemo/at", ".mnemo/index.db", ".mnemo/memory.db", ".mnemo/blame"],
+    [".mnemo", ".mnemo/at", ".mnemo/index.db", ".mnemo/memory.db", ".mnemo/blame", ".mnemo/answers"],
 )
 def test_a_committed_link_at_or_under_mnemo_steers_nothing(
     tmp_path: Path, outside: Path, capsys: pytest.CaptureFixture[str], link: str
@@ -74,6 +77,7 @@ def test_a_committed_link_at_or_under_mnemo_steers_nothing(
     assert snapshot(outside) == before  # nothing written, renamed or deleted there
     state = private_dir(root)
     assert (state / "index.db").is_file() and (state / "at" / "tree" / "app" / "core.py").is_file()
+    assert any((state / "answers").glob("*.json"))  # the change's answer kept in the state directory
     [warning] = [line for line in capsys.readouterr().err.splitlines() if "instead" in line] or [""]
     assert warning == "" or str(state) in warning  # said when the private directory was first made
 
