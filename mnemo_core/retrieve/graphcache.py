@@ -36,7 +36,12 @@ from pathlib import Path
 from typing import SupportsIndex
 
 from mnemo_core.index.store import Store
-from mnemo_core.index.store.derived import GRAPH_PREFIX, GRAPH_SUFFIXES
+from mnemo_core.index.store.derived import (
+    GRAPH_PREFIX,
+    GRAPH_SUFFIXES,
+    derived_path,
+    remove_other_generations,
+)
 from mnemo_core.retrieve.walk import Csr, Graph, Ints, build_graph
 
 log = logging.getLogger(__name__)
@@ -88,13 +93,12 @@ def graph_for(store: Store) -> Graph:
             _graphs.move_to_end(key)
             return graph
     index_id = store.index_id()
-    prefix = f"{FILE_PREFIX}{index_id}-"  # this index's files, whatever their generation
-    path = store.path.parent / f"{prefix}{generation}{FILE_SUFFIX}"
+    path = derived_path(store.path.parent, FILE_PREFIX, index_id, generation, FILE_SUFFIX)
     stamp = (index_id.encode(), generation)
     graph = _load(path, stamp)
     if graph is None:
         graph = build_graph(store.all_edges())
-        _save(graph, path, prefix, stamp)
+        _save(graph, path, stamp)
     with _lock:
         _graphs[key] = graph
         while len(_graphs) > CACHED_GRAPHS:
@@ -151,7 +155,7 @@ def _consistent(ids: Ints, matrix: Csr) -> bool:
     return len(matrix.data) == len(indices)
 
 
-def _save(graph: Graph, path: Path, prefix: str, stamp: tuple[bytes, int]) -> None:
+def _save(graph: Graph, path: Path, stamp: tuple[bytes, int]) -> None:
     parts = (
         graph.ids,
         graph.walk.indptr,
@@ -172,9 +176,4 @@ def _save(graph: Graph, path: Path, prefix: str, stamp: tuple[bytes, int]) -> No
     except OSError as exc:
         log.info("graph cache not written to %s: %s", path.parent, exc)
         return
-    for old in path.parent.glob(f"{prefix}*"):
-        if old != path and old.suffix in GRAPH_SUFFIXES:
-            try:
-                old.unlink(missing_ok=True)
-            except OSError as exc:  # another process may still map it where that forbids removal
-                log.info("old graph cache %s not removed: %s", old, exc)
+    remove_other_generations(path, index_id.decode())

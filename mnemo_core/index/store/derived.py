@@ -37,22 +37,47 @@ def index_id_of(conn: sqlite3.Connection) -> str | None:
     return str(row[0]) if row and INDEX_ID.fullmatch(str(row[0])) else None
 
 
+def derived_path(directory: Path, prefix: str, index_id: str, generation: int, suffix: str) -> Path:
+    """Where the file of one kind (``prefix``, ``suffix``) derived from the index ``index_id`` at
+    ``generation`` is kept."""
+    return directory / f"{prefix}{index_id}-{generation}{suffix}"
+
+
 def remove_derived(directory: Path, index_id: str | None) -> None:
     """Remove the files derived from the index ``index_id`` in ``directory`` (nothing for None)."""
-    if index_id is None:
-        return
-    ours = re.compile(
+    if index_id is not None:
+        _remove(directory, _pattern(index_id, _DERIVED), keep="")
+
+
+def remove_other_generations(kept: Path, index_id: str) -> None:
+    """Remove the files of ``kept``'s kind derived from the index ``index_id`` at any other
+    generation (written when ``kept`` is: one file of a kind per index)."""
+    kinds = tuple(kind for kind in _DERIVED if kept.name.startswith(kind[0]))
+    _remove(kept.parent, _pattern(index_id, kinds), keep=kept.name)
+
+
+def _pattern(index_id: str, kinds: tuple[tuple[str, tuple[str, ...]], ...]) -> re.Pattern[str]:
+    """The whole names of ``index_id``'s files of ``kinds``: never a pattern a planted file of
+    another id could also fit."""
+    return re.compile(
         "|".join(
-            rf"{re.escape(prefix)}{index_id}-[0-9]+(?:{'|'.join(map(re.escape, suffixes))})"
-            for prefix, suffixes in _DERIVED
+            rf"{re.escape(prefix)}{re.escape(index_id)}-[0-9]+(?:{'|'.join(map(re.escape, suffixes))})"
+            for prefix, suffixes in kinds
         )
     )
+
+
+def _remove(directory: Path, ours: re.Pattern[str], keep: str) -> None:
+    """Remove the regular files of ``directory`` whose whole name ``ours`` matches, but ``keep``."""
     try:
         with os.scandir(directory) as entries:
             names = [entry.name for entry in entries if entry.is_file(follow_symlinks=False)]
     except OSError as exc:
-        log.info("the old index's derived files in %s were not removed: %s", directory, exc)
+        log.info("derived files in %s were not removed: %s", directory, exc)
         return
     for name in names:
-        if ours.fullmatch(name):
-            (directory / name).unlink(missing_ok=True)
+        if name != keep and ours.fullmatch(name):
+            try:
+                (directory / name).unlink(missing_ok=True)
+            except OSError as exc:  # another process may still map it where that forbids removal
+                log.info("derived file %s not removed: %s", directory / name, exc)

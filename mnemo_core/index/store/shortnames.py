@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from mnemo_core.index.store.derived import NAMES_PREFIX, NAMES_SUFFIX
+from mnemo_core.index.store.derived import NAMES_PREFIX, NAMES_SUFFIX, derived_path, remove_other_generations
 from mnemo_core.statedir import write_own_text
 
 log = logging.getLogger(__name__)
@@ -96,11 +96,11 @@ def short_names(directory: Path, index_id: str, generation: int, read: ShortName
         if names is not None:
             _sets.move_to_end(key)
             return names
-    path = directory / f"{NAMES_PREFIX}{index_id}-{generation}{NAMES_SUFFIX}"
+    path = derived_path(directory, NAMES_PREFIX, index_id, generation, NAMES_SUFFIX)
     names = _load(path)
     if names is None:
         names = ShortNames.of(read())
-        _save(names, path, f"{NAMES_PREFIX}{index_id}-")
+        _save(names, path, index_id)
     with _lock:
         _sets[key] = names
         while len(_sets) > CACHED_NAME_SETS:
@@ -122,12 +122,10 @@ def _load(path: Path) -> ShortNames | None:
     return names
 
 
-def _save(names: ShortNames, path: Path, prefix: str) -> None:
+def _save(names: ShortNames, path: Path, index_id: str) -> None:
     try:
         write_own_text(path, names.serialised())
     except OSError as exc:
         log.info("name cache not written to %s: %s", path.parent, exc)
         return
-    for old in path.parent.glob(f"{prefix}*{NAMES_SUFFIX}"):
-        if old != path:
-            old.unlink(missing_ok=True)
+    remove_other_generations(path, index_id)
