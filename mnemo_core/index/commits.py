@@ -24,7 +24,7 @@ from pathlib import Path
 from mnemo_core.index.languages import source_extensions
 from mnemo_core.index.store import Store
 from mnemo_core.vcs.changes import LoggedCommit, logged_commits, read_log, window_shas
-from mnemo_core.vcs.git import head_commit, is_ancestor
+from mnemo_core.vcs.git import is_ancestor
 
 MAX_COMMITS = 5000  # years of an active project; one cheap pass (about 0.1 s per thousand)
 HEAD_KEY = "history_head"
@@ -55,12 +55,11 @@ def skipped_commits(store: Store) -> frozenset[str]:
 
 
 def read_new_commits(
-    root: Path, old: str | None, kept: frozenset[str] = frozenset(), skipped: frozenset[str] = frozenset()
+    root: Path, head: str | None, old: str | None, kept: frozenset[str], skipped: frozenset[str]
 ) -> News | None:
-    """The commits HEAD gained since ``old``, or None when nothing changed or there is no history;
-    ``kept``: the shas remembered, ``skipped``: those walked and left out. Runs git only (no
-    database): safe in a thread beside the parse."""
-    head = head_commit(root)
+    """The commits HEAD (``head``, as the caller read it) gained since ``old``, or None when
+    nothing changed or there is no history; ``kept``: the shas remembered, ``skipped``: those
+    walked and left out. Runs git only (no database): safe in a thread beside the parse."""
     if head is None or head == old:
         return None
     extensions = source_extensions()

@@ -29,6 +29,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
+from functools import partial
 from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -348,15 +349,15 @@ def partial_files(store: Store) -> dict[str, str]:
 class _Reading(threading.Thread):
     """The commits HEAD gained, read by git in a thread while the files are parsed."""
 
-    def __init__(self, root: Path, old: str | None, kept: frozenset[str], skipped: frozenset[str]) -> None:
+    def __init__(self, read: Callable[[], News | None]) -> None:
         super().__init__(name="mnemo-history", daemon=True)
-        self._args = (root, old, kept, skipped)
+        self._read = read
         self._news: News | None = None
         self._error: GitError | None = None
 
     def run(self) -> None:
         try:
-            self._news = read_new_commits(*self._args)
+            self._news = self._read()
         except GitError as exc:  # history is a signal, not a requirement: index without it
             self._error = exc
 
@@ -368,9 +369,12 @@ class _Reading(threading.Thread):
 
 
 def _reading_commits(root: Path, store: Store) -> _Reading:
-    old = last_head(store)
-    known = (store.commit_shas(), skipped_commits(store)) if old is not None else (frozenset(), frozenset())
-    reading = _Reading(root, old, *known)
+    """The thread reading what HEAD gained. The remembered shas it needs only when HEAD moved (a
+    no-op update, every query's, reads none of them: 5-13 ms on saleor's 4,787 commits)."""
+    head, old = head_commit(root), last_head(store)
+    moved = old is not None and head != old
+    kept, skipped = (store.commit_shas(), skipped_commits(store)) if moved else (frozenset(), frozenset())
+    reading = _Reading(partial(read_new_commits, root, head, old, kept, skipped))
     reading.start()
     return reading
 
