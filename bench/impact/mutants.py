@@ -351,6 +351,7 @@ def run_repo(
     count: int,
     columns: tuple[str, ...] = SELECTIONS,
     explained: tuple[str, ...] = (),
+    keep_ids: bool = False,
 ) -> dict[str, Any]:
     repo = lookup(name)
     root = clone_of(repo, workdir)
@@ -402,6 +403,10 @@ def run_repo(
             for label in columns:
                 row[label] = _score(chosen[label], failing, everything, exact).__dict__
                 row[f"{label}_selected"] = len(chosen[label])
+                if keep_ids and label != "all":
+                    row[f"{label}_ids"] = chosen[label]
+            if keep_ids:
+                row["failing_ids"] = sorted(failing)
             covering = set(_expanded(sorted(tests), everything))
             for label, answer in answers.items():
                 row[f"{label}_excess"] = excess_by_rule(answer, chosen[label], covering, everything)
@@ -454,6 +459,11 @@ def main() -> None:
         default="",
         help="mnemo columns whose items beyond the exact coverage are counted by rule (aggregates only)",
     )
+    parser.add_argument(
+        "--keep-ids",
+        action="store_true",
+        help="keep each mutant's failing items and selections in the report (tuning repositories only)",
+    )
     args = parser.parse_args()
     os.environ.update(
         {
@@ -467,7 +477,9 @@ def main() -> None:
     for name in args.repos.split(","):
         columns = tuple(c for c in SELECTIONS if c in args.columns.split(",") or c == "all")
         explained = tuple(c for c in args.excess.split(",") if c in columns and c in MAPPED)
-        report = run_repo(name, workdir, args.mutants, columns, explained)
+        if args.keep_ids and lookup(name).held_out:
+            raise SystemExit(f"--keep-ids is for tuning repositories; {name} is held out")
+        report = run_repo(name, workdir, args.mutants, columns, explained, args.keep_ids)
         out.append(report)
         print("\n".join(summary(report)), flush=True)
     (MNEMO / "bench" / "out").mkdir(exist_ok=True)
