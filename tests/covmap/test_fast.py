@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from covmap_helpers import CALC, change, run_pytest
+from covmap_helpers import CALC, change, project, run_pytest
 from helpers import git
 
 from mnemo_core import render
@@ -114,3 +114,20 @@ def test_mnemo_tests_and_mnemo_select_run_the_same_tests_either_way(
 def _order(output: str) -> list[str]:
     words = (line.split() for line in output.splitlines())
     return [w[0] for w in words if len(w) > 1 and "::" in w[0] and w[1] in ("PASSED", "FAILED")]
+
+
+def test_the_tests_of_a_file_named_after_the_changed_module_come_first(tmp_path: Path) -> None:
+    root = project(tmp_path / "repo")
+    everything = "from pkg.calc import clamp\n\n\ndef test_everything():\n    assert clamp(50) == 10\n"
+    change(root, {"tests/test_all.py": everything}, "a test of everything that runs clamp")
+    assert run_pytest(root, "--mnemo-record").returncode == 0
+    change(root, {"src/pkg/calc.py": CHANGES["a function's body"]})
+    fast = fast_change(root, "HEAD~1")
+    # all three ran the rewritten line; test_calc.py is named after calc.py, test_all.py is not
+    assert fast.ids == (
+        "tests/test_calc.py::test_big",
+        "tests/test_calc.py::test_clamp",
+        "tests/test_all.py::test_everything",
+        "tests/test_calc.py::TestMore::test_small",
+    )
+    assert list(fast.ids) == _full(root)
