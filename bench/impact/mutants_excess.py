@@ -22,7 +22,8 @@ from mnemo_core.covmap.select import selection_order
 
 # (rule, a phrase its reasons hold), the first match wins; the order puts the specific before the general
 RULES: tuple[tuple[str, str], ...] = (
-    ("added or edited since the map", "added or edited since the coverage map"),
+    ("added since the map", "added since the coverage map"),
+    ("edited since the map", "edited since the coverage map"),
     ("added or edited by the change", "added or edited by the change"),
     ("a caller of code new since ran", ", new since the coverage data"),
     ("new since, its class's peers ran it", "new since the coverage data, calling nothing"),

@@ -207,7 +207,8 @@ def _edited_tests(
     keys = [(c.path, c.name, c.kind) for c in changed if c.is_test_case and c.status != "deleted"]
     found.add((s.id for s in store.symbols_by_keys(keys).values()), "added or edited by the change")
     since = tests_since(store, root, *lookup, sides, reached)
-    found.add((s.id for s in since), f"added or edited since the coverage map's commit {sides[0][:10]}")
+    found.add((s.id for s in since.added), f"added since the coverage map's commit {sides[0][:10]}")
+    found.add((s.id for s in since.edited), f"edited since the coverage map's commit {sides[0][:10]}")
 
 
 def _unreached(
