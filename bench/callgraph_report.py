@@ -33,6 +33,12 @@ SUMMARY_HEADERS = (
 )
 
 
+def overall_row(total: dict[str, Any]) -> list[object]:
+    """The summary table's last row: the totals over every repository."""
+    keys = ("oracle_pairs", "mnemo_pairs", "judged", "tp", "precision", "recall", "precision_ext")
+    return ["overall", "", "", "", *(total[k] for k in keys)]
+
+
 def summary_row(r: dict[str, Any]) -> list[object]:
     """One repository's headline numbers."""
     m, s = r["metrics"], r["sites"]
@@ -94,19 +100,7 @@ def report(info: dict[str, Any], results: list[dict[str, Any]], total: dict[str,
             SUMMARY_HEADERS,
             [
                 *(summary_row(r) for r in results),
-                [
-                    "overall",
-                    "",
-                    "",
-                    "",
-                    total["oracle_pairs"],
-                    total["mnemo_pairs"],
-                    total["judged"],
-                    total["tp"],
-                    total["precision"],
-                    total["recall"],
-                    total["precision_ext"],
-                ],
+                overall_row(total),
             ],
         ),
         "",
@@ -208,18 +202,6 @@ def markdown(results: list[dict[str, Any]], total: dict[str, Any]) -> str:
     """The summary table in Markdown (for RESULTS.md)."""
     rows = [
         *(summary_row(r) for r in results),
-        [
-            "overall",
-            "",
-            "",
-            "",
-            total["oracle_pairs"],
-            total["mnemo_pairs"],
-            total["judged"],
-            total["tp"],
-            total["precision"],
-            total["recall"],
-            total["precision_ext"],
-        ],
+        overall_row(total),
     ]
     return markdown_table(SUMMARY_HEADERS, rows)
