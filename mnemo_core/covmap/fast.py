@@ -325,7 +325,7 @@ def _function_id(nodeid: str) -> str:
 def changed_modules(paths: Iterable[str]) -> frozenset[str]:
     """The names of the changed Python modules (``src/pkg/_make.py`` -> ``make``; a package's
     ``__init__.py`` -> the package), for ``named_after``."""
-    found = set()
+    found: set[str] = set()
     for path in paths:
         pure = PurePosixPath(path)
         if pure.suffix in PYTHON_SUFFIXES:
