@@ -11,7 +11,7 @@ from helpers import git
 
 from mnemo_core import render
 from mnemo_core.cli import main
-from mnemo_core.covmap.fast import NO_MAP, fast_change
+from mnemo_core.covmap.fast import NO_MAP, changed_modules, fast_change, named_after
 from mnemo_core.engine import Engine
 
 CHANGES = {
@@ -131,3 +131,15 @@ def test_the_tests_of_a_file_named_after_the_changed_module_come_first(tmp_path:
         "tests/test_calc.py::TestMore::test_small",
     )
     assert list(fast.ids) == _full(root)
+
+
+def test_a_test_file_is_named_after_a_module_by_its_name_without_test_and_underscores() -> None:
+    modules = changed_modules(["src/attr/_make.py", "src/pkg/__init__.py", "src/pkg/calc.py", "README.md"])
+    assert modules == {"make", "pkg", "calc"}
+    assert named_after("tests/test_make.py::test_x", modules)
+    assert named_after("tests/test_make_fields.py::TestF::test_x[1]", modules)
+    assert named_after("tests/calc_test.py::test_x", modules)
+    assert named_after("tests/test_pkg.py::test_x", modules)
+    assert not named_after("tests/test_maker.py::test_x", modules)
+    assert not named_after("tests/calc.py::test_x", modules)  # not a test file's name
+    assert not named_after("tests/test_all.py::test_x", modules)
