@@ -19,7 +19,7 @@ from mnemo_core.statedir import state_dir
 
 # the tables, and what parsing a file stores in them: an index of another schema version is rebuilt
 # (every file parsed again), so bump it only when a table or the extractor's output changes
-SCHEMA_VERSION = 79
+SCHEMA_VERSION = 80
 # what is derived from the stored parse (the resolver's edges): an index of another analysis version
 # is resolved again from its stored references, no file parsed again; bump it for a heuristic, or
 # when what the ``deps`` keys stand for changes (2: a symbol's columns keyed apart)
