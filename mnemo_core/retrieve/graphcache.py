@@ -41,6 +41,7 @@ from operator import index
 from pathlib import Path
 from typing import TYPE_CHECKING, SupportsIndex
 
+from mnemo_core.blas import one_blas_thread
 from mnemo_core.index.store import Store
 from mnemo_core.index.store.derived import (
     GRAPH_PREFIX,
@@ -158,6 +159,7 @@ def _cached(store: Store) -> Cached:
 def build(store: Store) -> Cached:
     """The graph and the fan-in of the index's edges, read a batch at a time (``build_graph`` of
     ``store.all_edges()`` gives the same graph)."""
+    one_blas_thread()
     import numpy as np
 
     weights = np.array([EDGE_WEIGHTS.get(t, 0.0) for t in _TYPES] + [0.0])  # code -1: another type
@@ -186,6 +188,7 @@ def build(store: Store) -> Cached:
 def _fan_in(src: np.ndarray, dst: np.ndarray) -> FanIn:
     """Distinct callers per called symbol, from the ``calls`` edges' ends (an edge from a symbol to
     itself counted too, as ``count(DISTINCT src)`` in the index counts it)."""
+    one_blas_thread()
     import numpy as np
 
     order = np.lexsort((src, dst))

@@ -178,6 +178,7 @@ def graph_arrays(
     """The graph's ids and both matrices from its edges as arrays, in the index's order: symbol ids
     at both ends, ``weight`` (``EDGE_WEIGHTS`` of the type times the confidence) and ``typed``
     (a ``HITS_EDGE_TYPES`` edge). An edge from a symbol to itself is left out."""
+    one_blas_thread()
     import numpy as np
 
     apart = src != dst
