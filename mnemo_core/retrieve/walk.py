@@ -182,7 +182,8 @@ def graph_arrays(
     import numpy as np
 
     apart = src != dst
-    src, dst, weight, typed = src[apart], dst[apart], weight[apart], typed[apart]
+    if not apart.all():  # the resolver keeps none: no copy of every edge for nothing
+        src, dst, weight, typed = src[apart], dst[apart], weight[apart], typed[apart]
     ids = np.unique(np.concatenate([src, dst]))
     n = len(ids)
     src, dst = np.searchsorted(ids, src), np.searchsorted(ids, dst)
