@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.impact.mutants_excess import excess_by_rule, excess_lines
 from bench.impact.repos import (
     ImpactRepo,
     argument_parser,
@@ -73,6 +74,7 @@ TIMEOUT_S = 1800  # one pytest run of a suite on a loaded machine
 STALE_BACK = 30  # the issue's stale map: recorded this many first-parent commits before the base
 RECORD = ("-p", "mnemo_core.covmap.plugin", "--mnemo-record")  # record the map (mnemo on the path)
 SELECTIONS = ("mnemo", "stale", "static", "testmon", "all")  # the columns, in the report's order
+MAPPED = ("mnemo", "stale", "static")  # the columns ``mnemo tests`` answers (``--excess`` explains them)
 
 
 @dataclass(frozen=True)
@@ -319,22 +321,38 @@ def _stale_map(repo: ImpactRepo, root: Path, python: Path, workdir: Path) -> Pat
 
 
 def _selections(
-    root: Path, python: Path, maps: dict[str, Path | None], saved: Path | None, args: tuple[str, ...]
-) -> dict[str, list[str]]:
-    """The selection of each mnemo column (its map in place, or none) and testmon's (``saved``)."""
+    root: Path,
+    python: Path,
+    maps: dict[str, Path | None],
+    saved: Path | None,
+    args: tuple[str, ...],
+    explained: tuple[str, ...] = (),
+) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """The selection of each mnemo column (its map in place, or none) and testmon's (``saved``), and
+    for the ``explained`` columns the same selection with its reasons (``--format json``)."""
     found: dict[str, list[str]] = {}
+    answers: dict[str, str] = {}
     for label, coverage_map in maps.items():
         target = map_path(root, create=True)
         target.unlink(missing_ok=True)
         if coverage_map is not None:
             shutil.copyfile(coverage_map, target)
         found[label] = _mnemo(root, "tests", "HEAD~1", "--no-memory").split()
+        if label in explained:
+            answers[label] = _mnemo(root, "tests", "HEAD~1", "--no-memory", "--format", "json")
     if saved is not None:
         found["testmon"] = _testmon_selection(python, root, saved, args)
-    return found
+    return found, answers
 
 
-def run_repo(name: str, workdir: Path, count: int, columns: tuple[str, ...] = SELECTIONS) -> dict[str, Any]:
+def run_repo(
+    name: str,
+    workdir: Path,
+    count: int,
+    columns: tuple[str, ...] = SELECTIONS,
+    explained: tuple[str, ...] = (),
+    keep_ids: bool = False,
+) -> dict[str, Any]:
     repo = lookup(name)
     root = clone_of(repo, workdir)
     python = venv_python(repo, workdir)
@@ -380,10 +398,18 @@ def run_repo(name: str, workdir: Path, count: int, columns: tuple[str, ...] = SE
         row["hung"] = ran.failing is None
         row["cpu_s"] = {"base": round(base.cpu_s, 1), "mutant": round(ran.cpu_s, 1)}
         if failing:
-            chosen = {**_selections(root, python, maps, saved, args), "all": everything}
+            chosen, answers = _selections(root, python, maps, saved, args, explained)
+            chosen["all"] = everything
             for label in columns:
                 row[label] = _score(chosen[label], failing, everything, exact).__dict__
                 row[f"{label}_selected"] = len(chosen[label])
+                if keep_ids and label != "all":
+                    row[f"{label}_ids"] = chosen[label]
+            if keep_ids:
+                row["failing_ids"] = sorted(failing)
+            covering = set(_expanded(sorted(tests), everything))
+            for label, answer in answers.items():
+                row[f"{label}_excess"] = excess_by_rule(answer, chosen[label], covering, everything)
         results.append(row)
         git(root, "reset", "-q", "--hard", repo.commit)
         print(json.dumps({"repo": name, **row}), flush=True)
@@ -419,6 +445,8 @@ def summary(report: dict[str, Any]) -> list[str]:
             f"{statistics.median(firsts) * 100 if firsts else float('nan'):.1f} % | "
             f"{sum(f < FAST_FAILURE for f in firsts)}/{len(firsts)} |"
         )
+    for label in SELECTIONS:
+        lines += excess_lines(label, rows)
     return lines
 
 
@@ -426,6 +454,16 @@ def main() -> None:
     parser = argument_parser(__doc__ or "", "clones, venvs and databases", ("flask", "attrs"))
     parser.add_argument("--mutants", type=int, default=20, help="mutants per repository (default 20)")
     parser.add_argument("--columns", default=",".join(SELECTIONS), help="selections scored (default: all)")
+    parser.add_argument(
+        "--excess",
+        default="",
+        help="mnemo columns whose items beyond the exact coverage are counted by rule (aggregates only)",
+    )
+    parser.add_argument(
+        "--keep-ids",
+        action="store_true",
+        help="keep each mutant's failing items and selections in the report (tuning repositories only)",
+    )
     args = parser.parse_args()
     os.environ.update(
         {
@@ -438,7 +476,10 @@ def main() -> None:
     out = []
     for name in args.repos.split(","):
         columns = tuple(c for c in SELECTIONS if c in args.columns.split(",") or c == "all")
-        report = run_repo(name, workdir, args.mutants, columns)
+        explained = tuple(c for c in args.excess.split(",") if c in columns and c in MAPPED)
+        if args.keep_ids and lookup(name).held_out:
+            raise SystemExit(f"--keep-ids is for tuning repositories; {name} is held out")
+        report = run_repo(name, workdir, args.mutants, columns, explained, args.keep_ids)
         out.append(report)
         print("\n".join(summary(report)), flush=True)
     (MNEMO / "bench" / "out").mkdir(exist_ok=True)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mnemo_core.change.diffmap import changed_symbols
@@ -36,6 +37,14 @@ _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 TestIds = Callable[[Iterable[str]], set[int]]  # node ids -> the test symbols of the index they name
 
 
+@dataclass(frozen=True)
+class Since:
+    """The tests added since the map's commit, and those edited since, that the selection takes."""
+
+    added: list[Symbol] = field(default_factory=list)
+    edited: list[Symbol] = field(default_factory=list)
+
+
 def tests_since(
     store: Store,
     root: Path,
@@ -43,7 +52,7 @@ def tests_since(
     ids: TestIds,
     sides: tuple[str, str | Snapshot],
     reached: set[tuple[str, str]],
-) -> list[Symbol]:
+) -> Since:
     """The tests added or edited from the map's commit to the change's side (``sides``: the map's
     commit, the new side) that the selection takes (see the module); ``reached``: the groups of
     tests (``test_group``) the selection already has a test of."""
@@ -51,7 +60,7 @@ def tests_since(
     since = [c for c in changed_files(root, commit, head) if c.path.endswith(PYTHON_SUFFIXES)]
     with_tests = [c for c in since if any(s.is_test_case for s in store.symbols_in_file(c.path))]
     if not with_tests:
-        return []
+        return Since()
     edited, _ = changed_symbols(root, with_tests, commit, head)
     keys = [(c.path, c.name, c.kind) for c in edited if c.is_test_case and c.status != "deleted"]
     tests = list(store.symbols_by_keys(keys).values())
@@ -62,13 +71,16 @@ def tests_since(
     added = {(c.path, c.name) for c in edited if c.status == "added"}
     files = {path for path, _ in reached}
     known = _groups_seen(store, coverage_map, ids) if any((t.path, t.name) in added for t in new) else set()
-    return [
+    taken = [
         t
         for t in new
         if t.path not in seen_files
         or test_group(t) in reached
         or ((t.path, t.name) in added and t.path in files and test_group(t) not in known)
     ]
+    return Since(
+        [t for t in taken if (t.path, t.name) in added], [t for t in taken if (t.path, t.name) not in added]
+    )
 
 
 def _groups_seen(store: Store, coverage_map: CoverageMap, ids: TestIds) -> set[tuple[str, str]]:
