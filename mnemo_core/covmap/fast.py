@@ -26,8 +26,7 @@ Anything else (no map, one of another commit with Python changes since, a partia
 not Python, a conftest at the top, the settings naming coverage data) declines with its reason, and
 the caller runs the full change analysis. The order is ``covmap.select``'s: the tests that ran a
 line the change rewrites first, then the others; within each, the most recent failure first, then
-the tests of a file named after a changed module (``test_make.py`` for ``_make.py``: written for
-the code that changed), then by id.
+by id.
 """
 
 from __future__ import annotations
@@ -126,8 +125,7 @@ def _answer(root: Path, base: str, head: str) -> FastAnswer:
         test_files = {nodeid.split("::", 1)[0] for nodeid in coverage_map.measured_contexts()}
         _by_file(root, base, head, changes, coverage_map, test_files, found)
         failures = coverage_map.failures()
-    modules = changed_modules(c.path for c in changes if not _is_test_file(c.path, test_files))
-    ids = _ordered(found, failures, modules)
+    ids = _ordered(found, failures)
     note = (
         f"{len(ids)} tests from the coverage map of {commit[:10]} and the changed lines "
         f"of {len(changes)} files (the fast path)"
@@ -293,18 +291,14 @@ def _function(node: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> _Funct
     return _Function(name, first, last, frozenset(own))
 
 
-def _ordered(found: _Found, failures: Mapping[str, int], modules: frozenset[str]) -> list[str]:
+def _ordered(found: _Found, failures: Mapping[str, int]) -> list[str]:
     """Runnable ids, the tests that ran a rewritten line first; within a tier the most recently
-    failed first, then those of a test file named after a changed module (``modules``), then by id.
-    A test of a file (or directory) selected whole is that file's id, at its best test's place."""
+    failed first, then by id. A test of a file (or directory) selected whole is that file's id, at
+    its best test's place."""
     last_failed = function_failures(failures)
     tiers = [{_function_id(t) for t in found.lines}]
     tiers.append({_function_id(t) for t in found.others} - tiers[0] | found.whole)
-    ordered = [
-        i
-        for tier in tiers
-        for i in sorted(tier, key=lambda i: (-last_failed.get(i, 0), not named_after(i, modules), i))
-    ]
+    ordered = [i for tier in tiers for i in sorted(tier, key=lambda i: (-last_failed.get(i, 0), i))]
     shown: list[str] = []
     for test in ordered:
         whole = next((w for w in sorted(found.whole) if test == w or _under(test, w)), None)
@@ -320,28 +314,6 @@ def _under(test: str, whole: str) -> bool:
 def _function_id(nodeid: str) -> str:
     """A test's id without its parameters (``path::test_f[1]`` -> ``path::test_f``)."""
     return nodeid.split("[", 1)[0]
-
-
-def changed_modules(paths: Iterable[str]) -> frozenset[str]:
-    """The names of the changed Python modules (``src/pkg/_make.py`` -> ``make``; a package's
-    ``__init__.py`` -> the package), for ``named_after``."""
-    found: set[str] = set()
-    for path in paths:
-        pure = PurePosixPath(path)
-        if pure.suffix in PYTHON_SUFFIXES:
-            name = pure.parent.name if pure.stem == "__init__" else pure.stem
-            if name.strip("_"):
-                found.add(name.strip("_"))
-    return frozenset(found)
-
-
-def named_after(nodeid: str, modules: frozenset[str]) -> bool:
-    """Whether a test's file is named after one of ``modules`` (``test_make.py``, ``make_test.py``,
-    ``test_make_fields.py`` for ``make``): the tests written for the changed module, which a
-    fast failure tries first among tests equally sure to run the change."""
-    stem = PurePosixPath(nodeid.split("::", 1)[0]).stem
-    name = stem.removeprefix("test_").removesuffix("_test").strip("_")
-    return name != stem and any(name == m or name.startswith(f"{m}_") for m in modules)
 
 
 def function_failures(failures: Mapping[str, int]) -> dict[str, int]:

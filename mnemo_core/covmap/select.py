@@ -21,9 +21,8 @@ for the rest). What a symbol-by-symbol answer cannot see, this module adds, each
 
 The tests are then ordered for a fast failure: those that ran a line the change rewrites first,
 then those the map says ran a changed symbol or a rule added, then the static graph's by distance,
-the guesses last; ties go to the test that failed most recently (any of its parameters), then to a
-test in a file named after a changed module (``test_make.py`` for ``_make.py``), then, among the
-map's, to the id (the order ``covmap.fast`` gives the same tests).
+the guesses last; ties go to the test that failed most recently (any of its parameters), then, among
+the map's, to the id (the order ``covmap.fast`` gives the same tests).
 """
 
 from __future__ import annotations
@@ -37,7 +36,7 @@ from mnemo_core.change.context import ChangeAnalysis
 from mnemo_core.change.coverage import CoverageSource, TestLookup, test_lookup
 from mnemo_core.change.diffmap import ChangedSymbol
 from mnemo_core.change.ownlines import own_line_sets
-from mnemo_core.covmap.fast import changed_modules, function_failures, named_after
+from mnemo_core.covmap.fast import function_failures
 from mnemo_core.covmap.record import line_map
 from mnemo_core.covmap.since import PYTHON_SUFFIXES, TestIds, test_group, tests_since
 from mnemo_core.covmap.store import CoverageMap, map_path, reading
@@ -99,8 +98,7 @@ def widen(
         _unreached(root, analysis.impact, changed, coverage_map, lookup, found, commit)
         first = _ran_changed_lines(root, changes, coverage_map, lookup.ids, sides[0], commit)
         failures = coverage_map.failures()
-    modules = changed_modules(c.path for c in changed if not c.is_test)
-    impact = _ordered(store, analysis.impact, found, (first, modules), failures)
+    impact = _ordered(store, analysis.impact, found, first, failures)
     notes = [*analysis.notes]
     if found.tests:
         notes.append(f"the coverage map's rules selected {len(found.tests)} tests (new, edited, or by file)")
@@ -276,16 +274,8 @@ def _ran_changed_lines(
 
 
 def _ordered(
-    store: Store,
-    impact: Impact,
-    found: _Found,
-    ahead: tuple[set[int], frozenset[str]],
-    failures: Mapping[str, int],
+    store: Store, impact: Impact, found: _Found, first: set[int], failures: Mapping[str, int]
 ) -> Impact:
-    """The selection in tiers (a rewritten line ran, the change's symbol ran, sure, possible, the
-    rest); within a tier by distance, the most recent failure, a test file named after a changed
-    module (``ahead``: the tests that ran a rewritten line, the changed modules), then the id."""
-    first, modules = ahead
     listed = {s.symbol.id for s in (*impact.tests, *impact.possible_tests)}
     symbols = store.symbols_by_ids(set(found.tests) - listed)
     added = [
@@ -317,10 +307,9 @@ def _ordered(
 
     last_failed = function_failures(failures)
 
-    def key(p: tuple[int, ScoredSymbol]) -> tuple[int, int, int, bool, str, int]:
+    def key(p: tuple[int, ScoredSymbol]) -> tuple[int, int, int, str, int]:
         rank, s = tier(p[1]), test_id(p[1])
-        named = not named_after(s, modules)
-        return rank, p[1].distance, -last_failed.get(s, 0), named, s if rank <= TIER_RAN_SYMBOL else "", p[0]
+        return rank, p[1].distance, -last_failed.get(s, 0), s if rank <= TIER_RAN_SYMBOL else "", p[0]
 
     keyed = sorted(enumerate(candidates), key=key)
     ordered = [s for _, s in keyed]

@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from covmap_helpers import CALC, change, project, run_pytest
+from covmap_helpers import CALC, change, run_pytest
 from helpers import git
 
 from mnemo_core import render
 from mnemo_core.cli import main
-from mnemo_core.covmap.fast import NO_MAP, changed_modules, fast_change, named_after
+from mnemo_core.covmap.fast import NO_MAP, fast_change
 from mnemo_core.engine import Engine
 
 CHANGES = {
@@ -114,32 +114,3 @@ def test_mnemo_tests_and_mnemo_select_run_the_same_tests_either_way(
 def _order(output: str) -> list[str]:
     words = (line.split() for line in output.splitlines())
     return [w[0] for w in words if len(w) > 1 and "::" in w[0] and w[1] in ("PASSED", "FAILED")]
-
-
-def test_the_tests_of_a_file_named_after_the_changed_module_come_first(tmp_path: Path) -> None:
-    root = project(tmp_path / "repo")
-    everything = "from pkg.calc import clamp\n\n\ndef test_everything():\n    assert clamp(50) == 10\n"
-    change(root, {"tests/test_all.py": everything}, "a test of everything that runs clamp")
-    assert run_pytest(root, "--mnemo-record").returncode == 0
-    change(root, {"src/pkg/calc.py": CHANGES["a function's body"]})
-    fast = fast_change(root, "HEAD~1")
-    # all three ran the rewritten line; test_calc.py is named after calc.py, test_all.py is not
-    assert fast.ids == (
-        "tests/test_calc.py::test_big",
-        "tests/test_calc.py::test_clamp",
-        "tests/test_all.py::test_everything",
-        "tests/test_calc.py::TestMore::test_small",
-    )
-    assert list(fast.ids) == _full(root)
-
-
-def test_a_test_file_is_named_after_a_module_by_its_name_without_test_and_underscores() -> None:
-    modules = changed_modules(["src/attr/_make.py", "src/pkg/__init__.py", "src/pkg/calc.py", "README.md"])
-    assert modules == {"make", "pkg", "calc"}
-    assert named_after("tests/test_make.py::test_x", modules)
-    assert named_after("tests/test_make_fields.py::TestF::test_x[1]", modules)
-    assert named_after("tests/calc_test.py::test_x", modules)
-    assert named_after("tests/test_pkg.py::test_x", modules)
-    assert not named_after("tests/test_maker.py::test_x", modules)
-    assert not named_after("tests/calc.py::test_x", modules)  # not a test file's name
-    assert not named_after("tests/test_all.py::test_x", modules)
