@@ -71,6 +71,7 @@ def run_all(root: Path, capsys: pytest.CaptureFixture[str]) -> str:
         ".mnemo/memory.db",
         ".mnemo/blame",
         ".mnemo/lastchange",
+        ".mnemo/extracts.db",
         ".mnemo/answers",
     ],
 )
