@@ -72,6 +72,7 @@ def run_all(root: Path, capsys: pytest.CaptureFixture[str]) -> str:
         ".mnemo/blame",
         ".mnemo/lastchange",
         ".mnemo/extracts.db",
+        ".mnemo/walks.db",
         ".mnemo/answers",
     ],
 )
