@@ -87,6 +87,28 @@ class Recording:
         self._namespace = -next(_NAMESPACES)  # never a real generation (those count up from 0)
         self.footprint = Footprint()
         self.batch: int | None = None  # its row among the kept batches, once kept
+        self._where: dict[int, str] = {}  # the file of each symbol read
+        self._written = (0, 0, 0, 0)  # how much of the footprint is kept already
+
+    def unwritten(self) -> dict[str, list[Any]]:
+        """What the batch read since it was last kept, each symbol with its file."""
+        f = self.footprint
+        ids, inward, paths, replays = self._written
+        new = list(f.ids)[ids:]
+        unknown = [i for i in new if i not in self._where]
+        if unknown:  # the far ends of edges, read by no walk
+            self._where.update((i, s.path) for i, s in self._store.symbols_by_ids(unknown).items())
+        return {
+            "ids": [[i, self._where.get(i)] for i in new],
+            "inward": list(f.inward)[inward:],
+            "paths": list(f.paths)[paths:],
+            "replays": f.replays[replays:],
+        }
+
+    def written(self) -> None:
+        """Note that the footprint so far is kept."""
+        f = self.footprint
+        self._written = (len(f.ids), len(f.inward), len(f.paths), len(f.replays))
 
     def mark(self) -> Mark | None:
         """How much has been read so far (None once something unknown was read)."""
@@ -167,6 +189,7 @@ class Recording:
         noted.update(dict.fromkeys(asked))
         for s in found:
             noted[s.id] = None
+            self._where[s.id] = s.path
             self.footprint.paths[s.path] = None
 
     def _replayed(self, method: str, argument: Any, read: Callable[[Any], T]) -> T:
@@ -218,20 +241,16 @@ class KeptWalks:
         found: dict[int, T] = {}
         try:
             with closing(sqlite3.connect(self._database, timeout=BUSY_TIMEOUT_S)) as db:
-                rows = _selected(
-                    db, "SELECT key, batch, ids, inward, paths, replays, answer FROM walks", "key", list(keys)
-                )
+                rows = _selected(db, _WALKS, "key", list(keys))
+                wanted = sorted({r[1] for r in rows})
                 batches = {
-                    b: (int(generation), json.loads(zlib.decompress(data)))
-                    for b, generation, code, data in _selected(
-                        db,
-                        "SELECT id, generation, code, data FROM batches",
-                        "id",
-                        sorted({r[1] for r in rows}),
-                    )
-                    if code == self._code
+                    b: int(g) for b, g, code in _selected(db, _BATCHES, "id", wanted) if code == self._code
                 }
-            reach = {b: self._still_true(generation, noted) for b, (generation, noted) in batches.items()}
+                noted: dict[int, dict[str, list[Any]]] = {b: _empty() for b in batches}
+                for b, data in _selected(db, _SEGMENTS, "batch", sorted(batches), "ORDER BY rowid"):
+                    for part, items in json.loads(zlib.decompress(data)).items():
+                        noted[b][part] += items
+            reach = {b: self._still_true(batches[b], noted[b]) for b in batches}
             for key, batch, ids_n, inward_n, paths_n, replays_n, answer in rows:
                 until = reach.get(batch)
                 if until is not None and all(
@@ -245,36 +264,30 @@ class KeptWalks:
 
     def keep(self, recording: Recording, made: Mapping[int, tuple[Mark, Any]]) -> None:
         """Keep the walks of a batch (symbol -> how much of ``recording`` it had read, its answer as
-        JSON keeps it)."""
+        JSON keeps it), and what the batch read since it was last kept (a segment of its
+        footprint: the walks' marks count from its start)."""
         if self._database is None or not made:
             return
-        f = recording.footprint
-        where = {sid: s.path for sid, s in self._store.symbols_by_ids(f.ids).items()}
-        noted = {
-            "ids": [[i, where.get(i)] for i in f.ids],
-            "inward": list(f.inward),
-            "paths": list(f.paths),
-            "replays": f.replays,
-        }
-        data = zlib.compress(json.dumps(noted).encode("utf-8", "surrogateescape"), COMPRESSION)
+        segment = recording.unwritten()
         try:
             with closing(sqlite3.connect(self._database, timeout=BUSY_TIMEOUT_S)) as db, db:
                 for table in _TABLES:
                     db.execute(table)
-                # the same batch again, with what it read since (its walks' marks stay true): its
-                # ids are never reused, so no other process's walks can point to it
-                batch = db.execute(
-                    "INSERT OR REPLACE INTO batches(id, generation, code, data) VALUES (?, ?, ?, ?)",
-                    (recording.batch, self._store.generation(), self._code, data),
-                ).lastrowid
-                recording.batch = batch
+                if recording.batch is None:  # ids are never reused: no other process's walks point here
+                    recording.batch = db.execute(
+                        "INSERT INTO batches(generation, code) VALUES (?, ?)",
+                        (self._store.generation(), self._code),
+                    ).lastrowid
+                db.execute("INSERT INTO segments VALUES (?, ?)", (recording.batch, _packed(segment)))
                 rows = [
-                    (self._key(sid), batch, *mark, zlib.compress(json.dumps(answer).encode(), COMPRESSION))
+                    (self._key(sid), recording.batch, *mark, _packed(answer))
                     for sid, (mark, answer) in made.items()
                 ]
                 db.executemany("INSERT OR REPLACE INTO walks VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
                 db.execute(f"DELETE FROM walks WHERE rowid <= (SELECT max(rowid) FROM walks) - {KEPT}")
                 db.execute("DELETE FROM batches WHERE id NOT IN (SELECT batch FROM walks)")
+                db.execute("DELETE FROM segments WHERE batch NOT IN (SELECT id FROM batches)")
+            recording.written()
         except sqlite3.Error as exc:
             log.info("walks not kept: %s", exc)
 
@@ -307,11 +320,26 @@ class KeptWalks:
 
 _TABLES = (
     "CREATE TABLE IF NOT EXISTS batches(id INTEGER PRIMARY KEY AUTOINCREMENT, generation INTEGER NOT NULL,"
-    " code TEXT NOT NULL, data BLOB NOT NULL)",
+    " code TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS segments(batch INTEGER NOT NULL, data BLOB NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS segments_batch ON segments(batch)",
     "CREATE TABLE IF NOT EXISTS walks(key TEXT PRIMARY KEY, batch INTEGER NOT NULL, ids INTEGER NOT NULL,"
     " inward INTEGER NOT NULL, paths INTEGER NOT NULL, replays INTEGER NOT NULL, answer BLOB NOT NULL)",
     "CREATE INDEX IF NOT EXISTS walks_batch ON walks(batch)",
 )
+
+
+_WALKS = "SELECT key, batch, ids, inward, paths, replays, answer FROM walks"
+_BATCHES = "SELECT id, generation, code FROM batches"
+_SEGMENTS = "SELECT batch, data FROM segments"  # read in the order they were written (rowid)
+
+
+def _empty() -> dict[str, list[Any]]:
+    return {"ids": [], "inward": [], "paths": [], "replays": []}
+
+
+def _packed(value: Any) -> bytes:
+    return zlib.compress(json.dumps(value).encode("utf-8", "surrogateescape"), COMPRESSION)
 
 
 def _first(conflicts: Iterable[bool], count: int) -> int:
@@ -319,12 +347,15 @@ def _first(conflicts: Iterable[bool], count: int) -> int:
     return next((n for n, conflict in enumerate(conflicts) if conflict), count)
 
 
-def _selected(db: sqlite3.Connection, query: str, column: str, values: list[Any]) -> list[Any]:
-    """The rows of ``query`` whose ``column`` is one of ``values`` (in chunks)."""
+def _selected(
+    db: sqlite3.Connection, query: str, column: str, values: list[Any], order: str = ""
+) -> list[Any]:
+    """The rows of ``query`` whose ``column`` is one of ``values`` (in chunks, each ``order``ed)."""
     rows: list[Any] = []
     for start in range(0, len(values), _CHUNK):
         chunk = values[start : start + _CHUNK]
-        rows += db.execute(f"{query} WHERE {column} IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+        marks = ",".join("?" * len(chunk))
+        rows += db.execute(f"{query} WHERE {column} IN ({marks}) {order}", chunk).fetchall()
     return rows
 
 
