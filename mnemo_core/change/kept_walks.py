@@ -50,7 +50,7 @@ from mnemo_core.statedir import own_database
 log = logging.getLogger(__name__)
 
 FILE_NAME = "walks.db"
-FORMAT = 1  # bumped when an entry's layout changes: older entries are then misses
+FORMAT = 1  # the file's layout (its user_version): a file of another is started over
 KEPT = 20_000  # walks kept: every changed symbol of a few hundred changes
 COMPRESSION = 1  # zlib's fastest level
 BUSY_TIMEOUT_S = 2.0  # another process writing: wait this long, then only lose the speed
@@ -241,6 +241,8 @@ class KeptWalks:
         found: dict[int, T] = {}
         try:
             with closing(sqlite3.connect(self._database, timeout=BUSY_TIMEOUT_S)) as db:
+                if db.execute("PRAGMA user_version").fetchone()[0] != FORMAT:
+                    return {}
                 rows = _selected(db, _WALKS, "key", list(keys))
                 wanted = sorted({r[1] for r in rows})
                 batches = {
@@ -271,6 +273,10 @@ class KeptWalks:
         segment = recording.unwritten()
         try:
             with closing(sqlite3.connect(self._database, timeout=BUSY_TIMEOUT_S)) as db, db:
+                if db.execute("PRAGMA user_version").fetchone()[0] != FORMAT:  # another layout: start over
+                    for table in ("walks", "segments", "batches"):
+                        db.execute(f"DROP TABLE IF EXISTS {table}")
+                    db.execute(f"PRAGMA user_version = {FORMAT}")
                 for table in _TABLES:
                     db.execute(table)
                 if recording.batch is None:  # ids are never reused: no other process's walks point here
