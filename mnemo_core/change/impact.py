@@ -30,13 +30,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from mnemo_core.change.assumptions import Assumption
 from mnemo_core.change.evidence import NeedsEvidence, evidenced
 from mnemo_core.change.flags import OptInFlags
 from mnemo_core.change.hierarchy import hierarchy
-from mnemo_core.change.kept_walks import KeptWalks, Mark, Recording, plain_reaches, reaches_of
 from mnemo_core.change.receivers import ReceiverNames
 from mnemo_core.change.steps import (
     DISPATCHES_TO,
@@ -429,20 +428,10 @@ def tests_reaching(store: Store, ids: Iterable[int]) -> dict[int, ReachingTests]
     generation = store.generation()
     found: dict[int, ReachingTests] = {}
     with store.remembering():  # the walks of a file's symbols cross the same callers and helpers
-        wanted = list(ids)
-        if generation < 0:  # a recorded walk's own: walked here, kept by the walk that records
-            for sid in wanted:
-                key = (str(store.path), generation, sid)
-                cached = _TESTS.get(key)
-                found[sid] = cached if cached is not None else _TESTS.put(key, _tests_of(store, sid))
-            return found
-        walks = _Kept(store)
-        walks.recall([sid for sid in wanted if _TESTS.get((str(store.path), generation, sid)) is None])
-        for sid in wanted:
+        for sid in ids:
             key = (str(store.path), generation, sid)
             cached = _TESTS.get(key)
-            found[sid] = cached if cached is not None else _TESTS.put(key, walks.tests_of(sid))
-        walks.keep()
+            found[sid] = cached if cached is not None else _TESTS.put(key, _tests_of(store, sid))
     return found
 
 
@@ -457,23 +446,12 @@ def sure_tests_reaching(
     generation = store.generation()
     found: dict[int, dict[int, Reach]] = {}
     with store.remembering():
-        wanted = list(ids)
-        walks = _Kept(store) if generation >= 0 else None
-        if walks is not None:
-            walks.recall([sid for sid in wanted if _SURE.get((str(store.path), generation, sid)) is None])
-        for sid in wanted:
+        for sid in ids:
             key = (str(store.path), generation, sid)
             known = _TESTS.get(key) if budget is None else None
-            if known is not None:
-                found[sid] = known.sure
-            elif walks is not None and _SURE.get(key) is None:
-                found[sid] = walks.sure_tests_of(sid, budget)
-            else:
-                found[sid] = _sure_tests_of(store, sid, key, budget)
+            found[sid] = known.sure if known is not None else _sure_tests_of(store, sid, key, budget)
             if budget is not None and budget.cut:
                 break
-        if walks is not None:
-            walks.keep()
     return found
 
 
@@ -499,85 +477,6 @@ def _sure_tests_of(
     if counting.cut:
         return tests  # partial: not remembered
     return _SURE.put(key, (tests, before - counting.states))[0]
-
-
-class _Kept:
-    """The walks of a batch read back from disk where still true (``kept_walks``), the others
-    walked through one recording of what the batch read, and kept: the tests of a symbol (and its
-    sure tests, which that walk makes too), or its sure tests alone."""
-
-    def __init__(self, store: Store) -> None:
-        self._store = store
-        self._recording = _recording(store)
-        self._tests = KeptWalks(store, TESTS_KIND)
-        self._sure = KeptWalks(store, SURE_KIND)
-        self._made_tests: dict[int, tuple[Mark, object]] = {}
-        self._made_sure: dict[int, tuple[Mark, object]] = {}
-
-    def recall(self, ids: list[int]) -> None:
-        """Put the still-true kept walks of ``ids`` where this process's walks look first."""
-        if not ids:
-            return
-        generation = self._store.generation()
-        for sid, tests in self._tests.read(ids, _reaching_tests).items():
-            _TESTS.put((str(self._store.path), generation, sid), tests)
-        for sid, (sure, states) in self._sure.read(ids, _sure_and_states).items():
-            _SURE.put((str(self._store.path), generation, sid), (sure, states))
-
-    def tests_of(self, sid: int) -> ReachingTests:
-        """The tests of ``sid``, walked through the recording (its sure half kept as well)."""
-        tests = _tests_of(self._recording.as_store(), sid)
-        mark = self._recording.mark()
-        if mark is not None:
-            self._made_tests[sid] = (mark, _plain_tests(tests))
-        self._sure_made(sid, mark)
-        return tests
-
-    def sure_tests_of(self, sid: int, budget: WalkBudget | None) -> dict[int, Reach]:
-        """The sure tests of ``sid``, walked through the recording (kept unless the budget cut it)."""
-        key = (str(self._store.path), self._recording.generation(), sid)
-        tests = _sure_tests_of(self._recording.as_store(), sid, key, budget)
-        self._sure_made(sid, self._recording.mark())
-        return tests
-
-    def keep(self) -> None:
-        """Keep the walks made since."""
-        self._tests.keep(self._recording, self._made_tests)
-        self._sure.keep(self._recording, self._made_sure)
-        self._made_tests, self._made_sure = {}, {}
-
-    def _sure_made(self, sid: int, mark: Mark | None) -> None:
-        made = _SURE.get((str(self._store.path), self._recording.generation(), sid))
-        if made is not None:  # a whole walk (one a budget cut short is not remembered)
-            _SURE.put((str(self._store.path), self._store.generation(), sid), made)
-            if mark is not None:
-                self._made_sure[sid] = (mark, [plain_reaches(made[0]), made[1]])
-
-
-_RECORDINGS: BoundedCache[tuple[int, str, int], Recording] = BoundedCache(READERS_CACHED)
-
-
-def _recording(store: Store) -> Recording:
-    """The recording the walks over ``store``'s generation share (their steps and readers too)."""
-    key = (id(store), str(store.path), store.generation())  # the entry holds the store: its id stays its own
-    known = _RECORDINGS.get(key)
-    return known if known is not None else _RECORDINGS.put(key, Recording(store))
-
-
-TESTS_KIND = "tests"  # kept walks: a symbol's ``ReachingTests``
-SURE_KIND = "sure"  # kept walks: a symbol's sure tests and the states their walk reached
-
-
-def _plain_tests(tests: ReachingTests) -> list[object]:
-    return [plain_reaches(tests.sure), plain_reaches(tests.possible)]
-
-
-def _reaching_tests(raw: Any) -> ReachingTests:
-    return ReachingTests(reaches_of(raw[0], Reach), reaches_of(raw[1], Reach))
-
-
-def _sure_and_states(raw: Any) -> tuple[dict[int, Reach], int]:
-    return reaches_of(raw[0], Reach), int(raw[1])
 
 
 def _tests_of(store: Store, sid: int) -> ReachingTests:

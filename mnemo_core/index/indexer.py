@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mnemo_core.errors import MnemoError
-from mnemo_core.index.changelog import note_changed
 from mnemo_core.index.commits import News, last_head, read_new_commits, remember, skipped_commits
 from mnemo_core.index.depends import NO_VIEW, STAR, family, note_file, note_paths
 from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery, read_discovery
@@ -258,9 +257,6 @@ def _update(
             log.info("resolved %d files in %.2fs", len(affected), time.perf_counter() - started)
         if affected or removed or store.meta("commit") is None:
             store.set_meta("generation", str(store.generation() + 1))
-            whole = not known or full or reanalysed  # every file's rows are new
-            rewritten = None if whole else _rewritten(store, affected, removed, redone)
-            note_changed(store, store.generation(), rewritten)
         store.set_meta("commit", head_commit(root) or "")
         store.set_meta(DISCOVERY_META, discovery.fingerprint)
         store.set_meta(ANALYSIS_META, str(ANALYSIS_VERSION))
@@ -277,12 +273,6 @@ def _update(
         elapsed_ms=round((time.perf_counter() - started) * 1000),
         walked=walked,
     )
-
-
-def _rewritten(store: Store, affected: set[int], removed: list[FileRow], redone: set[str]) -> set[str]:
-    """The paths of the files an update rewrote rows of: resolved again, removed, or read again."""
-    paths = {row.path for row in store.files().values() if row.id in affected} if affected else set()
-    return paths | {row.path for row in removed} | redone
 
 
 def _totals(store: Store, changed: bool) -> tuple[int, int, int]:

@@ -72,7 +72,6 @@ def run_all(root: Path, capsys: pytest.CaptureFixture[str]) -> str:
         ".mnemo/blame",
         ".mnemo/lastchange",
         ".mnemo/extracts.db",
-        ".mnemo/walks.db",
         ".mnemo/answers",
     ],
 )
