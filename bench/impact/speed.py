@@ -54,6 +54,9 @@ DEFAULT_RUNS = 5
 RANGE_RATIO_FLOOR = 6.0
 EDIT_P90_FLOOR_S = 3.0
 KEPT_ANSWERS = Path(".mnemo", "answers")  # where mnemo keeps change answers (``change.answers``)
+# what else a change's answer reads back from earlier questions: the diff's extractions and the
+# newest commits of paths (removed too before the first ``pr``: it computes everything)
+KEPT_DERIVED = (Path(".mnemo", "extracts.db"), Path(".mnemo", "lastchange"))
 GIT_IDENTITY = ("-c", "user.name=mnemo bench", "-c", "user.email=bench@mnemo.invalid")
 
 
@@ -195,12 +198,18 @@ def measure_edits(repo: ImpactRepo, workdir: Path, trials: int, seed: int, mnemo
 
 def measure_range(repo: ImpactRepo, workdir: Path, runs: int, mnemo: Mnemo) -> dict[str, Any]:
     """``mnemo pr`` and ``mnemo tests`` over the last ``RANGE_BACK`` commits, each run beside
-    ``mnemo --version``. The first ``pr`` computes the answer (the answers kept from earlier runs
-    are removed first); the later ones, and every ``tests``, ask the same question of the same
-    index: they read the kept answer. Both are reported, the verdict is the first's."""
+    ``mnemo --version``. The first ``pr`` computes the answer (the answers, extractions and newest
+    commits kept from earlier runs are removed first); the later ones, and every ``tests``,
+    ask the same question of the same index: they read the kept answer. Both are reported, the
+    verdict is the first's."""
     clone = clone_of(repo, workdir)
     index(mnemo, clone)  # untimed: the index is warm
     shutil.rmtree(clone / KEPT_ANSWERS, ignore_errors=True)
+    for kept in (clone / k for k in KEPT_DERIVED):
+        if kept.is_dir():
+            shutil.rmtree(kept)
+        else:
+            kept.unlink(missing_ok=True)
     base = ("--base", f"HEAD~{RANGE_BACK}")
     rows = []
     for _ in range(runs):

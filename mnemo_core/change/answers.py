@@ -154,7 +154,7 @@ def _entry_path(store: Store, question: Question) -> Path | None:
 def _key(store: Store, question: Question) -> str:
     parts = [
         FORMAT,
-        _code(),
+        code_digest(),
         store.index_id(),
         store.generation(),
         *(getattr(question, f.name) for f in fields(question)),
@@ -163,7 +163,7 @@ def _key(store: Store, question: Question) -> str:
 
 
 @cache
-def _code() -> str:
+def code_digest() -> str:
     """mnemo's code as it is on disk: each module's path, size and modification time, digested."""
     digest = hashlib.sha256()
     for folder, dirs, files in os.walk(_PACKAGE):

@@ -21,9 +21,9 @@ from pathlib import Path
 from tree_sitter import Node
 
 from mnemo_core.change.comments import COMMENT_PREFIXES, comments_only
+from mnemo_core.change.extracts import Side, symbols_of
 from mnemo_core.fsread import MAX_SOURCE_BYTES
-from mnemo_core.index.discovery import PytestDiscovery, read_discovery
-from mnemo_core.index.extract import extract_once
+from mnemo_core.index.discovery import read_discovery
 from mnemo_core.index.languages import LanguageSpec, language_for_path
 from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, FileExtract, RawSymbol, SymbolKind
 from mnemo_core.vcs.diff import ChangeStatus, FileChange, files_at
@@ -90,7 +90,7 @@ def changed_symbols(
     read = [c for c in changes if not c.too_large]
     olds = files_at(root, base, [c.old_path or c.path for c in read if c.status != ChangeStatus.ADDED])
     news = files_at(root, head, [c.path for c in read if c.status != ChangeStatus.DELETED])
-    discovery = read_discovery(root)
+    extracts = _extracts(root, changes, olds, news)
     found: list[ChangedSymbol] = []
     summaries: list[FileSummary] = []
     for change in changes:
@@ -106,8 +106,8 @@ def changed_symbols(
         old_path = change.old_path or change.path
         old_bytes = olds.get(old_path) if change.status != ChangeStatus.ADDED else None
         new_bytes = news.get(change.path) if change.status != ChangeStatus.DELETED else None
-        old_extract = _symbols(old_path, old_bytes, spec, discovery)
-        new_extract = _symbols(change.path, new_bytes, spec, discovery)
+        old_extract = extracts.get((old_path, old_bytes)) if old_bytes is not None else None
+        new_extract = extracts.get((change.path, new_bytes)) if new_bytes is not None else None
         old_symbols = old_extract.symbols if old_extract else ()
         new_symbols = new_extract.symbols if new_extract else ()
         touched = _file_symbols(change, old_symbols, new_symbols, (old_bytes, new_bytes), spec.name)
@@ -120,11 +120,23 @@ def changed_symbols(
     return _pair_renames(found), summaries
 
 
-def _symbols(
-    path: str, text: bytes | None, spec: LanguageSpec, discovery: PytestDiscovery
-) -> FileExtract | None:
-    """One side's symbols and imports (``extract``'s lighter pass: a diff reads no references)."""
-    return None if text is None else extract_once(path, text, spec, discovery, symbols_only=True)
+def _extracts(
+    root: Path, changes: list[FileChange], olds: dict[str, bytes | None], news: dict[str, bytes | None]
+) -> dict[tuple[str, bytes], FileExtract]:
+    """Both sides' symbols and imports of every changed file read, by (path, bytes): ``extract``'s
+    lighter pass (a diff reads no references), kept by content across processes (``extracts``)."""
+    sides: list[Side] = []
+    for change in changes:
+        spec = language_for_path(change.path)
+        if spec is None or _unread(change, spec):
+            continue
+        old_path = change.old_path or change.path
+        old, new = olds.get(old_path), news.get(change.path)
+        if change.status != ChangeStatus.ADDED and old is not None:
+            sides.append((old_path, old, spec))
+        if change.status != ChangeStatus.DELETED and new is not None:
+            sides.append((change.path, new, spec))
+    return symbols_of(root, sides, read_discovery(root))
 
 
 def _unread(change: FileChange, spec: LanguageSpec | None) -> str:

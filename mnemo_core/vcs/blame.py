@@ -16,8 +16,12 @@ directory, on disk. The key is not the blob id alone: the same content can carry
 is). It is the newest commit touching the path (``git rev-list -1 <rev> -- <path>``), which fixes
 both the content and every step of history blame walks, plus the path; blame runs at that commit,
 which gives the same answer as at ``<rev>`` (blame passes unchanged files to the parent, as
-rev-list's history simplification does). That commit is itself remembered per (commit, path), so
-a repeated question about a full sha starts no git process at all. The working-tree version
+rev-list's history simplification does). That commit is itself remembered per (commit, path), in
+memory and on disk beside the blames (a full sha's history is fixed; a shallow clone's is not, so
+there it stays in memory), so a repeated question about a full sha starts no git process at all,
+in a later process too: the base side of a change names the same commit every time it is asked
+about, and finding a path's newest commit is a walk of its history (tens of milliseconds of git's
+CPU per file on a large repository, more than the blame itself costs read back). The working-tree version
 is blamed through ``--contents -`` with exactly the bytes that were hashed for its key; its
 uncommitted lines get git's all-zero "Not Committed Yet" commit, and so does every line of a file
 HEAD does not have. Only blames without uncommitted lines are written to disk.
@@ -39,7 +43,7 @@ from mnemo_core.errors import MnemoError
 from mnemo_core.fsread import Refused, read_inside
 from mnemo_core.statedir import own_subdir, state_dir
 from mnemo_core.vcs.cache import TwoLevelCache
-from mnemo_core.vcs.git import GitError, head_commit, run_git, unquote_path
+from mnemo_core.vcs.git import GitError, head_commit, is_shallow, run_git, unquote_path
 from mnemo_core.vcs.history import CHURN_WINDOW_DAYS, DAY_S, UNCOMMITTED_SHA, CommitInfo
 from mnemo_core.vcs.refs import resolve_ref
 
@@ -51,6 +55,7 @@ LAST_CHANGE_ENTRIES = 16_384  # (commit, path) -> sha strings: tiny, and one sav
 BLAME_WORKERS = min(8, os.cpu_count() or 1)  # blame is one single-threaded process per file
 _FULL_SHA = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
 CACHE_SUBDIR = "blame"  # in mnemo's state directory
+LAST_CHANGE_SUBDIR = "lastchange"  # beside it: (commit, path) -> the newest commit touching the path
 NOT_COMMITTED_AUTHOR = "Not Committed Yet"
 NOT_COMMITTED_EMAIL = "not.committed.yet"
 
@@ -77,7 +82,7 @@ def blame_lines(
     before it are attributed to a boundary commit (``boundary`` True) — far cheaper on long
     histories when only recent changes matter. Results are cached (see the module docstring).
     """
-    return _blame_one(root, path, rev, _commit_of(root, rev), _cache_dir(root, disk_cache), since)
+    return _blame_one(root, path, rev, _commit_of(root, rev), _cache_dirs(root, disk_cache), since)
 
 
 def blame_files(
@@ -92,7 +97,7 @@ def blame_files(
     not cached run in parallel (each is one single-threaded git process). A path that cannot be
     blamed (absent at ``rev``, unreadable) is logged and left out."""
     wanted = list(dict.fromkeys(paths))
-    sha, directory = _commit_of(root, rev), _cache_dir(root, disk_cache)
+    sha, directory = _commit_of(root, rev), _cache_dirs(root, disk_cache)
 
     def one(path: str) -> Blame | None:
         try:
@@ -109,16 +114,28 @@ def blame_files(
     return {path: blame for path, blame in zip(wanted, results, strict=True) if blame is not None}
 
 
-def _cache_dir(root: Path, enabled: bool) -> Path | None:
-    """Where blames of this repository persist: only when it has a state directory already."""
+class _Disk(NamedTuple):
+    """Where blames and the newest commits of paths persist (None: in memory only)."""
+
+    blames: Path | None
+    last_changes: Path | None
+
+
+_MEMORY_ONLY = _Disk(None, None)
+
+
+def _cache_dirs(root: Path, enabled: bool) -> _Disk:
+    """Where blames of this repository persist: only when it has a state directory already; the
+    newest commits of paths only outside a shallow clone (deepening it moves them)."""
     state = state_dir(root, create=False)
     if not enabled or not state.is_dir():
-        return None
+        return _MEMORY_ONLY
     try:
-        return own_subdir(state, CACHE_SUBDIR)
-    except MnemoError as exc:
+        blames = own_subdir(state, CACHE_SUBDIR)
+        return _Disk(blames, None if is_shallow(root) else own_subdir(state, LAST_CHANGE_SUBDIR))
+    except (MnemoError, GitError) as exc:
         log.info("blames are not kept on disk: %s", exc)
-        return None
+        return _MEMORY_ONLY
 
 
 def _commit_of(root: Path, rev: str | None) -> str | None:
@@ -130,23 +147,23 @@ def _commit_of(root: Path, rev: str | None) -> str | None:
 
 
 def _blame_one(
-    root: Path, path: str, rev: str | None, sha: str | None, directory: Path | None, since: int | None = None
+    root: Path, path: str, rev: str | None, sha: str | None, disk: _Disk, since: int | None = None
 ) -> Blame:
     limit = [f"--since=@{since}"] if since is not None else []
     suffix = f":since={since}" if since is not None else ""
     if rev is not None:
-        last = _last_change(root, sha or "", path)
+        last = _last_change(root, sha or "", path, disk.last_changes)
         if not last:
             raise GitError(f"'{path}' does not exist at {rev}.")
         return _cached(
-            f"{last}:{path}{suffix}", directory, lambda: _run_blame(root, path, [*limit, last], None)
+            f"{last}:{path}{suffix}", disk.blames, lambda: _run_blame(root, path, [*limit, last], None)
         )
     content = _worktree_bytes(root, path)
-    last = _last_change(root, sha, path) if sha else ""
+    last = _last_change(root, sha, path, disk.last_changes) if sha else ""
     if not last:
         return _uncommitted(path, content)
     key = f"worktree:{last}:{_blob_id(content)}:{path}{suffix}"
-    return _cached(key, directory, lambda: _run_blame(root, path, [*limit, "--contents", "-"], content))
+    return _cached(key, disk.blames, lambda: _run_blame(root, path, [*limit, "--contents", "-"], content))
 
 
 def _cached(key: str, directory: Path | None, compute: Callable[[], Blame]) -> Blame:
@@ -166,14 +183,14 @@ def clear_blame_cache() -> None:
     _LAST_CHANGE.clear()
 
 
-def _last_change(root: Path, sha: str, path: str) -> str:
+def _last_change(root: Path, sha: str, path: str, directory: Path | None) -> str:
     """The newest commit reachable from ``sha`` that touched ``path``; '' when none did. Fixed for
-    a given commit, so it is remembered."""
+    a given commit, so it is remembered (in ``directory`` too, when given)."""
     key = f"{sha}:{path}"
-    last = _LAST_CHANGE.get(key)
+    last = _LAST_CHANGE.get(key, directory)
     if last is None:
         last = run_git(root, "rev-list", "-1", sha, "--", f":(literal){path}").strip().decode()
-        _LAST_CHANGE.put(key, last)
+        _LAST_CHANGE.put(key, last, directory)
     return last
 
 

@@ -64,7 +64,16 @@ def run_all(root: Path, capsys: pytest.CaptureFixture[str]) -> str:
 
 @pytest.mark.parametrize(
     "link",
-    [".mnemo", ".mnemo/at", ".mnemo/index.db", ".mnemo/memory.db", ".mnemo/blame", ".mnemo/answers"],
+    [
+        ".mnemo",
+        ".mnemo/at",
+        ".mnemo/index.db",
+        ".mnemo/memory.db",
+        ".mnemo/blame",
+        ".mnemo/lastchange",
+        ".mnemo/extracts.db",
+        ".mnemo/answers",
+    ],
 )
 def test_a_committed_link_at_or_under_mnemo_steers_nothing(
     tmp_path: Path, outside: Path, capsys: pytest.CaptureFixture[str], link: str

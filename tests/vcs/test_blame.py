@@ -20,6 +20,7 @@ from mnemo_core.vcs.blame import (
     newest_commit_in_ranges,
     parse_incremental,
 )
+from mnemo_core.vcs.cache import TwoLevelCache
 from mnemo_core.vcs.git import GitError
 from mnemo_core.vcs.history import UNCOMMITTED_SHA
 
@@ -280,6 +281,40 @@ def test_disk_cache_is_used_when_the_repository_has_a_mnemo_directory(tmp_path: 
     cached.write_text("{not json", encoding="utf-8")
     clear_blame_cache()
     assert blame_lines(tmp_path, PATH, "HEAD") == expected  # a corrupt file is only a miss
+
+
+def _last_change_file(repo: Path, sha: str, path: str) -> Path:
+    return TwoLevelCache.path_for(f"{sha}:{path}", repo / ".mnemo" / "lastchange")
+
+
+def test_the_newest_commit_of_a_path_is_read_back_from_disk_by_commit(tmp_path: Path) -> None:
+    shas = _blame_repo(tmp_path)
+    (tmp_path / ".mnemo").mkdir()
+    assert _owners(blame_lines(tmp_path, PATH, "HEAD"), shas)[5] == "c4"
+    kept = _last_change_file(tmp_path, shas["c4"], PATH)
+    record = json.loads(kept.read_text(encoding="utf-8"))
+    assert record["value"] == shas["c4"]
+    record["value"] = shas["c2"]  # as if c2 were the newest commit of the path at HEAD
+    kept.write_text(json.dumps(record), encoding="utf-8")
+    for blame in _cache_files(tmp_path):
+        blame.unlink()
+    clear_blame_cache()  # a later process: what is on disk answers
+    assert _owners(blame_lines(tmp_path, PATH, "HEAD"), shas)[5] == "c2"
+    (tmp_path / ".git" / "info" / "exclude").write_text(".mnemo/\n", encoding="utf-8")
+    c5 = commit(tmp_path, {PATH: _lines(l2="two", l3="three", l6="6")}, "c5", date="2026-03-20T00:00:00Z")
+    clear_blame_cache()  # a new HEAD is another key: the path's newest commit is found again
+    assert _owners(blame_lines(tmp_path, PATH, "HEAD"), {**shas, "c5": c5})[5] == "c5"
+    assert json.loads(_last_change_file(tmp_path, c5, PATH).read_text(encoding="utf-8"))["value"] == c5
+
+
+def test_a_shallow_clone_keeps_the_newest_commits_of_paths_in_memory_only(tmp_path: Path) -> None:
+    _blame_repo(tmp_path / "origin")
+    git(tmp_path, "clone", "-q", "--depth", "2", f"file://{tmp_path / 'origin'}", "shallow")
+    shallow = tmp_path / "shallow"
+    (shallow / ".mnemo").mkdir()
+    blame_lines(shallow, PATH, "HEAD")
+    assert _cache_files(shallow)  # the blame itself is kept, as before
+    assert not (shallow / ".mnemo" / "lastchange").exists()  # deepening the clone would move it
 
 
 def test_uncommitted_blames_stay_in_memory(tmp_path: Path) -> None:
