@@ -532,7 +532,7 @@ def _resolve(
         resolver, base_edges = bases or _bases(store, affected, inherits, preload)
         log.info("loaded the index and resolved base classes in %.2fs", time.perf_counter() - started)
         workers = min(os.cpu_count() or 1, MAX_WORKERS)
-        keys = _Keys(store, affected, resolver)
+        keys = _Keys(store, affected, resolver, in_place=not preload)
         sizes = store.ref_sizes(affected)
         calls: Iterable[EdgeRow]
         small = len(resolver.world.symbols) <= FORK_MAX_SYMBOLS
@@ -542,29 +542,41 @@ def _resolve(
         else:
             calls = _resolve_here(store, resolver, _runs(sizes, sum(sizes.values()) // RUN_BYTES + 1), keys)
         with store.indexes_deferred("deps"):
-            store.replace_edges(affected, chain(base_edges, calls))
+            store.replace_edges(affected, chain(base_edges, calls), in_place=not preload)
             keys.rest()
         log.info("resolved and stored calls in %.2fs", time.perf_counter() - started)
 
 
 class _Keys:
     """What each resolved file read, stored as its run comes (a file's keys: what resolving its
-    base classes read, and its calls)."""
+    base classes read, and its calls). ``in_place``: a file's keys that stay are left as stored,
+    only those that come or go are written (resolved again, a file mostly reads what it read)."""
 
-    def __init__(self, store: Store, affected: set[int], resolver: Resolver) -> None:
+    def __init__(self, store: Store, affected: set[int], resolver: Resolver, in_place: bool) -> None:
         self._store = store
         self._bases = {fid: reads.keys() for fid, reads in resolver.reads.items()}
         resolver.reads = {}
-        store.forget_deps(affected)
+        self._old: dict[int, dict[str, list[int]]] = {}
+        if in_place:
+            self._old = store.deps_rows(affected)
+        else:
+            store.forget_deps(affected)
 
     def add(self, found: dict[int, set[str]]) -> None:
         """Store some files' keys (read by their calls)."""
-        rows = [(key, fid) for fid, keys in found.items() for key in keys | self._bases.pop(fid, set())]
+        rows: list[tuple[str, int]] = []
+        gone: list[int] = []
+        for fid, keys in found.items():
+            now = keys | self._bases.pop(fid, set())
+            old = self._old.pop(fid, {})
+            rows.extend((key, fid) for key in now if key not in old)
+            gone.extend(rowid for key, rowids in old.items() for rowid in rowids[key in now :])
+        self._store.drop_deps(gone)
         self._store.add_deps(rows)
 
     def rest(self) -> None:
         """Store the keys of the files no run held."""
-        self.add({fid: set() for fid in list(self._bases)})
+        self.add({fid: set() for fid in self._bases.keys() | self._old.keys()})
 
 
 def _bases(
