@@ -66,6 +66,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PARALLEL_MIN_FILES = 48  # below this, starting worker processes costs more than it saves
+# an update (a checkout, a pull) parses fewer files than this in one process: two spawned workers
+# cost ~0.7 s CPU more to start (an interpreter each, mnemo's and tree-sitter's imports, the
+# queries compiled again), a sixth of parsing saleor's 269 files of a move 50 commits back; the
+# parse's wall time doubles (a few seconds) only where a second core was free
+UPDATE_PARALLEL_MIN_FILES = 600
 CHUNK_SIZE = 8  # files per task sent to a worker
 MAX_WORKERS = 8
 PARALLEL_RESOLVE_MIN_FILES = 300  # below this, forking costs more than it saves
@@ -203,7 +208,7 @@ def _update(
         inherits: dict[int, tuple[RawRef, ...]] = {}
         with store.indexes_deferred("symbols"):
             # results are dropped once stored
-            for p in _parse_all(root, stale, known, full, progress, discovery, shelved):
+            for p in _parse_all(root, stale, known, full, progress, discovery, shelved, bool(known)):
                 if p.shelved and shelf_key is not None:
                     p = _unshelved(store, p, shelf_key, discovery)
                     unshelved += p.extract is not None
@@ -474,13 +479,15 @@ def _parse_all(
     progress: Progress | None,
     discovery: PytestDiscovery,
     shelved: dict[str, frozenset[str]],
+    update: bool,
 ) -> Iterator[_Parsed]:
-    """Parse results as they complete (in a process pool when there are many files)."""
+    """Parse results as they complete (in a process pool when there are many files: more for an
+    ``update`` of an index)."""
     jobs: list[_Job] = [
         (path, known[path].hash if path in known and not full else None, shelved.get(path, frozenset()))
         for path in stale
     ]
-    if len(jobs) < PARALLEL_MIN_FILES or (os.cpu_count() or 1) < 2:
+    if len(jobs) < (UPDATE_PARALLEL_MIN_FILES if update else PARALLEL_MIN_FILES) or (os.cpu_count() or 1) < 2:
         for i, job in enumerate(jobs):
             yield _parse_one(root, *job, discovery)
             if progress:
