@@ -2,13 +2,15 @@
 
 1. List the indexable files; ``stat`` each one and keep those whose size or mtime moved.
 2. Read and hash those; parse the ones whose content hash changed (in a process pool when there
-   are many: extraction is pure).
+   are many, for an update several hundred: the workers' start costs more CPU than a few hundred
+   files' parse; extraction is pure).
 3. In one transaction: drop deleted files, write the re-parsed ones (symbol ids stay stable),
    then re-resolve the files whose edges may have changed: the re-parsed files, files that
    referenced a symbol that was removed, and files whose last resolution read something the
    change changed (``depends``: each file's reads of the world are kept as keys, and a
    change is described by the same keys), then those that followed base classes which now come
-   out otherwise. So a move through history costs what differs, not what it touches.
+   out otherwise. So a move through history costs what differs, not what it touches. A few files
+   resolved again get only the edges and keys that differ written (most come out as before).
    An update keeps what it parsed by path and content hash (``store.shelf``): a file whose
    content comes back (a checkout back and forth) is taken from there, not parsed again.
 
