@@ -2,13 +2,15 @@
 
 1. List the indexable files; ``stat`` each one and keep those whose size or mtime moved.
 2. Read and hash those; parse the ones whose content hash changed (in a process pool when there
-   are many: extraction is pure).
+   are many, for an update several hundred: the workers' start costs more CPU than a few hundred
+   files' parse; extraction is pure).
 3. In one transaction: drop deleted files, write the re-parsed ones (symbol ids stay stable),
    then re-resolve the files whose edges may have changed: the re-parsed files, files that
    referenced a symbol that was removed, and files whose last resolution read something the
    change changed (``depends``: each file's reads of the world are kept as keys, and a
    change is described by the same keys), then those that followed base classes which now come
-   out otherwise. So a move through history costs what differs, not what it touches.
+   out otherwise. So a move through history costs what differs, not what it touches. A few files
+   resolved again get only the edges and keys that differ written (most come out as before).
    An update keeps what it parsed by path and content hash (``store.shelf``): a file whose
    content comes back (a checkout back and forth) is taken from there, not parsed again.
 
@@ -66,6 +68,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PARALLEL_MIN_FILES = 48  # below this, starting worker processes costs more than it saves
+# an update (a checkout, a pull) parses fewer files than this in one process: two spawned workers
+# cost ~0.7 s CPU more to start (an interpreter each, mnemo's and tree-sitter's imports, the
+# queries compiled again), a sixth of parsing saleor's 269 files of a move 50 commits back; the
+# parse's wall time doubles (a few seconds) only where a second core was free
+UPDATE_PARALLEL_MIN_FILES = 600
 CHUNK_SIZE = 8  # files per task sent to a worker
 MAX_WORKERS = 8
 PARALLEL_RESOLVE_MIN_FILES = 300  # below this, forking costs more than it saves
@@ -203,7 +210,7 @@ def _update(
         inherits: dict[int, tuple[RawRef, ...]] = {}
         with store.indexes_deferred("symbols"):
             # results are dropped once stored
-            for p in _parse_all(root, stale, known, full, progress, discovery, shelved):
+            for p in _parse_all(root, stale, known, full, progress, discovery, shelved, bool(known)):
                 if p.shelved and shelf_key is not None:
                     p = _unshelved(store, p, shelf_key, discovery)
                     unshelved += p.extract is not None
@@ -474,13 +481,15 @@ def _parse_all(
     progress: Progress | None,
     discovery: PytestDiscovery,
     shelved: dict[str, frozenset[str]],
+    update: bool,
 ) -> Iterator[_Parsed]:
-    """Parse results as they complete (in a process pool when there are many files)."""
+    """Parse results as they complete (in a process pool when there are many files: more for an
+    ``update`` of an index)."""
     jobs: list[_Job] = [
         (path, known[path].hash if path in known and not full else None, shelved.get(path, frozenset()))
         for path in stale
     ]
-    if len(jobs) < PARALLEL_MIN_FILES or (os.cpu_count() or 1) < 2:
+    if len(jobs) < (UPDATE_PARALLEL_MIN_FILES if update else PARALLEL_MIN_FILES) or (os.cpu_count() or 1) < 2:
         for i, job in enumerate(jobs):
             yield _parse_one(root, *job, discovery)
             if progress:
@@ -532,7 +541,7 @@ def _resolve(
         resolver, base_edges = bases or _bases(store, affected, inherits, preload)
         log.info("loaded the index and resolved base classes in %.2fs", time.perf_counter() - started)
         workers = min(os.cpu_count() or 1, MAX_WORKERS)
-        keys = _Keys(store, affected, resolver)
+        keys = _Keys(store, affected, resolver, in_place=not preload)
         sizes = store.ref_sizes(affected)
         calls: Iterable[EdgeRow]
         small = len(resolver.world.symbols) <= FORK_MAX_SYMBOLS
@@ -542,29 +551,41 @@ def _resolve(
         else:
             calls = _resolve_here(store, resolver, _runs(sizes, sum(sizes.values()) // RUN_BYTES + 1), keys)
         with store.indexes_deferred("deps"):
-            store.replace_edges(affected, chain(base_edges, calls))
+            store.replace_edges(affected, chain(base_edges, calls), in_place=not preload)
             keys.rest()
         log.info("resolved and stored calls in %.2fs", time.perf_counter() - started)
 
 
 class _Keys:
     """What each resolved file read, stored as its run comes (a file's keys: what resolving its
-    base classes read, and its calls)."""
+    base classes read, and its calls). ``in_place``: a file's keys that stay are left as stored,
+    only those that come or go are written (resolved again, a file mostly reads what it read)."""
 
-    def __init__(self, store: Store, affected: set[int], resolver: Resolver) -> None:
+    def __init__(self, store: Store, affected: set[int], resolver: Resolver, in_place: bool) -> None:
         self._store = store
         self._bases = {fid: reads.keys() for fid, reads in resolver.reads.items()}
         resolver.reads = {}
-        store.forget_deps(affected)
+        self._old: dict[int, dict[str, list[int]]] = {}
+        if in_place:
+            self._old = store.deps_rows(affected)
+        else:
+            store.forget_deps(affected)
 
     def add(self, found: dict[int, set[str]]) -> None:
         """Store some files' keys (read by their calls)."""
-        rows = [(key, fid) for fid, keys in found.items() for key in keys | self._bases.pop(fid, set())]
+        rows: list[tuple[str, int]] = []
+        gone: list[int] = []
+        for fid, keys in found.items():
+            now = keys | self._bases.pop(fid, set())
+            old = self._old.pop(fid, {})
+            rows.extend((key, fid) for key in now if key not in old)
+            gone.extend(rowid for key, rowids in old.items() for rowid in rowids[key in now :])
+        self._store.drop_deps(gone)
         self._store.add_deps(rows)
 
     def rest(self) -> None:
         """Store the keys of the files no run held."""
-        self.add({fid: set() for fid in list(self._bases)})
+        self.add({fid: set() for fid in self._bases.keys() | self._old.keys()})
 
 
 def _bases(

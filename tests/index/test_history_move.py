@@ -3,14 +3,18 @@ same tree, and resolves again only the files whose resolution read what differs.
 
 from __future__ import annotations
 
+import shutil
+import sqlite3
+from collections import Counter
 from pathlib import Path
 
 import pytest
 from helpers import cold_snapshot, commit, git, index_snapshot, make_repo
 
+from mnemo_core.index import indexer
 from mnemo_core.index.depends import note_file
-from mnemo_core.index.indexer import index_repo
-from mnemo_core.index.store import Store
+from mnemo_core.index.indexer import PRELOAD_SHARE, index_repo
+from mnemo_core.index.store import Store, index_path
 from mnemo_core.index.world import Reads, World
 
 FIRST = {
@@ -117,14 +121,39 @@ def history(tmp_path: Path) -> tuple[Path, list[str]]:
     return repo, revs
 
 
-def test_back_and_forth_equals_a_cold_index(tmp_path: Path, history: tuple[Path, list[str]]) -> None:
+@pytest.mark.parametrize("preload_share", [PRELOAD_SHARE, 1.0])  # 1.0: rows written in place
+def test_back_and_forth_equals_a_cold_index(
+    tmp_path: Path, history: tuple[Path, list[str]], preload_share: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
     repo, revs = history
+    monkeypatch.setattr(indexer, "PRELOAD_SHARE", preload_share)
     index_repo(repo)
     colds = {rev: cold_snapshot(tmp_path, repo, rev) for rev in revs}
     for rev in (revs[0], revs[2], revs[1], revs[0], revs[1], revs[2]):
         git(repo, "checkout", "-q", rev)
         index_repo(repo)
         assert index_snapshot(repo).differences(colds[rev]) == [], rev
+
+
+def test_rows_written_in_place_equal_rows_written_anew(
+    tmp_path: Path, history: tuple[Path, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A move that writes only the edges and ``deps`` rows that differ leaves the same rows, ids
+    included, as one that deletes the resolved files' rows and writes them all again."""
+    repo, revs = history
+    index_repo(repo)
+    anew = tmp_path / "anew"
+    shutil.copytree(repo, anew, symlinks=True)
+    for rev in (revs[0], revs[1], revs[2]):
+        rows = {}
+        for share, root in ((1.0, repo), (0.0, anew)):  # 0.0: the whole index is loaded, rows rewritten
+            monkeypatch.setattr(indexer, "PRELOAD_SHARE", share)
+            git(root, "checkout", "-q", rev)
+            index_repo(root)
+            with sqlite3.connect(index_path(root)) as conn:
+                rows[share] = [Counter(conn.execute(f"SELECT * FROM {table}")) for table in ("edges", "deps")]
+        assert rows[1.0] == rows[0.0], rev
+        assert rows[1.0][1], "no keys stored"
 
 
 def test_a_body_change_resolves_only_its_file(

@@ -282,12 +282,34 @@ class Writes(Connection):
             self.conn.execute(f"DELETE FROM symbols WHERE id IN ({marks})", chunk)
         return dependents
 
-    def replace_edges(self, file_ids: Iterable[int], edges: Iterable[EdgeRow]) -> None:
-        """Swap the resolved edges of some files for new ones (consumed as they come)."""
+    def replace_edges(
+        self, file_ids: Iterable[int], edges: Iterable[EdgeRow], in_place: bool = False
+    ) -> None:
+        """Swap the resolved edges of some files for new ones (consumed as they come). ``in_place``:
+        only the rows that differ are deleted and inserted (a few files resolved again mostly come
+        out as before; their old rows are held meanwhile, so not for a whole index)."""
+        if not in_place:
+            for where, args in id_filters("file_id", list(file_ids)):
+                self.conn.execute(f"DELETE FROM edges {where}", args)
+            with self.indexes_deferred("edges"):
+                self.conn.executemany("INSERT INTO edges VALUES (?,?,?,?,?,?,?)", edges)
+            return
+        old: dict[tuple[object, ...], list[int]] = {}
         for where, args in id_filters("file_id", list(file_ids)):
-            self.conn.execute(f"DELETE FROM edges {where}", args)
-        with self.indexes_deferred("edges"):
-            self.conn.executemany("INSERT INTO edges VALUES (?,?,?,?,?,?,?)", edges)
+            for rowid, *row in self.conn.execute(f"SELECT rowid, * FROM edges {where}", args):
+                old.setdefault(tuple(row), []).append(rowid)
+        self.conn.executemany(
+            "INSERT INTO edges VALUES (?,?,?,?,?,?,?)", (row for row in edges if not _taken(old, row))
+        )
+        self._delete_rows("edges", (rowid for rowids in old.values() for rowid in rowids))
+
+    def deps_rows(self, file_ids: Iterable[int]) -> dict[int, dict[str, list[int]]]:
+        """What some files' resolution read: per file, each key with its rows' ids."""
+        out: dict[int, dict[str, list[int]]] = {}
+        for where, args in id_filters("file_id", list(file_ids)):
+            for rowid, key, fid in self.conn.execute(f"SELECT rowid, key, file_id FROM deps {where}", args):
+                out.setdefault(fid, {}).setdefault(key, []).append(rowid)
+        return out
 
     def forget_deps(self, file_ids: Iterable[int]) -> None:
         """Drop what some files' resolution read (they are resolved again)."""
@@ -297,3 +319,20 @@ class Writes(Connection):
     def add_deps(self, rows: Iterable[tuple[str, int]]) -> None:
         """Add ``(key, file id)`` rows of what some files' resolution read."""
         self.conn.executemany("INSERT INTO deps VALUES (?,?)", rows)
+
+    def drop_deps(self, rowids: Iterable[int]) -> None:
+        """Delete rows of ``deps`` by their ids (see ``deps_rows``)."""
+        self._delete_rows("deps", rowids)
+
+    def _delete_rows(self, table: str, rowids: Iterable[int]) -> None:
+        for where, args in id_filters("rowid", list(rowids)):
+            self.conn.execute(f"DELETE FROM {table} {where}", args)
+
+
+def _taken(old: dict[tuple[object, ...], list[int]], row: EdgeRow) -> bool:
+    """Whether an equal old row is there to keep (each old row kept once)."""
+    rowids = old.get(row)
+    if not rowids:
+        return False
+    rowids.pop()
+    return True
