@@ -70,9 +70,9 @@ log = logging.getLogger(__name__)
 PARALLEL_MIN_FILES = 48  # below this, starting worker processes costs more than it saves
 # an update (a checkout, a pull) parses fewer files than this in one process: two spawned workers
 # cost ~0.7 s CPU more to start (an interpreter each, mnemo's and tree-sitter's imports, the
-# queries compiled again), a sixth of parsing saleor's 269 files of a move 50 commits back; the
-# parse's wall time doubles (a few seconds) only where a second core was free
-UPDATE_PARALLEL_MIN_FILES = 600
+# queries compiled again); from about 120 files (~2.4 s of parse at saleor's ~20 ms a file) a free
+# second core saves more wall time than that, which a user waiting on a checkout sees
+UPDATE_PARALLEL_MIN_FILES = 120
 CHUNK_SIZE = 8  # files per task sent to a worker
 MAX_WORKERS = 8
 PARALLEL_RESOLVE_MIN_FILES = 300  # below this, forking costs more than it saves
