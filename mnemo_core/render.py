@@ -49,6 +49,7 @@ MULTIPLIER_NAMES = {
     "minified": "minified code (*.min.js, or lines a minifier writes), and the task does not name it",
     "type": "a type: its methods are where changes land",
     "size": "the function's length: changes land in long functions more often than in one-liners",
+    "named": "the task names it as code is written",
 }
 
 

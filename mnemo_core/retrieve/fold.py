@@ -1,8 +1,9 @@
 """One answer per definition a reader would name: overloads and constructors folded, types stepped back,
 longer functions ahead of one-liners.
 
-Applied to a task's scored candidates (best first) of the languages other than Python (whose
-getters, setters and ``@overload`` stubs the score already handles), in this order:
+Applied to a task's scored candidates (best first), in this order; the first three outside Python
+only (its classes keep the score's kind prior, its one-liners are not told apart by size, and it
+has no constructor named after its class):
 
 1. **Types step back** (a class, struct, interface, trait, enum or type alias) by ``TYPE_DEMOTION``,
    on top of the score's kind prior: a task's change lands in a type's methods far more often than
@@ -15,9 +16,11 @@ getters, setters and ``@overload`` stubs the score already handles), in this ord
 3. **Constructors fold into their class**: a constructor (``Foo.Foo`` in Java, C#, C++;
    ``constructor``, ``initialize``, ``__construct``) whose class is a candidate is dropped, and the
    class takes the better of the two scores.
-4. **Overloads fold**: of the candidates sharing a file and a qualified name (Java's five
-   ``Response.header``), the best stays and the others go, unless one of them holds in its signature
-   a term of the task the kept one lacks (the task named that overload).
+4. **Overloads fold**, in every language: of the candidates sharing a file, a qualified name and a
+   kind (Java's five ``Response.header``; in Python a property's getter, setter and deleter, an
+   ``@overload`` stub and its implementation, a function defined under ``if``/``else`` or
+   ``try``/``except``), the best stays and the others go, unless one of them holds in its
+   signature a term of the task the kept one lacks (the task named that overload).
 
 Build output, vendored and minified files are demoted before this, in every language, by one table
 (:mod:`mnemo_core.retrieve.vendored`).
@@ -39,7 +42,7 @@ from mnemo_core.model import CLASS_KINDS, Symbol
 from mnemo_core.retrieve.keywords import Keywords
 from mnemo_core.retrieve.score import Scored
 
-UNFOLDED_LANGUAGES = frozenset({"python"})  # its overloads and properties are the score's business
+UNFOLDED_LANGUAGES = frozenset({"python"})  # no type step back, size or constructor folding (overloads fold)
 TYPE_DEMOTION = 0.8  # a type (beside its kind prior) is context; its methods are where changes land
 # fitted on the four tuning repositories (every leave-one-out fold chose these; session 40)
 SIZE_REFERENCE_LINES = 10  # a function of this many lines keeps its score
@@ -130,7 +133,7 @@ def _fold_overloads(
         symbol = symbols[s.symbol_id]
         key = (symbol.path, symbol.name, symbol.kind)
         first = kept.get(key)
-        if first is None or not _folds(symbol) or _names_overload(symbol, first, named):
+        if first is None or _names_overload(symbol, first, named):
             kept.setdefault(key, symbol)
             out.append(s)
         else:

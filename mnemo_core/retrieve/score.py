@@ -1,8 +1,10 @@
 """The composite score: named components, each in [0, 1], times named weights.
 
 ``score = sum(weight_c * component_c)``, then multiplied by the test demotion when the symbol is
-test code and the task is not about tests, and by a prior for kinds that are rarely the target
-(constants). Every component, weight and multiplier shows up in ``mnemo why``.
+test code and the task is not about tests, by a prior for kinds that are rarely the target
+(constants), and outside Python, without the semantic channel, by ``NAMED`` when the task names the
+symbol as code is written (its name among the task's backtick terms and compounds). Every
+component, weight and multiplier shows up in ``mnemo why``.
 
 - lexical: the fused seed score (RRF), scaled so the best seed has 1.
 - walk: the random-walk probability, scaled so the best candidate has 1.
@@ -33,6 +35,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from mnemo_core.model import Symbol
@@ -106,6 +109,13 @@ KIND_PRIOR = {
     "interface": 0.7,
 }
 DECLARATION_ONLY = 0.4  # typing overloads and stub files: the implementation is what changes
+# A task that writes a symbol's name as code (`serializeDefault`, ``Context.Copy``, or two adjacent
+# words joined: "content disposition" -> ContentDisposition) is usually about that symbol; the fused
+# name match alone left such answers behind long body matches. Only without the semantic channel
+# (its cosine already carries the name; the two together cost MRR on the tuning repositories) and
+# outside Python (held out it cost Python's MRR and gained the other languages' R@10 and MRR;
+# bench/RESULTS.md, session 43).
+NAMED = 1.2
 STUB_SUFFIXES = (".pyi", ".d.ts")
 NON_SEED_AUTHORITY = 0.5
 RECENCY_HALF_LIFE_DAYS = 90.0
@@ -169,7 +179,19 @@ def multipliers_for(symbol: Symbol, keywords: Keywords, foreign: Foreign | None 
         factors["kind"] = KIND_PRIOR[symbol.kind]
     if is_declaration(symbol):
         factors["declaration"] = DECLARATION_ONLY
+    if symbol.language not in LEARNED_ON and symbol.short_name.lower() in named_terms(keywords):
+        factors["named"] = NAMED
     return factors
+
+
+@lru_cache(maxsize=8)
+def named_terms(keywords: Keywords) -> frozenset[str]:
+    """The names the task writes as code, lower-case: the last part of each backtick term and
+    compound (``pkg/mod.py:Session.get`` and ``Session.get`` name ``get``; a call's ``()`` dropped)."""
+    terms = (
+        t.split(":")[-1].removesuffix("()").rsplit(".", 1)[-1] for t in (*keywords.exact, *keywords.compounds)
+    )
+    return frozenset(t.lower() for t in terms if t)
 
 
 def is_declaration(symbol: Symbol) -> bool:
@@ -301,26 +323,29 @@ def candidate_parts(
 
 def ranked(parts: list[Parts], semantic: Mapping[int, float] | None = None) -> list[Scored]:
     """The candidates scored, best first, ties broken by symbol id, with ``semantic`` the cosine of
-    those compared by meaning (the same sums, term for term, as one pass of all components)."""
+    those compared by meaning (the same sums, term for term, as one pass of all components). With
+    cosines, no candidate takes the ``named`` factor (``NAMED``: the meaning already says it)."""
     semantic = semantic or {}
     scored = []
     for part in parts:
         cosine = semantic.get(part.symbol_id)
         components = {**part.components, "semantic": semantic_component(cosine, part.floor)}
         total = sum(part.weights[name] * value for name, value in components.items())
-        for factor in part.multipliers.values():
+        multipliers = {k: v for k, v in part.multipliers.items() if not (semantic and k == "named")}
+        for factor in multipliers.values():
             total *= factor
         rounded = {k: round(v, 4) for k, v in components.items()}
-        scored.append(Scored(part.symbol_id, total, rounded, dict(part.multipliers)))
+        scored.append(Scored(part.symbol_id, total, rounded, multipliers))
     scored.sort(key=lambda s: (-s.score, s.symbol_id))
     return scored
 
 
 def with_semantic(scored: list[Scored], parts: list[Parts], semantic: Mapping[int, float]) -> list[Scored]:
     """``scored`` (:func:`ranked` without cosines) again with the cosines of the candidates compared
-    by meaning: only those are scored anew (the others' semantic term is 0 either way), then all
-    are sorted as :func:`ranked` sorts them."""
-    fresh = {s.symbol_id: s for s in ranked([p for p in parts if p.symbol_id in semantic], semantic)}
+    by meaning: only those and the ones the task names (whose ``named`` factor goes) are scored
+    anew (the others' semantic term is 0 either way), then all are sorted as :func:`ranked` sorts them."""
+    again = [p for p in parts if p.symbol_id in semantic or "named" in p.multipliers]
+    fresh = {s.symbol_id: s for s in ranked(again, semantic)}
     out = [fresh.get(s.symbol_id, s) for s in scored]
     out.sort(key=lambda s: (-s.score, s.symbol_id))
     return out

@@ -16,7 +16,7 @@ from pathlib import Path
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.store import Store
 from mnemo_core.model import Symbol
-from mnemo_core.retrieve.fold import UNFOLDED_LANGUAGES, fold
+from mnemo_core.retrieve.fold import fold
 from mnemo_core.retrieve.graphcache import fan_in_of, graph_for
 from mnemo_core.retrieve.history import history_channel
 from mnemo_core.retrieve.keywords import Keywords, extract_keywords
@@ -128,7 +128,7 @@ def rank_task(
     if similar.similarity:
         scored = with_semantic(scored, parts, similar.similarity)
     into: dict[int, int] = {}
-    if folded and any(s.language not in UNFOLDED_LANGUAGES for s in symbols.values()):
+    if folded:
         result_folded = fold(scored, symbols, keywords)
         scored, into = result_folded.scored, result_folded.into
     notes = list(recency_notes)

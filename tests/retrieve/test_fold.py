@@ -136,6 +136,39 @@ def test_an_overload_the_task_names_stays(tmp_path: Path, capsys: pytest.Capture
     assert names.count("Response.header") == 2  # the List one, and the one taking one value
 
 
+PY_TIMEOUT = """import sys
+
+
+class Client:
+    @property
+    def timeout(self):
+        \"\"\"The read timeout of the client, in seconds.\"\"\"
+        return self._timeout
+
+    @timeout.setter
+    def timeout(self, value):
+        \"\"\"Set the read timeout of the client.\"\"\"
+        self._timeout = value
+
+
+if sys.platform == "win32":
+    def read_timeout(client):
+        return client.timeout * 2
+else:
+    def read_timeout(client):
+        return client.timeout
+"""
+
+
+def test_a_python_property_and_a_conditional_definition_are_one_answer_each(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = make_repo(tmp_path / "repo", {"net/client.py": PY_TIMEOUT})
+    names = [s["name"] for s in task_json(repo, "change the read timeout of the client", capsys)]
+    assert names.count("Client.timeout") == 1  # the getter and the setter: one answer
+    assert names.count("read_timeout") == 1  # the two platforms' definitions: one answer
+
+
 GO_SERVER = """package web
 
 // Server serves requests with a router.

@@ -4,6 +4,7 @@ by its own weights."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from mnemo_core.cli import main
 from mnemo_core.model import Symbol
 from mnemo_core.retrieve.keywords import extract_keywords
 from mnemo_core.retrieve.score import (
+    NAMED,
     NON_PRODUCT_DEMOTION,
     OTHER_LANGUAGES,
     OTHER_SEMANTIC_FLOOR,
@@ -67,15 +69,36 @@ def test_a_plain_word_or_a_short_name_does_not_name_the_file() -> None:
     assert non_product_dir("docs/__init__.py", extract_keywords("`__init__` of the parser")) == "docs"
 
 
+def test_a_symbol_the_task_names_as_code_steps_ahead_outside_python() -> None:
+    go = replace(function("app/cli.go"), language="go")
+
+    def named(task: str, symbol: Symbol = go) -> bool:
+        return "named" in multipliers_for(symbol, extract_keywords(task))
+
+    assert named("make `main` exit with the status")  # a backtick term
+    assert named("call `app/cli.go:Runner.main` from the hook")  # the last part of a qualified one
+    assert named("main() exits with the status")  # a call as written
+    assert not named("the main window exits")  # a plain word names nothing
+    assert not named("fix `main_loop` exit status")  # nor does a longer name holding it
+    assert not named("make `main` exit with the status", function("app/cli.py"))  # Python: held out, no
+
+
 def test_adding_the_cosines_afterwards_scores_as_one_pass_does() -> None:
     parts = [
-        Parts(sid, {"lexical": 1 / sid, "body": (sid % 3) / 3, "file": 0.5}, {"kind": 0.7} if sid % 4 else {})
+        Parts(
+            sid,
+            {"lexical": 1 / sid, "body": (sid % 3) / 3, "file": 0.5},
+            {"kind": 0.7} if sid % 4 else {"named": NAMED} if sid % 8 else {},
+        )
         for sid in range(1, 40)
     ]
     semantic = {5: 0.9, 17: 0.4, 30: -0.2, 38: 0.7}
     once = ranked(parts, semantic)
     assert with_semantic(ranked(parts), parts, semantic) == once
     assert [s.symbol_id for s in once[:2]] != [s.symbol_id for s in ranked(parts)[:2]]
+    # the task's names count without the channel only: with cosines, its meaning says them
+    assert sorted(s.symbol_id for s in ranked(parts) if "named" in s.multipliers) == [4, 12, 20, 28, 36]
+    assert not any("named" in s.multipliers for s in once)
 
 
 def test_a_cosine_counts_by_how_far_it_exceeds_the_floor() -> None:
