@@ -94,6 +94,7 @@ class Calls(Types):
         every_bare_call_scoped = hooks.implicit_self
         edge_type: EdgeType = "calls" if kind == "call" else "inherits"
         here = FileScope.of(file_id, hooks, variable_types(refs, hooks) if calls else {})
+        self._start_file(refs if calls else None, here)
         typed = here.declared | self._fixture_parameters(file_id) if calls else set()
         cache: dict[tuple[str, str, str, str], Target | None] = {}
         sources: dict[str, int | None] = {}
