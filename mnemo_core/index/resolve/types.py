@@ -20,7 +20,7 @@ from mnemo_core.index.resolve.records import (
     RefRow,
     is_dotted_name,
 )
-from mnemo_core.index.world import World
+from mnemo_core.index.world import Reads, World
 from mnemo_core.model import (
     CALLABLE_KINDS,
     CLASS_KINDS,
@@ -114,6 +114,8 @@ class Types(Fixtures, ABC):
         self._here: tuple[Sequence[RefRow] | None, FileScope] | None = None  # the file resolved, its refs
         self._typed_memo: dict[tuple[str, str], tuple[int, ...]] = {}  # (scope, variable) -> classes
         self._fixture_memo: dict[str, int | None] = {}  # parameter -> its fixture, in that file
+        self._lookups: dict[tuple[bool, int, str, str], Lookup] = {}  # a name looked up in a scope
+        self._reads: Reads | None = None  # where the file's reads are noted (lookups kept only then)
 
     def _start_file(self, refs: Sequence[RefRow] | None, here: FileScope) -> None:
         """Resolve references of the file ``here`` next (its calls, ``refs``, whose variable
@@ -122,6 +124,8 @@ class Types(Fixtures, ABC):
         self._here = (refs, here)
         self._typed_memo.clear()
         self._fixture_memo.clear()
+        self._lookups.clear()
+        self._reads = self.world.reads
 
     def _file_scope(self, file_id: int, refs: Sequence[RefRow]) -> FileScope:
         """The file with the variable types ``refs`` declare: the one its calls were resolved
@@ -130,6 +134,26 @@ class Types(Fixtures, ABC):
             return self._here[1]
         hooks = self.world.hooks(file_id)
         return FileScope.of(file_id, hooks, variable_types(refs, hooks))
+
+    def _resolve_dotted(self, file_id: int, scope: str, dotted: str) -> Lookup:
+        """:meth:`Scope._resolve_dotted`, kept for the file resolved (while its reads are noted)."""
+        return self._kept_lookup(True, file_id, scope, dotted)
+
+    def _resolve_bare(self, file_id: int, scope: str, name: str) -> Lookup:
+        """:meth:`Scope._resolve_bare`, kept likewise."""
+        return self._kept_lookup(False, file_id, scope, name)
+
+    def _kept_lookup(self, dotted: bool, file_id: int, scope: str, name: str) -> Lookup:
+        """A lookup of ``name`` in ``scope``, asked once per file resolved (no caller changes what
+        it gets: the same object serves every asker)."""
+        lookup = super()._resolve_dotted if dotted else super()._resolve_bare
+        if self._reads is None or self.world.reads is not self._reads:
+            return lookup(file_id, scope, name)
+        key = (dotted, file_id, scope, name)
+        found = self._lookups.get(key)
+        if found is None:
+            found = self._lookups[key] = lookup(file_id, scope, name)
+        return found
 
     def _find_fixture(self, file_id: int, name: str) -> int | None:
         """:meth:`Fixtures._find_fixture`, kept per parameter name for the file resolved."""
