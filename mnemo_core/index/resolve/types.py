@@ -169,6 +169,8 @@ class Types(Fixtures, ABC):
         """What a call resolves to (a returned call's classes are its targets' returned classes)."""
 
     def _declared(self, here: FileScope, scope: str, variable: str) -> tuple[str, str] | None:
+        if variable not in here.declared:  # no scope of the file types it
+            return None
         parts = scope.split(".") if scope else []
         for i in range(len(parts), -1, -1):
             declared = here.types.get(".".join(parts[:i]), {}).get(variable)
