@@ -10,6 +10,11 @@ order, each at a multiple of 8 bytes. A process maps the file and reads the arra
 copy and no dict of it, so loading costs the same on an index of 3,000 symbols and of 760,000.
 The standard library alone reads it, so a task that never walks never imports numpy.
 
+The same file holds each symbol's fan-in (how many distinct symbols call it), counted from the same
+edges: a query reads the counts of its candidates from it instead of counting their callers' edges
+in the index (on ten stdlib copies a candidate has ten times the callers). The build reads the
+edges a batch at a time into numpy arrays: no Python object per edge outlives its batch.
+
 The index id is random, so a file committed to a repository's ``.mnemo/`` never passes for ours;
 the header's id and generation must be the store's own (a file copied or renamed from another
 generation is not read), and its size, lengths and row-pointer ends must agree. The arrays' values
@@ -30,11 +35,13 @@ import tempfile
 import threading
 from bisect import bisect_left
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from operator import index
 from pathlib import Path
-from typing import SupportsIndex
+from typing import TYPE_CHECKING, SupportsIndex
 
+from mnemo_core.blas import one_blas_thread
 from mnemo_core.index.store import Store
 from mnemo_core.index.store.derived import (
     GRAPH_PREFIX,
@@ -42,18 +49,25 @@ from mnemo_core.index.store.derived import (
     derived_path,
     remove_other_generations,
 )
-from mnemo_core.retrieve.walk import Csr, Graph, Ints, build_graph
+from mnemo_core.retrieve.walk import EDGE_WEIGHTS, HITS_EDGE_TYPES, Csr, Graph, Ints, graph_arrays, int_array
+
+if TYPE_CHECKING:
+    import numpy as np
 
 log = logging.getLogger(__name__)
 
 CACHED_GRAPHS = 4  # a language server serves one workspace; a benchmark walks a few repositories
 FILE_PREFIX = GRAPH_PREFIX
 FILE_SUFFIX = GRAPH_SUFFIXES[0]
-MAGIC = f"mnemo graph 2 {sys.byteorder[0]}\n".encode()  # 16 bytes; a file of the other byte order is rebuilt
-_ARRAYS = 7  # ids; the walk's indptr, indices, data; the directed matrix's (64-bit ints, data floats)
+MAGIC = f"mnemo graph 3 {sys.byteorder[0]}\n".encode()  # 16 bytes; a file of the other byte order is rebuilt
+# ids; the walk's indptr, indices, data; the directed matrix's (64-bit ints, data floats); the called
+# symbols' ids (ascending) and their fan-in
+_ARRAYS = 9
+EDGE_BATCH = 100_000  # edges read at a time while building: ~15 MB of rows in flight
+_TYPES = tuple(dict.fromkeys([*EDGE_WEIGHTS, *sorted(HITS_EDGE_TYPES), "calls"]))  # an edge's type code
 _HEADER = struct.Struct(f"=16s16sq{_ARRAYS}q")  # magic, index id, generation, lengths: 8-byte aligned
 _ITEM_BYTES = 8
-_graphs: OrderedDict[tuple[str, int], Graph] = OrderedDict()
+_graphs: OrderedDict[tuple[str, int], Cached] = OrderedDict()
 _lock = threading.Lock()
 
 
@@ -61,7 +75,7 @@ class DenseIndex(Mapping[int, int]):
     """Symbol id -> dense index over a graph's sorted ``ids``, by binary search: no dict of every
     symbol is built for a query that looks up a few dozen."""
 
-    def __init__(self, ids: memoryview[int]) -> None:
+    def __init__(self, ids: Ints) -> None:
         self._ids = ids
 
     def __getitem__(self, sid: int) -> int:
@@ -83,30 +97,109 @@ class DenseIndex(Mapping[int, int]):
         return len(self._ids)
 
 
+@dataclass(frozen=True)
+class FanIn:
+    """Each called symbol's fan-in: ``counts[i]`` distinct symbols call ``ids[i]`` (ascending); a
+    symbol nothing calls is not there."""
+
+    ids: Ints
+    counts: Ints
+
+    def of(self, sids: Iterable[int]) -> dict[int, int]:
+        """The fan-in of each of ``sids`` that something calls."""
+        out: dict[int, int] = {}
+        for sid in sids:
+            at = bisect_left(self.ids, sid)
+            if at < len(self.ids) and self.ids[at] == sid:
+                out[sid] = int(self.counts[at])
+        return out
+
+
+@dataclass(frozen=True)
+class Cached:
+    """What the file of one index generation holds."""
+
+    graph: Graph
+    fan_in: FanIn
+
+
 def graph_for(store: Store) -> Graph:
     """The graph of the store's current generation (loaded once, then shared)."""
+    return _cached(store).graph
+
+
+def fan_in_of(store: Store, sids: Iterable[int]) -> dict[int, int]:
+    """How many distinct callers each of ``sids`` has (those with none are left out), as
+    ``count(DISTINCT src)`` of the ``calls`` edges into it counts them."""
+    return _cached(store).fan_in.of(sids)
+
+
+def _cached(store: Store) -> Cached:
     generation = store.generation()
     key = (str(store.path), generation)
     with _lock:
-        graph = _graphs.get(key)
-        if graph is not None:
+        cached = _graphs.get(key)
+        if cached is not None:
             _graphs.move_to_end(key)
-            return graph
+            return cached
     index_id = store.index_id()
     path = derived_path(store.path.parent, FILE_PREFIX, index_id, generation, FILE_SUFFIX)
     stamp = (index_id.encode(), generation)
-    graph = _load(path, stamp)
-    if graph is None:
-        graph = build_graph(store.all_edges())
-        _save(graph, path, stamp)
+    cached = _load(path, stamp)
+    if cached is None:
+        cached = build(store)
+        _save(cached, path, stamp)
     with _lock:
-        _graphs[key] = graph
+        _graphs[key] = cached
         while len(_graphs) > CACHED_GRAPHS:
             _graphs.popitem(last=False)
-    return graph
+    return cached
 
 
-def _load(path: Path, stamp: tuple[bytes, int]) -> Graph | None:
+def build(store: Store) -> Cached:
+    """The graph and the fan-in of the index's edges, read a batch at a time (``build_graph`` of
+    ``store.all_edges()`` gives the same graph)."""
+    one_blas_thread()
+    import numpy as np
+
+    weights = np.array([EDGE_WEIGHTS.get(t, 0.0) for t in _TYPES] + [0.0])  # code -1: another type
+    hits = np.array([t in HITS_EDGE_TYPES for t in _TYPES] + [False])
+    calls = _TYPES.index("calls")
+    columns: list[list[np.ndarray]] = [[], [], [], [], []]  # src, dst, weight, HITS-typed, a call
+    for batch in store.edge_batches(_TYPES, EDGE_BATCH):
+        rows = np.array(batch, dtype=np.float64)  # symbol ids are far below 2**53: exact
+        codes = rows[:, 2].astype(np.int64)
+        columns[0].append(rows[:, 0].astype(np.int64))
+        columns[1].append(rows[:, 1].astype(np.int64))
+        columns[2].append(weights[codes] * rows[:, 3])
+        columns[3].append(hits[codes])
+        columns[4].append(codes == calls)
+        del rows, codes
+    src, dst, weight, typed, called = (
+        np.concatenate(c) if c else np.zeros(0, dtype=t)
+        for c, t in zip(columns, (np.int64, np.int64, np.float64, bool, bool), strict=True)
+    )
+    del columns
+    counted = _fan_in(src[called], dst[called])
+    ids, walk, directed = graph_arrays(src, dst, weight, typed)
+    return Cached(Graph(ids, DenseIndex(ids), walk, directed), counted)
+
+
+def _fan_in(src: np.ndarray, dst: np.ndarray) -> FanIn:
+    """Distinct callers per called symbol, from the ``calls`` edges' ends (an edge from a symbol to
+    itself counted too, as ``count(DISTINCT src)`` in the index counts it)."""
+    one_blas_thread()
+    import numpy as np
+
+    order = np.lexsort((src, dst))
+    src, dst = src[order], dst[order]
+    distinct = np.ones(len(dst), dtype=bool)
+    distinct[1:] = (dst[1:] != dst[:-1]) | (src[1:] != src[:-1])
+    called, counts = np.unique(dst[distinct], return_counts=True)
+    return FanIn(int_array(called), int_array(counts))
+
+
+def _load(path: Path, stamp: tuple[bytes, int]) -> Cached | None:
     try:
         with path.open("rb") as handle:
             mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
@@ -122,10 +215,11 @@ def _load(path: Path, stamp: tuple[bytes, int]) -> Graph | None:
     ids = parts[0].cast("q")
     walk = Csr(parts[1].cast("q"), parts[2].cast("q"), parts[3].cast("d"))
     directed = Csr(parts[4].cast("q"), parts[5].cast("q"), parts[6].cast("d"))
-    if not _consistent(ids, walk) or not _consistent(ids, directed):
+    called = FanIn(parts[7].cast("q"), parts[8].cast("q"))
+    if not _consistent(ids, walk) or not _consistent(ids, directed) or len(called.ids) != len(called.counts):
         log.info("graph cache %s does not have the graph's shape; rebuilding it", path)
         return None
-    return Graph(ids, DenseIndex(ids), walk, directed)
+    return Cached(Graph(ids, DenseIndex(ids), walk, directed), called)
 
 
 def _parts(view: memoryview[int], stamp: tuple[bytes, int]) -> list[memoryview[int]] | None:
@@ -155,7 +249,8 @@ def _consistent(ids: Ints, matrix: Csr) -> bool:
     return len(matrix.data) == len(indices)
 
 
-def _save(graph: Graph, path: Path, stamp: tuple[bytes, int]) -> None:
+def _save(cached: Cached, path: Path, stamp: tuple[bytes, int]) -> None:
+    graph = cached.graph
     parts = (
         graph.ids,
         graph.walk.indptr,
@@ -164,6 +259,8 @@ def _save(graph: Graph, path: Path, stamp: tuple[bytes, int]) -> None:
         graph.directed.indptr,
         graph.directed.indices,
         graph.directed.data,
+        cached.fan_in.ids,
+        cached.fan_in.counts,
     )
     index_id, generation = stamp
     try:

@@ -21,6 +21,7 @@ matter, raw channel scores (incomparable across channels) do not.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -171,7 +172,8 @@ def path_channel(store: Store, keywords: Keywords) -> Channel:
     }
     if not terms:
         return []
-    files = [(fid, path, _path_words(path) & terms) for fid, path in store.file_paths()]
+    any_term = re.compile("|".join(re.escape(t) for t in sorted(terms)))
+    files = [(fid, path, _named(path, terms, any_term)) for fid, path in store.file_paths()]
     counts: dict[str, int] = defaultdict(int)
     for _, _, matched in files:
         for term in matched:
@@ -198,6 +200,15 @@ def _stem(word: str) -> str:
     return (
         word[:-1] if len(word) > PLURAL_MIN_CHARS and word.endswith("s") and not word.endswith("ss") else word
     )
+
+
+def _named(path: str, terms: set[str], any_term: re.Pattern[str]) -> set[str]:
+    """The terms among a path's words. A word of an ASCII path is a piece of the lower-cased path,
+    so a path that contains no term there names none, and its words are not split (O(files) per
+    query)."""
+    if path.isascii() and any_term.search(path.lower()) is None:
+        return set()
+    return _path_words(path) & terms
 
 
 def _path_words(path: str) -> set[str]:

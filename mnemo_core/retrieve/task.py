@@ -17,7 +17,7 @@ from mnemo_core.errors import MnemoError
 from mnemo_core.index.store import Store
 from mnemo_core.model import Symbol
 from mnemo_core.retrieve.fold import UNFOLDED_LANGUAGES, fold
-from mnemo_core.retrieve.graphcache import graph_for
+from mnemo_core.retrieve.graphcache import fan_in_of, graph_for
 from mnemo_core.retrieve.history import history_channel
 from mnemo_core.retrieve.keywords import Keywords, extract_keywords
 from mnemo_core.retrieve.recall import Recall, Touch
@@ -113,7 +113,7 @@ def rank_task(
         sid: s for sid, s in store.symbols_by_ids(candidate_ids).items() if s.kind not in EXCLUDED_KINDS
     }
     candidates = [sid for sid in candidate_ids if sid in symbols]
-    fan_in = store.fan_in(candidates)
+    fan_in = fan_in_of(store, candidates)
     recency, reference, recency_notes = recency_lookup({sid: symbols[sid] for sid in candidates})
     session = recall.session({sid: symbols[sid] for sid in candidates}) if recall.events else {}
     touched = {sid: touch.value for sid, touch in session.items()}

@@ -163,20 +163,36 @@ def build_graph(edges: Iterable[EdgeRow]) -> Graph:
     one_blas_thread()
     import numpy as np
 
-    rows = [e for e in edges if e[0] != e[1]]
-    ids = np.array(sorted({n for e in rows for n in e[:2]}), dtype=np.int64)
-    index = {int(n): i for i, n in enumerate(ids)}
-    n = len(ids)
-    src = np.array([index[e[0]] for e in rows], dtype=np.int64)
-    dst = np.array([index[e[1]] for e in rows], dtype=np.int64)
+    rows = list(edges)
+    src = np.array([e[0] for e in rows], dtype=np.int64)
+    dst = np.array([e[1] for e in rows], dtype=np.int64)
     weight = np.array([EDGE_WEIGHTS.get(e[2], 0.0) * e[3] for e in rows], dtype=np.float64)
+    typed = np.array([e[2] in HITS_EDGE_TYPES for e in rows], dtype=bool)
+    ids, walk, directed = graph_arrays(src, dst, weight, typed)
+    return Graph(ids, {int(n): i for i, n in enumerate(ids)}, walk, directed)
+
+
+def graph_arrays(
+    src: np.ndarray, dst: np.ndarray, weight: np.ndarray, typed: np.ndarray
+) -> tuple[array[int], Csr, Csr]:
+    """The graph's ids and both matrices from its edges as arrays, in the index's order: symbol ids
+    at both ends, ``weight`` (``EDGE_WEIGHTS`` of the type times the confidence) and ``typed``
+    (a ``HITS_EDGE_TYPES`` edge). An edge from a symbol to itself is left out."""
+    one_blas_thread()
+    import numpy as np
+
+    apart = src != dst
+    if not apart.all():  # the resolver keeps none: no copy of every edge for nothing
+        src, dst, weight, typed = src[apart], dst[apart], weight[apart], typed[apart]
+    ids = np.unique(np.concatenate([src, dst]))
+    n = len(ids)
+    src, dst = np.searchsorted(ids, src), np.searchsorted(ids, dst)
     walk = Csr.from_entries(
         np.concatenate([src, dst]), np.concatenate([dst, src]), np.concatenate([weight, weight * BACKWARD]), n
     )
-    typed = np.array([e[2] in HITS_EDGE_TYPES for e in rows], dtype=bool)
     directed = Csr.from_entries(src[typed], dst[typed], np.ones(int(typed.sum())), n)
     ones = array("d", [1.0]) * len(directed.indices)
-    return Graph(int_array(ids), index, walk, Csr(directed.indptr, directed.indices, ones))
+    return int_array(ids), walk, Csr(directed.indptr, directed.indices, ones)
 
 
 def neighbourhood(

@@ -5,6 +5,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from helpers import make_repo
+
 from mnemo_core.index.indexer import index_repo
 from mnemo_core.index.store import Store
 from mnemo_core.retrieve import graphcache
@@ -133,4 +136,53 @@ def test_a_rebuild_under_a_new_id_removes_the_old_graph_and_nothing_planted(tmp_
     assert sorted(p.name for p in [*directory.glob("graph-*"), *directory.glob("names-*")]) == sorted(
         [*planted, f"graph-{store.index_id()}-{store.generation()}.bin"]
     )
+    store.close()
+
+
+FAN_IN_SOURCE = {
+    "a.py": (
+        "class Base:\n    def run(self):\n        return helper()\n\n\n"
+        "class Child(Base):\n    def run(self):\n        helper()\n        return helper()\n\n\n"
+        "def helper():\n    return 1\n\n\n"
+        "def recurse(n):\n    return recurse(n - 1)\n\n\n"
+        "def alone():\n    return 2\n"
+    ),
+    "b.py": "from a import helper, recurse\n\n\ndef use():\n    helper()\n    return recurse(3)\n",
+}
+
+
+def test_the_graph_built_a_batch_at_a_time_equals_the_graph_of_every_edge(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = make_repo(tmp_path / "repo", FAN_IN_SOURCE)
+    index_repo(repo)
+    store = Store.open(repo)
+    expected = build_graph(store.all_edges())
+    for batch in (1, 3, graphcache.EDGE_BATCH):
+        monkeypatch.setattr(graphcache, "EDGE_BATCH", batch)
+        built = graphcache.build(store).graph
+        assert built.ids.tolist() == expected.ids.tolist() and dict(built.index) == expected.index
+        for mine, theirs in ((built.walk, expected.walk), (built.directed, expected.directed)):
+            assert (mine.indptr, mine.indices) == (theirs.indptr, theirs.indices)
+            assert mine.data.tolist() == theirs.data.tolist()
+    store.close()
+
+
+def test_the_fan_in_is_the_count_of_distinct_callers_in_the_index_and_is_saved(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", FAN_IN_SOURCE)
+    index_repo(repo)
+    store, _ = fresh_graph(repo)
+    every = [sid for (sid,) in store.conn.execute("SELECT id FROM symbols")]
+    counted = dict(
+        store.conn.execute("SELECT dst, count(DISTINCT src) FROM edges WHERE type='calls' GROUP BY dst")
+    )
+    names = {s.id: s.name for s in store.symbols_by_ids(every).values()}
+    by_name = {names[sid]: n for sid, n in counted.items()}
+    assert by_name["helper"] == 3 and by_name["recurse"] == 1, by_name  # Child.run calls helper twice
+    assert "alone" not in by_name
+    assert graphcache.fan_in_of(store, every) == counted
+    store.close()
+    store, _ = fresh_graph(repo)  # from the file
+    assert isinstance(graphcache._cached(store).fan_in.ids, memoryview)
+    assert graphcache.fan_in_of(store, [*every, 10**9]) == counted
     store.close()

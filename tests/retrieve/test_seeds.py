@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -9,6 +11,7 @@ from helpers import make_repo
 
 from mnemo_core.index.indexer import index_repo
 from mnemo_core.index.store import Store
+from mnemo_core.retrieve import seeds
 from mnemo_core.retrieve.keywords import extract_keywords
 from mnemo_core.retrieve.seeds import RRF_K, body_ranked, fuse
 
@@ -72,3 +75,21 @@ def test_a_body_hit_names_the_task_words_its_code_has(tmp_path: Path) -> None:
     assert reasons["send"] == "code mentions retry, packet"
     assert reasons["store"] == "code mentions packet"
     assert reasons["f0"] == "code mentions retry, packet"
+
+
+def test_a_path_that_contains_no_term_is_not_split_and_names_the_same_terms() -> None:
+    """Every file of this interpreter's standard library, and paths that split or fold oddly:
+    the terms a path names are those of its words, whether or not the quick check skipped it."""
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    paths = [p.relative_to(stdlib).as_posix() for p in stdlib.rglob("*.py")]
+    paths += ["src/HTTPClient/RetryPolicies.py", "uploads/UPLOADS.ts", "ΟΔΟΣ/χάρτης.py", "a/Straße/x.go"]
+    named = 0
+    for text in ("add retry to the http client", "parse email headers", "map of roads", "strasse uploads"):
+        keywords = extract_keywords(text)
+        terms = {seeds._stem(t) for t in seeds.task_terms(keywords)}
+        any_term = re.compile("|".join(re.escape(t) for t in sorted(terms)))
+        for path in paths:
+            found = seeds._named(path, terms, any_term)
+            assert found == seeds._path_words(path) & terms, path
+            named += bool(found)
+    assert named > 20

@@ -4,7 +4,7 @@ and the totals."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, cast
 
 from mnemo_core.index.store.connection import Connection
@@ -229,6 +229,19 @@ class SymbolReads(Connection):
         ).fetchall()
         return edges
 
+    def edge_batches(self, types: Sequence[str], size: int) -> Iterator[list[tuple[int, int, int, float]]]:
+        """The rows of ``all_edges`` a batch of at most ``size`` at a time, in the same order, each
+        type given as its position in ``types`` (-1 for a type not there): nothing holds every edge."""
+        codes = " ".join(f"WHEN ? THEN {i}" for i in range(len(types)))
+        contains = types.index("contains") if "contains" in types else -1
+        for query, args in (
+            (f"SELECT src, dst, CASE type {codes} ELSE -1 END, confidence FROM edges", list(types)),
+            (f"SELECT parent_id, id, {contains}, 1.0 FROM symbols WHERE parent_id IS NOT NULL", []),
+        ):
+            cursor = self.conn.execute(query, args)
+            while batch := cursor.fetchmany(size):
+                yield batch
+
     def symbols_at(self, targets: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[int]]:
         """Symbol ids by (path, short name)."""
         wanted = set(targets)
@@ -372,16 +385,6 @@ class SymbolReads(Connection):
             for r in rows:
                 symbol = _symbol(r)
                 out.setdefault(symbol.parent_id or 0, []).append(symbol)
-        return out
-
-    def fan_in(self, ids: Iterable[int]) -> dict[int, int]:
-        """How many distinct callers each symbol has."""
-        out: dict[int, int] = {}
-        for where, args in id_filters("dst", list(ids)):
-            clause = f"{where} AND type='calls'"
-            out.update(
-                self.conn.execute(f"SELECT dst, count(DISTINCT src) FROM edges {clause} GROUP BY dst", args)
-            )
         return out
 
     def file_count(self) -> int:
