@@ -184,6 +184,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=None,
         help="where to copy the tree (default: a temp dir, removed afterwards)",
     )
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        default=None,
+        help="with --cold: keep each code tree's last index as KEEP/<repository>/<code tree>/index.db"
+        " (to compare what they built; `bench/same_edges.py`)",
+    )
     args = parser.parse_args(argv)
     args.variants = [v for v in args.variants.split(",") if v]
     unknown = set(args.variants) - set(VARIANTS)
@@ -421,8 +428,9 @@ def report(
 
 
 # -- cold, whole process, against the parse floor ------------------------------------------------
-def cold_pair(root: Path, codes: list[Path]) -> dict[str, Any]:
-    """One round on ``root``: the parse floor, then a cold ``mnemo index`` by each code tree."""
+def cold_pair(root: Path, codes: list[Path], keep: Path | None = None) -> dict[str, Any]:
+    """One round on ``root``: the parse floor, then a cold ``mnemo index`` by each code tree (its
+    ``.mnemo/`` moved under ``keep``, when given, as ``<repository>/<code tree name>``)."""
     floor_code = codes[-1]
     run = check_run(
         run_measured([sys.executable, "-c", LANGUAGE_FLOOR_CODE, str(root)], env=_with_path(floor_code)),
@@ -434,6 +442,11 @@ def cold_pair(root: Path, codes: list[Path]) -> dict[str, Any]:
         cmd = [sys.executable, "-m", "mnemo_core.cli", "index", "--no-vectors", str(root)]
         index = check_run(run_measured(cmd, cwd=root, env=_with_path(code)), f"mnemo index ({code})")
         found[str(code)] = {"wall_s": index.wall_s, "cpu_s": index.cpu_s, "load_1m": os.getloadavg()[0]}
+        if keep is not None:
+            kept = keep / root.name / code.name
+            shutil.rmtree(kept, ignore_errors=True)
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(root / ".mnemo", kept)
     return found
 
 
@@ -503,7 +516,7 @@ def main_cold(args: argparse.Namespace) -> int:
             else:
                 roots[Path(repo).name] = Path(repo).resolve()
         for name, root in roots.items():
-            rounds[name] = [cold_pair(root, codes) for _ in range(args.repeat)]
+            rounds[name] = [cold_pair(root, codes, args.keep) for _ in range(args.repeat)]
     finally:
         if args.workdir is None:
             shutil.rmtree(workdir, ignore_errors=True)

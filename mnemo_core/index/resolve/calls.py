@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from mnemo_core.index.extract import ANY_ATTRIBUTE, RESULT_MARK
 from mnemo_core.index.resolve.records import (
@@ -94,6 +95,7 @@ class Calls(Types):
         every_bare_call_scoped = hooks.implicit_self
         edge_type: EdgeType = "calls" if kind == "call" else "inherits"
         here = FileScope.of(file_id, hooks, variable_types(refs, hooks) if calls else {})
+        self._start_file(refs if calls else None, here)
         typed = here.declared | self._fixture_parameters(file_id) if calls else set()
         cache: dict[tuple[str, str, str, str], Target | None] = {}
         sources: dict[str, int | None] = {}
@@ -203,11 +205,11 @@ class Calls(Types):
         )
         hooks = self.world.hooks(file_id)
         kinds = CLASS_KINDS | {"namespace"} if hooks.global_namespace else CLASS_KINDS  # Ruby's mixins
-        found.ids = [i for i in found.ids if self.world.symbol(i).kind in kinds]
-        if not found.ids and hooks.bases_by_name:
+        classes = [i for i in found.ids if self.world.symbol(i).kind in kinds]
+        if not classes and hooks.bases_by_name:
             guessed = self._by_name(file_id, ref.name, methods=False)
             return Lookup([i for i in guessed.ids if self.world.symbol(i).kind in kinds], guessed.how)
-        return found
+        return replace(found, ids=classes)
 
     def _resolve_call(self, here: FileScope, ref: RawRef) -> Lookup:
         w = self.world

@@ -15,7 +15,7 @@ from mnemo_core.index.resolve.records import (
     RefRow,
     is_edge,
 )
-from mnemo_core.index.resolve.types import Types, variable_types
+from mnemo_core.index.resolve.types import Types
 from mnemo_core.index.world import Binding, World
 from mnemo_core.model import (
     CALLABLE_KINDS,
@@ -66,8 +66,7 @@ class Dynamic(Types):
 
         def here() -> FileScope:  # the file's variable types, read once and only when needed
             if not typed_here:
-                hooks = w.hooks(file_id)
-                typed_here.append(FileScope.of(file_id, hooks, variable_types(refs, hooks)))
+                typed_here.append(self._file_scope(file_id, refs))
             return typed_here[0]
 
         for kind, name, receiver, scope, line in refs:

@@ -20,7 +20,7 @@ from mnemo_core.index.resolve.records import (
     RefRow,
     is_dotted_name,
 )
-from mnemo_core.index.world import World
+from mnemo_core.index.world import Reads, World
 from mnemo_core.model import (
     CALLABLE_KINDS,
     CLASS_KINDS,
@@ -97,19 +97,80 @@ def union_groups(type_text: str, unions: frozenset[str]) -> list[list[str]]:
 
 
 class Types(Fixtures, ABC):
-    """Type inference: the classes a receiver, attribute or returned call holds."""
+    """Type inference: the classes a receiver, attribute or returned call holds.
+
+    Within one file's resolution the same variable is typed for many references (``x.a()``,
+    ``x.b()``, ``len(x)``, ``if x``), and the same test parameter looked up as a fixture: the
+    answers are kept for the file whose references are resolved (:meth:`_start_file`), and only
+    those asked outside any other typing (an answer found while another is being worked out may
+    be cut short by the guard against types that depend on themselves). What the world was read
+    for them is noted once, in the same file's ``Reads``, as without the memo."""
 
     def __init__(self, world: World) -> None:
         super().__init__(world)
         self._typing: set[tuple[int, str, str]] = set()
         self._returning: set[int] = set()  # functions whose returned call is being resolved
         self._properties: frozenset[str] | None = None
+        self._here: tuple[Sequence[RefRow] | None, FileScope] | None = None  # the file resolved, its refs
+        self._typed_memo: dict[tuple[str, str], tuple[int, ...]] = {}  # (scope, variable) -> classes
+        self._fixture_memo: dict[str, int | None] = {}  # parameter -> its fixture, in that file
+        self._lookups: dict[tuple[bool, int, str, str], Lookup] = {}  # a name looked up in a scope
+        self._reads: Reads | None = None  # where the file's reads are noted (lookups kept only then)
+
+    def _start_file(self, refs: Sequence[RefRow] | None, here: FileScope) -> None:
+        """Resolve references of the file ``here`` next (its calls, ``refs``, whose variable
+        types ``here`` holds; None for its base classes): what was kept for the previous file is
+        dropped."""
+        self._here = (refs, here)
+        self._typed_memo.clear()
+        self._fixture_memo.clear()
+        self._lookups.clear()
+        self._reads = self.world.reads
+
+    def _file_scope(self, file_id: int, refs: Sequence[RefRow]) -> FileScope:
+        """The file with the variable types ``refs`` declare: the one its calls were resolved
+        with, when they were these references' (the same answers, and its memo)."""
+        if self._here is not None and self._here[0] is refs and self._here[1].file_id == file_id:
+            return self._here[1]
+        hooks = self.world.hooks(file_id)
+        return FileScope.of(file_id, hooks, variable_types(refs, hooks))
+
+    def _resolve_dotted(self, file_id: int, scope: str, dotted: str) -> Lookup:
+        """:meth:`Scope._resolve_dotted`, kept for the file resolved (while its reads are noted)."""
+        return self._kept_lookup(True, file_id, scope, dotted)
+
+    def _resolve_bare(self, file_id: int, scope: str, name: str) -> Lookup:
+        """:meth:`Scope._resolve_bare`, kept likewise."""
+        return self._kept_lookup(False, file_id, scope, name)
+
+    def _kept_lookup(self, dotted: bool, file_id: int, scope: str, name: str) -> Lookup:
+        """A lookup of ``name`` in ``scope``, asked once per file resolved (no caller changes what
+        it gets: the same object serves every asker)."""
+        lookup = super()._resolve_dotted if dotted else super()._resolve_bare
+        if self._reads is None or self.world.reads is not self._reads:
+            return lookup(file_id, scope, name)
+        key = (dotted, file_id, scope, name)
+        found = self._lookups.get(key)
+        if found is None:
+            found = self._lookups[key] = lookup(file_id, scope, name)
+        return found
+
+    def _find_fixture(self, file_id: int, name: str) -> int | None:
+        """:meth:`Fixtures._find_fixture`, kept per parameter name for the file resolved."""
+        here = self._here[1] if self._here is not None else None
+        if here is None or here.file_id != file_id:
+            return super()._find_fixture(file_id, name)
+        if name not in self._fixture_memo:
+            self._fixture_memo[name] = super()._find_fixture(file_id, name)
+        return self._fixture_memo[name]
 
     @abstractmethod
     def _resolve_call(self, here: FileScope, ref: RawRef) -> Lookup:
         """What a call resolves to (a returned call's classes are its targets' returned classes)."""
 
     def _declared(self, here: FileScope, scope: str, variable: str) -> tuple[str, str] | None:
+        if variable not in here.declared:  # no scope of the file types it
+            return None
         parts = scope.split(".") if scope else []
         for i in range(len(parts), -1, -1):
             declared = here.types.get(".".join(parts[:i]), {}).get(variable)
@@ -135,13 +196,20 @@ class Types(Fixtures, ABC):
         ``x: Client``, ``def f(x: Client)``, ``self.x = Client()`` in any method of the class,
         ``x = make_client()`` where ``make_client`` declares ``-> Client``, or a pytest fixture
         parameter whose fixture returns a ``Client``."""
-        if (here.file_id, scope, receiver) in self._typing:
+        key = (here.file_id, scope, receiver)
+        if key in self._typing:
             return []  # a type that depends on itself (x = x.next())
-        self._typing.add((here.file_id, scope, receiver))
+        kept = not self._typing and not self._returning and self._here is not None and self._here[1] is here
+        if kept and (scope, receiver) in self._typed_memo:
+            return list(self._typed_memo[(scope, receiver)])
+        self._typing.add(key)
         try:
-            return self._concrete(self._typed(here, scope, receiver))
+            found = self._concrete(self._typed(here, scope, receiver))
         finally:
-            self._typing.discard((here.file_id, scope, receiver))
+            self._typing.discard(key)
+        if kept:
+            self._typed_memo[(scope, receiver)] = tuple(found)
+        return found
 
     def _concrete(self, classes: list[int]) -> list[int]:
         """The classes, none if every one is an interface: a Go value of interface type runs the
