@@ -23,14 +23,14 @@ import zlib
 from collections.abc import Iterable, Mapping
 from contextlib import closing
 from pathlib import Path
-from typing import Any
 
 from mnemo_core.change.answers import code_digest
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.discovery import PytestDiscovery
 from mnemo_core.index.extract import extract_once
 from mnemo_core.index.languages import LanguageSpec
-from mnemo_core.model import Field, FileExtract, RawImport, RawRef, RawSymbol
+from mnemo_core.index.store.shelf import raw_symbol
+from mnemo_core.model import FileExtract, RawImport, RawRef
 from mnemo_core.statedir import own_database, state_dir
 
 log = logging.getLogger(__name__)
@@ -137,18 +137,10 @@ def decode(data: bytes) -> FileExtract:
     return FileExtract(
         path,
         language,
-        tuple(_symbol(row) for row in symbols),
+        tuple(raw_symbol(row) for row in symbols),
         tuple(RawRef(*row) for row in refs),
         tuple(RawImport(*row) for row in imports),
         tuple(exports) if exports is not None else None,
         errors,
         partial,
     )
-
-
-def _symbol(row: list[Any]) -> RawSymbol:
-    values: dict[str, Any] = dict(zip(RawSymbol._fields, row, strict=True))
-    for name in ("params", "decorators", "supers"):
-        values[name] = tuple(values[name])
-    values["fields"] = tuple(Field(*f) for f in values["fields"])
-    return RawSymbol(**values)

@@ -62,7 +62,7 @@ def decode(data: bytes) -> Shelved:
     extract = FileExtract(
         path,
         language,
-        tuple(_symbol(row) for row in symbols),
+        tuple(raw_symbol(row) for row in symbols),
         (),
         tuple(RawImport(*row) for row in imports),
         tuple(exports) if exports is not None else None,
@@ -72,7 +72,8 @@ def decode(data: bytes) -> Shelved:
     return Shelved(extract, EncodedRefs(refs, names), tuple(RawRef(*row) for row in inherits))
 
 
-def _symbol(row: list[Any]) -> RawSymbol:
+def raw_symbol(row: list[Any]) -> RawSymbol:
+    """A symbol from its fields in order, as JSON gives them back (lists where tuples were)."""
     values: dict[str, Any] = dict(zip(RawSymbol._fields, row, strict=True))
     for name in ("params", "decorators", "supers"):
         values[name] = tuple(values[name])
