@@ -52,6 +52,8 @@ log = logging.getLogger(__name__)
 CACHE_FORMAT = 1  # bump when the encoded shape changes; older files are then ignored
 MEMORY_ENTRIES = 512  # files; a blame is a few KB, and a pull request rarely touches more
 LAST_CHANGE_ENTRIES = 16_384  # (commit, path) -> sha strings: tiny, and one saves a git process each
+DISK_BLAMES = 8_192  # blame files kept on disk: a few KB each, tens of MB at most for large files
+DISK_LAST_CHANGES = 65_536  # newest-commit files on disk: under 200 bytes of JSON each
 BLAME_WORKERS = min(8, os.cpu_count() or 1)  # blame is one single-threaded process per file
 _FULL_SHA = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
 CACHE_SUBDIR = "blame"  # in mnemo's state directory
@@ -346,5 +348,7 @@ def _decode(value: object) -> Blame:
     return tuple(line for index, count in value["runs"] for line in (lines[index],) * count)
 
 
-_CACHE: TwoLevelCache[Blame] = TwoLevelCache(CACHE_FORMAT, _encode, _decode, MEMORY_ENTRIES)
-_LAST_CHANGE: TwoLevelCache[str] = TwoLevelCache(CACHE_FORMAT, str, str, LAST_CHANGE_ENTRIES)
+_CACHE: TwoLevelCache[Blame] = TwoLevelCache(CACHE_FORMAT, _encode, _decode, MEMORY_ENTRIES, DISK_BLAMES)
+_LAST_CHANGE: TwoLevelCache[str] = TwoLevelCache(
+    CACHE_FORMAT, str, str, LAST_CHANGE_ENTRIES, DISK_LAST_CHANGES
+)

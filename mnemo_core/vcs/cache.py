@@ -2,7 +2,9 @@
 
 Level one is an in-memory LRU shared by the process (thread-safe: the language server answers
 requests from several threads). Level two, optional, is a directory of JSON files, one per key,
-named by the SHA-1 of the key and fanned out over 256 subdirectories. A file is written to a
+named by the SHA-1 of the key and fanned out over ``FAN_OUT`` subdirectories, each holding at most its
+share of ``disk_entries`` (a write that finds more removes the oldest written: the directory stays
+bounded however many commits a CI runner or a long-lived clone asks about). A file is written to a
 temporary name and moved into place with ``os.replace``, so a concurrent reader sees either no
 file or a whole one; it records the key and a format version, and anything unreadable, stale or
 foreign is treated as a miss. Disk trouble only costs speed: it is logged, never raised.
@@ -25,14 +27,23 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+FAN_OUT = 256  # subdirectories: the first two hex digits of a key's SHA-1
+_SUFFIX = ".json"
+
 
 class TwoLevelCache(Generic[T]):
     """Values of type ``T`` by string key, in memory and optionally in a directory."""
 
     def __init__(
-        self, version: int, encode: Callable[[T], object], decode: Callable[[object], T], max_entries: int
+        self,
+        version: int,
+        encode: Callable[[T], object],
+        decode: Callable[[object], T],
+        max_entries: int,
+        disk_entries: int,
     ) -> None:
         self._version = version
+        self._per_directory = max(1, disk_entries // FAN_OUT)
         self._encode = encode
         self._decode = decode
         self._max = max_entries
@@ -72,7 +83,7 @@ class TwoLevelCache(Generic[T]):
     def path_for(key: str, directory: Path) -> Path:
         """The file that holds ``key`` under ``directory``."""
         digest = hashlib.sha1(key.encode("utf-8", "surrogateescape")).hexdigest()
-        return directory / digest[:2] / f"{digest[2:]}.json"
+        return directory / digest[:2] / f"{digest[2:]}{_SUFFIX}"
 
     def _read(self, key: str, directory: Path) -> T | None:
         path = self.path_for(key, directory)
@@ -100,5 +111,19 @@ class TwoLevelCache(Generic[T]):
             except BaseException:
                 os.unlink(tmp)
                 raise
+            self._trim(path.parent)
         except OSError as exc:
             log.debug("cannot write cache file %s: %s", path, exc)
+
+    def _trim(self, subdirectory: Path) -> None:
+        """Remove the oldest written files of ``subdirectory`` beyond its share of the entries."""
+        with os.scandir(subdirectory) as found:
+            entries = [e for e in found if e.name.endswith(_SUFFIX) and e.is_file(follow_symlinks=False)]
+        if len(entries) <= self._per_directory:
+            return
+        entries.sort(key=lambda e: e.stat(follow_symlinks=False).st_mtime_ns)
+        for entry in entries[: len(entries) - self._per_directory]:
+            try:
+                os.unlink(entry.path)
+            except FileNotFoundError:
+                continue  # another process trimmed it first

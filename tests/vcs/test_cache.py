@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from pathlib import Path
 
 import pytest
 
-from mnemo_core.vcs.cache import TwoLevelCache
+from mnemo_core.vcs.cache import FAN_OUT, TwoLevelCache
 
 
 def _decode(raw: object) -> list[int]:
@@ -17,8 +18,8 @@ def _decode(raw: object) -> list[int]:
     return [int(x) for x in raw]
 
 
-def _cache(version: int = 1, max_entries: int = 2) -> TwoLevelCache[list[int]]:
-    return TwoLevelCache(version, lambda value: value, _decode, max_entries)
+def _cache(version: int = 1, max_entries: int = 2, disk_entries: int = 4096) -> TwoLevelCache[list[int]]:
+    return TwoLevelCache(version, lambda value: value, _decode, max_entries, disk_entries)
 
 
 def test_memory_is_least_recently_used() -> None:
@@ -66,3 +67,18 @@ def test_an_unwritable_directory_only_costs_speed(tmp_path: Path, caplog: pytest
         cache.put("key", [1], blocker)
     assert cache.get("key") == [1]
     assert "cannot write cache file" in caplog.text
+
+
+def test_disk_keeps_each_subdirectory_to_its_share_oldest_written_first(tmp_path: Path) -> None:
+    cache = _cache(disk_entries=2 * FAN_OUT)  # two files per subdirectory
+    shared = TwoLevelCache.path_for("k0", tmp_path).parent
+    candidates = (f"k{i}" for i in range(20_000))
+    keys = [k for k in candidates if TwoLevelCache.path_for(k, tmp_path).parent == shared][:3]
+    assert len(keys) == 3
+    for age, key in enumerate(keys):
+        cache.put(key, [age], tmp_path)
+        os.utime(TwoLevelCache.path_for(key, tmp_path), ns=(age * 10**9, age * 10**9))
+    cache.put("elsewhere", [9], tmp_path)  # another subdirectory: trims nothing of this one
+    cache.clear()
+    assert [cache.get(k, tmp_path) for k in keys] == [None, [1], [2]]
+    assert len(list(shared.glob("*.json"))) == 2 and cache.get("elsewhere", tmp_path) == [9]
