@@ -2,8 +2,8 @@
 
 1. List the indexable files; ``stat`` each one and keep those whose size or mtime moved.
 2. Read and hash those; parse the ones whose content hash changed (in a process pool when there
-   are many, for an update several hundred: the workers' start costs more CPU than a few hundred
-   files' parse; extraction is pure).
+   are many, for an update more than a hundred: the workers' start costs more than a short
+   parse saves; extraction is pure).
 3. In one transaction: drop deleted files, write the re-parsed ones (symbol ids stay stable),
    then re-resolve the files whose edges may have changed: the re-parsed files, files that
    referenced a symbol that was removed, and files whose last resolution read something the
