@@ -6,7 +6,9 @@ The rankers (``RANKER_FUNCTIONS``, a plain registry: add one by name) take the o
 - ``full``: mnemo's task pipeline;
 - ``bm25``: the honest baseline (:mod:`bench.quality.baseline`), independent of mnemo;
 - ``fts``: mnemo's own FTS5 seed channel alone (an ablation row, never a baseline);
-- ``lexical``: mnemo's task pipeline without the semantic channel (what a default install ranks).
+- ``lexical``: mnemo's task pipeline without the semantic channel (what a default install ranks);
+- ``candidate`` and ``candidate-lexical``: ``full`` and ``lexical`` under other weights (``--candidate
+  FILE``: a refit compared with the product's weights on the same trees, in the same run).
 
 ``FUSED_RANKERS`` combine the lists other rankers already returned, without querying again:
 ``rrf`` is the reciprocal-rank fusion (k = 60) of ``full`` and ``bm25``, a reference point.
@@ -32,7 +34,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -117,6 +119,33 @@ def lexical_ranking(repo: Repository, text: str) -> list[str]:
     return _keys(ranking.symbols[s.symbol_id] for s in ranking.scored)
 
 
+CANDIDATE_WEIGHTS: dict[str, float] = {}  # ``--candidate``: the weights the candidate rankers use
+
+
+@contextlib.contextmanager
+def candidate_weights() -> Iterator[None]:
+    """Python's weights (``WEIGHTS``) replaced by ``CANDIDATE_WEIGHTS`` for the block, in place (every
+    scorer reads that dict), then restored; other languages' weights stay as they are."""
+    saved = dict(WEIGHTS)
+    WEIGHTS.update(CANDIDATE_WEIGHTS)
+    try:
+        yield
+    finally:
+        WEIGHTS.update(saved)
+
+
+def candidate_ranking(repo: Repository, text: str) -> list[str]:
+    """``full`` under the candidate weights."""
+    with candidate_weights():
+        return full_ranking(repo, text)
+
+
+def candidate_lexical_ranking(repo: Repository, text: str) -> list[str]:
+    """``lexical`` under the candidate weights."""
+    with candidate_weights():
+        return lexical_ranking(repo, text)
+
+
 def encode_vectors(repo: Repository, text: str) -> None:
     """With the semantic channel on, encode the vectors the task's candidates lack, as ``mnemo
     index`` would have for the whole tree (the same texts, so the same values), before the timed
@@ -164,6 +193,8 @@ RANKER_FUNCTIONS: dict[str, Ranker] = {
     "bm25": bm25_ranking,
     "fts": fts_ranking,
     "lexical": lexical_ranking,
+    "candidate": candidate_ranking,
+    "candidate-lexical": candidate_lexical_ranking,
 }
 FUSED_RANKERS: dict[str, tuple[str, ...]] = {"rrf": ("full", "bm25")}  # fused from these rankers' lists
 ALL_RANKERS = (*RANKER_FUNCTIONS, *FUSED_RANKERS)
@@ -196,7 +227,7 @@ def run_task(repo: Repository, task: Task, rankers: Sequence[str], warm_up: bool
     checkout(repo.root, task.parent)
     started = time.perf_counter()
     index_repo(repo.root)
-    if "full" in needed(rankers):
+    if {"full", "candidate"} & set(needed(rankers)):
         encode_vectors(repo, task.text)
     result = TaskResult(task, (time.perf_counter() - started) * MS_PER_S)
     result.unindexed = _unindexed(repo, task)

@@ -355,7 +355,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="fit: comma-separated components whose weights keep their current values (e.g. walk,authority:"
         " at 0, a task never runs the random walk)",
     )
-    parser.add_argument("--repos", default="tuning", help="tuning repositories, comma-separated, or 'tuning'")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=W",
+        help="fit/probe: start from weight W for this component instead of score.py's (with --hold, keep it"
+        " there: --set semantic=0 --hold semantic is the fit of an install without the semantic extra)",
+    )
+    parser.add_argument("--repos", default="tuning", help="tuning repositories, comma-separated, or groups")
     parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR, help="working clones for collect")
     parser.add_argument("--tasks", type=int, help="collect: only the first N tasks of each task file")
     parser.add_argument(
@@ -374,6 +382,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     channels = {c.partition("=")[0]: float(c.partition("=")[2]) for c in args.channel} or None
     groups = {r.name: load_tables(r.name, names, channels) for r in repos}
     start = np.array([WEIGHTS[n] for n in names])
+    for spec in args.set:
+        name, _, value = spec.partition("=")
+        if name not in names:
+            raise SystemExit(f"--set: name components of {', '.join(names)}; not {name}")
+        start[names.index(name)] = float(value)
     if args.step == "probe":
         unknown = [c for c in args.components if c not in names] or ([] if args.components else ["(none)"])
         if unknown:

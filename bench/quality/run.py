@@ -96,6 +96,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="do not run: report (and --dump) from the last bench/out/quality-<repo>.json",
     )
+    parser.add_argument(
+        "--candidate",
+        type=Path,
+        metavar="FILE",
+        help="weights (JSON: component -> weight, those given replace score.py's for Python) for the "
+        "candidate and candidate-lexical rankers",
+    )
     parser.add_argument("--markdown", action="store_true", help="also print the tables as Markdown")
     parser.add_argument("--mirrors", type=Path, default=DEFAULT_MIRRORS, help="where fetched mirrors live")
     parser.add_argument(
@@ -105,12 +112,29 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     args.repos = list({r.name: r for r in expand(args.repos)}.values())
     args.rankers = [name.strip() for name in args.rankers.split(",") if name.strip()]
     unknown = set(args.rankers) - set(evaluate.ALL_RANKERS)
+    if any(r.startswith("candidate") for r in args.rankers):
+        if args.candidate is None:
+            parser.error("the candidate rankers need --candidate FILE")
+        evaluate.CANDIDATE_WEIGHTS.update(_candidate(args.candidate))
     if args.tasks < 1 or not args.repos or not args.rankers or unknown:
         parser.error(
             "--tasks must be at least 1, --repos must name a repository and --rankers "
             f"known rankers ({', '.join(evaluate.ALL_RANKERS)})"
         )
     return args
+
+
+def _candidate(path: Path) -> dict[str, float]:
+    """The weights of a ``--candidate`` file, refused when it names no known component."""
+    from mnemo_core.retrieve.score import WEIGHTS
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise SystemExit(f"--candidate {path}: {error}") from None
+    if not isinstance(data, dict) or not set(data) <= set(WEIGHTS):
+        raise SystemExit(f"--candidate {path}: an object of weights of {', '.join(WEIGHTS)}")
+    return {name: float(value) for name, value in data.items()}
 
 
 def tasks_for(repo: BenchRepo, clone: Path, args: argparse.Namespace) -> list[Task]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -51,3 +52,37 @@ def test_dump_hides_held_out_tasks_unless_final(
     out = capsys.readouterr().out
     assert "secret text of pytest" in out
     assert ("secret text of httpx" in out) is shown
+
+
+def test_more_tuning_repositories_are_never_held_out() -> None:
+    more = expand("moretuning")
+    assert len(more) == 6 and not any(r.held_out for r in more)
+    assert not {r.name for r in more} & set(HELD_OUT_REPOS)
+
+
+def test_candidate_rankers_score_under_the_candidate_weights_then_restore(tmp_path: Path) -> None:
+    from bench.quality import evaluate
+    from mnemo_core.retrieve.score import WEIGHTS
+
+    path = tmp_path / "weights.json"
+    path.write_text('{"body": 0.5, "semantic": 0}', encoding="utf-8")
+    before = dict(WEIGHTS)
+    args = run.parse_args(["--repos", "attrs", "--rankers", "candidate,full", "--candidate", str(path)])
+    assert args.rankers == ["candidate", "full"]
+    with evaluate.candidate_weights():
+        assert (WEIGHTS["body"], WEIGHTS["semantic"], WEIGHTS["lexical"]) == (0.5, 0.0, before["lexical"])
+    assert before == WEIGHTS
+    with pytest.raises(RuntimeError), evaluate.candidate_weights():
+        raise RuntimeError
+    assert before == WEIGHTS
+    evaluate.CANDIDATE_WEIGHTS.clear()
+
+
+@pytest.mark.parametrize("content", ['{"bodyy": 1}', "[1]", "not json"])
+def test_a_candidate_file_without_known_weights_is_refused(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "weights.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(SystemExit, match="--candidate"):
+        run.parse_args(["--rankers", "candidate", "--candidate", str(path)])
+    with pytest.raises(SystemExit):
+        run.parse_args(["--rankers", "candidate-lexical"])
