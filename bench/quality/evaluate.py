@@ -213,16 +213,21 @@ def checkout(root: Path, sha: str) -> None:
     git(root, "clean", "-fdq", "-e", INDEX_DIR)
 
 
-def timed(ranker: Ranker, repo: Repository, text: str) -> Ranked:
-    """One ranking, with the wall time in milliseconds of computing it and of computing it again."""
+def timed(ranker: Ranker, repo: Repository, text: str, once: bool = False) -> Ranked:
+    """One ranking, with the wall time in milliseconds of computing it and of computing it again
+    (``once``: not again, quality only; its time is then 0)."""
     started = time.perf_counter()
     keys = ranker(repo, text)
     first = time.perf_counter()
+    if once:
+        return Ranked(keys, (first - started) * MS_PER_S, 0.0)
     ranker(repo, text)
     return Ranked(keys, (first - started) * MS_PER_S, (time.perf_counter() - first) * MS_PER_S)
 
 
-def run_task(repo: Repository, task: Task, rankers: Sequence[str], warm_up: bool) -> TaskResult:
+def run_task(
+    repo: Repository, task: Task, rankers: Sequence[str], warm_up: bool, once: bool = False
+) -> TaskResult:
     """Check out, re-index, and rank one task with each ranker (fused ones from their parts)."""
     checkout(repo.root, task.parent)
     started = time.perf_counter()
@@ -237,7 +242,7 @@ def run_task(repo: Repository, task: Task, rankers: Sequence[str], warm_up: bool
         try:
             if warm_up:
                 ranker(repo, task.text)
-            result.results[name] = timed(ranker, repo, task.text)
+            result.results[name] = timed(ranker, repo, task.text, once)
         except MnemoError as error:  # nothing to search for: a miss for this ranker
             result.error = str(error)
             result.results[name] = Ranked([], 0.0, 0.0)
@@ -279,10 +284,15 @@ def fresh_state(root: Path) -> None:
 
 
 def evaluate(
-    root: Path, tasks: list[Task], rankers: Sequence[str], progress: Callable[[int, TaskResult], None]
+    root: Path,
+    tasks: list[Task],
+    rankers: Sequence[str],
+    progress: Callable[[int, TaskResult], None],
+    once: bool = False,
 ) -> list[TaskResult]:
     """Every task on its parent tree, oldest first; returns results in that order. The rankers are
-    warmed up (one untimed query each) before the first timed query."""
+    warmed up (one untimed query each) before the first timed query; ``once``: each ranks a task
+    once (no repeated query)."""
     ordered = sorted(tasks, key=lambda t: -t.position)
     fresh_state(root)
     repo = Repository.open(root)
@@ -290,7 +300,7 @@ def evaluate(
     try:
         for i, task in enumerate(ordered):
             warm = any(r.error is None for r in results)
-            results.append(run_task(repo, task, rankers, warm_up=not warm))
+            results.append(run_task(repo, task, rankers, warm_up=not warm, once=once))
             progress(i, results[-1])
     finally:
         repo.close()

@@ -103,6 +103,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="weights (JSON: component -> weight, those given replace score.py's for Python) for the "
         "candidate and candidate-lexical rankers",
     )
+    parser.add_argument(
+        "--once",
+        action="store_true",
+        help="rank each task once, not twice (quality figures only: again ms is 0 and its floor is not read)",
+    )
     parser.add_argument("--markdown", action="store_true", help="also print the tables as Markdown")
     parser.add_argument("--mirrors", type=Path, default=DEFAULT_MIRRORS, help="where fetched mirrors live")
     parser.add_argument(
@@ -159,7 +164,7 @@ def run_repo(repo: BenchRepo, args: argparse.Namespace, machine: dict[str, Any])
         if tty:
             _log(f"\r{repo.name}: {i + 1}/{len(tasks)} tasks, {time.perf_counter() - started:.0f} s", end="")
 
-    results = evaluate.evaluate(clone, tasks, args.rankers, progress)
+    results = evaluate.evaluate(clone, tasks, args.rankers, progress, args.once)
     _log(f"{chr(13) if tty else ''}{repo.name}: {len(results)} tasks, {time.perf_counter() - started:.0f} s")
     records = [r.to_json() for r in results]
     summary = report.summarize(records)

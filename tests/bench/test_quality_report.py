@@ -86,3 +86,18 @@ def test_a_candidate_file_without_known_weights_is_refused(tmp_path: Path, conte
         run.parse_args(["--rankers", "candidate", "--candidate", str(path)])
     with pytest.raises(SystemExit):
         run.parse_args(["--rankers", "candidate-lexical"])
+
+
+def test_once_ranks_a_task_a_single_time() -> None:
+    from bench.quality import evaluate
+
+    calls: list[str] = []
+
+    def ranker(repo: object, text: str) -> list[str]:
+        calls.append(text)
+        return ["a.py:f"]
+
+    once = evaluate.timed(ranker, None, "task", once=True)  # type: ignore[arg-type]
+    assert (once.keys, once.again_ms, calls) == (["a.py:f"], 0.0, ["task"])
+    evaluate.timed(ranker, None, "task")  # type: ignore[arg-type]
+    assert len(calls) == 3
