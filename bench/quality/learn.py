@@ -33,6 +33,7 @@ differ from the reference.
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import json
 import statistics
@@ -152,16 +153,14 @@ def _task_args(count: int | None = None) -> argparse.Namespace:
     return parse_args(["--tasks", str(count)] if count else [])
 
 
-def load_tables(
-    name: str, components: Sequence[str], channels: Mapping[str, float] | None = None
-) -> list[TaskTable]:
+def load_tables(name: str, components: Sequence[str], channels: Mapping[str, float] | None = None) -> Tables:
     """The stored candidate tables of one repository; with ``channels`` (a seed channel's weight in
     the fusion, the others as ``CHANNEL_WEIGHTS`` has them), the ``lexical`` component is fused
     again from the stored channel ranks under those weights."""
     rows = json.loads((OUT_DIR / f"{TABLE_PREFIX}{name}.json").read_text(encoding="utf-8"))
     if channels is not None:
         rows = [_refused(row, channels) for row in rows]
-    return [_table(row, components) for row in rows]
+    return Tables(_table(row, components) for row in rows)
 
 
 def _refused(row: Mapping[str, Any], channels: Mapping[str, float]) -> dict[str, Any]:
@@ -216,10 +215,64 @@ def task_scores(table: TaskTable, weights: np.ndarray) -> tuple[float, float]:
     return len(found) / table.truth_size, (1.0 / (first + 1) if first is not None else 0.0)
 
 
+@dataclass(frozen=True)
+class Packed:
+    """A repository's task tables padded into one array per quantity, so every task is scored in
+    one product and one sort (what ``task_scores`` does per task, hundreds of times faster)."""
+
+    features: np.ndarray  # tasks x candidates x components (padding: 0)
+    factor: np.ndarray  # tasks x candidates (padding: 0)
+    padding: np.ndarray  # tasks x candidates, True past a task's last candidate
+    truth: np.ndarray  # tasks x candidates: the index of the candidate's key among the task's truth, or -1
+    truth_size: np.ndarray  # tasks: ground truth functions (0: the task scores 0)
+    width: int  # the most truth keys any task has among its candidates
+
+
+def pack(tables: Sequence[TaskTable]) -> Packed:
+    """``tables`` padded to the longest task."""
+    rows, longest = len(tables), max((len(t.key_ids) for t in tables), default=0)
+    columns = tables[0].features.shape[1] if tables else 0
+    features = np.zeros((rows, longest, columns))
+    factor = np.zeros((rows, longest))
+    padding = np.ones((rows, longest), dtype=bool)
+    truth = np.full((rows, longest), -1, dtype=np.int64)
+    for i, table in enumerate(tables):
+        n = len(table.key_ids)
+        features[i, :n], factor[i, :n], padding[i, :n] = table.features, table.factor, False
+        index = {key: j for j, key in enumerate(sorted(table.truth_ids))}
+        truth[i, :n] = [index.get(int(k), -1) for k in table.key_ids]
+    sizes = np.array([t.truth_size if len(t.key_ids) else 0 for t in tables], dtype=np.float64)
+    return Packed(features, factor, padding, truth, sizes, max((len(t.truth_ids) for t in tables), default=0))
+
+
+class Tables(list[TaskTable]):
+    """One repository's task tables, packed once for fast scoring."""
+
+    @functools.cached_property
+    def packed(self) -> Packed:
+        """The tables padded into arrays (they are never changed once loaded)."""
+        return pack(self)
+
+
 def repo_metrics(tables: Sequence[TaskTable], weights: np.ndarray) -> dict[str, float]:
-    """Mean R@10 and MRR over one repository's tasks."""
-    pairs = [task_scores(t, weights) for t in tables]
-    return {"R@10": statistics.fmean(p[0] for p in pairs), "MRR": statistics.fmean(p[1] for p in pairs)}
+    """Mean R@10 and MRR over one repository's tasks: ``task_scores`` of every task at once."""
+    if not tables:
+        return {"R@10": 0.0, "MRR": 0.0}
+    packed = tables.packed if isinstance(tables, Tables) else pack(tables)
+    scores = (packed.features @ weights) * packed.factor
+    scores[packed.padding] = -np.inf
+    order = np.argsort(-scores, axis=1, kind="stable")[:, :RANK_DEPTH]
+    truth = np.take_along_axis(packed.truth, order, axis=1)
+    rows = np.arange(len(tables))
+    found = np.zeros((len(tables), packed.width + 1), dtype=bool)
+    top = truth[:, :TOP_K]
+    found[np.repeat(rows, top.shape[1]), top.ravel()] = True  # index -1: the spare last column
+    recall = found[:, : packed.width].sum(axis=1) / np.maximum(packed.truth_size, 1)
+    hit = truth >= 0
+    first = np.where(hit.any(axis=1), 1.0 / (hit.argmax(axis=1) + 1), 0.0)
+    valid = packed.truth_size > 0
+    recall, first = np.where(valid, recall, 0.0), np.where(valid, first, 0.0)
+    return {"R@10": float(recall.mean()), "MRR": float(first.mean())}
 
 
 def objective(groups: Mapping[str, Sequence[TaskTable]], weights: np.ndarray) -> float:

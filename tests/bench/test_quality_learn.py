@@ -3,6 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from bench.quality import learn
 from bench.quality.learn import TaskTable, _table, _tuning, fit, objective, probe, task_scores
 
 NAMES = ("good", "noise")
@@ -176,3 +177,19 @@ def test_a_channel_weight_is_replayed_from_the_stored_ranks() -> None:
     assert louder[1]["components"]["generic"] == 0.0  # a named symbol is not generic
     cut = _refused(stored, {"history@1": 3.0})["candidates"]
     assert cut[1]["components"]["lexical"] == 0.0 and cut[1]["components"]["generic"] == 0.4
+
+
+def test_packed_tables_score_as_each_task_alone() -> None:
+    rng = np.random.default_rng(7)
+    tables = []
+    for size in (5, 12, 3, 0):
+        features = rng.random((size, 3))
+        keys = np.array([i // 2 if i < 4 else i for i in range(size)], dtype=np.int64)  # keys repeat
+        truth = frozenset(int(k) for k in keys[::3])
+        tables.append(learn.TaskTable(features, np.ones(size), keys, truth, len(truth) + 1))
+    for _ in range(20):
+        weights = rng.normal(size=3)
+        pairs = [learn.task_scores(t, weights) for t in tables]
+        packed = learn.repo_metrics(learn.Tables(tables), weights)
+        assert packed["R@10"] == pytest.approx(sum(p[0] for p in pairs) / len(pairs))
+        assert packed["MRR"] == pytest.approx(sum(p[1] for p in pairs) / len(pairs))
