@@ -416,6 +416,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="fit/probe: start from weight W for this component instead of score.py's (with --hold, keep it"
         " there: --set semantic=0 --hold semantic is the fit of an install without the semantic extra)",
     )
+    parser.add_argument(
+        "--start-only",
+        action="store_true",
+        help="fit: ascend from the current weights alone, not also from each strong component alone",
+    )
     parser.add_argument("--repos", default="tuning", help="tuning repositories, comma-separated, or groups")
     parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR, help="working clones for collect")
     parser.add_argument("--tasks", type=int, help="collect: only the first N tasks of each task file")
@@ -451,11 +456,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown := [h for h in held if h not in names]:
         raise SystemExit(f"--hold: name components of {', '.join(names)}; not {', '.join(unknown)}")
     frozen = [names.index(h) for h in held]
-    folds = cross_validate(groups, start, names, frozen)
+    corners = () if args.start_only else names  # ``fit`` starts at a corner of each name it is given
+    folds = cross_validate(groups, start, corners, frozen)
     print(FOLD_HEADER)
     for name, m in folds.items():
         print(f"{name:<20} " + " ".join(f"{m[k]:>9.3f}" for k in FOLD_KEYS))
-    learned = fit(groups, start, names, frozen)
+    learned = fit(groups, start, corners, frozen)
     print(
         "\nweights learned on all tuning repositories (objective "
         f"{objective(groups, start):.4f} -> {objective(groups, learned):.4f}):"
