@@ -60,6 +60,7 @@ class OptInFlags:
     def __init__(self, store: Store) -> None:
         self._store = store
         self._key = (str(store.path), store.generation())
+        self._sources = generation_sources(store)
         self._seen: dict[int, dict[int, Assumption]] = {}
         self._inits: dict[int, str] = {}  # each class's ``__init__`` signature
 
@@ -78,7 +79,7 @@ class OptInFlags:
         """Each statement line of ``caller`` directly in the body of an opt-in or syntax ``if`` (not
         in a block nested there: ``if optimize: try: read()`` reads whatever the ``try`` says), with
         its assumption."""
-        lines = generation_sources(self._store).lines(caller.path)
+        lines = self._sources.lines(caller.path)
         guarded: dict[int, Assumption] = {}
         end = min(caller.end_line, len(lines))
         assigned: dict[str, int] | None = None  # read when a guard first needs it
