@@ -21,7 +21,9 @@ memory and on disk beside the blames (a full sha's history is fixed; a shallow c
 there it stays in memory), so a repeated question about a full sha starts no git process at all,
 in a later process too: the base side of a change names the same commit every time it is asked
 about, and finding a path's newest commit is a walk of its history (tens of milliseconds of git's
-CPU per file on a large repository, more than the blame itself costs read back). The working-tree version
+CPU per file on a large repository, more than the blame itself costs read back). A commit of one
+parent that leaves the path as it was takes the parent's remembered answer (rev-list passes over
+it to the parent), so after a commit only the paths it changed are walked. The working-tree version
 is blamed through ``--contents -`` with exactly the bytes that were hashed for its key; its
 uncommitted lines get git's all-zero "Not Committed Yet" commit, and so does every line of a file
 HEAD does not have. Only blames without uncommitted lines are written to disk.
