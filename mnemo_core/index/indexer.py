@@ -2,8 +2,8 @@
 
 1. List the indexable files; ``stat`` each one and keep those whose size or mtime moved.
 2. Read and hash those; parse the ones whose content hash changed (in a process pool when there
-   are many, for an update more than a hundred: the workers' start costs more than a short
-   parse saves; extraction is pure).
+   are many, for an update more than a hundred, with this process parsing too: the workers' start
+   costs more than a short parse saves; extraction is pure).
 3. In one transaction: drop deleted files, write the re-parsed ones (symbol ids stay stable),
    then re-resolve the files whose edges may have changed: the re-parsed files, files that
    referenced a symbol that was removed, and files whose last resolution read something the
@@ -483,8 +483,9 @@ def _parse_all(
     shelved: dict[str, frozenset[str]],
     update: bool,
 ) -> Iterator[_Parsed]:
-    """Parse results as they complete (in a process pool when there are many files: more for an
-    ``update`` of an index)."""
+    """Parse results in order (in a process pool when there are many files: more for an ``update``
+    of an index, which parses here too, beside one worker fewer: a spawned worker costs an
+    interpreter's start and the parser's imports, and sends its results back pickled)."""
     jobs: list[_Job] = [
         (path, known[path].hash if path in known and not full else None, shelved.get(path, frozenset()))
         for path in stale
@@ -496,9 +497,10 @@ def _parse_all(
                 progress("parse", i + 1, len(jobs))
         return
     chunks = [jobs[i : i + CHUNK_SIZE] for i in range(0, len(jobs), CHUNK_SIZE)]
-    workers = min(os.cpu_count() or 2, MAX_WORKERS)
+    workers = min(os.cpu_count() or 2, MAX_WORKERS) - update  # an update parses here too
     done = 0
-    for chunk in parallel_map(_parse_chunk, [(root, c, discovery) for c in chunks], workers, root):
+    tasks = [(root, c, discovery) for c in chunks]
+    for chunk in parallel_map(_parse_chunk, tasks, workers, root, share=update):
         yield from chunk
         done += len(chunk)
         if progress:

@@ -21,10 +21,14 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from mnemo_core.safepath import is_untrusted
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 R = TypeVar("R")
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
@@ -36,10 +40,14 @@ YOUNG_OBJECTS_PER_COLLECTION = 100_000
 
 
 def parallel_map(
-    fn: Callable[..., R], args: Iterable[tuple[Any, ...]], workers: int, root: Path
+    fn: Callable[..., R], args: Iterable[tuple[Any, ...]], workers: int, root: Path, share: bool = False
 ) -> Iterator[R]:
     """``fn(*a)`` for each ``a`` in spawned worker processes, results in order. Stopping early
-    (an error, Ctrl-C, the caller closing the generator) cancels what has not started."""
+    (an error, Ctrl-C, the caller closing the generator) cancels what has not started. With
+    ``share``, this process works too: while the next result is not ready it takes, a few ahead,
+    a task no worker has started (so one worker fewer does the same in about the same time; each
+    costs an interpreter's start and its imports, and its results travel pickled)."""
+    tasks = list(args)
     with clean_start(root):
         from concurrent.futures import ProcessPoolExecutor  # here: small updates never pay for these
         from multiprocessing import get_context
@@ -51,17 +59,41 @@ def parallel_map(
             initargs=(os.getpid(),),
         )
         try:
-            futures = [pool.submit(fn, *a) for a in args]  # the workers start here, inside clean_start
+            futures = [pool.submit(fn, *a) for a in tasks]  # the workers start here, inside clean_start
         except BaseException:
             pool.shutdown(wait=True, cancel_futures=True)
             raise
-    pending = deque(futures)  # each result let go once handed over: not every file's kept to the end
-    del futures
+    # each result let go once handed over: not every file's kept to the end
+    pending: deque[tuple[Future[R] | _Done[R], tuple[Any, ...]]] = deque(zip(futures, tasks, strict=True))
+    del futures, tasks
     try:
         while pending:
-            yield pending.popleft().result()
+            head = pending[0][0]
+            if share and not isinstance(head, _Done):
+                while not head.done() and _take_one(fn, pending):
+                    pass
+            head = pending.popleft()[0]
+            yield head.value if isinstance(head, _Done) else head.result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+@dataclass(frozen=True, slots=True)
+class _Done(Generic[R]):
+    """A task this process did itself (its future cancelled before any worker started it)."""
+
+    value: R
+
+
+def _take_one(fn: Callable[..., R], pending: deque[tuple[Future[R] | _Done[R], tuple[Any, ...]]]) -> bool:
+    """Do here the first task after the next one that no worker has started (its future cancelled:
+    no worker will); False when there is none (the workers took them all)."""
+    for i in range(1, len(pending)):
+        future, a = pending[i]
+        if not isinstance(future, _Done) and future.cancel():
+            pending[i] = (_Done(fn(*a)), a)
+            return True
+    return False
 
 
 @contextlib.contextmanager

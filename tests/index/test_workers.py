@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 from pathlib import Path
 
 from mnemo_core.index.workers import YOUNG_OBJECTS_PER_COLLECTION, parallel_map
@@ -12,3 +13,13 @@ def test_a_spawned_worker_collects_garbage_in_large_batches(tmp_path: Path) -> N
     # a fresh interpreter starts at Python's default (700); the pool's initializer raises it
     thresholds = list(parallel_map(gc.get_threshold, [(), ()], 2, tmp_path))
     assert [t[0] for t in thresholds] == [YOUNG_OBJECTS_PER_COLLECTION] * 2
+
+
+def test_sharing_the_work_keeps_the_order_and_works_here_too(tmp_path: Path) -> None:
+    # with ``share`` this process takes the tasks no worker has started while it waits for the next
+    # result: the results come in the tasks' order whoever did them, and both did some
+    tasks = [(-i,) for i in range(60)]
+    assert list(parallel_map(abs, tasks, 1, tmp_path, share=True)) == list(range(60))
+    pids = set(parallel_map(os.getpid, [()] * 60, 1, tmp_path, share=True))
+    assert os.getpid() in pids
+    assert len(pids) == 2
