@@ -65,35 +65,12 @@ _INSERT_FTS = (
     " VALUES (?,?,?,?,?,?,?)"
 )
 _SELECT_FTS = "SELECT rowid, name, words, qualified, signature, docstring, path FROM symbols_fts"
-# kept symbols' rows (as ``_symbol_row`` gives them), full-text rows and bodies, by symbol id
-_Kept = tuple[dict[int, tuple[object, ...]], dict[int, tuple[object, ...]], dict[int, str]]
-_COLUMNS = (
-    "file_id",
-    "name",
-    "short_name",
-    "kind",
-    "signature",
-    "docstring",
-    "start_line",
-    "end_line",
-    "size",
-    "is_test",
-    "is_test_case",
-    "exported",
-    "parent_id",
-    "params",
-    "decorators",
-    "returns",
-    "supers",
-    "fields",
-)  # the order of ``_symbol_row``
-_INSERT_SYMBOL = f"INSERT INTO symbols(id, {', '.join(_COLUMNS)}) VALUES (?{',?' * len(_COLUMNS)})"
-_SELECT_SYMBOL = f"SELECT id, {', '.join(_COLUMNS)} FROM symbols "
-# a kept symbol (same file, name and kind) whose indexed columns stay is updated in place: only the
-# table's row is written, none of its four indexes (most kept symbols of a changed file only moved)
-_INDEXED = tuple(_COLUMNS.index(c) for c in ("file_id", "short_name", "decorators"))
-_UNINDEXED = tuple(i for i in range(len(_COLUMNS)) if i not in _INDEXED)
-_UPDATE_SYMBOL = f"UPDATE symbols SET {', '.join(f'{_COLUMNS[i]}=?' for i in _UNINDEXED)} WHERE id=?"
+_Kept = tuple[dict[int, tuple[object, ...]], dict[int, str]]  # kept symbols' full-text rows, bodies
+_INSERT_SYMBOL = (
+    "INSERT INTO symbols(id, file_id, name, short_name, kind, signature, docstring, start_line, end_line,"
+    " size, is_test, is_test_case, exported, parent_id, params, decorators, returns, supers, fields)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
 
 
 def _ordinal_keys(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str, int]]:
@@ -201,7 +178,7 @@ class Writes(Connection):
         before: set[str] = set()
         dependents: set[int] = set()
         fields_before = set() if new else self._typed_attributes(file_id)
-        kept: _Kept = ({}, {}, {})
+        kept: _Kept = ({}, {})
         if new:  # file ids are never reused: a new file has no old symbols to match or delete
             ids = [self._allocate_id() for _ in extract.symbols]
         else:
@@ -221,10 +198,10 @@ class Writes(Connection):
         return {(name, *f) for name, fields in rows for f in json.loads(fields)}
 
     def _reuse_ids(self, file_id: int, extract: FileExtract) -> tuple[list[int], set[str], set[int], _Kept]:
-        """Ids for a re-parsed file's symbols (old ones where they match), after deleting the rows of
-        those that went; also the old short names, the files that had edges into removed symbols,
-        and the rows, full-text rows and bodies of the kept symbols (left in place where they come
-        out the same: deleting from FTS5 costs a tokenisation of the old text)."""
+        """Ids for a re-parsed file's symbols (old ones where they match), after deleting the old rows;
+        also the old short names, the files that had edges into removed symbols, and the full-text
+        rows of the kept symbols (left in place where they come out the same: deleting from FTS5
+        costs a tokenisation of the old text)."""
         old = self.conn.execute(
             "SELECT id, name, kind FROM symbols WHERE file_id=? ORDER BY id", (file_id,)
         ).fetchall()
@@ -236,40 +213,29 @@ class Writes(Connection):
         ids = [old_ids.get(key) or self._allocate_id() for key in keys]
         dependents = self._delete_symbols([sid for key, sid in old_ids.items() if key not in new_keys])
         kept = [sid for key, sid in old_ids.items() if key in new_keys]
-        rows: dict[int, tuple[object, ...]] = {}
         fts: dict[int, tuple[object, ...]] = {}
         bodies: dict[int, str] = {}
         for where, args in id_filters("id", kept):
             rowids = where.replace("id", "rowid", 1)
-            rows.update((row[0], tuple(row[1:])) for row in self.conn.execute(_SELECT_SYMBOL + where, args))
+            self.conn.execute(f"DELETE FROM symbols {where}", args)
             fts.update((row[0], tuple(row)) for row in self.conn.execute(f"{_SELECT_FTS} {rowids}", args))
             bodies.update(self.conn.execute(f"SELECT rowid, body FROM bodies_fts {rowids}", args))
-        names = {name.rsplit(".", 1)[-1] for (name, _kind, _n) in old_ids}
-        return ids, names, dependents, (rows, fts, bodies)
+        return ids, {name.rsplit(".", 1)[-1] for (name, _kind, _n) in old_ids}, dependents, (fts, bodies)
 
     def _insert_symbols(self, file_id: int, extract: FileExtract, ids: list[int], kept: _Kept) -> None:
         by_name: dict[str, int] = {}
         rows, fts, bodies = [], [], []
         path_words = " ".join(identifier_words(extract.path))
         module_id = ids[0] if extract.symbols and extract.symbols[0].kind == "module" else None
-        old_rows, old_fts, old_bodies = kept
-        stale_fts, stale_bodies, stale_rows, updated = [], [], [], []
+        old_fts, old_bodies = kept
+        stale_fts, stale_bodies = [], []
         for sid, sym in zip(ids, extract.symbols, strict=True):
             parent_id = None
             if sym.kind != "module":
                 parent_id = by_name.get(sym.name.rsplit(".", 1)[0]) if "." in sym.name else None
                 parent_id = parent_id or module_id
                 by_name.setdefault(sym.name, sid)
-            row = _symbol_row(sym, file_id, parent_id)
-            old_row = old_rows.get(sid)
-            if old_row is None:
-                rows.append((sid, *row))
-            elif all(old_row[i] == row[i] for i in _INDEXED):
-                if old_row != row:
-                    updated.append((*(row[i] for i in _UNINDEXED), sid))
-            else:
-                stale_rows.append((sid,))
-                rows.append((sid, *row))
+            rows.append((sid, *_symbol_row(sym, file_id, parent_id)))
             text = (
                 sid,
                 sym.name.rsplit(".", 1)[-1],
@@ -291,8 +257,6 @@ class Writes(Connection):
                 bodies += [(sid, body)] if body is not None else []
         self.conn.executemany("DELETE FROM symbols_fts WHERE rowid=?", stale_fts)
         self.conn.executemany("DELETE FROM bodies_fts WHERE rowid=?", stale_bodies)
-        self.conn.executemany("DELETE FROM symbols WHERE id=?", stale_rows)
-        self.conn.executemany(_UPDATE_SYMBOL, updated)
         self.conn.executemany(_INSERT_SYMBOL, rows)
         self.conn.executemany(_INSERT_FTS, fts)
         self.conn.executemany("INSERT INTO bodies_fts(rowid, body) VALUES (?,?)", bodies)
