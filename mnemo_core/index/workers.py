@@ -40,13 +40,21 @@ YOUNG_OBJECTS_PER_COLLECTION = 100_000
 
 
 def parallel_map(
-    fn: Callable[..., R], args: Iterable[tuple[Any, ...]], workers: int, root: Path, share: bool = False
+    fn: Callable[..., R],
+    args: Iterable[tuple[Any, ...]],
+    workers: int,
+    root: Path,
+    share: bool = False,
+    fork: bool = False,
+    then: Callable[[], None] | None = None,
 ) -> Iterator[R]:
     """``fn(*a)`` for each ``a`` in spawned worker processes, results in order. Stopping early
     (an error, Ctrl-C, the caller closing the generator) cancels what has not started. With
-    ``share``, this process works too: while the next result is not ready it takes, a few ahead,
-    a task no worker has started (so one worker fewer does the same in about the same time; each
-    costs an interpreter's start and its imports, and its results travel pickled)."""
+    ``share``, this process works too: while the next result is not ready it takes a task no
+    worker has started (so one worker fewer does the same in about the same time; each costs an
+    interpreter's start and its imports, and its results travel pickled). With ``fork``, the
+    workers are forked instead (no interpreter started, nothing imported again: only safe with
+    no other thread running); ``then`` runs once they are (a thread may start there)."""
     tasks = list(args)
     with clean_start(root):
         from concurrent.futures import ProcessPoolExecutor  # here: small updates never pay for these
@@ -54,7 +62,7 @@ def parallel_map(
 
         pool = ProcessPoolExecutor(
             max_workers=workers,
-            mp_context=get_context("spawn"),
+            mp_context=get_context("fork" if fork else "spawn"),
             initializer=worker_init,
             initargs=(os.getpid(),),
         )
@@ -63,6 +71,8 @@ def parallel_map(
         except BaseException:
             pool.shutdown(wait=True, cancel_futures=True)
             raise
+    if then is not None:
+        then()
     # each result let go once handed over: not every file's kept to the end
     pending: deque[tuple[Future[R] | _Done[R], tuple[Any, ...]]] = deque(zip(futures, tasks, strict=True))
     del futures, tasks

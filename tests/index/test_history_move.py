@@ -292,3 +292,18 @@ def test_edits_inside_a_file_equal_a_cold_index(
             found = conn.execute("SELECT id FROM symbols WHERE name IN ('first', 'Box.open')")
             ids |= {row[0] for row in found}
     assert len(ids) == 2  # neither was deleted and inserted anew
+
+
+def test_a_move_parsed_in_forked_workers_equals_a_cold_index(
+    tmp_path: Path, history: tuple[Path, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An update of many files parses here and in forked workers, the history read in a thread
+    started after them: the same index as a cold one."""
+    repo, revs = history
+    monkeypatch.setattr(indexer, "UPDATE_PARALLEL_MIN_FILES", 1)
+    index_repo(repo)
+    for rev in (revs[0], revs[2]):
+        cold = cold_snapshot(tmp_path, repo, rev)
+        git(repo, "checkout", "-q", rev)
+        index_repo(repo)
+        assert index_snapshot(repo).differences(cold) == [], rev

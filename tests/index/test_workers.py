@@ -23,3 +23,14 @@ def test_sharing_the_work_keeps_the_order_and_works_here_too(tmp_path: Path) -> 
     pids = set(parallel_map(os.getpid, [()] * 60, 1, tmp_path, share=True))
     assert os.getpid() in pids
     assert len(pids) == 2
+
+
+def test_forked_workers_share_the_work_and_run_then_once_started(tmp_path: Path) -> None:
+    started: list[int] = []
+    results = parallel_map(
+        abs, [(-i,) for i in range(40)], 1, tmp_path, share=True, fork=True, then=lambda: started.append(1)
+    )
+    assert next(results) == 0
+    assert started == [1]  # before the first result is handed over
+    assert list(results) == list(range(1, 40))
+    assert started == [1]
