@@ -22,6 +22,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -37,6 +38,10 @@ PARENT_POLL_S = 1.0  # how soon a worker notices its parent is gone where the ke
 # ``mnemo`` process sets the same in ``cli.run``): a parse worker allocates Python objects per query
 # capture and per reference, and collecting every 700 of them cost its query a sixth more CPU
 YOUNG_OBJECTS_PER_COLLECTION = 100_000
+# tasks handed to the pool per worker before the caller takes a result: enough that a worker never
+# waits for the next, few enough that results done before a slower caller takes them stay few (all
+# handed at once, a parse's finished files piled up in the parent: 782 MB on ten stdlib copies)
+AHEAD_PER_WORKER = 4
 
 
 def parallel_map(
@@ -48,14 +53,15 @@ def parallel_map(
     fork: bool = False,
     then: Callable[[], None] | None = None,
 ) -> Iterator[R]:
-    """``fn(*a)`` for each ``a`` in spawned worker processes, results in order. Stopping early
-    (an error, Ctrl-C, the caller closing the generator) cancels what has not started. With
-    ``share``, this process works too: while the next result is not ready it takes a task no
-    worker has started (so one worker fewer does the same in about the same time; each costs an
-    interpreter's start and its imports, and its results travel pickled). With ``fork``, the
-    workers are forked instead (no interpreter started, nothing imported again: only safe with
-    no other thread running); ``then`` runs once they are (a thread may start there)."""
-    tasks = list(args)
+    """``fn(*a)`` for each ``a`` in worker processes, results in order, at most
+    ``AHEAD_PER_WORKER`` tasks a worker handed ahead of the caller. Stopping early (an error,
+    Ctrl-C, the caller closing the generator) cancels what has not started. With ``share``, this
+    process works too: while the next result is not ready it does the next task not handed out
+    (so one worker fewer does the same in about the same time; each costs an interpreter's start
+    and its imports, and its results travel pickled). The workers are spawned, or with ``fork``
+    forked (no interpreter started, nothing imported again: only safe with no other thread
+    running); ``then`` runs once they are (a thread may start there)."""
+    todo = iter(args)
     with clean_start(root):
         from concurrent.futures import ProcessPoolExecutor  # here: small updates never pay for these
         from multiprocessing import get_context
@@ -66,24 +72,23 @@ def parallel_map(
             initializer=worker_init,
             initargs=(os.getpid(),),
         )
-        try:
-            futures = [pool.submit(fn, *a) for a in tasks]  # the workers start here, inside clean_start
+        try:  # the workers start here, inside clean_start: the first tasks are more than the workers
+            pending: deque[Future[R] | _Done[R]] = deque(
+                pool.submit(fn, *a) for a in islice(todo, workers * AHEAD_PER_WORKER)
+            )
         except BaseException:
             pool.shutdown(wait=True, cancel_futures=True)
             raise
     if then is not None:
         then()
-    # each result let go once handed over: not every file's kept to the end
-    pending: deque[tuple[Future[R] | _Done[R], tuple[Any, ...]]] = deque(zip(futures, tasks, strict=True))
-    del futures, tasks
     try:
         while pending:
-            head = pending[0][0]
-            if share and not isinstance(head, _Done):
-                while not head.done() and _take_one(fn, pending):
-                    pass
-            head = pending.popleft()[0]
-            yield head.value if isinstance(head, _Done) else head.result()
+            while share and not _ready(pending[0]) and (task := next(todo, None)) is not None:
+                pending.append(_Done(fn(*task)))  # after every task handed out: still in order
+            head = pending.popleft()  # let go once handed over
+            result = head.value if isinstance(head, _Done) else head.result()
+            pending.extend(pool.submit(fn, *a) for a in islice(todo, 1))
+            yield result
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
@@ -95,15 +100,8 @@ class _Done(Generic[R]):
     value: R
 
 
-def _take_one(fn: Callable[..., R], pending: deque[tuple[Future[R] | _Done[R], tuple[Any, ...]]]) -> bool:
-    """Do here the first task after the next one that no worker has started (its future cancelled:
-    no worker will); False when there is none (the workers took them all)."""
-    for i in range(1, len(pending)):
-        future, a = pending[i]
-        if not isinstance(future, _Done) and future.cancel():
-            pending[i] = (_Done(fn(*a)), a)
-            return True
-    return False
+def _ready(task: Future[R] | _Done[R]) -> bool:
+    return isinstance(task, _Done) or task.done()
 
 
 @contextlib.contextmanager

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import gc
 import os
+import time
 from pathlib import Path
 
-from mnemo_core.index.workers import YOUNG_OBJECTS_PER_COLLECTION, parallel_map
+from mnemo_core.index.workers import AHEAD_PER_WORKER, YOUNG_OBJECTS_PER_COLLECTION, parallel_map
 
 
 def test_a_spawned_worker_collects_garbage_in_large_batches(tmp_path: Path) -> None:
@@ -16,7 +17,7 @@ def test_a_spawned_worker_collects_garbage_in_large_batches(tmp_path: Path) -> N
 
 
 def test_sharing_the_work_keeps_the_order_and_works_here_too(tmp_path: Path) -> None:
-    # with ``share`` this process takes the tasks no worker has started while it waits for the next
+    # with ``share`` this process does the next tasks not handed out while it waits for the next
     # result: the results come in the tasks' order whoever did them, and both did some
     tasks = [(-i,) for i in range(60)]
     assert list(parallel_map(abs, tasks, 1, tmp_path, share=True)) == list(range(60))
@@ -34,3 +35,18 @@ def test_forked_workers_share_the_work_and_run_then_once_started(tmp_path: Path)
     assert started == [1]  # before the first result is handed over
     assert list(results) == list(range(1, 40))
     assert started == [1]
+
+
+def test_tasks_are_handed_ahead_of_the_caller_a_few_at_a_time(tmp_path: Path) -> None:
+    # all handed at once, the workers would finish every task while the caller holds the first
+    # result, and the finished ones would wait in the caller's memory
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    tasks = [(marks / str(i),) for i in range(60)]
+    results = parallel_map(Path.touch, tasks, 2, tmp_path)
+    next(results)
+    time.sleep(1.5)
+    started = len(list(marks.iterdir()))
+    assert 2 * AHEAD_PER_WORKER <= started <= 2 * AHEAD_PER_WORKER + 1
+    assert sum(1 for _ in results) == 59
+    assert len(list(marks.iterdir())) == 60
