@@ -1,6 +1,7 @@
 """Worker processes that never run the analysed repository's code and never outlive mnemo.
 
-Parse workers are fresh interpreters (multiprocessing "spawn"), started as ``python -c ...`` in the
+Parse workers are fresh interpreters (multiprocessing "spawn"; an update's are forked where no other
+thread runs: nothing is started or imported), started as ``python -c ...`` in the
 working directory, which is usually the repository being analysed: ``-c`` would put that directory
 first on ``sys.path`` and import a planted ``multiprocessing.py`` before any of mnemo's code runs.
 So they are started with ``PYTHONSAFEPATH=1`` (Python 3.11+), and the ``sys.path`` they inherit
