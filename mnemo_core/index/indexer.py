@@ -2,8 +2,8 @@
 
 1. List the indexable files; ``stat`` each one and keep those whose size or mtime moved.
 2. Read and hash those; parse the ones whose content hash changed (in a process pool when there
-   are many, for an update more than a hundred: the workers' start costs more than a short
-   parse saves; extraction is pure).
+   are many, for an update more than a hundred, with this process parsing too: the workers' start
+   costs more than a short parse saves; extraction is pure).
 3. In one transaction: drop deleted files, write the re-parsed ones (symbol ids stay stable),
    then re-resolve the files whose edges may have changed: the re-parsed files, files that
    referenced a symbol that was removed, and files whose last resolution read something the
@@ -190,7 +190,7 @@ def _update(
     left_out = {} if full else _left_out(store)
     stale = _stale(root, paths, known, full, left_out)
     still_out = {p: left_out[p] for p in set(paths).difference(stale, known) if p in left_out}
-    history = _reading_commits(root, store)
+    history = _reading_commits(root, store)  # started once the parse's workers are (forked first)
     skipped: Counter[str] = Counter(why for _, _, why in still_out.values())
     newly_out: dict[str, list[Any]] = {}
     partial: dict[str, str] = {}
@@ -210,7 +210,10 @@ def _update(
         inherits: dict[int, tuple[RawRef, ...]] = {}
         with store.indexes_deferred("symbols"):
             # results are dropped once stored
-            for p in _parse_all(root, stale, known, full, progress, discovery, shelved, bool(known)):
+            parsing = _parse_all(
+                root, stale, known, full, progress, discovery, shelved, bool(known), history.start
+            )
+            for p in parsing:
                 if p.shelved and shelf_key is not None:
                     p = _unshelved(store, p, shelf_key, discovery)
                     unshelved += p.extract is not None
@@ -376,14 +379,13 @@ class _Reading(threading.Thread):
 
 
 def _reading_commits(root: Path, store: Store) -> _Reading:
-    """The thread reading what HEAD gained. The remembered shas it needs only when HEAD moved (a
-    no-op update, every query's, reads none of them: 5-13 ms on saleor's 4,787 commits)."""
+    """The thread reading what HEAD gained (not started). The remembered shas it needs only when
+    HEAD moved (a no-op update, every query's, reads none of them: 5-13 ms on saleor's 4,787
+    commits)."""
     head, old = head_commit(root), last_head(store)
     moved = old is not None and head != old
     kept, skipped = (store.commit_shas(), skipped_commits(store)) if moved else (frozenset(), frozenset())
-    reading = _Reading(partial(read_new_commits, root, head, old, kept, skipped))
-    reading.start()
-    return reading
+    return _Reading(partial(read_new_commits, root, head, old, kept, skipped))
 
 
 def _stale(
@@ -482,27 +484,43 @@ def _parse_all(
     discovery: PytestDiscovery,
     shelved: dict[str, frozenset[str]],
     update: bool,
+    then: Callable[[], None],
 ) -> Iterator[_Parsed]:
-    """Parse results as they complete (in a process pool when there are many files: more for an
-    ``update`` of an index)."""
+    """Parse results in order (in a process pool when there are many files: more for an ``update``
+    of an index, which parses here too, beside one worker fewer, forked where that is safe: a
+    spawned worker costs an interpreter's start and the parser's imports, and sends its results
+    back pickled). ``then`` runs once the workers are started (it may start a thread)."""
     jobs: list[_Job] = [
         (path, known[path].hash if path in known and not full else None, shelved.get(path, frozenset()))
         for path in stale
     ]
     if len(jobs) < (UPDATE_PARALLEL_MIN_FILES if update else PARALLEL_MIN_FILES) or (os.cpu_count() or 1) < 2:
+        then()
         for i, job in enumerate(jobs):
             yield _parse_one(root, *job, discovery)
             if progress:
                 progress("parse", i + 1, len(jobs))
         return
     chunks = [jobs[i : i + CHUNK_SIZE] for i in range(0, len(jobs), CHUNK_SIZE)]
-    workers = min(os.cpu_count() or 2, MAX_WORKERS)
+    workers = min(os.cpu_count() or 2, MAX_WORKERS) - update  # an update parses here too
     done = 0
-    for chunk in parallel_map(_parse_chunk, [(root, c, discovery) for c in chunks], workers, root):
+    tasks = [(root, c, discovery) for c in chunks]
+    fork = update and _can_fork()
+    if fork:  # the workers inherit the parser's stack, its queries compiled
+        _ready_to_parse(stale)
+    for chunk in parallel_map(_parse_chunk, tasks, workers, root, share=update, fork=fork, then=then):
         yield from chunk
         done += len(chunk)
         if progress:
             progress("parse", done, len(jobs))
+
+
+def _ready_to_parse(paths: Iterable[str]) -> None:
+    """Load the parser's stack and compile the queries of the languages of ``paths``."""
+    from mnemo_core.index.extract import extract_once  # noqa: F401  (imported for the workers)
+
+    for spec in {spec.name: spec for path in paths if (spec := language_for_path(path))}.values():
+        spec.query, spec.parser  # noqa: B018  (cached on first use)
 
 
 def _write_one(store: Store, p: _Parsed, old: FileRow | None) -> tuple[int | None, set[str], set[int]]:

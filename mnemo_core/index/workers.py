@@ -1,6 +1,7 @@
 """Worker processes that never run the analysed repository's code and never outlive mnemo.
 
-Parse workers are fresh interpreters (multiprocessing "spawn"), started as ``python -c ...`` in the
+Parse workers are fresh interpreters (multiprocessing "spawn"; an update's are forked where no other
+thread runs: nothing is started or imported), started as ``python -c ...`` in the
 working directory, which is usually the repository being analysed: ``-c`` would put that directory
 first on ``sys.path`` and import a planted ``multiprocessing.py`` before any of mnemo's code runs.
 So they are started with ``PYTHONSAFEPATH=1`` (Python 3.11+), and the ``sys.path`` they inherit
@@ -21,11 +22,15 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from mnemo_core.safepath import is_untrusted
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 R = TypeVar("R")
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
@@ -41,11 +46,22 @@ AHEAD_PER_WORKER = 4
 
 
 def parallel_map(
-    fn: Callable[..., R], args: Iterable[tuple[Any, ...]], workers: int, root: Path
+    fn: Callable[..., R],
+    args: Iterable[tuple[Any, ...]],
+    workers: int,
+    root: Path,
+    share: bool = False,
+    fork: bool = False,
+    then: Callable[[], None] | None = None,
 ) -> Iterator[R]:
-    """``fn(*a)`` for each ``a`` in spawned worker processes, results in order, at most
+    """``fn(*a)`` for each ``a`` in worker processes, results in order, at most
     ``AHEAD_PER_WORKER`` tasks a worker handed ahead of the caller. Stopping early (an error,
-    Ctrl-C, the caller closing the generator) cancels what has not started."""
+    Ctrl-C, the caller closing the generator) cancels what has not started. With ``share``, this
+    process works too: while the next result is not ready it does the next task not handed out
+    (so one worker fewer does the same in about the same time; each costs an interpreter's start
+    and its imports, and its results travel pickled). The workers are spawned, or with ``fork``
+    forked (no interpreter started, nothing imported again: only safe with no other thread
+    running); ``then`` runs once they are (a thread may start there)."""
     todo = iter(args)
     with clean_start(root):
         from concurrent.futures import ProcessPoolExecutor  # here: small updates never pay for these
@@ -53,22 +69,40 @@ def parallel_map(
 
         pool = ProcessPoolExecutor(
             max_workers=workers,
-            mp_context=get_context("spawn"),
+            mp_context=get_context("fork" if fork else "spawn"),
             initializer=worker_init,
             initargs=(os.getpid(),),
         )
         try:  # the workers start here, inside clean_start: the first tasks are more than the workers
-            pending = deque(pool.submit(fn, *a) for a in islice(todo, workers * AHEAD_PER_WORKER))
+            pending: deque[Future[R] | _Done[R]] = deque(
+                pool.submit(fn, *a) for a in islice(todo, workers * AHEAD_PER_WORKER)
+            )
         except BaseException:
             pool.shutdown(wait=True, cancel_futures=True)
             raise
+    if then is not None:
+        then()
     try:
         while pending:
-            result = pending.popleft().result()  # let go once handed over
+            while share and not _ready(pending[0]) and (task := next(todo, None)) is not None:
+                pending.append(_Done(fn(*task)))  # after every task handed out: still in order
+            head = pending.popleft()  # let go once handed over
+            result = head.value if isinstance(head, _Done) else head.result()
             pending.extend(pool.submit(fn, *a) for a in islice(todo, 1))
             yield result
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+@dataclass(frozen=True, slots=True)
+class _Done(Generic[R]):
+    """A task this process did itself (its future cancelled before any worker started it)."""
+
+    value: R
+
+
+def _ready(task: Future[R] | _Done[R]) -> bool:
+    return isinstance(task, _Done) or task.done()
 
 
 @contextlib.contextmanager

@@ -249,3 +249,61 @@ def test_a_class_that_moves_its_bases_resolves_only_its_followers(
         index_repo(repo)
     assert "0 files followed base classes that changed" in caplog.text  # use.py follows Two only
     assert "resolved 1 files" in caplog.text
+
+
+CORE = (  # v1 of a file edited inside: a body, the order of definitions, a decorator, an import
+    "from app.util import a\n\ndef first():\n    return a()\n\ndef second():\n    return first()\n\n"
+    "class Box:\n    def open(self):\n        return second()\n"
+)
+CORE_EDITED = (  # first's body grows and second moves above it; open turns static (an indexed column)
+    "from app.util import a\n\ndef second():\n    return first()\n\ndef first():\n    x = 1\n"
+    "    return a() + x\n\nclass Box:\n    @staticmethod\n    def open():\n        return second()\n"
+)
+CORE_IMPORT = CORE_EDITED.replace("from app.util import a\n", "from app.util import b as a\n")
+
+
+@pytest.mark.parametrize("preload_share", [PRELOAD_SHARE, 1.0])
+def test_edits_inside_a_file_equal_a_cold_index(
+    tmp_path: Path, preload_share: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file whose function is edited, whose definitions move within it, one gaining a decorator,
+    and then whose import alone changes: each move equals a cold index, kept symbols keep their ids."""
+    monkeypatch.setattr(indexer, "PRELOAD_SHARE", preload_share)
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "app/__init__.py": "",
+            "app/util.py": "def a():\n    return 1\n\ndef b():\n    return 2\n",
+            "app/core.py": CORE,
+            "app/use.py": "from app.core import Box, first\n\ndef go():\n    return Box().open() + first()\n",
+        },
+    )
+    revs = [git(repo, "rev-parse", "HEAD").strip()]
+    for text in (CORE_EDITED, CORE_IMPORT):
+        commit(repo, {"app/core.py": text}, "edit core")
+        revs.append(git(repo, "rev-parse", "HEAD").strip())
+    colds = {rev: cold_snapshot(tmp_path, repo, rev) for rev in revs}
+    ids = set()
+    for rev in (revs[0], revs[1], revs[2], revs[0], revs[2], revs[1]):
+        git(repo, "checkout", "-q", rev)
+        index_repo(repo)
+        assert index_snapshot(repo).differences(colds[rev]) == [], rev
+        with sqlite3.connect(index_path(repo)) as conn:
+            found = conn.execute("SELECT id FROM symbols WHERE name IN ('first', 'Box.open')")
+            ids |= {row[0] for row in found}
+    assert len(ids) == 2  # neither was deleted and inserted anew
+
+
+def test_a_move_parsed_in_forked_workers_equals_a_cold_index(
+    tmp_path: Path, history: tuple[Path, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An update of many files parses here and in forked workers, the history read in a thread
+    started after them: the same index as a cold one."""
+    repo, revs = history
+    monkeypatch.setattr(indexer, "UPDATE_PARALLEL_MIN_FILES", 1)
+    index_repo(repo)
+    for rev in (revs[0], revs[2]):
+        cold = cold_snapshot(tmp_path, repo, rev)
+        git(repo, "checkout", "-q", rev)
+        index_repo(repo)
+        assert index_snapshot(repo).differences(cold) == [], rev

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import time
 from pathlib import Path
 
@@ -13,6 +14,27 @@ def test_a_spawned_worker_collects_garbage_in_large_batches(tmp_path: Path) -> N
     # a fresh interpreter starts at Python's default (700); the pool's initializer raises it
     thresholds = list(parallel_map(gc.get_threshold, [(), ()], 2, tmp_path))
     assert [t[0] for t in thresholds] == [YOUNG_OBJECTS_PER_COLLECTION] * 2
+
+
+def test_sharing_the_work_keeps_the_order_and_works_here_too(tmp_path: Path) -> None:
+    # with ``share`` this process does the next tasks not handed out while it waits for the next
+    # result: the results come in the tasks' order whoever did them, and both did some
+    tasks = [(-i,) for i in range(60)]
+    assert list(parallel_map(abs, tasks, 1, tmp_path, share=True)) == list(range(60))
+    pids = set(parallel_map(os.getpid, [()] * 60, 1, tmp_path, share=True))
+    assert os.getpid() in pids
+    assert len(pids) == 2
+
+
+def test_forked_workers_share_the_work_and_run_then_once_started(tmp_path: Path) -> None:
+    started: list[int] = []
+    results = parallel_map(
+        abs, [(-i,) for i in range(40)], 1, tmp_path, share=True, fork=True, then=lambda: started.append(1)
+    )
+    assert next(results) == 0
+    assert started == [1]  # before the first result is handed over
+    assert list(results) == list(range(1, 40))
+    assert started == [1]
 
 
 def test_tasks_are_handed_ahead_of_the_caller_a_few_at_a_time(tmp_path: Path) -> None:
