@@ -36,8 +36,16 @@ class Repository:
     def update_index(
         self, full: bool = False, progress: Progress | None = None, only: list[str] | None = None
     ) -> IndexStats:
-        """Bring the index up to date (incremental unless ``full``)."""
-        return index_repo(self.root, full=full, progress=progress, only=only)
+        """Bring the index up to date (incremental unless ``full``); when that made a generation
+        the graph file cannot be derived for (a cold build), build that file too, so the first
+        query only maps it."""
+        before = self.store.generation() if index_path(self.root).is_file() else None
+        stats = index_repo(self.root, full=full, progress=progress, only=only)
+        if self.store.generation() != before:
+            from mnemo_core.retrieve.graphcache import prepare  # numpy and the ranking's weights
+
+            prepare(self.store)
+        return stats
 
     def refresh(self, progress: Progress | None = None) -> None:
         """Bring the index up to date before a query (telling ``progress`` how the parse goes); one
