@@ -21,6 +21,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -33,13 +34,19 @@ PARENT_POLL_S = 1.0  # how soon a worker notices its parent is gone where the ke
 # ``mnemo`` process sets the same in ``cli.run``): a parse worker allocates Python objects per query
 # capture and per reference, and collecting every 700 of them cost its query a sixth more CPU
 YOUNG_OBJECTS_PER_COLLECTION = 100_000
+# tasks handed to the pool per worker before the caller takes a result: enough that a worker never
+# waits for the next, few enough that results done before a slower caller takes them stay few (all
+# handed at once, a parse's finished files piled up in the parent: 782 MB on ten stdlib copies)
+AHEAD_PER_WORKER = 4
 
 
 def parallel_map(
     fn: Callable[..., R], args: Iterable[tuple[Any, ...]], workers: int, root: Path
 ) -> Iterator[R]:
-    """``fn(*a)`` for each ``a`` in spawned worker processes, results in order. Stopping early
-    (an error, Ctrl-C, the caller closing the generator) cancels what has not started."""
+    """``fn(*a)`` for each ``a`` in spawned worker processes, results in order, at most
+    ``AHEAD_PER_WORKER`` tasks a worker handed ahead of the caller. Stopping early (an error,
+    Ctrl-C, the caller closing the generator) cancels what has not started."""
+    todo = iter(args)
     with clean_start(root):
         from concurrent.futures import ProcessPoolExecutor  # here: small updates never pay for these
         from multiprocessing import get_context
@@ -50,16 +57,16 @@ def parallel_map(
             initializer=worker_init,
             initargs=(os.getpid(),),
         )
-        try:
-            futures = [pool.submit(fn, *a) for a in args]  # the workers start here, inside clean_start
+        try:  # the workers start here, inside clean_start: the first tasks are more than the workers
+            pending = deque(pool.submit(fn, *a) for a in islice(todo, workers * AHEAD_PER_WORKER))
         except BaseException:
             pool.shutdown(wait=True, cancel_futures=True)
             raise
-    pending = deque(futures)  # each result let go once handed over: not every file's kept to the end
-    del futures
     try:
         while pending:
-            yield pending.popleft().result()
+            result = pending.popleft().result()  # let go once handed over
+            pending.extend(pool.submit(fn, *a) for a in islice(todo, 1))
+            yield result
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
