@@ -10,7 +10,7 @@ import pytest
 from helpers import make_repo
 
 from mnemo_core.index.indexer import index_repo
-from mnemo_core.index.store import Store
+from mnemo_core.index.store import Store, graphlog
 from mnemo_core.repository import Repository
 from mnemo_core.retrieve import graphcache
 
@@ -194,3 +194,20 @@ def test_a_cold_index_writes_the_graph_file_and_an_update_only_its_record(tmp_pa
     assert store.graph_delta(store.generation()) is not None
     store.close()
     repository.close()
+
+
+def test_an_update_that_changes_more_than_the_record_holds_leaves_the_file_to_a_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = make_repo(tmp_path / "repo", BASE)
+    index_repo(repo)
+    loaded(repo)[0].close()
+    monkeypatch.setattr(graphlog, "LOG_CAP", 4)  # the edit writes more than 2 edges
+    edit(repo, EDITS["adds edges"])
+    index_repo(repo)
+    store = Store.open(repo)
+    assert store.graph_delta(store.generation()) is None and not graph_file(store).exists()
+    store.close()
+    store, _ = loaded(repo)
+    store.close()
+    assert graph_file(Store.open(repo)).read_bytes() == built_from_every_edge(repo)

@@ -45,6 +45,7 @@ from mnemo_core.index.store.derived import (
     derived_path,
     remove_other_generations,
 )
+from mnemo_core.index.store.schema import ANALYSIS_META, ANALYSIS_VERSION
 
 log = logging.getLogger(__name__)
 
@@ -53,27 +54,41 @@ _DELTA_HEADER = struct.Struct("=16s16sqqQq")  # magic, index id, generation, bas
 _CRC_AT = 16 + 16 + 8 + 8
 
 _LOG = "graph_touched"  # TEMP table: one row per end of a changed edge (repeats allowed: no conflict)
-_NODES = "graph_nodes"  # TEMP table: the distinct symbols of the log, keyed for the reads' joins
-_TRIGGERS = {
-    "graph_edge_in": f"AFTER INSERT ON main.edges BEGIN INSERT INTO {_LOG} VALUES (new.src), (new.dst); END",
-    "graph_edge_out": f"AFTER DELETE ON main.edges BEGIN INSERT INTO {_LOG} VALUES (old.src), (old.dst); END",
-    "graph_edge_moved": (
-        f"AFTER UPDATE ON main.edges BEGIN INSERT INTO {_LOG} VALUES"
-        " (old.src), (old.dst), (new.src), (new.dst); END"
-    ),
-    "graph_symbol_in": (
-        f"AFTER INSERT ON main.symbols WHEN new.parent_id IS NOT NULL BEGIN INSERT INTO {_LOG} VALUES"
-        " (new.id), (new.parent_id); END"
-    ),
-    "graph_symbol_out": (
-        f"AFTER DELETE ON main.symbols WHEN old.parent_id IS NOT NULL BEGIN INSERT INTO {_LOG} VALUES"
-        " (old.id), (old.parent_id); END"
-    ),
-    "graph_symbol_moved": (
-        f"AFTER UPDATE OF id, parent_id ON main.symbols BEGIN INSERT INTO {_LOG} VALUES"
-        " (old.id), (old.parent_id), (new.id), (new.parent_id); END"
-    ),
-}
+_NODES = "graph_nodes"  # TEMP table: symbol ids for a read to join
+# rows the record holds at most (~15 MB): an update that writes more (every edge resolved again) has
+# changed so much that building the graph from every edge is as cheap, so the triggers stop there
+LOG_CAP = 1_000_000
+
+
+def _triggers(cap: int) -> dict[str, str]:
+    """The triggers' names and bodies; each writes while the record holds fewer than ``cap`` rows."""
+    room = f"coalesce((SELECT max(rowid) FROM temp.{_LOG}), 0) < {int(cap)}"
+    return {
+        "graph_edge_in": (
+            f"AFTER INSERT ON main.edges WHEN {room} BEGIN INSERT INTO {_LOG} VALUES (new.src), (new.dst);"
+            " END"
+        ),
+        "graph_edge_out": (
+            f"AFTER DELETE ON main.edges WHEN {room} BEGIN INSERT INTO {_LOG} VALUES (old.src), (old.dst);"
+            " END"
+        ),
+        "graph_edge_moved": (
+            f"AFTER UPDATE ON main.edges WHEN {room} BEGIN INSERT INTO {_LOG} VALUES"
+            " (old.src), (old.dst), (new.src), (new.dst); END"
+        ),
+        "graph_symbol_in": (
+            f"AFTER INSERT ON main.symbols WHEN new.parent_id IS NOT NULL AND {room} BEGIN INSERT INTO {_LOG}"
+            " VALUES (new.id), (new.parent_id); END"
+        ),
+        "graph_symbol_out": (
+            f"AFTER DELETE ON main.symbols WHEN old.parent_id IS NOT NULL AND {room} BEGIN INSERT INTO {_LOG}"
+            " VALUES (old.id), (old.parent_id); END"
+        ),
+        "graph_symbol_moved": (
+            f"AFTER UPDATE OF id, parent_id ON main.symbols WHEN {room} BEGIN INSERT INTO {_LOG} VALUES"
+            " (old.id), (old.parent_id), (new.id), (new.parent_id); END"
+        ),
+    }
 
 
 @dataclass(frozen=True)
@@ -92,8 +107,8 @@ class GraphLog(Connection):
         """Before an update: record what it changes of the graph, when an earlier generation's
         graph can be derived from (an index that is whole; not a first build, whose every insert
         the triggers would note). Returns the generation the record starts from."""
-        if self.meta("commit") is None:
-            return None
+        if self.meta("commit") is None or self.meta(ANALYSIS_META) != str(ANALYSIS_VERSION):
+            return None  # a first build, or every edge resolved again
         self.log_graph_changes()
         return self.generation()
 
@@ -104,8 +119,9 @@ class GraphLog(Connection):
             return
         try:
             generation = self.generation()
-            if generation != started:
-                self._keep_delta(started, generation, self.graph_changes())
+            changed = self.graph_changes() if generation != started else None
+            if changed is not None:
+                self._keep_delta(started, generation, changed)
         finally:
             self.stop_graph_log()
 
@@ -155,18 +171,21 @@ class GraphLog(Connection):
         """Start recording (an earlier record on this connection is dropped)."""
         self.stop_graph_log()
         self.conn.execute(f"CREATE TEMP TABLE {_LOG}(id INTEGER)")
-        for name, body in _TRIGGERS.items():
+        for name, body in _triggers(LOG_CAP).items():
             self.conn.execute(f"CREATE TEMP TRIGGER {name} {body}")
 
     def stop_graph_log(self) -> None:
         """Stop recording and forget the record."""
-        for name in _TRIGGERS:
+        for name in _triggers(LOG_CAP):
             self.conn.execute(f"DROP TRIGGER IF EXISTS temp.{name}")
         for table in (_LOG, _NODES):
             self.conn.execute(f"DROP TABLE IF EXISTS temp.{table}")
 
-    def graph_changes(self) -> list[int]:
-        """The distinct symbols recorded so far, ascending."""
+    def graph_changes(self) -> list[int] | None:
+        """The distinct symbols recorded so far, ascending; None once the record is full."""
+        if self.conn.execute(f"SELECT count(*) >= ? FROM temp.{_LOG}", (LOG_CAP,)).fetchone()[0]:
+            log.info("graph: the update changed too many edges to record; the graph is built from every edge")
+            return None
         query = f"SELECT DISTINCT id FROM temp.{_LOG} WHERE id IS NOT NULL ORDER BY id"
         return [int(sid) for (sid,) in self.conn.execute(query)]
 
