@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
@@ -157,7 +158,10 @@ def prepare(store: Store) -> None:
     path = _path(store, stamp.generation)
     if path.is_file() or store.graph_delta(stamp.generation) is not None:
         return
-    _made(store, path, stamp, whole(build_arrays(store)), keep=False)
+    started = time.perf_counter()
+    plan = whole(build_arrays(store))
+    _made(store, path, stamp, plan, keep=False)
+    log.info("wrote the graph file (%d symbols) in %.2fs", plan.lengths[0], time.perf_counter() - started)
 
 
 def build(store: Store) -> Cached:
