@@ -41,7 +41,7 @@ class Repository:
         query only maps it."""
         before = self.store.generation() if index_path(self.root).is_file() else None
         stats = index_repo(self.root, full=full, progress=progress, only=only)
-        if self.store.generation() != before:
+        if self.store.generation() != before and not self.store.graph_at_hand():
             from mnemo_core.retrieve.graphcache import prepare  # numpy and the ranking's weights
 
             prepare(self.store)

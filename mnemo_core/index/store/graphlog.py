@@ -139,6 +139,12 @@ class GraphLog(Connection):
         if _write_delta(path, index_id, delta):
             remove_other_generations(path, index_id)
 
+    def graph_at_hand(self) -> bool:
+        """Whether the current generation's graph file is there, or a change record to derive it."""
+        generation = self.generation()
+        delta = derived_path(self.path.parent, DELTA_PREFIX, self.index_id(), generation, DELTA_SUFFIX)
+        return self._graph_file(generation).is_file() or delta.is_file()
+
     def graph_delta(self, generation: int) -> GraphDelta | None:
         """The kept record of what changed up to ``generation``, when there is a sound one."""
         path = derived_path(self.path.parent, DELTA_PREFIX, self.index_id(), generation, DELTA_SUFFIX)
