@@ -12,7 +12,8 @@ The file of a new generation is made without reading every edge whenever it can 
 - after an update, the indexer has recorded which symbols' edges changed (``store.graphlog``) and
   kept that beside the index; the first query of the generation derives the new file from the
   earlier generation's and the current edges of those symbols (``graphbuild.derive``: the same
-  arrays, byte for byte, as a build from every edge) -- 0.3 s on ten copies for a one-file edit;
+  arrays, byte for byte, as a build from every edge): ~0.6 s of CPU on ten stdlib copies
+  for a one-file edit, half of it writing the new 115 MB file, against 9 s for a build;
 - after a cold index (no earlier file to derive from), ``prepare`` builds the file at the end of
   the index, so the first query only maps it;
 - otherwise (the file removed, a record damaged, most of the graph changed) the first query builds
