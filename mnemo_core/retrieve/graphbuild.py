@@ -88,26 +88,32 @@ def edge_columns(batches: Iterable[Sequence[tuple[int, int, int, float]]]) -> Ed
     return EdgeColumns(src, dst, weight, typed, called)
 
 
-def build(edges: EdgeColumns) -> GraphArrays:
-    """The arrays of every edge (``walk.graph_arrays`` and a fan-in count, in numpy)."""
+def build(edges: EdgeColumns) -> Plan:
+    """The arrays of every edge (``walk.graph_arrays`` and a fan-in count, in numpy), the walk's
+    columns and values in pieces (a range of rows each: never copied into one array)."""
     one_blas_thread()
     import numpy as np
 
     called, fan_in = _fan_in(edges.src[edges.called], edges.dst[edges.called])
     src, dst, weight, typed = _apart(edges)
+    del edges  # the symbol ids go once they are numbered
     ids = np.unique(np.concatenate([src, dst]))
     n = len(ids)
     src, dst = np.searchsorted(ids, src), np.searchsorted(ids, dst)
-    walk = _walk(src, dst, weight, n)
     rows, cols, _ = _entries(src[typed], dst[typed], np.ones(int(typed.sum())), n)
     directed = (_indptr(rows, n), cols, np.ones(len(cols)))
-    return GraphArrays(ids, *walk, *directed, called, fan_in)
+    del rows, typed
+    indptr, columns, values = _walk(src, dst, weight, n)
+    entries = int(indptr[-1])
+    lengths = (n, n + 1, entries, entries, n + 1, len(cols), len(cols), len(called), len(fan_in))
+    return Plan(lengths, lambda: iter([ids, indptr, *columns, *values, *directed, called, fan_in]))
 
 
 def _walk(
     src: np.ndarray, dst: np.ndarray, weight: np.ndarray, n: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The walk's matrix (row pointers, columns, values) of edges between dense ``src`` and ``dst``:
+) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
+    """The walk's matrix (row pointers; columns and values, a piece per range of rows) of edges
+    between dense ``src`` and ``dst``:
     each edge forward, and backward at ``BACKWARD`` of its weight. Made a range of rows at a time
     (``BUILD_PARTS`` ranges of about as many entries), so the sorting of the entries never holds
     all of them: within a range an entry's terms still add up forward first, each in edge order."""
@@ -131,7 +137,7 @@ def _walk(
         values.append(data)
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(counts, out=indptr[1:])
-    return indptr, np.concatenate(columns), np.concatenate(values)
+    return indptr, columns, values
 
 
 @dataclass(frozen=True)
@@ -141,11 +147,6 @@ class Plan:
 
     lengths: tuple[int, ...]
     pieces: Callable[[], Iterator[np.ndarray]]
-
-
-def whole(arrays: GraphArrays) -> Plan:
-    """The plan of arrays held whole."""
-    return Plan(tuple(len(a) for a in arrays), lambda: iter(arrays))
 
 
 def collect(plan: Plan) -> GraphArrays:

@@ -51,7 +51,7 @@ from mnemo_core.index.store.derived import (
     remove_other_generations,
 )
 from mnemo_core.retrieve import graphbuild, graphfile
-from mnemo_core.retrieve.graphbuild import CONTAINS, TYPES, GraphArrays, Plan, collect, edge_columns, whole
+from mnemo_core.retrieve.graphbuild import CONTAINS, TYPES, GraphArrays, Plan, collect, edge_columns
 from mnemo_core.retrieve.graphfile import Stamp
 from mnemo_core.retrieve.walk import Csr, Graph, Ints
 
@@ -143,7 +143,7 @@ def _cached(store: Store) -> Cached:
     path = _path(store, stamp.generation)
     cached = _load(path, stamp)
     if cached is None:
-        cached = _made(store, path, stamp, _derived(store, stamp) or whole(build_arrays(store)))
+        cached = _made(store, path, stamp, _derived(store, stamp) or build_plan(store))
     with _lock:
         _graphs[key] = cached
         while len(_graphs) > CACHED_GRAPHS:
@@ -160,7 +160,7 @@ def prepare(store: Store) -> None:
     if path.is_file() or store.graph_delta(stamp.generation) is not None:
         return
     started = time.perf_counter()
-    plan = whole(build_arrays(store))
+    plan = build_plan(store)
     _made(store, path, stamp, plan, keep=False)
     log.info("wrote the graph file (%d symbols) in %.2fs", plan.lengths[0], time.perf_counter() - started)
 
@@ -168,10 +168,10 @@ def prepare(store: Store) -> None:
 def build(store: Store) -> Cached:
     """The graph and the fan-in of every edge of the index, read a batch at a time
     (``walk.build_graph`` of ``store.all_edges()`` gives the same graph)."""
-    return _in_memory(build_arrays(store))
+    return _in_memory(collect(build_plan(store)))
 
 
-def build_arrays(store: Store) -> GraphArrays:
+def build_plan(store: Store) -> Plan:
     """The file's arrays from every edge of the index, read a batch at a time."""
     return graphbuild.build(edge_columns(store.edge_batches(TYPES, EDGE_BATCH)))
 

@@ -94,7 +94,7 @@ def built_from_every_edge(root: Path) -> bytes:
     return rebuilt
 
 
-def no_build(store: Store) -> graphcache.GraphArrays:
+def no_build(store: Store) -> graphcache.Plan:
     raise AssertionError("built from every edge, not derived")
 
 
@@ -113,7 +113,7 @@ def test_a_derived_file_equals_the_file_built_from_every_edge(
     assert not graph_file(store).exists(), "the update leaves the file to the first query"
     store.close()
     with monkeypatch.context() as patched:
-        patched.setattr(graphcache, "build_arrays", no_build)
+        patched.setattr(graphcache, "build_plan", no_build)
         store, cached = loaded(repo)
     derived = graph_file(store).read_bytes()
     assert [p.name for p in store.path.parent.glob("graph*.bin")] == [graph_file(store).name]
@@ -143,7 +143,7 @@ def test_updates_before_any_query_add_up_from_the_same_file(
     assert delta is not None and delta.base == base and store.generation() > base + 1
     store.close()
     with monkeypatch.context() as patched:
-        patched.setattr(graphcache, "build_arrays", no_build)
+        patched.setattr(graphcache, "build_plan", no_build)
         loaded(repo)[0].close()
     assert graph_file(Store.open(repo)).read_bytes() == built_from_every_edge(repo)
 
