@@ -168,7 +168,10 @@ class GraphLog(Connection):
         for name in names:
             number = name[len(prefix) : -len(DELTA_SUFFIX)] if name.endswith(DELTA_SUFFIX) else ""
             if number.isdigit() and int(number) <= upto:
-                (directory / name).unlink(missing_ok=True)
+                try:
+                    (directory / name).unlink(missing_ok=True)
+                except OSError as exc:  # a read-only .mnemo: the record is simply not used again
+                    log.info("graph change record %s not removed: %s", directory / name, exc)
 
     def _graph_file(self, generation: int) -> Path:
         return derived_path(self.path.parent, GRAPH_PREFIX, self.index_id(), generation, GRAPH_SUFFIXES[0])
