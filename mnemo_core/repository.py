@@ -39,12 +39,16 @@ class Repository:
         """Bring the index up to date (incremental unless ``full``); when that made a generation
         the graph file cannot be derived for (a cold build), build that file too, so the first
         query only maps it."""
-        before = self.store.generation() if index_path(self.root).is_file() else None
         stats = index_repo(self.root, full=full, progress=progress, only=only)
-        if self.store.generation() != before and not self.store.graph_at_hand():
-            from mnemo_core.retrieve.graphcache import prepare  # numpy and the ranking's weights
+        if stats.parsed or stats.removed:
+            store = Store.open(self.root)  # its own: an index moved aside and rebuilt is a new file
+            try:
+                if not store.graph_at_hand():
+                    from mnemo_core.retrieve.graphcache import prepare  # numpy, the ranking's weights
 
-            prepare(self.store)
+                    prepare(store)
+            finally:
+                store.close()
         return stats
 
     def refresh(self, progress: Progress | None = None) -> None:
