@@ -140,10 +140,15 @@ def _packed(
 
 
 def fit_budget(
-    repo: Repository, ranked: list[ScoredSymbol], budget: int, neighbours: dict[int, set[int]] | None = None
+    repo: Repository,
+    ranked: list[ScoredSymbol],
+    budget: int,
+    neighbours: dict[int, set[int]] | None = None,
+    source: SourceCache | None = None,
 ) -> list[ScoredSymbol]:
-    """The ranked symbols that fit ``budget`` tokens (whole, or as headers), in their ranked order."""
-    source = SourceCache(repo.root)
+    """The ranked symbols that fit ``budget`` tokens (whole, or as headers), in their ranked order;
+    their files read through ``source`` (what the caller read already), else anew."""
+    source = source or SourceCache(repo.root)
     members = repo.store.children_of(s.symbol.id for s in ranked if s.symbol.id > 0)
     texts: dict[int, str] = {}
     pieces = []
@@ -320,6 +325,7 @@ def _analysed_answer(
     widening: Widening | None = None,
 ) -> tuple[ContextPack, ChangeAnalysis]:
     from mnemo_core.change.context import analyse
+    from mnemo_core.change.sources import generation_sources
 
     analysis = analyse(call.repo.store, call.repo.root, changed, files, depth, base, coverage)
     if widening is not None and coverage is not None:  # the map's rules (``covmap.select``)
@@ -327,7 +333,8 @@ def _analysed_answer(
 
         changes, _, sides = widening
         analysis = widen(call.repo.store, call.repo.root, analysis, (changes, changed), coverage, sides)
-    symbols = fit_budget(call.repo, analysis.ranked, budget)
+    # the analysis read most of these files: their lines are those of this generation's sources
+    symbols = fit_budget(call.repo, analysis.ranked, budget, source=generation_sources(call.repo.store))
     impact = analysis.impact
     notes_all = (*(notes or ()), *analysis.notes)  # the range's, then where the tests came from
     return answer(call, mode, query, budget, symbols, impact_counts(impact), impact, notes_all), analysis

@@ -43,6 +43,7 @@ from mnemo_core.change.impact import (
 )
 from mnemo_core.change.receivers import names_used
 from mnemo_core.index.store import Store
+from mnemo_core.index.store.shortnames import SEPARATOR
 from mnemo_core.index.textsplit import identifier_words, stem
 from mnemo_core.model import DYNAMIC_RESOLUTIONS, PathResolution, Symbol
 
@@ -227,6 +228,8 @@ def _named_after(store: Store, symbol: Symbol) -> dict[int, Reach]:
     if len(name) < MIN_NAMED_AFTER:
         return {}
     named = _WORD_BOUNDARY.format(re.escape(name))
+    if not _may_be_named_after(store, name, named):
+        return {}  # no test case is named so: the scan of every symbol's name is spared
     return {
         t.id: Reach(t.id, 1, FALLBACK_CONFIDENCE, (t.id, symbol.id), (NAMED_AFTER,))
         for t in store.find_symbols(f"*{symbol.short_name}*", limit=FALLBACK_SYMBOLS)
@@ -240,9 +243,47 @@ def _module_test_files(store: Store, symbol: Symbol) -> dict[int, Reach]:
     words = _stem_words(symbol.path) - TEST_WORDS
     if len("".join(words)) < MIN_NAMED_AFTER:
         return {}
-    named = [path for _, path in store.file_paths() if path != symbol.path and words <= _stem_words(path)]
+    spelled = _pieces(words)
+    named = [
+        path
+        for _, path in store.file_paths()
+        if path != symbol.path and _may_spell(path, spelled) and words <= _stem_words(path)
+    ]
     tests = [t.id for path in named for t in store.symbols_in_file(path) if t.is_test_case]
     return {t: Reach(t, 1, FALLBACK_CONFIDENCE, (t, symbol.id), (NAMED_FOR_MODULE,)) for t in tests}
+
+
+def _may_be_named_after(store: Store, name: str, named: str) -> bool:
+    """Whether some test case's short name, lowered, matches ``named`` (``name`` between word
+    boundaries): the index's distinct names that contain ``name`` (``shortnames``: kept per
+    generation) say which names may, and the index on lowered names whether a test case has one.
+    Where a name is not plain ASCII (SQLite's lowering, which those names are kept in, is then not
+    Python's), one may."""
+    names = store.distinct_short_names()
+    if names.odd or not names.text.isascii() or not name.isascii():
+        return True
+    found = names.containing(name)
+    if f"{SEPARATOR}{name}{SEPARATOR}" in names.text:
+        found.add(name)
+    return bool(store.test_cases_named(c for c in found if re.search(named, c)))
+
+
+def _pieces(words: Iterable[str]) -> list[str]:
+    """What a file name whose stemmed words hold ``words`` spells of each: the stem, or its text
+    before a final ``y`` (``retry`` of ``retries``)."""
+    return [word[:-1] if word.endswith("y") else word for word in words]
+
+
+def _may_spell(path: str, spelled: Iterable[str]) -> bool:
+    """Whether a file's name may have the stemmed words whose ``_pieces`` are ``spelled`` (each is
+    in the name): a check in place of stemming every file's name (an ASCII name's words are pieces
+    of it, and a stem a start of its word). A name that is not plain ASCII may lower otherwise: it
+    may."""
+    name = path.rpartition("/")[2]
+    if not name.isascii():
+        return True
+    lowered = name.lower()
+    return all(piece in lowered for piece in spelled)
 
 
 @lru_cache(maxsize=STEMS_CACHED)

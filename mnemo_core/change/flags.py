@@ -18,11 +18,11 @@ import re
 from functools import lru_cache
 
 from mnemo_core.change.assumptions import Assumption, Fresh, TestSources, words_naming
+from mnemo_core.change.sources import generation_sources
 from mnemo_core.change.syntax_keys import syntax_guard
 from mnemo_core.index.store import Store
 from mnemo_core.memo import BoundedCache
 from mnemo_core.model import Symbol
-from mnemo_core.retrieve.snippets import SourceCache
 
 GUARD = re.compile(r"(?:el)?if\s+(self\.)?([A-Za-z_]\w*)(?:\s+is\s+not\s+None)?\s*(?:\band\b.*)?:\s*(?:#.*)?")
 MIN_FLAG_CHARS = 4  # ``x``, ``ok``, ``cb``: too short to find in a test's source by chance alone
@@ -60,7 +60,7 @@ class OptInFlags:
     def __init__(self, store: Store) -> None:
         self._store = store
         self._key = (str(store.path), store.generation())
-        self._sources: SourceCache | None = None
+        self._sources = generation_sources(store)
         self._seen: dict[int, dict[int, Assumption]] = {}
         self._inits: dict[int, str] = {}  # each class's ``__init__`` signature
 
@@ -79,8 +79,6 @@ class OptInFlags:
         """Each statement line of ``caller`` directly in the body of an opt-in or syntax ``if`` (not
         in a block nested there: ``if optimize: try: read()`` reads whatever the ``try`` says), with
         its assumption."""
-        if self._sources is None:
-            self._sources = SourceCache(self._store.root)
         lines = self._sources.lines(caller.path)
         guarded: dict[int, Assumption] = {}
         end = min(caller.end_line, len(lines))

@@ -8,9 +8,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from mnemo_core.change.sources import generation_sources
 from mnemo_core.index.store import Store
 from mnemo_core.memo import BoundedCache
-from mnemo_core.retrieve.snippets import SourceCache
 
 STRING = re.compile(r"""(?s)(\"\"\"|'''|"|')(.*?)(?<!\\)\1""")
 WORD = re.compile(r"\w+")
@@ -43,7 +43,7 @@ def literals_of(store: Store, symbols: Iterable[int]) -> dict[int, Literals]:
             unread.append(sid)
         else:
             found[sid] = cached
-    sources = SourceCache(store.root)
+    sources = generation_sources(store)
     for sid, symbol in store.symbols_by_ids(unread).items():
         body = "\n".join(sources.lines(symbol.path)[symbol.start_line - 1 : symbol.end_line])
         quoted = [(m.group(1), m.group(2)) for m in STRING.finditer(body)]

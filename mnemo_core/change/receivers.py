@@ -29,12 +29,12 @@ from mnemo_core.change.assumptions import Assumption, Fresh, TestSources, symbol
 from mnemo_core.change.flags import PATTERNS_CACHED
 from mnemo_core.change.hierarchy import hierarchy
 from mnemo_core.change.messages import exception_classes
+from mnemo_core.change.sources import generation_sources
 from mnemo_core.index.languages import language_for_path
 from mnemo_core.index.store import Store
 from mnemo_core.index.textsplit import identifier_words
 from mnemo_core.memo import BoundedCache
 from mnemo_core.model import CALLABLE_KINDS, Symbol
-from mnemo_core.retrieve.snippets import SourceCache
 
 WORD = re.compile(r"\w+")
 CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -43,6 +43,8 @@ MIN_CLASS_WORD = 3  # shorter words of a class name (``IO``, ``A``) say nothing 
 WORDS_CACHED = 20_000  # tests whose words are known (per index generation)
 _WORDS: BoundedCache[tuple[str, int, int], frozenset[str]] = BoundedCache(WORDS_CACHED)
 FIXTURE_DEPTH = 3  # fixtures a test requests, and theirs: their code builds what the test uses
+HOLDERS_CACHED = 4  # index generations whose classes holding a class are kept (a server's few stores)
+_HOLDERS: BoundedCache[tuple[str, int], dict[str, set[int]]] = BoundedCache(HOLDERS_CACHED)
 
 
 class ClassNames:
@@ -94,7 +96,7 @@ def test_words(store: Store, tests: Iterable[int]) -> dict[int, frozenset[str]]:
             found[test] = known
     if not missing:
         return found
-    sources = SourceCache(store.root)
+    sources = generation_sources(store)
     requested = _run_before(store, missing)
     symbols = store.symbols_by_ids({*missing, *set().union(*requested.values())})
     for test in missing:
@@ -154,7 +156,7 @@ def _class_names(store: Store, classes: frozenset[int]) -> dict[str, set[Assumpt
     names: dict[str, set[Assumption]] = {}
     families = {cls: hierarchy(store, cls, "in") for cls in sorted(classes)}
     members = store.symbols_by_ids(set().union(*families.values()))
-    holders = store.classes_holding(s.short_name for s in members.values())  # and their subclasses
+    holders = _holders(store)  # and their subclasses
     for cls, family in families.items():
         held = [holders.get(members[c].short_name, set()) for c in family if c in members]
         family |= {h for holder in set().union(*held) for h in hierarchy(store, holder, "in")}
@@ -165,6 +167,15 @@ def _class_names(store: Store, classes: frozenset[int]) -> dict[str, set[Assumpt
         for name in spellings:
             names.setdefault(name, set()).add(Assumption.of_symbol(cls))
     return names
+
+
+def _holders(store: Store) -> dict[str, set[int]]:
+    """Every class name the index's classes hold in an attribute, with those classes: read once per
+    index generation (a scan of every class's fields, which each walk to tests that assumes a class
+    asked again)."""
+    key = (str(store.path), store.generation())
+    known = _HOLDERS.get(key)
+    return known if known is not None else _HOLDERS.put(key, store.classes_holding(None))
 
 
 def _factory(class_name: str) -> str:
@@ -181,7 +192,7 @@ class ReceiverNames:
 
     def __init__(self, store: Store) -> None:
         self._store = store
-        self._sources = SourceCache(store.root)
+        self._sources = generation_sources(store)
         self._class_words: dict[int, set[str]] = {}
 
     def named(self, caller: Symbol, line: int, method: str, cls: int) -> bool:

@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterable
 
 from mnemo_core.change.assumptions import Assumption, Fresh, TestSources, symbols_of, words_naming
+from mnemo_core.change.sources import generation_sources
 from mnemo_core.index.store import Store
 from mnemo_core.index.textsplit import identifier_words
 from mnemo_core.memo import BoundedCache
@@ -83,7 +84,7 @@ class RegistryKeys:
 
     def __init__(self, store: Store, sources: SourceCache | None = None) -> None:
         self._store = store
-        self._sources = sources or SourceCache(store.root)
+        self._sources = sources or generation_sources(store)
         self._generation = (str(store.path), store.generation())
 
     def of(self, function: int) -> frozenset[str]:

@@ -21,7 +21,9 @@ memory and on disk beside the blames (a full sha's history is fixed; a shallow c
 there it stays in memory), so a repeated question about a full sha starts no git process at all,
 in a later process too: the base side of a change names the same commit every time it is asked
 about, and finding a path's newest commit is a walk of its history (tens of milliseconds of git's
-CPU per file on a large repository, more than the blame itself costs read back). The working-tree version
+CPU per file on a large repository, more than the blame itself costs read back). A commit of one
+parent that leaves the path as it was takes the parent's remembered answer (rev-list passes over
+it to the parent), so after a commit only the paths it changed are walked. The working-tree version
 is blamed through ``--contents -`` with exactly the bytes that were hashed for its key; its
 uncommitted lines get git's all-zero "Not Committed Yet" commit, and so does every line of a file
 HEAD does not have. Only blames without uncommitted lines are written to disk.
@@ -33,6 +35,7 @@ import hashlib
 import logging
 import os
 import re
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -41,9 +44,10 @@ from typing import NamedTuple
 
 from mnemo_core.errors import MnemoError
 from mnemo_core.fsread import Refused, read_inside
+from mnemo_core.memo import BoundedCache
 from mnemo_core.statedir import own_subdir, state_dir
 from mnemo_core.vcs.cache import TwoLevelCache
-from mnemo_core.vcs.git import GitError, head_commit, is_shallow, run_git, unquote_path
+from mnemo_core.vcs.git import GitError, decode_path, head_commit, is_shallow, run_git, unquote_path
 from mnemo_core.vcs.history import CHURN_WINDOW_DAYS, DAY_S, UNCOMMITTED_SHA, CommitInfo
 from mnemo_core.vcs.refs import resolve_ref
 
@@ -191,9 +195,54 @@ def _last_change(root: Path, sha: str, path: str, directory: Path | None) -> str
     key = f"{sha}:{path}"
     last = _LAST_CHANGE.get(key, directory)
     if last is None:
-        last = run_git(root, "rev-list", "-1", sha, "--", f":(literal){path}").strip().decode()
+        last = _from_parent(root, sha, path, directory)
+        if last is None:
+            last = run_git(root, "rev-list", "-1", sha, "--", f":(literal){path}").strip().decode()
         _LAST_CHANGE.put(key, last, directory)
     return last
+
+
+class _Step(NamedTuple):
+    """A commit's parents (as history walks see them: none at a shallow clone's edge) and, for a
+    commit of one parent, the paths it changed."""
+
+    parents: tuple[str, ...]
+    touched: frozenset[str]
+
+
+def _from_parent(root: Path, sha: str, path: str, directory: Path | None) -> str | None:
+    """The newest commit touching ``path`` at ``sha``, read from its parent's kept answer when
+    ``sha`` has one parent and leaves ``path`` as it was: ``rev-list -1 <sha> -- <path>`` passes
+    over such a commit to its parent, so the answers are one (a commit made since the last question
+    walks none of the paths it did not change). None where that cannot be told: a merge, a root
+    commit, a path it changed, nothing kept of the parent."""
+    step = _step_of(root, sha)
+    if step is None or len(step.parents) != 1 or path in step.touched:
+        return None
+    return _LAST_CHANGE.get(f"{step.parents[0]}:{path}", directory)
+
+
+def _step_of(root: Path, sha: str) -> _Step | None:
+    """``sha``'s parents and changed paths, asked of git once per process (two plumbing commands);
+    None where git cannot tell (a parent missing from a shallow clone)."""
+    key = (str(root), sha)
+    with _STEPS_LOCK:  # the blames of one question ask of one commit from several threads
+        known = _STEPS.get(key)
+        if known is not None:
+            return known[0]
+        found: _Step | None = None
+        parents = tuple(run_git(root, "rev-list", "--parents", "-n", "1", sha).decode().split()[1:])
+        if len(parents) == 1:
+            try:
+                names = run_git(root, "diff-tree", "-r", "-z", "--name-only", "--no-renames", parents[0], sha)
+            except GitError as exc:
+                log.info("no parent step for %s: %s", sha, exc)
+            else:
+                found = _Step(parents, frozenset(decode_path(n) for n in names.split(b"\0") if n))
+        else:  # a root commit or a merge: no parent's answer is its own
+            found = _Step(parents, frozenset())
+        _STEPS.put(key, (found,))
+        return found
 
 
 def _run_blame(root: Path, path: str, args: list[str], stdin: bytes | None) -> Blame:
@@ -349,6 +398,9 @@ def _decode(value: object) -> Blame:
 
 
 _CACHE: TwoLevelCache[Blame] = TwoLevelCache(CACHE_FORMAT, _encode, _decode, MEMORY_ENTRIES, DISK_BLAMES)
+STEPS_REMEMBERED = 64  # commits whose parents and changed paths are known (a question asks of one or two)
+_STEPS: BoundedCache[tuple[str, str], tuple[_Step | None]] = BoundedCache(STEPS_REMEMBERED)
+_STEPS_LOCK = threading.Lock()
 _LAST_CHANGE: TwoLevelCache[str] = TwoLevelCache(
     CACHE_FORMAT, str, str, LAST_CHANGE_ENTRIES, DISK_LAST_CHANGES
 )

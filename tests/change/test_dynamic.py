@@ -17,6 +17,7 @@ import pytest
 from helpers import commit, git, make_repo
 
 from ci.precommit import main as precommit_main
+from mnemo_core.change.dynamic import TEST_WORDS, _may_spell, _pieces, _stem_words
 from mnemo_core.cli import main
 from mnemo_core.engine import Engine
 from mnemo_core.insight import symbol_card
@@ -819,8 +820,8 @@ def test_a_typescript_function_handed_to_map_is_reached_by_the_test_of_its_user(
 
 @pytest.mark.parametrize(
     ("module", "offered"),
-    [("pkg/check_constraints.py", True), ("pkg/checks.py", False)],
-    ids=["a test file named after the module", "a module name too short to say which"],
+    [("pkg/check_constraints.py", True), ("pkg/CheckConstraint.py", True), ("pkg/checks.py", False)],
+    ids=["named after the module", "in other cases and forms", "a module name too short to say which"],
 )
 def test_the_last_fallback_is_the_test_files_named_after_the_module(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], module: str, offered: bool
@@ -869,3 +870,30 @@ def test_a_renamed_test_s_local_function_handed_over_is_no_dangling_reference(
     pr = cli_json(capsys, "pr", "--base", "HEAD~1", "--repo", str(root))
     assert not any("still referenced" in r for r in pr["impact"]["reasons"])
     assert pr["impact"]["left_references"] == []
+
+
+def test_a_file_name_is_read_for_the_module_s_words_whenever_it_has_them() -> None:
+    """The check that spares stemming every file's name never leaves out a file whose stemmed words
+    hold the module's (plurals, "-ies" to "-y", endings, camel case, a name not plain ASCII)."""
+    names = [
+        "pkg/retries.py",
+        "tests/test_retry.py",
+        "pkg/Policies.py",
+        "tests/test_policy_rules.py",
+        "pkg/check_constraints.py",
+        "tests/test_autogen_check_constraints.py",
+        "pkg/CheckConstraint.ts",
+        "pkg/uploading.py",
+        "tests/test_upload.py",
+        "tests/test_uploaded_files.py",
+        "pkg/caches.py",
+        "tests/test_cached.py",
+        "pkg/ÜberCache.py",
+        "tests/test_übercache.py",
+        "tests/test_x.py",
+    ]
+    for module in names:
+        words = _stem_words(module) - TEST_WORDS
+        held = [path for path in names if words <= _stem_words(path)]
+        assert all(_may_spell(path, _pieces(words)) for path in held), module
+    assert not _may_spell("tests/test_other.py", ["polic"])  # it does leave out the others

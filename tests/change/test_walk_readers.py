@@ -48,3 +48,21 @@ def test_a_new_guard_changes_the_tests_within_one_process(tmp_path: Path) -> Non
     commit(repo, {"cli/command.py": PLAIN + WARN}, "always warn")
     index_repo(repo)
     assert _sure_tests(store, "warn") == RUNNERS
+
+
+def test_a_batch_of_walks_reads_the_index_generation_once(tmp_path: Path) -> None:
+    """Every walk and reader keys what it keeps by the index's generation: inside one batch (an
+    index that does not change meanwhile) it is read from SQLite once, not once per walk and reader."""
+    files = {"cli/__init__.py": "", "cli/command.py": GUARDED + WARN, "tests/test_cli.py": TESTS}
+    repo = make_repo(tmp_path / "repo", files)
+    index_repo(repo)
+    store = Store.open(repo)
+    ids = [s.id for s in store.symbols_in_file("cli/command.py")]
+    statements: list[str] = []
+    store.conn.set_trace_callback(statements.append)
+    found = impact.tests_reaching(store, ids)
+    store.conn.set_trace_callback(None)
+    warn = next(s.id for s in store.symbols_in_file("cli/command.py") if s.name == "warn")
+    assert {s.short_name for s in store.symbols_by_ids(found[warn].sure).values()} == {"test_deprecated"}
+    reads = [s for s in statements if "FROM meta" in s and "generation" in s]
+    assert len(reads) == 2, reads  # the batch's key, then the walks' and readers' one

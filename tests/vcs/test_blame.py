@@ -307,6 +307,31 @@ def test_the_newest_commit_of_a_path_is_read_back_from_disk_by_commit(tmp_path: 
     assert json.loads(_last_change_file(tmp_path, c5, PATH).read_text(encoding="utf-8"))["value"] == c5
 
 
+def test_a_commit_that_leaves_a_path_as_it_was_takes_its_newest_commit_from_its_parent(
+    tmp_path: Path,
+) -> None:
+    """rev-list passes over a commit of one parent that leaves the path as it was: the parent's
+    kept answer is the commit's, so a commit made since the last question walks no history for the
+    paths it did not change (the parent's entry swapped for c2 shows it was read), and one that
+    changes the path is walked anew."""
+    shas = _blame_repo(tmp_path)
+    (tmp_path / ".mnemo").mkdir()
+    (tmp_path / ".git" / "info" / "exclude").write_text(".mnemo/\n", encoding="utf-8")
+    blame_lines(tmp_path, PATH, "HEAD")
+    kept = _last_change_file(tmp_path, shas["c4"], PATH)
+    record = json.loads(kept.read_text(encoding="utf-8"))
+    record["value"] = shas["c2"]
+    kept.write_text(json.dumps(record), encoding="utf-8")
+    c5 = commit(tmp_path, {"other.py": "x = 1\n"}, "c5", date="2026-03-20T00:00:00Z")
+    clear_blame_cache()  # a later process
+    assert _owners(blame_lines(tmp_path, PATH, "HEAD"), shas)[5] == "c2"
+    inherited = json.loads(_last_change_file(tmp_path, c5, PATH).read_text(encoding="utf-8"))
+    assert inherited["value"] == shas["c2"]
+    c6 = commit(tmp_path, {PATH: _lines(l2="two", l3="three", l6="6")}, "c6", date="2026-03-21T00:00:00Z")
+    clear_blame_cache()
+    assert _owners(blame_lines(tmp_path, PATH, "HEAD"), {**shas, "c6": c6})[5] == "c6"
+
+
 def test_a_shallow_clone_keeps_the_newest_commits_of_paths_in_memory_only(tmp_path: Path) -> None:
     _blame_repo(tmp_path / "origin")
     git(tmp_path, "clone", "-q", "--depth", "2", f"file://{tmp_path / 'origin'}", "shallow")

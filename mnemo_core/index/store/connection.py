@@ -41,12 +41,14 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class ReadMemo:
-    """What ``Store.remembering`` has read: symbols (and ids that are none), edges by endpoint."""
+    """What ``Store.remembering`` has read: symbols (and ids that are none), edges by endpoint, the
+    generation."""
 
     symbols: dict[int, Symbol] = field(default_factory=dict)
     absent: set[int] = field(default_factory=set)
     edges_in: dict[int, list[Edge]] = field(default_factory=dict)
     edges_out: dict[int, list[Edge]] = field(default_factory=dict)
+    generation: int | None = None  # the index's, read once (every walk and reader keys by it)
 
 
 class Connection:
@@ -194,8 +196,14 @@ class Connection:
         return self.meta("index_id") or "none"
 
     def generation(self) -> int:
-        """A counter bumped by every write, so readers can tell when cached graphs are stale."""
-        return int(self.meta("generation") or 0)
+        """A counter bumped by every write, so readers can tell when cached graphs are stale (read
+        once inside ``remembering``, whose index does not change)."""
+        reads = self._reads
+        if reads is None:
+            return int(self.meta("generation") or 0)
+        if reads.generation is None:
+            reads.generation = int(self.meta("generation") or 0)
+        return reads.generation
 
     # -- reads for the pipelines ------------------------------------------------------------
     @contextmanager

@@ -12,7 +12,7 @@ from mnemo_core.index.store.schema import (
     chunks,
     id_filters,
 )
-from mnemo_core.index.store.shortnames import short_names
+from mnemo_core.index.store.shortnames import ShortNames, short_names
 from mnemo_core.model import Edge, Symbol, SymbolKind
 
 _SYMBOL_FIELDS = (  # the columns a Symbol is read from, in the order _symbol unpacks them
@@ -152,10 +152,11 @@ class SymbolReads(Connection):
         ).fetchone()
         return _symbol(row) if row is not None else None
 
-    def classes_holding(self, names: Iterable[str]) -> dict[str, set[int]]:
-        """For each class name, the classes whose body binds an attribute to a class of that name
-        (``code_generator_class = NativeCodeGenerator``, a dotted name by its last part)."""
-        wanted = set(names)
+    def classes_holding(self, names: Iterable[str] | None) -> dict[str, set[int]]:
+        """For each class name (each of ``names``, or every one held: None), the classes whose body
+        binds an attribute to a class of that name (``code_generator_class = NativeCodeGenerator``,
+        a dotted name by its last part)."""
+        wanted = set(names) if names is not None else None
         holding: dict[str, set[int]] = {}
         rows = self.conn.execute(
             "SELECT id, fields FROM symbols WHERE kind='class' AND fields LIKE '%\"alias\"%'"
@@ -163,7 +164,7 @@ class SymbolReads(Connection):
         for sid, held_fields in rows:
             for name, kind, text, _ in json.loads(held_fields):
                 held = text.rsplit(".", 1)[-1]
-                if kind == "alias" and held in wanted and name:
+                if kind == "alias" and (wanted is None or held in wanted) and name:
                     holding.setdefault(held, set()).add(sid)
         return holding
 
@@ -295,6 +296,18 @@ class SymbolReads(Connection):
             out[name] = [_symbol(r) for r in rows]
         return out
 
+    def test_cases_named(self, lowered: Iterable[str]) -> list[int]:
+        """The test cases (modules too) whose short name, lowered as SQLite lowers, is one of
+        ``lowered``, in id order."""
+        found: list[int] = []
+        for chunk in chunks(sorted(set(lowered))):
+            marks = ",".join("?" * len(chunk))
+            rows = self.conn.execute(
+                f"SELECT id FROM symbols WHERE lower(short_name) IN ({marks}) AND is_test_case", chunk
+            )
+            found += [r[0] for r in rows]
+        return sorted(found)
+
     def symbols_containing(self, fragment: str, limit: int) -> list[Symbol]:
         """Symbols whose short name contains ``fragment`` (case-insensitive), shortest names first."""
         rows = self.conn.execute(
@@ -314,7 +327,7 @@ class SymbolReads(Connection):
         lowered = {fragment: fragment.lower() for fragment in fragments}
         if not lowered:
             return {}
-        names = short_names(self.path.parent, self.index_id(), self.generation(), self._all_short_names)
+        names = self.distinct_short_names()
         matched = {low: names.containing(low) for low in set(lowered.values())}
         rows: list[Any] = []
         for chunk in chunks(sorted(set().union(*matched.values()))):
@@ -331,6 +344,11 @@ class SymbolReads(Connection):
         }
         found = self.symbols_by_ids({sid for ids in chosen.values() for sid in ids})
         return {fragment: [found[sid] for sid in ids] for fragment, ids in chosen.items()}
+
+    def distinct_short_names(self) -> ShortNames:
+        """The index's distinct short names, lowered as SQLite lowers (:mod:`shortnames`: kept per
+        generation)."""
+        return short_names(self.path.parent, self.index_id(), self.generation(), self._all_short_names)
 
     def _all_short_names(self) -> list[str]:
         """Every symbol's short name, repeats allowed (read from the short-name index alone)."""
