@@ -11,7 +11,11 @@ is made a git repository with one commit. Then, as whole processes with ``--code
    pages, so this is an upper bound), of its summed PSS (shared pages counted once) and of the
    largest single process; and the peak of the tree's PSS within each phase the ``-v`` log names
    (a phase runs from one log line to the next), so the phase that holds the peak shows;
-2. ``mnemo task`` for a few task texts: wall seconds each (warm: the index is built).
+2. ``mnemo task`` for a few task texts: wall and CPU seconds each (the first is the first query
+   after the index: its graph file was made by the index, or by that query);
+3. the first query after a one-file edit: one new function appended to ``EDIT_PATH``, then
+   ``mnemo index`` (its CPU) and one ``mnemo task``; again with the query's own freshness check
+   doing the update (no ``mnemo index`` before it).
 
 Run: ``python bench/memory_corpus.py --copies 2 [--copies 4 ...] [--code DIR] [--keep DIR]``.
 """
@@ -34,7 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import _pss_kib, _tree_rss_kib, machine_info, machine_line, write_json
+from common import _pss_kib, _tree_rss_kib, check_run, machine_info, machine_line, run_measured, write_json
 from index_speed import copy_python_tree, make_git_repo
 
 NAME = "memory_corpus"
@@ -45,6 +49,7 @@ TASKS = (
     "retry the http connection when the socket times out",
     "compress a file with gzip and write it to a tar archive",
 )
+EDIT_PATH = "copy3/json/decoder.py"  # the file a one-file edit appends a function to
 FLOOR_MB = 1024  # the whole tree's peak at ten copies (issue #42 item 4)
 TASK_FLOOR_S = 2.0  # a query on that index
 
@@ -116,20 +121,27 @@ def index_cold(code: Path, root: Path) -> dict[str, Any]:
     }
 
 
-def task_times(code: Path, root: Path) -> list[float]:
-    """Wall seconds of one whole ``mnemo task`` process per task text."""
+def _mnemo(code: Path, root: Path, *args: str) -> tuple[float, float]:
+    """Wall and CPU seconds of one whole ``mnemo`` process run in ``root``."""
     env = {**os.environ, "PYTHONPATH": str(code)}
-    out = []
-    for text in TASKS:
-        started = time.perf_counter()
-        subprocess.run(
-            [sys.executable, "-m", "mnemo_core.cli", "task", "--no-memory", text],
-            cwd=root,
-            env=env,
-            check=True,
-            capture_output=True,
-        )
-        out.append(time.perf_counter() - started)
+    run = check_run(run_measured([sys.executable, "-m", "mnemo_core.cli", *args], cwd=root, env=env), "mnemo")
+    return run.wall_s, run.cpu_s
+
+
+def task_times(code: Path, root: Path) -> list[tuple[float, float]]:
+    """Wall and CPU seconds of one whole ``mnemo task`` process per task text."""
+    return [_mnemo(code, root, "task", "--no-memory", text) for text in TASKS]
+
+
+def after_edits(code: Path, root: Path) -> dict[str, tuple[float, float]]:
+    """The first query after a one-file edit: after ``mnemo index``, and with the query's own update."""
+    out = {}
+    for step, indexed in (("after index", True), ("own update", False)):
+        with (root / EDIT_PATH).open("a", encoding="utf-8") as handle:
+            handle.write(f"\n\ndef _mnemo_memory_edit_{len(out)}(value):\n    return len(value)\n")
+        if indexed:
+            out["index update"] = _mnemo(code, root, "index", "--no-vectors", ".")
+        out[step] = _mnemo(code, root, "task", "--no-memory", TASKS[0])
     return out
 
 
@@ -175,6 +187,7 @@ def main() -> None:
                 make_corpus(args.stdlib, root, copies)
             run = index_cold(args.code.resolve(), root)
             run.update(copies=copies, **totals(root), task_s=task_times(args.code.resolve(), root))
+            run.update(edits=after_edits(args.code.resolve(), root))
             results.append(run)
             if args.log:
                 print("\n".join(run["log"]))
@@ -184,7 +197,8 @@ def main() -> None:
                 f" ({1000 * run['cpu_s'] / run['files']:.1f} ms a file);"
                 f" peak tree RSS {run['peak_tree_rss_mb']:.0f} MB, PSS {run['peak_tree_pss_mb']:.0f} MB,"
                 f" one process {run['peak_process_mb']:.0f} MB;"
-                f" task {', '.join(f'{s:.2f}' for s in run['task_s'])} s",
+                f" task (wall/CPU) {', '.join(f'{w:.2f}/{c:.2f}' for w, c in run['task_s'])} s;"
+                f" after an edit {', '.join(f'{k} {w:.2f}/{c:.2f}' for k, (w, c) in run['edits'].items())} s",
                 flush=True,
             )
             for phase, mb in run["phases_pss_mb"].items():

@@ -36,8 +36,20 @@ class Repository:
     def update_index(
         self, full: bool = False, progress: Progress | None = None, only: list[str] | None = None
     ) -> IndexStats:
-        """Bring the index up to date (incremental unless ``full``)."""
-        return index_repo(self.root, full=full, progress=progress, only=only)
+        """Bring the index up to date (incremental unless ``full``); when that made a generation
+        the graph file cannot be derived for (a cold build), build that file too, so the first
+        query only maps it."""
+        stats = index_repo(self.root, full=full, progress=progress, only=only)
+        if stats.parsed or stats.removed:
+            store = Store.open(self.root)  # its own: an index moved aside and rebuilt is a new file
+            try:
+                if not store.graph_at_hand():
+                    from mnemo_core.retrieve.graphcache import prepare  # numpy, the ranking's weights
+
+                    prepare(store)
+            finally:
+                store.close()
+        return stats
 
     def refresh(self, progress: Progress | None = None) -> None:
         """Bring the index up to date before a query (telling ``progress`` how the parse goes); one

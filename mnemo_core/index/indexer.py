@@ -154,7 +154,10 @@ def _index_locked(
         try:
             if full:
                 store.quick_check()  # a rebuild reads everything anyway: damage shows here, not later
-            return _update(root, store, full, progress, only, started)
+            logged = None if full else store.begin_graph_log()  # what the graph file must follow
+            stats = _update(root, store, full, progress, only, started)
+            store.end_graph_log(logged)
+            return stats
         finally:
             store.close()
 

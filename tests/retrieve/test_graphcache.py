@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import logging
 import struct
 import subprocess
 import sys
@@ -10,7 +11,7 @@ from helpers import make_repo
 
 from mnemo_core.index.indexer import index_repo
 from mnemo_core.index.store import Store
-from mnemo_core.retrieve import graphcache
+from mnemo_core.retrieve import graphcache, graphfile
 from mnemo_core.retrieve.walk import build_graph
 
 SOURCE = "def a():\n    b()\n\n\ndef b():\n    c()\n\n\ndef c():\n    return 1\n"
@@ -56,9 +57,12 @@ def test_a_new_generation_replaces_the_file_and_a_damaged_file_is_rebuilt(tmp_pa
     store.close()
 
 
-def test_a_file_that_is_not_this_generations_graph_is_rebuilt(tmp_path: Path) -> None:
-    """The arrays are read in place, not scanned: what is checked is the header's stamp (the
-    index id and generation it was built from), the size and the row pointers' ends."""
+def test_a_file_that_is_not_this_generations_graph_or_is_damaged_is_rebuilt(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A file of another generation or index, cut short, or damaged anywhere inside its arrays (a
+    value that still passes the header and size checks) is refused with one log line and made
+    again: never walked, never a crash."""
     (tmp_path / "m.py").write_text(SOURCE, encoding="utf-8")
     index_repo(tmp_path)
     store, _ = fresh_graph(tmp_path)
@@ -69,17 +73,31 @@ def test_a_file_that_is_not_this_generations_graph_is_rebuilt(tmp_path: Path) ->
     store, built = fresh_graph(tmp_path)
     path = tmp_path / ".mnemo" / f"graph-{store.index_id()}-{store.generation()}.bin"
     good = path.read_bytes()
-    header = graphcache._HEADER.size
-    lengths = graphcache._HEADER.unpack_from(good)[3:]
+    header = graphfile.HEADER.size
+    lengths = graphfile.HEADER.unpack_from(good)[4:]
     last_pointer = header + 8 * (lengths[0] + lengths[1] - 1)  # the walk's row pointers' end
     short_rows = good[:last_pointer] + struct.pack("=q", lengths[2] - 1) + good[last_pointer + 8 :]
+    column = header + 8 * (lengths[0] + lengths[1])  # the walk's first column index: 1 -> 2
+    other_column = (
+        good[:column] + struct.pack("=q", struct.unpack_from("=q", good, column)[0] ^ 3) + good[column + 8 :]
+    )
+    weight = column + 8 * lengths[2] + 3  # a byte inside the walk's first value
+    other_weight = good[:weight] + bytes([good[weight] ^ 0x10]) + good[weight + 1 :]
     foreign = good[:16] + b"0123456789abcdef" + good[32:]
-    for damaged in (older, foreign, short_rows, good[:-8], b"not a graph" + good, b""):
-        path.write_bytes(damaged)
-        graphcache._graphs.clear()
-        loaded = graphcache.graph_for(store)
-        assert loaded.walk.indices == built.walk.indices and len(loaded.ids) == 5
-        assert path.read_bytes() == good, "rebuilt and written again"
+    damaged = {"checksum": (short_rows, other_column, other_weight), "stamp": (older, foreign, good[:-8])}
+    for why, files in damaged.items():
+        for bad in (*files, *((b"not a graph" + good, b"") if why == "stamp" else ())):
+            path.write_bytes(bad)
+            graphcache._graphs.clear()
+            caplog.clear()
+            with caplog.at_level(logging.INFO, logger="mnemo_core.retrieve.graphfile"):
+                loaded = graphcache.graph_for(store)
+            assert loaded.walk.indices == built.walk.indices and len(loaded.ids) == 5
+            assert loaded.walk.data.tolist() == built.walk.data.tolist()
+            assert path.read_bytes() == good, "rebuilt and written again"
+            lines = [r.getMessage() for r in caplog.records]
+            assert len(lines) == 1 and str(path) in lines[0], lines
+            assert why != "checksum" or "damaged" in lines[0], lines
     graphcache._graphs.clear()
     loaded = graphcache.graph_for(store)
     assert isinstance(loaded.ids, memoryview), "a good file is read in place"

@@ -345,7 +345,8 @@ class Hooks:
 
     def package_of(self, path: str) -> str:
         """The package a file belongs to: names in one package see each other without imports."""
-        return str(PurePosixPath(path).parent)
+        directory, slash, _ = path.rpartition("/")  # a repository path: '/'-separated, normalised
+        return directory or ("/" if slash else ".")  # PurePosixPath(path).parent, without its cost
 
     def shares_package_scope(self) -> bool:
         """Whether files in one package see each other's top-level names (Go, Java)."""

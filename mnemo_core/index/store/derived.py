@@ -1,7 +1,8 @@
 """Files derived from an index, kept beside it and named after it.
 
-A derived file (the graph cache, ``graph-<index id>-<generation>.bin``, and the distinct short
-names, ``names-<index id>-<generation>.txt``) carries the random id the
+A derived file (the graph cache, ``graph-<index id>-<generation>.bin``, the record of what changed
+of the graph since an earlier file, ``graphdelta-<index id>-<generation>.bin``, and the distinct
+short names, ``names-<index id>-<generation>.txt``) carries the random id the
 index was given when it was created, so a file of the same name committed to a repository's
 ``.mnemo/`` never passes for one of ours. When an index is rebuilt under a new id (another schema
 version), the files named after the old id are mnemo's own and nothing reads them any more: the
@@ -23,7 +24,9 @@ GRAPH_PREFIX = "graph-"  # graph-<index id>-<generation><suffix>
 GRAPH_SUFFIXES = (".bin", ".npz")  # the cache's file, and the one it replaced
 NAMES_PREFIX = "names-"  # names-<index id>-<generation><suffix>: the distinct short names
 NAMES_SUFFIX = ".txt"
-_DERIVED = ((GRAPH_PREFIX, GRAPH_SUFFIXES), (NAMES_PREFIX, (NAMES_SUFFIX,)))
+DELTA_PREFIX = "graphdelta-"  # graphdelta-<index id>-<generation><suffix>: the graph's changes since a file
+DELTA_SUFFIX = ".bin"
+_DERIVED = ((GRAPH_PREFIX, GRAPH_SUFFIXES), (NAMES_PREFIX, (NAMES_SUFFIX,)), (DELTA_PREFIX, (DELTA_SUFFIX,)))
 INDEX_ID = re.compile(r"[0-9a-f]{16}")  # os.urandom(8).hex(), as schema.create_schema names an index
 
 
