@@ -9,8 +9,9 @@ is made a git repository with one commit. Then, as whole processes with ``--code
 1. cold ``mnemo -v index --no-vectors .``: wall and CPU seconds (the process and every child),
    the sampled peak RSS of the whole process tree (forked workers share most of their parent's
    pages, so this is an upper bound), of its summed PSS (shared pages counted once) and of the
-   largest single process; and the peak of the tree's PSS within each phase the ``-v`` log names
-   (a phase runs from one log line to the next), so the phase that holds the peak shows;
+   largest single process; and the peak of the tree's PSS within each phase, named "until" the
+   ``-v`` log line that ends it (a phase runs from one log line to the next; the first one from
+   the start, the last one to the end), so the phase that holds the peak shows;
 2. ``mnemo task`` for a few task texts: wall and CPU seconds each (the first is the first query
    after the index: its graph file was made by the index, or by that query);
 3. the first query after a one-file edit: one new function appended to ``EDIT_PATH``, then
@@ -56,15 +57,16 @@ TASK_FLOOR_S = 2.0  # a query on that index
 
 @dataclass
 class _Sampler:
-    """The tree's RSS, PSS and largest process, sampled; phases named by the stderr lines seen."""
+    """The tree's RSS, PSS and largest process, sampled; each phase's peak named by the stderr line
+    that ends it."""
 
     pid: int
-    phase: str = "start"
     peak_rss: int = 0
     peak_pss: int = 0
     peak_one: int = 0
-    phases: dict[str, int] = field(default_factory=dict)  # phase -> peak PSS (KiB)
-    order: list[str] = field(default_factory=list)
+    current: int = 0  # the peak PSS (KiB) of the phase running now
+    phases: dict[str, int] = field(default_factory=dict)  # "until <line>" -> peak PSS (KiB)
+    lock: threading.Lock = field(default_factory=threading.Lock)
     stop: threading.Event = field(default_factory=threading.Event)
 
     def run(self) -> None:
@@ -74,10 +76,16 @@ class _Sampler:
             self.peak_rss = max(self.peak_rss, sum(sizes.values()))
             self.peak_pss = max(self.peak_pss, pss)
             self.peak_one = max(self.peak_one, *sizes.values(), 0)
-            if self.phase not in self.phases:
-                self.order.append(self.phase)
-            self.phases[self.phase] = max(self.phases.get(self.phase, 0), pss)
+            with self.lock:
+                self.current = max(self.current, pss)
             self.stop.wait(SAMPLE_S)
+
+    def ended(self, line: str) -> None:
+        """The phase running now ended where the log says ``line``: its peak is kept under it."""
+        with self.lock:
+            name = f"until: {line}"
+            self.phases[name] = max(self.phases.get(name, 0), self.current)
+            self.current = 0
 
 
 def _phase_of(line: str) -> str:
@@ -101,12 +109,13 @@ def index_cold(code: Path, root: Path) -> dict[str, Any]:
     assert proc.stderr is not None and proc.stdout is not None
     for line in proc.stderr:
         log.append(f"{time.perf_counter() - started:7.1f}s {line.rstrip()}")
-        sampler.phase = _phase_of(line)
+        sampler.ended(_phase_of(line))
     proc.stdout.read()
     proc.wait()
     wall = time.perf_counter() - started
     sampler.stop.set()
     thread.join()
+    sampler.ended("the end")
     after = os.times()
     if proc.returncode != 0:
         raise SystemExit(f"mnemo index failed ({proc.returncode}):\n" + "\n".join(log[-20:]))
@@ -116,7 +125,7 @@ def index_cold(code: Path, root: Path) -> dict[str, Any]:
         "peak_tree_rss_mb": sampler.peak_rss / 1024,
         "peak_tree_pss_mb": sampler.peak_pss / 1024,
         "peak_process_mb": sampler.peak_one / 1024,
-        "phases_pss_mb": {p: sampler.phases[p] / 1024 for p in sampler.order},
+        "phases_pss_mb": {p: kib / 1024 for p, kib in sampler.phases.items()},
         "log": log,
     }
 
@@ -135,7 +144,7 @@ def task_times(code: Path, root: Path) -> list[tuple[float, float]]:
 
 def after_edits(code: Path, root: Path) -> dict[str, tuple[float, float]]:
     """The first query after a one-file edit: after ``mnemo index``, and with the query's own update."""
-    out = {}
+    out: dict[str, tuple[float, float]] = {}
     for step, indexed in (("after index", True), ("own update", False)):
         with (root / EDIT_PATH).open("a", encoding="utf-8") as handle:
             handle.write(f"\n\ndef _mnemo_memory_edit_{len(out)}(value):\n    return len(value)\n")
