@@ -11,6 +11,7 @@ from typing import TypeVar
 
 from mnemo_core.boundary import storage_failure
 from mnemo_core.errors import MnemoError
+from mnemo_core.heap import release_freed
 from mnemo_core.index.indexer import Progress, index_repo, resolve_root
 from mnemo_core.index.recovery import IndexReadOnly, is_damage, quarantine
 from mnemo_core.index.store import Store, db_size, index_path
@@ -46,6 +47,7 @@ class Repository:
                 if not store.graph_at_hand():
                     from mnemo_core.retrieve.graphcache import prepare  # numpy, the ranking's weights
 
+                    release_freed()  # the resolution's world, before the graph's arrays grow
                     prepare(store)
             finally:
                 store.close()
