@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from mnemo_core.blas import one_blas_thread
-from mnemo_core.retrieve.walk import BACKWARD, EDGE_WEIGHTS, HITS_EDGE_TYPES
+from mnemo_core.retrieve.walk import BACKWARD, EDGE_WEIGHTS, HITS_EDGE_TYPES, summed_entries
 
 if TYPE_CHECKING:
     import numpy as np
@@ -100,7 +100,7 @@ def build(edges: EdgeColumns) -> Plan:
     ids = np.unique(np.concatenate([src, dst]))
     n = len(ids)
     src, dst = np.searchsorted(ids, src), np.searchsorted(ids, dst)
-    rows, cols, _ = _entries(src[typed], dst[typed], np.ones(int(typed.sum())), n)
+    rows, cols, _ = summed_entries(src[typed], dst[typed], np.ones(int(typed.sum())), n)
     directed = (_indptr(rows, n), cols, np.ones(len(cols)))
     del rows, typed
     indptr, columns, values = _walk(src, dst, weight, n)
@@ -126,7 +126,7 @@ def _walk(
     columns, values = [], []
     for lo, hi in zip([0, *bounds.tolist()], [*bounds.tolist(), n], strict=True):
         forward, backward = (src >= lo) & (src < hi), (dst >= lo) & (dst < hi)
-        rows, cols, data = _entries(
+        rows, cols, data = summed_entries(
             np.concatenate([src[forward], dst[backward]]) - lo,
             np.concatenate([dst[forward], src[backward]]),
             np.concatenate([weight[forward], back[backward]]),
@@ -193,7 +193,7 @@ def derive(base: GraphArrays, changed: np.ndarray, edges: EdgeColumns) -> Plan |
         (base.walk_indptr, base.walk_indices, base.walk_data),
         old_rows,
         remap,
-        _entries(
+        summed_entries(
             np.concatenate([at_src[out], at_dst[back]]),
             np.concatenate([at_dst[out], at_src[back]]),
             np.concatenate([weight[out], weight[back] * BACKWARD]),
@@ -206,7 +206,7 @@ def derive(base: GraphArrays, changed: np.ndarray, edges: EdgeColumns) -> Plan |
         (base.directed_indptr, base.directed_indices, base.directed_data),
         old_rows,
         remap,
-        _entries(at_src[typed_out], at_dst[typed_out], np.ones(int(typed_out.sum())), n),
+        summed_entries(at_src[typed_out], at_dst[typed_out], np.ones(int(typed_out.sum())), n),
         n,
     )
     into = edges.called & np.isin(edges.dst, changed)
@@ -297,25 +297,6 @@ def _apart(edges: EdgeColumns) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
     if apart.all():  # the resolver keeps none: no copy of every edge for nothing
         return edges.src, edges.dst, edges.weight, edges.typed
     return edges.src[apart], edges.dst[apart], edges.weight[apart], edges.typed[apart]
-
-
-def _entries(rows: np.ndarray, cols: np.ndarray, data: np.ndarray, size: int) -> tuple[np.ndarray, ...]:
-    """(row, column, value) of a sparse matrix from its entries, sorted: duplicates add up in the
-    order given, zero entries are dropped first (``walk.Csr.from_entries``)."""
-    import numpy as np
-
-    keep = data != 0
-    rows, cols, data = rows[keep], cols[keep], data[keep]
-    if len(rows):
-        key = rows * size + cols
-        unique, inverse = np.unique(key, return_inverse=True)
-        data = np.bincount(inverse, weights=data)
-        rows, cols = unique // size, unique % size
-    return (
-        rows.astype(np.int64, copy=False),
-        cols.astype(np.int64, copy=False),
-        data.astype(np.float64, copy=False),
-    )
 
 
 def _indptr(rows: np.ndarray, size: int) -> np.ndarray:

@@ -49,6 +49,27 @@ Ints: TypeAlias = "array[int] | memoryview[int]"  # built in memory, or read in 
 Floats: TypeAlias = "array[float] | memoryview[float]"
 
 
+def summed_entries(
+    rows: np.ndarray, cols: np.ndarray, data: np.ndarray, size: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(row, column, value) of a sparse matrix from its entries, sorted by row then column:
+    duplicates add up in the order given, zero entries are dropped first."""
+    import numpy as np
+
+    keep = data != 0
+    rows, cols, data = rows[keep], cols[keep], data[keep]
+    if len(rows):
+        key = rows * size + cols
+        unique, inverse = np.unique(key, return_inverse=True)
+        data = np.bincount(inverse, weights=data)
+        rows, cols = unique // size, unique % size
+    return (
+        rows.astype(np.int64, copy=False),
+        cols.astype(np.int64, copy=False),
+        data.astype(np.float64, copy=False),
+    )
+
+
 @dataclass(frozen=True)
 class Csr:
     """A square sparse matrix in compressed-row form: row i is ``indices[indptr[i]:indptr[i+1]]``
@@ -64,13 +85,7 @@ class Csr:
         one_blas_thread()
         import numpy as np
 
-        keep = data != 0
-        rows, cols, data = rows[keep], cols[keep], data[keep]
-        if len(rows):
-            key = rows * size + cols
-            unique, inverse = np.unique(key, return_inverse=True)
-            data = np.bincount(inverse, weights=data)
-            rows, cols = unique // size, unique % size
+        rows, cols, data = summed_entries(rows, cols, data, size)
         indptr = np.zeros(size + 1, dtype=np.int64)
         np.cumsum(np.bincount(rows, minlength=size), out=indptr[1:])
         return cls(int_array(indptr), int_array(cols), float_array(data))
