@@ -22,7 +22,10 @@ import os
 import re
 import stat
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 from mnemo_core.errors import MnemoError
 from mnemo_core.vcs.git import GitError, run_git
@@ -167,10 +170,18 @@ def own_subdir(directory: Path, name: str) -> Path:
 
 def write_own_text(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` through a new file renamed over it: a link is replaced, not followed."""
+    with replacing(path) as handle:
+        handle.write(text.encode("utf-8"))
+
+
+@contextmanager
+def replacing(path: Path) -> Iterator[BinaryIO]:
+    """A new file in ``path``'s directory, written in the block and renamed over ``path`` when it
+    ends (a link there is replaced, not followed); removed instead when the block raises."""
     fd, temporary = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            yield handle
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import logging
 import mmap
-import os
 import struct
 import sys
-import tempfile
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from mnemo_core.statedir import replacing
 
 log = logging.getLogger(__name__)
 
@@ -56,12 +56,7 @@ def write(path: Path, stamp: Stamp, lengths: Sequence[int], pieces: Iterable[mem
         raise ValueError(f"a graph file holds {ARRAYS} arrays")
     header = HEADER.pack(MAGIC, stamp.index_id.encode(), stamp.generation, 0, *lengths)
     try:
-        handle, temporary = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-    except OSError as exc:
-        log.info("graph cache not written to %s: %s", path.parent, exc)
-        return False
-    try:
-        with os.fdopen(handle, "wb") as out:
+        with replacing(path) as out:
             out.write(header)
             crc, size = zlib.crc32(header), 0
             for piece in pieces:
@@ -72,14 +67,9 @@ def write(path: Path, stamp: Stamp, lengths: Sequence[int], pieces: Iterable[mem
                 raise ValueError(f"{size} bytes of arrays written for lengths {list(lengths)}")
             out.seek(_CRC_AT)
             out.write(struct.pack("=Q", crc))
-        os.replace(temporary, path)
     except OSError as exc:
-        Path(temporary).unlink(missing_ok=True)
         log.info("graph cache not written to %s: %s", path.parent, exc)
         return False
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
     return True
 
 

@@ -24,10 +24,8 @@ edge.
 from __future__ import annotations
 
 import logging
-import os
 import struct
 import sys
-import tempfile
 import zlib
 from array import array
 from collections.abc import Iterator, Sequence
@@ -46,6 +44,7 @@ from mnemo_core.index.store.derived import (
     remove_other_generations,
 )
 from mnemo_core.index.store.schema import ANALYSIS_META, ANALYSIS_VERSION
+from mnemo_core.statedir import replacing
 
 log = logging.getLogger(__name__)
 
@@ -241,16 +240,9 @@ def _write_delta(path: Path, index_id: str, delta: GraphDelta) -> bool:
     )
     crc = zlib.crc32(body, zlib.crc32(header))
     try:
-        handle, temporary = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-    except OSError as exc:
-        log.info("graph change record not written to %s: %s", path.parent, exc)
-        return False
-    try:
-        with os.fdopen(handle, "wb") as out:
+        with replacing(path) as out:
             out.write(header[:_CRC_AT] + struct.pack("=Q", crc) + header[_CRC_AT + 8 :] + body)
-        os.replace(temporary, path)
     except OSError as exc:
-        Path(temporary).unlink(missing_ok=True)
         log.info("graph change record not written to %s: %s", path.parent, exc)
         return False
     return True
