@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
 from mnemo_core.index.languages import language_for_path, registry
@@ -206,15 +206,20 @@ def note_paths(
         return
     old = _Indexes([p for p, lang in before.items() if family(lang) in moved])
     new = _Indexes([p for p, (_, lang) in after.items() if family(lang) in moved])
-    words = _path_words(before.keys(), after.keys())
+    words = _Words(before.keys(), after.keys())
+    differs: dict[tuple[str, Hashable], bool] = {}  # per language and what resolving an import reads
     for path, (fid, language) in after.items():
         if path not in before or family(language) not in moved or fid in change.bindings:
             continue
+        hooks = registry()[language].hooks
         for imp in (RawImport(*row) for row in json.loads(imports.get(fid, "[]"))):
             relative = imp.level or imp.module.startswith(".")  # names its target by the importer's path
-            if not _may_name(words, imp.module, imp.name, *((path,) if relative else ())):
+            if not (words.named(imp.module) or words.named(imp.name) or (relative and words.named(path))):
                 continue
-            if old.imported(language, path, imp) != new.imported(language, path, imp):
+            reading = (language, hooks.import_reading(path, imp))
+            if reading not in differs:
+                differs[reading] = old.imported(language, path, imp) != new.imported(language, path, imp)
+            if differs[reading]:
                 change.bindings.add(fid)
                 if imp.name == "*":
                     change.starred.add(fid)
@@ -223,31 +228,36 @@ def note_paths(
     for key in queries:
         _, kind, path, name = key.split(SEP)
         spec = language_for_path(path)
-        if spec is None or family(spec.name) not in moved or not _may_name(words, path, name):
+        if spec is None or family(spec.name) not in moved or not (words.named(path) or words.named(name)):
             continue
         if old.query(spec.name, kind, path, name) != new.query(spec.name, kind, path, name):
             change.modules.add((kind, path, name))
 
 
-def _path_words(before: Iterable[str], after: Iterable[str]) -> re.Pattern[str]:
+class _Words:
     """The names an import may reach an added or removed file by: its stem (a package's
     ``__init__.py``, ``index.js``, ``mod.rs``: its directory's name), and the name of a directory
-    that appeared or emptied (a Go package, a namespace package)."""
-    old, new = set(before), set(after)
-    words = set()
-    for path in old ^ new:
-        parts = path.split("/")
-        stem = parts[-1].split(".", 1)[0]
-        words.add(parts[-2] if stem in _PACKAGE_STEMS and len(parts) > 1 else stem)
-    dirs = {p.rsplit("/", 1)[0] for p in old if "/" in p} ^ {p.rsplit("/", 1)[0] for p in new if "/" in p}
-    words.update(d.rsplit("/", 1)[-1] for d in dirs)
-    return re.compile("|".join(map(re.escape, sorted(words, key=len, reverse=True))))
+    that appeared or emptied (a Go package, a namespace package). An import (its module and name as
+    written) that names none resolves to no added or removed file, before or after."""
 
+    def __init__(self, before: Iterable[str], after: Iterable[str]) -> None:
+        old, new = set(before), set(after)
+        words = set()
+        for path in old ^ new:
+            parts = path.split("/")
+            stem = parts[-1].split(".", 1)[0]
+            words.add(parts[-2] if stem in _PACKAGE_STEMS and len(parts) > 1 else stem)
+        dirs = {p.rsplit("/", 1)[0] for p in old if "/" in p} ^ {p.rsplit("/", 1)[0] for p in new if "/" in p}
+        words.update(d.rsplit("/", 1)[-1] for d in dirs)
+        self._pattern = re.compile("|".join(map(re.escape, sorted(words, key=len, reverse=True))))
+        self._named: dict[str, bool] = {}  # per text searched: most modules are imported many times
 
-def _may_name(words: re.Pattern[str], *texts: str) -> bool:
-    """Whether an import (its module and name as written) names any of the words: one that names
-    none resolves to no added or removed file, before or after."""
-    return any(words.search(text) for text in texts)
+    def named(self, text: str) -> bool:
+        """Whether ``text`` holds any of the words."""
+        found = self._named.get(text)
+        if found is None:
+            found = self._named[text] = self._pattern.search(text) is not None
+        return found
 
 
 class _Indexes:

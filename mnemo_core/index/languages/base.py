@@ -343,6 +343,11 @@ class Hooks:
         """The repo paths an import refers to (empty when it is external)."""
         return []
 
+    def import_reading(self, importer: str, imp: RawImport) -> Hashable:
+        """All that ``resolve_module`` and ``resolve_member_module`` read of an import and its
+        importer's path, besides the index: two imports with equal readings resolve alike."""
+        return importer, imp
+
     def package_of(self, path: str) -> str:
         """The package a file belongs to: names in one package see each other without imports."""
         directory, slash, _ = path.rpartition("/")  # a repository path: '/'-separated, normalised

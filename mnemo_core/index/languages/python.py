@@ -6,7 +6,7 @@ import ast
 import builtins
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import ClassVar
@@ -496,6 +496,11 @@ class PythonHooks(Hooks):
             if index.is_import_root(module_parts(path)[: -len(wanted)]):
                 return [path]
         return []
+
+    def import_reading(self, importer: str, imp: RawImport) -> Hashable:
+        if imp.module == SELF_MODULE and not imp.level:
+            return importer, imp.name
+        return importer.rpartition("/")[0] if imp.level else None, imp.module, imp.name, imp.level
 
     def submodule_paths(self, module_path: str, name: str, index: object) -> list[str]:
         assert isinstance(index, ModuleIndex)
