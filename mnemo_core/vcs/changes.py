@@ -85,6 +85,26 @@ def read_log(
     return _logged(out)
 
 
+def read_window(
+    root: Path, revision: str, max_commits: int, beyond: int, extensions: Sequence[str]
+) -> tuple[list[LoggedCommit], list[str], list[str]]:
+    """``read_log`` of ``revision``, and the shas the same walk gives next (at most ``beyond``, sweeps
+    included): one pass of git."""
+    out = run_git(
+        root, "log", *_LOG_ARGS, f"--max-count={max_commits + beyond}", revision, "--", *_specs(extensions)
+    )
+    records = out.split(_RECORD)[1:]
+    commits, left_out = _logged(b"".join(_RECORD + record for record in records[:max_commits]))
+    return commits, left_out, [record.split(_FIELD, 1)[0].decode() for record in records[max_commits:]]
+
+
+def linear_range(root: Path, ancestor: str, commit: str) -> bool:
+    """Whether every commit of ``ancestor..commit`` has one parent: a chain from ``commit`` down to
+    ``ancestor``, so a walk from ``commit`` reaches ``ancestor`` with nothing else left to walk."""
+    out = run_git(root, "rev-list", "--parents", f"{ancestor}..{commit}")
+    return all(line.count(b" ") == 1 for line in out.splitlines())
+
+
 def window_shas(root: Path, revision: str, max_commits: int, extensions: Sequence[str]) -> list[str]:
     """The shas ``commit_log`` of ``revision`` walks (sweeps included), newest first: the same walk
     without the file lists and messages, about half its cost."""

@@ -37,16 +37,16 @@ def test_moves_keep_the_window_a_cold_read_gives(
     git(root, "checkout", "-q", revs[5])  # back: two commits forgotten, two older ones read (not the sweep)
     with caplog.at_level("INFO", logger="mnemo_core.index.commits"):
         index_repo(root)
-    assert "history: read 2 of a window of 4 commits" in caplog.text
+    assert "history: read 2 commits past a window moved down 2 commits" in caplog.text  # nothing listed
     assert index_snapshot(root).commits == cold_snapshot(tmp_path, root, revs[5]).commits
     git(root, "checkout", "-q", revs[7])  # forward: the window's tail moves, past the sweep
     index_repo(root)
     assert index_snapshot(root).commits == cold_snapshot(tmp_path, root, revs[7]).commits
-    git(root, "checkout", "-q", revs[5])  # back again
+    git(root, "checkout", "-q", revs[5])  # back again: past the window a listing kept
     caplog.clear()
     with caplog.at_level("INFO", logger="mnemo_core.index.commits"):
         index_repo(root)
-    assert "history: read 2 of a window of 4 commits" in caplog.text
+    assert "history: read 2 commits past a window moved down 2 commits" in caplog.text
     assert index_snapshot(root).commits == cold_snapshot(tmp_path, root, revs[5]).commits
     git(root, "checkout", "-q", "-b", "side", revs[4])  # another branch: newer and older commits both
     commit(root, {"app/b.py": "B = 1\n"}, "a side change", date="2025-02-01T00:00:00")
@@ -55,3 +55,38 @@ def test_moves_keep_the_window_a_cold_read_gives(
     git(root, "checkout", "-q", revs[1])  # back past the sweep, to fewer commits than the window
     index_repo(root)
     assert index_snapshot(root).commits == cold_snapshot(tmp_path, root, revs[1]).commits
+
+
+@pytest.mark.parametrize("beyond", [1, 0])  # fewer shas kept past the window than the move needs
+def test_a_move_back_past_what_was_kept_lists_the_window(
+    tmp_path: Path,
+    repo: tuple[Path, list[str]],
+    beyond: int,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    monkeypatch.setattr(commits_module, "BEYOND", beyond)
+    root, revs = repo
+    index_repo(root)
+    git(root, "checkout", "-q", revs[5])
+    with caplog.at_level("INFO", logger="mnemo_core.index.commits"):
+        index_repo(root)
+    assert "history: read 2 of a window of 4 commits" in caplog.text
+    assert index_snapshot(root).commits == cold_snapshot(tmp_path, root, revs[5]).commits
+
+
+def test_a_move_back_over_a_merge_lists_the_window(
+    tmp_path: Path, repo: tuple[Path, list[str]], caplog: pytest.LogCaptureFixture
+) -> None:
+    root, revs = repo  # a branch from an older commit, merged: the walk from HEAD interleaves both
+    git(root, "checkout", "-q", "-b", "side", revs[2])
+    commit(root, {"app/side.py": "S = 1\n"}, "a side change", date="2025-01-05T12:00:00")
+    git(root, "checkout", "-q", "-")
+    git(root, "merge", "-q", "--no-ff", "-m", "merge side", "side")
+    commit(root, {"app/a.py": "def a():\n    return 9\n"}, "after the merge", date="2025-03-01T00:00:00")
+    index_repo(root)
+    git(root, "checkout", "-q", revs[6])
+    with caplog.at_level("INFO", logger="mnemo_core.index.commits"):
+        index_repo(root)
+    assert "history: read" in caplog.text and "past a window" not in caplog.text
+    assert index_snapshot(root).commits == cold_snapshot(tmp_path, root, revs[6]).commits
