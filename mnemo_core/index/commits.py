@@ -29,13 +29,13 @@ from mnemo_core.index.languages import source_extensions
 from mnemo_core.index.store import Store
 from mnemo_core.vcs.changes import (
     LoggedCommit,
-    linear_range,
+    chain_down,
     logged_commits,
     read_log,
     read_window,
     window_shas,
 )
-from mnemo_core.vcs.git import is_ancestor, run_git
+from mnemo_core.vcs.git import is_ancestor
 
 MAX_COMMITS = 5000  # years of an active project; one cheap pass (about 0.1 s per thousand)
 BEYOND = 200  # shas kept past the window: a move back over this many source commits lists nothing
@@ -139,10 +139,10 @@ def _back_down(
     """The window of ``head`` derived from ``old``'s, when ``head`` is down a chain of commits with
     one parent each from ``old`` (else None): the chain's commits go, and as many of the shas that
     came next in ``old``'s walk are read (all older than every one kept)."""
-    if not is_ancestor(root, head, old) or not linear_range(root, head, old):
+    chain = chain_down(root, head, old) if is_ancestor(root, head, old) else None
+    if chain is None:
         return None
-    chain = set(run_git(root, "rev-list", f"{head}..{old}").decode("ascii").split())
-    gone = window & chain
+    gone = window.intersection(chain)
     if len(gone) > len(beyond.shas) and not beyond.ended:
         return None
     tail = beyond.shas[: len(gone)]

@@ -98,11 +98,14 @@ def read_window(
     return commits, left_out, [record.split(_FIELD, 1)[0].decode() for record in records[max_commits:]]
 
 
-def linear_range(root: Path, ancestor: str, commit: str) -> bool:
-    """Whether every commit of ``ancestor..commit`` has one parent: a chain from ``commit`` down to
-    ``ancestor``, so a walk from ``commit`` reaches ``ancestor`` with nothing else left to walk."""
-    out = run_git(root, "rev-list", "--parents", f"{ancestor}..{commit}")
-    return all(line.count(b" ") == 1 for line in out.splitlines())
+def chain_down(root: Path, ancestor: str, commit: str) -> list[str] | None:
+    """The commits of ``ancestor..commit`` when each has one parent (``ancestor`` an ancestor of
+    ``commit``: a chain from ``commit`` down to it, so a walk from ``commit`` reaches ``ancestor``
+    with nothing else left to walk), else None."""
+    lines = run_git(root, "rev-list", "--parents", f"{ancestor}..{commit}").decode("ascii").splitlines()
+    if any(line.count(" ") != 1 for line in lines):
+        return None
+    return [line.split(" ", 1)[0] for line in lines]
 
 
 def window_shas(root: Path, revision: str, max_commits: int, extensions: Sequence[str]) -> list[str]:
