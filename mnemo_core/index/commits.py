@@ -8,10 +8,11 @@ older commit, a rebase), the memory is brought to what a cold read at the new HE
 it never holds a commit that HEAD cannot reach (a task is never answered from its own future):
 git lists the new HEAD's window of commits (shas only, about half the cost of reading it), the
 remembered commits outside it are forgotten, and only the ones the memory lacks are read. A move
-back along a chain of commits with one parent each lists nothing: git's walk from the old HEAD went
-down that chain to the new one, and from there on walks as a walk from the new HEAD does, so the
-new window is the old one without the chain's commits, followed by as many of the shas that came
-next in that walk (``BEYOND`` of them are remembered with every window listed). Commit
+along a chain of commits with one parent each lists nothing: git's walk from the later end goes
+down the chain to the earlier one and from there on walks as a walk from it does, so the window
+moved back is the old walk without the chain's commits (the walk's next ``BEYOND`` shas are kept
+with its window, ``Walk``), and the window moved forward is the chain's commits followed by the old
+walk. Commit
 ids follow the window's order as a cold read gives them (oldest lowest: "a file's newest commit"
 is its largest id), so the commits read go below or above the kept ones; when they would fall
 between (another branch), the memory is read again whole. The commits walked and left out
@@ -41,7 +42,7 @@ MAX_COMMITS = 5000  # years of an active project; one cheap pass (about 0.1 s pe
 BEYOND = 200  # shas kept past the window: a move back over this many source commits lists nothing
 HEAD_KEY = "history_head"
 SKIPPED_KEY = "history_skipped"  # the shas walked and not remembered (sweeps): JSON list
-BEYOND_KEY = "history_beyond"  # JSON [head, the shas its walk gives after the window, whether it ends]
+WALK_KEY = "history_walk"  # JSON [head, the shas its walk gives (window, then beyond), whether it ends]
 
 log = logging.getLogger(__name__)
 
@@ -55,16 +56,22 @@ class News:
     keep: frozenset[str] | None  # the remembered commits to keep (None: all, HEAD moved forward)
     skipped: frozenset[str]  # the shas walked and not remembered (sweeps)
     below: bool = False  # the commits gained are older than every one kept
-    beyond: Beyond | None = None  # what the walk gives after the window (None: not known)
+    walk: Walk | None = None  # the walk's shas (None: not known)
 
 
 @dataclass(frozen=True, slots=True)
-class Beyond:
-    """The shas a walk from ``head`` gives after its window, in order; ``ended``: none come after."""
+class Walk:
+    """The shas git's walk from ``head`` gives, in order (sweeps included): its window, then at most
+    ``BEYOND`` more; ``ended``: the walk gives no more."""
 
     head: str
     shas: tuple[str, ...]
     ended: bool
+
+    @property
+    def window(self) -> tuple[str, ...]:
+        """The shas of the window: the memory's, sweeps included."""
+        return self.shas[:MAX_COMMITS]
 
 
 def last_head(store: Store) -> str | None:
@@ -77,13 +84,13 @@ def skipped_commits(store: Store) -> frozenset[str]:
     return frozenset(json.loads(store.meta(SKIPPED_KEY) or "[]"))
 
 
-def beyond_window(store: Store) -> Beyond | None:
-    """What the walk of the remembered window gives next, as the last listing stored it."""
-    stored = store.meta(BEYOND_KEY)
+def stored_walk(store: Store) -> Walk | None:
+    """The walk of the remembered window, as the last read stored it."""
+    stored = store.meta(WALK_KEY)
     if not stored:
         return None
     head, shas, ended = json.loads(stored)
-    return Beyond(head, tuple(shas), ended)
+    return Walk(head, tuple(shas), ended)
 
 
 def read_new_commits(
@@ -92,30 +99,34 @@ def read_new_commits(
     old: str | None,
     kept: frozenset[str],
     skipped: frozenset[str],
-    beyond: Beyond | None = None,
+    walk: Walk | None = None,
 ) -> News | None:
     """The commits HEAD (``head``, as the caller read it) gained since ``old``, or None when
     nothing changed or there is no history; ``kept``: the shas remembered, ``skipped``: those
-    walked and left out, ``beyond``: what their walk gives next. Runs git only (no database):
-    safe in a thread beside the parse."""
+    walked and left out, ``walk``: the walk of their window. Runs git only (no database): safe in a
+    thread beside the parse."""
     if head is None or head == old:
         return None
     extensions = source_extensions()
-    if old is not None and kept and beyond is not None and beyond.head == old:
-        news = _back_down(root, head, old, kept | skipped, skipped, beyond)
+    walked = walk if walk is not None and walk.head == old and set(walk.window) == kept | skipped else None
+    if old is not None and walked is not None and kept:
+        news = _down(root, head, old, walked, skipped)
         if news is not None:
             return news
     read: dict[str, LoggedCommit | None] = {}  # commits read already (None: walked and left out)
     if old is not None and is_ancestor(root, old, head):
         gained, dropped = read_log(root, f"{old}..{head}", MAX_COMMITS, extensions)
+        news = _up(root, head, old, walked, skipped, gained, dropped) if walked is not None else None
+        if news is not None:
+            return news
         if len(kept) + len(skipped) + len(gained) + len(dropped) <= MAX_COMMITS:  # the window holds all
             return News(head, gained, None, skipped | set(dropped))
         read = {c.sha: c for c in gained} | dict.fromkeys(dropped)  # the window's tail moves: as below
     if old is None or not kept:
         return _whole(root, head)
     listed = window_shas(root, head, MAX_COMMITS + BEYOND, extensions)
-    window = listed[:MAX_COMMITS]
-    after = Beyond(head, tuple(listed[MAX_COMMITS:]), len(listed) < MAX_COMMITS + BEYOND)
+    after = Walk(head, tuple(listed), len(listed) < MAX_COMMITS + BEYOND)
+    window = after.window
     order = {sha: n for n, sha in enumerate(window)}
     lacking = [sha for sha in window if sha not in kept and sha not in skipped]
     log.info("history: read %d of a window of %d commits", len(lacking), len(window))
@@ -125,39 +136,63 @@ def read_new_commits(
     gained.sort(key=lambda c: order[c.sha])
     kept_at = [order[sha] for sha in kept if sha in order]
     gained_at = [order[c.sha] for c in gained]
-    walked = (skipped & order.keys()) | set(dropped)
+    walked_out = (skipped & order.keys()) | set(dropped)
     if not kept_at or not gained_at or max(gained_at) < min(kept_at):
-        return News(head, gained, frozenset(window), walked, beyond=after)
+        return News(head, gained, frozenset(window), walked_out, walk=after)
     if min(gained_at) > max(kept_at):
-        return News(head, gained, frozenset(window), walked, below=True, beyond=after)
+        return News(head, gained, frozenset(window), walked_out, below=True, walk=after)
     return _whole(root, head)
 
 
-def _back_down(
-    root: Path, head: str, old: str, window: frozenset[str], skipped: frozenset[str], beyond: Beyond
-) -> News | None:
-    """The window of ``head`` derived from ``old``'s, when ``head`` is down a chain of commits with
-    one parent each from ``old`` (else None): the chain's commits go, and as many of the shas that
-    came next in ``old``'s walk are read (all older than every one kept)."""
+def _down(root: Path, head: str, old: str, walk: Walk, skipped: frozenset[str]) -> News | None:
+    """The window of ``head`` from ``old``'s walk, when ``head`` is down a chain of commits with one
+    parent each from ``old`` (else None): the chain's commits go, and the commits the walk gives
+    next come in (read here: all older than every one kept)."""
     chain = chain_down(root, head, old) if is_ancestor(root, head, old) else None
     if chain is None:
         return None
-    gone = window.intersection(chain)
-    if len(gone) > len(beyond.shas) and not beyond.ended:
+    gone = set(chain)
+    first = 0
+    while first < len(walk.shas) and walk.shas[first] in gone:
+        first += 1
+    moved = Walk(head, walk.shas[first:], walk.ended)
+    if gone.intersection(moved.shas) or (len(moved.shas) < MAX_COMMITS and not moved.ended):
         return None
-    tail = beyond.shas[: len(gone)]
-    log.info("history: read %d commits past a window moved down %d commits", len(tail), len(chain))
-    gained, dropped = logged_commits(root, list(tail), source_extensions())
-    keep = (window - gone) | set(tail)
-    rest = Beyond(head, beyond.shas[len(gone) :], beyond.ended)
-    return News(head, gained, frozenset(keep), (skipped - gone) | set(dropped), below=True, beyond=rest)
+    window, before = frozenset(moved.window), set(walk.window)
+    lacking = [sha for sha in moved.window if sha not in before]
+    log.info("history: read %d commits past a window moved down %d commits", len(lacking), len(chain))
+    gained, dropped = logged_commits(root, lacking, source_extensions())
+    return News(head, gained, window, (skipped & window) | set(dropped), below=True, walk=moved)
+
+
+def _up(
+    root: Path,
+    head: str,
+    old: str,
+    walk: Walk,
+    skipped: frozenset[str],
+    gained: list[LoggedCommit],
+    dropped: list[str],
+) -> News | None:
+    """The window of ``head`` from ``old``'s walk, when ``old`` is down a chain of commits with one
+    parent each from ``head`` (else None): the chain's commits read (``gained`` and ``dropped``)
+    come first, then the old walk."""
+    came = {c.sha for c in gained} | set(dropped)
+    chain = chain_down(root, old, head) if len(came) < MAX_COMMITS else None
+    if chain is None:
+        return None
+    shas = (*(sha for sha in chain if sha in came), *walk.shas)
+    moved = Walk(head, shas[: MAX_COMMITS + BEYOND], walk.ended and len(shas) <= MAX_COMMITS + BEYOND)
+    window = frozenset(moved.window)
+    log.info("history: read %d commits of a window moved up %d commits", len(came), len(chain))
+    return News(head, gained, window, (skipped & window) | set(dropped), walk=moved)
 
 
 def _whole(root: Path, head: str) -> News:
     """The memory read again whole."""
-    gained, dropped, after = read_window(root, head, MAX_COMMITS, BEYOND, source_extensions())
-    ended = len(gained) + len(dropped) + len(after) < MAX_COMMITS + BEYOND
-    return News(head, gained, frozenset(), frozenset(dropped), beyond=Beyond(head, tuple(after), ended))
+    gained, dropped, shas = read_window(root, head, MAX_COMMITS, BEYOND, source_extensions())
+    walk = Walk(head, tuple(shas), len(shas) < MAX_COMMITS + BEYOND)
+    return News(head, gained, frozenset(), frozenset(dropped), walk=walk)
 
 
 def remember(store: Store, news: News | None) -> None:
@@ -170,5 +205,5 @@ def remember(store: Store, news: News | None) -> None:
     store.forget_commits(keep=MAX_COMMITS)
     store.set_meta(HEAD_KEY, news.head)
     store.set_meta(SKIPPED_KEY, json.dumps(sorted(news.skipped)))
-    beyond = news.beyond
-    store.set_meta(BEYOND_KEY, json.dumps([beyond.head, beyond.shas, beyond.ended]) if beyond else "")
+    walk = news.walk
+    store.set_meta(WALK_KEY, json.dumps([walk.head, walk.shas, walk.ended]) if walk else "")

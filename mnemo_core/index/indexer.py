@@ -39,11 +39,11 @@ from typing import TYPE_CHECKING, Any
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.commits import (
     News,
-    beyond_window,
     last_head,
     read_new_commits,
     remember,
     skipped_commits,
+    stored_walk,
 )
 from mnemo_core.index.depends import NO_VIEW, STAR, family, note_file, note_paths
 from mnemo_core.index.discovery import DEFAULT_DISCOVERY, PytestDiscovery, read_discovery
@@ -395,8 +395,8 @@ def _reading_commits(root: Path, store: Store) -> _Reading:
     head, old = head_commit(root), last_head(store)
     moved = old is not None and head != old
     kept, skipped = (store.commit_shas(), skipped_commits(store)) if moved else (frozenset(), frozenset())
-    beyond = beyond_window(store) if moved else None
-    return _Reading(partial(read_new_commits, root, head, old, kept, skipped, beyond))
+    walk = stored_walk(store) if moved else None
+    return _Reading(partial(read_new_commits, root, head, old, kept, skipped, walk))
 
 
 def _stale(

@@ -88,14 +88,14 @@ def read_log(
 def read_window(
     root: Path, revision: str, max_commits: int, beyond: int, extensions: Sequence[str]
 ) -> tuple[list[LoggedCommit], list[str], list[str]]:
-    """``read_log`` of ``revision``, and the shas the same walk gives next (at most ``beyond``, sweeps
-    included): one pass of git."""
+    """``read_log`` of ``revision``, and the shas of its walk in order (sweeps included), with at
+    most ``beyond`` more that the same walk gives next: one pass of git."""
     out = run_git(
         root, "log", *_LOG_ARGS, f"--max-count={max_commits + beyond}", revision, "--", *_specs(extensions)
     )
     records = out.split(_RECORD)[1:]
     commits, left_out = _logged(b"".join(_RECORD + record for record in records[:max_commits]))
-    return commits, left_out, [record.split(_FIELD, 1)[0].decode() for record in records[max_commits:]]
+    return commits, left_out, [record.split(_FIELD, 1)[0].decode() for record in records]
 
 
 def chain_down(root: Path, ancestor: str, commit: str) -> list[str] | None:

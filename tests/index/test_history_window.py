@@ -40,7 +40,10 @@ def test_moves_keep_the_window_a_cold_read_gives(
     assert "history: read 2 commits past a window moved down 2 commits" in caplog.text  # nothing listed
     assert index_snapshot(root).commits == cold_snapshot(tmp_path, root, revs[5]).commits
     git(root, "checkout", "-q", revs[7])  # forward: the window's tail moves, past the sweep
-    index_repo(root)
+    caplog.clear()
+    with caplog.at_level("INFO", logger="mnemo_core.index.commits"):
+        index_repo(root)
+    assert "history: read 2 commits of a window moved up 2 commits" in caplog.text  # nothing listed
     assert index_snapshot(root).commits == cold_snapshot(tmp_path, root, revs[7]).commits
     git(root, "checkout", "-q", revs[5])  # back again: past the window a listing kept
     caplog.clear()
@@ -75,7 +78,7 @@ def test_a_move_back_past_what_was_kept_lists_the_window(
     assert index_snapshot(root).commits == cold_snapshot(tmp_path, root, revs[5]).commits
 
 
-def test_a_move_back_over_a_merge_lists_the_window(
+def test_a_move_over_a_merge_lists_the_window(
     tmp_path: Path, repo: tuple[Path, list[str]], caplog: pytest.LogCaptureFixture
 ) -> None:
     root, revs = repo  # a branch from an older commit, merged: the walk from HEAD interleaves both
@@ -85,8 +88,15 @@ def test_a_move_back_over_a_merge_lists_the_window(
     git(root, "merge", "-q", "--no-ff", "-m", "merge side", "side")
     commit(root, {"app/a.py": "def a():\n    return 9\n"}, "after the merge", date="2025-03-01T00:00:00")
     index_repo(root)
+    merged = git(root, "rev-parse", "HEAD").strip()
     git(root, "checkout", "-q", revs[6])
     with caplog.at_level("INFO", logger="mnemo_core.index.commits"):
         index_repo(root)
     assert "history: read" in caplog.text and "past a window" not in caplog.text
     assert index_snapshot(root).commits == cold_snapshot(tmp_path, root, revs[6]).commits
+    git(root, "checkout", "-q", merged)  # forward over the merge
+    caplog.clear()
+    with caplog.at_level("INFO", logger="mnemo_core.index.commits"):
+        index_repo(root)
+    assert "history: read" in caplog.text and "moved up" not in caplog.text
+    assert index_snapshot(root).commits == cold_snapshot(tmp_path, root, merged).commits
