@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,6 +94,7 @@ def analyse(
     indexed = _indexed(store, changed)
     touched = _touched(changed, indexed)
     changed = _once(changed)
+    base_blame = _blaming(root, base, changed)  # git's work, beside the walks
     evidence = _measured(store, root, indexed.values(), coverage, touched) if coverage else None
     measured = evidence.tests if evidence else {}
     definitions = _definitions(store, indexed, touched, measured)
@@ -139,7 +141,7 @@ def analyse(
     untested = [c for c in untested if c not in undeterminable]
     dangling = dangling_references(store, [c for c in changed if c.status in ("deleted", "renamed")])
     dangling += dropped_imports(store, [c for c in changed if c.dropped])
-    history = _History(root, base, changed, blast)
+    history = _History(root, changed, blast, base_blame.result())
     risk, reasons = verdict(
         RiskInput(
             changed,
@@ -323,20 +325,33 @@ def _touched(changed: list[ChangedSymbol], indexed: dict[str, Symbol]) -> dict[i
     return found
 
 
+def _blaming(root: Path, base: str | None, changed: list[ChangedSymbol]) -> Future[dict[str, Blame]]:
+    """The blames of the changed symbols' files at ``base``, begun in a thread: git's processes
+    (a history walk per file not kept) run on another core while the walks, which need none of
+    them, run on this one."""
+    old_paths = {c.old_path for c in changed if c.old_path and c.old_lines}
+    if base is None or not old_paths:
+        done: Future[dict[str, Blame]] = Future()
+        done.set_result({})
+        return done
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mnemo-blame")
+    try:
+        return pool.submit(blame_files, root, old_paths, rev=base)
+    finally:
+        pool.shutdown(wait=False)  # the blames go on; ``result()`` waits for them
+
+
 class _History:
     """Line-level history: for changed symbols, of the base version (what the change replaced)."""
 
     def __init__(
-        self, root: Path, base: str | None, changed: list[ChangedSymbol], blast: BlastRadius
+        self, root: Path, changed: list[ChangedSymbol], blast: BlastRadius, base_blame: dict[str, Blame]
     ) -> None:
         self.now = int(time.time())
         self.dated: set[int] = set()  # the commit times the answer's words depend on (``change.answers``)
         self.churn: dict[str, int] = {}
-        self.base_blame: dict[str, Blame] = {}
+        self.base_blame = base_blame
         self.head_blame: dict[str, Blame] = {}
-        old_paths = {c.old_path for c in changed if c.old_path and c.old_lines}
-        if base is not None and old_paths:
-            self.base_blame = blame_files(root, old_paths, rev=base)
         caller_files = list(dict.fromkeys(blast.symbols[r.symbol_id].path for r in blast.callers))
         self.head_blame = blame_files(root, caller_files[:BLAME_CALLER_FILES]) if caller_files else {}
         for c in changed:
