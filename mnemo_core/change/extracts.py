@@ -81,7 +81,7 @@ def symbols_of(
 def _indexed(store: Store, sides: list[Side]) -> dict[tuple[str, bytes], FileExtract]:
     """The sides the index holds with the same bytes (by path, language and digest), as the
     extraction the diff reads: symbols in source order, imports."""
-    rows = store.files()
+    rows = store.files_named({path for path, _, _ in sides})
     partial = partial_files(store)
     held = {}
     for path, text, spec in sides:
