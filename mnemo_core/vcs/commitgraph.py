@@ -34,6 +34,10 @@ from mnemo_core.vcs.git import GitError, is_shallow, run_git
 log = logging.getLogger(__name__)
 
 GRAPH_SUBDIR = "commitgraph"  # in mnemo's state directory: an object directory without objects
+# changed-path filters computed per write at most: saleor's 22,600 commits take 1.8 s of git's CPU,
+# so a history of millions (the kernel's) gets filters for this many commits a write (about 8 s), not
+# for all of them at once (minutes)
+MAX_NEW_FILTERS = 100_000
 HEAD_NOTE = "head"  # the HEAD the graph was last brought to (or tried at: a failure is not retried)
 _CHAIN = Path("info", "commit-graphs", "commit-graph-chain")  # what ``--split`` writes
 _OWN_GRAPHS = ("objects/info/commit-graph", "objects/info/commit-graphs")  # a repository's own
@@ -75,6 +79,7 @@ def _write(root: Path, directory: Path, head: str) -> None:
     run_git(
         root,
         *("commit-graph", "write", "--stdin-commits", "--split", "--changed-paths"),
+        f"--max-new-filters={MAX_NEW_FILTERS}",
         *("--object-dir", str(directory)),
         input_bytes=f"{head}\n".encode(),
         alternate=directory,
