@@ -35,7 +35,7 @@ from mnemo_core.index.languages.base import (
 )
 from mnemo_core.index.queries import roles as pattern_roles
 from mnemo_core.index.queries import symbols_query
-from mnemo_core.index.textsplit import identifier_words
+from mnemo_core.index.textsplit import dotted_words, identifier_words
 from mnemo_core.memo import BoundedCache
 from mnemo_core.model import (
     CALLABLE_KINDS,
@@ -607,7 +607,7 @@ def _symbol(
         exported=hooks.is_exported(d),
         params=hooks.params(d) if params is None else params,
         decorators=d.decorators,
-        words=" ".join(identifier_words(d.qualified)),
+        words=dotted_words(d.qualified),
         returns=hooks.returns(d) or constructed,
         supers=supers,
     )

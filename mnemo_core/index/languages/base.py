@@ -213,7 +213,7 @@ class Hooks:
         for child in params.named_children:
             target = child if child.type == "identifier" else child.child_by_field_name("name")
             if target is None and child.type.endswith("parameter") and child.named_child_count:
-                target = child.named_children[0]  # Python's ``x: int`` names no field
+                target = child.named_child(0)  # Python's ``x: int`` names no field
             if target is not None and target.type == "identifier":
                 names.append(node_text(target))
         return tuple(names)

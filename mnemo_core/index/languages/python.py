@@ -105,9 +105,9 @@ def _string_value(node: Node) -> str:
 def _first_string(block: Node | None) -> str:
     if block is None or block.named_child_count == 0:
         return ""
-    first = block.named_children[0]
+    first = block.named_child(0)  # not ``named_children``: a list of every statement's node
     if first.type == "expression_statement" and first.named_child_count:
-        first = first.named_children[0]
+        first = first.named_child(0)
     if first.type != "string":
         return ""
     return _clean_docstring(_string_value(first))
@@ -175,7 +175,7 @@ def module_parts(path: str) -> tuple[str, ...]:
 def _assignment(statement: Node) -> Node | None:
     """The assignment a top-level statement is (``x = ...``, ``x: T = ...``), if it is one."""
     node = (
-        statement.named_children[0]
+        statement.named_child(0)
         if statement.type == "expression_statement" and statement.named_child_count
         else statement
     )
