@@ -195,7 +195,9 @@ def extract(
             constructed.get(d.qualified, ""),
             supers.get(d.qualified, ()),
             params_of.get(id(d)),
-        )._replace(body=body, fields=fields.get(d.qualified, ()))
+            body=body,
+            fields=fields.get(d.qualified, ()),
+        )
         for d, body in zip(kept, bodies[:-1], strict=True)  # the last body is the module's
     ]
     return FileExtract(
@@ -586,6 +588,9 @@ def _symbol(
     constructed: str,
     supers: tuple[str, ...],
     params: tuple[str, ...] | None,
+    *,
+    body: str,
+    fields: tuple[Field, ...],
 ) -> RawSymbol:
     hooks = spec.hooks
     d.decorators = hooks.decorators(d)
@@ -610,6 +615,8 @@ def _symbol(
         words=dotted_words(d.qualified),
         returns=hooks.returns(d) or constructed,
         supers=supers,
+        fields=fields,
+        body=body,
     )
 
 
