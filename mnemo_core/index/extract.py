@@ -150,6 +150,14 @@ def extract(
         elif role == "import":
             node = captures[capture][0]
             imports.append((node.start_byte, spec.hooks.parse_import(node)))
+    top_level = spec.hooks.top_level_matches(root)
+    for capture, found in top_level:
+        if capture == "import":
+            imports.append((found[capture][0].start_byte, spec.hooks.parse_import(found[capture][0])))
+        else:
+            _add_definition(definitions, found, _DEFINITION_KIND[capture.partition(".")[2]], spec)
+    if top_level:
+        imports.sort(key=_first)  # in the file's order, as the query gives its matches
     definitions = _nest(definitions, spec.hooks.global_namespace)
     if not symbols_only:
         refs.extend(_dotted_strings(root, source, spec.hooks, bool(bounded.partial)))
@@ -235,6 +243,10 @@ def extract_once(
     if known is None:
         known = _EXTRACTS.put(key, extract(path, source, spec, conventions, symbols_only))
     return known
+
+
+def _first(item: tuple[int, list[RawImport]]) -> int:
+    return item[0]
 
 
 def _as_attribute(text: str, prefix: str) -> str:

@@ -234,6 +234,14 @@ class Hooks:
         """The names an import statement binds."""
         return []
 
+    def top_level_matches(self, root: Node) -> list[tuple[str, dict[str, list[Node]]]]:
+        """The matches of the definition and import patterns the language's query leaves out because
+        they are rooted at the file's root: (the capture naming the role, the captures), as the query
+        gives them. Such a pattern, whose child step may match any later child, holds its state open
+        over the whole file and is stepped at every node (Python's four cost 5.8 % of its query's
+        instructions for 0.2 % of its matches); the root's children are read here instead."""
+        return []
+
     def constant_uses(
         self, root: Node, source: bytes, names: frozenset[str], modules: frozenset[str]
     ) -> list[tuple[int, int, str]]:

@@ -123,6 +123,29 @@ def _clean_docstring(text: str) -> str:
     return "\n".join(body).strip()
 
 
+def _identifier_field(node: Node, name: str) -> Node | None:
+    """``node``'s child in field ``name`` when it is an identifier."""
+    child = node.child_by_field_name(name)
+    return child if child is not None and child.type == "identifier" else None
+
+
+def _type_variable_bounds(call: Node) -> int:
+    """How many ``bound=`` keywords naming a class (or its quoted name) a ``TypeVar(...)`` call has."""
+    function, arguments = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+    if function is None or function.type not in ("identifier", "attribute") or arguments is None:
+        return 0
+    if arguments.type != "argument_list" or not _TYPE_VARIABLE.search(node_text(function)):
+        return 0
+    return sum(
+        1
+        for keyword in arguments.named_children
+        if keyword.type == "keyword_argument"
+        and node_text(_identifier_field(keyword, "name")) == "bound"
+        and (value := keyword.child_by_field_name("value")) is not None
+        and value.type in ("identifier", "string")
+    )
+
+
 def _parameter_names(node: ast.expr) -> list[str]:
     """``"a, b"`` or ``("a", "b")`` -> ["a", "b"]."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -184,6 +207,8 @@ def _assignment(statement: Node) -> Node | None:
 
 _WORD_END = re.compile(rb"\b")  # a constant read by its name: the name is the whole word
 _CONSTANT_ATTRIBUTE = re.compile(rb"\._*[A-Z][A-Z0-9_]*\b")  # ``net.TIMEOUT``: a module's constant
+_HOLDS_ASSIGNMENTS = frozenset({"assignment", "augmented_assignment"})  # statements an assignment is in
+_TYPE_VARIABLE = re.compile(r"^([A-Za-z_]+[.])?TypeVar$")  # ``TypeVar("T", bound=C)``, ``typing.TypeVar``
 _TYPE_CHECKING = re.compile(r"^(?:\w+\.)?TYPE_CHECKING$")  # ``if typing.TYPE_CHECKING:`` (not ``if not ...``)
 
 
@@ -310,6 +335,36 @@ class PythonHooks(Hooks):
             return name, node_text(child.child_by_field_name("alias"))
         name = node_text(child)
         return name, name
+
+    def top_level_matches(self, root: Node) -> list[tuple[str, dict[str, list[Node]]]]:
+        """The module's constants and module-level aliases (``length = Length``, ``T = TypeVar("T",
+        bound=C)``: imports from the module itself), as the patterns ``(module (assignment left:
+        (identifier) @name) @definition.constant)``, ``(module (expression_statement (assignment left:
+        (identifier) @name)) @definition.constant)`` (a statement ``x = Y = 1``, ``x += Y = 1``: the
+        grammar's expression statement is hidden, so the query saw the whole statement as one and its
+        right-hand ``Y = 1`` as the assignment in it), ``(module (assignment left: (identifier) right:
+        (identifier) !type) @import)`` and the type variable's (one match per ``bound`` keyword) match."""
+        found: list[tuple[str, dict[str, list[Node]]]] = []
+        if root.type != "module":
+            return found
+        for child in root.named_children:
+            if child.type not in _HOLDS_ASSIGNMENTS:
+                continue
+            right = child.child_by_field_name("right")
+            left = _identifier_field(child, "left") if child.type == "assignment" else None
+            if left is not None:
+                found.append(("definition.constant", {"name": [left], "definition.constant": [child]}))
+            if right is not None and right.type == "assignment":
+                inner = _identifier_field(right, "left")
+                if inner is not None:
+                    found.append(("definition.constant", {"name": [inner], "definition.constant": [child]}))
+            if left is None or right is None:
+                continue
+            if right.type == "identifier" and child.child_by_field_name("type") is None:
+                found.append(("import", {"import": [child]}))
+            elif right.type == "call":
+                found += [("import", {"import": [child]}) for _ in range(_type_variable_bounds(right))]
+        return found
 
     def parametrized_types(self, names: str, values: str) -> list[tuple[str, str]]:
         try:
