@@ -208,6 +208,7 @@ def _update(
     shelf_key = setting(discovery.fingerprint) if known and not full else None  # updates only
     base = store.generation()
     gained: set[str] = set()  # short names the written files did not have before (and some more)
+    written: dict[str, tuple[int, str]] = {}  # path -> (id, language) of each file written
     counting = _Counting.start(store, change, stale, known, removed)
     shelved = store.shelved(stale, shelf_key) if shelf_key is not None else {}
     to_shelve: list[tuple[str, Shelved]] = []
@@ -247,6 +248,8 @@ def _update(
                 file_id, names, dependents = _write_one(store, p, old)
                 gained |= names
                 counting.wrote(file_id)
+                if file_id is not None and p.extract is not None:
+                    written[p.path] = (file_id, p.extract.language)
                 if file_id is not None and p.refs is not None:
                     inherits[file_id] = p.inherits
                     affected |= dependents | {file_id}
@@ -264,8 +267,9 @@ def _update(
         _remember_partial(store, partial, redone | {row.path for row in removed})
         considered = set(paths) if only is not None else set(paths) | set(left_out)  # a whole walk: all
         _remember_left_out(store, left_out, considered, {**still_out, **newly_out})
-        if change is not None and (seen or removed):  # else nothing differs: a query loads no resolver
-            affected |= _depending(store, change, known, properties)
+        now = _files_now(known, removed, written) if change is not None else None
+        if change is not None and now is not None and (seen or removed):  # else nothing differs
+            affected |= _depending(store, change, known, properties, now)
         if reanalysed:  # from the stored references: no file is parsed for it
             affected |= {row.id for row in store.files().values()}
         affected -= {row.id for row in removed}
@@ -273,7 +277,7 @@ def _update(
         if unshelved:
             log.info("%d files taken from the kept extractions, not parsed", unshelved)
         if affected or removed:
-            _resolve(store, affected, inherits, len(known) + seen, change)
+            _resolve(store, affected, inherits, len(known) + seen, change, now)
             log.info("resolved %d files in %.2fs", len(affected), time.perf_counter() - started)
         if affected or removed or store.meta("commit") is None:
             store.set_meta("generation", str(store.generation() + 1))
@@ -364,11 +368,29 @@ def _forget(store: Store, rows: list[FileRow], change: Reads | None) -> None:
     store.remove_files([row.id for row in rows])
 
 
-def _depending(store: Store, change: Reads, known: dict[str, FileRow], properties: set[str]) -> set[int]:
+def _files_now(
+    known: dict[str, FileRow], removed: list[FileRow], written: dict[str, tuple[int, str]]
+) -> dict[str, tuple[int, str]]:
+    """Every indexed file's (id, language) by path after an update, in id order, from the files
+    known before it and what it removed and wrote (reading them again reads every file's row)."""
+    now = {path: (row.id, row.language) for path, row in known.items()}
+    for row in removed:
+        now.pop(row.path, None)
+    now.update(written)
+    return dict(sorted(now.items(), key=lambda item: item[1][0]))
+
+
+def _depending(
+    store: Store,
+    change: Reads,
+    known: dict[str, FileRow],
+    properties: set[str],
+    now: dict[str, tuple[int, str]],
+) -> set[int]:
     """The files whose last resolution read something the change changed (base classes aside:
-    ``_resolve`` compares those once the changed files' are resolved again)."""
+    ``_resolve`` compares those once the changed files' are resolved again); ``now``: every file's
+    id and language by path."""
     change.properties = properties ^ store.property_names()
-    now = store.file_languages()
     before = {path: row.language for path, row in known.items()}
     if before.keys() != now.keys():
         note_paths(change, before, now, store.stored_imports(), store.module_queries())
@@ -597,23 +619,25 @@ def _resolve(
     inherits: dict[int, tuple[RawRef, ...]],
     total_files: int,
     change: Reads | None,
+    now: dict[str, tuple[int, str]] | None,
 ) -> None:
     """Resolve the references of ``affected`` files (``inherits`` holds the base-class references
     of those just parsed). With a ``change``, the files whose base classes come out otherwise
     make those that followed them resolve again too. The files' references are read from the
     index a run at a time, and each run's edges and reads are stored as it comes: what is held
-    at once is the world and a few runs, not every file's references and keys."""
+    at once is the world and a few runs, not every file's references and keys. ``now``: every
+    file's id and language by path, when the caller has them (else the world reads them)."""
     started = time.perf_counter()
     bases = None
     if change is not None:
-        bases = _bases(store, affected, inherits, preload=False)
+        bases = _bases(store, affected, inherits, False, now)
         more = _rebased(store, affected, bases[1], change)
         if more or len(affected | more) > PRELOAD_SHARE * total_files:
             affected |= more
             bases = None
     preload = len(affected) > PRELOAD_SHARE * total_files
     with _collector_paused() if preload else nullcontext():
-        resolver, base_edges = bases or _bases(store, affected, inherits, preload)
+        resolver, base_edges = bases or _bases(store, affected, inherits, preload, now)
         log.info("loaded the index and resolved base classes in %.2fs", time.perf_counter() - started)
         workers = min(os.cpu_count() or 1, MAX_WORKERS)
         keys = _Keys(store, affected, resolver, in_place=not preload)
@@ -664,7 +688,11 @@ class _Keys:
 
 
 def _bases(
-    store: Store, affected: set[int], inherits: dict[int, tuple[RawRef, ...]], preload: bool
+    store: Store,
+    affected: set[int],
+    inherits: dict[int, tuple[RawRef, ...]],
+    preload: bool,
+    now: dict[str, tuple[int, str]] | None = None,
 ) -> tuple[Resolver, list[EdgeRow]]:
     """A resolver over the world with ``affected`` replaced, their base classes resolved (in file
     order: the order of a class's bases decides which base's member is found first)."""
@@ -672,7 +700,8 @@ def _bases(
 
     found: dict[int, list[Any]] = {fid: list(rs) for fid, rs in inherits.items() if fid in affected and rs}
     found.update(store.inherit_refs(set(affected) - set(inherits)))
-    resolver = Resolver(World(store, replaced_files=affected, preload=preload))
+    files = None if now is None else [(fid, path, language) for path, (fid, language) in now.items()]
+    resolver = Resolver(World(store, replaced_files=affected, preload=preload, files=files))
     return resolver, _edge_rows(resolver.resolve_bases({fid: found[fid] for fid in sorted(found)}))
 
 

@@ -81,3 +81,10 @@ def test_an_update_derives_the_next_generations_names_from_the_last_ones(tmp_pat
     assert "other_walker" not in names.read_text(), "read again: only the index's names"
     assert [s.short_name for s in derived["walker"]] == ["Walkers", "sleepwalker"]
     store.close()
+
+
+def test_names_extended_are_the_names_read_with_the_new_ones() -> None:
+    names = ["Walker", "walker", "x", "", "odd\nwalker", "Über"]
+    for extra in (set(), {"NEW"}, {"a\nB"}, {"walker"}, {""}, {"Odd\nWalker"}):
+        assert ShortNames.of(names).extended(extra) == ShortNames.of([*names, *extra]), extra
+    assert ShortNames.of([]).extended({"Q"}) == ShortNames.of(["q"])

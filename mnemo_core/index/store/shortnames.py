@@ -74,12 +74,15 @@ class ShortNames:
         return found
 
     def extended(self, names: set[str]) -> ShortNames:
-        """These names and ``names`` (lowered here)."""
+        """These names and ``names`` (lowered here; the kept ones are not lowered again)."""
         new = {name.translate(ASCII_LOWER) for name in names}
-        lines = set(self.text.split(SEPARATOR))
-        if new.issubset(lines | set(self.odd)):
+        plain = set(self.text[1:-1].split(SEPARATOR)) if len(self.text) > 2 else set()  # "\n\n": none
+        fresh = {name for name in new if SEPARATOR not in name} - plain
+        odd = {name for name in new if SEPARATOR in name}.union(self.odd)
+        if not fresh and len(odd) == len(self.odd):
             return self
-        return ShortNames.of([*lines.difference(("",)), *self.odd, *new])
+        text = SEPARATOR + SEPARATOR.join(sorted(plain | fresh)) + SEPARATOR
+        return ShortNames(text, tuple(sorted(odd)))
 
     def serialised(self) -> str:
         return json.dumps(self.odd) + SEPARATOR + self.text

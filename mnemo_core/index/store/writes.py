@@ -115,13 +115,6 @@ class Writes(Connection):
         rows = self.conn.execute(f"SELECT {_FILE_COLUMNS} FROM files")
         return {f.path: f for f in (FileRow(*r) for r in rows)}
 
-    def file_languages(self) -> dict[str, tuple[int, str]]:
-        """Every indexed file's id and language by path (no record built a row: 18k files in ~0.04 s)."""
-        return {
-            path: (fid, language)
-            for path, fid, language in self.conn.execute("SELECT path, id, language FROM files")
-        }
-
     def touch_file(self, file_id: int, facts: FileFacts) -> None:
         """Record a new size and mtime for a file whose content did not change."""
         self.conn.execute(
