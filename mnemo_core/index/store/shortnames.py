@@ -24,6 +24,7 @@ import json
 import logging
 import string
 import threading
+from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -76,13 +77,17 @@ class ShortNames:
     def extended(self, names: set[str]) -> ShortNames:
         """These names and ``names`` (lowered here; the kept ones are not lowered again)."""
         new = {name.translate(ASCII_LOWER) for name in names}
-        plain = set(self.text[1:-1].split(SEPARATOR)) if len(self.text) > 2 else set()  # "\n\n": none
-        fresh = {name for name in new if SEPARATOR not in name} - plain
+        plain = self.text[1:-1].split(SEPARATOR) if len(self.text) > 2 else []  # "\n\n": none
+        grown = False
+        for name in sorted(n for n in new if SEPARATOR not in n):  # the kept ones are sorted
+            at = bisect_left(plain, name)
+            if at == len(plain) or plain[at] != name:
+                plain.insert(at, name)
+                grown = True
         odd = {name for name in new if SEPARATOR in name}.union(self.odd)
-        if not fresh and len(odd) == len(self.odd):
+        if not grown and len(odd) == len(self.odd):
             return self
-        text = SEPARATOR + SEPARATOR.join(sorted(plain | fresh)) + SEPARATOR
-        return ShortNames(text, tuple(sorted(odd)))
+        return ShortNames(SEPARATOR + SEPARATOR.join(plain) + SEPARATOR, tuple(sorted(odd)))
 
     def serialised(self) -> str:
         return json.dumps(self.odd) + SEPARATOR + self.text
