@@ -267,8 +267,8 @@ def _update(
         _remember_partial(store, partial, redone | {row.path for row in removed})
         considered = set(paths) if only is not None else set(paths) | set(left_out)  # a whole walk: all
         _remember_left_out(store, left_out, considered, {**still_out, **newly_out})
-        now = _files_now(known, removed, written) if change is not None else None
-        if change is not None and now is not None and (seen or removed):  # else nothing differs
+        now = _files_now(known, removed, written) if change is not None and (seen or removed) else None
+        if change is not None and now is not None:  # else nothing differs: a query loads no resolver
             affected |= _depending(store, change, known, properties, now)
         if reanalysed:  # from the stored references: no file is parsed for it
             affected |= {row.id for row in store.files().values()}
