@@ -16,12 +16,13 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Generic, TypeVar
+
+from mnemo_core.statedir import replacing
 
 log = logging.getLogger(__name__)
 
@@ -103,14 +104,8 @@ class TwoLevelCache(Generic[T]):
         record = {"version": self._version, "key": key, "value": self._encode(value)}
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(json.dumps(record, separators=(",", ":")).encode("utf-8", "surrogateescape"))
-                os.replace(tmp, path)
-            except BaseException:
-                os.unlink(tmp)
-                raise
+            with replacing(path) as handle:
+                handle.write(json.dumps(record, separators=(",", ":")).encode("utf-8", "surrogateescape"))
             self._trim(path.parent)
         except OSError as exc:
             log.debug("cannot write cache file %s: %s", path, exc)

@@ -168,6 +168,7 @@ def test_git_commit_through_pre_commit_reads_the_commits_index(tmp_path: Path) -
     assert "· passed (default settings" in passed.stderr and "shop/pricing.py:1" not in passed.stderr
 
 
+@pytest.mark.slow  # try-repo is run by default with a failing commit below; the passing one runs with -m slow
 def test_try_repo_passes_a_safe_commit(tmp_path: Path, try_repo_env: dict[str, str]) -> None:
     done = try_repo(staged(tmp_path / "r", MODIFIED), try_repo_env)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -60,7 +60,7 @@ def test_the_query_encoder_agrees_with_the_runtime_encoder() -> None:
     from mnemo_core.semantic.encoder import shared_encoder
 
     texts = [
-        *source_slices()[::80],  # fifteen slices of code and prose: the encoders agree or not on all kinds
+        *source_slices()[::240],  # six slices of code and prose: the encoders agree or not on all kinds
         "retry the upload when sending a file fails",
         "The weather is lovely today.",
     ]
