@@ -89,7 +89,9 @@ DISCOVERY_META = "pytest_discovery"  # the pytest settings the stored test class
 SKIPPED_META = (
     "skipped_files"  # files left out (generated, minified, ...) as last seen: path -> [size, mtime, why]
 )
-TOTALS_META = "totals"  # (files, symbols, edges) as last counted: a no-op update does not count them again
+# (files, symbols, edges, contains edges) as last counted: a no-op update does not count them again,
+# an update moves the contains edges (no index counts them) by what its files' own changed
+TOTALS_META = "totals"
 PARTIAL_META = "partial_files"  # the indexed files only part of which was indexed, and why (JSON)
 PRELOAD_SHARE = 0.2  # re-resolving more than this share of files: load the whole index up front
 COUNT_ALL_SHARE = 0.2  # rewriting more than this share of files: count every symbol's parent, one scan
