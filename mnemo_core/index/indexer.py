@@ -61,6 +61,7 @@ from mnemo_core.index.store.shortnames import extend as extend_short_names
 from mnemo_core.index.workers import clean_start, parallel_map, worker_init
 from mnemo_core.index.world import SEP, Reads, World, counted_as
 from mnemo_core.model import Edge, FileExtract, IndexStats, RawRef
+from mnemo_core.vcs.commitgraph import refresh as refresh_graph
 from mnemo_core.vcs.git import GitError, head_commit, repo_toplevel
 
 if TYPE_CHECKING:
@@ -466,7 +467,16 @@ def _reading_commits(root: Path, store: Store) -> _Reading:
     head, old = head_commit(root), last_head(store)
     moved = old is not None and head != old
     kept, skipped = (store.commit_shas(), skipped_commits(store)) if moved else (frozenset(), frozenset())
-    return _Reading(partial(read_new_commits, root, head, old, kept, skipped))
+    return _Reading(
+        partial(_read_and_graph, root, head, partial(read_new_commits, root, head, old, kept, skipped))
+    )
+
+
+def _read_and_graph(root: Path, head: str | None, read: Callable[[], News | None]) -> News | None:
+    """The commits HEAD gained, then mnemo's commit-graph brought to HEAD (``vcs.commitgraph``)."""
+    news = read()
+    refresh_graph(root, head)
+    return news
 
 
 def _stale(
