@@ -209,7 +209,7 @@ def for_pr(
     notes = []
     if head_sha is not None and head_sha != call.commit:
         notes.append(f"callers and tests come from the index of the working tree, not of {_shown(target)}")
-    changed, files = changed_symbols(root, changes, base_sha or "HEAD", new)
+    changed, files = changed_symbols(root, changes, base_sha or "HEAD", new, call.repo.store)
     skipped = skipped_note(changes)
     if skipped:
         notes.append(skipped)

@@ -55,7 +55,8 @@ RANGE_RATIO_FLOOR = 6.0
 EDIT_P90_FLOOR_S = 3.0
 KEPT_ANSWERS = Path(".mnemo", "answers")  # where mnemo keeps change answers (``change.answers``)
 # what else a change's answer reads back from earlier questions: the diff's extractions and the
-# newest commits of paths (removed too before the first ``pr``: it computes everything)
+# newest commits of paths (removed too before the first ``pr``: it computes everything); the
+# commit-graph ``mnemo index`` keeps (``.mnemo/commitgraph``) is the index's, as the index is: kept
 KEPT_DERIVED = (Path(".mnemo", "extracts.db"), Path(".mnemo", "lastchange"))
 GIT_IDENTITY = ("-c", "user.name=mnemo bench", "-c", "user.email=bench@mnemo.invalid")
 

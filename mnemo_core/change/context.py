@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,6 +94,8 @@ def analyse(
     indexed = _indexed(store, changed)
     touched = _touched(changed, indexed)
     changed = _once(changed)
+    old_paths = {c.old_path for c in changed if c.old_path and c.old_lines}
+    base_blame = _blaming(root, sorted(old_paths) if base is not None else [], base)  # beside the walks
     evidence = _measured(store, root, indexed.values(), coverage, touched) if coverage else None
     measured = evidence.tests if evidence else {}
     definitions = _definitions(store, indexed, touched, measured)
@@ -100,6 +103,8 @@ def analyse(
     walked = sorted({d for sid, ids in definitions.items() if sid not in quiet for d in ids})
     unseen = frozenset(indexed[c.key].id for c in changed if c.unseen and c.key in indexed)
     blast = folded(blast_radius(store, walked, depth, measured, unseen), definitions)
+    caller_files = list(dict.fromkeys(blast.symbols[r.symbol_id].path for r in blast.callers))
+    head_blame = _blaming(root, caller_files[:BLAME_CALLER_FILES], None)  # beside the fallback's walks
     reached_by_tests = {sid for sid, tests in blast.tests_of.items() if tests.sure}
     existing = [
         indexed[c.key]
@@ -139,7 +144,7 @@ def analyse(
     untested = [c for c in untested if c not in undeterminable]
     dangling = dangling_references(store, [c for c in changed if c.status in ("deleted", "renamed")])
     dangling += dropped_imports(store, [c for c in changed if c.dropped])
-    history = _History(root, base, changed, blast)
+    history = _History(changed, base_blame.result(), head_blame.result())
     risk, reasons = verdict(
         RiskInput(
             changed,
@@ -323,22 +328,32 @@ def _touched(changed: list[ChangedSymbol], indexed: dict[str, Symbol]) -> dict[i
     return found
 
 
+def _blaming(root: Path, paths: list[str], rev: str | None) -> Future[dict[str, Blame]]:
+    """The blames of ``paths`` at ``rev`` (None: the working tree), begun in a thread: git's
+    processes (a history walk per file not kept) run on another core while the walks, which need
+    none of them, run on this one."""
+    if not paths:
+        done: Future[dict[str, Blame]] = Future()
+        done.set_result({})
+        return done
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mnemo-blame")
+    try:
+        return pool.submit(blame_files, root, paths, rev=rev)
+    finally:
+        pool.shutdown(wait=False)  # the blames go on; ``result()`` waits for them
+
+
 class _History:
     """Line-level history: for changed symbols, of the base version (what the change replaced)."""
 
     def __init__(
-        self, root: Path, base: str | None, changed: list[ChangedSymbol], blast: BlastRadius
+        self, changed: list[ChangedSymbol], base_blame: dict[str, Blame], head_blame: dict[str, Blame]
     ) -> None:
         self.now = int(time.time())
         self.dated: set[int] = set()  # the commit times the answer's words depend on (``change.answers``)
         self.churn: dict[str, int] = {}
-        self.base_blame: dict[str, Blame] = {}
-        self.head_blame: dict[str, Blame] = {}
-        old_paths = {c.old_path for c in changed if c.old_path and c.old_lines}
-        if base is not None and old_paths:
-            self.base_blame = blame_files(root, old_paths, rev=base)
-        caller_files = list(dict.fromkeys(blast.symbols[r.symbol_id].path for r in blast.callers))
-        self.head_blame = blame_files(root, caller_files[:BLAME_CALLER_FILES]) if caller_files else {}
+        self.base_blame = base_blame  # of the changed symbols' files at the base
+        self.head_blame = head_blame  # of the strongest callers' files in the working tree
         for c in changed:
             blame = self.base_blame.get(c.old_path or "")
             if blame and c.old_lines:

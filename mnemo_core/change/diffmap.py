@@ -25,6 +25,7 @@ from mnemo_core.change.extracts import Side, symbols_of
 from mnemo_core.fsread import MAX_SOURCE_BYTES
 from mnemo_core.index.discovery import read_discovery
 from mnemo_core.index.languages import LanguageSpec, language_for_path
+from mnemo_core.index.store import Store
 from mnemo_core.model import CALLABLE_KINDS, CLASS_KINDS, FileExtract, RawSymbol, SymbolKind
 from mnemo_core.vcs.diff import ChangeStatus, FileChange, files_at
 from mnemo_core.vcs.refs import Snapshot
@@ -84,13 +85,14 @@ class FileSummary:
 
 
 def changed_symbols(
-    root: Path, changes: list[FileChange], base: str, head: str | Snapshot
+    root: Path, changes: list[FileChange], base: str, head: str | Snapshot, store: Store | None = None
 ) -> tuple[list[ChangedSymbol], list[FileSummary]]:
-    """The symbols ``changes`` touch, and a summary line per changed file."""
+    """The symbols ``changes`` touch, and a summary line per changed file (a side ``store``'s
+    index holds as it is read from there: ``extracts``)."""
     read = [c for c in changes if not c.too_large]
     olds = files_at(root, base, [c.old_path or c.path for c in read if c.status != ChangeStatus.ADDED])
     news = files_at(root, head, [c.path for c in read if c.status != ChangeStatus.DELETED])
-    extracts = _extracts(root, changes, olds, news)
+    extracts = _extracts(root, changes, olds, news, store)
     found: list[ChangedSymbol] = []
     summaries: list[FileSummary] = []
     for change in changes:
@@ -121,7 +123,11 @@ def changed_symbols(
 
 
 def _extracts(
-    root: Path, changes: list[FileChange], olds: dict[str, bytes | None], news: dict[str, bytes | None]
+    root: Path,
+    changes: list[FileChange],
+    olds: dict[str, bytes | None],
+    news: dict[str, bytes | None],
+    store: Store | None,
 ) -> dict[tuple[str, bytes], FileExtract]:
     """Both sides' symbols and imports of every changed file read, by (path, bytes): ``extract``'s
     lighter pass (a diff reads no references), kept by content across processes (``extracts``)."""
@@ -136,7 +142,7 @@ def _extracts(
             sides.append((old_path, old, spec))
         if change.status != ChangeStatus.DELETED and new is not None:
             sides.append((change.path, new, spec))
-    return symbols_of(root, sides, read_discovery(root))
+    return symbols_of(root, sides, read_discovery(root), store)
 
 
 def _unread(change: FileChange, spec: LanguageSpec | None) -> str:

@@ -8,6 +8,13 @@ of the file's path, its bytes, its language, the repository's pytest settings an
 those are the key (the bytes by their BLAKE2 digest, the code by ``answers.code_digest``), and an
 entry can never be stale: it is used only for the same bytes under the same code and settings.
 
+A side the index holds as it is (the same path, language and BLAKE2 digest of the bytes: the head
+side of a range that ends at a clean HEAD, nearly always) is read from the index instead, a sixth of
+an extraction's cost: the symbols the diff reads (names, kinds, lines, signatures, test flags,
+exports, in source order) and the imports are what the index stored from the same bytes, by the
+same extraction, under the settings the question's freshness check left it at (a file the index
+holds only in part is extracted). Those are not kept (the index has them).
+
 The entries live in one SQLite file in mnemo's state directory (only when the repository has one,
 as with kept blames), each the extraction as compressed JSON, at most ``KEPT`` of them (the oldest
 written go first). Trouble with the file only costs speed: it is logged, never raised.
@@ -28,9 +35,11 @@ from mnemo_core.change.answers import code_digest
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.discovery import PytestDiscovery
 from mnemo_core.index.extract import extract_once
+from mnemo_core.index.indexer import partial_files
 from mnemo_core.index.languages import LanguageSpec
+from mnemo_core.index.store import Store
 from mnemo_core.index.store.shelf import raw_symbol
-from mnemo_core.model import FileExtract, RawImport, RawRef
+from mnemo_core.model import FileExtract, RawImport, RawRef, RawSymbol, Symbol
 from mnemo_core.statedir import own_database, state_dir
 
 log = logging.getLogger(__name__)
@@ -47,23 +56,65 @@ Side = tuple[str, bytes, LanguageSpec]  # a file's path, its bytes and its langu
 
 
 def symbols_of(
-    root: Path, sides: Iterable[Side], discovery: PytestDiscovery
+    root: Path, sides: Iterable[Side], discovery: PytestDiscovery, store: Store | None = None
 ) -> dict[tuple[str, bytes], FileExtract]:
     """The symbols-only extraction (``extract(..., symbols_only=True)``) of each side, by (path,
-    bytes): read back where kept, extracted and kept otherwise."""
+    bytes): read back where kept, read from ``store``'s index where it holds the same bytes,
+    extracted and kept otherwise."""
     wanted = {(path, text): (spec, _key(path, text, spec, discovery)) for path, text, spec in sides}
     database = _database(root)
     kept = _read(database, [key for _, key in wanted.values()]) if database else {}
+    missing = [(path, text, spec) for (path, text), (spec, key) in wanted.items() if key not in kept]
+    indexed = _indexed(store, missing) if store is not None and missing else {}
     found: dict[tuple[str, bytes], FileExtract] = {}
     made: dict[bytes, FileExtract] = {}
     for (path, text), (spec, key) in wanted.items():
-        known = kept.get(key)
+        known = kept.get(key) or indexed.get((path, text))
         if known is None:
             known = made[key] = extract_once(path, text, spec, discovery, symbols_only=True)
         found[(path, text)] = known
     if database and made:
         _write(database, made)
     return found
+
+
+def _indexed(store: Store, sides: list[Side]) -> dict[tuple[str, bytes], FileExtract]:
+    """The sides the index holds with the same bytes (by path, language and digest), as the
+    extraction the diff reads: symbols in source order, imports."""
+    rows = store.files_named({path for path, _, _ in sides})
+    partial = partial_files(store)
+    held = {}
+    for path, text, spec in sides:
+        row = rows.get(path)
+        same = row is not None and row.language == spec.name and path not in partial
+        if row is not None and same and row.hash == hashlib.blake2b(text, digest_size=16).hexdigest():
+            held[row.id] = (path, text)
+    if not held:
+        return {}
+    imports = store.imports_of(held)
+    found = {}
+    for file_id, (path, text) in held.items():
+        symbols = tuple(_raw(s) for s in store.symbols_in_file(path))
+        bound, exports = imports[file_id]
+        found[(path, text)] = FileExtract(path, rows[path].language, symbols, (), tuple(bound), exports)
+    return found
+
+
+def _raw(symbol: Symbol) -> RawSymbol:
+    """An indexed symbol as extraction gave it, in the fields a diff reads (and those the index keeps
+    as extraction made them)."""
+    return RawSymbol(
+        symbol.name,
+        symbol.kind,
+        symbol.start_line,
+        symbol.end_line,
+        symbol.signature,
+        symbol.docstring,
+        symbol.size,
+        symbol.is_test,
+        symbol.is_test_case,
+        symbol.exported,
+    )
 
 
 def _key(path: str, text: bytes, spec: LanguageSpec, discovery: PytestDiscovery) -> bytes:

@@ -143,7 +143,9 @@ class RegistryKeys:
             if e.line > len(lines):
                 continue
             if e.resolution == "registry" and holder.kind == "constant":
-                keys.update(m.group(2) for m in _entry(name).finditer(lines[e.line - 1]))
+                text = lines[e.line - 1]
+                if name in text:  # the pattern spells the name: a line without it holds no entry
+                    keys.update(m.group(2) for m in _entry(name).finditer(text))
             elif e.resolution == "value":
                 stored, predicates = handed_keys(lines, e.line, name)
                 keys |= stored
@@ -182,6 +184,8 @@ def handed_keys(lines: list[str], line: int, name: str) -> tuple[set[str], set[t
     keys: set[str] = set()
     subjects: set[tuple[str, str]] = set()
     text = lines[line - 1]
+    if name not in text:  # the pattern spells the name: no match, and no pattern to compile
+        return keys, subjects
     for m in re.finditer(rf"(?<![\w.])(?:(\w+)\s*=\s*)?(?:[\w.]+\.)?{re.escape(name)}\b(?!\s*\()", text):
         opened = _opening(lines, line, m.start())
         if opened is None:

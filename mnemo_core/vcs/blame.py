@@ -26,7 +26,9 @@ parent that leaves the path as it was takes the parent's remembered answer (rev-
 it to the parent), so after a commit only the paths it changed are walked. The working-tree version
 is blamed through ``--contents -`` with exactly the bytes that were hashed for its key; its
 uncommitted lines get git's all-zero "Not Committed Yet" commit, and so does every line of a file
-HEAD does not have. Only blames without uncommitted lines are written to disk.
+HEAD does not have. Only blames without uncommitted lines are written to disk. Where the index
+keeps a commit-graph of the repository (``vcs.commitgraph``), rev-list and blame read it: the same
+answers, at a tenth of git's CPU on a long history.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from mnemo_core.fsread import Refused, read_inside
 from mnemo_core.memo import BoundedCache
 from mnemo_core.statedir import own_subdir, state_dir
 from mnemo_core.vcs.cache import TwoLevelCache
+from mnemo_core.vcs.commitgraph import graph_in
 from mnemo_core.vcs.git import GitError, decode_path, head_commit, is_shallow, run_git, unquote_path
 from mnemo_core.vcs.history import CHURN_WINDOW_DAYS, DAY_S, UNCOMMITTED_SHA, CommitInfo
 from mnemo_core.vcs.refs import resolve_ref
@@ -121,10 +124,12 @@ def blame_files(
 
 
 class _Disk(NamedTuple):
-    """Where blames and the newest commits of paths persist (None: in memory only)."""
+    """Where blames and the newest commits of paths persist (None: in memory only), and mnemo's
+    commit-graph of the repository, which git reads to walk history (``vcs.commitgraph``)."""
 
     blames: Path | None
     last_changes: Path | None
+    graph: Path | None = None
 
 
 _MEMORY_ONLY = _Disk(None, None)
@@ -134,14 +139,17 @@ def _cache_dirs(root: Path, enabled: bool) -> _Disk:
     """Where blames of this repository persist: only when it has a state directory already; the
     newest commits of paths only outside a shallow clone (deepening it moves them)."""
     state = state_dir(root, create=False)
-    if not enabled or not state.is_dir():
+    if not state.is_dir():
         return _MEMORY_ONLY
+    graph = graph_in(state)
+    if not enabled:
+        return _Disk(None, None, graph)
     try:
         blames = own_subdir(state, CACHE_SUBDIR)
-        return _Disk(blames, None if is_shallow(root) else own_subdir(state, LAST_CHANGE_SUBDIR))
+        return _Disk(blames, None if is_shallow(root) else own_subdir(state, LAST_CHANGE_SUBDIR), graph)
     except (MnemoError, GitError) as exc:
         log.info("blames are not kept on disk: %s", exc)
-        return _MEMORY_ONLY
+        return _Disk(None, None, graph)
 
 
 def _commit_of(root: Path, rev: str | None) -> str | None:
@@ -158,18 +166,22 @@ def _blame_one(
     limit = [f"--since=@{since}"] if since is not None else []
     suffix = f":since={since}" if since is not None else ""
     if rev is not None:
-        last = _last_change(root, sha or "", path, disk.last_changes)
+        last = _last_change(root, sha or "", path, disk)
         if not last:
             raise GitError(f"'{path}' does not exist at {rev}.")
         return _cached(
-            f"{last}:{path}{suffix}", disk.blames, lambda: _run_blame(root, path, [*limit, last], None)
+            f"{last}:{path}{suffix}",
+            disk.blames,
+            lambda: _run_blame(root, path, [*limit, last], None, disk.graph),
         )
     content = _worktree_bytes(root, path)
-    last = _last_change(root, sha, path, disk.last_changes) if sha else ""
+    last = _last_change(root, sha, path, disk) if sha else ""
     if not last:
         return _uncommitted(path, content)
     key = f"worktree:{last}:{_blob_id(content)}:{path}{suffix}"
-    return _cached(key, disk.blames, lambda: _run_blame(root, path, [*limit, "--contents", "-"], content))
+    return _cached(
+        key, disk.blames, lambda: _run_blame(root, path, [*limit, "--contents", "-"], content, disk.graph)
+    )
 
 
 def _cached(key: str, directory: Path | None, compute: Callable[[], Blame]) -> Blame:
@@ -189,15 +201,17 @@ def clear_blame_cache() -> None:
     _LAST_CHANGE.clear()
 
 
-def _last_change(root: Path, sha: str, path: str, directory: Path | None) -> str:
+def _last_change(root: Path, sha: str, path: str, disk: _Disk) -> str:
     """The newest commit reachable from ``sha`` that touched ``path``; '' when none did. Fixed for
-    a given commit, so it is remembered (in ``directory`` too, when given)."""
+    a given commit, so it is remembered (on disk too, where ``disk`` says)."""
     key = f"{sha}:{path}"
+    directory = disk.last_changes
     last = _LAST_CHANGE.get(key, directory)
     if last is None:
-        last = _from_parent(root, sha, path, directory)
+        last = _from_parent(root, sha, path, disk)
         if last is None:
-            last = run_git(root, "rev-list", "-1", sha, "--", f":(literal){path}").strip().decode()
+            found = run_git(root, "rev-list", "-1", sha, "--", f":(literal){path}", alternate=disk.graph)
+            last = found.strip().decode()
         _LAST_CHANGE.put(key, last, directory)
     return last
 
@@ -210,19 +224,19 @@ class _Step(NamedTuple):
     touched: frozenset[str]
 
 
-def _from_parent(root: Path, sha: str, path: str, directory: Path | None) -> str | None:
+def _from_parent(root: Path, sha: str, path: str, disk: _Disk) -> str | None:
     """The newest commit touching ``path`` at ``sha``, read from its parent's kept answer when
     ``sha`` has one parent and leaves ``path`` as it was: ``rev-list -1 <sha> -- <path>`` passes
     over such a commit to its parent, so the answers are one (a commit made since the last question
     walks none of the paths it did not change). None where that cannot be told: a merge, a root
     commit, a path it changed, nothing kept of the parent."""
-    step = _step_of(root, sha)
+    step = _step_of(root, sha, disk.graph)
     if step is None or len(step.parents) != 1 or path in step.touched:
         return None
-    return _LAST_CHANGE.get(f"{step.parents[0]}:{path}", directory)
+    return _LAST_CHANGE.get(f"{step.parents[0]}:{path}", disk.last_changes)
 
 
-def _step_of(root: Path, sha: str) -> _Step | None:
+def _step_of(root: Path, sha: str, graph: Path | None) -> _Step | None:
     """``sha``'s parents and changed paths, asked of git once per process (two plumbing commands);
     None where git cannot tell (a parent missing from a shallow clone)."""
     key = (str(root), sha)
@@ -231,7 +245,8 @@ def _step_of(root: Path, sha: str) -> _Step | None:
         if known is not None:
             return known[0]
         found: _Step | None = None
-        parents = tuple(run_git(root, "rev-list", "--parents", "-n", "1", sha).decode().split()[1:])
+        listed = run_git(root, "rev-list", "--parents", "-n", "1", sha, alternate=graph)
+        parents = tuple(listed.decode().split()[1:])
         if len(parents) == 1:
             try:
                 names = run_git(root, "diff-tree", "-r", "-z", "--name-only", "--no-renames", parents[0], sha)
@@ -245,10 +260,10 @@ def _step_of(root: Path, sha: str) -> _Step | None:
         return found
 
 
-def _run_blame(root: Path, path: str, args: list[str], stdin: bytes | None) -> Blame:
+def _run_blame(root: Path, path: str, args: list[str], stdin: bytes | None, graph: Path | None) -> Blame:
     """Blame with git; a working-tree file HEAD does not have (renamed, re-added) is all uncommitted."""
     try:
-        out = run_git(root, "blame", "--incremental", *args, "--", path, input_bytes=stdin)
+        out = run_git(root, "blame", "--incremental", *args, "--", path, input_bytes=stdin, alternate=graph)
     except GitError as exc:
         if stdin is not None and "no such path" in exc.stderr:
             return _uncommitted(path, stdin)

@@ -99,17 +99,25 @@ def _git_dir(root: Path) -> Path | None:
 
 
 def run_git(
-    root: Path, *args: str, check: bool = True, input_bytes: bytes | None = None, hermetic: bool = False
+    root: Path,
+    *args: str,
+    check: bool = True,
+    input_bytes: bytes | None = None,
+    hermetic: bool = False,
+    alternate: Path | None = None,
 ) -> bytes:
     """Run ``git -C root args...`` and return its stdout.
 
     With ``check=False`` a non-zero exit is an answer (a ref that does not exist), not an error,
     except when there is no repository to ask: that still raises ``NotARepositoryError``.
     ``hermetic`` leaves the user's and the system's git configuration out, so only the
-    repository's own applies: no filter, hook or helper configured elsewhere runs.
+    repository's own applies: no filter, hook or helper configured elsewhere runs. ``alternate``:
+    an object directory git also reads (mnemo's commit-graph, ``vcs.commitgraph``).
     """
     cmd = ["git", "-C", str(root), "-c", "core.quotepath=off", "-c", "color.ui=never", *args]
     env = git_env(root) | (_HERMETIC_ENV if hermetic else {})
+    if alternate is not None:
+        env["GIT_ALTERNATE_OBJECT_DIRECTORIES"] = str(alternate)
     try:
         proc = subprocess.run(cmd, capture_output=True, env=env, input=input_bytes, check=False)
     except FileNotFoundError as exc:

@@ -73,6 +73,7 @@ def run_all(root: Path, capsys: pytest.CaptureFixture[str]) -> str:
         ".mnemo/lastchange",
         ".mnemo/extracts.db",
         ".mnemo/answers",
+        ".mnemo/commitgraph",
     ],
 )
 def test_a_committed_link_at_or_under_mnemo_steers_nothing(
@@ -87,6 +88,7 @@ def test_a_committed_link_at_or_under_mnemo_steers_nothing(
     state = private_dir(root)
     assert (state / "index.db").is_file() and (state / "at" / "tree" / "app" / "core.py").is_file()
     assert any((state / "answers").glob("*.json"))  # the change's answer kept in the state directory
+    assert any((state / "commitgraph" / "info" / "commit-graphs").glob("*.graph"))  # and git's walks' graph
     [warning] = [line for line in capsys.readouterr().err.splitlines() if "instead" in line] or [""]
     assert warning == "" or str(state) in warning  # said when the private directory was first made
 

@@ -526,14 +526,10 @@ class PythonHooks(Hooks):
         """Every dotted suffix of every module path -> the files it may name."""
         index = ModuleIndex()
         for path in paths:  # repository paths: '/'-separated, relative, normalised (no PurePosixPath)
-            parts = module_parts(path)
             directory, _, name = path.rpartition("/")
             if name.rsplit(".", 1)[0] == "__init__":
                 index.packages.add(directory or ".")
-            for i in range(len(parts)):
-                index.by_suffix[".".join(parts[i:])].append(path)
-        for candidates in index.by_suffix.values():
-            candidates.sort(key=lambda p: (p.count("/"), p.endswith(".pyi"), p))
+            index.by_suffix.add(path)
         return index
 
     def resolve_module(self, importer: str, imp: RawImport, index: object) -> list[str]:
@@ -564,11 +560,42 @@ class PythonHooks(Hooks):
         return self.resolve_module(importer, RawImport(dotted, "", imp.alias, imp.line, imp.level), index)
 
 
+class ModuleSuffixes:
+    """Module paths by each dotted suffix of their module name (``pkg/sub/mod.py``: ``pkg.sub.mod``,
+    ``sub.mod``, ``mod``), shallowest first, then ``.py`` before ``.pyi``. The paths are grouped by
+    the module name's last word, and a group's suffixes listed when one ending in that word is first
+    asked for: an update of one file asks for a few dozen, and listing every suffix of 18k files
+    took 0.08 s (a whole resolution asks for most, and lists each group once)."""
+
+    def __init__(self) -> None:
+        self._by_word: dict[str, list[str]] = defaultdict(list)
+        self._listed: dict[str, dict[str, list[str]]] = {}
+
+    def add(self, path: str) -> None:
+        parts = module_parts(path)
+        if parts:
+            self._by_word[parts[-1].rsplit(".", 1)[-1]].append(path)
+
+    def get(self, suffix: str, default: list[str]) -> list[str]:
+        """The paths ``suffix`` may name (not to be changed), else ``default``."""
+        word = suffix.rsplit(".", 1)[-1]
+        listed = self._listed.get(word)
+        if listed is None:
+            listed = self._listed[word] = defaultdict(list)
+            for path in self._by_word.get(word, ()):
+                parts = module_parts(path)
+                for i in range(len(parts)):
+                    listed[".".join(parts[i:])].append(path)
+            for candidates in listed.values():
+                candidates.sort(key=lambda p: (p.count("/"), p.endswith(".pyi"), p))
+        return listed.get(suffix) or default
+
+
 @dataclass
 class ModuleIndex:
     """Python modules by every dotted suffix of their path, and the directories that are packages."""
 
-    by_suffix: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    by_suffix: ModuleSuffixes = field(default_factory=lambda: ModuleSuffixes())
     packages: set[str] = field(default_factory=set)
 
     def is_import_root(self, prefix: tuple[str, ...]) -> bool:

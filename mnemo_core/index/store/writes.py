@@ -115,6 +115,15 @@ class Writes(Connection):
         rows = self.conn.execute(f"SELECT {_FILE_COLUMNS} FROM files")
         return {f.path: f for f in (FileRow(*r) for r in rows)}
 
+    def files_named(self, paths: Iterable[str]) -> dict[str, FileRow]:
+        """The indexed files among ``paths``, by path (a few, where ``files`` would read them all)."""
+        found: dict[str, FileRow] = {}
+        for chunk in chunks(list(paths)):
+            marks = ",".join("?" * len(chunk))
+            rows = self.conn.execute(f"SELECT {_FILE_COLUMNS} FROM files WHERE path IN ({marks})", chunk)
+            found.update((f.path, f) for f in (FileRow(*r) for r in rows))
+        return found
+
     def touch_file(self, file_id: int, facts: FileFacts) -> None:
         """Record a new size and mtime for a file whose content did not change."""
         self.conn.execute(
