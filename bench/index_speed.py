@@ -428,16 +428,20 @@ def report(
 
 
 # -- cold, whole process, against the parse floor ------------------------------------------------
-def cold_pair(root: Path, codes: list[Path], keep: Path | None = None) -> dict[str, Any]:
-    """One round on ``root``: the parse floor, then a cold ``mnemo index`` by each code tree (its
-    ``.mnemo/`` moved under ``keep``, when given, as ``<repository>/<code tree name>``)."""
+def cold_pair(
+    root: Path, codes: list[Path], keep: Path | None = None, reverse: bool = False
+) -> dict[str, Any]:
+    """One round on ``root``: the parse floor, then a cold ``mnemo index`` by each code tree, in
+    reverse order with ``reverse`` (rounds alternate it: the tree run second in a round paid a few
+    per cent more CPU on a loaded machine); its ``.mnemo/`` is moved under ``keep``, when given, as
+    ``<repository>/<code tree name>``."""
     floor_code = codes[-1]
     run = check_run(
         run_measured([sys.executable, "-c", LANGUAGE_FLOOR_CODE, str(root)], env=_with_path(floor_code)),
         "the parse floor",
     )
     found: dict[str, Any] = {"floor": {**json.loads(run.stdout), "wall_s": run.wall_s, "cpu_s": run.cpu_s}}
-    for code in codes:
+    for code in reversed(codes) if reverse else codes:
         shutil.rmtree(root / ".mnemo", ignore_errors=True)
         cmd = [sys.executable, "-m", "mnemo_core.cli", "index", "--no-vectors", str(root)]
         index = check_run(run_measured(cmd, cwd=root, env=_with_path(code)), f"mnemo index ({code})")
@@ -516,7 +520,7 @@ def main_cold(args: argparse.Namespace) -> int:
             else:
                 roots[Path(repo).name] = Path(repo).resolve()
         for name, root in roots.items():
-            rounds[name] = [cold_pair(root, codes, args.keep) for _ in range(args.repeat)]
+            rounds[name] = [cold_pair(root, codes, args.keep, i % 2 == 1) for i in range(args.repeat)]
     finally:
         if args.workdir is None:
             shutil.rmtree(workdir, ignore_errors=True)

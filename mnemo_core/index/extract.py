@@ -35,7 +35,7 @@ from mnemo_core.index.languages.base import (
 )
 from mnemo_core.index.queries import roles as pattern_roles
 from mnemo_core.index.queries import symbols_query
-from mnemo_core.index.textsplit import identifier_words
+from mnemo_core.index.textsplit import dotted_words, identifier_words
 from mnemo_core.memo import BoundedCache
 from mnemo_core.model import (
     CALLABLE_KINDS,
@@ -150,6 +150,14 @@ def extract(
         elif role == "import":
             node = captures[capture][0]
             imports.append((node.start_byte, spec.hooks.parse_import(node)))
+    top_level = spec.hooks.top_level_matches(root)
+    for capture, found in top_level:
+        if capture == "import":
+            imports.append((found[capture][0].start_byte, spec.hooks.parse_import(found[capture][0])))
+        else:
+            _add_definition(definitions, found, _DEFINITION_KIND[capture.partition(".")[2]], spec)
+    if top_level:
+        imports.sort(key=_first)  # in the file's order, as the query gives its matches
     definitions = _nest(definitions, spec.hooks.global_namespace)
     if not symbols_only:
         refs.extend(_dotted_strings(root, source, spec.hooks, bool(bounded.partial)))
@@ -195,7 +203,9 @@ def extract(
             constructed.get(d.qualified, ""),
             supers.get(d.qualified, ()),
             params_of.get(id(d)),
-        )._replace(body=body, fields=fields.get(d.qualified, ()))
+            body=body,
+            fields=fields.get(d.qualified, ()),
+        )
         for d, body in zip(kept, bodies[:-1], strict=True)  # the last body is the module's
     ]
     return FileExtract(
@@ -233,6 +243,10 @@ def extract_once(
     if known is None:
         known = _EXTRACTS.put(key, extract(path, source, spec, conventions, symbols_only))
     return known
+
+
+def _first(item: tuple[int, list[RawImport]]) -> int:
+    return item[0]
 
 
 def _as_attribute(text: str, prefix: str) -> str:
@@ -586,6 +600,9 @@ def _symbol(
     constructed: str,
     supers: tuple[str, ...],
     params: tuple[str, ...] | None,
+    *,
+    body: str,
+    fields: tuple[Field, ...],
 ) -> RawSymbol:
     hooks = spec.hooks
     d.decorators = hooks.decorators(d)
@@ -607,9 +624,11 @@ def _symbol(
         exported=hooks.is_exported(d),
         params=hooks.params(d) if params is None else params,
         decorators=d.decorators,
-        words=" ".join(identifier_words(d.qualified)),
+        words=dotted_words(d.qualified),
         returns=hooks.returns(d) or constructed,
         supers=supers,
+        fields=fields,
+        body=body,
     )
 
 

@@ -64,6 +64,7 @@ from mnemo_core.index.store import (
     prepare_index_dir,
 )
 from mnemo_core.index.store.shelf import Shelved, setting
+from mnemo_core.index.store.shortnames import extend as extend_short_names
 from mnemo_core.index.workers import clean_start, parallel_map, worker_init
 from mnemo_core.index.world import SEP, Reads, World, counted_as
 from mnemo_core.model import Edge, FileExtract, IndexStats, RawRef
@@ -96,9 +97,12 @@ DISCOVERY_META = "pytest_discovery"  # the pytest settings the stored test class
 SKIPPED_META = (
     "skipped_files"  # files left out (generated, minified, ...) as last seen: path -> [size, mtime, why]
 )
-TOTALS_META = "totals"  # (files, symbols, edges) as last counted: a no-op update does not count them again
+# (files, symbols, edges, contains edges) as last counted: a no-op update does not count them again,
+# an update moves the contains edges (no index counts them) by what its files' own changed
+TOTALS_META = "totals"
 PARTIAL_META = "partial_files"  # the indexed files only part of which was indexed, and why (JSON)
 PRELOAD_SHARE = 0.2  # re-resolving more than this share of files: load the whole index up front
+COUNT_ALL_SHARE = 0.2  # rewriting more than this share of files: count every symbol's parent, one scan
 FIRST_BUILD_BATCH_S = 2.0  # a first build commits what it stored this often: an editor answers from it
 Progress = Callable[[str, int, int], None]
 
@@ -212,6 +216,10 @@ def _update(
     change = Reads() if known and not full and not reanalysed else None
     properties = store.property_names() if change is not None else set()
     shelf_key = setting(discovery.fingerprint) if known and not full else None  # updates only
+    base = store.generation()
+    gained: set[str] = set()  # short names the written files did not have before (and some more)
+    written: dict[str, tuple[int, str]] = {}  # path -> (id, language) of each file written
+    counting = _Counting.start(store, change, stale, known, removed)
     shelved = store.shelved(stale, shelf_key) if shelf_key is not None else {}
     to_shelve: list[tuple[str, Shelved]] = []
     unshelved = 0
@@ -247,7 +255,11 @@ def _update(
                     _forget(store, [known[p.path]], change)
                 old = known.get(p.path)
                 before = store.resolver_view(old.id) if change is not None and old and p.extract else NO_VIEW
-                file_id, _, dependents = _write_one(store, p, old)
+                file_id, names, dependents = _write_one(store, p, old)
+                gained |= names
+                counting.wrote(file_id)
+                if file_id is not None and p.extract is not None:
+                    written[p.path] = (file_id, p.extract.language)
                 if file_id is not None and p.refs is not None:
                     inherits[file_id] = p.inherits
                     affected |= dependents | {file_id}
@@ -265,8 +277,9 @@ def _update(
         _remember_partial(store, partial, redone | {row.path for row in removed})
         considered = set(paths) if only is not None else set(paths) | set(left_out)  # a whole walk: all
         _remember_left_out(store, left_out, considered, {**still_out, **newly_out})
-        if change is not None and (seen or removed):  # else nothing differs: a query loads no resolver
-            affected |= _depending(store, change, known, properties)
+        now = _files_now(known, removed, written) if change is not None and (seen or removed) else None
+        if change is not None and now is not None:  # else nothing differs: a query loads no resolver
+            affected |= _depending(store, change, known, properties, now)
         if reanalysed:  # from the stored references: no file is parsed for it
             affected |= {row.id for row in store.files().values()}
         affected -= {row.id for row in removed}
@@ -274,7 +287,7 @@ def _update(
         if unshelved:
             log.info("%d files taken from the kept extractions, not parsed", unshelved)
         if affected or removed:
-            _resolve(store, affected, inherits, len(known) + seen, change)
+            _resolve(store, affected, inherits, len(known) + seen, change, now)
             log.info("resolved %d files in %.2fs", len(affected), time.perf_counter() - started)
         if affected or removed or store.meta("commit") is None:
             store.set_meta("generation", str(store.generation() + 1))
@@ -282,7 +295,9 @@ def _update(
         store.set_meta(DISCOVERY_META, discovery.fingerprint)
         store.set_meta(ANALYSIS_META, str(ANALYSIS_VERSION))
         store.set_meta("indexed_at", str(int(time.time())))
-        files, symbols, edges = _totals(store, bool(seen or removed or affected))
+        files, symbols, edges = _totals(store, bool(seen or removed or affected), counting)
+    if change is not None:  # a cold build's or a re-analysis's names are read by the first query
+        extend_short_names(store.path.parent, store.index_id(), base, store.generation(), gained)
     return IndexStats(
         files=files,
         parsed=parsed,
@@ -296,16 +311,61 @@ def _update(
     )
 
 
-def _totals(store: Store, changed: bool) -> tuple[int, int, int]:
+def _totals(store: Store, changed: bool, counting: _Counting) -> tuple[int, int, int]:
     """The index's (files, symbols, edges): counted after an update that wrote any of them, else as
-    that count stored them (counting reads every symbol's row: 0.1-0.3 s a query on 300k symbols)."""
+    that count stored them. Files, symbols and edges are counted from their indexes (a few ms); the
+    ``contains`` edges (symbols with a parent: no index holds them, counting reads every symbol's
+    row, 0.1-0.3 s on 300k-760k symbols) are the stored count moved by the written files' own."""
     stored = store.meta(TOTALS_META)
     if not changed and stored is not None:
-        files, symbols, edges = json.loads(stored)
+        files, symbols, edges = json.loads(stored)[:3]
         return int(files), int(symbols), int(edges)
-    counted = store.totals()
-    store.set_meta(TOTALS_META, json.dumps(counted))
-    return counted
+    contains = counting.contains(store, stored)
+    if contains is None:
+        contains = store.contained_in(None)
+    files, symbols, edges = store.totals(contains)
+    store.set_meta(TOTALS_META, json.dumps([files, symbols, edges, contains]))
+    return files, symbols, edges
+
+
+@dataclass(frozen=True, slots=True)
+class _Counting:
+    """The ``contains`` edges of the files an update may rewrite or remove, before it (None: count
+    them all after it: a cold build, a re-analysis, a count stored by an older mnemo)."""
+
+    before: int | None
+    files: set[int]
+
+    @classmethod
+    def start(
+        cls,
+        store: Store,
+        change: Reads | None,
+        stale: list[str],
+        known: dict[str, FileRow],
+        removed: list[FileRow],
+    ) -> _Counting:
+        stored = store.meta(TOTALS_META)
+        files = {known[p].id for p in stale if p in known} | {row.id for row in removed}
+        if (
+            change is None
+            or stored is None
+            or len(json.loads(stored)) < 4
+            or len(files) > COUNT_ALL_SHARE * len(known)
+        ):
+            return cls(None, set())
+        return cls(store.contained_in(files), files)
+
+    def wrote(self, file_id: int | None) -> None:
+        """A file written (a new one's id is new: it had none before)."""
+        if file_id is not None and self.before is not None:
+            self.files.add(file_id)
+
+    def contains(self, store: Store, stored: str | None) -> int | None:
+        """The ``contains`` edges now, from the stored count (None: count them all)."""
+        if self.before is None or stored is None:
+            return None
+        return int(json.loads(stored)[3]) + store.contained_in(self.files) - self.before
 
 
 def _forget(store: Store, rows: list[FileRow], change: Reads | None) -> None:
@@ -318,11 +378,29 @@ def _forget(store: Store, rows: list[FileRow], change: Reads | None) -> None:
     store.remove_files([row.id for row in rows])
 
 
-def _depending(store: Store, change: Reads, known: dict[str, FileRow], properties: set[str]) -> set[int]:
+def _files_now(
+    known: dict[str, FileRow], removed: list[FileRow], written: dict[str, tuple[int, str]]
+) -> dict[str, tuple[int, str]]:
+    """Every indexed file's (id, language) by path after an update, in id order, from the files
+    known before it and what it removed and wrote (reading them again reads every file's row)."""
+    now = {path: (row.id, row.language) for path, row in known.items()}
+    for row in removed:
+        now.pop(row.path, None)
+    now.update(written)
+    return dict(sorted(now.items(), key=lambda item: item[1][0]))
+
+
+def _depending(
+    store: Store,
+    change: Reads,
+    known: dict[str, FileRow],
+    properties: set[str],
+    now: dict[str, tuple[int, str]],
+) -> set[int]:
     """The files whose last resolution read something the change changed (base classes aside:
-    ``_resolve`` compares those once the changed files' are resolved again)."""
+    ``_resolve`` compares those once the changed files' are resolved again); ``now``: every file's
+    id and language by path."""
     change.properties = properties ^ store.property_names()
-    now = {row.path: (row.id, row.language) for row in store.files().values()}
     before = {path: row.language for path, row in known.items()}
     if before.keys() != now.keys():
         note_paths(change, before, now, store.stored_imports(), store.module_queries())
@@ -561,23 +639,25 @@ def _resolve(
     inherits: dict[int, tuple[RawRef, ...]],
     total_files: int,
     change: Reads | None,
+    now: dict[str, tuple[int, str]] | None,
 ) -> None:
     """Resolve the references of ``affected`` files (``inherits`` holds the base-class references
     of those just parsed). With a ``change``, the files whose base classes come out otherwise
     make those that followed them resolve again too. The files' references are read from the
     index a run at a time, and each run's edges and reads are stored as it comes: what is held
-    at once is the world and a few runs, not every file's references and keys."""
+    at once is the world and a few runs, not every file's references and keys. ``now``: every
+    file's id and language by path, when the caller has them (else the world reads them)."""
     started = time.perf_counter()
     bases = None
     if change is not None:
-        bases = _bases(store, affected, inherits, preload=False)
+        bases = _bases(store, affected, inherits, False, now)
         more = _rebased(store, affected, bases[1], change)
         if more or len(affected | more) > PRELOAD_SHARE * total_files:
             affected |= more
             bases = None
     preload = len(affected) > PRELOAD_SHARE * total_files
     with _collector_paused() if preload else nullcontext():
-        resolver, base_edges = bases or _bases(store, affected, inherits, preload)
+        resolver, base_edges = bases or _bases(store, affected, inherits, preload, now)
         log.info("loaded the index and resolved base classes in %.2fs", time.perf_counter() - started)
         workers = min(os.cpu_count() or 1, MAX_WORKERS)
         keys = _Keys(store, affected, resolver, in_place=not preload)
@@ -628,7 +708,11 @@ class _Keys:
 
 
 def _bases(
-    store: Store, affected: set[int], inherits: dict[int, tuple[RawRef, ...]], preload: bool
+    store: Store,
+    affected: set[int],
+    inherits: dict[int, tuple[RawRef, ...]],
+    preload: bool,
+    now: dict[str, tuple[int, str]] | None = None,
 ) -> tuple[Resolver, list[EdgeRow]]:
     """A resolver over the world with ``affected`` replaced, their base classes resolved (in file
     order: the order of a class's bases decides which base's member is found first)."""
@@ -636,7 +720,8 @@ def _bases(
 
     found: dict[int, list[Any]] = {fid: list(rs) for fid, rs in inherits.items() if fid in affected and rs}
     found.update(store.inherit_refs(set(affected) - set(inherits)))
-    resolver = Resolver(World(store, replaced_files=affected, preload=preload))
+    files = None if now is None else [(fid, path, language) for path, (fid, language) in now.items()]
+    resolver = Resolver(World(store, replaced_files=affected, preload=preload, files=files))
     return resolver, _edge_rows(resolver.resolve_bases({fid: found[fid] for fid in sorted(found)}))
 
 

@@ -8,6 +8,10 @@ _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _UNICODE_WORD = re.compile(r"[^\W_]+")
 STEM_MIN_CHARS = 3
 STEM_SUFFIXES = ("ing", "ed", "es", "s")
+# the parts of dotted names whose words ``dotted_words`` remembers (a few MB): a repository's symbols
+# repeat their parts (a class's name in each of its methods', ``__init__``, ``get`` in many classes)
+MAX_CACHED_PARTS = 100_000
+_PART_WORDS: dict[str, str] = {}
 
 
 def identifier_words(text: str) -> list[str]:
@@ -22,6 +26,21 @@ def identifier_words(text: str) -> list[str]:
         for part in _UNICODE_WORD.findall(text)
         for w in (identifier_words(part) if part.isascii() else [part.lower()])
     ]
+
+
+def dotted_words(name: str) -> str:
+    """``" ".join(identifier_words(name))`` for a dotted name (``Client.get_json``), each part's
+    words remembered: no word spans a ".", so a name's words are its parts' words in order."""
+    if len(_PART_WORDS) > MAX_CACHED_PARTS:
+        _PART_WORDS.clear()
+    found = []
+    for part in name.split("."):
+        words = _PART_WORDS.get(part)
+        if words is None:
+            words = _PART_WORDS[part] = " ".join(identifier_words(part))
+        if words:
+            found.append(words)
+    return " ".join(found)
 
 
 def stem(word: str) -> str:

@@ -314,7 +314,14 @@ class FileBindings:
 class World:
     """A lazily loaded view of the index for resolution."""
 
-    def __init__(self, source: WorldSource, replaced_files: set[int], preload: bool = False) -> None:
+    def __init__(
+        self,
+        source: WorldSource,
+        replaced_files: set[int],
+        preload: bool = False,
+        files: list[tuple[int, str, str]] | None = None,
+    ) -> None:
+        """``files``: every file's (id, path, language) in id order, when the caller has them."""
         self.source = source
         self.replaced_files = replaced_files  # files being re-resolved: their stored edges do not count
         self._hooks: dict[str, Hooks] = {name: spec.hooks for name, spec in registry().items()}
@@ -322,7 +329,7 @@ class World:
         self.by_path: dict[str, FileInfo] = {}
         self.scope_files: dict[tuple[str, str], list[int]] = defaultdict(list)
         self.package_files: dict[tuple[str, str], list[int]] = defaultdict(list)
-        for fid, path, language in source.resolver_files():
+        for fid, path, language in source.resolver_files() if files is None else files:
             info = FileInfo(fid, path, language)
             self.files[fid] = info
             self.by_path[path] = info

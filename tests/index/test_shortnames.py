@@ -47,3 +47,44 @@ def test_the_names_are_read_once_per_generation_and_saved_for_the_next_process(t
         f"names-{store.index_id()}-{store.generation()}.txt"
     ], "the older generation's file is removed"
     store.close()
+
+
+def test_an_update_derives_the_next_generations_names_from_the_last_ones(tmp_path: Path) -> None:
+    """The names a written file gained are added to the last generation's, before any query; a
+    name gone stays in the list and finds nothing, so every answer is the one all names give."""
+    source = "def walker():\n    pass\n\n\nclass Walkers:\n    def walk_on(self):\n        pass\n"
+    repo = make_repo(tmp_path / "repo", {"a.py": source, "b.py": "def other_walker():\n    pass\n"})
+    index_repo(repo)
+    store = Store.open(repo)
+    store.symbols_containing_each(["walk"], 9)  # the first query reads every name and keeps them
+    store.close()
+    edits = {
+        "a.py": source.replace("walk_on", "Walk_Further") + "\n\ndef sleepwalker():\n    pass\n",
+        "c.py": "def walkabout():\n    pass\n",
+    }
+    for path, text in edits.items():
+        (repo / path).write_text(text)
+    (repo / "b.py").unlink()
+    index_repo(repo)
+    store = Store.open(repo)
+    names = repo / ".mnemo" / f"names-{store.index_id()}-{store.generation()}.txt"
+    assert names.is_file(), "kept by the update itself"
+    kept = shortnames.ShortNames.parsed(names.read_text())
+    assert kept is not None and {"walk_further", "sleepwalker", "walkabout", "other_walker"} <= set(
+        kept.text.split("\n")
+    )
+    shortnames._sets.clear()
+    derived = store.symbols_containing_each(["walk", "walker", "further"], 9)
+    names.unlink()
+    shortnames._sets.clear()
+    assert store.symbols_containing_each(["walk", "walker", "further"], 9) == derived
+    assert "other_walker" not in names.read_text(), "read again: only the index's names"
+    assert [s.short_name for s in derived["walker"]] == ["Walkers", "sleepwalker"]
+    store.close()
+
+
+def test_names_extended_are_the_names_read_with_the_new_ones() -> None:
+    names = ["Walker", "walker", "x", "", "odd\nwalker", "Über"]
+    for extra in (set(), {"NEW"}, {"a\nB"}, {"walker"}, {""}, {"Odd\nWalker"}):
+        assert ShortNames.of(names).extended(extra) == ShortNames.of([*names, *extra]), extra
+    assert ShortNames.of([]).extended({"Q"}) == ShortNames.of(["q"])

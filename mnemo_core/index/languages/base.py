@@ -213,7 +213,7 @@ class Hooks:
         for child in params.named_children:
             target = child if child.type == "identifier" else child.child_by_field_name("name")
             if target is None and child.type.endswith("parameter") and child.named_child_count:
-                target = child.named_children[0]  # Python's ``x: int`` names no field
+                target = child.named_child(0)  # Python's ``x: int`` names no field
             if target is not None and target.type == "identifier":
                 names.append(node_text(target))
         return tuple(names)
@@ -232,6 +232,14 @@ class Hooks:
 
     def parse_import(self, node: Node) -> list[RawImport]:
         """The names an import statement binds."""
+        return []
+
+    def top_level_matches(self, root: Node) -> list[tuple[str, dict[str, list[Node]]]]:
+        """The matches of the definition and import patterns the language's query leaves out because
+        they are rooted at the file's root: (the capture naming the role, the captures), as the query
+        gives them. Such a pattern, whose child step may match any later child, holds its state open
+        over the whole file and is stepped at every node (Python's four cost 5.8 % of its query's
+        instructions for 0.2 % of its matches); the root's children are read here instead."""
         return []
 
     def constant_uses(

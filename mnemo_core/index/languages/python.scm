@@ -3,8 +3,8 @@
 
 (class_definition name: (identifier) @name) @definition.class
 (function_definition name: (identifier) @name) @definition.function
-(module (assignment left: (identifier) @name) @definition.constant)
-(module (expression_statement (assignment left: (identifier) @name)) @definition.constant)
+; the module's constants: ``PythonHooks.top_level_matches`` (a pattern rooted at ``module`` was stepped
+; at every node of the file)
 
 (call function: (identifier) @name) @reference.call
 (call function: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.call
@@ -210,10 +210,6 @@
 (import_statement) @import
 (import_from_statement) @import
 (future_import_statement) @import
-; a module-level alias binds a second name, as an import from the module itself would (``length = Length``)
-(module (assignment left: (identifier) right: (identifier) !type) @import)
-; ... as does a type variable bound to a class: it stands for the class in annotations
-; (``CmdType = TypeVar("CmdType", bound=Command)``, ``cls: type[CmdType]``; the bound may be quoted)
-(module (assignment left: (identifier) right: (call function: [(identifier) (attribute)] @_typevar
-  arguments: (argument_list (keyword_argument name: (identifier) @_bound value: [(identifier) (string)])))
-  (#match? @_typevar "^([A-Za-z_]+[.])?TypeVar$") (#eq? @_bound "bound")) @import)
+; a module-level alias binds a second name, as an import from the module itself would (``length = Length``),
+; as does a type variable bound to a class (``CmdType = TypeVar("CmdType", bound=Command)``, ``cls:
+; type[CmdType]``; the bound may be quoted): ``PythonHooks.top_level_matches``

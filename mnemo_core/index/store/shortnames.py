@@ -11,6 +11,11 @@ searched with ``str.find``; the symbols of the names found are then read through
 temporary name, then renamed; a file that does not parse is ignored and written again; older
 generations' files are removed). Its first line lists, as JSON, the rare names that hold a line
 break themselves, so no name is lost to the layout.
+
+An update derives the next generation's names from the previous one's (``extend``): the names its
+files gained are added, none is taken away (reading every name again costs 0.12 s CPU on ten stdlib
+copies, the first query after each edit paid it). A name no symbol has any more is harmless: its
+symbols are read through the index, and it has none. A cold index reads them all again.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import json
 import logging
 import string
 import threading
+from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -68,6 +74,21 @@ class ShortNames:
             at = text.find(low, end)
         return found
 
+    def extended(self, names: set[str]) -> ShortNames:
+        """These names and ``names`` (lowered here; the kept ones are not lowered again)."""
+        new = {name.translate(ASCII_LOWER) for name in names}
+        plain = self.text[1:-1].split(SEPARATOR) if len(self.text) > 2 else []  # "\n\n": none
+        grown = False
+        for name in sorted(n for n in new if SEPARATOR not in n):  # the kept ones are sorted
+            at = bisect_left(plain, name)
+            if at == len(plain) or plain[at] != name:
+                plain.insert(at, name)
+                grown = True
+        odd = {name for name in new if SEPARATOR in name}.union(self.odd)
+        if not grown and len(odd) == len(self.odd):
+            return self
+        return ShortNames(SEPARATOR + SEPARATOR.join(plain) + SEPARATOR, tuple(sorted(odd)))
+
     def serialised(self) -> str:
         return json.dumps(self.odd) + SEPARATOR + self.text
 
@@ -101,11 +122,33 @@ def short_names(directory: Path, index_id: str, generation: int, read: ShortName
     if names is None:
         names = ShortNames.of(read())
         _save(names, path, index_id)
+    _remember(key, names)
+    return names
+
+
+def extend(directory: Path, index_id: str, base: int, generation: int, names: set[str]) -> None:
+    """Keep the names of ``generation`` as those of ``base`` (from memory or its file) plus
+    ``names`` (every short name the update wrote that its files did not have before). Nothing when
+    ``base`` has none kept: the first query reads them all."""
+    if base == 0 or generation == base:
+        return
+    with _lock:
+        kept = _sets.get((str(directory), index_id, base))
+    if kept is None:
+        kept = _load(derived_path(directory, NAMES_PREFIX, index_id, base, NAMES_SUFFIX))
+    if kept is None:
+        return
+    grown = kept.extended(names)
+    _save(grown, derived_path(directory, NAMES_PREFIX, index_id, generation, NAMES_SUFFIX), index_id)
+    _remember((str(directory), index_id, generation), grown)
+
+
+def _remember(key: tuple[str, str, int], names: ShortNames) -> None:
     with _lock:
         _sets[key] = names
+        _sets.move_to_end(key)
         while len(_sets) > CACHED_NAME_SETS:
             _sets.popitem(last=False)
-    return names
 
 
 def _load(path: Path) -> ShortNames | None:

@@ -409,13 +409,30 @@ class SymbolReads(Connection):
         """Files in the index (their path index is counted: no row of symbols or edges is read)."""
         return int(self.conn.execute("SELECT count(*) FROM files").fetchone()[0])
 
-    def totals(self) -> tuple[int, int, int]:
-        """(files, symbols, edges) in the index, ``contains`` edges included."""
+    def totals(self, contains: int | None = None) -> tuple[int, int, int]:
+        """(files, symbols, edges) in the index, ``contains`` edges included (``contains``: their
+        number when the caller knows it; counting them reads every symbol's row)."""
         row = self.conn.execute(
             "SELECT (SELECT count(*) FROM files), (SELECT count(*) FROM symbols),"
-            " (SELECT count(*) FROM edges) + (SELECT count(*) FROM symbols WHERE parent_id IS NOT NULL)"
+            " (SELECT count(*) FROM edges)"
         ).fetchone()
-        return int(row[0]), int(row[1]), int(row[2])
+        contains = self.contained_in(None) if contains is None else contains
+        return int(row[0]), int(row[1]), int(row[2]) + contains
+
+    def contained_in(self, file_ids: Iterable[int] | None) -> int:
+        """The ``contains`` edges (symbols with a parent) of some files, of every file for None."""
+        if file_ids is None:
+            return int(
+                self.conn.execute("SELECT count(*) FROM symbols WHERE parent_id IS NOT NULL").fetchone()[0]
+            )
+        return sum(
+            int(
+                self.conn.execute(
+                    f"SELECT count(*) FROM symbols {where} AND parent_id IS NOT NULL", args
+                ).fetchone()[0]
+            )
+            for where, args in id_filters("file_id", sorted(file_ids))
+        )
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Files by language, symbols by kind, edges by type and by resolution."""

@@ -1,0 +1,63 @@
+"""Python's module-level constants and aliases, found from the module's children instead of by query
+patterns rooted at ``module``: the same matches as those patterns give."""
+
+from __future__ import annotations
+
+import pytest
+from tree_sitter import Node, Query
+
+from mnemo_core.index import budget
+from mnemo_core.index.extract import extract
+from mnemo_core.index.languages import language_for_path
+
+# the patterns ``PythonHooks.top_level_matches`` stands for (python.scm held them until session 45)
+ROOTED_AT_MODULE = """
+(module (assignment left: (identifier) @name) @definition.constant)
+(module (expression_statement (assignment left: (identifier) @name)) @definition.constant)
+(module (assignment left: (identifier) right: (identifier) !type) @import)
+(module (assignment left: (identifier) right: (call function: [(identifier) (attribute)] @_typevar
+  arguments: (argument_list (keyword_argument name: (identifier) @_bound value: [(identifier) (string)])))
+  (#match? @_typevar "^([A-Za-z_]+[.])?TypeVar$") (#eq? @_bound "bound")) @import)
+"""
+SOURCES = [
+    b"X = 1\nY: int = 2\nz = 3\n",
+    b"a = B = C\nD = E = F = 1\nx: int = Y = 3\na += B = 1\na, b = C = D\na = b.c = D = 1\n",
+    b"length = Length\nAlias: TypeAlias = Other\nx = y.z\nn = (M := 3)\n",
+    b"T = TypeVar('T', bound=C)\nU = typing.TypeVar('U', bound='D')\nV = TypeVar('V', int, str)\n"
+    b"W = TypeVar('W', bound=C, bound=D)\nZ = t.x.TypeVar('Z', bound=C)\nQ = TypeVar('Q', bound=f())\n",
+    b"if x:\n    A = 1\ndef f():\n    B = 2\nclass K:\n    C = 3\n",
+    b"X = (\n",  # broken: an error node at the top
+    b"",
+]
+
+
+Matches = list[tuple[str, dict[str, list[Node]]]]
+
+
+def _named(found: Matches) -> list[tuple[str, list[tuple[str, bytes | None]]]]:
+    return [(capture, [(k, n.text) for k, v in sorted(c.items()) for n in v]) for capture, c in found]
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_the_module_s_children_give_what_the_patterns_matched(source: bytes) -> None:
+    spec = language_for_path("m.py")
+    assert spec is not None
+    query = Query(spec.ts_language, ROOTED_AT_MODULE)
+    root = spec.parser.parse(source).root_node
+    expected = []
+    for pattern, captures in budget.cursor(query).matches(root):
+        capture = "import" if pattern >= 2 else "definition.constant"
+        expected.append((capture, {k: v for k, v in captures.items() if not k.startswith("_")}))
+    assert _named(spec.hooks.top_level_matches(root)) == _named(expected)
+
+
+def test_chained_constants_and_aliases_are_extracted() -> None:
+    spec = language_for_path("m.py")
+    assert spec is not None
+    source = b"import typing\nBASE = OTHER = 1\nlength = Length\nT = typing.TypeVar('T', bound=Base)\n"
+    found = extract("m.py", source, spec)
+    assert [s.name for s in found.symbols if s.kind == "constant"] == ["BASE", "T"]
+    assert [(i.name, i.alias) for i in found.imports if i.alias in ("length", "T")] == [
+        ("Length", "length"),
+        ("Base", "T"),
+    ]
