@@ -89,6 +89,7 @@ def test_the_ci_entrypoint_posting_to_github(
     assert hostile.ran() == []
 
 
+@pytest.mark.slow  # the hook runs in this repository by default through its entry point (above)
 def test_the_published_hook_through_pre_commit_try_repo(
     hostile: Hostile, try_repo_env: dict[str, str]
 ) -> None:
