@@ -65,6 +65,7 @@ from mnemo_core.index.store import (
 )
 from mnemo_core.index.store.shelf import Shelved, setting
 from mnemo_core.index.store.shortnames import extend as extend_short_names
+from mnemo_core.index.totals import Counting, totals
 from mnemo_core.index.workers import clean_start, parallel_map, worker_init
 from mnemo_core.index.world import SEP, Reads, World, counted_as
 from mnemo_core.model import Edge, FileExtract, IndexStats, RawRef
@@ -97,12 +98,8 @@ DISCOVERY_META = "pytest_discovery"  # the pytest settings the stored test class
 SKIPPED_META = (
     "skipped_files"  # files left out (generated, minified, ...) as last seen: path -> [size, mtime, why]
 )
-# (files, symbols, edges, contains edges) as last counted: a no-op update does not count them again,
-# an update moves the contains edges (no index counts them) by what its files' own changed
-TOTALS_META = "totals"
 PARTIAL_META = "partial_files"  # the indexed files only part of which was indexed, and why (JSON)
 PRELOAD_SHARE = 0.2  # re-resolving more than this share of files: load the whole index up front
-COUNT_ALL_SHARE = 0.2  # rewriting more than this share of files: count every symbol's parent, one scan
 FIRST_BUILD_BATCH_S = 2.0  # a first build commits what it stored this often: an editor answers from it
 Progress = Callable[[str, int, int], None]
 
@@ -219,7 +216,7 @@ def _update(
     base = store.generation()
     gained: set[str] = set()  # short names the written files did not have before (and some more)
     written: dict[str, tuple[int, str]] = {}  # path -> (id, language) of each file written
-    counting = _Counting.start(store, change, stale, known, removed)
+    counting = Counting.start(store, change, stale, known, removed)
     shelved = store.shelved(stale, shelf_key) if shelf_key is not None else {}
     to_shelve: list[tuple[str, Shelved]] = []
     unshelved = 0
@@ -295,7 +292,7 @@ def _update(
         store.set_meta(DISCOVERY_META, discovery.fingerprint)
         store.set_meta(ANALYSIS_META, str(ANALYSIS_VERSION))
         store.set_meta("indexed_at", str(int(time.time())))
-        files, symbols, edges = _totals(store, bool(seen or removed or affected), counting)
+        files, symbols, edges = totals(store, bool(seen or removed or affected), counting)
     if change is not None:  # a cold build's or a re-analysis's names are read by the first query
         extend_short_names(store.path.parent, store.index_id(), base, store.generation(), gained)
     return IndexStats(
@@ -309,63 +306,6 @@ def _update(
         elapsed_ms=round((time.perf_counter() - started) * 1000),
         walked=walked,
     )
-
-
-def _totals(store: Store, changed: bool, counting: _Counting) -> tuple[int, int, int]:
-    """The index's (files, symbols, edges): counted after an update that wrote any of them, else as
-    that count stored them. Files, symbols and edges are counted from their indexes (a few ms); the
-    ``contains`` edges (symbols with a parent: no index holds them, counting reads every symbol's
-    row, 0.1-0.3 s on 300k-760k symbols) are the stored count moved by the written files' own."""
-    stored = store.meta(TOTALS_META)
-    if not changed and stored is not None:
-        files, symbols, edges = json.loads(stored)[:3]
-        return int(files), int(symbols), int(edges)
-    contains = counting.contains(store, stored)
-    if contains is None:
-        contains = store.contained_in(None)
-    files, symbols, edges = store.totals(contains)
-    store.set_meta(TOTALS_META, json.dumps([files, symbols, edges, contains]))
-    return files, symbols, edges
-
-
-@dataclass(frozen=True, slots=True)
-class _Counting:
-    """The ``contains`` edges of the files an update may rewrite or remove, before it (None: count
-    them all after it: a cold build, a re-analysis, a count stored by an older mnemo)."""
-
-    before: int | None
-    files: set[int]
-
-    @classmethod
-    def start(
-        cls,
-        store: Store,
-        change: Reads | None,
-        stale: list[str],
-        known: dict[str, FileRow],
-        removed: list[FileRow],
-    ) -> _Counting:
-        stored = store.meta(TOTALS_META)
-        files = {known[p].id for p in stale if p in known} | {row.id for row in removed}
-        if (
-            change is None
-            or stored is None
-            or len(json.loads(stored)) < 4
-            or len(files) > COUNT_ALL_SHARE * len(known)
-        ):
-            return cls(None, set())
-        return cls(store.contained_in(files), files)
-
-    def wrote(self, file_id: int | None) -> None:
-        """A file written (a new one's id is new: it had none before)."""
-        if file_id is not None and self.before is not None:
-            self.files.add(file_id)
-
-    def contains(self, store: Store, stored: str | None) -> int | None:
-        """The ``contains`` edges now, from the stored count (None: count them all)."""
-        if self.before is None or stored is None:
-            return None
-        return int(json.loads(stored)[3]) + store.contained_in(self.files) - self.before
 
 
 def _forget(store: Store, rows: list[FileRow], change: Reads | None) -> None:

@@ -8,8 +8,9 @@ from pathlib import Path
 
 from helpers import make_repo
 
-from mnemo_core.index.indexer import TOTALS_META, index_repo
+from mnemo_core.index.indexer import index_repo
 from mnemo_core.index.store import Store
+from mnemo_core.index.totals import TOTALS_META
 
 FILES = {
     "app/models.py": "class User:\n    def save(self):\n        return 1\n",
