@@ -12,11 +12,10 @@ along a chain of commits with one parent each lists nothing: git's walk from the
 down the chain to the earlier one and from there on walks as a walk from it does, so the window
 moved back is the old walk without the chain's commits (the walk's next ``BEYOND`` shas are kept
 with its window, ``Walk``), and the window moved forward is the chain's commits followed by the old
-walk. Commit
-ids follow the window's order as a cold read gives them (oldest lowest: "a file's newest commit"
-is its largest id), so the commits read go below or above the kept ones; when they would fall
-between (another branch), the memory is read again whole. The commits walked and left out
-(sweeps of many files) are remembered by sha, so they are not read again either.
+walk. Commit ids follow the window's order as a cold read gives them (oldest lowest: "a file's
+newest commit" is its largest id), so the commits read go below or above the kept ones; when they
+would fall between (another branch), the memory is read again whole. The commits walked and left
+out (sweeps of many files) are remembered by sha, so they are not read again either.
 """
 
 from __future__ import annotations
