@@ -35,6 +35,7 @@ from mnemo_core.change.answers import code_digest
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.discovery import PytestDiscovery
 from mnemo_core.index.extract import extract_once
+from mnemo_core.index.files import content_digest
 from mnemo_core.index.indexer import partial_files
 from mnemo_core.index.languages import LanguageSpec
 from mnemo_core.index.store import Store
@@ -87,7 +88,7 @@ def _indexed(store: Store, sides: list[Side]) -> dict[tuple[str, bytes], FileExt
     for path, text, spec in sides:
         row = rows.get(path)
         same = row is not None and row.language == spec.name and path not in partial
-        if row is not None and same and row.hash == hashlib.blake2b(text, digest_size=16).hexdigest():
+        if row is not None and same and row.hash == content_digest(text):
             held[row.id] = (path, text)
     if not held:
         return {}
