@@ -67,7 +67,7 @@ _INSERT_FTS = (
     " VALUES (?,?,?,?,?,?,?)"
 )
 _SELECT_FTS = "SELECT rowid, name, words, qualified, signature, docstring, path FROM symbols_fts"
-# kept symbols' rows (as ``_symbol_row`` makes them), full-text rows, bodies
+# old symbols' rows (as ``_symbol_row`` makes them), kept ones' full-text rows and bodies
 _Kept = tuple[dict[int, tuple[Any, ...]], dict[int, tuple[object, ...]], dict[int, str]]
 _SYMBOL_FIELDS = (  # a symbol's columns in the order ``_symbol_row`` gives them
     "file_id", "name", "short_name", "kind", "signature", "docstring", "start_line", "end_line", "size",
@@ -210,9 +210,9 @@ class Writes(Connection):
     def _reuse_ids(self, file_id: int, extract: FileExtract) -> tuple[list[int], set[str], set[int], _Kept]:
         """Ids for a re-parsed file's symbols (old ones where they match), after deleting the old
         symbols that have no match; also the old short names, the files that had edges into removed
-        symbols, and the rows of the kept symbols: the symbol's own (read before any is deleted, the
-        typed attributes of all of them), its full-text ones (left in place where they come out the
-        same: deleting from FTS5 costs a tokenisation of the old text)."""
+        symbols, and the old rows: every old symbol's own (as read before any was deleted; a kept
+        one is updated in the columns that differ), the kept ones' full-text rows (left in place
+        where they come out the same: deleting from FTS5 costs a tokenisation of the old text)."""
         rows = {
             row[0]: tuple(row[1:])
             for row in self.conn.execute(
@@ -233,7 +233,7 @@ class Writes(Connection):
             fts.update((row[0], tuple(row)) for row in self.conn.execute(f"{_SELECT_FTS} {where}", args))
             bodies.update(self.conn.execute(f"SELECT rowid, body FROM bodies_fts {where}", args))
         names = {name.rsplit(".", 1)[-1] for (name, _kind, _n) in old_ids}
-        return ids, names, dependents, ({sid: rows[sid] for sid in kept}, fts, bodies)
+        return ids, names, dependents, (rows, fts, bodies)
 
     def _insert_symbols(self, file_id: int, extract: FileExtract, ids: list[int], kept: _Kept) -> None:
         by_name: dict[str, int] = {}
