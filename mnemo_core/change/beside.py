@@ -1,0 +1,111 @@
+"""Work on a list of ids shared with a forked child, so that a change's walks use the second core.
+
+The walks to a change's tests are one per changed symbol, each alone (``impact.tests_reaching``):
+the child takes some of them while this process does the rest and whatever comes before them. Their
+costs differ a hundredfold, so neither gets a fixed half: the ids' places are written into a pipe
+before the fork as 4-byte tokens, and each process reads the next token when it is free (a pipe's
+read of 4 bytes, with 4 or more waiting, is one atomic step, so both stay aligned and no token is
+taken twice). The child sends its results back pickled through a second pipe and leaves by
+``os._exit`` (none of the parent's buffers, ``atexit`` hooks or ``finally`` blocks run twice).
+
+It forks only where nothing else runs: a lock another thread held at the fork would stay held in the
+child. So the caller starts it before its own threads (git's blames); where a thread already runs,
+or the platform cannot fork, or there is too little to share, ``start`` answers None and the caller
+does all of the work itself. Whatever the child does not send back (it failed, or was killed) the
+caller does too: the answer never depends on the child.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import struct
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import Self
+
+TOKEN = struct.Struct("<I")  # an id's place in the list, as the pipe carries it
+PIPE_TOKENS = 16_000  # a pipe holds 64 KiB: ids past these are the parent's alone
+MIN_SHARED = 2  # fewer ids: nothing to share (a fork costs about what a short walk does)
+
+
+class Beside:
+    """A forked child working through ``ids`` beside this process (``start``): ``mine`` yields the
+    ids this process takes, ``results`` the child's answer once none is left (None if it failed)."""
+
+    def __init__(self, pid: int, queue: int, answer: int, ids: Sequence[int]) -> None:
+        self._pid = pid
+        self._queue = queue
+        self._answer = answer
+        self._ids = ids
+        self._open = True
+
+    @classmethod
+    def start(cls, ids: Sequence[int], child: Callable[[Iterator[int]], bytes]) -> Self | None:
+        """Fork a child that runs ``child`` over the ids it takes and sends back what it returns;
+        None where no child can be forked safely (or the ids are too few to share)."""
+        if len(ids) < MIN_SHARED or not hasattr(os, "fork") or threading.active_count() > 1:
+            return None
+        queue, tokens = os.pipe()
+        os.write(tokens, b"".join(TOKEN.pack(i) for i in range(min(len(ids), PIPE_TOKENS))))
+        os.close(tokens)
+        answer, sending = os.pipe()
+        parent = os.getpid()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns to the caller's code
+            code = 1
+            try:
+                os.close(answer)
+                _as_worker(parent)
+                _send(sending, child(_taken(queue, ids)))
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(sending)
+        return cls(pid, queue, answer, ids)
+
+    def mine(self) -> Iterator[int]:
+        """The ids this process takes, until none is left to take."""
+        yield from _taken(self._queue, self._ids)
+        yield from self._ids[PIPE_TOKENS:]
+
+    def results(self) -> bytes | None:
+        """What the child sent back (waiting for it), or None if it failed."""
+        chunks = []
+        while chunk := os.read(self._answer, 1 << 20):
+            chunks.append(chunk)
+        _, status = os.waitpid(self._pid, 0)
+        self._close()
+        return b"".join(chunks) if os.waitstatus_to_exitcode(status) == 0 else None
+
+    def close(self) -> None:
+        """Stop the child if it still runs (the caller gave up on its work)."""
+        if self._open:
+            os.kill(self._pid, signal.SIGKILL)
+            os.waitpid(self._pid, 0)
+            self._close()
+
+    def _close(self) -> None:
+        if self._open:
+            self._open = False
+            os.close(self._queue)
+            os.close(self._answer)
+
+
+def _taken(queue: int, ids: Sequence[int]) -> Iterator[int]:
+    while len(token := os.read(queue, TOKEN.size)) == TOKEN.size:
+        yield ids[TOKEN.unpack(token)[0]]
+
+
+def _send(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.close(fd)
+
+
+def _as_worker(parent: int) -> None:
+    """Ctrl-C is the parent's to report; the child dies with it (``index.workers``)."""
+    from mnemo_core.index.workers import worker_init
+
+    worker_init(parent)
