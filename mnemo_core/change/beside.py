@@ -22,32 +22,34 @@ import signal
 import struct
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import Self
+from typing import Generic, TypeVar
 
+T = TypeVar("T")
 TOKEN = struct.Struct("<I")  # an id's place in the list, as the pipe carries it
 PIPE_TOKENS = 16_000  # a pipe holds 64 KiB: ids past these are the parent's alone
-MIN_SHARED = 2  # fewer ids: nothing to share (a fork costs about what a short walk does)
+MIN_SHARED = 2  # fewer items: nothing to share (a fork costs about what a short walk does)
 
 
-class Beside:
-    """A forked child working through ``ids`` beside this process (``start``): ``mine`` yields the
-    ids this process takes, ``results`` the child's answer once none is left (None if it failed)."""
+class Beside(Generic[T]):
+    """A forked child working through ``items`` beside this process (``start``): ``mine`` yields
+    the items this process takes, ``results`` the child's answer once none is left (None if it
+    failed)."""
 
-    def __init__(self, pid: int, queue: int, answer: int, ids: Sequence[int]) -> None:
+    def __init__(self, pid: int, queue: int, answer: int, items: Sequence[T]) -> None:
         self._pid = pid
         self._queue = queue
         self._answer = answer
-        self._ids = ids
+        self._items = items
         self._open = True
 
     @classmethod
-    def start(cls, ids: Sequence[int], child: Callable[[Iterator[int]], bytes]) -> Self | None:
-        """Fork a child that runs ``child`` over the ids it takes and sends back what it returns;
-        None where no child can be forked safely (or the ids are too few to share)."""
-        if len(ids) < MIN_SHARED or not hasattr(os, "fork") or threading.active_count() > 1:
+    def start(cls, items: Sequence[T], child: Callable[[Iterator[T]], bytes]) -> Beside[T] | None:
+        """Fork a child that runs ``child`` over the items it takes and sends back what it returns;
+        None where no child can be forked safely (or the items are too few to share)."""
+        if len(items) < MIN_SHARED or not hasattr(os, "fork") or threading.active_count() > 1:
             return None
         queue, tokens = os.pipe()
-        os.write(tokens, b"".join(TOKEN.pack(i) for i in range(min(len(ids), PIPE_TOKENS))))
+        os.write(tokens, b"".join(TOKEN.pack(i) for i in range(min(len(items), PIPE_TOKENS))))
         os.close(tokens)
         answer, sending = os.pipe()
         parent = os.getpid()
@@ -57,17 +59,17 @@ class Beside:
             try:
                 os.close(answer)
                 _as_worker(parent)
-                _send(sending, child(_taken(queue, ids)))
+                _send(sending, child(_taken(queue, items)))
                 code = 0
             finally:
                 os._exit(code)
         os.close(sending)
-        return cls(pid, queue, answer, ids)
+        return cls(pid, queue, answer, items)
 
-    def mine(self) -> Iterator[int]:
-        """The ids this process takes, until none is left to take."""
-        yield from _taken(self._queue, self._ids)
-        yield from self._ids[PIPE_TOKENS:]
+    def mine(self) -> Iterator[T]:
+        """The items this process takes, until none is left to take."""
+        yield from _taken(self._queue, self._items)
+        yield from self._items[PIPE_TOKENS:]
 
     def results(self) -> bytes | None:
         """What the child sent back (waiting for it), or None if it failed."""
@@ -92,9 +94,9 @@ class Beside:
             os.close(self._answer)
 
 
-def _taken(queue: int, ids: Sequence[int]) -> Iterator[int]:
+def _taken(queue: int, items: Sequence[T]) -> Iterator[T]:
     while len(token := os.read(queue, TOKEN.size)) == TOKEN.size:
-        yield ids[TOKEN.unpack(token)[0]]
+        yield items[TOKEN.unpack(token)[0]]
 
 
 def _send(fd: int, data: bytes) -> None:

@@ -417,7 +417,7 @@ _TESTS: BoundedCache[tuple[str, int, int], ReachingTests] = BoundedCache(TESTS_C
 
 
 def tests_reaching(
-    store: Store, ids: Iterable[int], beside: Beside | None = None
+    store: Store, ids: Iterable[int], beside: Beside[tuple[int, ...]] | None = None
 ) -> dict[int, ReachingTests]:
     """The one definition of "the tests that reach a symbol", for every front end and verdict.
 
@@ -435,8 +435,9 @@ def tests_reaching(
     found: dict[int, ReachingTests] = {}
     with store.remembering():  # the walks of a file's symbols cross the same callers and helpers
         if beside is not None:
-            for sid in beside.mine():
-                _tests_cached(store, (str(store.path), generation, sid))
+            for group in beside.mine():
+                for sid in group:
+                    _tests_cached(store, (str(store.path), generation, sid))
             _keep_walked(beside.results())
         for sid in ids:
             found[sid] = _tests_cached(store, (str(store.path), generation, sid))
@@ -452,25 +453,31 @@ def _tests_cached(store: Store, key: tuple[str, int, int]) -> ReachingTests:
 Walked = dict[tuple[str, int, int], tuple[ReachingTests, tuple[dict[int, Reach], int] | None]]
 
 
-def tests_beside(store: Store, ids: Iterable[int]) -> Beside | None:
+def tests_beside(store: Store, ids: Iterable[int]) -> Beside[tuple[int, ...]] | None:
     """A forked child that walks to the tests of some of ``ids`` (those not known yet) while this
     process goes on, for ``tests_reaching(store, ids, beside)`` to take the rest and join their
-    answers; None where no child can be forked (``beside``). To be called before any thread starts."""
+    answers; None where no child can be forked (``beside``). The symbols of a file go to one
+    process: their walks cross the same callers, whose steps each process reads once. To be called
+    before any thread starts."""
     generation = store.generation()
     todo = [sid for sid in ids if _TESTS.get((str(store.path), generation, sid)) is None]
+    files: dict[str, list[int]] = {}
+    for sid, symbol in sorted(store.symbols_by_ids(todo).items()):
+        files.setdefault(symbol.path, []).append(sid)
     path, root = store.path, store.root
 
-    def child(taken: Iterator[int]) -> bytes:
+    def child(taken: Iterator[tuple[int, ...]]) -> bytes:
         own = Store(connect_read_only(path), path, root)  # not the parent's connection: SQLite forbids it
         own.read_only = True
         walked: Walked = {}
         with own.remembering():
-            for sid in taken:
-                key = (str(path), generation, sid)
-                walked[key] = (_tests_cached(own, key), _SURE.get(key))
+            for group in taken:
+                for sid in group:
+                    key = (str(path), generation, sid)
+                    walked[key] = (_tests_cached(own, key), _SURE.get(key))
         return pickle.dumps(walked, protocol=pickle.HIGHEST_PROTOCOL)
 
-    return Beside.start(todo, child)
+    return Beside.start([tuple(group) for group in files.values()], child)
 
 
 def _keep_walked(sent: bytes | None) -> None:
@@ -587,7 +594,7 @@ def blast_radius(
     depth: int,
     measured: Mapping[int, ReachingTests] | None = None,
     unseen: frozenset[int] = frozenset(),
-    beside: Beside | None = None,
+    beside: Beside[tuple[int, ...]] | None = None,
 ) -> BlastRadius:
     """Callers (transitively, to ``depth``) and the test cases that reach the change: the union of
     each changed symbol's tests, plus the changed test cases themselves. A symbol's tests are those
@@ -605,7 +612,7 @@ def _blast_radius(
     depth: int,
     given: Mapping[int, ReachingTests],
     unseen: frozenset[int],
-    beside: Beside | None,
+    beside: Beside[tuple[int, ...]] | None,
 ) -> BlastRadius:
     own = store.symbols_by_ids(changed)
     code = [c for c in changed if c not in own or not own[c].is_test]  # what calls test code is no radius
