@@ -1,12 +1,14 @@
-"""Work on a list of ids shared with a forked child, so that a change's walks use the second core.
+"""Work on a list of items shared with a forked child, so that a change's analysis uses the second core.
 
-The walks to a change's tests are one per changed symbol, each alone (``impact.tests_reaching``):
-the child takes some of them while this process does the rest and whatever comes before them. Their
-costs differ a hundredfold, so neither gets a fixed half: the ids' places are written into a pipe
-before the fork as 4-byte tokens, and each process reads the next token when it is free (a pipe's
-read of 4 bytes, with 4 or more waiting, is one atomic step, so both stay aligned and no token is
-taken twice). The child sends its results back pickled through a second pipe and leaves by
-``os._exit`` (none of the parent's buffers, ``atexit`` hooks or ``finally`` blocks run twice).
+The base side's extractions of a diff (``extracts``) and the walks to a change's tests, one per
+changed symbol, each alone (``impact.tests_reaching``), are independent of each other: the child
+takes some while this process does the rest and whatever comes before them. Their costs differ a
+hundredfold (one walk on saleor's ``HEAD~5`` is half of all 126), so neither gets a fixed half: the
+items' places are written into a pipe before the fork as 4-byte tokens, and each process reads the
+next token when it is free (a pipe's read of 4 bytes, with 4 or more waiting, is one atomic step,
+so both stay aligned and no token is taken twice). The child sends its results back pickled
+through a second pipe and leaves by ``os._exit`` (none of the parent's buffers, ``atexit`` hooks
+or ``finally`` blocks run twice).
 
 It forks only where nothing else runs: a lock another thread held at the fork would stay held in the
 child. So the caller starts it before its own threads (git's blames); where a thread already runs,
