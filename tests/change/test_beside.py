@@ -1,6 +1,6 @@
 """Work shared with a forked child (``change.beside``): each item is taken once, by one process or
-the other; no child where another thread runs; and the walks to tests shared with a child answer as
-the walks of one process do, also when the child fails."""
+the other; no child where another thread runs or no core is free; and the walks to tests shared
+with a child answer as the walks of one process do, also when the child fails."""
 
 from __future__ import annotations
 
@@ -14,11 +14,19 @@ from pathlib import Path
 import pytest
 from helpers import make_repo
 
+from mnemo_core.change import beside as beside_module
 from mnemo_core.change import impact
 from mnemo_core.change.beside import Beside
 from mnemo_core.index.indexer import index_repo
 from mnemo_core.index.store import Store
 from mnemo_core.memo import BoundedCache
+
+
+@pytest.fixture(autouse=True)
+def _a_free_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test suite's own load must not decide whether a child is forked."""
+    monkeypatch.setattr(beside_module.os, "sched_getaffinity", lambda _: {0, 1}, raising=False)
+    monkeypatch.setattr(beside_module.os, "getloadavg", lambda: (0.3, 0.3, 0.3))
 
 
 def _slowly(taken: Iterator[int]) -> bytes:
@@ -53,6 +61,12 @@ def test_no_child_while_another_thread_runs() -> None:
     finally:
         stop.set()
         other.join()
+
+
+def test_no_child_without_a_free_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    busy = (1.6, 1.0, 1.0)  # 2 cores, one of them busy elsewhere
+    monkeypatch.setattr(beside_module.os, "getloadavg", lambda: busy)
+    assert Beside.start(list(range(10)), _slowly) is None
 
 
 def _failing(taken: Iterator[int]) -> bytes:
