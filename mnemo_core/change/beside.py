@@ -29,8 +29,10 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
-TOKEN = struct.Struct("<I")  # an id's place in the list, as the pipe carries it
-PIPE_TOKENS = 16_000  # a pipe holds 64 KiB: ids past these are the parent's alone
+TOKEN = struct.Struct("<I")  # an item's place in the list, as the pipe carries it
+# tokens written before the fork, with no reader yet: within the smallest pipe buffer of the systems
+# mnemo runs on (4 KiB), or the write would wait for ever; the items past them are this process's
+PIPE_TOKENS = 1_000
 # the load average must leave a core this free (counting this process's own load): 2 cores, under 1.5
 IDLE_LOAD_BELOW = 0.5
 MIN_SHARED = 2  # fewer items: nothing to share (a fork costs about what a short walk does)
@@ -61,7 +63,12 @@ class Beside(Generic[T]):
         os.close(tokens)
         answer, sending = os.pipe()
         parent = os.getpid()
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:  # no process to be had: this process does the work alone
+            for fd in (queue, answer, sending):
+                os.close(fd)
+            return None
         if pid == 0:  # the child: never returns to the caller's code
             code = 1
             try:
@@ -106,7 +113,10 @@ def _idle_core() -> bool:
     """Whether another core is free for the child: with none, the child's work (a few walks' steps
     read twice, the fork's copied pages: about a fifth more CPU) only slows this process down."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return cores > 1 and os.getloadavg()[0] < cores - IDLE_LOAD_BELOW
+    try:
+        return cores > 1 and os.getloadavg()[0] < cores - IDLE_LOAD_BELOW
+    except OSError:  # the load is unknown here: a child could only compete with whatever runs
+        return False
 
 
 def _taken(queue: int, items: Sequence[T]) -> Iterator[T]:

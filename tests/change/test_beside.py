@@ -52,6 +52,22 @@ def test_each_item_is_taken_once_by_one_process() -> None:
     assert mine and theirs
 
 
+def _quickly(taken: Iterator[int]) -> bytes:
+    return pickle.dumps(list(taken))
+
+
+def test_items_past_the_pipes_tokens_are_this_process_s() -> None:
+    items = list(range(beside_module.PIPE_TOKENS + 50))
+    beside = Beside.start(items, _quickly)
+    assert beside is not None
+    mine = list(beside.mine())
+    sent = beside.results()
+    assert sent is not None
+    theirs = pickle.loads(sent)
+    assert sorted(mine + theirs) == items
+    assert set(items[beside_module.PIPE_TOKENS :]) <= set(mine)
+
+
 def test_no_child_while_another_thread_runs() -> None:
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
