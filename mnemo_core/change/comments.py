@@ -33,16 +33,17 @@ def comments_only(language: str, old: RawSymbol, new: RawSymbol, texts: tuple[by
 
 
 def _lines(text: bytes, symbol: RawSymbol) -> list[str]:
-    return list(_split(text)[symbol.start_line - 1 : symbol.end_line])
+    return list(text_lines(text)[symbol.start_line - 1 : symbol.end_line])
 
 
 SPLIT_CACHED = 4  # the texts of the file pair whose definitions are compared now (and the last pair)
 
 
 @lru_cache(maxsize=SPLIT_CACHED)
-def _split(text: bytes) -> tuple[str, ...]:
-    """A file's lines, decoded and split once for all its modified definitions (a file of dozens
-    was decoded and split again for each); a tuple, so that no caller can change the shared lines."""
+def text_lines(text: bytes) -> tuple[str, ...]:
+    """A file's lines, decoded and split once for all its modified definitions and its module's
+    own lines (a file of dozens was decoded and split again for each); a tuple, so that no caller
+    can change the shared lines."""
     return tuple(text.decode("utf-8", "replace").splitlines())
 
 

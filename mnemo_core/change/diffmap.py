@@ -14,13 +14,14 @@ added symbol of the same kind whose bodies are nearly the same are one renamed s
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 
 from tree_sitter import Node
 
-from mnemo_core.change.comments import COMMENT_PREFIXES, comments_only
+from mnemo_core.change.comments import COMMENT_PREFIXES, SPLIT_CACHED, comments_only, text_lines
 from mnemo_core.change.extracts import Side, symbols_of
 from mnemo_core.fsread import MAX_SOURCE_BYTES
 from mnemo_core.index.discovery import read_discovery
@@ -334,8 +335,7 @@ def _module_changed(
     import Flask`` in a package's ``__init__``), comments and declarations private to the module, or
     only adds names to what the module exports (an importer reads none of them yet)."""
     old_path = change.old_path or change.path
-    source = (texts[1] or b"").decode("utf-8", "replace").splitlines()
-    imports = _import_lines(source)
+    imports = _import_lines_of(texts[1] or b"")
     changed = _changed(change.path, module, "modified", old[0], old_path, any(i in imports for i in lines))
     spec = language_for_path(change.path)
     if spec is None:
@@ -360,8 +360,8 @@ def _unseen(spec: LanguageSpec, text: bytes | None, lines: list[int], imports: b
     """Whether ``lines`` of one side (module-level ones) are invisible to the module's importers:
     blank, comments, imports (where ``imports``), private declarations, or, among the ``added``
     lines, names the module starts to export."""
-    source = (text or b"").decode("utf-8", "replace").splitlines()
-    skipped = _import_lines(source) if imports else set()
+    source = text_lines(text or b"")
+    skipped = _import_lines_of(text or b"") if imports else frozenset()
     rest = [
         i
         for i in lines
@@ -387,7 +387,13 @@ def _around(statements: list[Node], line: int, test: Callable[[Node], bool]) -> 
     return around is not None and test(around)
 
 
-def _import_lines(lines: list[str]) -> set[int]:
+@lru_cache(maxsize=SPLIT_CACHED)
+def _import_lines_of(text: bytes) -> frozenset[int]:
+    """``_import_lines`` of a file's text, once for both questions about its module's lines."""
+    return frozenset(_import_lines(text_lines(text)))
+
+
+def _import_lines(lines: Sequence[str]) -> set[int]:
     """The (1-based) lines that belong to import statements, a bracketed name list or a continued
     line included (``from x import (`` ... ``)``, Go's ``import (`` ... ``)``, ``import {a,`` ...)."""
     found: set[int] = set()
