@@ -24,7 +24,14 @@ from tree_sitter import Node
 from mnemo_core.index import budget
 from mnemo_core.index.bodytext import body_texts
 from mnemo_core.index.kept import ANY_ATTRIBUTE as ANY_ATTRIBUTE  # re-exported: resolution reads it
-from mnemo_core.index.kept import DESCRIBED, kept_refs, named_values, possibly_kept
+from mnemo_core.index.kept import (
+    DEFERRED_KINDS,
+    DESCRIBED,
+    Pending,
+    kept_refs,
+    named_values,
+    possibly_kept,
+)
 from mnemo_core.index.languages import LanguageSpec
 from mnemo_core.index.languages.base import (
     CONTAINER_ONLY,
@@ -115,12 +122,20 @@ def extract(
         query, roles = symbols_query(spec, in_test_file)
     else:
         query, roles = spec.query, pattern_roles(spec, in_test_file)
+    # references that ``possibly_kept`` may drop on their bytes are held back as nodes (most are dropped)
+    pending: list[Pending] = []
+    deferred = () if symbols_only or separator != "." or instance_prefix else DEFERRED_KINDS
     for pattern, captures in budget.cursor(query).matches(root):
         role, capture, found_kind = roles[pattern]
         names = captures.get("name")
         if role == "ref" and names:
             name, kind = names[0], _REF_KIND[found_kind]
             receivers = captures.get("receiver")
+            if kind in deferred and GETATTR_CAPTURE not in captures and ISINSTANCE_CAPTURE not in captures:
+                pending.append(
+                    (captures[capture][0].start_byte, kind, name, receivers[0] if receivers else None)
+                )
+                continue
             receiver = _text_in(source, receivers[0]) if receivers else ""
             if separator != "." and separator in receiver:
                 receiver = receiver.replace(separator, ".")
@@ -169,7 +184,7 @@ def extract(
         )
     self_names = spec.hooks.self_names
     if not symbols_only:
-        refs = possibly_kept(refs, definitions, imports, spec.hooks, in_test_file)
+        refs = possibly_kept(refs, definitions, imports, spec.hooks, in_test_file, pending, source)
     callables = [] if symbols_only else [d for d in definitions if d.kind in CALLABLE_KINDS]
     params_of = {id(d): spec.hooks.params(d) for d in callables}  # read once: ``_symbol`` keeps them too
     parameters = {d.qualified: params_of[id(d)] for d in callables}
