@@ -157,7 +157,15 @@ def extract(
                 )
             else:
                 text = _text_in(source, name)
-                refs.append((start, kind, _as_attribute(text, instance_prefix), receiver, line))
+                refs.append(
+                    (
+                        start,
+                        kind,
+                        _as_attribute(text, instance_prefix) if instance_prefix else text,
+                        receiver,
+                        line,
+                    )
+                )
                 if ISINSTANCE_CAPTURE in captures:
                     checked.add((line, text, receiver))
         elif role == "def" and names:
@@ -683,19 +691,33 @@ def _scoped_refs(
 ) -> list[RawRef]:
     """Attach each reference to the innermost enclosing definition; a reference repeated within one
     scope is kept once, at its first line (it resolves, and links, the same way every time)."""
-    enclosing = _enclosing(definitions)
     scopes = [
         d.qualified if d.kind != CONTAINER_ONLY else d.extra.get("scope", d.qualified) for d in definitions
     ]
     seen: set[tuple[RefKind, str, str, str]] = set()
     result = []
     refs.sort()
+    # one sweep over the references in order and the definitions beside them (``_enclosing``'s answers)
+    starts = [d.outer.start_byte for d in definitions]
+    ends = [d.outer.end_byte for d in definitions]
+    around: list[int] = []  # the definitions around the last reference, innermost last
+    following, scope = 0, ""
     for start, kind, name, receiver, line in refs:
-        i = enclosing(start)
-        key = (kind, name, receiver, scopes[i] if i >= 0 else "")
+        if following < len(starts) and starts[following] <= start:
+            while following < len(starts) and starts[following] <= start:
+                while around and ends[around[-1]] <= starts[following]:
+                    around.pop()
+                around.append(following)
+                following += 1
+            scope = scopes[around[-1]]
+        if around and ends[around[-1]] <= start:
+            while around and ends[around[-1]] <= start:
+                around.pop()
+            scope = scopes[around[-1]] if around else ""
+        key = (kind, name, receiver, scope)
         if key not in seen:
             seen.add(key)
-            result.append(RawRef(kind, name, receiver, key[3], line))
+            result.append(RawRef(kind, name, receiver, scope, line))
     return result
 
 

@@ -101,6 +101,8 @@ DEFERRED_KINDS: frozenset[RefKind] = frozenset({"read", "write", "value", "regis
 # a raw reference held back as its nodes: (start byte, kind, the name's node, the receiver's node or None)
 Pending = tuple[int, RefKind, Node, Node | None]
 _ASTERISK = ANY_ATTRIBUTE.encode()
+_DESCRIBED_HEADS = frozenset(name.encode() for name in DESCRIBED)
+_TESTED_KINDS = DEFERRED_KINDS  # the kinds ``possibly_kept``'s test may drop: it keeps every other
 
 
 def possibly_kept(
@@ -148,10 +150,10 @@ def possibly_kept(
             return name in defined or name in imported or (package and name[:1].isupper())
         return True
 
-    found = [ref for ref in refs if possible(ref[1], ref[2], ref[3])]
+    found = [ref for ref in refs if ref[1] not in _TESTED_KINDS or possible(ref[1], ref[2], ref[3])]
     if pending:
-        heads = _encoded(self_names | typed | set(DESCRIBED))
         values = _encoded(self_names | typed)
+        heads = values | _DESCRIBED_HEADS
         named = _encoded(defined | imported)
         for start, kind, name, receiver in pending:
             if _impossible(kind, name, receiver, source, (heads, values, named), in_test_file, package):
