@@ -179,7 +179,7 @@ def extract(
             imports.append((found[capture][0].start_byte, spec.hooks.parse_import(found[capture][0])))
         else:
             _add_definition(definitions, found, _DEFINITION_KIND[capture.partition(".")[2]], spec)
-    if top_level:
+    if any(capture == "import" for capture, _ in top_level):
         imports.sort(key=_first)  # in the file's order, as the query gives its matches
     definitions = _nest(definitions, spec.hooks.global_namespace)
     if not symbols_only:

@@ -61,3 +61,38 @@ def test_chained_constants_and_aliases_are_extracted() -> None:
         ("Length", "length"),
         ("Base", "T"),
     ]
+
+
+# the patterns ``GoHooks.top_level_matches`` stands for (go.scm held them until session 46)
+ROOTED_AT_SOURCE_FILE = """
+(source_file (var_declaration (var_spec name: (identifier) @name) @definition.constant))
+(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @definition.constant)))
+(source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
+"""
+GO_SOURCES = [
+    b"package p\nvar X = 1\nvar a, b int\nconst C = 2\nconst D, e = 3, 4\n",
+    b"package p\nvar (\n\tA = 1\n\tb, c = 2, 3 // two\n)\nconst (\n\tK = iota\n\tL\n)\nvar _ = f()\n",
+    b"package p\nfunc f() {\n\tvar x = 1\n\tconst y = 2\n}\ntype T struct{}\nvar T2 T\n",
+    b"package p\nvar (\n",  # broken: an error node at the top
+    b"",
+]
+
+
+@pytest.mark.parametrize("source", GO_SOURCES)
+def test_go_s_file_children_give_what_the_patterns_matched(source: bytes) -> None:
+    spec = language_for_path("m.go")
+    assert spec is not None
+    query = Query(spec.ts_language, ROOTED_AT_SOURCE_FILE)
+    root = spec.parser.parse(source).root_node
+    expected: Matches = [
+        ("definition.constant", captures) for _, captures in budget.cursor(query).matches(root)
+    ]
+    assert _named(spec.hooks.top_level_matches(root)) == _named(expected)
+
+
+def test_go_s_package_level_names_are_extracted() -> None:
+    spec = language_for_path("m.go")
+    assert spec is not None
+    source = b"package p\nvar (\n\tA = 1\n\tb, c = 2, 3\n)\nconst K = 4\nfunc f() { var x = 1; _ = x }\n"
+    found = extract("m.go", source, spec)
+    assert [s.name for s in found.symbols if s.kind == "constant"] == ["A", "b", "K"]
