@@ -96,3 +96,34 @@ def test_go_s_package_level_names_are_extracted() -> None:
     source = b"package p\nvar (\n\tA = 1\n\tb, c = 2, 3\n)\nconst K = 4\nfunc f() { var x = 1; _ = x }\n"
     found = extract("m.go", source, spec)
     assert [s.name for s in found.symbols if s.kind == "constant"] == ["A", "b", "K"]
+
+
+# the patterns ``EcmaScriptHooks.top_level_matches`` stands for (_ecmascript.scm held them until session 46)
+_CONSTANT_VALUE = """[(number) (string) (template_string) (object) (array) (true) (false) (regex)
+  (unary_expression) (binary_expression) (member_expression) (call_expression) (new_expression)]"""
+ROOTED_AT_PROGRAM = f"""
+(program (lexical_declaration (variable_declarator name: (identifier) @name value: {_CONSTANT_VALUE}))
+  @definition.constant)
+(program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name
+  value: {_CONSTANT_VALUE})) @definition.constant))
+"""
+ECMASCRIPT_SOURCES = [
+    ("m.js", b"const A = 1, b = f(), c = () => 1, D = new E();\nlet x = y.z;\nvar V = 2;\n"),
+    ("m.js", b"export const LIMIT = 10, { a } = o;\nexport default 3;\nfunction f() { const X = 1; }\n"),
+    ("m.ts", b"export const T: number = -1;\nconst S = `s` as const;\nconst R = /r/, Q = [1];\n"),
+    ("m.tsx", b"const el = <div />;\nconst N = a + b;\n// c\nconst M = {};\n"),
+    ("m.js", b"const X = (\n"),  # broken: an error node at the top
+    ("m.js", b""),
+]
+
+
+@pytest.mark.parametrize(("path", "source"), ECMASCRIPT_SOURCES)
+def test_a_program_s_children_give_what_the_patterns_matched(path: str, source: bytes) -> None:
+    spec = language_for_path(path)
+    assert spec is not None
+    query = Query(spec.ts_language, ROOTED_AT_PROGRAM)
+    root = spec.parser.parse(source).root_node
+    expected: Matches = [
+        ("definition.constant", captures) for _, captures in budget.cursor(query).matches(root)
+    ]
+    assert _named(spec.hooks.top_level_matches(root)) == _named(expected)
