@@ -155,14 +155,20 @@ def possibly_kept(
         values = _encoded(self_names | typed)
         heads = values | _DESCRIBED_HEADS
         named = _encoded(defined | imported)
-        for start, kind, name, receiver in pending:
-            if _impossible(kind, name, receiver, source, (heads, values, named), in_test_file, package):
+        for ref in pending:
+            if _impossible(ref[1], ref[2], ref[3], source, (heads, values, named), in_test_file, package):
                 continue
-            text = _text(source, name)
-            held = "" if receiver is None else _text(source, receiver)
-            if possible(kind, text, held):
-                found.append((start, kind, text, held, name.start_point[0] + 1))
+            built = pending_ref(ref, source)
+            if possible(built[1], built[2], built[3]):
+                found.append(built)
     return found
+
+
+def pending_ref(ref: Pending, source: bytes) -> tuple[int, RefKind, str, str, int]:
+    """The raw reference a held-back one stands for: its name's text, its receiver's, its line."""
+    start, kind, name, receiver = ref
+    held = "" if receiver is None else _text(source, receiver)
+    return (start, kind, _text(source, name), held, name.start_point[0] + 1)
 
 
 def _text(source: bytes, node: Node) -> str:
