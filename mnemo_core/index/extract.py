@@ -157,15 +157,7 @@ def extract(
                 )
             else:
                 text = _text_in(source, name)
-                refs.append(
-                    (
-                        start,
-                        kind,
-                        _as_attribute(text, instance_prefix) if instance_prefix else text,
-                        receiver,
-                        line,
-                    )
-                )
+                refs.append((start, kind, _as_attribute(text, instance_prefix), receiver, line))
                 if ISINSTANCE_CAPTURE in captures:
                     checked.add((line, text, receiver))
         elif role == "def" and names:

@@ -3,7 +3,9 @@
 Most references a query finds lead nowhere: an attribute read on a variable nothing types, a
 plain variable handed to a call. ``named_values`` and ``kept_refs`` drop them once each reference
 has its scope; ``possibly_kept`` drops beforehand those that neither would keep in any scope, so
-that scoping and the passes between see half as many.
+that scoping and the passes between see half as many. The query's matches of the kinds it may drop
+are held back as their nodes (``Pending``) until the file's typed, defined and imported names are
+known, and most are dropped on their bytes: their texts, lines and tuples are never built.
 """
 
 from __future__ import annotations
