@@ -316,6 +316,8 @@ def _copied_types(refs: list[RawRef], parameters: Mapping[str, tuple[str, ...]])
 def _checked_unions(refs: list[RawRef], checked: set[tuple[int, str, str]]) -> list[RawRef]:
     """The references, with the ``isinstance`` checks of one variable in one scope merged into one
     union type where the first stood (``isinstance(x, A)``, then ``(B, C)``: ``A | B | C``)."""
+    if not checked:
+        return refs
     classes: dict[tuple[str, str], list[str]] = defaultdict(list)
     for ref in refs:
         if ref.kind == "type" and (ref.line, ref.name, ref.receiver) in checked:
@@ -340,6 +342,8 @@ def _collector_users(refs: list[RawRef], held: dict[tuple[int, str], str]) -> li
     """The references, with a dispatch added wherever a class calls the object a prefix collector
     built for it (``self.parser = yacc.yacc(module=self)``, then ``self.parser.parse(text)`` runs
     the ``p_*`` rules): the collected methods run there, not where they were collected."""
+    if not held:
+        return refs
     users: dict[tuple[str, str], str] = {}  # (class scope, attribute) -> prefix
     for ref in refs:
         attribute = held.get((ref.line, ref.name), "") if ref.kind == "dispatch" else ""
