@@ -364,10 +364,13 @@ def _constructed_returns(refs: list[RawRef]) -> dict[str, str]:
     or through a variable typed in the same function (``app = C(); yield app``); or the call whose
     result it returns, directly (``return app.test_client()`` -> ``app.test_client()``) or through
     a variable (``bar = progressbar(); return bar`` -> ``progressbar()``)."""
+    returns = [r for r in refs if r.kind == "returns" or r.kind == "returns_result"]
+    if not returns:
+        return {}
     typed = {(r.scope, r.name): r.receiver for r in refs if r.kind == "type"}
     results = {(r.scope, r.name): r.receiver + RESULT_MARK for r in refs if r.kind == "result"}
     found: dict[str, str] = {}
-    for ref in refs:
+    for ref in returns:
         if ref.kind == "returns_result" and ref.scope not in found:
             found[ref.scope] = ref.receiver + RESULT_MARK
         elif ref.kind == "returns" and ref.scope not in found:
