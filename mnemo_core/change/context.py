@@ -28,7 +28,7 @@ from mnemo_core.change.dynamic import (
     reached_dynamically,
     uncalled,
 )
-from mnemo_core.change.impact import OWN_RUN, BlastRadius, Reach, blast_radius, folded
+from mnemo_core.change.impact import OWN_RUN, BlastRadius, Reach, blast_radius, folded, tests_beside
 from mnemo_core.change.measured import (
     CALLS_NEW,
     CO_RAN,
@@ -94,15 +94,20 @@ def analyse(
     indexed = _indexed(store, changed)
     touched = _touched(changed, indexed)
     changed = _once(changed)
-    old_paths = {c.old_path for c in changed if c.old_path and c.old_lines}
-    base_blame = _blaming(root, sorted(old_paths) if base is not None else [], base)  # beside the walks
     evidence = _measured(store, root, indexed.values(), coverage, touched) if coverage else None
     measured = evidence.tests if evidence else {}
     definitions = _definitions(store, indexed, touched, measured)
     quiet = frozenset(indexed[c.key].id for c in changed if c.comments_only and c.key in indexed)
     walked = sorted({d for sid, ids in definitions.items() if sid not in quiet for d in ids})
     unseen = frozenset(indexed[c.key].id for c in changed if c.unseen and c.key in indexed)
-    blast = folded(blast_radius(store, walked, depth, measured, unseen), definitions)
+    beside = tests_beside(store, [d for d in walked if d not in measured])  # forked before any thread
+    try:
+        old_paths = sorted({c.old_path for c in changed if c.old_path and c.old_lines})
+        base_blame = _blaming(root, old_paths if base is not None else [], base)  # beside the walks
+        blast = folded(blast_radius(store, walked, depth, measured, unseen, beside), definitions)
+    finally:
+        if beside is not None:
+            beside.close()  # only if the walks stopped before they took the child's answer
     caller_files = list(dict.fromkeys(blast.symbols[r.symbol_id].path for r in blast.callers))
     head_blame = _blaming(root, caller_files[:BLAME_CALLER_FILES], None)  # beside the fallback's walks
     reached_by_tests = {sid for sid, tests in blast.tests_of.items() if tests.sure}

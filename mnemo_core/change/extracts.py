@@ -15,6 +15,9 @@ exports, in source order) and the imports are what the index stored from the sam
 same extraction, under the settings the question's freshness check left it at (a file the index
 holds only in part is extracted). Those are not kept (the index has them).
 
+What must be extracted is shared with a forked child on the second core where one can be forked
+(``beside``): 28 blobs on saleor's ``HEAD~5``, each an independent tree-sitter parse and query.
+
 The entries live in one SQLite file in mnemo's state directory (only when the repository has one,
 as with kept blames), each the extraction as compressed JSON, at most ``KEPT`` of them (the oldest
 written go first). Trouble with the file only costs speed: it is logged, never raised.
@@ -25,13 +28,15 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import pickle
 import sqlite3
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import closing
 from pathlib import Path
 
 from mnemo_core.change.answers import code_digest
+from mnemo_core.change.beside import Beside
 from mnemo_core.errors import MnemoError
 from mnemo_core.index.discovery import PytestDiscovery
 from mnemo_core.index.extract import extract_once
@@ -67,16 +72,44 @@ def symbols_of(
     kept = _read(database, [key for _, key in wanted.values()]) if database else {}
     missing = [(path, text, spec) for (path, text), (spec, key) in wanted.items() if key not in kept]
     indexed = _indexed(store, missing) if store is not None and missing else {}
+    todo = {
+        key: (path, text, spec)
+        for (path, text), (spec, key) in wanted.items()
+        if key not in kept and (path, text) not in indexed
+    }
+    made = _extracted(todo, discovery)
     found: dict[tuple[str, bytes], FileExtract] = {}
-    made: dict[bytes, FileExtract] = {}
-    for (path, text), (spec, key) in wanted.items():
-        known = kept.get(key) or indexed.get((path, text))
-        if known is None:
-            known = made[key] = extract_once(path, text, spec, discovery, symbols_only=True)
-        found[(path, text)] = known
+    for (path, text), (_, key) in wanted.items():
+        found[(path, text)] = kept.get(key) or indexed.get((path, text)) or made[key]
     if database and made:
         _write(database, made)
     return found
+
+
+def _extracted(todo: Mapping[bytes, Side], discovery: PytestDiscovery) -> dict[bytes, FileExtract]:
+    """The symbols-only extraction of each side, by key: some of them in a forked child on the
+    second core (``beside``) where one can be forked, the rest (and all that the child does not
+    send back) here."""
+
+    def extracted(key: bytes) -> FileExtract:
+        path, text, spec = todo[key]
+        return extract_once(path, text, spec, discovery, symbols_only=True)
+
+    def child(taken: Iterator[bytes]) -> bytes:
+        return pickle.dumps({key: extracted(key) for key in taken}, protocol=pickle.HIGHEST_PROTOCOL)
+
+    beside = Beside.start(list(todo), child)
+    made: dict[bytes, FileExtract] = {}
+    try:
+        for key in beside.mine() if beside is not None else todo:
+            made[key] = extracted(key)
+        sent = beside.results() if beside is not None else None
+    finally:
+        if beside is not None:
+            beside.close()  # only if an extraction here failed before the child's were taken
+    if sent is not None:
+        made.update(pickle.loads(sent))
+    return made | {key: extracted(key) for key in todo if key not in made}
 
 
 def _indexed(store: Store, sides: list[Side]) -> dict[tuple[str, bytes], FileExtract]:

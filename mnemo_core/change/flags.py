@@ -15,7 +15,6 @@ over itself (``BadParameter(param=self)``), which no test names.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from mnemo_core.change.assumptions import Assumption, Fresh, TestSources, words_naming
 from mnemo_core.change.sources import generation_sources
@@ -131,13 +130,12 @@ def _indent(line: str) -> int:
 # a line that assigns a name (``name = ...``, ``name: int = ...``, ``name += ...``): the name is the
 # whole word the line starts with, since what follows it is never a word character
 ASSIGNMENT = re.compile(r"\s*(\w+)\s*(?::[^=]*)?[-+|&]?=(?!=)")
-PATTERNS_CACHED = 4096  # names whose patterns stay compiled: re's own cache (512) churns on big changes
-
-
-@lru_cache(maxsize=PATTERNS_CACHED)
-def _false_default(flag: str) -> re.Pattern[str]:
-    annotation = r"(?::[^=,()]*(?:\[[^\]]*\])?[^=,()]*)?"
-    return re.compile(rf"\b{re.escape(flag)}\s*{annotation}=\s*False\b")
+# what follows a parameter's name when it defaults to False: an annotation, then ``= False``. Matched
+# after each whole-word occurrence of the flag, it finds what one pattern per flag name would (a
+# search for ``\bflag`` then this), without compiling a pattern per name (0.5 ms each, and a walk to
+# tests meets dozens of flags)
+FALSE_DEFAULT = re.compile(r"\s*(?::[^=,()]*(?:\[[^\]]*\])?[^=,()]*)?=\s*False\b")
+WORD_CHAR = re.compile(r"\w")
 
 
 def _first_assignments(lines: list[str], start: int, end: int) -> dict[str, int]:
@@ -153,4 +151,10 @@ def _first_assignments(lines: list[str], start: int, end: int) -> dict[str, int]
 def _off_by_default(signature: str, flag: str) -> bool:
     """Whether ``signature`` has a parameter ``flag`` whose default is ``False`` (a ``None`` default
     is mostly an object the code itself hands over)."""
-    return flag in signature and _false_default(flag).search(signature) is not None
+    at = signature.find(flag)
+    while at >= 0:
+        whole = at == 0 or not WORD_CHAR.match(signature, at - 1)  # ``\bflag``: the flag begins a word
+        if whole and FALSE_DEFAULT.match(signature, at + len(flag)):
+            return True
+        at = signature.find(flag, at + 1)
+    return False

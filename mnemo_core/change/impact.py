@@ -26,13 +26,15 @@ the tests of a symbol.
 
 from __future__ import annotations
 
+import pickle
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import NamedTuple
 
 from mnemo_core.change.assumptions import Assumption
+from mnemo_core.change.beside import Beside
 from mnemo_core.change.evidence import NeedsEvidence, evidenced
 from mnemo_core.change.flags import OptInFlags
 from mnemo_core.change.hierarchy import hierarchy
@@ -48,6 +50,7 @@ from mnemo_core.change.steps import (
     assumes_class,
 )
 from mnemo_core.index.store import Store
+from mnemo_core.index.store.schema import connect_read_only
 from mnemo_core.index.textsplit import identifier_words
 from mnemo_core.memo import BoundedCache
 from mnemo_core.model import (
@@ -413,7 +416,9 @@ TESTS_CACHED = 4096  # symbols whose reaching tests are kept (lenses and hovers 
 _TESTS: BoundedCache[tuple[str, int, int], ReachingTests] = BoundedCache(TESTS_CACHED)
 
 
-def tests_reaching(store: Store, ids: Iterable[int]) -> dict[int, ReachingTests]:
+def tests_reaching(
+    store: Store, ids: Iterable[int], beside: Beside[tuple[int, ...]] | None = None
+) -> dict[int, ReachingTests]:
     """The one definition of "the tests that reach a symbol", for every front end and verdict.
 
     A test case reaches a symbol when a reverse path of at most ``TEST_DEPTH`` hops leads from the
@@ -423,16 +428,65 @@ def tests_reaching(store: Store, ids: Iterable[int]) -> dict[int, ReachingTests]
     less), and a path through a dispatch needs the test to name the class (``receivers``). A test is
     ``sure`` when such a path uses only edges of confidence ``SURE_FROM`` or more, else
     ``possible``. Each symbol is walked alone, so its tests do not depend on what else changed.
-    The symbol itself is never among its tests.
+    The symbol itself is never among its tests. With ``beside`` (``tests_beside`` of the same ids),
+    a forked child walks some of them meanwhile.
     """
     generation = store.generation()
     found: dict[int, ReachingTests] = {}
     with store.remembering():  # the walks of a file's symbols cross the same callers and helpers
+        if beside is not None:
+            for group in beside.mine():
+                for sid in group:
+                    _tests_cached(store, (str(store.path), generation, sid))
+            _keep_walked(beside.results())
         for sid in ids:
-            key = (str(store.path), generation, sid)
-            cached = _TESTS.get(key)
-            found[sid] = cached if cached is not None else _TESTS.put(key, _tests_of(store, sid))
+            found[sid] = _tests_cached(store, (str(store.path), generation, sid))
     return found
+
+
+def _tests_cached(store: Store, key: tuple[str, int, int]) -> ReachingTests:
+    cached = _TESTS.get(key)
+    return cached if cached is not None else _TESTS.put(key, _tests_of(store, key[2]))
+
+
+# what a child walked for ``tests_reaching``: per symbol its tests, and its sure tests as ``_SURE`` keeps them
+Walked = dict[tuple[str, int, int], tuple[ReachingTests, tuple[dict[int, Reach], int] | None]]
+
+
+def tests_beside(store: Store, ids: Iterable[int]) -> Beside[tuple[int, ...]] | None:
+    """A forked child that walks to the tests of some of ``ids`` (those not known yet) while this
+    process goes on, for ``tests_reaching(store, ids, beside)`` to take the rest and join their
+    answers; None where no child can be forked (``beside``). The symbols of a file go to one
+    process: their walks cross the same callers, whose steps each process reads once. To be called
+    before any thread starts."""
+    generation = store.generation()
+    todo = [sid for sid in ids if _TESTS.get((str(store.path), generation, sid)) is None]
+    files: dict[str, list[int]] = {}
+    for sid, symbol in sorted(store.symbols_by_ids(todo).items()):
+        files.setdefault(symbol.path, []).append(sid)
+    path, root = store.path, store.root
+
+    def child(taken: Iterator[tuple[int, ...]]) -> bytes:
+        own = Store(connect_read_only(path), path, root)  # not the parent's connection: SQLite forbids it
+        own.read_only = True
+        walked: Walked = {}
+        with own.remembering():
+            for group in taken:
+                for sid in group:
+                    key = (str(path), generation, sid)
+                    walked[key] = (_tests_cached(own, key), _SURE.get(key))
+        return pickle.dumps(walked, protocol=pickle.HIGHEST_PROTOCOL)
+
+    return Beside.start([tuple(group) for group in files.values()], child)
+
+
+def _keep_walked(sent: bytes | None) -> None:
+    """Remember what the child walked as if walked here (nothing, if it failed: then it is walked here)."""
+    walked: Walked = pickle.loads(sent) if sent is not None else {}
+    for key, (tests, sure) in walked.items():
+        _TESTS.put(key, tests)
+        if sure is not None:
+            _SURE.put(key, sure)
 
 
 def sure_tests_reaching(
@@ -540,14 +594,16 @@ def blast_radius(
     depth: int,
     measured: Mapping[int, ReachingTests] | None = None,
     unseen: frozenset[int] = frozenset(),
+    beside: Beside[tuple[int, ...]] | None = None,
 ) -> BlastRadius:
     """Callers (transitively, to ``depth``) and the test cases that reach the change: the union of
     each changed symbol's tests, plus the changed test cases themselves. A symbol's tests are those
     ``measured`` gives it (coverage evidence), else its ``tests_reaching``. What depends on the
     ``unseen`` changed symbols alone (a module whose change touches only its imports, comments or
-    private names: its importers read nothing new) is only possible."""
+    private names: its importers read nothing new) is only possible. With ``beside`` (``tests_beside``
+    of the changed symbols not ``measured``), a forked child walks to some of their tests meanwhile."""
     with store.remembering():  # the walks of the change and of each changed symbol overlap
-        return _blast_radius(store, changed, depth, measured or {}, unseen)
+        return _blast_radius(store, changed, depth, measured or {}, unseen, beside)
 
 
 def _blast_radius(
@@ -556,12 +612,13 @@ def _blast_radius(
     depth: int,
     given: Mapping[int, ReachingTests],
     unseen: frozenset[int],
+    beside: Beside[tuple[int, ...]] | None,
 ) -> BlastRadius:
     own = store.symbols_by_ids(changed)
     code = [c for c in changed if c not in own or not own[c].is_test]  # what calls test code is no radius
     every = walk_back(store, code, depth)  # first: the sure walks read their steps from its (``Steps``)
     sure = walk_back(store, [c for c in code if c not in unseen], depth, min_confidence=SURE_FROM)
-    tests_of = tests_reaching(store, [c for c in changed if c not in given])
+    tests_of = tests_reaching(store, [c for c in changed if c not in given], beside)
     tests_of.update({c: given[c] for c in changed if c in given})
     sure_tests = _union(r.sure for r in tests_of.values())
     possible_tests = _union(r.possible for r in tests_of.values())

@@ -26,7 +26,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from mnemo_core.change.assumptions import Assumption, Fresh, TestSources, symbols_of, words_naming
-from mnemo_core.change.flags import PATTERNS_CACHED
 from mnemo_core.change.hierarchy import hierarchy
 from mnemo_core.change.messages import exception_classes
 from mnemo_core.change.sources import generation_sources
@@ -213,6 +212,9 @@ class ReceiverNames:
             words = {w for c in classes for w in identifier_words(c.short_name)}
             self._class_words[cls] = {w for w in words if len(w) >= MIN_CLASS_WORD}
         return self._class_words[cls]
+
+
+PATTERNS_CACHED = 4096  # names whose patterns stay compiled: re's own cache (512) churns on big changes
 
 
 @lru_cache(maxsize=PATTERNS_CACHED)

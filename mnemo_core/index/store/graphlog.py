@@ -71,9 +71,9 @@ def _triggers(cap: int) -> dict[str, str]:
             f"AFTER DELETE ON main.edges WHEN {room} BEGIN INSERT INTO {_LOG} VALUES (old.src), (old.dst);"
             " END"
         ),
-        "graph_edge_moved": (
-            f"AFTER UPDATE ON main.edges WHEN {room} BEGIN INSERT INTO {_LOG} VALUES"
-            " (old.src), (old.dst), (new.src), (new.dst); END"
+        "graph_edge_moved": (  # an edge's line is not the graph's: its update changes nothing there
+            f"AFTER UPDATE OF src, dst, type, confidence ON main.edges WHEN {room} BEGIN INSERT INTO {_LOG}"
+            " VALUES (old.src), (old.dst), (new.src), (new.dst); END"
         ),
         "graph_symbol_in": (
             f"AFTER INSERT ON main.symbols WHEN new.parent_id IS NOT NULL AND {room} BEGIN INSERT INTO {_LOG}"

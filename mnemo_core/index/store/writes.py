@@ -8,6 +8,7 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
+from typing import Any
 
 from mnemo_core.index.store.connection import Connection
 from mnemo_core.index.store.schema import (
@@ -32,6 +33,7 @@ class FileRow:
 
 _FILE_COLUMNS = ", ".join(f.name for f in fields(FileRow))  # in the order FileRow takes them
 EdgeRow = tuple[int, int, str, str, float, int, int]  # an Edge's fields, then the file it was resolved from
+_LINE = 5  # an edge row's line
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,12 +67,15 @@ _INSERT_FTS = (
     " VALUES (?,?,?,?,?,?,?)"
 )
 _SELECT_FTS = "SELECT rowid, name, words, qualified, signature, docstring, path FROM symbols_fts"
-_Kept = tuple[dict[int, tuple[object, ...]], dict[int, str]]  # kept symbols' full-text rows, bodies
-_INSERT_SYMBOL = (
-    "INSERT INTO symbols(id, file_id, name, short_name, kind, signature, docstring, start_line, end_line,"
-    " size, is_test, is_test_case, exported, parent_id, params, decorators, returns, supers, fields)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-)
+# old symbols' rows (as ``_symbol_row`` makes them), kept ones' full-text rows and bodies
+_Kept = tuple[dict[int, tuple[Any, ...]], dict[int, tuple[object, ...]], dict[int, str]]
+_SYMBOL_FIELDS = (  # a symbol's columns in the order ``_symbol_row`` gives them
+    "file_id", "name", "short_name", "kind", "signature", "docstring", "start_line", "end_line", "size",
+    "is_test", "is_test_case", "exported", "parent_id", "params", "decorators", "returns", "supers", "fields",
+)  # fmt: skip
+_SYMBOL_COLUMNS = ", ".join(_SYMBOL_FIELDS)
+_NAME, _KIND, _FIELDS = (_SYMBOL_FIELDS.index(c) for c in ("name", "kind", "fields"))
+_INSERT_SYMBOL = f"INSERT INTO symbols(id, {_SYMBOL_COLUMNS}) VALUES (?{',?' * len(_SYMBOL_FIELDS)})"
 
 
 def _ordinal_keys(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str, int]]:
@@ -186,12 +191,15 @@ class Writes(Connection):
         and the files that had edges to removed symbols."""
         before: set[str] = set()
         dependents: set[int] = set()
-        fields_before = set() if new else self._typed_attributes(file_id)
-        kept: _Kept = ({}, {})
+        fields_before: set[tuple[str, ...]] = set()
+        kept: _Kept = ({}, {}, {})
         if new:  # file ids are never reused: a new file has no old symbols to match or delete
             ids = [self._allocate_id() for _ in extract.symbols]
         else:
             ids, before, dependents, kept = self._reuse_ids(file_id, extract)
+            fields_before = {
+                (row[_NAME], *f) for row in kept[0].values() if row[_FIELDS] for f in json.loads(row[_FIELDS])
+            }
         self._insert_symbols(file_id, extract, ids, kept)
         after = {s.name.rsplit(".", 1)[-1] for s in extract.symbols}
         fields_after = {(s.name, *f) for s in extract.symbols for f in s.fields}
@@ -199,23 +207,20 @@ class Writes(Connection):
         retyped = {n for cls, attr, *_ in changed for n in (cls.rsplit(".", 1)[-1], attr)}
         return (before ^ after) | retyped, dependents
 
-    def _typed_attributes(self, file_id: int) -> set[tuple[str, ...]]:
-        """(class, attribute, kind, text, scope) of each typed attribute of the file's classes."""
-        rows = self.conn.execute(
-            "SELECT name, fields FROM symbols WHERE file_id=? AND fields != ''", (file_id,)
-        )
-        return {(name, *f) for name, fields in rows for f in json.loads(fields)}
-
     def _reuse_ids(self, file_id: int, extract: FileExtract) -> tuple[list[int], set[str], set[int], _Kept]:
-        """Ids for a re-parsed file's symbols (old ones where they match), after deleting the old rows;
-        also the old short names, the files that had edges into removed symbols, and the full-text
-        rows of the kept symbols (left in place where they come out the same: deleting from FTS5
-        costs a tokenisation of the old text)."""
-        old = self.conn.execute(
-            "SELECT id, name, kind FROM symbols WHERE file_id=? ORDER BY id", (file_id,)
-        ).fetchall()
+        """Ids for a re-parsed file's symbols (old ones where they match), after deleting the old
+        symbols that have no match; also the old short names, the files that had edges into removed
+        symbols, and the old rows: every old symbol's own (as read before any was deleted; a kept
+        one is updated in the columns that differ), the kept ones' full-text rows (left in place
+        where they come out the same: deleting from FTS5 costs a tokenisation of the old text)."""
+        rows = {
+            row[0]: tuple(row[1:])
+            for row in self.conn.execute(
+                f"SELECT id, {_SYMBOL_COLUMNS} FROM symbols WHERE file_id=? ORDER BY id", (file_id,)
+            )
+        }
         old_ids = dict(
-            zip(_ordinal_keys((name, kind) for _, name, kind in old), (row[0] for row in old), strict=True)
+            zip(_ordinal_keys((row[_NAME], row[_KIND]) for row in rows.values()), rows, strict=True)
         )
         keys = _ordinal_keys((s.name, s.kind) for s in extract.symbols)
         new_keys = set(keys)
@@ -224,27 +229,33 @@ class Writes(Connection):
         kept = [sid for key, sid in old_ids.items() if key in new_keys]
         fts: dict[int, tuple[object, ...]] = {}
         bodies: dict[int, str] = {}
-        for where, args in id_filters("id", kept):
-            rowids = where.replace("id", "rowid", 1)
-            self.conn.execute(f"DELETE FROM symbols {where}", args)
-            fts.update((row[0], tuple(row)) for row in self.conn.execute(f"{_SELECT_FTS} {rowids}", args))
-            bodies.update(self.conn.execute(f"SELECT rowid, body FROM bodies_fts {rowids}", args))
-        return ids, {name.rsplit(".", 1)[-1] for (name, _kind, _n) in old_ids}, dependents, (fts, bodies)
+        for where, args in id_filters("rowid", kept):
+            fts.update((row[0], tuple(row)) for row in self.conn.execute(f"{_SELECT_FTS} {where}", args))
+            bodies.update(self.conn.execute(f"SELECT rowid, body FROM bodies_fts {where}", args))
+        names = {name.rsplit(".", 1)[-1] for (name, _kind, _n) in old_ids}
+        return ids, names, dependents, (rows, fts, bodies)
 
     def _insert_symbols(self, file_id: int, extract: FileExtract, ids: list[int], kept: _Kept) -> None:
         by_name: dict[str, int] = {}
         rows, fts, bodies = [], [], []
         path_words = " ".join(identifier_words(extract.path))
         module_id = ids[0] if extract.symbols and extract.symbols[0].kind == "module" else None
-        old_fts, old_bodies = kept
+        old_rows, old_fts, old_bodies = kept
         stale_fts, stale_bodies = [], []
+        updates: dict[tuple[int, ...], list[tuple[object, ...]]] = {}
         for sid, sym in zip(ids, extract.symbols, strict=True):
             parent_id = None
             if sym.kind != "module":
                 parent_id = by_name.get(sym.name.rsplit(".", 1)[0]) if "." in sym.name else None
                 parent_id = parent_id or module_id
                 by_name.setdefault(sym.name, sid)
-            rows.append((sid, *_symbol_row(sym, file_id, parent_id)))
+            row = _symbol_row(sym, file_id, parent_id)
+            old_row = old_rows.get(sid)
+            if old_row is None:
+                rows.append((sid, *row))
+            elif old_row != row:
+                differ = tuple(i for i, (a, b) in enumerate(zip(old_row, row, strict=True)) if a != b)
+                updates.setdefault(differ, []).append((*(row[i] for i in differ), sid))
             text = (
                 sid,
                 sym.name.rsplit(".", 1)[-1],
@@ -266,6 +277,9 @@ class Writes(Connection):
                 bodies += [(sid, body)] if body is not None else []
         self.conn.executemany("DELETE FROM symbols_fts WHERE rowid=?", stale_fts)
         self.conn.executemany("DELETE FROM bodies_fts WHERE rowid=?", stale_bodies)
+        for differ, values in updates.items():  # only the columns that differ: their indexes alone
+            columns = ", ".join(f"{_SYMBOL_FIELDS[i]}=?" for i in differ)
+            self.conn.executemany(f"UPDATE symbols SET {columns} WHERE id=?", values)
         self.conn.executemany(_INSERT_SYMBOL, rows)
         self.conn.executemany(_INSERT_FTS, fts)
         self.conn.executemany("INSERT INTO bodies_fts(rowid, body) VALUES (?,?)", bodies)
@@ -295,8 +309,8 @@ class Writes(Connection):
         self, file_ids: Iterable[int], edges: Iterable[EdgeRow], in_place: bool = False
     ) -> None:
         """Swap the resolved edges of some files for new ones (consumed as they come). ``in_place``:
-        only the rows that differ are deleted and inserted (a few files resolved again mostly come
-        out as before; their old rows are held meanwhile, so not for a whole index)."""
+        only the rows that differ are written (a few files resolved again mostly come out as before,
+        or moved by some lines; their old rows are held meanwhile, so not for a whole index)."""
         if not in_place:
             for where, args in id_filters("file_id", list(file_ids)):
                 self.conn.execute(f"DELETE FROM edges {where}", args)
@@ -307,10 +321,10 @@ class Writes(Connection):
         for where, args in id_filters("file_id", list(file_ids)):
             for rowid, *row in self.conn.execute(f"SELECT rowid, * FROM edges {where}", args):
                 old.setdefault(tuple(row), []).append(rowid)
-        self.conn.executemany(
-            "INSERT INTO edges VALUES (?,?,?,?,?,?,?)", (row for row in edges if not _taken(old, row))
-        )
-        self._delete_rows("edges", (rowid for rowids in old.values() for rowid in rowids))
+        moved, inserted, gone = _moved(old, [row for row in edges if not _taken(old, row)])
+        self.conn.executemany("UPDATE edges SET line=? WHERE rowid=?", moved)
+        self.conn.executemany("INSERT INTO edges VALUES (?,?,?,?,?,?,?)", inserted)
+        self._delete_rows("edges", gone)
 
     def deps_rows(self, file_ids: Iterable[int]) -> dict[int, dict[str, list[int]]]:
         """What some files' resolution read: per file, each key with its rows' ids."""
@@ -336,6 +350,27 @@ class Writes(Connection):
     def _delete_rows(self, table: str, rowids: Iterable[int]) -> None:
         for where, args in id_filters("rowid", list(rowids)):
             self.conn.execute(f"DELETE FROM {table} {where}", args)
+
+
+def _moved(
+    old: dict[tuple[object, ...], list[int]], new: list[EdgeRow]
+) -> tuple[list[tuple[object, int]], list[EdgeRow], list[int]]:
+    """Pair the new rows with the old ones left that differ from them in their line only (code
+    above them was edited): ``(line, rowid)`` for each such old row, the new rows left to insert
+    and the old rows' ids left to delete. An update of the line leaves the table's indexes (src,
+    dst, file) as they are, where a deletion and an insertion write an entry in each of them twice."""
+    unplaced: dict[tuple[object, ...], list[int]] = {}
+    for row, rowids in old.items():
+        unplaced.setdefault(row[:_LINE] + row[_LINE + 1 :], []).extend(rowids)
+    moved: list[tuple[object, int]] = []
+    inserted: list[EdgeRow] = []
+    for row in new:
+        spare = unplaced.get(row[:_LINE] + row[_LINE + 1 :])
+        if spare:
+            moved.append((row[_LINE], spare.pop()))
+        else:
+            inserted.append(row)
+    return moved, inserted, [rowid for rowids in unplaced.values() for rowid in rowids]
 
 
 def _taken(old: dict[tuple[object, ...], list[int]], row: EdgeRow) -> bool:
