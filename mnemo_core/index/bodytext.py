@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from itertools import chain
 
 from mnemo_core.index.textsplit import identifier_words
 
@@ -22,7 +23,6 @@ MAX_WORDS = 2000  # a body longer than this in words is data or generated; its f
 MAX_CACHED_TOKENS = 200_000  # split tokens remembered across the files a process extracts (a few MB)
 MIN_WORD_CHARS = 2
 _TOKEN = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
-_SPLIT: dict[bytes, list[str]] = {}  # token -> its searchable words: identifiers repeat across files
 # Words every body of some language is made of: they say nothing about what the code does.
 STOP_WORDS = frozenset(
     {
@@ -107,6 +107,21 @@ STOP_WORDS = frozenset(
 )
 
 
+class _TokenWords(dict[bytes, tuple[str, ...]]):
+    """token -> its searchable words, split on first sight: identifiers repeat across files."""
+
+    def __missing__(self, token: bytes) -> tuple[str, ...]:
+        words = self[token] = tuple(
+            w
+            for w in identifier_words(token.decode("ascii"))
+            if len(w) >= MIN_WORD_CHARS and w not in STOP_WORDS and not w.isdigit()
+        )
+        return words
+
+
+_SPLIT = _TokenWords()
+
+
 def body_texts(source: bytes, spans: Sequence[tuple[int, int]]) -> list[str]:
     """The body text of each span (``(start_byte, end_byte)``), plus the module's text last: every
     token goes to the innermost span that holds it, or to the module when none does."""
@@ -144,18 +159,9 @@ def _own_ranges(size: int, spans: Sequence[tuple[int, int]]) -> list[tuple[int, 
     return [r for r in ranges if r[1] > r[0]]
 
 
-def _words(tokens: list[bytes], cache: dict[bytes, list[str]]) -> str:
-    """The words of a bag of tokens, each at most ``MAX_REPEATS`` times (order: first seen)."""
-    counts: dict[str, int] = {}
-    for token, n in Counter(tokens).items():
-        words = cache.get(token)
-        if words is None:
-            words = cache[token] = [
-                w
-                for w in identifier_words(token.decode("ascii"))
-                if len(w) >= MIN_WORD_CHARS and w not in STOP_WORDS and not w.isdigit()
-            ]
-        for word in words:
-            counts[word] = counts.get(word, 0) + n
-    kept = [word for word, n in counts.items() for _ in range(min(n, MAX_REPEATS))]
+def _words(tokens: list[bytes], split: _TokenWords) -> str:
+    """The words of a bag of tokens, each at most ``MAX_REPEATS`` times (order: first seen). Counted
+    over every token's words in the bag's order: a word is first seen in the first token holding it."""
+    counts = Counter(chain.from_iterable(map(split.__getitem__, tokens)))
+    kept = [word for word, n in counts.items() for _ in range(n if n < MAX_REPEATS else MAX_REPEATS)]
     return " ".join(kept[:MAX_WORDS])

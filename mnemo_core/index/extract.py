@@ -24,7 +24,14 @@ from tree_sitter import Node
 from mnemo_core.index import budget
 from mnemo_core.index.bodytext import body_texts
 from mnemo_core.index.kept import ANY_ATTRIBUTE as ANY_ATTRIBUTE  # re-exported: resolution reads it
-from mnemo_core.index.kept import DESCRIBED, kept_refs, named_values, possibly_kept
+from mnemo_core.index.kept import (
+    DEFERRED_KINDS,
+    DESCRIBED,
+    Pending,
+    kept_refs,
+    named_values,
+    possibly_kept,
+)
 from mnemo_core.index.languages import LanguageSpec
 from mnemo_core.index.languages.base import (
     CONTAINER_ONLY,
@@ -115,12 +122,20 @@ def extract(
         query, roles = symbols_query(spec, in_test_file)
     else:
         query, roles = spec.query, pattern_roles(spec, in_test_file)
+    # references that ``possibly_kept`` may drop on their bytes are held back as nodes (most are dropped)
+    pending: list[Pending] = []
+    deferred = () if symbols_only or separator != "." or instance_prefix else DEFERRED_KINDS
     for pattern, captures in budget.cursor(query).matches(root):
         role, capture, found_kind = roles[pattern]
         names = captures.get("name")
         if role == "ref" and names:
             name, kind = names[0], _REF_KIND[found_kind]
             receivers = captures.get("receiver")
+            if kind in deferred and GETATTR_CAPTURE not in captures and ISINSTANCE_CAPTURE not in captures:
+                pending.append(
+                    (captures[capture][0].start_byte, kind, name, receivers[0] if receivers else None)
+                )
+                continue
             receiver = _text_in(source, receivers[0]) if receivers else ""
             if separator != "." and separator in receiver:
                 receiver = receiver.replace(separator, ".")
@@ -156,7 +171,7 @@ def extract(
             imports.append((found[capture][0].start_byte, spec.hooks.parse_import(found[capture][0])))
         else:
             _add_definition(definitions, found, _DEFINITION_KIND[capture.partition(".")[2]], spec)
-    if top_level:
+    if any(capture == "import" for capture, _ in top_level):
         imports.sort(key=_first)  # in the file's order, as the query gives its matches
     definitions = _nest(definitions, spec.hooks.global_namespace)
     if not symbols_only:
@@ -169,7 +184,7 @@ def extract(
         )
     self_names = spec.hooks.self_names
     if not symbols_only:
-        refs = possibly_kept(refs, definitions, imports, spec.hooks, in_test_file)
+        refs = possibly_kept(refs, definitions, imports, spec.hooks, in_test_file, pending, source)
     callables = [] if symbols_only else [d for d in definitions if d.kind in CALLABLE_KINDS]
     params_of = {id(d): spec.hooks.params(d) for d in callables}  # read once: ``_symbol`` keeps them too
     parameters = {d.qualified: params_of[id(d)] for d in callables}
@@ -301,6 +316,8 @@ def _copied_types(refs: list[RawRef], parameters: Mapping[str, tuple[str, ...]])
 def _checked_unions(refs: list[RawRef], checked: set[tuple[int, str, str]]) -> list[RawRef]:
     """The references, with the ``isinstance`` checks of one variable in one scope merged into one
     union type where the first stood (``isinstance(x, A)``, then ``(B, C)``: ``A | B | C``)."""
+    if not checked:
+        return refs
     classes: dict[tuple[str, str], list[str]] = defaultdict(list)
     for ref in refs:
         if ref.kind == "type" and (ref.line, ref.name, ref.receiver) in checked:
@@ -325,6 +342,8 @@ def _collector_users(refs: list[RawRef], held: dict[tuple[int, str], str]) -> li
     """The references, with a dispatch added wherever a class calls the object a prefix collector
     built for it (``self.parser = yacc.yacc(module=self)``, then ``self.parser.parse(text)`` runs
     the ``p_*`` rules): the collected methods run there, not where they were collected."""
+    if not held:
+        return refs
     users: dict[tuple[str, str], str] = {}  # (class scope, attribute) -> prefix
     for ref in refs:
         attribute = held.get((ref.line, ref.name), "") if ref.kind == "dispatch" else ""
@@ -345,10 +364,13 @@ def _constructed_returns(refs: list[RawRef]) -> dict[str, str]:
     or through a variable typed in the same function (``app = C(); yield app``); or the call whose
     result it returns, directly (``return app.test_client()`` -> ``app.test_client()``) or through
     a variable (``bar = progressbar(); return bar`` -> ``progressbar()``)."""
+    returns = [r for r in refs if r.kind == "returns" or r.kind == "returns_result"]
+    if not returns:
+        return {}
     typed = {(r.scope, r.name): r.receiver for r in refs if r.kind == "type"}
     results = {(r.scope, r.name): r.receiver + RESULT_MARK for r in refs if r.kind == "result"}
     found: dict[str, str] = {}
-    for ref in refs:
+    for ref in returns:
         if ref.kind == "returns_result" and ref.scope not in found:
             found[ref.scope] = ref.receiver + RESULT_MARK
         elif ref.kind == "returns" and ref.scope not in found:
@@ -668,19 +690,33 @@ def _scoped_refs(
 ) -> list[RawRef]:
     """Attach each reference to the innermost enclosing definition; a reference repeated within one
     scope is kept once, at its first line (it resolves, and links, the same way every time)."""
-    enclosing = _enclosing(definitions)
     scopes = [
         d.qualified if d.kind != CONTAINER_ONLY else d.extra.get("scope", d.qualified) for d in definitions
     ]
     seen: set[tuple[RefKind, str, str, str]] = set()
     result = []
     refs.sort()
+    # one sweep over the references in order and the definitions beside them (``_enclosing``'s answers)
+    starts = [d.outer.start_byte for d in definitions]
+    ends = [d.outer.end_byte for d in definitions]
+    around: list[int] = []  # the definitions around the last reference, innermost last
+    following, scope = 0, ""
     for start, kind, name, receiver, line in refs:
-        i = enclosing(start)
-        key = (kind, name, receiver, scopes[i] if i >= 0 else "")
+        if following < len(starts) and starts[following] <= start:
+            while following < len(starts) and starts[following] <= start:
+                while around and ends[around[-1]] <= starts[following]:
+                    around.pop()
+                around.append(following)
+                following += 1
+            scope = scopes[around[-1]]
+        if around and ends[around[-1]] <= start:
+            while around and ends[around[-1]] <= start:
+                around.pop()
+            scope = scopes[around[-1]] if around else ""
+        key = (kind, name, receiver, scope)
         if key not in seen:
             seen.add(key)
-            result.append(RawRef(kind, name, receiver, key[3], line))
+            result.append(RawRef(kind, name, receiver, scope, line))
     return result
 
 

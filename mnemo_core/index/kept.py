@@ -3,10 +3,16 @@
 Most references a query finds lead nowhere: an attribute read on a variable nothing types, a
 plain variable handed to a call. ``named_values`` and ``kept_refs`` drop them once each reference
 has its scope; ``possibly_kept`` drops beforehand those that neither would keep in any scope, so
-that scoping and the passes between see half as many.
+that scoping and the passes between see half as many. The query's matches of the kinds it may drop
+are held back as their nodes (``Pending``) until the file's typed, defined and imported names are
+known, and most are dropped on their bytes: their texts, lines and tuples are never built.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from tree_sitter import Node
 
 from mnemo_core.index.languages.base import Definition, Hooks
 from mnemo_core.model import (
@@ -91,19 +97,35 @@ def kept_refs(refs: list[RawRef], self_names: frozenset[str], in_test_file: bool
     )
 
 
+# the kinds of reference whose raw matches extraction may hold back as nodes (``Pending``) until the
+# file's typed names are known: none of them types a variable, so holding them back changes no ``typed``
+DEFERRED_KINDS: frozenset[RefKind] = frozenset({"read", "write", "value", "registered", *PROTOCOL_REF_KINDS})
+# a raw reference held back as its nodes: (start byte, kind, the name's node, the receiver's node or None)
+Pending = tuple[int, RefKind, Node, Node | None]
+_ASTERISK = ANY_ATTRIBUTE.encode()
+_DESCRIBED_HEADS = frozenset(name.encode() for name in DESCRIBED)
+_TESTED_KINDS = DEFERRED_KINDS  # the kinds ``possibly_kept``'s test may drop: it keeps every other
+
+
 def possibly_kept(
     refs: list[tuple[int, RefKind, str, str, int]],
     definitions: list[Definition],
     imports: list[tuple[int, list[RawImport]]],
     hooks: Hooks,
     in_test_file: bool,
+    pending: Sequence[Pending] = (),
+    source: bytes = b"",
 ) -> list[tuple[int, RefKind, str, str, int]]:
     """The raw references without those ``_named_values`` and ``_kept`` drop whatever scope they
     end up in (half of them: most attribute reads are on variables nothing types), so scoping and
     every pass after it skip them: reads and writes on a receiver that no reference of the file
     types (in any scope) and that is not the object itself; values a protocol runs on, likewise;
     functions named as values that the file neither defines nor imports. RSpec's described names
-    are kept: their receivers are rewritten later."""
+    are kept: their receivers are rewritten later.
+
+    ``pending``: references of ``DEFERRED_KINDS`` held back as nodes of the tree parsed from
+    ``source`` (their name's text as is, their receiver's as is or ""): most are dropped on their
+    bytes, before their texts and lines are built, and the rest join ``refs`` as the same tuples."""
     typed = {
         n
         for _, kind, name, _, _ in refs
@@ -130,4 +152,58 @@ def possibly_kept(
             return name in defined or name in imported or (package and name[:1].isupper())
         return True
 
-    return [ref for ref in refs if possible(ref[1], ref[2], ref[3])]
+    found = [ref for ref in refs if ref[1] not in _TESTED_KINDS or possible(ref[1], ref[2], ref[3])]
+    if pending:
+        values = _encoded(self_names | typed)
+        heads = values | _DESCRIBED_HEADS
+        named = _encoded(defined | imported)
+        for ref in pending:
+            if _impossible(ref[1], ref[2], ref[3], source, (heads, values, named), in_test_file, package):
+                continue
+            built = pending_ref(ref, source)
+            if possible(built[1], built[2], built[3]):
+                found.append(built)
+    return found
+
+
+def pending_ref(ref: Pending, source: bytes) -> tuple[int, RefKind, str, str, int]:
+    """The raw reference a held-back one stands for: its name's text, its receiver's, its line."""
+    start, kind, name, receiver = ref
+    held = "" if receiver is None else _text(source, receiver)
+    return (start, kind, _text(source, name), held, name.start_point[0] + 1)
+
+
+def _text(source: bytes, node: Node) -> str:
+    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+def _encoded(names: Iterable[str]) -> frozenset[bytes]:
+    return frozenset(n.encode() for n in names)
+
+
+def _impossible(
+    kind: RefKind,
+    name: Node,
+    receiver: Node | None,
+    source: bytes,
+    known: tuple[frozenset[bytes], frozenset[bytes], frozenset[bytes]],
+    in_test_file: bool,
+    package: bool,
+) -> bool:
+    """Whether ``possibly_kept``'s test drops a pending reference, read from its ASCII bytes
+    (``known``: the encoded heads a read may start with, the names a protocol's value may be, the
+    names a value may be); False when it may keep it, or when its text is not ASCII (two byte
+    strings may then decode alike)."""
+    heads, values, named = known
+    if kind == "read" or kind == "write":
+        held = b"" if receiver is None else source[receiver.start_byte : receiver.end_byte]
+        head = held.split(b".", 1)[0]
+        return head.isascii() and head not in heads and source[name.start_byte : name.end_byte] != _ASTERISK
+    if in_test_file or receiver is not None:
+        return False
+    text = source[name.start_byte : name.end_byte]
+    if not text.isascii():
+        return False
+    if kind in PROTOCOL_REF_KINDS:
+        return text not in values and not text.endswith(b")") and not text.startswith(b"self.")
+    return text not in named and not (package and text[:1].isupper())

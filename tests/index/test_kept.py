@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 import mnemo_core.index.extract as extraction
+from mnemo_core.index import kept
 from mnemo_core.index.extract import extract
 from mnemo_core.index.languages import language_for_path
 
@@ -34,7 +35,11 @@ ROUTES = {"a": handler, "b": missing}
 """
 CASES = [(str(p.relative_to(FIXTURES)), p.read_bytes()) for p in sorted(FIXTURES.rglob("*")) if p.is_file()]
 CASES = [case for case in CASES if language_for_path(case[0]) is not None]
-CASES += [("pkg/service.py", PYTHON), ("tests/test_service.py", PYTHON)]
+# names held back until the typed ones are known are compared as bytes when ASCII, as text otherwise
+UNICODE = (
+    "def f(été: Store, x):\n    été.size\n    été == x\n    g(été, hé)\n    y = Store()\n    y.été\n"
+).encode() + b"    z\xff = Store()\n    z\xff.size\n    z\xfe.size\n    len(z\xfe)\n"
+CASES += [("pkg/service.py", PYTHON), ("tests/test_service.py", PYTHON), ("pkg/unicode.py", UNICODE)]
 
 
 @pytest.mark.parametrize(("path", "source"), CASES, ids=[c[0] for c in CASES])
@@ -42,7 +47,13 @@ def test_early_dropping_changes_no_extract(path: str, source: bytes, monkeypatch
     spec = language_for_path(path)
     assert spec is not None
     dropped_early = extract(path, source, spec)
-    monkeypatch.setattr(extraction, "possibly_kept", lambda refs, *_: refs)
+    monkeypatch.setattr(
+        extraction,
+        "possibly_kept",
+        lambda refs, _definitions, _imports, _hooks, _in_test, pending, source: (
+            refs + [kept.pending_ref(ref, source) for ref in pending]
+        ),
+    )
     assert extract(path, source, spec) == dropped_early
 
 

@@ -61,3 +61,69 @@ def test_chained_constants_and_aliases_are_extracted() -> None:
         ("Length", "length"),
         ("Base", "T"),
     ]
+
+
+# the patterns ``GoHooks.top_level_matches`` stands for (go.scm held them until session 46)
+ROOTED_AT_SOURCE_FILE = """
+(source_file (var_declaration (var_spec name: (identifier) @name) @definition.constant))
+(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @definition.constant)))
+(source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
+"""
+GO_SOURCES = [
+    b"package p\nvar X = 1\nvar a, b int\nconst C = 2\nconst D, e = 3, 4\n",
+    b"package p\nvar (\n\tA = 1\n\tb, c = 2, 3 // two\n)\nconst (\n\tK = iota\n\tL\n)\nvar _ = f()\n",
+    b"package p\nfunc f() {\n\tvar x = 1\n\tconst y = 2\n}\ntype T struct{}\nvar T2 T\n",
+    b"package p\nvar (\n",  # broken: an error node at the top
+    b"",
+]
+
+
+@pytest.mark.parametrize("source", GO_SOURCES)
+def test_go_s_file_children_give_what_the_patterns_matched(source: bytes) -> None:
+    spec = language_for_path("m.go")
+    assert spec is not None
+    query = Query(spec.ts_language, ROOTED_AT_SOURCE_FILE)
+    root = spec.parser.parse(source).root_node
+    expected: Matches = [
+        ("definition.constant", captures) for _, captures in budget.cursor(query).matches(root)
+    ]
+    assert _named(spec.hooks.top_level_matches(root)) == _named(expected)
+
+
+def test_go_s_package_level_names_are_extracted() -> None:
+    spec = language_for_path("m.go")
+    assert spec is not None
+    source = b"package p\nvar (\n\tA = 1\n\tb, c = 2, 3\n)\nconst K = 4\nfunc f() { var x = 1; _ = x }\n"
+    found = extract("m.go", source, spec)
+    assert [s.name for s in found.symbols if s.kind == "constant"] == ["A", "b", "K"]
+
+
+# the patterns ``EcmaScriptHooks.top_level_matches`` stands for (_ecmascript.scm held them until session 46)
+_CONSTANT_VALUE = """[(number) (string) (template_string) (object) (array) (true) (false) (regex)
+  (unary_expression) (binary_expression) (member_expression) (call_expression) (new_expression)]"""
+ROOTED_AT_PROGRAM = f"""
+(program (lexical_declaration (variable_declarator name: (identifier) @name value: {_CONSTANT_VALUE}))
+  @definition.constant)
+(program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name
+  value: {_CONSTANT_VALUE})) @definition.constant))
+"""
+ECMASCRIPT_SOURCES = [
+    ("m.js", b"const A = 1, b = f(), c = () => 1, D = new E();\nlet x = y.z;\nvar V = 2;\n"),
+    ("m.js", b"export const LIMIT = 10, { a } = o;\nexport default 3;\nfunction f() { const X = 1; }\n"),
+    ("m.ts", b"export const T: number = -1;\nconst S = `s` as const;\nconst R = /r/, Q = [1];\n"),
+    ("m.tsx", b"const el = <div />;\nconst N = a + b;\n// c\nconst M = {};\n"),
+    ("m.js", b"const X = (\n"),  # broken: an error node at the top
+    ("m.js", b""),
+]
+
+
+@pytest.mark.parametrize(("path", "source"), ECMASCRIPT_SOURCES)
+def test_a_program_s_children_give_what_the_patterns_matched(path: str, source: bytes) -> None:
+    spec = language_for_path(path)
+    assert spec is not None
+    query = Query(spec.ts_language, ROOTED_AT_PROGRAM)
+    root = spec.parser.parse(source).root_node
+    expected: Matches = [
+        ("definition.constant", captures) for _, captures in budget.cursor(query).matches(root)
+    ]
+    assert _named(spec.hooks.top_level_matches(root)) == _named(expected)

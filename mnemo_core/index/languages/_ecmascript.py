@@ -171,6 +171,26 @@ BUILTIN_METHODS = frozenset(
 )
 
 
+# the values of a module's variable that make it a constant worth naming (not a function's)
+CONSTANT_VALUES = frozenset(
+    {
+        "number",
+        "string",
+        "template_string",
+        "object",
+        "array",
+        "true",
+        "false",
+        "regex",
+        "unary_expression",
+        "binary_expression",
+        "member_expression",
+        "call_expression",
+        "new_expression",
+    }
+)
+
+
 @dataclass(frozen=True)
 class ModuleIndex:
     """The repo's JavaScript/TypeScript files and the directories that hold them."""
@@ -271,6 +291,24 @@ class EcmaScriptHooks(Hooks):
     builtin_names = GLOBAL_FUNCTIONS
     builtin_methods = BUILTIN_METHODS
     module_family = "ecmascript"
+
+    def top_level_matches(self, root: Node) -> list[tuple[str, dict[str, list[Node]]]]:
+        """The module's constants, as the patterns ``(program (lexical_declaration (variable_declarator
+        name: (identifier) @name value: [...])) @definition.constant)`` and the same in an
+        ``export_statement``: one match per declarator whose value is a literal or an expression of
+        ``CONSTANT_VALUES``."""
+        found: list[tuple[str, dict[str, list[Node]]]] = []
+        if root.type != "program":
+            return found
+        for child in root.named_children:
+            declarations = child.named_children if child.type == "export_statement" else [child]
+            for declaration in declarations:
+                if declaration.type == "lexical_declaration":
+                    found += [
+                        ("definition.constant", {"name": [name], "definition.constant": [declaration]})
+                        for name in _constant_names(declaration)
+                    ]
+        return found
 
     def outer(self, node: Node) -> Node:
         call = _test_call(node)
@@ -457,3 +495,19 @@ def _require(declarator: Node, line: int) -> list[RawImport]:
             key, value_node = item.child_by_field_name("key"), item.child_by_field_name("value")
             result.append(RawImport(source, node_text(key), node_text(value_node), line))
     return result
+
+
+def _constant_names(declaration: Node) -> list[Node]:
+    """The names a ``const``/``let`` declaration gives values of ``CONSTANT_VALUES``."""
+    found = []
+    for declarator in declaration.named_children:
+        name, value = declarator.child_by_field_name("name"), declarator.child_by_field_name("value")
+        if (
+            declarator.type == "variable_declarator"
+            and name is not None
+            and name.type == "identifier"
+            and value is not None
+            and value.type in CONSTANT_VALUES
+        ):
+            found.append(name)
+    return found

@@ -49,12 +49,8 @@
   function: (_) @_callee
   arguments: (arguments (function_expression name: (identifier) @name) @definition.function)
   (#not-match? @_callee "^(describe|context|suite|it|test|specify)([.(]|$)"))
-(program (lexical_declaration (variable_declarator name: (identifier) @name value: [
-  (number) (string) (template_string) (object) (array) (true) (false) (regex) (unary_expression)
-  (binary_expression) (member_expression) (call_expression) (new_expression)])) @definition.constant)
-(program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name value: [
-  (number) (string) (template_string) (object) (array) (true) (false) (regex) (unary_expression)
-  (binary_expression) (member_expression) (call_expression) (new_expression)])) @definition.constant))
+; the module's constants (``const LIMIT = 10``, exported or not): ``EcmaScriptHooks.top_level_matches``
+; (a pattern rooted at ``program`` was stepped at every node of the file)
 
 ; Test suites and cases: describe("...", () => {}) and it/test("...", () => {}) callbacks, named by
 ; their description with its quotes, so that describe("UserService") cannot shadow UserService.

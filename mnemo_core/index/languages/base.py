@@ -22,6 +22,8 @@ TestConventions = Hashable | None
 
 # a definition's dotted path, as code that imports it by name writes it (``pkg.mod.f``, ``pkg.mod:Cls``)
 DOTTED_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)?", re.ASCII)
+# a path PurePosixPath would rewrite: rooted, a "." or empty component, a trailing "/"
+_UNNORMAL_PATH = re.compile(r"^\.?/|//|/\./|/\.?$|^\.$")
 RETURN_TYPE_FIELDS = ("return_type", "result")
 RETURN_TYPE_MAX_CHARS = 200
 TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})
@@ -125,8 +127,18 @@ def marked(decorators: Iterable[str], marks: frozenset[str]) -> bool:
 
 
 def path_parts(path: str) -> tuple[str, ...]:
-    """The directory components of a repo-relative POSIX path."""
-    return PurePosixPath(path).parts[:-1]
+    """The directory components of a repo-relative POSIX path (split at "/" when it is already in
+    ``PurePosixPath``'s normal form: building one costs more than the rest of a test-file check)."""
+    if _UNNORMAL_PATH.search(path):
+        return PurePosixPath(path).parts[:-1]
+    return tuple(path.split("/")[:-1])
+
+
+def file_name(path: str) -> str:
+    """``PurePosixPath(path).name``, split at "/" when ``path`` is in its normal form."""
+    if _UNNORMAL_PATH.search(path):
+        return PurePosixPath(path).name
+    return path.rpartition("/")[2]
 
 
 # the tests a runner runs a set-up function for: its class's (and subclasses'), those nested in its

@@ -201,6 +201,30 @@ class GoHooks(Hooks):
             return parent  # ``type T struct``, ``var X = ...``: the declaration with its keyword
         return node
 
+    def top_level_matches(self, root: Node) -> list[tuple[str, dict[str, list[Node]]]]:
+        """The package-level variables and constants, as the patterns ``(source_file (var_declaration
+        (var_spec name: (identifier) @name) @definition.constant))``, the same through a
+        ``var_spec_list`` and ``(source_file (const_declaration (const_spec name: (identifier) @name)
+        @definition.constant))``: one match per name of a variable's spec; a constant's spec matched
+        by its first name only (the query's engine found no later ``name`` of a ``const_spec``, where
+        the grammar writes its names as one field: ``const a, b = 1, 2`` defines ``a``)."""
+        found: list[tuple[str, dict[str, list[Node]]]] = []
+        if root.type != "source_file":
+            return found
+        for child in root.named_children:
+            if child.type == "var_declaration":
+                specs = [s for c in child.named_children for s in _specs(c, "var_spec", "var_spec_list")]
+            elif child.type == "const_declaration":
+                specs = [c for c in child.named_children if c.type == "const_spec"]
+            else:
+                continue
+            for spec in specs:
+                names = spec.children_by_field_name("name") if spec.type == "var_spec" else _first_name(spec)
+                for name in names:
+                    if name.type == "identifier":
+                        found.append(("definition.constant", {"name": [name], "definition.constant": [spec]}))
+        return found
+
     def constant_uses(
         self, root: Node, source: bytes, names: frozenset[str], modules: frozenset[str]
     ) -> list[tuple[int, int, str]]:
@@ -350,3 +374,17 @@ def display_name(symbol: Symbol) -> str:
     directory = symbol.path.rpartition("/")[0]
     package = directory.rpartition("/")[2]
     return f"{package}.{symbol.name}" if package else symbol.name
+
+
+def _specs(node: Node, spec: str, spec_list: str) -> list[Node]:
+    """``node`` itself when it is a ``spec``, the ``spec`` children of a ``spec_list``, else none."""
+    if node.type == spec:
+        return [node]
+    if node.type == spec_list:
+        return [c for c in node.named_children if c.type == spec]
+    return []
+
+
+def _first_name(spec: Node) -> list[Node]:
+    name = spec.child_by_field_name("name")
+    return [] if name is None else [name]

@@ -15,10 +15,8 @@
   (array_type) (channel_type)]) @definition.type
 (type_alias name: (type_identifier) @name) @definition.type
 (interface_type (method_elem name: (field_identifier) @name) @definition.function)
-; package-level variables and constants, whatever their case (``ErrNotFound``, ``defaultTimeout``)
-(source_file (var_declaration (var_spec name: (identifier) @name) @definition.constant))
-(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @definition.constant)))
-(source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
+; package-level variables and constants, whatever their case (``ErrNotFound``, ``defaultTimeout``):
+; ``GoHooks.top_level_matches`` (a pattern rooted at ``source_file`` was stepped at every node of the file)
 
 (call_expression function: (identifier) @name) @reference.call
 (call_expression function: (selector_expression operand: (_) @receiver field: (field_identifier) @name)) @reference.call

@@ -20,6 +20,7 @@ from mnemo_core.index.languages.base import (
     Hooks,
     TestConventions,
     TestHookScope,
+    file_name,
     name_spans,
     node_text,
     path_parts,
@@ -666,7 +667,7 @@ def _is_plain_read(node: Node, _end: int) -> bool:
 
 def _in_test_place(path: str) -> bool:
     """A ``conftest.py``, or a file under a test directory: test code whatever its name."""
-    return PurePosixPath(path).name == "conftest.py" or any(part in _TEST_DIRS for part in path_parts(path))
+    return file_name(path) == "conftest.py" or any(part in _TEST_DIRS for part in path_parts(path))
 
 
 def _aliased_name(right: Node | None) -> str:
