@@ -1,5 +1,5 @@
-"""Python's module-level constants and aliases, found from the module's children instead of by query
-patterns rooted at ``module``: the same matches as those patterns give."""
+"""Module-level constants and aliases (Python, Go, JavaScript and TypeScript), found from the file
+root's children instead of by query patterns rooted at it: the same matches as those patterns give."""
 
 from __future__ import annotations
 
@@ -38,17 +38,23 @@ def _named(found: Matches) -> list[tuple[str, list[tuple[str, bytes | None]]]]:
     return [(capture, [(k, n.text) for k, v in sorted(c.items()) for n in v]) for capture, c in found]
 
 
+def _hook_gives_what_the_patterns_matched(path: str, patterns: str, source: bytes, imports_from: int) -> None:
+    """The language's ``top_level_matches`` equals the old ``patterns``' matches (those from pattern
+    ``imports_from`` on are imports, the others constants; the captures named with ``_`` aside)."""
+    spec = language_for_path(path)
+    assert spec is not None
+    root = spec.parser.parse(source).root_node
+    expected: Matches = [
+        ("import" if pattern >= imports_from else "definition.constant", captures)
+        for pattern, captures in budget.cursor(Query(spec.ts_language, patterns)).matches(root)
+    ]
+    expected = [(capture, {k: v for k, v in c.items() if not k.startswith("_")}) for capture, c in expected]
+    assert _named(spec.hooks.top_level_matches(root)) == _named(expected)
+
+
 @pytest.mark.parametrize("source", SOURCES)
 def test_the_module_s_children_give_what_the_patterns_matched(source: bytes) -> None:
-    spec = language_for_path("m.py")
-    assert spec is not None
-    query = Query(spec.ts_language, ROOTED_AT_MODULE)
-    root = spec.parser.parse(source).root_node
-    expected = []
-    for pattern, captures in budget.cursor(query).matches(root):
-        capture = "import" if pattern >= 2 else "definition.constant"
-        expected.append((capture, {k: v for k, v in captures.items() if not k.startswith("_")}))
-    assert _named(spec.hooks.top_level_matches(root)) == _named(expected)
+    _hook_gives_what_the_patterns_matched("m.py", ROOTED_AT_MODULE, source, imports_from=2)
 
 
 def test_chained_constants_and_aliases_are_extracted() -> None:
@@ -80,14 +86,7 @@ GO_SOURCES = [
 
 @pytest.mark.parametrize("source", GO_SOURCES)
 def test_go_s_file_children_give_what_the_patterns_matched(source: bytes) -> None:
-    spec = language_for_path("m.go")
-    assert spec is not None
-    query = Query(spec.ts_language, ROOTED_AT_SOURCE_FILE)
-    root = spec.parser.parse(source).root_node
-    expected: Matches = [
-        ("definition.constant", captures) for _, captures in budget.cursor(query).matches(root)
-    ]
-    assert _named(spec.hooks.top_level_matches(root)) == _named(expected)
+    _hook_gives_what_the_patterns_matched("m.go", ROOTED_AT_SOURCE_FILE, source, imports_from=3)
 
 
 def test_go_s_package_level_names_are_extracted() -> None:
@@ -119,11 +118,4 @@ ECMASCRIPT_SOURCES = [
 
 @pytest.mark.parametrize(("path", "source"), ECMASCRIPT_SOURCES)
 def test_a_program_s_children_give_what_the_patterns_matched(path: str, source: bytes) -> None:
-    spec = language_for_path(path)
-    assert spec is not None
-    query = Query(spec.ts_language, ROOTED_AT_PROGRAM)
-    root = spec.parser.parse(source).root_node
-    expected: Matches = [
-        ("definition.constant", captures) for _, captures in budget.cursor(query).matches(root)
-    ]
-    assert _named(spec.hooks.top_level_matches(root)) == _named(expected)
+    _hook_gives_what_the_patterns_matched(path, ROOTED_AT_PROGRAM, source, imports_from=2)
