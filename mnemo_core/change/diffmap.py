@@ -14,7 +14,7 @@ added symbol of the same kind whose bodies are nearly the same are one renamed s
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -389,22 +389,18 @@ def _around(statements: list[Node], line: int, test: Callable[[Node], bool]) -> 
 
 @lru_cache(maxsize=SPLIT_CACHED)
 def _import_lines_of(text: bytes) -> frozenset[int]:
-    """``_import_lines`` of a file's text, once for both questions about its module's lines."""
-    return frozenset(_import_lines(text_lines(text)))
-
-
-def _import_lines(lines: Sequence[str]) -> set[int]:
-    """The (1-based) lines that belong to import statements, a bracketed name list or a continued
-    line included (``from x import (`` ... ``)``, Go's ``import (`` ... ``)``, ``import {a,`` ...)."""
+    """The (1-based) lines of a file's text that belong to import statements, a bracketed name list
+    or a continued line included (``from x import (`` ... ``)``, Go's ``import (`` ... ``)``,
+    ``import {a,`` ...); once for both questions about its module's lines."""
     found: set[int] = set()
     depth, continued = 0, False
-    for number, line in enumerate(lines, start=1):
-        text = line.strip()
-        if depth > 0 or continued or text.startswith(IMPORT_PREFIXES):
+    for number, line in enumerate(text_lines(text), start=1):
+        stripped = line.strip()
+        if depth > 0 or continued or stripped.startswith(IMPORT_PREFIXES):
             found.add(number)
-            depth = max(0, depth + _opened(text))
-            continued = text.endswith("\\")
-    return found
+            depth = max(0, depth + _opened(stripped))
+            continued = stripped.endswith("\\")
+    return frozenset(found)
 
 
 def _opened(text: str) -> int:

